@@ -1,0 +1,3 @@
+from vimesync.cli.app import main
+
+main()

@@ -1,0 +1,205 @@
+"""The project config (``vimesync.toml``) and pin files (``pins/*.toml``).
+
+Every value here also has a command-line flag; flags win. Relative paths are resolved
+against the folder of the file that names them, so a config works from any cwd.
+
+``vimesync.toml``::
+
+    [upstream]
+    name = "Slime"                  # display name in reports
+    repo = "THUDM/slime"            # owner/name, for PR links and --github
+    path = "../slime"               # a local clone or bare mirror
+    branch = "main"                 # the tip when --range is not given
+    pin = "pins/slime.toml"         # records the last-synced upstream commit
+    policy = "sop/policy.toml"
+    map = ["slime/=vime/"]          # upstream path prefix = downstream path prefix
+
+    [downstream]
+    path = "."
+
+    [engine]
+    pin = "pins/vllm.toml"
+
+``pins/vllm.toml``::
+
+    [engine]
+    name = "vLLM"
+    repo = "vllm-project/vllm"
+    rev = "e9757321527ca1ecd514c07c1418dd2c53da3d19"
+    series = "../patches/series"    # quilt series file
+    strip = 1
+    source = "../../vllm"           # optional: where the engine source lives on this machine
+    python = "3.12"                 # optional: grammar target for parsing
+
+``pins/slime.toml``::
+
+    [upstream]
+    repo = "THUDM/slime"
+    synced = "8c17b676..."          # the last upstream commit carried downstream
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from vimesync.errors import ConfigError
+
+CONFIG_NAME = "vimesync.toml"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Load a TOML file; ConfigError naming the file and line on any problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), f"cannot read: {exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        msg = str(exc).split(" (at line")[0]
+        raise ConfigError(str(path), f"invalid TOML: {msg}", line=line) from None
+
+
+def _check_keys(path: Path, table: str, data: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ConfigError(
+            str(path), f"unknown key {unknown[0]!r} in [{table}]", hint=f"known keys: {', '.join(sorted(allowed))}"
+        )
+
+
+def _typed(path: Path, table: str, key: str, value: Any, kind: type) -> Any:
+    if kind is int and isinstance(value, bool) or not isinstance(value, kind):
+        raise ConfigError(str(path), f"[{table}] {key} must be a {kind.__name__}, not {type(value).__name__}")
+    return value
+
+
+@dataclass(frozen=True)
+class EnginePin:
+    file: Path | None = None
+    name: str = "engine"
+    repo: str | None = None
+    rev: str | None = None
+    series: Path | None = None
+    strip: int = 1
+    source: Path | None = None
+    python: str | None = None
+
+
+@dataclass(frozen=True)
+class UpstreamPin:
+    file: Path | None = None
+    repo: str | None = None
+    synced: str | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    file: Path | None = None
+    upstream_name: str = "upstream"
+    upstream_repo: str | None = None
+    upstream_path: Path | None = None
+    upstream_branch: str | None = None
+    upstream_pin: UpstreamPin = field(default_factory=UpstreamPin)
+    policy: Path | None = None
+    path_map: tuple[tuple[str, str], ...] = ()
+    downstream_path: Path | None = None
+    engine: EnginePin = field(default_factory=EnginePin)
+
+
+def _str_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> str | None:
+    if key not in data:
+        return None
+    return str(_typed(path, table, key, data[key], str))
+
+
+def _path_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> Path | None:
+    value = _str_or_none(path, table, data, key)
+    return (path.parent / value).resolve() if value is not None else None
+
+
+def load_engine_pin(path: Path) -> EnginePin:
+    data = read_toml(path)
+    _check_keys(path, "<top>", data, {"engine"})
+    eng = data.get("engine", {})
+    _check_keys(path, "engine", eng, {f.name for f in fields(EnginePin)} - {"file"})
+    strip = _typed(path, "engine", "strip", eng.get("strip", 1), int)
+    if strip < 0:
+        raise ConfigError(str(path), "[engine] strip must be >= 0")
+    return EnginePin(
+        file=path,
+        name=_str_or_none(path, "engine", eng, "name") or "engine",
+        repo=_str_or_none(path, "engine", eng, "repo"),
+        rev=_str_or_none(path, "engine", eng, "rev"),
+        series=_path_or_none(path, "engine", eng, "series"),
+        strip=strip,
+        source=_path_or_none(path, "engine", eng, "source"),
+        python=_str_or_none(path, "engine", eng, "python"),
+    )
+
+
+def load_upstream_pin(path: Path) -> UpstreamPin:
+    data = read_toml(path)
+    _check_keys(path, "<top>", data, {"upstream"})
+    up = data.get("upstream", {})
+    _check_keys(path, "upstream", up, {"repo", "synced"})
+    return UpstreamPin(
+        file=path, repo=_str_or_none(path, "upstream", up, "repo"), synced=_str_or_none(path, "upstream", up, "synced")
+    )
+
+
+def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tuple[tuple[str, str], ...]:
+    """``["slime/=vime/"]`` -> ``(("slime/", "vime/"),)``."""
+    pairs = []
+    for item in items:
+        src, sep, dst = item.partition("=")
+        if not sep:
+            raise ConfigError(where, f"path map {item!r} must look like SRC=DST")
+        pairs.append((src, dst))
+    return tuple(pairs)
+
+
+def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
+    """Load ``path``, else ``vimesync.toml`` in ``cwd`` if present, else an empty Config."""
+    if path is None:
+        candidate = (cwd or Path.cwd()) / CONFIG_NAME
+        if not candidate.is_file():
+            return Config()
+        path = candidate
+    path = path.resolve()
+    data = read_toml(path)
+    _check_keys(path, "<top>", data, {"upstream", "downstream", "engine"})
+    up = data.get("upstream", {})
+    _check_keys(path, "upstream", up, {"name", "repo", "path", "branch", "pin", "policy", "map"})
+    down = data.get("downstream", {})
+    _check_keys(path, "downstream", down, {"path"})
+    eng = data.get("engine", {})
+    _check_keys(path, "engine", eng, {"pin"})
+    up_pin_file = _path_or_none(path, "upstream", up, "pin")
+    eng_pin_file = _path_or_none(path, "engine", eng, "pin")
+    raw_map = up.get("map", [])
+    if not isinstance(raw_map, list) or not all(isinstance(m, str) for m in raw_map):
+        raise ConfigError(str(path), "[upstream] map must be a list of 'SRC=DST' strings")
+    return Config(
+        file=path,
+        upstream_name=_str_or_none(path, "upstream", up, "name") or "upstream",
+        upstream_repo=_str_or_none(path, "upstream", up, "repo"),
+        upstream_path=_path_or_none(path, "upstream", up, "path"),
+        upstream_branch=_str_or_none(path, "upstream", up, "branch"),
+        upstream_pin=load_upstream_pin(up_pin_file) if up_pin_file else UpstreamPin(),
+        policy=_path_or_none(path, "upstream", up, "policy"),
+        path_map=parse_map(raw_map, where=str(path)),
+        downstream_path=_path_or_none(path, "downstream", down, "path"),
+        engine=load_engine_pin(eng_pin_file) if eng_pin_file else EnginePin(),
+    )

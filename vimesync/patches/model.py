@@ -1,0 +1,208 @@
+"""The data model of a patch stack, from series file down to hunk lines.
+
+Everything here is frozen and pure. Content is ``bytes`` end to end so that CRLF,
+non-UTF-8 text and "\\ No newline at end of file" survive byte-exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# ---------------------------------------------------------------------------------------------
+# Series (quilt) and DEP-3
+
+
+@dataclass(frozen=True)
+class SeriesEntry:
+    """One line of a quilt series file."""
+
+    name: str  # as written in the series file, relative to its folder
+    path: Path  # resolved file path
+    strip: int  # -pN for this patch (the line's own -pN, else the stack default)
+    line: int  # line number in the series file
+
+
+@dataclass(frozen=True)
+class Series:
+    path: Path
+    entries: tuple[SeriesEntry, ...]
+
+
+@dataclass(frozen=True)
+class Dep3:
+    """A DEP-3 header (https://dep-team.pages.debian.net/deps/dep3/), parsed leniently.
+
+    ``fields`` keeps every field in order (keys lower-cased), ``text`` the header verbatim.
+    """
+
+    text: str
+    fields: tuple[tuple[str, str], ...] = ()
+
+    def get(self, key: str) -> str | None:
+        key = key.lower()
+        for k, v in self.fields:
+            if k == key:
+                return v
+        return None
+
+    def get_all(self, key: str) -> list[str]:
+        key = key.lower()
+        return [v for k, v in self.fields if k == key]
+
+    @property
+    def description(self) -> str | None:
+        """Description, else Subject: the patch's purpose."""
+        return self.get("description") or self.get("subject")
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsed diffs
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One ``@@`` hunk. ``lines`` are (tag, content) with tag in " -+"; content is the exact
+    file bytes of the line including its terminator ("\\n", "\\r\\n"), or without one when the
+    patch marked it "\\ No newline at end of file"."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    header: str  # the whole "@@ -a,b +c,d @@ section" line, decoded for display
+    lines: tuple[tuple[str, bytes], ...]
+    patch_line: int  # 1-based line of the @@ header in the patch file
+
+    @property
+    def old_lines(self) -> list[bytes]:
+        return [c for t, c in self.lines if t != "+"]
+
+    @property
+    def new_lines(self) -> list[bytes]:
+        return [c for t, c in self.lines if t != "-"]
+
+    @property
+    def leading_context(self) -> int:
+        n = 0
+        for t, _ in self.lines:
+            if t != " ":
+                break
+            n += 1
+        return n
+
+    @property
+    def trailing_context(self) -> int:
+        n = 0
+        for t, _ in reversed(self.lines):
+            if t != " ":
+                break
+            n += 1
+        return n
+
+
+@dataclass(frozen=True)
+class BinaryHunk:
+    """A ``GIT binary patch`` section, already base85-decoded and inflated."""
+
+    method: str  # "literal" or "delta"
+    size: int  # the inflated size the header announced
+    data: bytes
+
+
+@dataclass(frozen=True)
+class FilePatch:
+    """The change one patch makes to one path. Paths are already stripped (-pN) and validated."""
+
+    old_path: str | None  # None when the file is created
+    new_path: str | None  # None when the file is deleted
+    old_mode: int | None = None  # e.g. 0o100644; None when the patch does not say
+    new_mode: int | None = None
+    old_oid: str | None = None  # from the "index" line (abbreviated or full)
+    new_oid: str | None = None
+    is_rename: bool = False
+    is_copy: bool = False
+    similarity: int | None = None
+    hunks: tuple[Hunk, ...] = ()
+    binary: BinaryHunk | None = None  # the forward binary hunk, when the patch is binary
+    binary_without_data: bool = False  # "Binary files a/x and b/x differ": cannot be applied
+    patch_line: int = 0  # 1-based line where this file's section starts
+
+    @property
+    def is_new(self) -> bool:
+        return self.old_path is None
+
+    @property
+    def is_delete(self) -> bool:
+        return self.new_path is None
+
+    @property
+    def path(self) -> str:
+        """The path to name in messages: the new one, else the old one."""
+        return self.new_path or self.old_path or "?"
+
+
+@dataclass(frozen=True)
+class PatchFile:
+    """A parsed patch file: its free-text header (kept verbatim) and its per-file changes."""
+
+    name: str
+    header: bytes
+    files: tuple[FilePatch, ...]
+    dep3: Dep3 | None = None
+
+    @property
+    def hunk_count(self) -> int:
+        return sum(len(f.hunks) for f in self.files)
+
+
+# ---------------------------------------------------------------------------------------------
+# Application results
+
+
+@dataclass(frozen=True)
+class HunkFailure:
+    """Why one hunk (or a whole file, hunk=0) did not apply."""
+
+    file: str
+    hunk: int  # 1-based; 0 when the failure is about the file as a whole
+    header: str  # the hunk's @@ line, "" for file-level failures
+    reason: str
+    # For context mismatches: the first hunk line (1-based, counting old-side lines) that did
+    # not match at the expected position, its expected text, the text found there, and the
+    # 1-based file line where the closest partial match of the hunk's preimage starts.
+    first_mismatch: int | None = None
+    expected: str | None = None
+    found: str | None = None
+    nearest_line: int | None = None
+
+
+@dataclass(frozen=True)
+class HunkOffset:
+    file: str
+    hunk: int
+    offset: int  # lines: applied position minus the position the header names
+
+
+@dataclass(frozen=True)
+class PatchResult:
+    """The outcome of applying one patch of the stack."""
+
+    name: str
+    ok: bool
+    skipped: bool = False
+    files: int = 0
+    hunks: int = 0
+    offsets: tuple[HunkOffset, ...] = ()
+    failures: tuple[HunkFailure, ...] = ()
+    touched: tuple[str, ...] = ()  # paths written or deleted in the tree (post-strip)
+    dep3: Dep3 | None = None
+
+
+@dataclass(frozen=True)
+class StackResult:
+    patches: tuple[PatchResult, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return all(p.ok for p in self.patches)

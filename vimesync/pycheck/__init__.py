@@ -1,0 +1,1 @@
+"""Parse every Python file of a tree with the target Python's grammar, in parallel, cached."""

@@ -1,0 +1,65 @@
+"""The data model of an upstream walk."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+APPLICABLE = "applicable"
+EXCLUDED = "excluded"
+MIRRORED = "mirrored"
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    parents: tuple[str, ...]
+    subject: str
+    body: str = ""
+    author: str = ""
+    date: str = ""  # ISO 8601 committer date
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How the policy (or the downstream) classified a PR, and why."""
+
+    status: str  # APPLICABLE | EXCLUDED | MIRRORED
+    reason: str  # "" when no rule matched and the PR is simply applicable
+    rule: int | None = None  # 1-based index of the deciding [[rule]] in the policy file
+    action: str | None = None  # the deciding rule's action ("include"/"exclude"), None if no rule
+    partial_paths: tuple[str, ...] = ()  # paths matching an exclude paths rule when only some do
+    mirrored_by: str | None = None  # "trailer Upstream-PR", "patch-id", ... when MIRRORED
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    number: int
+    title: str
+    commits: tuple[str, ...]  # full shas, oldest first
+    paths: tuple[str, ...]  # changed paths, sorted
+    merge_commit: str  # the first-parent commit that landed it (the last one for rebase merges)
+    kind: str  # "merge" | "squash" | "rebase"
+    labels: tuple[str, ...] = ()
+    author: str = ""
+    reverts: int | None = None  # PR number this PR reverts, when it is a revert that could be linked
+    decision: Decision | None = None
+
+
+@dataclass(frozen=True)
+class DirectCommit:
+    sha: str
+    title: str
+    paths: tuple[str, ...] = ()
+    reverts: int | None = None
+
+
+@dataclass(frozen=True)
+class WalkResult:
+    base: str  # full sha
+    tip: str  # full sha
+    prs: tuple[PullRequest, ...]  # merge order, oldest first
+    direct_commits: tuple[DirectCommit, ...]
+    upstream: str = ""  # display name / owner/repo of the upstream, for links
+
+    def by_status(self, status: str) -> list[PullRequest]:
+        return [p for p in self.prs if p.decision is not None and p.decision.status == status]
