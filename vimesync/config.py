@@ -19,6 +19,7 @@ against the folder of the file that names them, so a config works from any cwd.
 
     [engine]
     pin = "pins/vllm.toml"
+    source = "../vllm.git"          # optional: where the engine source lives on this machine
 
 ``pins/vllm.toml``::
 
@@ -41,7 +42,7 @@ against the folder of the file that names them, so a config works from any cwd.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -185,7 +186,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     down = data.get("downstream", {})
     _check_keys(path, "downstream", down, {"path"})
     eng = data.get("engine", {})
-    _check_keys(path, "engine", eng, {"pin"})
+    _check_keys(path, "engine", eng, {"pin", "source"})
     up_pin_file = _path_or_none(path, "upstream", up, "pin")
     eng_pin_file = _path_or_none(path, "engine", eng, "pin")
     raw_map = up.get("map", [])
@@ -201,5 +202,14 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         policy=_path_or_none(path, "upstream", up, "policy"),
         path_map=parse_map(raw_map, where=str(path)),
         downstream_path=_path_or_none(path, "downstream", down, "path"),
-        engine=load_engine_pin(eng_pin_file) if eng_pin_file else EnginePin(),
+        engine=_engine(path, eng, eng_pin_file),
     )
+
+
+def _engine(path: Path, eng: dict[str, Any], pin_file: Path | None) -> EnginePin:
+    """The engine pin, with the config's machine-local ``source`` filling a pin that has none."""
+    pin = load_engine_pin(pin_file) if pin_file else EnginePin()
+    source = _path_or_none(path, "engine", eng, "source")
+    if source is not None and pin.source is None:
+        pin = replace(pin, source=source)
+    return pin
