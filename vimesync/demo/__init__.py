@@ -1,0 +1,1 @@
+"""The embedded example: built from shipped data, run end to end by ``vimesync demo``."""
