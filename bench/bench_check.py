@@ -1,0 +1,205 @@
+"""Benchmark ``vimesync patches check`` against the by-hand baseline, side by side in one run.
+
+The by-hand baseline is what a maintainer scripts today: copy the pinned tree, ``git apply``
+each patch in order, then ``ast.parse`` every Python file serially. vimesync is measured cold
+(empty parse cache) and warm (cache filled, then one patch's DEP-3 header edited — the
+common case of a PR that touches the stack but not the code it produces).
+
+Targets (issue 2): cold <= 0.6x baseline, warm <= 0.15x baseline.
+
+    python bench/bench_check.py                     # synthesize ~2,500 files / ~40 MB
+    python bench/bench_check.py --tree /tmp/vllm    # or use a real unpacked engine tree
+    python bench/bench_check.py --files 500         # a quicker run
+
+Nothing large is committed: the tree is generated (or given) under a temp folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FUNC = '''
+
+def {name}(data: list[int], scale: float = {scale}) -> dict[str, float]:
+    """Compute summary statistics for {name} (generated benchmark code)."""
+    total = 0.0
+    for i, value in enumerate(data):
+        if value % {mod} == 0:
+            total += value * scale
+        elif value > {thr}:
+            total -= (value - {thr}) / (i + 1)
+        else:
+            total += sum(x for x in range(value % 7))
+    result = {{"total": total, "count": float(len(data))}}
+    result["mean"] = total / max(len(data), 1)
+    return result
+'''
+
+CLASS = '''
+
+class {name}:
+    """A generated class with a few methods."""
+
+    def __init__(self, size: int = {size}) -> None:
+        self.size = size
+        self.items: list[tuple[int, str]] = [(i, f"item-{{i}}") for i in range(size)]
+
+    def find(self, key: int) -> str | None:
+        for k, v in self.items:
+            if k == key:
+                return v
+        return None
+
+    @property
+    def labels(self) -> list[str]:
+        return [v.upper() for _, v in self.items if len(v) > {thr}]
+'''
+
+
+def synthesize(root: Path, files: int, target_bytes: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    per_file = target_bytes // files
+    for n in range(files):
+        pkg = root / "engine" / f"pkg{n % 40:02d}" / f"sub{n % 7}"
+        pkg.mkdir(parents=True, exist_ok=True)
+        parts = [f'"""Generated module {n}."""\n\nimport math\nimport os\n']
+        size = len(parts[0])
+        k = 0
+        while size < per_file:
+            tmpl = FUNC if k % 3 else CLASS
+            text = tmpl.format(
+                name=(f"func_{n}_{k}" if tmpl is FUNC else f"Class{n}x{k}"),
+                scale=rng.randint(1, 9) / 10,
+                mod=rng.randint(2, 9),
+                thr=rng.randint(10, 99),
+                size=rng.randint(1, 50),
+            )
+            parts.append(text)
+            size += len(text)
+            k += 1
+        (pkg / f"mod{n}.py").write_text("".join(parts))
+    (root / "pyproject.toml").write_text('[project]\nname = "engine"\nrequires-python = ">=3.10"\n')
+
+
+def git(args: list[str], cwd: Path) -> None:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+           "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def make_patches(tree: Path, out: Path, count: int = 4, seed: int = 11) -> Path:
+    """Generate ``count`` stacked patches, each editing a few files, with DEP-3 headers."""
+    rng = random.Random(seed)
+    work = out / "work"
+    shutil.copytree(tree, work, symlinks=True)
+    git(["init", "-q"], work)
+    git(["add", "-A"], work)
+    git(["commit", "-qm", "base"], work)
+    py = sorted(p for p in work.rglob("*.py"))
+    series = out / "patches"
+    series.mkdir()
+    names = []
+    for i in range(count):
+        for path in rng.sample(py, 5):
+            lines = path.read_text().splitlines(keepends=True)
+            at = rng.randrange(2, max(3, len(lines) - 2))
+            lines.insert(at, f"# patched by bench patch {i}\n")
+            path.write_text("".join(lines))
+        new = work / "engine" / f"added_{i}.py"
+        new.write_text(f'"""Added by patch {i}."""\n\nVALUE = {i}\n')
+        git(["add", "-A"], work)
+        diff = subprocess.run(["git", "diff", "--cached"], cwd=work, capture_output=True, check=True).stdout
+        git(["commit", "-qm", f"p{i}"], work)
+        name = f"{i:04d}-bench.patch"
+        (series / name).write_bytes(f"Description: bench patch {i}\nOrigin: bench\n---\n".encode() + diff)
+        names.append(name)
+    (series / "series").write_text("\n".join(names) + "\n")
+    shutil.rmtree(work)
+    return series / "series"
+
+
+BASELINE = r'''
+import ast, pathlib, shutil, subprocess, sys
+src, dst, series = map(pathlib.Path, sys.argv[1:4])
+shutil.copytree(src, dst, symlinks=True)
+for name in series.read_text().split():
+    subprocess.run(["git", "apply", "-p1", str(series.parent / name)], cwd=dst, check=True)
+bad = 0
+for p in dst.rglob("*.py"):
+    try:
+        ast.parse(p.read_bytes(), str(p))
+    except SyntaxError:
+        bad += 1
+print(bad)
+'''
+
+
+def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, env=env)
+    elapsed = time.perf_counter() - t0
+    if proc.returncode not in (0,):
+        sys.stderr.write(proc.stdout.decode() + proc.stderr.decode())
+        raise SystemExit(f"command failed ({proc.returncode}): {' '.join(argv)}")
+    return elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tree", type=Path, help="a real unpacked engine tree to use instead of a synthetic one")
+    ap.add_argument("--files", type=int, default=2500)
+    ap.add_argument("--mb", type=float, default=40.0)
+    ap.add_argument("--repeat", type=int, default=2, help="runs per measurement; the best is kept")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="vimesync-bench-") as tmp_s:
+        tmp = Path(tmp_s)
+        tree = args.tree
+        if tree is None:
+            tree = tmp / "tree"
+            synthesize(tree, args.files, int(args.mb * 1024 * 1024))
+        nfiles = sum(1 for _ in tree.rglob("*.py"))
+        nbytes = sum(p.stat().st_size for p in tree.rglob("*.py"))
+        series = make_patches(tree, tmp)
+        print(f"tree: {nfiles:,} Python files, {nbytes / 1e6:.1f} MB; {len(series.read_text().split())} patches")
+
+        def baseline() -> float:
+            dst = tmp / "baseline-copy"
+            shutil.rmtree(dst, ignore_errors=True)
+            return timed([sys.executable, "-c", BASELINE, str(tree), str(dst), str(series)])
+
+        cache = tmp / "cache"
+        env = {**os.environ, "VIMESYNC_CACHE_DIR": str(cache)}
+        check = [sys.executable, "-m", "vimesync", "patches", "check", "--source", str(tree), "--series", str(series), "--json"]
+
+        def cold() -> float:
+            shutil.rmtree(cache, ignore_errors=True)
+            return timed(check, env)
+
+        def warm() -> float:
+            timed(check, env)  # fill the cache
+            first = series.parent / series.read_text().split()[0]
+            first.write_bytes(first.read_bytes().replace(b"Description: bench", b"Description: edited bench", 1))
+            return timed(check, env)
+
+        base_t = min(baseline() for _ in range(args.repeat))
+        cold_t = min(cold() for _ in range(args.repeat))
+        warm_t = min(warm() for _ in range(args.repeat))
+        print(f"baseline (copy + git apply + serial ast.parse): {base_t:6.2f} s")
+        print(f"vimesync cold (empty cache):                    {cold_t:6.2f} s  = {cold_t / base_t:.2f}x  (target <= 0.60x)")
+        print(f"vimesync warm (one header edited):              {warm_t:6.2f} s  = {warm_t / base_t:.2f}x  (target <= 0.15x)")
+        ok = cold_t <= 0.6 * base_t and warm_t <= 0.15 * base_t
+        print("targets met" if ok else "targets NOT met")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+"""A progress bar for long parses: stderr only, and only on a terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from vimesync.cli import output
+
+
+@contextmanager
+def parse_progress(*, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    if not enabled:
+        yield None
+        return
+    with Progress(
+        TextColumn("parsing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=output.stderr, transient=True,
+    ) as bar:
+        task = bar.add_task("parse", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
