@@ -51,6 +51,7 @@ class DirectCommit:
     title: str
     paths: tuple[str, ...] = ()
     reverts: int | None = None
+    side_commits: tuple[str, ...] = ()  # for a direct merge: the commits it brought in, oldest first
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class WalkResult:
     prs: tuple[PullRequest, ...]  # merge order, oldest first
     direct_commits: tuple[DirectCommit, ...]
     upstream: str = ""  # display name / owner/repo of the upstream, for links
+    first_parents: tuple[str, ...] = ()  # TIP's first-parent line inside the range, oldest first
+    notes: tuple[str, ...] = ()  # things the user should know about this result (not errors)
 
     def by_status(self, status: str) -> list[PullRequest]:
         return [p for p in self.prs if p.decision is not None and p.decision.status == status]

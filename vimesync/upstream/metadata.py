@@ -1,0 +1,122 @@
+"""PR metadata (titles, labels, authors, files) from ``gh pr list --json`` output, and applying it.
+
+``gh pr list --state merged --json number,title,labels,mergeCommit,files`` (``author`` too when
+asked) gives a list of objects; ``--github`` produces the same records through
+``vimesync.upstream.github``. Git stays authoritative for commits and changed paths; metadata
+brings the real PR title, labels and author, and attributes first-parent commits that carry no
+PR number (GitHub's "rebase and merge") to their PR through ``mergeCommit``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from vimesync.errors import ConfigError
+from vimesync.upstream.model import DirectCommit, PullRequest, WalkResult
+
+
+@dataclass(frozen=True)
+class PRMeta:
+    number: int
+    title: str | None = None
+    labels: tuple[str, ...] = ()
+    author: str | None = None
+    merge_commit: str | None = None
+    files: tuple[str, ...] | None = None
+
+
+def _name(item: Any) -> str | None:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict):
+        for key in ("name", "login", "path", "oid"):
+            if isinstance(item.get(key), str):
+                return str(item[key])
+    return None
+
+
+def parse_metadata(data: Any, *, where: str = "<metadata>") -> dict[int, PRMeta]:
+    """gh-style JSON (a list of PR objects) -> {number: PRMeta}."""
+    if isinstance(data, dict) and isinstance(data.get("prs"), list):
+        data = data["prs"]
+    if not isinstance(data, list):
+        raise ConfigError(where, "PR metadata must be a JSON list of PR objects (gh pr list --json …)")
+    out: dict[int, PRMeta] = {}
+    for i, item in enumerate(data):
+        if not isinstance(item, dict) or not isinstance(item.get("number"), int):
+            raise ConfigError(where, f"entry {i}: each PR needs an integer 'number'")
+        labels = tuple(n for n in (_name(x) for x in item.get("labels") or []) if n)
+        files = item.get("files")
+        out[item["number"]] = PRMeta(
+            number=item["number"],
+            title=item.get("title") if isinstance(item.get("title"), str) else None,
+            labels=labels,
+            author=_name(item.get("author")),
+            merge_commit=_name(item.get("mergeCommit")),
+            files=tuple(n for n in (_name(f) for f in files) if n) if isinstance(files, list) else None,
+        )
+    return out
+
+
+def load_metadata(path: Path) -> dict[int, PRMeta]:
+    """Read a ``gh pr list --json`` file; ConfigError naming the file when it is not usable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), f"cannot read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(str(path), f"invalid JSON: {exc.msg}", line=exc.lineno) from None
+    return parse_metadata(data, where=str(path))
+
+
+def _enrich(pr: PullRequest, meta: PRMeta | None) -> PullRequest:
+    if meta is None:
+        return pr
+    return replace(
+        pr,
+        title=meta.title or pr.title,
+        labels=meta.labels or pr.labels,
+        author=meta.author or pr.author,
+    )
+
+
+def apply_metadata(result: WalkResult, metas: Mapping[int, PRMeta]) -> WalkResult:
+    """Enrich PRs with metadata; turn direct commits that are a known PR's merge commit into that PR."""
+    by_merge = {m.merge_commit: m for m in metas.values() if m.merge_commit}
+    known = {pr.number for pr in result.prs}
+    prs = [_enrich(pr, metas.get(pr.number)) for pr in result.prs]
+    directs: list[DirectCommit] = []
+    order = {pr.merge_commit: i for i, pr in enumerate(result.prs)}
+    promoted: list[tuple[DirectCommit, PRMeta]] = []
+    for d in result.direct_commits:
+        meta = by_merge.get(d.sha)
+        if meta is not None and meta.number not in known:
+            promoted.append((d, meta))
+        else:
+            directs.append(d)
+    if promoted:
+        for d, meta in promoted:
+            pr = PullRequest(
+                number=meta.number,
+                title=meta.title or d.title,
+                commits=(*d.side_commits, d.sha),
+                paths=d.paths,
+                merge_commit=d.sha,
+                kind="merge" if d.side_commits else "rebase",
+                labels=meta.labels,
+                author=meta.author or "",
+                reverts=d.reverts,
+            )
+            prs.append(pr)
+        # Keep merge order: the position of each landing commit on the first-parent line.
+        line = {sha: i for i, sha in enumerate(result.first_parents)}
+        prs.sort(key=lambda p: line.get(p.merge_commit, order.get(p.merge_commit, 0)))
+    return replace(result, prs=tuple(prs), direct_commits=tuple(directs))

@@ -1,0 +1,212 @@
+"""The sync policy: ``[[rule]]`` tables that exclude (or explicitly include) upstream PRs.
+
+::
+
+    [[rule]]
+    action = "include"                       # "include" | "exclude"
+    reason = "mirrored as requested"         # required: shown next to the PR
+    prs = [2199]                             # matchers (one or more, all must hold):
+    # title = "(?i)\\b(npu|ascend)\\b"       #   Python regex, searched in the title
+    # labels = ["npu"]                       #   any of these labels (needs PR metadata)
+    # paths = ["docker/npu_patch/**"]        #   gitignore-style globs; EVERY changed path must match
+
+The first matching rule decides; no match means applicable. Errors name the file, the rule
+(1-based) and its line, since tomllib reports lines only for syntax errors.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pathspec
+
+from vimesync.config import read_toml
+from vimesync.errors import ConfigError
+from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
+
+ACTIONS = ("include", "exclude")
+MATCHERS = ("prs", "title", "labels", "paths")
+RULE_KEYS = {"action", "reason", *MATCHERS}
+
+_RULE_HEADER = re.compile(r"^\s*\[\[\s*rule\s*\]\]")
+
+
+@dataclass(frozen=True)
+class Rule:
+    index: int  # 1-based position in the file
+    line: int | None  # line of its [[rule]] header
+    action: str
+    reason: str
+    prs: frozenset[int] | None = None
+    title: re.Pattern[str] | None = None
+    labels: frozenset[str] | None = None
+    paths: tuple[str, ...] | None = None
+    _spec: pathspec.PathSpec | None = None
+
+    def path_matches(self, paths: Iterable[str]) -> list[str]:
+        """The given paths this rule's globs match (all of them when it has no globs)."""
+        if self._spec is None:
+            return list(paths)
+        return [p for p in paths if self._spec.match_file(p)]
+
+    def matches(self, pr: PullRequest) -> bool:
+        """All of the rule's matchers hold for ``pr``."""
+        if self.prs is not None and pr.number not in self.prs:
+            return False
+        if self.title is not None and not self.title.search(pr.title):
+            return False
+        if self.labels is not None and not self.labels.intersection(pr.labels):
+            return False
+        if self.paths is not None:
+            # A PR that changes nothing is not "all in these paths": never exclude it by paths.
+            if not pr.paths or len(self.path_matches(pr.paths)) != len(pr.paths):
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class Policy:
+    file: Path | None
+    rules: tuple[Rule, ...] = ()
+
+    @property
+    def needs_labels(self) -> bool:
+        return any(r.labels is not None for r in self.rules)
+
+
+EMPTY_POLICY = Policy(file=None)
+
+
+def _rule_lines(text: str) -> list[int]:
+    """1-based line numbers of each ``[[rule]]`` header, in order (skipping multi-line strings)."""
+    lines: list[int] = []
+    in_string: str | None = None
+    for no, line in enumerate(text.splitlines(), start=1):
+        if in_string is None and _RULE_HEADER.match(line):
+            lines.append(no)
+        for quote in ('"""', "'''"):
+            if line.count(quote) % 2 and in_string in (None, quote):
+                in_string = None if in_string else quote
+    return lines
+
+
+def _key_line(text: str, start: int | None, key: str) -> int | None:
+    """The line of ``key = …`` inside the rule starting at ``start`` (else the header line)."""
+    if start is None:
+        return None
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for no, line in enumerate(text.splitlines()[start:], start=start + 1):
+        if _RULE_HEADER.match(line) or line.lstrip().startswith("["):
+            break
+        if pattern.match(line):
+            return no
+    return start
+
+
+def _parse_rule(path: Path, text: str, index: int, line: int | None, raw: Any) -> Rule:
+    def fail(message: str, key: str | None = None, hint: str | None = None) -> ConfigError:
+        at = _key_line(text, line, key) if key else line
+        return ConfigError(str(path), f"rule {index}: {message}", line=at, hint=hint)
+
+    if not isinstance(raw, dict):
+        raise fail("must be a table ([[rule]])")
+    unknown = sorted(set(raw) - RULE_KEYS)
+    if unknown:
+        known = ", ".join(sorted(RULE_KEYS))
+        raise fail(f"unknown key {unknown[0]!r}", unknown[0], hint=f"known keys: {known}")
+    action = raw.get("action")
+    if action not in ACTIONS:
+        raise fail(f"action must be \"include\" or \"exclude\", not {action!r}", "action" if action else None)
+    reason = raw.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise fail("needs a non-empty reason", "reason" if "reason" in raw else None)
+    if not any(k in raw for k in MATCHERS):
+        raise fail(f"needs at least one matcher ({', '.join(MATCHERS)})")
+
+    kwargs: dict[str, Any] = {}
+    if "prs" in raw:
+        prs = raw["prs"]
+        if not isinstance(prs, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in prs):
+            raise fail("prs must be a list of PR numbers", "prs")
+        kwargs["prs"] = frozenset(prs)
+    if "title" in raw:
+        if not isinstance(raw["title"], str):
+            raise fail("title must be a regex string", "title")
+        try:
+            kwargs["title"] = re.compile(raw["title"])
+        except re.error as exc:
+            raise fail(f"bad title regex {raw['title']!r}: {exc}", "title") from None
+    if "labels" in raw:
+        labels = raw["labels"]
+        if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels) or not labels:
+            raise fail("labels must be a non-empty list of strings", "labels")
+        kwargs["labels"] = frozenset(labels)
+    if "paths" in raw:
+        globs = raw["paths"]
+        if not isinstance(globs, list) or not globs or not all(isinstance(g, str) and g for g in globs):
+            raise fail("paths must be a non-empty list of glob strings", "paths")
+        try:
+            kwargs["_spec"] = pathspec.PathSpec.from_lines("gitwildmatch", globs)
+        except Exception as exc:  # pathspec raises its own error types for bad globs
+            raise fail(f"bad paths glob: {exc}", "paths") from None
+        kwargs["paths"] = tuple(globs)
+    return Rule(index=index, line=line, action=action, reason=reason.strip(), **kwargs)
+
+
+def parse_policy(text: str, path: Path) -> Policy:
+    """Parse policy TOML ``text`` (read from ``path``, named in errors)."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc).split(" (at line")[0]
+        raise ConfigError(str(path), f"invalid TOML: {msg}", line=getattr(exc, "lineno", None)) from None
+    unknown = sorted(set(data) - {"rule"})
+    if unknown:
+        raise ConfigError(
+            str(path), f"unknown top-level key {unknown[0]!r}", hint="a policy is a list of [[rule]] tables"
+        )
+    raw_rules = data.get("rule", [])
+    if not isinstance(raw_rules, list):
+        raise ConfigError(str(path), "'rule' must be an array of tables: write [[rule]], not [rule]")
+    lines = _rule_lines(text)
+    rules = tuple(
+        _parse_rule(path, text, i, lines[i - 1] if i - 1 < len(lines) else None, raw)
+        for i, raw in enumerate(raw_rules, start=1)
+    )
+    return Policy(file=path, rules=rules)
+
+
+def load_policy(path: Path) -> Policy:
+    """Load and validate a policy file; ConfigError (exit 2) with file, rule and line on any problem."""
+    read_toml(path)  # uniform messages for a missing/unreadable file or bad TOML
+    return parse_policy(path.read_text(encoding="utf-8"), path)
+
+
+def decide(pr: PullRequest, policy: Policy) -> Decision:
+    """The decision of the first matching rule; applicable when none matches.
+
+    Applicable PRs that an exclude ``paths`` rule matches only partly carry those paths in
+    ``partial_paths`` so a maintainer can see PRs that are half in an excluded area.
+    """
+    for rule in policy.rules:
+        if rule.matches(pr):
+            status = EXCLUDED if rule.action == "exclude" else APPLICABLE
+            return Decision(status=status, reason=rule.reason, rule=rule.index, action=rule.action)
+    partial: set[str] = set()
+    for rule in policy.rules:
+        if rule.action == "exclude" and rule.paths is not None and pr.paths:
+            hit = rule.path_matches(pr.paths)
+            if hit and len(hit) < len(pr.paths):
+                partial.update(hit)
+    return Decision(status=APPLICABLE, reason="", partial_paths=tuple(sorted(partial)))
+
+
+def classify(prs: Iterable[PullRequest], policy: Policy) -> tuple[PullRequest, ...]:
+    """``prs`` with ``decision`` set by ``policy`` (order kept)."""
+    return tuple(replace(pr, decision=decide(pr, policy)) for pr in prs)

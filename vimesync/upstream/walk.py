@@ -1,0 +1,333 @@
+"""First-parent walk of an upstream range ``BASE..TIP`` into merged PRs and direct commits.
+
+One streamed ``git log --first-parent`` gives every first-parent commit with its message and
+changed paths (merges diffed against their first parent); one ``git rev-list --parents`` of
+the range, only when the first-parent line carries merges, tells which side commits each
+merge brought in. Nothing walks git objects one by one.
+
+Attribution, per first-parent commit:
+
+- ``Merge pull request #N from …`` (any merge naming a PR) is PR N and owns ``M^1..M``,
+  including merges of a fork's own PRs it carries (those are not upstream PRs);
+- a subject ending in ``(#N)`` is PR N (squash; several such commits are one rebase-merged PR);
+- anything else is a direct commit.
+
+``Revert "…"`` commits (PRs or direct) are linked to the PR they revert when it can be found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from vimesync import git
+from vimesync.errors import BadInput
+from vimesync.upstream.model import Commit, DirectCommit, PullRequest, WalkResult
+
+MERGE_PR_RE = re.compile(r"^Merge pull request #(\d+) from \S")
+SUFFIX_PR_RE = re.compile(r"\s*\(#(\d+)\)\s*$")
+REVERT_RE = re.compile(r'^Revert "(.*)"(?:\s*\(#\d+\))?\s*$')
+REVERTS_SHA_RE = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
+
+# NUL-separated fields; every record starts with two NULs, which a path (never empty) cannot produce.
+_LOG_FORMAT = "%x00%x00%H %P%x00%an <%ae>%x00%cI%x00%B"
+_HEADER_FIELDS = 4
+
+
+@dataclass(frozen=True)
+class FirstParent:
+    """One commit of TIP's first-parent line with the paths it changed against its first parent."""
+
+    commit: Commit
+    paths: tuple[str, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing (pure)
+
+
+def _tokens(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    buf = b""
+    for chunk in chunks:
+        buf += chunk
+        parts = buf.split(b"\0")
+        buf = parts.pop()
+        yield from parts
+    if buf:
+        yield buf
+
+
+def parse_log(chunks: Iterable[bytes]) -> Iterator[FirstParent]:
+    """Parse the output of ``git log -z --name-only --format=_LOG_FORMAT`` as it streams.
+
+    Tokens (split on NUL): ``"" "" "<sha> <parents>" author date message path…``; the path list
+    ends at the next record's first empty token (paths are never empty).
+    """
+    it = _tokens(chunks)
+    tok = next(it, None)
+    while tok is not None:
+        if tok != b"" or next(it, None) != b"":
+            tok = next(it, None)  # not a record start: cannot happen with our format; resync
+            continue
+        header = [next(it, b"") for _ in range(_HEADER_FIELDS)]
+        ids = header[0].decode().split()
+        paths: list[str] = []
+        tok = next(it, None)
+        while tok:
+            paths.append((tok if paths else tok.lstrip(b"\n")).decode("utf-8", "surrogateescape"))
+            tok = next(it, None)
+        if not ids:
+            continue
+        subject, _, body = header[3].decode("utf-8", "replace").partition("\n")
+        commit = Commit(
+            sha=ids[0],
+            parents=tuple(ids[1:]),
+            subject=subject.strip(),
+            body=body.strip("\n"),
+            author=header[1].decode("utf-8", "replace"),
+            date=header[2].decode(),
+        )
+        yield FirstParent(commit=commit, paths=tuple(paths))
+
+
+def pr_number(commit: Commit) -> int | None:
+    """The PR a first-parent commit lands, from its subject; None for a direct commit."""
+    if m := MERGE_PR_RE.match(commit.subject):
+        return int(m.group(1))
+    if m := SUFFIX_PR_RE.search(commit.subject):
+        return int(m.group(1))
+    return None
+
+
+def pr_title(commit: Commit) -> str:
+    """The PR title as git records it: GitHub puts it on the first body line of a PR merge."""
+    if MERGE_PR_RE.match(commit.subject):
+        for line in commit.body.splitlines():
+            if line.strip():
+                return line.strip()
+        return commit.subject
+    return SUFFIX_PR_RE.sub("", commit.subject).strip()
+
+
+def revert_target(commit: Commit) -> tuple[str | None, str | None]:
+    """(reverted sha from the body, reverted subject from the quotes) for a revert commit."""
+    m = REVERT_RE.match(commit.subject)
+    sha_m = REVERTS_SHA_RE.search(commit.body)
+    if not m and not sha_m:
+        return None, None
+    return (sha_m.group(1) if sha_m else None), (m.group(1) if m else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Attribution (pure)
+
+
+def owned_side_commits(
+    first_parents: list[FirstParent], graph: dict[str, tuple[str, ...]], order: dict[str, int]
+) -> dict[str, tuple[str, ...]]:
+    """For each first-parent merge, the range commits it brought in (``M^1..M`` minus M), oldest first.
+
+    ``graph`` maps every commit of the range to its parents. Walking oldest first, whatever the
+    earlier first-parent commits reached is claimed; a merge owns what its other parents reach
+    inside the range that is not claimed yet (exactly ``M^1..M`` restricted to the range).
+    """
+    claimed: set[str] = set()
+    owned: dict[str, tuple[str, ...]] = {}
+    for fp in first_parents:
+        c = fp.commit
+        claimed.add(c.sha)
+        if len(c.parents) < 2:
+            continue
+        found: list[str] = []
+        stack = [p for p in c.parents[1:] if p in graph and p not in claimed]
+        while stack:
+            sha = stack.pop()
+            if sha in claimed:
+                continue
+            claimed.add(sha)
+            found.append(sha)
+            stack.extend(p for p in graph[sha] if p in graph and p not in claimed)
+        owned[c.sha] = tuple(sorted(found, key=lambda s: order.get(s, 0)))
+    return owned
+
+
+def attribute(
+    first_parents: list[FirstParent], owned: dict[str, tuple[str, ...]]
+) -> tuple[list[PullRequest], list[DirectCommit]]:
+    """Group first-parent commits (oldest first) into PRs and direct commits; link reverts."""
+    groups: dict[int, list[FirstParent]] = {}
+    direct: list[FirstParent] = []
+    for fp in first_parents:
+        n = pr_number(fp.commit)
+        if n is None:
+            direct.append(fp)
+        else:
+            groups.setdefault(n, []).append(fp)
+
+    prs: list[PullRequest] = []
+    for n, fps in groups.items():
+        commits: list[str] = []
+        paths: set[str] = set()
+        for fp in fps:
+            commits.extend(owned.get(fp.commit.sha, ()))
+            commits.append(fp.commit.sha)
+            paths.update(fp.paths)
+        is_merge = any(len(fp.commit.parents) > 1 for fp in fps)
+        kind = "merge" if is_merge else ("squash" if len(fps) == 1 else "rebase")
+        prs.append(
+            PullRequest(
+                number=n,
+                title=pr_title(fps[0].commit),
+                commits=tuple(commits),
+                paths=tuple(sorted(paths)),
+                merge_commit=fps[-1].commit.sha,
+                kind=kind,
+                author=fps[-1].commit.author,
+            )
+        )
+    position = {fp.commit.sha: i for i, fp in enumerate(first_parents)}
+    prs.sort(key=lambda p: position[p.merge_commit])
+    directs = [
+        DirectCommit(
+            sha=fp.commit.sha,
+            title=fp.commit.subject,
+            paths=fp.paths,
+            side_commits=owned.get(fp.commit.sha, ()),
+        )
+        for fp in direct
+    ]
+    return _link_reverts(first_parents, prs, directs)
+
+
+def _link_reverts(
+    first_parents: list[FirstParent], prs: list[PullRequest], directs: list[DirectCommit]
+) -> tuple[list[PullRequest], list[DirectCommit]]:
+    by_sha: dict[str, int] = {}
+    by_title: dict[str, list[tuple[int, int]]] = {}  # title -> [(first-parent position, PR)]
+    position = {fp.commit.sha: i for i, fp in enumerate(first_parents)}
+    for pr in prs:
+        for sha in pr.commits:
+            by_sha[sha] = pr.number
+        by_title.setdefault(pr.title, []).append((position[pr.merge_commit], pr.number))
+    commit_of = {fp.commit.sha: fp.commit for fp in first_parents}
+
+    def find(commit: Commit, own: int | None) -> int | None:
+        sha, subject = revert_target(commit)
+        if sha:
+            hits = {n for s, n in by_sha.items() if s.startswith(sha)} if len(sha) < 40 else {by_sha.get(sha)}
+            hits.discard(None)
+            if len(hits) == 1:
+                return hits.pop()
+        if subject is None:
+            return None
+        quoted = subject.strip()
+        # The latest PR with that title that landed before the revert.
+        here = position[commit.sha]
+        for key in (quoted, pr_title(Commit(sha="", parents=(), subject=quoted))):
+            candidates = [n for pos, n in by_title.get(key, []) if pos < here and n != own]
+            if candidates:
+                return candidates[-1]
+        if m := SUFFIX_PR_RE.search(quoted):  # cites its PR number: trust it even outside the range
+            return int(m.group(1))
+        return None
+
+    linked_prs = [replace(pr, reverts=find(commit_of[pr.merge_commit], pr.number)) for pr in prs]
+    linked_directs = [replace(d, reverts=find(commit_of[d.sha], None)) for d in directs]
+    return linked_prs, linked_directs
+
+
+# ---------------------------------------------------------------------------------------------
+# git I/O
+
+
+def log_args(base: str | None, tip: str) -> list[str]:
+    """The one ``git log`` the walk streams (exposed for the benchmark)."""
+    args = [
+        "log",
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "--name-only",
+        "--no-renames",  # a rename is two changed paths, both seen by path rules
+        "-z",
+        f"--format={_LOG_FORMAT}",
+        tip,
+    ]
+    if base:
+        args.append(f"^{base}")
+    return args
+
+
+def _range_graph(repo: Path, base: str | None, tip: str) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+    args = ["rev-list", "--topo-order", "--reverse", "--parents", tip] + ([f"^{base}"] if base else [])
+    graph: dict[str, tuple[str, ...]] = {}
+    order: dict[str, int] = {}
+    for i, line in enumerate(git.run(repo, args).decode().splitlines()):
+        ids = line.split()
+        graph[ids[0]] = tuple(ids[1:])
+        order[ids[0]] = i
+    return graph, order
+
+
+def check_range(repo: Path, base: str | None, tip: str) -> tuple[str | None, str, bool]:
+    """Resolve and validate a range: (base sha or None for the root, tip sha, empty?).
+
+    BadInput when BASE is not an ancestor of TIP, saying what git's ``BASE..TIP`` would walk.
+    """
+    git.git_dir(repo)
+    tip_sha = git.resolve(repo, tip)
+    if not base or base == git.NULL_SHA:
+        return None, tip_sha, False
+    base_sha = git.resolve(repo, base)
+    if base_sha == tip_sha:
+        return base_sha, tip_sha, True
+    if git.is_ancestor(repo, base_sha, tip_sha):
+        return base_sha, tip_sha, False
+    if git.is_ancestor(repo, tip_sha, base_sha):
+        return base_sha, tip_sha, True  # TIP is already contained in BASE: nothing new
+    out = git.run(repo, ["merge-base", base_sha, tip_sha], check=False).decode().split()
+    what = (
+        f"{base} ({base_sha[:12]}) is not an ancestor of {tip} ({tip_sha[:12]}): {tip}'s history does not "
+        f"contain {base}, so {base}..{tip} is not 'the commits since {base}' (was upstream rewritten, or is "
+        "the recorded sync point on another branch or from another repository?)"
+    )
+    if not out:
+        raise BadInput(what, hint=f"{base} and {tip} share no history at all; nothing sensible can be walked")
+    mb = out[0]
+    count = git.run(repo, ["rev-list", "--first-parent", "--count", tip_sha, f"^{mb}"]).decode().strip()
+    subject = git.run(repo, ["log", "-1", "--format=%s", mb]).decode().strip()
+    raise BadInput(
+        what,
+        hint=(
+            f"git's {base}..{tip} means the {count} first-parent commits since their merge-base "
+            f"{mb[:12]} ({subject!r}); nothing was walked. To walk exactly those: --range {mb[:12]}..{tip}"
+        ),
+    )
+
+
+def walk(repo: Path, base: str | None, tip: str) -> WalkResult:
+    """Walk ``base..tip`` of ``repo`` (a clone or bare mirror) into PRs and direct commits.
+
+    ``base`` None (or the null sha) walks TIP's whole history down to the root commit. The
+    result has no decisions yet. An empty range (BASE == TIP, or TIP already in BASE) gives an
+    empty result; BASE not an ancestor of TIP is BadInput.
+    """
+    base_sha, tip_sha, empty = check_range(repo, base, tip)
+    base_out = base_sha or git.NULL_SHA
+    if empty:
+        return WalkResult(base=base_out, tip=tip_sha, prs=(), direct_commits=())
+    first_parents = list(parse_log(git.stream(repo, log_args(base_sha, tip_sha))))
+    first_parents.reverse()  # oldest first
+    owned: dict[str, tuple[str, ...]] = {}
+    if any(len(fp.commit.parents) > 1 for fp in first_parents):
+        graph, order = _range_graph(repo, base_sha, tip_sha)
+        owned = owned_side_commits(first_parents, graph, order)
+    prs, directs = attribute(first_parents, owned)
+    return WalkResult(
+        base=base_out,
+        tip=tip_sha,
+        prs=tuple(prs),
+        direct_commits=tuple(directs),
+        first_parents=tuple(fp.commit.sha for fp in first_parents),
+    )
