@@ -1,0 +1,57 @@
+"""The embedded example is reproducible, and the repo's own pins describe it exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vimesync import git
+from vimesync.config import load_config
+from vimesync.demo.build import Demo, build_demo
+from vimesync.errors import VimesyncError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    return build_demo(tmp_path_factory.mktemp("demo") / "d")
+
+
+def test_engine_commit_is_the_pinned_sha(demo: Demo) -> None:
+    cfg = load_config(demo.downstream / "vimesync.toml")
+    assert demo.engine_rev == cfg.engine.rev
+    assert git.resolve(demo.engine, cfg.engine.rev) == demo.engine_rev
+    assert cfg.engine.source == demo.engine
+
+
+def test_upstream_pin_records_the_range_base(demo: Demo) -> None:
+    cfg = load_config(demo.downstream / "vimesync.toml")
+    assert cfg.upstream_pin.synced == demo.base
+    assert cfg.upstream_path == demo.upstream
+    assert git.is_ancestor(demo.upstream, demo.base, demo.tip)
+
+
+def test_build_is_deterministic(demo: Demo, tmp_path: Path) -> None:
+    again = build_demo(tmp_path / "again")
+    assert (again.base, again.tip, again.engine_rev, again.baseline, again.head) == (
+        demo.base,
+        demo.tip,
+        demo.engine_rev,
+        demo.baseline,
+        demo.head,
+    )
+
+
+def test_refuses_a_non_empty_folder(tmp_path: Path) -> None:
+    (tmp_path / "x").write_text("keep me")
+    with pytest.raises(VimesyncError, match="not empty"):
+        build_demo(tmp_path)
+    assert (tmp_path / "x").read_text() == "keep me"
+
+
+def test_repo_layout_is_the_shipped_example() -> None:
+    # patches/, pins/ and sop/ at the repo root are the package's demo data, not copies of it.
+    for name in ("patches", "pins", "sop"):
+        assert (REPO / name).resolve() == (REPO / "vimesync/demo/data" / name).resolve()

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vimesync.check import check_options
+from vimesync.config import Config, load_config, load_engine_pin, parse_map
+from vimesync.errors import BadInput, ConfigError
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_no_config_file_is_empty(tmp_path: Path) -> None:
+    assert load_config(cwd=tmp_path) == Config()
+
+
+def test_paths_resolve_against_the_file_that_names_them(tmp_path: Path) -> None:
+    write(tmp_path / "pins/vllm.toml", '[engine]\nname = "vLLM"\nrev = "abc"\nseries = "../patches/series"\nstrip = 2\n')
+    write(tmp_path / "pins/slime.toml", '[upstream]\nrepo = "THUDM/slime"\nsynced = "deadbeef"\n')
+    cfg = load_config(
+        write(
+            tmp_path / "vimesync.toml",
+            '[upstream]\nname = "Slime"\npath = "../slime"\npin = "pins/slime.toml"\nmap = ["slime/=vime/"]\n'
+            '[engine]\npin = "pins/vllm.toml"\nsource = "../vllm.git"\n',
+        )
+    )
+    assert cfg.upstream_path == (tmp_path.parent / "slime").resolve()
+    assert cfg.upstream_pin.synced == "deadbeef"
+    assert cfg.path_map == (("slime/", "vime/"),)
+    assert cfg.engine.series == (tmp_path / "patches/series").resolve()
+    assert cfg.engine.source == (tmp_path.parent / "vllm.git").resolve()
+    assert cfg.engine.strip == 2 and cfg.engine.name == "vLLM"
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("[upstream]\nnmae = 'x'\n", "unknown key 'nmae' in [upstream]"),
+        ("[upstream\n", "invalid TOML"),
+        ("[upstream]\nmap = 'slime/=vime/'\n", "map must be a list"),
+        ("[frobnicate]\n", "unknown key 'frobnicate'"),
+    ],
+)
+def test_malformed_config_names_the_file(tmp_path: Path, text: str, needle: str) -> None:
+    path = write(tmp_path / "vimesync.toml", text)
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    assert str(path) in str(exc.value) and needle in str(exc.value)
+
+
+def test_pin_type_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="strip must be a int"):
+        load_engine_pin(write(tmp_path / "p.toml", '[engine]\nstrip = "1"\n'))
+    with pytest.raises(ConfigError, match="strip must be >= 0"):
+        load_engine_pin(write(tmp_path / "q.toml", "[engine]\nstrip = -1\n"))
+
+
+def test_parse_map_rejects_missing_equals() -> None:
+    with pytest.raises(ConfigError, match="SRC=DST"):
+        parse_map(["slime/"])
+
+
+def test_flags_win_over_the_pin(tmp_path: Path) -> None:
+    write(tmp_path / "pins/vllm.toml", '[engine]\nrev = "pinned"\nseries = "s"\nsource = "src"\nstrip = 2\n')
+    cfg = load_config(write(tmp_path / "vimesync.toml", '[engine]\npin = "pins/vllm.toml"\n'))
+    opts = check_options(cfg)
+    assert opts.rev == "pinned" and opts.strip == 2 and opts.source == (tmp_path / "pins/src").resolve()
+    opts = check_options(cfg, rev="other", strip=0, source=tmp_path)
+    assert opts.rev == "other" and opts.strip == 0 and opts.source == tmp_path
+
+
+def test_missing_source_is_bad_input() -> None:
+    with pytest.raises(BadInput, match="--source"):
+        check_options(Config())
