@@ -1,0 +1,1 @@
+"""The changed-path audit of a sync and its review ledger."""

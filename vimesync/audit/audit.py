@@ -1,0 +1,242 @@
+"""Classify every path a sync changed (baseline..head) against the upstream tip, and review state.
+
+The core, :func:`classify`, is pure: tree listings and a ledger in, ``PathAudit`` records out.
+:func:`run_audit` reads the three trees through ``vimesync.git`` and calls it.
+
+Order of the checks for one path: deleted (absent at head) → excluded (its upstream counterpart
+is under a policy-excluded path) → identical (same blob oid as the counterpart at the tip) →
+translated (counterpart exists, differs) → downstream-only (no counterpart).
+Identical paths count as *verified*: equality with upstream is proven by the oid, so they need
+no ledger entry. Every other path needs a review recorded at its head content.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import pathspec
+
+from vimesync import git
+from vimesync.audit.ledger import ledger_relpath, read_ledger
+from vimesync.audit.model import (
+    ABSENT,
+    DELETED,
+    DOWNSTREAM_ONLY,
+    EXCLUDED,
+    IDENTICAL,
+    REVIEWED,
+    STALE,
+    TRANSLATED,
+    UNREVIEWED,
+    VERIFIED,
+    AuditResult,
+    Ledger,
+    PathAudit,
+    Review,
+)
+from vimesync.config import read_toml
+from vimesync.errors import BadInput, ConfigError
+
+PathMap = Sequence[tuple[str, str]]
+
+
+def _under(path: str, prefix: str) -> str | None:
+    """The rest of ``path`` below ``prefix`` ("" for an exact file match), or None."""
+    if prefix.endswith("/"):
+        return path[len(prefix) :] if path.startswith(prefix) else None
+    if path == prefix:
+        return ""
+    return path[len(prefix) + 1 :] if path.startswith(prefix + "/") else None
+
+
+def to_upstream(path: str, path_map: PathMap) -> str:
+    """The upstream path of downstream ``path``: the longest matching DST prefix mapped back to SRC.
+
+    ``path_map`` holds (upstream SRC, downstream DST) pairs such as ``("slime/", "vime/")``;
+    an unmapped path is its own counterpart.
+    """
+    best: tuple[str, str] | None = None
+    for src, dst in path_map:
+        if dst and _under(path, dst) is not None and (best is None or len(dst) > len(best[1])):
+            best = (src, dst)
+    if best is None:
+        return path
+    src, dst = best
+    rest = _under(path, dst) or ""
+    if not rest:
+        return src.rstrip("/") if dst.endswith("/") else src
+    return src + rest if src.endswith("/") or not src else f"{src}/{rest}"
+
+
+def excluded_matcher(globs: Iterable[str]) -> Callable[[str], bool]:
+    """A predicate for "under an excluded path" with gitignore-style globs (``dir/``, ``**``, ``*.md``)."""
+    spec = pathspec.GitIgnoreSpec.from_lines(list(globs))
+    return spec.match_file
+
+
+def load_excluded_globs(policy: Path | None) -> tuple[str, ...]:
+    """The ``paths`` globs of every ``[[rule]]`` whose action is ``exclude`` in the policy TOML.
+
+    A minimal reader of the policy file (the full one is ``vimesync.upstream.policy``); it only
+    needs the excluded paths.
+    """
+    if policy is None:
+        return ()
+    data = read_toml(policy)
+    rules = data.get("rule", [])
+    if not isinstance(rules, list):
+        raise ConfigError(str(policy), "rule must be an array of tables ([[rule]])")
+    globs: list[str] = []
+    for i, rule in enumerate(rules, 1):
+        if not isinstance(rule, dict) or rule.get("action") != "exclude":
+            continue
+        paths = rule.get("paths", [])
+        if isinstance(paths, str):
+            paths = [paths]
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            raise ConfigError(str(policy), f"rule #{i}: paths must be a list of globs")
+        globs += paths
+    return tuple(globs)
+
+
+def default_sync_name(upstream_base: str | None, upstream_tip: str) -> str:
+    """``4c193f1f..8c17b676`` from the upstream range, or the tip alone when the base is unknown."""
+    return f"{upstream_base[:8]}..{upstream_tip[:8]}" if upstream_base else upstream_tip[:8]
+
+
+def _blobs(entries: Iterable[git.TreeEntry]) -> dict[str, tuple[int, str]]:
+    return {e.path: (e.mode, e.oid) for e in entries if e.kind != "tree"}
+
+
+def changed_paths(baseline: dict[str, tuple[int, str]], head: dict[str, tuple[int, str]]) -> list[str]:
+    """Paths added, deleted, or changed in content or mode between two listings, sorted."""
+    return sorted(p for p in baseline.keys() | head.keys() if baseline.get(p) != head.get(p))
+
+
+def _review_state(path: str, head_oid: str, ledger: Ledger) -> tuple[str, Review | None]:
+    review = ledger.get(path)
+    if review is None:
+        return UNREVIEWED, None
+    return (REVIEWED if review.oid == head_oid else STALE), review
+
+
+def classify(
+    baseline: dict[str, tuple[int, str]],
+    head: dict[str, tuple[int, str]],
+    upstream: dict[str, tuple[int, str]],
+    *,
+    path_map: PathMap = (),
+    is_excluded: Callable[[str], bool] = lambda _p: False,
+    ledger: Ledger | None = None,
+) -> tuple[PathAudit, ...]:
+    """Classify each path changed between ``baseline`` and ``head`` (path -> (mode, oid) listings)."""
+    ledger = ledger or Ledger(sync="")
+    out = []
+    for path in changed_paths(baseline, head):
+        up_path = to_upstream(path, path_map)
+        up = upstream.get(up_path)
+        up_oid = up[1] if up else None
+        if path not in head:
+            cls, head_oid = DELETED, ABSENT
+        else:
+            head_oid = head[path][1]
+            if is_excluded(up_path):
+                cls = EXCLUDED
+            elif up_oid == head_oid:
+                cls = IDENTICAL
+            elif up_oid is not None:
+                cls = TRANSLATED
+            else:
+                cls = DOWNSTREAM_ONLY
+        if cls == IDENTICAL:
+            state, review = VERIFIED, ledger.get(path)
+        else:
+            state, review = _review_state(path, head_oid, ledger)
+        out.append(
+            PathAudit(
+                path=path,
+                cls=cls,
+                head_oid=head_oid,
+                upstream_path=up_path,
+                upstream_oid=up_oid,
+                review=state,
+                reviewed_by=review.by if review else None,
+                reviewed_oid=review.oid if review else None,
+            )
+        )
+    return tuple(out)
+
+
+def run_audit(
+    downstream: Path,
+    baseline: str,
+    head: str,
+    upstream: Path,
+    upstream_tip: str,
+    *,
+    sync: str,
+    path_map: PathMap = (),
+    excluded_globs: Iterable[str] = (),
+    ledger_root: Path | None = None,
+) -> AuditResult:
+    """Audit ``baseline..head`` of ``downstream`` against ``upstream_tip`` of ``upstream``.
+
+    The ledger is read from ``<ledger_root or downstream>/sop/reviews/<sync>.toml``.
+    """
+    base_sha = git.resolve(downstream, baseline)
+    head_sha = git.resolve(downstream, head)
+    tip_sha = git.resolve(upstream, upstream_tip)
+    rel = ledger_relpath(sync)
+    ledger = read_ledger((ledger_root or downstream) / rel, sync)
+    paths = classify(
+        _blobs(git.ls_tree(downstream, base_sha)),
+        _blobs(git.ls_tree(downstream, head_sha)),
+        _blobs(git.ls_tree(upstream, tip_sha)),
+        path_map=path_map,
+        is_excluded=excluded_matcher(excluded_globs),
+        ledger=ledger,
+    )
+    return AuditResult(
+        baseline=base_sha,
+        head=head_sha,
+        upstream_tip=tip_sha,
+        sync=sync,
+        ledger_path=rel,
+        paths=paths,
+        path_map=tuple(path_map),
+    )
+
+
+def reviews_for(
+    downstream: Path,
+    targets: Sequence[str],
+    *,
+    by: str,
+    at: str,
+    head: str = "HEAD",
+    baseline: str | None = None,
+) -> list[Review]:
+    """Reviews of ``targets`` (files, or folders meaning every file under them) at ``head`` content.
+
+    With ``baseline``, folders expand only to paths changed since it, and a path deleted since it
+    is reviewed as a deletion. A target matching nothing is BadInput (a typo must not pass silently).
+    """
+    if not by.strip():
+        raise BadInput("--by must name the reviewer")
+    head_blobs = _blobs(git.ls_tree(downstream, git.resolve(downstream, head)))
+    candidates = dict(head_blobs)
+    if baseline is not None:
+        base_blobs = _blobs(git.ls_tree(downstream, git.resolve(downstream, baseline)))
+        changed = set(changed_paths(base_blobs, head_blobs))
+        candidates = {p: head_blobs.get(p, (0, ABSENT)) for p in changed}
+    reviews: dict[str, Review] = {}
+    for target in targets:
+        norm = target.strip("/") if target not in ("", ".", "./") else ""
+        hits = [p for p in candidates if not norm or p == norm or p.startswith(norm + "/")]
+        if not hits:
+            where = "changed since the baseline" if baseline else f"at {head}"
+            raise BadInput(f"{target}: no such path {where}")
+        for p in hits:
+            reviews[p] = Review(path=p, oid=candidates[p][1], by=by, at=at)
+    return [reviews[p] for p in sorted(reviews)]
