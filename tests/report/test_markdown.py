@@ -1,0 +1,158 @@
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.report import samples
+from vimesync.patches.model import PatchResult
+from vimesync.pycheck.model import ConflictMarker, ParseFailure
+from vimesync.report import build_report, render_json, render_markdown
+from vimesync.report.markdown import cell, code, escape
+from vimesync.report.publish import END
+from vimesync.upstream.model import WalkResult
+
+GOLDEN = Path(__file__).parent / "golden"
+# Regenerate the golden files: VIMESYNC_UPDATE_GOLDEN=1 pytest tests/report
+UPDATE = os.environ.get("VIMESYNC_UPDATE_GOLDEN") == "1"
+
+
+def _golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        path.write_text(text, encoding="utf-8", newline="\n")
+    assert path.exists(), f"missing golden {name}: run with VIMESYNC_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs (VIMESYNC_UPDATE_GOLDEN=1 to accept)"
+
+
+def _demo(**kw: object):
+    args = dict(
+        walk=samples.walk(),
+        check=samples.check(),
+        audit=samples.audit(),
+        upstream_name="Slime",
+        upstream_repo="THUDM/slime",
+        engine_repo="vllm-project/vllm",
+        previous_engine_pin=samples.PIN,
+    )
+    args.update(kw)
+    return build_report(**args)  # type: ignore[arg-type]
+
+
+def test_full_report_golden() -> None:
+    report = _demo()
+    md = render_markdown(report)
+    _golden("full.md", md)
+    assert "Mirror Slime from 4c193f1f through 8c17b676: 4 applicable merged PRs;" in md
+    assert f"The vLLM source pin remains {samples.PIN}." in md
+    assert "Reviewed all 5 changed paths against the Slime tip and the pre-sync baseline" in md
+    assert (
+        f"All 4 patches apply sequentially to the exact pin {samples.PIN}; 2,533 patched Python files" in md
+    )
+    assert report.checks_ok
+
+
+def test_full_report_json_holds_the_same_facts() -> None:
+    doc = render_json(_demo())
+    _golden("full.json", json.dumps(doc, indent=2) + "\n")
+    assert doc["ok"] is True
+    assert doc["summary"]["applicable_count"] == 4
+    assert [p["number"] for p in doc["summary"]["excluded"]] == [2424]
+    assert doc["engine"]["pin_changed"] is False
+    assert doc["validation"]["python"]["files"] == 2533
+    assert doc["audit"]["counts"] == {
+        "identical": 1,
+        "translated": 1,
+        "downstream-only": 1,
+        "deleted": 1,
+        "excluded": 1,
+    }
+
+
+def test_no_applicable_prs_golden() -> None:
+    walk = WalkResult(base=samples.BASE, tip=samples.TIP, prs=(), direct_commits=(), upstream="THUDM/slime")
+    md = render_markdown(_demo(walk=walk))
+    _golden("no-applicable.md", md)
+    assert "Mirror Slime from 4c193f1f through 8c17b676: 0 applicable merged PRs." in md
+
+
+def test_failing_patch_golden() -> None:
+    report = _demo(check=samples.failing_check(), audit=samples.audit(ok=False))
+    md = render_markdown(report)
+    _golden("failing-patch.md", md)
+    assert not report.checks_ok
+    assert "2 of 3 patches fail to apply sequentially" in md
+    assert "hunk #2" in md and "nearest match at line 131" in md
+    assert "not applied (an earlier patch failed)" in md
+    assert "2 of 5 changed paths against the Slime tip and the pre-sync baseline still need review" in md
+    assert render_json(report)["ok"] is False
+
+
+def test_patch_without_header_renders_dash_golden() -> None:
+    bare = (PatchResult("local-hack.patch", ok=True, files=1, hunks=1), *samples.patches()[:1])
+    md = render_markdown(_demo(check=samples.check(bare), previous_engine_pin=None))
+    _golden("no-header.md", md)
+    assert "| `local-hack.patch` | — |" in md
+    assert f"The vLLM source pin is {samples.PIN}." in md
+
+
+def test_pipes_and_newlines_golden() -> None:
+    walk = replace(
+        samples.walk(),
+        prs=(replace(samples.walk().prs[0], title="a | b\nsecond line <!-- vimesync:report:end -->"),),
+    )
+    dep3 = replace(samples.patches()[0].dep3, fields=(("subject", "Fix | table\r\nbreaking `code`"),))
+    patch = PatchResult("weird|name.patch", ok=True, dep3=dep3)
+    md = render_markdown(_demo(walk=walk, check=samples.check((patch,))))
+    _golden("pipes.md", md)
+    row = next(line for line in md.splitlines() if line.startswith("| `weird"))
+    assert row == r"| `weird\|name.patch` | Fix \| table breaking \`code\` |"
+    assert "a \\| b second line \\<!-- vimesync:report:end --\\>" in md
+    assert END not in md  # a title can never forge the publish markers
+
+
+def test_skipped_sections_say_so_in_one_line() -> None:
+    md = render_markdown(build_report(upstream_name="Slime"))
+    sections = md.split("## ")[1:]
+    assert len(sections) == 4
+    for s in sections:
+        assert len(s.strip().splitlines()) == 3  # heading, blank, the one line
+    assert "no audit" in md
+
+
+def test_parse_failures_are_listed() -> None:
+    py = replace(
+        samples.parse_ok(),
+        failed=(ParseFailure("vllm/a.py", 12, "invalid syntax"),),
+        conflict_markers=(ConflictMarker("vllm/b.py", 3, "<<<<<<< HEAD"),),
+    )
+    md = render_markdown(_demo(check=samples.check(python=py)))
+    assert "All 4 patches apply sequentially" in md and "2 of 2,533 patched Python files fail to parse" in md
+    assert "- `vllm/a.py:12`: invalid syntax" in md
+    assert "conflict marker `<<<<<<< HEAD`" in md
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("plain", "plain"), ("a*b_c", r"a\*b\_c"), ("x\ny", "x y"), ("$5 & [x]", r"\$5 \& \[x\]")],
+)
+def test_escape(text: str, expected: str) -> None:
+    assert escape(text) == expected
+
+
+def test_escape_links_bare_numbers_to_the_right_repo() -> None:
+    assert (
+        escape("fixes #12", repo="THUDM/slime")
+        == "fixes [THUDM/slime#12](https://github.com/THUDM/slime/pull/12)"
+    )
+    assert escape("a/b#3 and &#39;") == r"a/b#3 and \&#39;"
+
+
+def test_code_and_cell() -> None:
+    assert code("a`b") == "``a`b``"
+    assert code("`x`") == "`` `x` ``"
+    assert code("a|b", in_table=True) == r"`a\|b`"
+    assert cell("one\n\ntwo|") == r"one<br>two\|"

@@ -1,0 +1,135 @@
+"""Render a SyncReport as a JSON-ready dict holding the same facts as the markdown."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from vimesync.audit.model import AuditResult
+from vimesync.checkmodel import CheckReport
+from vimesync.report.links import Ref
+from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
+
+SCHEMA = 1
+
+
+def _ref(r: Ref) -> dict[str, Any]:
+    return {"text": r.text, "url": r.url or None, "kind": r.kind or None}
+
+
+def _pr(p: PrLine) -> dict[str, Any]:
+    return {
+        "number": int(p.ref.text.rsplit("#", 1)[1]),
+        "ref": p.ref.text,
+        "url": p.ref.url or None,
+        "title": p.title,
+        "reason": p.reason or None,
+        "rule": p.rule,
+        "partial_paths": list(p.partial_paths),
+        "mirrored_by": p.mirrored_by,
+    }
+
+
+def summary_json(s: Summary) -> dict[str, Any]:
+    return {
+        "upstream": s.upstream_name,
+        "upstream_repo": s.upstream_repo,
+        "base": s.base,
+        "tip": s.tip,
+        "applicable_count": len(s.applicable),
+        "applicable": [_pr(p) for p in s.applicable],
+        "excluded": [_pr(p) for p in s.excluded],
+        "requested_inclusions": [_pr(p) for p in s.included],
+        "mirrored": [_pr(p) for p in s.mirrored],
+        "direct_commits": [{"sha": c.sha, "title": c.title, "url": c.url or None} for c in s.direct_commits],
+    }
+
+
+def engine_json(e: EnginePatches) -> dict[str, Any]:
+    return {
+        "engine": e.engine,
+        "pin": e.pin,
+        "previous_pin": e.previous_pin,
+        "pin_changed": None if e.previous_pin is None or e.pin is None else e.previous_pin != e.pin,
+        "source": e.source,
+        "patches": [
+            {
+                "name": r.name,
+                "has_dep3": r.has_header,
+                "purpose": r.purpose,
+                "description": r.description,
+                "refs": [_ref(x) for x in r.refs],
+            }
+            for r in e.rows
+        ],
+    }
+
+
+def audit_json(a: AuditResult) -> dict[str, Any]:
+    return {
+        "ok": a.ok,
+        "baseline": a.baseline,
+        "head": a.head,
+        "upstream_tip": a.upstream_tip,
+        "sync": a.sync,
+        "ledger": a.ledger_path,
+        "path_map": [{"upstream": s, "downstream": d} for s, d in a.path_map],
+        "changed": len(a.paths),
+        "counts": a.counts(),
+        "unreviewed": [p.path for p in a.unreviewed],
+        "stale": [p.path for p in a.stale],
+        "paths": [asdict(p) for p in a.paths],
+    }
+
+
+def validation_json(c: CheckReport) -> dict[str, Any]:
+    py = c.python
+    return {
+        "ok": c.ok,
+        "patches_ok": c.patches_ok,
+        "source": asdict(c.source),
+        "series": c.series,
+        "patches": [
+            {
+                "name": p.name,
+                "ok": p.ok,
+                "skipped": p.skipped,
+                "files": p.files,
+                "hunks": p.hunks,
+                "offsets": [asdict(o) for o in p.offsets],
+                "failures": [asdict(f) for f in p.failures],
+            }
+            for p in c.patches
+        ],
+        "python": None
+        if py is None
+        else {
+            "ok": py.ok,
+            "files": py.files,
+            "version": py.version,
+            "version_source": py.version_source,
+            "interpreter": py.interpreter,
+            "failed": [asdict(f) for f in py.failed],
+            "conflict_markers": [asdict(m) for m in py.conflict_markers],
+        },
+    }
+
+
+def _section(value: Any, fn: Any) -> dict[str, Any]:
+    if isinstance(value, Skipped):
+        return {"skipped": value.reason}
+    return fn(value)
+
+
+def render_json(report: SyncReport) -> dict[str, Any]:
+    """The report as data: ``{"schema", "title", "ok", "summary", "engine", "audit", "validation"}``;
+    a skipped section is ``{"skipped": "<reason>"}``."""
+    return {
+        "schema": SCHEMA,
+        "title": report.title,
+        "ok": report.checks_ok,
+        "summary": _section(report.summary, summary_json),
+        "engine": _section(report.engine, engine_json),
+        "audit": _section(report.audit, audit_json),
+        "validation": _section(report.validation, validation_json),
+    }

@@ -1,0 +1,259 @@
+"""Render a SyncReport as GitHub-flavoured markdown: stable (same report, same bytes) and safe
+(titles and descriptions are escaped, so they cannot break a table, open HTML, or forge the
+publish markers)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from vimesync.audit.model import CLASSES, STALE, AuditResult, PathAudit
+from vimesync.checkmodel import CheckReport
+from vimesync.patches.model import HunkFailure, PatchResult
+from vimesync.report.links import Ref, pr_ref
+from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
+
+DASH = "—"
+MAX_LIST = 50  # longest list of paths/failures printed before "… and N more"
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&$])")
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+_BARE = re.compile(r"(?<![\w/#&\\])#(\d+)\b")
+
+
+# ---------------------------------------------------------------------------------------------
+# Escaping
+
+
+def escape(text: str, *, repo: str | None = None) -> str:
+    """Inline text: markdown punctuation backslash-escaped, newlines as spaces, and (with ``repo``)
+    bare ``#N`` linked to ``repo`` rather than left for GitHub to link to the wrong repository."""
+    out = _SPECIAL.sub(r"\\\1", _NEWLINES.sub(" ", text.strip()))
+    if repo:
+        out = _BARE.sub(lambda m: link(pr_ref(repo, int(m.group(1)))), out)
+    return out
+
+
+def cell(text: str, *, repo: str | None = None) -> str:
+    """Text for a table cell: escaped like :func:`escape`, with line breaks kept as ``<br>``."""
+    parts = [escape(line, repo=repo) for line in _NEWLINES.split(text.strip())]
+    return "<br>".join(p for p in parts if p)
+
+
+def code(text: str, *, in_table: bool = False) -> str:
+    """An inline code span that survives backticks (longer fence) and, in tables, pipes."""
+    text = _NEWLINES.sub(" ", text)
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    if in_table:
+        text = text.replace("|", "\\|")
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def link(ref: Ref) -> str:
+    text = _SPECIAL.sub(r"\\\1", ref.text)
+    if not ref.url:
+        return text
+    url = ref.url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
+    return f"[{text}]({url})"
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``2,533 files``: thousands separators and the right number."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def _capped(lines: Sequence[str], what: str) -> list[str]:
+    if len(lines) <= MAX_LIST:
+        return list(lines)
+    return [*lines[:MAX_LIST], f"- … and {len(lines) - MAX_LIST:,} more {what}"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Sections
+
+
+def _pr_item(pr: PrLine, repo: str | None, *, reason: bool = False) -> str:
+    line = f"- {link(pr.ref)} {escape(pr.title, repo=repo)}".rstrip()
+    if pr.partial_paths:
+        line += " (without " + ", ".join(code(p) for p in pr.partial_paths) + ")"
+    if reason:
+        why = escape(pr.reason, repo=repo) if pr.reason else "no reason given"
+        rule = f" (policy rule {pr.rule})" if pr.rule is not None else ""
+        line += f": {why}{rule}"
+    return line
+
+
+def render_summary(s: Summary | Skipped) -> list[str]:
+    out = ["## Summary", ""]
+    if isinstance(s, Skipped):
+        return [*out, escape(s.reason)]
+    facts = [plural(len(s.applicable), "applicable merged PR")]
+    if s.excluded:
+        facts.append(f"{len(s.excluded):,} excluded")
+    if s.mirrored:
+        facts.append(f"{len(s.mirrored):,} already mirrored")
+    if s.direct_commits:
+        facts.append(plural(len(s.direct_commits), "direct commit"))
+    out.append(
+        f"Mirror {escape(s.upstream_name)} from {s.base[:8]} through {s.tip[:8]}: " + "; ".join(facts) + "."
+    )
+    repo = s.upstream_repo
+    if s.applicable:
+        out += ["", *(_pr_item(pr, repo) for pr in s.applicable)]
+    if s.excluded:
+        out += ["", "Excluded:", "", *(_pr_item(pr, repo, reason=True) for pr in s.excluded)]
+    if s.included:
+        out += ["", "Requested inclusions:", "", *(_pr_item(pr, repo, reason=True) for pr in s.included)]
+    if s.mirrored:
+        out += ["", "Already mirrored downstream:", ""]
+        for pr in s.mirrored:
+            how = f" (by {escape(pr.mirrored_by)})" if pr.mirrored_by else ""
+            out.append(_pr_item(pr, repo) + how)
+    if s.direct_commits:
+        out += ["", "Direct commits (not from a PR):", ""]
+        for c in s.direct_commits:
+            sha = link(Ref(text=c.sha[:8], url=c.url)) if c.url else code(c.sha[:8])
+            out.append(f"- {sha} {escape(c.title, repo=repo)}".rstrip())
+    return out
+
+
+def _purpose_cell(row_purpose: str | None, has_header: bool, refs: Sequence[Ref]) -> str:
+    if not has_header:
+        return DASH
+    parts = []
+    for r in refs:
+        parts.append(f"{r.kind} {link(r)}" if r.kind else link(r))
+    refs_text = ", ".join(parts)
+    purpose = cell(row_purpose) if row_purpose else ""
+    if purpose and refs_text:
+        return f"{purpose}: {refs_text}"
+    return purpose or refs_text or DASH
+
+
+def render_engine(e: EnginePatches | Skipped) -> list[str]:
+    out = ["## Engine patches", ""]
+    if isinstance(e, Skipped):
+        return [*out, escape(e.reason)]
+    engine = escape(e.engine)
+    if e.pin is None:
+        out.append(f"The {engine} source is {code(e.source)} (not a pinned git revision).")
+    elif e.previous_pin == e.pin:
+        out.append(f"The {engine} source pin remains {e.pin}.")
+    elif e.previous_pin:
+        out.append(f"The {engine} source pin is {e.pin} (was {e.previous_pin}).")
+    else:
+        out.append(f"The {engine} source pin is {e.pin}.")
+    out.append("")
+    if not e.rows:
+        return [*out, "The series has no patches."]
+    out += ["| Patch | Purpose / PR |", "| --- | --- |"]
+    for row in e.rows:
+        out.append(
+            f"| {code(row.name, in_table=True)} | {_purpose_cell(row.purpose, row.has_header, row.refs)} |"
+        )
+    return out
+
+
+def _audit_line(p: PathAudit) -> str:
+    line = f"- {code(p.path)} ({p.cls}): {p.review}"
+    if p.review == STALE:
+        line += (
+            f", reviewed by {escape(p.reviewed_by or '?')} at {(p.reviewed_oid or '?')[:8]}, changed since"
+        )
+    return line
+
+
+def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
+    out = ["## Final audit", ""]
+    if isinstance(a, Skipped):
+        return [*out, escape(a.reason)]
+    n = len(a.paths)
+    if n == 0:
+        return [
+            *out,
+            f"No paths changed between the pre-sync baseline {a.baseline[:8]} and the head {a.head[:8]}.",
+        ]
+    counts = a.counts()
+    per_class = ", ".join(f"{counts[c]:,} {c}" for c in CLASSES if counts[c])
+    against = f"against the {escape(upstream_name)} tip and the pre-sync baseline"
+    if a.ok:
+        out.append(f"Reviewed all {plural(n, 'changed path')} {against}: {per_class}.")
+        out += [
+            "",
+            f"Identical paths are verified by blob id; the rest are recorded in {code(a.ledger_path)}.",
+        ]
+        return out
+    bad = [p for p in a.paths if not p.ok]
+    out.append(f"{len(bad):,} of {plural(n, 'changed path')} {against} still need review ({per_class}):")
+    out += ["", *_capped([_audit_line(p) for p in bad], "paths")]
+    return out
+
+
+def _failure(f: HunkFailure) -> str:
+    where = code(f.file)
+    if f.hunk:
+        where += f" hunk #{f.hunk}"
+        if f.header:
+            where += f" ({code(f.header.strip())})"
+    line = f"{where}: {escape(f.reason)}"
+    detail = []
+    if f.first_mismatch is not None:
+        detail.append(f"first mismatch at hunk line {f.first_mismatch}")
+    if f.expected is not None:
+        detail.append(f"expected {code(f.expected.rstrip())}")
+    if f.found is not None:
+        detail.append(f"found {code(f.found.rstrip())}")
+    if f.nearest_line is not None:
+        detail.append(f"nearest match at line {f.nearest_line:,}")
+    return line + (f" ({'; '.join(detail)})" if detail else "")
+
+
+def _patch_failure_lines(p: PatchResult) -> list[str]:
+    if p.skipped:
+        return [f"- {code(p.name)}: not applied (an earlier patch failed)"]
+    if not p.failures:
+        return [f"- {code(p.name)}: failed"]
+    return [f"- {code(p.name)}: {_failure(f)}" for f in p.failures]
+
+
+def render_validation(c: CheckReport | Skipped) -> list[str]:
+    out = ["## Validation", ""]
+    if isinstance(c, Skipped):
+        return [*out, escape(c.reason)]
+    target = f"the exact pin {c.source.rev}" if c.source.rev else f"the source {code(c.source.path)}"
+    py = c.python
+    n = len(c.patches)
+    if c.patches_ok:
+        head = f"All {plural(n, 'patch', 'patches')} apply sequentially to {target}"
+    else:
+        failed = [p for p in c.patches if not p.ok]
+        head = f"{len(failed):,} of {plural(n, 'patch', 'patches')} fail to apply sequentially to {target}"
+    if py is None:
+        out.append(f"{head}; the patched Python files were not parsed.")
+    elif py.ok:
+        out.append(f"{head}; {plural(py.files, 'patched Python file')} parse successfully.")
+    else:
+        bad = len({f.path for f in py.failed} | {m.path for m in py.conflict_markers})
+        out.append(f"{head}; {bad:,} of {plural(py.files, 'patched Python file')} fail to parse.")
+    if not c.patches_ok:
+        lines = [line for p in c.patches if not p.ok for line in _patch_failure_lines(p)]
+        out += ["", *_capped(lines, "failures")]
+    if py is not None and not py.ok:
+        lines = [
+            f"- {code(f.path + (f':{f.line}' if f.line else ''))}: {escape(f.message)}" for f in py.failed
+        ] + [f"- {code(f'{m.path}:{m.line}')}: conflict marker {code(m.text)}" for m in py.conflict_markers]
+        out += ["", f"Python {escape(py.version)} parse failures:", "", *_capped(lines, "files")]
+    return out
+
+
+def render_markdown(report: SyncReport) -> str:
+    """The whole report: four ``##`` sections, LF line endings, one trailing newline."""
+    blocks = [
+        render_summary(report.summary),
+        render_engine(report.engine),
+        render_audit(report.audit, report.upstream_name),
+        render_validation(report.validation),
+    ]
+    return "\n\n".join("\n".join(b) for b in blocks) + "\n"

@@ -1,0 +1,202 @@
+"""The report model: the facts of a sync PR description, assembled from the walk (WalkResult),
+the patch-stack check (CheckReport) and the changed-path audit (AuditResult).
+
+Pure: :func:`build_report` takes those models (any of them may be missing) and returns a
+:class:`SyncReport`; markdown.py and json.py render it. A section whose inputs were not given
+is a :class:`Skipped` carrying the one line that says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vimesync.audit.model import AuditResult
+from vimesync.checkmodel import CheckReport
+from vimesync.patches.model import Dep3
+from vimesync.report.links import GITHUB, Ref, dep3_refs, pr_ref
+from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A section that could not be produced, and the one line that says why."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class PrLine:
+    ref: Ref
+    title: str
+    reason: str = ""  # the policy's reason (excluded, requested inclusion)
+    rule: int | None = None  # the deciding rule's 1-based index
+    partial_paths: tuple[str, ...] = ()  # paths left out of an otherwise applicable PR
+    mirrored_by: str | None = None
+
+
+@dataclass(frozen=True)
+class CommitLine:
+    sha: str
+    title: str
+    url: str  # "" when the upstream repo is unknown
+
+
+@dataclass(frozen=True)
+class Summary:
+    upstream_name: str
+    upstream_repo: str | None
+    base: str
+    tip: str
+    applicable: tuple[PrLine, ...]  # merge order; includes the requested inclusions
+    excluded: tuple[PrLine, ...]
+    included: tuple[PrLine, ...]  # applicable because a policy rule asked for them
+    mirrored: tuple[PrLine, ...]  # already carried downstream
+    direct_commits: tuple[CommitLine, ...]
+
+
+@dataclass(frozen=True)
+class PatchRow:
+    name: str
+    has_header: bool  # False: no DEP-3 header at all -> the cell reads "—"
+    purpose: str | None  # first line of Description/Subject
+    description: str | None  # the whole Description/Subject
+    refs: tuple[Ref, ...]
+
+
+@dataclass(frozen=True)
+class EnginePatches:
+    engine: str
+    pin: str | None  # full sha of the pinned source, None when the source is not a git rev
+    previous_pin: str | None  # the pin at the pre-sync baseline, when known
+    source: str  # where the source was read from (for non-git sources)
+    rows: tuple[PatchRow, ...]  # series order
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    upstream_name: str
+    summary: Summary | Skipped
+    engine: EnginePatches | Skipped
+    audit: AuditResult | Skipped
+    validation: CheckReport | Skipped
+
+    @property
+    def title(self) -> str:
+        """A PR title: ``[Sync] Mirror Slime through 8c17b676``."""
+        if isinstance(self.summary, Summary):
+            return f"[Sync] Mirror {self.summary.upstream_name} through {self.summary.tip[:8]}"
+        return f"[Sync] {self.upstream_name}"
+
+    @property
+    def checks_ok(self) -> bool:
+        """Every check that ran passed: patches apply, Python parses, every changed path reviewed."""
+        ok = True
+        if isinstance(self.validation, CheckReport):
+            ok = ok and self.validation.ok
+        if isinstance(self.audit, AuditResult):
+            ok = ok and self.audit.ok
+        return ok
+
+
+def _pr_line(pr: PullRequest, repo: str | None) -> PrLine:
+    d = pr.decision
+    return PrLine(
+        ref=pr_ref(repo, pr.number),
+        title=pr.title,
+        reason=d.reason if d else "",
+        rule=d.rule if d else None,
+        partial_paths=d.partial_paths if d else (),
+        mirrored_by=d.mirrored_by if d else None,
+    )
+
+
+def build_summary(walk: WalkResult, *, upstream_name: str, upstream_repo: str | None) -> Summary:
+    """The Summary facts of a walk. A PR without a decision counts as applicable."""
+    repo = upstream_repo or (walk.upstream if "/" in walk.upstream else None)
+
+    def status(pr: PullRequest) -> str:
+        return pr.decision.status if pr.decision else APPLICABLE
+
+    applicable = [pr for pr in walk.prs if status(pr) == APPLICABLE]
+    return Summary(
+        upstream_name=upstream_name,
+        upstream_repo=repo,
+        base=walk.base,
+        tip=walk.tip,
+        applicable=tuple(_pr_line(pr, repo) for pr in applicable),
+        excluded=tuple(_pr_line(pr, repo) for pr in walk.prs if status(pr) == EXCLUDED),
+        included=tuple(
+            _pr_line(pr, repo) for pr in applicable if pr.decision and pr.decision.action == "include"
+        ),
+        mirrored=tuple(_pr_line(pr, repo) for pr in walk.prs if status(pr) == MIRRORED),
+        direct_commits=tuple(
+            CommitLine(sha=c.sha, title=c.title, url=f"{GITHUB}/{repo}/commit/{c.sha}" if repo else "")
+            for c in walk.direct_commits
+        ),
+    )
+
+
+def build_engine(check: CheckReport, *, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
+    """The Engine patches facts: the pin and one row per patch, from each patch's DEP-3 header."""
+    rows = [_row(p.name, p.dep3, engine_repo) for p in check.patches]
+    return EnginePatches(
+        engine=check.engine,
+        pin=check.source.rev,
+        previous_pin=previous_pin,
+        source=check.source.path,
+        rows=tuple(rows),
+    )
+
+
+def _purpose(dep3: Dep3 | None) -> str | None:
+    """The synopsis (first line) of Description, else the Subject unfolded onto one line."""
+    if dep3 is None:
+        return None
+    desc = (dep3.get("description") or "").strip()
+    if desc:
+        return desc.splitlines()[0].strip()
+    subject = " ".join((dep3.get("subject") or "").split())
+    return subject or None
+
+
+def _row(name: str, dep3: Dep3 | None, engine_repo: str | None) -> PatchRow:
+    return PatchRow(
+        name=name,
+        has_header=dep3 is not None,
+        purpose=_purpose(dep3),
+        description=dep3.description if dep3 else None,
+        refs=dep3_refs(dep3, default_repo=engine_repo),
+    )
+
+
+def build_report(
+    *,
+    walk: WalkResult | None = None,
+    check: CheckReport | None = None,
+    audit: AuditResult | None = None,
+    upstream_name: str = "upstream",
+    upstream_repo: str | None = None,
+    engine_repo: str | None = None,
+    previous_engine_pin: str | None = None,
+    skipped: dict[str, str] | None = None,
+) -> SyncReport:
+    """Assemble the report. Missing inputs become Skipped sections; ``skipped`` overrides their
+    one-line reasons (keys "summary", "engine", "audit", "validation")."""
+    why = {
+        "summary": "No upstream range was given (--upstream/--range): no summary.",
+        "engine": "No engine source or series was given (--source/--series): no patch table.",
+        "audit": "No downstream baseline was given (--downstream/--baseline): no audit.",
+        "validation": "No engine source or series was given (--source/--series): the stack was not checked.",
+        **(skipped or {}),
+    }
+    return SyncReport(
+        upstream_name=upstream_name,
+        summary=build_summary(walk, upstream_name=upstream_name, upstream_repo=upstream_repo)
+        if walk
+        else Skipped(why["summary"]),
+        engine=build_engine(check, engine_repo=engine_repo, previous_pin=previous_engine_pin)
+        if check
+        else Skipped(why["engine"]),
+        audit=audit if audit else Skipped(why["audit"]),
+        validation=check if check else Skipped(why["validation"]),
+    )
