@@ -35,8 +35,7 @@ from vimesync.audit.model import (
     PathAudit,
     Review,
 )
-from vimesync.config import read_toml
-from vimesync.errors import BadInput, ConfigError
+from vimesync.errors import BadInput
 
 PathMap = Sequence[tuple[str, str]]
 
@@ -76,27 +75,15 @@ def excluded_matcher(globs: Iterable[str]) -> Callable[[str], bool]:
 
 
 def load_excluded_globs(policy: Path | None) -> tuple[str, ...]:
-    """The ``paths`` globs of every ``[[rule]]`` whose action is ``exclude`` in the policy TOML.
-
-    A minimal reader of the policy file (the full one is ``vimesync.upstream.policy``); it only
-    needs the excluded paths.
-    """
+    """The ``paths`` globs of every ``exclude`` rule of the policy (``vimesync.upstream.policy``)."""
     if policy is None:
         return ()
-    data = read_toml(policy)
-    rules = data.get("rule", [])
-    if not isinstance(rules, list):
-        raise ConfigError(str(policy), "rule must be an array of tables ([[rule]])")
+    from vimesync.upstream.policy import load_policy
+
     globs: list[str] = []
-    for i, rule in enumerate(rules, 1):
-        if not isinstance(rule, dict) or rule.get("action") != "exclude":
-            continue
-        paths = rule.get("paths", [])
-        if isinstance(paths, str):
-            paths = [paths]
-        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-            raise ConfigError(str(policy), f"rule #{i}: paths must be a list of globs")
-        globs += paths
+    for rule in load_policy(policy).rules:
+        if rule.action == "exclude" and rule.paths:
+            globs += rule.paths
     return tuple(globs)
 
 

@@ -1,0 +1,186 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import Repo
+from vimesync.audit.audit import (
+    default_sync_name,
+    load_excluded_globs,
+    reviews_for,
+    run_audit,
+    to_upstream,
+)
+from vimesync.audit.ledger import file_safe, ledger_relpath, read_ledger, record, write_ledger
+from vimesync.audit.model import (
+    ABSENT,
+    DELETED,
+    DOWNSTREAM_ONLY,
+    EXCLUDED,
+    IDENTICAL,
+    REVIEWED,
+    STALE,
+    TRANSLATED,
+    UNREVIEWED,
+    VERIFIED,
+)
+from vimesync.errors import BadInput, ConfigError
+
+POLICY = """
+[[rule]]
+action = "exclude"
+reason = "Ascend is not supported downstream"
+paths = ["slime/backends/ascend/**"]
+
+[[rule]]
+action = "include"
+reason = "requested"
+prs = [7]
+"""
+
+
+@pytest.fixture
+def repos(tmp_path: Path) -> tuple[Repo, Repo, str, str, str]:
+    up = Repo(tmp_path / "up")
+    tip = up.commit(
+        "upstream tip",
+        {
+            "slime/a.py": "a = 2\n",
+            "slime/b.py": "from slime import a\n",
+            "slime/backends/ascend/x.py": "npu = 2\n",
+            "README.md": "readme v2\n",
+        },
+    )
+    down = Repo(tmp_path / "down")
+    baseline = down.commit(
+        "baseline",
+        {
+            "vime/a.py": "a = 1\n",
+            "vime/old.py": "old\n",
+            "vime/backends/ascend/x.py": "npu = 1\n",
+            "README.md": "readme v1\n",
+            "vime/untouched.py": "same\n",
+        },
+    )
+    head = down.commit(
+        "sync",
+        {
+            "vime/a.py": "a = 2\n",  # identical to slime/a.py
+            "vime/b.py": "from vime import a\n",  # translated
+            "vime/own.py": "overlay\n",  # downstream-only
+            "vime/old.py": None,  # deleted
+            "vime/backends/ascend/x.py": "npu = 3\n",  # excluded
+            "README.md": "readme v2\n",  # identical, unmapped path
+        },
+    )
+    return up, down, tip, baseline, head
+
+
+def test_every_changed_path_is_classified(repos, tmp_path: Path) -> None:
+    up, down, tip, baseline, head = repos
+    policy = tmp_path / "policy.toml"
+    policy.write_text(POLICY)
+    result = run_audit(
+        down.path,
+        baseline,
+        head,
+        up.path,
+        "main",
+        sync="s",
+        path_map=(("slime/", "vime/"),),
+        excluded_globs=load_excluded_globs(policy),
+    )
+    got = {p.path: p.cls for p in result.paths}
+    assert got == {
+        "README.md": IDENTICAL,
+        "vime/a.py": IDENTICAL,
+        "vime/b.py": TRANSLATED,
+        "vime/own.py": DOWNSTREAM_ONLY,
+        "vime/old.py": DELETED,
+        "vime/backends/ascend/x.py": EXCLUDED,
+    }
+    assert result.upstream_tip == tip
+    assert {p.path: p.review for p in result.paths}["vime/a.py"] == VERIFIED
+    assert not result.ok
+    assert {p.path for p in result.unreviewed} == {
+        "vime/b.py",
+        "vime/own.py",
+        "vime/old.py",
+        "vime/backends/ascend/x.py",
+    }
+
+
+def test_reviews_make_the_audit_pass_and_later_changes_make_them_stale(repos) -> None:
+    up, down, tip, baseline, head = repos
+    sync = default_sync_name("4c193f1f" * 5, tip)
+    ledger_file = down.path / ledger_relpath(sync)
+    reviews = reviews_for(down.path, ["vime/"], by="alice", at="2026-11-29T21:00:00Z", baseline=baseline)
+    assert {r.path: r.oid for r in reviews}["vime/old.py"] == ABSENT
+    assert "vime/untouched.py" not in {r.path for r in reviews}
+    write_ledger(ledger_file, record(read_ledger(ledger_file, sync), reviews))
+    audit = run_audit(down.path, baseline, head, up.path, tip, sync=sync, path_map=(("slime/", "vime/"),))
+    assert audit.ok, [p for p in audit.paths if not p.ok]
+    assert audit.ledger_path == f"sop/reviews/4c193f1f..{tip[:8]}.toml"
+
+    head2 = down.commit("fix after review", {"vime/b.py": "from vime import a  # fixed\n"})
+    audit2 = run_audit(down.path, baseline, head2, up.path, tip, sync=sync, path_map=(("slime/", "vime/"),))
+    state = {p.path: p.review for p in audit2.paths}
+    assert state["vime/b.py"] == STALE
+    assert state["vime/own.py"] == REVIEWED
+    assert [p.path for p in audit2.stale] == ["vime/b.py"]
+
+
+def test_review_of_unknown_path_is_bad_input(repos) -> None:
+    _up, down, _tip, baseline, _head = repos
+    with pytest.raises(BadInput, match="nope.py"):
+        reviews_for(down.path, ["nope.py"], by="a", at="", baseline=baseline)
+    with pytest.raises(BadInput, match="--by"):
+        reviews_for(down.path, ["vime/b.py"], by=" ", at="")
+
+
+def test_unreviewed_without_ledger(repos) -> None:
+    up, down, tip, baseline, head = repos
+    audit = run_audit(down.path, baseline, head, up.path, tip, sync="x")
+    # without the path map, vime/a.py has no upstream counterpart
+    assert {p.path: p.cls for p in audit.paths}["vime/a.py"] == DOWNSTREAM_ONLY
+    assert {p.path: p.review for p in audit.paths}["vime/b.py"] == UNREVIEWED
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("vime/a.py", "slime/a.py"),
+        ("README.md", "README.md"),
+        ("vime/sub/x.py", "other/x.py"),  # longest prefix wins
+        ("vimelike/x.py", "vimelike/x.py"),
+        ("docs/guide.md", "doc/guide.md"),  # prefix without slash
+    ],
+)
+def test_to_upstream(path: str, expected: str) -> None:
+    pm = (("slime/", "vime/"), ("other/", "vime/sub/"), ("doc", "docs"))
+    assert to_upstream(path, pm) == expected
+
+
+def test_ledger_round_trip_and_file_safe_names(tmp_path: Path) -> None:
+    assert file_safe("4c193f1f..8c17b676") == "4c193f1f..8c17b676"
+    assert file_safe("../../etc/passwd") == "-..-etc-passwd"
+    assert ledger_relpath("a b") == "sop/reviews/a-b.toml"
+    path = tmp_path / "sop/reviews/x.toml"
+    from vimesync.audit.model import Ledger, Review
+
+    ledger = record(Ledger("x"), [Review("b.py", "1" * 40, 'Zoë "z"', "t"), Review("a.py", "2" * 40, "al")])
+    ledger = record(ledger, [Review("b.py", "3" * 40, "bo")])
+    write_ledger(path, ledger)
+    again = read_ledger(path, "x")
+    assert again == ledger
+    assert [r.path for r in again.reviews] == ["a.py", "b.py"]
+    assert again.get("b.py").by == "bo"
+    assert list(path.parent.iterdir()) == [path]  # no temp file left behind
+
+
+def test_malformed_ledger_is_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "l.toml"
+    path.write_text('[[review]]\npath = "a"\n')
+    with pytest.raises(ConfigError, match="oid"):
+        read_ledger(path, "x")
