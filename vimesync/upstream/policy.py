@@ -120,7 +120,7 @@ def _parse_rule(path: Path, text: str, index: int, line: int | None, raw: Any) -
         raise fail(f"unknown key {unknown[0]!r}", unknown[0], hint=f"known keys: {known}")
     action = raw.get("action")
     if action not in ACTIONS:
-        raise fail(f"action must be \"include\" or \"exclude\", not {action!r}", "action" if action else None)
+        raise fail(f'action must be "include" or "exclude", not {action!r}', "action" if action else None)
     reason = raw.get("reason")
     if not isinstance(reason, str) or not reason.strip():
         raise fail("needs a non-empty reason", "reason" if "reason" in raw else None)

@@ -1,0 +1,122 @@
+"""walk -> metadata -> policy -> mirrored: what ``vimesync walk`` and ``vimesync report`` both call."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from vimesync import git
+from vimesync.config import Config
+from vimesync.errors import BadInput
+from vimesync.upstream import metadata, mirrored
+from vimesync.upstream import policy as policy_mod
+from vimesync.upstream.model import WalkResult
+from vimesync.upstream.walk import walk
+
+
+def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
+    """``BASE..TIP`` -> (base, tip). Missing parts come from the pin (BASE) and branch (TIP).
+
+    A lone ``TIP`` walks its whole history, root commit included.
+    """
+    default_tip = config.upstream_branch or "HEAD"
+    if range_ is None:
+        synced = config.upstream_pin.synced
+        if not synced:
+            where = f" in {config.upstream_pin.file}" if config.upstream_pin.file else ""
+            raise BadInput(
+                f"no --range given and no last-synced upstream commit recorded{where}",
+                hint="pass --range BASE..TIP, or set [upstream] synced in the pin (pins/<upstream>.toml)",
+            )
+        return synced, default_tip
+    if "..." in range_:
+        raise BadInput(
+            f"--range {range_!r}: BASE...TIP (symmetric difference) is not a sync range", hint="use BASE..TIP"
+        )
+    if ".." not in range_:
+        return None, range_
+    base, _, tip = range_.partition("..")
+    if not base:
+        base = config.upstream_pin.synced or ""
+        if not base:
+            raise BadInput(f"--range {range_!r} has no BASE and no last-synced commit is recorded")
+    return base, tip or default_tip
+
+
+def _tip_rev(repo: Path, tip: str) -> str:
+    # A configured branch name may only exist as a remote-tracking branch in a plain clone.
+    try:
+        git.resolve(repo, tip)
+    except BadInput:
+        for alt in (f"origin/{tip}", f"refs/remotes/origin/{tip}"):
+            try:
+                git.resolve(repo, alt)
+                return alt
+            except BadInput:
+                continue
+    return tip
+
+
+def _since(repo: Path, base: str) -> str | None:
+    if base == git.NULL_SHA:
+        return None
+    date = git.run(repo, ["log", "-1", "--format=%cI", base]).decode().strip()
+    try:
+        # Margin for clock skew between machines that committed upstream and downstream.
+        return (datetime.fromisoformat(date) - timedelta(days=2)).isoformat()
+    except ValueError:
+        return None
+
+
+def walk_and_classify(
+    upstream: Path | None,
+    range_: str | None,
+    *,
+    policy: Path | None,
+    downstream: Path | None,
+    pr_metadata: Path | None = None,
+    github: bool = False,
+    config: Config | None = None,
+) -> WalkResult:
+    """Walk the upstream range, enrich PRs with metadata, classify them by policy and mark mirrored ones.
+
+    Arguments win over ``config``; ``None`` means "take it from the config" (and nothing if unset).
+    """
+    config = config or Config()
+    upstream = upstream or config.upstream_path
+    if upstream is None:
+        raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
+    base, tip = parse_range(range_, config)
+    result = walk(upstream, base, _tip_rev(upstream, tip))
+    notes: list[str] = []
+    result = replace(result, upstream=config.upstream_repo or config.upstream_name)
+
+    metas: dict[int, metadata.PRMeta] = {}
+    if pr_metadata is not None:
+        metas.update(metadata.load_metadata(pr_metadata))
+    if github and result.prs:
+        if not config.upstream_repo:
+            raise BadInput(
+                "--github needs the upstream owner/name", hint="set [upstream] repo in vimesync.toml"
+            )
+        from vimesync.upstream.github import fetch_metadata
+
+        metas.update(fetch_metadata(config.upstream_repo, [pr.number for pr in result.prs]))
+    if metas:
+        result = metadata.apply_metadata(result, metas)
+
+    policy_path = policy or config.policy
+    pol = policy_mod.load_policy(policy_path) if policy_path else policy_mod.EMPTY_POLICY
+    if pol.needs_labels and not metas:
+        notes.append("the policy has labels rules but no PR metadata was given (--pr-metadata or --github)")
+    prs = policy_mod.classify(result.prs, pol)
+
+    downstream = downstream or config.downstream_path
+    if downstream is not None and prs:
+        git.git_dir(downstream)
+        index = mirrored.scan_downstream(
+            downstream, upstream_repo=config.upstream_repo, since=_since(upstream, result.base)
+        )
+        prs = mirrored.mark_mirrored(upstream, prs, index, config.path_map)
+    return replace(result, prs=prs, notes=result.notes + tuple(notes))
