@@ -38,6 +38,7 @@ class Dep3:
 
     text: str
     fields: tuple[tuple[str, str], ...] = ()
+    body: str = ""  # free-form text outside the fields (e.g. a format-patch commit message body)
 
     def get(self, key: str) -> str | None:
         key = key.lower()
@@ -54,6 +55,12 @@ class Dep3:
     def description(self) -> str | None:
         """Description, else Subject: the patch's purpose."""
         return self.get("description") or self.get("subject")
+
+    @property
+    def summary(self) -> str | None:
+        """The first line of the description: what a report shows in one line."""
+        d = self.description
+        return d.split("\n", 1)[0].strip() if d else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,6 +134,12 @@ class FilePatch:
     binary: BinaryHunk | None = None  # the forward binary hunk, when the patch is binary
     binary_without_data: bool = False  # "Binary files a/x and b/x differ": cannot be applied
     patch_line: int = 0  # 1-based line where this file's section starts
+    # Added by the parser (git apply semantics the fields above cannot say):
+    # "dissimilarity index N%" of a rewrite (git's diff -B), None when absent.
+    dissimilarity: int | None = None
+    # A non-git diff whose only hunk is "@@ -0,0 +1,N @@" with no /dev/null or epoch timestamp:
+    # git apply creates the file when it is missing and patches it (at its start) when present.
+    new_if_missing: bool = False
 
     @property
     def is_new(self) -> bool:
@@ -175,6 +188,7 @@ class HunkFailure:
     expected: str | None = None
     found: str | None = None
     nearest_line: int | None = None
+    nearest_matched: int | None = None  # how many preimage lines match at nearest_line
 
 
 @dataclass(frozen=True)
