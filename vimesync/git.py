@@ -80,6 +80,15 @@ def run(
     return proc.stdout
 
 
+def run_status(cwd: Path, args: Sequence[str], *, env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
+    """Run ``git args`` in ``cwd``; return (exit code, stdout, stderr) without raising on failure."""
+    try:
+        proc = subprocess.run(_argv(cwd, args), cwd=cwd, capture_output=True, env=git_env(env), check=False)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH") from exc
+    return proc.returncode, proc.stdout, proc.stderr
+
+
 def run_ok(repo: Path, args: Sequence[str], *, env: dict[str, str] | None = None) -> bool:
     """True when ``git args`` exits 0 (for predicates such as ``merge-base --is-ancestor``)."""
     proc = subprocess.run(_argv(repo, args), cwd=repo, capture_output=True, env=git_env(env), check=False)

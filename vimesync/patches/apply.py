@@ -1,0 +1,270 @@
+"""The builtin applier: one file's hunks against its bytes, exactly as ``git apply`` does it.
+
+This mirrors git's ``apply.c`` (v2.39, default options: no fuzz, ``--whitespace=warn``, no
+``--recount``, no ``--unidiff-zero``):
+
+* the file is an *image*: a list of lines split after each ``\\n`` (the last one may lack it);
+* hunks apply in order to the evolving image; each search starts at the hunk's ``+`` side
+  start (``newpos - 1``) and tries pos, pos+1, pos-1, pos+2, ... (``find_pos``);
+* a hunk with ``oldpos`` 0 or 1 must match at the start, one without trailing context at
+  the end; with the default context limit git never reduces context nor drops these rules;
+* lines written by an earlier hunk of the same file can't be matched again (``LINE_PATCHED``);
+* matching is a byte comparison of the whole preimage (``match_fragment``), including git's
+  quirk that a preimage whose last line has no newline also matches a longer image line
+  when the rest of that line is whitespace (git compares ``preimage->len`` bytes after a
+  whitespace-blind line hash).
+
+Failures are collected for every hunk (like ``--reject``) so a report can name them all;
+the verdict is what git's is: any failed hunk fails the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vimesync.patches import binary
+from vimesync.patches.model import FilePatch, Hunk, HunkFailure, HunkOffset
+
+_GIT_SPACE = b" \t\n\r"  # git's sane_ctype isspace(); \v and \f are not spaces to git
+_MAX_VOTES_PER_LINE = 512  # diagnostics: ignore lines (blank, "}") that occur everywhere
+
+
+@dataclass(frozen=True)
+class FileApplied:
+    """The result of applying one FilePatch's content change.
+
+    ``data`` is the new content (``None`` when the file is deleted, or when it failed).
+    """
+
+    path: str
+    data: bytes | None
+    offsets: tuple[HunkOffset, ...] = ()
+    failures: tuple[HunkFailure, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Split like git's ``prepare_image``: after every ``\\n``; a final partial line is kept."""
+    parts = data.split(b"\n")
+    lines = [p + b"\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def git_line_hash(line: bytes) -> int:
+    """git's ``hash_line``: a whitespace-blind 32-bit hash (part of its matching rule)."""
+    h = 0
+    for b in line.translate(None, _GIT_SPACE):
+        h = (h * 3 + b) & 0xFFFFFFFF
+    return h
+
+
+def apply_file(original: bytes | None, fp: FilePatch) -> FileApplied:
+    """Apply ``fp`` to ``original`` (``None``: the file does not exist) like ``git apply``.
+
+    Existence rules: a creation needs a missing file, anything else an existing one (a
+    ``new_if_missing`` patch may create); a deletion must leave nothing. Binary patches go to
+    :mod:`vimesync.patches.binary`.
+    """
+    if fp.is_new and original is not None:
+        return _file_failure(fp.path, "already exists in working directory")
+    if original is None and not (fp.is_new or fp.new_if_missing):
+        return _file_failure(fp.path, "No such file or directory")
+    return apply_content(original or b"", fp, creating=original is None)
+
+
+def apply_content(data: bytes, fp: FilePatch, *, creating: bool = False) -> FileApplied:
+    """Apply ``fp``'s hunks (or binary data) to ``data``, the file's current content.
+
+    ``creating`` says the file is being created (git then wants an empty preimage for binary
+    patches). Existence checks are the caller's (see :func:`apply_file`, ``tree``).
+    """
+    path = fp.path
+    if fp.binary is not None or fp.binary_without_data:
+        try:
+            result = binary.apply_binary(data, fp, creating=creating or fp.is_new)
+        except binary.BinaryPatchError as exc:
+            return _file_failure(path, str(exc))
+        offsets: tuple[HunkOffset, ...] = ()
+    else:
+        image = Image(data)
+        offsets_list: list[HunkOffset] = []
+        failures: list[HunkFailure] = []
+        for nth, hunk in enumerate(fp.hunks, 1):
+            outcome = image.apply_hunk(hunk)
+            if isinstance(outcome, int):
+                if outcome:
+                    offsets_list.append(HunkOffset(path, nth, outcome))
+            else:
+                failures.append(image.diagnose(path, nth, hunk, outcome))
+        if failures:
+            return FileApplied(path, None, tuple(offsets_list), tuple(failures))
+        result = image.data()
+        offsets = tuple(offsets_list)
+    if fp.is_delete:
+        if result:
+            return _file_failure(path, "removal patch leaves file contents")
+        return FileApplied(path, None, offsets)
+    return FileApplied(path, result, offsets)
+
+
+def _file_failure(path: str, reason: str) -> FileApplied:
+    return FileApplied(path, None, failures=(HunkFailure(file=path, hunk=0, header="", reason=reason),))
+
+
+class Image:
+    """A file being patched: its lines plus git's per-line "written by a hunk" flag."""
+
+    def __init__(self, data: bytes) -> None:
+        self.lines = split_lines(data)
+        self.patched = bytearray(len(self.lines))
+
+    def data(self) -> bytes:
+        return b"".join(self.lines)
+
+    def apply_hunk(self, hunk: Hunk) -> int | str:
+        """Apply one hunk in place. Return its offset in lines, or a failure reason."""
+        pre = hunk.old_lines
+        post = hunk.new_lines
+        match_beginning = hunk.old_start in (0, 1)
+        match_end = hunk.trailing_context == 0
+        pos = hunk.new_start - 1 if hunk.new_start else 0
+        at = self.find(pre, pos, match_beginning, match_end)
+        if at < 0:
+            if match_beginning and match_end:
+                return "hunk must match the whole file"
+            if match_beginning:
+                return "hunk must match at the start of the file"
+            if match_end:
+                return "hunk must match at the end of the file"
+            return "context does not match"
+        self.lines[at : at + len(pre)] = post
+        self.patched[at : at + len(pre)] = b"\x01" * len(post)
+        return at - pos
+
+    def find(self, pre: list[bytes], pos: int, match_beginning: bool, match_end: bool) -> int:
+        """git's ``find_pos``: the first matching line by distance from the start, forward first."""
+        nr, n = len(self.lines), len(pre)
+        last = nr - n  # the last line a preimage of n lines can start at
+        if last < 0:
+            return -1
+        if match_beginning:
+            if match_end and last != 0:
+                return -1
+            return 0 if self.matches(pre, 0, match_end) else -1
+        if match_end:
+            return last if self.matches(pre, last, True) else -1
+        start = min(pos, nr)
+        if n == 0:
+            return start
+        # Cheap prefilter: a preimage line that must be equal byte for byte.
+        anchor_i = 0 if (n > 1 or pre[0].endswith(b"\n")) else -1
+        anchor = pre[anchor_i] if anchor_i >= 0 else None
+        lines = self.lines
+        for d in range(max(start, last - start) + 1):
+            for c in (start + d, start - d) if d else (start,):
+                if 0 <= c <= last and (anchor is None or lines[c + anchor_i] == anchor):
+                    if self.matches(pre, c, False):
+                        return c
+        return -1
+
+    def matches(self, pre: list[bytes], c: int, match_end: bool) -> bool:
+        """git's ``match_fragment`` at line ``c`` (bounds already checked by the caller)."""
+        n = len(pre)
+        if self.patched.find(1, c, c + n) != -1:
+            return False
+        lines = self.lines
+        if n == 0:
+            return True
+        if all(p.endswith(b"\n") for p in pre[:-1]):
+            if lines[c : c + n - 1] != pre[:-1]:
+                return False
+            p, got = pre[-1], lines[c + n - 1]
+            if got == p:
+                return True
+            # git compares only len(preimage) bytes: a last line without "\n" matches a longer
+            # image line when their whitespace-blind hashes agree (e.g. "x" vs "x\n").
+            return (
+                not match_end
+                and not p.endswith(b"\n")
+                and got.startswith(p)
+                and git_line_hash(got) == git_line_hash(p)
+            )
+        return self._matches_bytes(pre, c, match_end)
+
+    def _matches_bytes(self, pre: list[bytes], c: int, match_end: bool) -> bool:
+        # Hostile shapes (a "no newline" line in the middle): do exactly what git does.
+        n = len(pre)
+        for i in range(n):
+            if git_line_hash(pre[i]) != git_line_hash(self.lines[c + i]):
+                return False
+        want = b"".join(pre)
+        tail = b"".join(self.lines[c:])
+        if match_end and len(want) != len(tail):
+            return False
+        return tail.startswith(want)
+
+    # -----------------------------------------------------------------------------------------
+    # diagnostics (only computed on failure)
+
+    def diagnose(self, path: str, nth: int, hunk: Hunk, reason: str) -> HunkFailure:
+        """Describe a failed hunk: the first mismatch at the header position and the nearest
+        partial match of its preimage."""
+        pre = hunk.old_lines
+        pos = hunk.new_start - 1 if hunk.new_start else 0
+        first = expected = found = None
+        for i, want in enumerate(pre):
+            j = pos + i
+            if j >= len(self.lines):
+                first, expected, found = i + 1, _show(want), None
+                break
+            if self.lines[j] != want or self.patched[j]:
+                first, expected = i + 1, _show(want)
+                found = _show(self.lines[j]) + (" (changed by an earlier hunk)" if self.patched[j] else "")
+                break
+        if len(pre) > len(self.lines):
+            reason = f"preimage ({len(pre)} lines) is longer than the file ({len(self.lines)} lines)"
+        nearest, matched = self._nearest(pre, pos)
+        return HunkFailure(
+            file=path,
+            hunk=nth,
+            header=hunk.header,
+            reason=reason,
+            first_mismatch=first,
+            expected=expected,
+            found=found,
+            nearest_line=None if nearest is None else nearest + 1,
+            nearest_matched=matched,
+        )
+
+    def _nearest(self, pre: list[bytes], pos: int) -> tuple[int | None, int | None]:
+        """The start line where most preimage lines match exactly (ties: closest to ``pos``)."""
+        where: dict[bytes, list[int]] = {}
+        wanted = set(pre)
+        for j, line in enumerate(self.lines):
+            if line in wanted:
+                where.setdefault(line, []).append(j)
+        votes: dict[int, int] = {}
+        for i, want in enumerate(pre):
+            hits = where.get(want, ())
+            if len(hits) > _MAX_VOTES_PER_LINE:
+                continue
+            for j in hits:
+                start = j - i
+                if 0 <= start < len(self.lines):
+                    votes[start] = votes.get(start, 0) + 1
+        if not votes:
+            return None, None
+        best = min(votes, key=lambda s: (-votes[s], abs(s - pos), s))
+        # Count again without the frequency cap so the figure we report is exact.
+        lines = self.lines
+        matched = sum(1 for i, want in enumerate(pre) if best + i < len(lines) and lines[best + i] == want)
+        return best, matched
+
+
+def _show(line: bytes) -> str:
+    return line.decode("utf-8", "replace")

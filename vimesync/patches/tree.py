@@ -1,0 +1,394 @@
+"""Apply parsed patches to a scratch directory, atomically per patch, like ``git apply``.
+
+One patch file is one ``git apply`` invocation: every FilePatch is checked and computed in
+memory first (git's ``check_patch_list``), and only when all of them succeed is anything
+written (git's two-phase ``write_out_results``: removals, then creations). Within a patch
+git applies sections in order and a path touched twice is patched from the first result
+(its ``fn_table``); renames and copies always read the original file. We mirror that.
+
+Security (patches come from untrusted PRs): every path component is checked with ``lstat``
+before reading or writing; nothing is read or written through a symlink, whether it was in
+the tree or created by an earlier patch, and nothing outside ``root``. Such a patch fails
+with a HunkFailure naming the path (git refuses these too). Paths that are not plain
+relative paths raise PatchError.
+
+Lazy sources: a ``provider(path) -> (bytes, mode) | None`` answers for files not yet in the
+scratch directory (mode 0o100644/0o100755, 0o120000 for a symlink whose bytes are its target,
+0o040000 for a directory). Once the tree writes or deletes a path, the scratch directory is
+the truth for it. The default provider reads ``root`` itself.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from vimesync.errors import PatchError
+from vimesync.patches.apply import apply_content
+from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, PatchFile, PatchResult
+
+Provider = Callable[[str], "tuple[bytes, int] | None"]
+
+S_IFMT = 0o170000
+MODE_FILE = 0o100644
+MODE_EXEC = 0o100755
+MODE_LINK = 0o120000
+MODE_DIR = 0o040000
+MODE_GITLINK = 0o160000  # what git calls a directory found where a file was expected
+
+_TO_BE_DELETED = "to-be-deleted"
+_WAS_DELETED = "was-deleted"
+_GOES_AWAY, _IN_RESULT = 1, 2
+
+
+class _Refused(Exception):
+    """A check failed; the message is the reason (turned into a file-level HunkFailure)."""
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """One FilePatch checked and computed in memory, ready to write."""
+
+    fp: FilePatch
+    old_path: str | None  # None when (inferred to be) a creation
+    new_path: str | None
+    new_mode: int
+    result: bytes | None  # None for a deletion
+
+    @property
+    def is_delete(self) -> bool:
+        return self.new_path is None
+
+
+def _kind(mode: int) -> int:
+    return mode & S_IFMT
+
+
+def _check_rel(patch: str, path: str) -> str:
+    # Last line of defence: the parser validates paths, but the tree never trusts them.
+    parts = path.split("/")
+    if not path or path.startswith("/") or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
+        raise PatchError(patch, f"unsafe path {path!r}", file=path)
+    if "\0" in path:
+        raise PatchError(patch, "path contains NUL", file=path)
+    return path
+
+
+class ScratchTree:
+    """A scratch directory that patches are applied to, plus an optional lazy provider."""
+
+    def __init__(self, root: Path, provider: Provider | None = None) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.provider = provider
+        self._written: set[str] = set()  # paths whose truth is now the scratch directory
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def _disk(self, rel: str) -> tuple[bytes, int] | None:
+        """lstat ``root/rel`` (components already checked) and read it without following links."""
+        full = os.path.join(self.root, rel)
+        try:
+            st = os.lstat(full)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            return os.fsencode(os.readlink(full)), MODE_LINK
+        if stat.S_ISDIR(st.st_mode):
+            return b"", MODE_DIR
+        if not stat.S_ISREG(st.st_mode):
+            raise _Refused(f"{rel}: not a regular file")
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read()
+        return data, MODE_EXEC if st.st_mode & stat.S_IXUSR else MODE_FILE
+
+    def _entry(self, rel: str) -> tuple[bytes, int] | None:
+        if self.provider is None or rel in self._written:
+            return self._disk(rel)
+        return self.provider(rel)
+
+    def _component(self, rel: str) -> int | None:
+        """The kind of a leading directory component: a symlink or file anywhere wins."""
+        disk = self._disk(rel)
+        if disk is not None and disk[1] != MODE_DIR:
+            return disk[1]
+        if self.provider is not None and rel not in self._written:
+            got = self.provider(rel)
+            if got is not None:
+                return got[1]
+        return disk[1] if disk else None
+
+    def symlink_prefix(self, rel: str) -> str | None:
+        """The first leading component of ``rel`` that is a symlink (or not a directory)."""
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            prefix = "/".join(parts[:i])
+            kind = self._component(prefix)
+            if kind is None:
+                return None
+            if kind != MODE_DIR:
+                return prefix
+        return None
+
+    def lookup(self, rel: str) -> tuple[bytes, int] | None:
+        """The current (bytes, mode) of ``rel``; _Refused when a component is a symlink."""
+        blocked = self.symlink_prefix(rel)
+        if blocked is not None:
+            raise _Refused(f"reading from '{rel}' beyond a symbolic link ('{blocked}')")
+        return self._entry(rel)
+
+    # -- one patch ----------------------------------------------------------------------------
+
+    def apply(self, patch: PatchFile) -> PatchResult:
+        """Apply ``patch`` (one ``git apply`` invocation): check all in memory, then write."""
+        fps = patch.files
+        for fp in fps:
+            for p in (fp.old_path, fp.new_path):
+                if p is not None:
+                    _check_rel(patch.name, p)
+        fn: dict[str, object] = {}
+        symlinks: dict[str, int] = {}
+        for fp in fps:
+            if fp.old_path is not None and (fp.new_path is None or fp.is_rename):
+                fn[fp.old_path] = _TO_BE_DELETED
+            if fp.old_path is not None and fp.old_mode and _kind(fp.old_mode) == MODE_LINK:
+                symlinks[fp.old_path] = symlinks.get(fp.old_path, 0) | _GOES_AWAY
+            if fp.new_path is not None and fp.new_mode and _kind(fp.new_mode) == MODE_LINK:
+                symlinks[fp.new_path] = symlinks.get(fp.new_path, 0) | _IN_RESULT
+        plans: list[_Planned] = []
+        offsets: list[HunkOffset] = []
+        failures: list[HunkFailure] = []
+        for fp in fps:
+            try:
+                plan, found_offsets, hunk_failures = self._check(fp, fn, symlinks)
+            except _Refused as exc:
+                failures.append(HunkFailure(file=fp.path, hunk=0, header="", reason=str(exc)))
+                continue
+            offsets.extend(found_offsets)
+            if hunk_failures:
+                failures.extend(hunk_failures)
+                continue
+            assert plan is not None
+            plans.append(plan)
+            if plan.new_path is not None:
+                fn[plan.new_path] = plan
+            if plan.old_path is not None and (plan.new_path is None or fp.is_rename):
+                fn[plan.old_path] = _WAS_DELETED
+        touched: list[str] = []
+        if not failures:
+            try:
+                touched = self._write(plans)
+            except _Refused as exc:  # only reachable if the tree changed under us
+                failures.append(HunkFailure(file="", hunk=0, header="", reason=str(exc)))
+        return PatchResult(
+            name=patch.name,
+            ok=not failures,
+            files=len(fps),
+            hunks=patch.hunk_count,
+            offsets=tuple(offsets),
+            failures=tuple(failures),
+            touched=tuple(touched),
+            dep3=patch.dep3,
+        )
+
+    def _check(
+        self, fp: FilePatch, fn: dict[str, object], symlinks: dict[str, int]
+    ) -> tuple[_Planned | None, tuple[HunkOffset, ...], tuple[HunkFailure, ...]]:
+        """git's ``check_patch`` + ``apply_data`` for one section, in memory."""
+        old, new = fp.old_path, fp.new_path
+        old_mode, new_mode = fp.old_mode, fp.new_mode
+        data = b""
+        creating = old is None
+        if old is not None:  # check_preimage + load_preimage
+            previous = None
+            if not (fp.is_copy or fp.is_rename):
+                previous = fn.get(old)
+                if previous == _WAS_DELETED:
+                    raise _Refused(f"path {old} has been renamed/deleted")
+                if previous == _TO_BE_DELETED:
+                    previous = None
+            if isinstance(previous, _Planned):
+                st_mode = previous.new_mode
+                data = previous.result or b""
+            else:
+                entry = self.lookup(old)
+                if entry is None:
+                    if not fp.new_if_missing:
+                        raise _Refused(f"{old}: No such file or directory")
+                    old, creating = None, True
+                    st_mode = 0
+                else:
+                    data, st_mode = entry
+                    if st_mode == MODE_DIR:
+                        st_mode = MODE_GITLINK
+            if old is not None:
+                if not old_mode:
+                    old_mode = st_mode
+                if _kind(st_mode) != _kind(old_mode):
+                    raise _Refused(f"{old}: wrong type")
+                if st_mode == MODE_GITLINK:
+                    raise _Refused(f"failed to read {old}: submodule (gitlink) patches are not supported")
+                if new_mode is None and new is not None:
+                    new_mode = st_mode
+        if new is not None and (creating or fp.is_rename or fp.is_copy):  # check_to_create
+            ok_if_exists = fn.get(new) in (_TO_BE_DELETED, _WAS_DELETED)
+            if not ok_if_exists and self.symlink_prefix(new) is None:
+                entry = self._entry(new)
+                if entry is not None and entry[1] != MODE_DIR:
+                    raise _Refused(f"{new}: already exists in working directory")
+                if entry is not None and self._disk(new) is not None and os.listdir(self.root / new):
+                    raise _Refused(f"{new}: a non-empty directory is in the way")
+            if new_mode is None:
+                new_mode = MODE_FILE if creating else old_mode
+        if new is not None and old is not None:
+            if new_mode is None:
+                new_mode = old_mode
+            assert new_mode is not None and old_mode is not None
+            if _kind(new_mode) != _kind(old_mode):
+                raise _Refused(f"new mode ({new_mode:o}) of {new} does not match old mode ({old_mode:o})")
+        if new is not None:
+            self._check_not_beyond_symlink(new, symlinks)
+        applied = apply_content(data, fp, creating=creating)
+        if not applied.ok:
+            return None, applied.offsets, applied.failures
+        if new is not None and _kind(new_mode or MODE_FILE) not in (_kind(MODE_FILE), MODE_LINK):
+            raise _Refused(f"{new}: unsupported mode {new_mode:o}")
+        plan = _Planned(fp, old, new, new_mode or MODE_FILE, applied.data)
+        return plan, applied.offsets, ()
+
+    def _check_not_beyond_symlink(self, rel: str, symlinks: dict[str, int]) -> None:
+        """git's ``path_is_beyond_symlink``: no leading component is or becomes a symlink."""
+        parts = rel.split("/")
+        for i in range(len(parts) - 1, 0, -1):
+            prefix = "/".join(parts[:i])
+            change = symlinks.get(prefix, 0)
+            if change & _IN_RESULT:
+                raise _Refused(f"affected file '{rel}' is beyond a symbolic link ('{prefix}')")
+            if change & _GOES_AWAY:
+                continue
+            if self._component(prefix) == MODE_LINK:
+                raise _Refused(f"affected file '{rel}' is beyond a symbolic link ('{prefix}')")
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def _write(self, plans: list[_Planned]) -> list[str]:
+        """git's ``write_out_results``: phase 0 removes, phase 1 creates, in patch order."""
+        touched: dict[str, None] = {}
+        for plan in plans:
+            fp = plan.fp
+            if plan.is_delete or not (plan.old_path is None or fp.is_copy):
+                assert plan.old_path is not None
+                self._remove(plan.old_path, rmdir_empty=plan.is_delete or fp.is_rename)
+                touched[plan.old_path] = None
+        for plan in plans:
+            if plan.new_path is not None:
+                self._create(plan.new_path, plan.new_mode, plan.result or b"")
+                touched[plan.new_path] = None
+        return list(touched)
+
+    def _safe_parent(self, rel: str, *, create: bool) -> str:
+        """The absolute path of ``rel`` after checking (and creating) its parents with lstat;
+        "" when a parent is missing and ``create`` is false."""
+        parts = rel.split("/")
+        cur = str(self.root)
+        for part in parts[:-1]:
+            cur = os.path.join(cur, part)
+            try:
+                st = os.lstat(cur)
+            except FileNotFoundError:
+                if not create:
+                    return ""
+                os.mkdir(cur, 0o777)
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                raise _Refused(
+                    f"'{rel}' is beyond a symbolic link or file ('{os.path.relpath(cur, self.root)}')"
+                )
+        return os.path.join(cur, parts[-1])
+
+    def _remove(self, rel: str, *, rmdir_empty: bool) -> None:
+        full = self._safe_parent(rel, create=False)
+        self._written.add(rel)
+        if not full:
+            return
+        try:
+            st = os.lstat(full)
+        except FileNotFoundError:
+            st = None
+        if st is not None:
+            if stat.S_ISDIR(st.st_mode):
+                os.rmdir(full)
+            else:
+                os.unlink(full)
+        if rmdir_empty:
+            parent = os.path.dirname(rel)
+            while parent:
+                try:
+                    os.rmdir(os.path.join(self.root, parent))
+                except OSError:
+                    break
+                parent = os.path.dirname(parent)
+
+    def _create(self, rel: str, mode: int, data: bytes) -> None:
+        full = self._safe_parent(rel, create=True)
+        self._written.add(rel)
+        try:
+            st = os.lstat(full)
+        except FileNotFoundError:
+            st = None
+        if st is not None:  # replaced within this patch, or an empty directory in the way
+            if stat.S_ISDIR(st.st_mode):
+                os.rmdir(full)
+            else:
+                os.unlink(full)
+        if _kind(mode) == MODE_LINK:
+            # git's symlink(buf, path): the target ends at the first NUL byte.
+            os.symlink(data.split(b"\0", 1)[0], full)
+            return
+        flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(full, flags, 0o777 if mode & 0o100 else 0o666)  # the umask applies, as for git
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+
+
+def apply_patch_to_tree(root: Path, patch: PatchFile, provider: Provider | None = None) -> PatchResult:
+    """Apply one parsed patch to the scratch directory ``root`` atomically (see module doc).
+
+    For a sequence of patches with a ``provider``, use :func:`apply_stack` or one
+    :class:`ScratchTree` so paths written by earlier patches are read back from ``root``.
+    """
+    return ScratchTree(root, provider).apply(patch)
+
+
+def apply_stack(
+    root: Path,
+    patches: Iterable[PatchFile],
+    *,
+    keep_going: bool = False,
+    provider: Provider | None = None,
+) -> tuple[PatchResult, ...]:
+    """Apply ``patches`` in order. Without ``keep_going`` the patches after the first failure
+    are reported as ``skipped``."""
+    tree = ScratchTree(root, provider)
+    results: list[PatchResult] = []
+    failed = False
+    for patch in patches:
+        if failed and not keep_going:
+            results.append(
+                PatchResult(
+                    name=patch.name,
+                    ok=False,
+                    skipped=True,
+                    files=len(patch.files),
+                    hunks=patch.hunk_count,
+                    dep3=patch.dep3,
+                )
+            )
+            continue
+        result = tree.apply(patch)
+        failed = failed or not result.ok
+        results.append(result)
+    return tuple(results)
