@@ -24,7 +24,6 @@ from typing import Any
 
 import pathspec
 
-from vimesync.config import read_toml
 from vimesync.errors import ConfigError
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
 
@@ -45,7 +44,7 @@ class Rule:
     title: re.Pattern[str] | None = None
     labels: frozenset[str] | None = None
     paths: tuple[str, ...] | None = None
-    _spec: pathspec.PathSpec | None = None
+    _spec: pathspec.GitIgnoreSpec | None = None
 
     def path_matches(self, paths: Iterable[str]) -> list[str]:
         """The given paths this rule's globs match (all of them when it has no globs)."""
@@ -150,7 +149,7 @@ def _parse_rule(path: Path, text: str, index: int, line: int | None, raw: Any) -
         if not isinstance(globs, list) or not globs or not all(isinstance(g, str) and g for g in globs):
             raise fail("paths must be a non-empty list of glob strings", "paths")
         try:
-            kwargs["_spec"] = pathspec.PathSpec.from_lines("gitwildmatch", globs)
+            kwargs["_spec"] = pathspec.GitIgnoreSpec.from_lines(globs)
         except Exception as exc:  # pathspec raises its own error types for bad globs
             raise fail(f"bad paths glob: {exc}", "paths") from None
         kwargs["paths"] = tuple(globs)
@@ -164,8 +163,10 @@ def parse_policy(text: str, path: Path) -> Policy:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        msg = str(exc).split(" (at line")[0]
-        raise ConfigError(str(path), f"invalid TOML: {msg}", line=getattr(exc, "lineno", None)) from None
+        # Python < 3.14 has no exc.lineno: the line is only in the message.
+        msg, _, where = str(exc).partition(" (at line ")
+        line = getattr(exc, "lineno", None) or (int(where.split(",")[0]) if where[:1].isdigit() else None)
+        raise ConfigError(str(path), f"invalid TOML: {msg}", line=line) from None
     unknown = sorted(set(data) - {"rule"})
     if unknown:
         raise ConfigError(
@@ -184,8 +185,13 @@ def parse_policy(text: str, path: Path) -> Policy:
 
 def load_policy(path: Path) -> Policy:
     """Load and validate a policy file; ConfigError (exit 2) with file, rule and line on any problem."""
-    read_toml(path)  # uniform messages for a missing/unreadable file or bad TOML
-    return parse_policy(path.read_text(encoding="utf-8"), path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), f"cannot read: {exc}") from None
+    return parse_policy(text, path)
 
 
 def decide(pr: PullRequest, policy: Policy) -> Decision:

@@ -223,6 +223,8 @@ def _link_reverts(
         if subject is None:
             return None
         quoted = subject.strip()
+        if m := MERGE_PR_RE.match(quoted):  # reverting a merge commit names its PR outright
+            return int(m.group(1))
         # The latest PR with that title that landed before the revert.
         here = position[commit.sha]
         for key in (quoted, pr_title(Commit(sha="", parents=(), subject=quoted))):

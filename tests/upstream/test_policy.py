@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.upstream.histories import POLICY, Upstream
+from vimesync.errors import ConfigError
+from vimesync.upstream.model import APPLICABLE, EXCLUDED, PullRequest
+from vimesync.upstream.policy import classify, decide, load_policy, parse_policy
+from vimesync.upstream.walk import walk
+
+
+def _pr(
+    number: int = 1, title: str = "t", paths: tuple[str, ...] = (), labels: tuple[str, ...] = ()
+) -> PullRequest:
+    return PullRequest(number, title, ("a" * 40,), paths, "a" * 40, "squash", labels=labels)
+
+
+def _policy(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+    f = tmp_path / "policy.toml"
+    f.write_text(text)
+    return load_policy(f)
+
+
+def test_classify_the_shapes(tmp_path: Path, upstream: Upstream) -> None:
+    prs = {p.number: p for p in classify(walk(upstream.path, None, "main").prs, _policy(tmp_path, POLICY))}
+    d = {n: p.decision for n, p in prs.items()}
+    assert (
+        d[6].status == EXCLUDED and d[6].rule == 2 and d[6].reason == "Ascend/NPU is not carried downstream"
+    )
+    assert d[8].status == EXCLUDED and d[8].rule == 3
+    # Include wins because it comes first, even though #9 touches NPU files.
+    assert d[9].status == APPLICABLE and d[9].reason == "mirrored as requested" and d[9].action == "include"
+    assert d[1].status == APPLICABLE and d[1].rule is None and d[1].reason == ""
+    assert d[10].status == APPLICABLE  # no paths: never "all paths excluded"
+
+
+def test_partial_path_matches_are_flagged(tmp_path: Path) -> None:
+    pol = _policy(tmp_path, POLICY.replace("prs = [9]", "prs = [99]"))
+    mixed = decide(_pr(9, "Refactor core", ("docker/npu_patch/b.patch", "slime/core.py")), pol)
+    assert mixed.status == APPLICABLE and mixed.partial_paths == ("docker/npu_patch/b.patch",)
+    assert decide(_pr(9, "x", ("slime/core.py",)), pol).partial_paths == ()
+
+
+@pytest.mark.parametrize(
+    "globs,paths,hit",
+    [
+        (["docker/**"], ("docker/a/b/c.txt", "docker/x"), True),
+        (["docker/**"], ("docker/x", "README.md"), False),
+        (["**/npu/**"], ("slime/backends/npu/x.py",), True),
+        (["**/npu/**"], ("slime/backends/npux/x.py",), False),
+        (["*.md"], ("docs/deep/a.md", "b.md"), True),  # gitignore: no slash matches at any depth
+        (["/README.md"], ("docs/README.md",), False),  # anchored
+        (["docs/"], ("docs/a/b.md",), True),  # a directory pattern covers its files
+    ],
+)
+def test_paths_every_path_must_match(
+    tmp_path: Path, globs: list[str], paths: tuple[str, ...], hit: bool
+) -> None:
+    quoted = ", ".join(f'"{g}"' for g in globs)
+    pol = _policy(tmp_path, f'[[rule]]\naction = "exclude"\nreason = "r"\npaths = [{quoted}]\n')
+    assert (decide(_pr(paths=paths), pol).status == EXCLUDED) is hit
+
+
+def test_all_matchers_must_hold_and_labels(tmp_path: Path) -> None:
+    pol = _policy(
+        tmp_path,
+        '[[rule]]\naction = "exclude"\nreason = "npu label"\nlabels = ["npu"]\ntitle = "(?i)backend"\n',
+    )
+    assert decide(_pr(title="NPU backend", labels=("npu", "x")), pol).status == EXCLUDED
+    assert decide(_pr(title="NPU backend"), pol).status == APPLICABLE
+    assert decide(_pr(title="docs", labels=("npu",)), pol).status == APPLICABLE
+    assert pol.needs_labels
+
+
+BAD = [
+    ("[[rule]\naction = 1\n", 1, "invalid TOML"),
+    (
+        '[[rule]]\naction = "exclude"\nreason = "r"\nprs = [1]\n\n'
+        '[[rule]]\naction = "exclude"\nreason = "x"\ntittle = "a"\n',
+        9,
+        "rule 2: unknown key 'tittle'",
+    ),
+    ('[[rule]]\naction = "exclude"\nreason = "r"\ntitle = "(unclosed"\n', 4, "rule 1: bad title regex"),
+    ('# c\n\n[[rule]]\naction = "exclude"\nprs = [1]\n', 3, "rule 1: needs a non-empty reason"),
+    ('[[rule]]\naction = "drop"\nreason = "r"\nprs = [1]\n', 2, "rule 1: action must be"),
+    ('[[rule]]\naction = "exclude"\nreason = "r"\n', 1, "needs at least one matcher"),
+    ('[[rule]]\naction = "exclude"\nreason = "r"\nprs = ["12"]\n', 4, "prs must be a list of PR numbers"),
+    ('[[rule]]\naction = "exclude"\nreason = "r"\npaths = "docs/**"\n', 4, "paths must be a non-empty list"),
+    (
+        's = """\n[[rule]]\n"""\n[[rule]]\naction = "x"\nreason = "r"\nprs = [1]\n',
+        None,
+        "unknown top-level key",
+    ),
+    ('[rule]\naction = "exclude"\n', None, "write [[rule]], not [rule]"),
+]
+
+
+@pytest.mark.parametrize("text,line,message", BAD)
+def test_malformed_policy_names_file_rule_and_line(
+    tmp_path: Path, text: str, line: int | None, message: str
+) -> None:
+    with pytest.raises(ConfigError) as exc:
+        _policy(tmp_path, text)
+    err = exc.value
+    assert message in err.message and str(tmp_path / "policy.toml") in err.message
+    assert err.line == line
+    assert err.exit_code == 2
+
+
+def test_rule_lines_skip_multiline_strings() -> None:
+    text = '[[rule]]\naction = "exclude"\nreason = """\n[[rule]]\n"""\nprs = [1]\n\n[[rule]]\naction = "no"\n'
+    text += 'reason = "r"\nprs = [2]\n'
+    with pytest.raises(ConfigError) as exc:
+        parse_policy(text, Path("p.toml"))
+    assert exc.value.line == 9 and "rule 2" in exc.value.message
+
+
+def test_missing_policy_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file"):
+        load_policy(tmp_path / "nope.toml")

@@ -1,0 +1,148 @@
+"""``vimesync walk``: classify the upstream PRs of a range (table or one JSON document)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from vimesync.cli import output
+from vimesync.cli.app import app
+from vimesync.config import load_config
+from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
+from vimesync.upstream.pipeline import walk_and_classify
+
+
+def result_json(result: WalkResult) -> dict[str, Any]:
+    """The ``--json`` document: range, PRs in merge order (oldest first), direct commits, totals."""
+
+    def pr_doc(pr: PullRequest) -> dict[str, Any]:
+        d = pr.decision
+        return {
+            "number": pr.number,
+            "title": pr.title,
+            "kind": pr.kind,
+            "merge_commit": pr.merge_commit,
+            "commits": list(pr.commits),
+            "paths": list(pr.paths),
+            "labels": list(pr.labels),
+            "author": pr.author,
+            "reverts": pr.reverts,
+            "status": d.status if d else APPLICABLE,
+            "reason": d.reason if d else "",
+            "rule": d.rule if d else None,
+            "partial_paths": list(d.partial_paths) if d else [],
+            "mirrored_by": d.mirrored_by if d else None,
+        }
+
+    return {
+        "upstream": result.upstream,
+        "range": {"base": result.base, "tip": result.tip},
+        "prs": [pr_doc(pr) for pr in result.prs],
+        "direct_commits": [
+            {"sha": c.sha, "title": c.title, "paths": list(c.paths), "reverts": c.reverts}
+            for c in result.direct_commits
+        ],
+        "totals": _totals(result),
+        "notes": list(result.notes),
+    }
+
+
+def _totals(result: WalkResult) -> dict[str, int]:
+    counts = {APPLICABLE: 0, EXCLUDED: 0, MIRRORED: 0}
+    for pr in result.prs:
+        counts[pr.decision.status if pr.decision else APPLICABLE] += 1
+    return {"prs": len(result.prs), **counts, "direct_commits": len(result.direct_commits)}
+
+
+_STYLE = {APPLICABLE: "green", EXCLUDED: "red", MIRRORED: "cyan"}
+
+
+def _render(result: WalkResult) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{result.upstream} {result.base[:12]}..{result.tip[:12]}", title_justify="left")
+    table.add_column("PR", justify="right", no_wrap=True)
+    table.add_column("title", overflow="fold")
+    table.add_column("status", no_wrap=True)
+    table.add_column("reason", overflow="fold")
+    for pr in result.prs:
+        d = pr.decision
+        status = d.status if d else APPLICABLE
+        reason = d.reason if d else ""
+        if d and d.rule:
+            reason = f"{reason} (rule {d.rule})"
+        if d and d.partial_paths:
+            reason = (
+                reason + "; " if reason else ""
+            ) + f"partly in excluded paths: {', '.join(d.partial_paths[:3])}"
+            reason += " …" if len(d.partial_paths) > 3 else ""
+        if pr.reverts:
+            reason = (reason + "; " if reason else "") + f"reverts #{pr.reverts}"
+        table.add_row(
+            f"#{pr.number}", output.escape(pr.title), f"[{_STYLE[status]}]{status}[/]", output.escape(reason)
+        )
+    output.stdout.print(table)
+    if result.direct_commits:
+        output.out(f"direct commits (no PR): {len(result.direct_commits)}")
+        for c in result.direct_commits:
+            extra = f"  (reverts #{c.reverts})" if c.reverts else ""
+            output.out(f"  {c.sha[:12]} {c.title}{extra}")
+    t = _totals(result)
+    output.out(
+        f"{t['prs']} PRs: {t[APPLICABLE]} applicable, {t[EXCLUDED]} excluded, {t[MIRRORED]} mirrored; "
+        f"{t['direct_commits']} direct commits"
+    )
+    for note in result.notes:
+        output.warn(note)
+
+
+@app.command("walk")
+def walk_command(
+    upstream: Annotated[
+        Path | None, typer.Option("--upstream", help="Upstream clone or bare mirror (default: config).")
+    ] = None,
+    range_: Annotated[
+        str | None,
+        typer.Option(
+            "--range", help="BASE..TIP (default: last-synced pin .. upstream branch); TIP alone: all."
+        ),
+    ] = None,
+    policy: Annotated[Path | None, typer.Option("--policy", help="Policy TOML ([[rule]] tables).")] = None,
+    downstream: Annotated[
+        Path | None, typer.Option("--downstream", help="Downstream repo: marks PRs it already carries.")
+    ] = None,
+    pr_metadata: Annotated[
+        Path | None, typer.Option("--pr-metadata", help="JSON from gh pr list --json number,title,labels,…")
+    ] = None,
+    github: Annotated[
+        bool, typer.Option("--github", help="Fetch PR titles/labels via the GitHub API.")
+    ] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="vimesync.toml (default: ./vimesync.toml).")
+    ] = None,
+) -> int:
+    """Walk an upstream commit range into merged PRs and classify them (applicable/excluded/mirrored)."""
+    cfg = load_config(config)
+    result = walk_and_classify(
+        upstream,
+        range_,
+        policy=policy,
+        downstream=downstream,
+        pr_metadata=pr_metadata,
+        github=github,
+        config=cfg,
+    )
+    empty = not result.prs and not result.direct_commits
+    if json_:
+        doc = result_json(result)
+        if empty:
+            doc["message"] = "nothing to sync"
+        output.emit_json(doc)
+    elif empty:
+        output.out(f"nothing to sync: {result.base[:12]}..{result.tip[:12]} is empty")
+    else:
+        _render(result)
+    return 0
