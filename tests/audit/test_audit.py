@@ -123,12 +123,14 @@ def test_reviews_make_the_audit_pass_and_later_changes_make_them_stale(repos) ->
     assert audit.ok, [p for p in audit.paths if not p.ok]
     assert audit.ledger_path == f"sop/reviews/4c193f1f..{tip[:8]}.toml"
 
+    down.git("add", ledger_relpath(sync))  # the committed ledger is not itself audited
     head2 = down.commit("fix after review", {"vime/b.py": "from vime import a  # fixed\n"})
     audit2 = run_audit(down.path, baseline, head2, up.path, tip, sync=sync, path_map=(("slime/", "vime/"),))
     state = {p.path: p.review for p in audit2.paths}
     assert state["vime/b.py"] == STALE
     assert state["vime/own.py"] == REVIEWED
     assert [p.path for p in audit2.stale] == ["vime/b.py"]
+    assert not any(p.path.startswith("sop/") for p in audit2.paths)
 
 
 def test_review_of_unknown_path_is_bad_input(repos) -> None:

@@ -87,7 +87,8 @@ def test_failing_patch_golden() -> None:
     assert "2 of 3 patches fail to apply sequentially" in md
     assert "hunk #2" in md and "nearest match at line 131" in md
     assert "not applied (an earlier patch failed)" in md
-    assert "2 of 5 changed paths against the Slime tip and the pre-sync baseline still need review" in md
+    assert "Audited 5 changed paths against the Slime tip and the pre-sync baseline (" in md
+    assert "); 2 still need review:" in md
     assert render_json(report)["ok"] is False
 
 

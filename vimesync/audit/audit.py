@@ -7,7 +7,8 @@ Order of the checks for one path: deleted (absent at head) → excluded (its ups
 is under a policy-excluded path) → identical (same blob oid as the counterpart at the tip) →
 translated (counterpart exists, differs) → downstream-only (no counterpart).
 Identical paths count as *verified*: equality with upstream is proven by the oid, so they need
-no ledger entry. Every other path needs a review recorded at its head content.
+no ledger entry. Every other path needs a review recorded at its head content. The ledgers
+(``sop/reviews/``) are not audited: committing a review must not make the audit ask for another.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 import pathspec
 
 from vimesync import git
-from vimesync.audit.ledger import ledger_relpath, read_ledger
+from vimesync.audit.ledger import LEDGER_DIR, ledger_relpath, read_ledger
 from vimesync.audit.model import (
     ABSENT,
     DELETED,
@@ -121,6 +122,8 @@ def classify(
     ledger = ledger or Ledger(sync="")
     out = []
     for path in changed_paths(baseline, head):
+        if path.startswith(LEDGER_DIR + "/"):
+            continue  # the review ledgers themselves: committing a review must not call for a review
         up_path = to_upstream(path, path_map)
         up = upstream.get(up_path)
         up_oid = up[1] if up else None

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from vimesync.audit.model import CLASSES, STALE, AuditResult, PathAudit
 from vimesync.checkmodel import CheckReport
+from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.links import Ref, pr_ref
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
@@ -96,8 +97,9 @@ def render_summary(s: Summary | Skipped) -> list[str]:
         facts.append(f"{len(s.mirrored):,} already mirrored")
     if s.direct_commits:
         facts.append(plural(len(s.direct_commits), "direct commit"))
+    start = "its first commit" if s.base == NULL_SHA else s.base[:8]
     out.append(
-        f"Mirror {escape(s.upstream_name)} from {s.base[:8]} through {s.tip[:8]}: " + "; ".join(facts) + "."
+        f"Mirror {escape(s.upstream_name)} from {start} through {s.tip[:8]}: " + "; ".join(facts) + "."
     )
     repo = s.upstream_repo
     if s.applicable:
@@ -186,7 +188,8 @@ def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
         ]
         return out
     bad = [p for p in a.paths if not p.ok]
-    out.append(f"{len(bad):,} of {plural(n, 'changed path')} {against} still need review ({per_class}):")
+    audited = f"Audited {plural(n, 'changed path')} {against} ({per_class})"
+    out.append(f"{audited}; {len(bad):,} still need review:")
     out += ["", *_capped([_audit_line(p) for p in bad], "paths")]
     return out
 

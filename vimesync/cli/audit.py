@@ -1,0 +1,182 @@
+"""``vimesync audit``: classify every path a sync changed; ``vimesync audit review``: record reviews.
+
+Exit codes: 0 every changed path is identical to upstream or reviewed at its head content,
+1 some path is unreviewed or its review is stale, 2 bad input.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from vimesync.audit.audit import load_excluded_globs, reviews_for, run_audit
+from vimesync.audit.ledger import ledger_relpath, read_ledger, record, write_ledger
+from vimesync.audit.model import CLASSES, STALE, AuditResult
+from vimesync.cli import output
+from vimesync.cli.app import app
+from vimesync.config import Config, load_config, parse_map
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.report.generate import sync_name
+from vimesync.report.json import audit_json
+
+audit_app = typer.Typer(
+    help="Audit the paths a sync changed against the upstream tip; record reviews.",
+    invoke_without_command=True,
+)
+app.add_typer(audit_app, name="audit")
+
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="Config file (default: ./vimesync.toml if present).")
+]
+DownstreamOpt = Annotated[
+    Path | None, typer.Option("--downstream", help="Downstream repository (default: config, else .).")
+]
+BaselineOpt = Annotated[str | None, typer.Option("--baseline", help="The pre-sync downstream commit.")]
+HeadOpt = Annotated[str, typer.Option("--head", help="The sync head (default HEAD).")]
+UpstreamOpt = Annotated[
+    Path | None, typer.Option("--upstream", help="Upstream repository (default: config).")
+]
+TipOpt = Annotated[
+    str | None, typer.Option("--upstream-tip", help="Upstream tip (default: the config's branch).")
+]
+BaseOpt = Annotated[
+    str | None,
+    typer.Option("--upstream-base", help="Upstream base, for the ledger name (default: the pin)."),
+]
+SyncOpt = Annotated[
+    str | None, typer.Option("--sync", help="Ledger name (default: <upstream base8>..<tip8>).")
+]
+
+
+def _downstream(cfg: Config, downstream: Path | None) -> Path:
+    return downstream or cfg.downstream_path or Path.cwd()
+
+
+def _upstream(cfg: Config, upstream: Path | None) -> Path:
+    path = upstream or cfg.upstream_path
+    if path is None:
+        raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
+    return path
+
+
+def _tip(cfg: Config, tip: str | None) -> str:
+    return tip or cfg.upstream_branch or "HEAD"
+
+
+@audit_app.callback()
+def audit(
+    ctx: typer.Context,
+    downstream: DownstreamOpt = None,
+    baseline: BaselineOpt = None,
+    head: HeadOpt = "HEAD",
+    upstream: UpstreamOpt = None,
+    upstream_tip: TipOpt = None,
+    upstream_base: BaseOpt = None,
+    map_: Annotated[
+        list[str] | None, typer.Option("--map", help="Path map SRC=DST (upstream=downstream), repeatable.")
+    ] = None,
+    policy: Annotated[
+        Path | None, typer.Option("--policy", help="Policy file: its exclude paths (default: config).")
+    ] = None,
+    sync: SyncOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Classify every path changed between --baseline and --head: identical, translated, downstream-only,
+    deleted, excluded; report unreviewed paths and stale reviews."""
+    if ctx.invoked_subcommand is not None:
+        return EXIT_OK
+    cfg = load_config(config)
+    if baseline is None:
+        raise BadInput("--baseline is required: the downstream commit before the sync")
+    down, up, tip = _downstream(cfg, downstream), _upstream(cfg, upstream), _tip(cfg, upstream_tip)
+    name = sync or sync_name(
+        cfg, upstream=up, tip=tip, downstream=down, baseline=baseline, upstream_base=upstream_base
+    )
+    result = run_audit(
+        down,
+        baseline,
+        head,
+        up,
+        tip,
+        sync=name,
+        path_map=parse_map(map_) if map_ else cfg.path_map,
+        excluded_globs=load_excluded_globs(policy or cfg.policy),
+    )
+    if json_out:
+        output.emit_json(audit_json(result))
+    else:
+        render(result)
+    return EXIT_OK if result.ok else EXIT_CHECK_FAILED
+
+
+def render(result: AuditResult) -> None:
+    counts = result.counts()
+    per_class = ", ".join(f"{counts[c]:,} {c}" for c in CLASSES if counts[c]) or "nothing changed"
+    output.out(
+        f"{len(result.paths):,} changed paths {result.baseline[:8]}..{result.head[:8]} "
+        f"against upstream {result.upstream_tip[:8]}: {per_class}"
+    )
+    output.out(f"ledger: {result.ledger_path} (sync {result.sync})")
+    for p in result.paths:
+        if p.ok:
+            continue
+        extra = (
+            f" (reviewed by {p.reviewed_by} at {(p.reviewed_oid or '')[:8]}, changed since)"
+            if p.review == STALE
+            else ""
+        )
+        output.out(f"  {p.review:<10} {p.cls:<15} {p.path}{extra}")
+    if result.ok:
+        output.out("OK: every changed path is identical to upstream or reviewed at its head content.")
+    else:
+        n = len(result.unreviewed) + len(result.stale)
+        output.out(f"FAILED: {n:,} paths need review: vimesync audit review PATH... --by NAME")
+
+
+@audit_app.command("review")
+def review(
+    paths: Annotated[
+        list[str], typer.Argument(help="Paths (files, or folders for every changed file under them).")
+    ],
+    by: Annotated[str, typer.Option("--by", help="Who reviewed.")],
+    sync: SyncOpt = None,
+    downstream: DownstreamOpt = None,
+    baseline: BaselineOpt = None,
+    head: HeadOpt = "HEAD",
+    upstream: UpstreamOpt = None,
+    upstream_tip: TipOpt = None,
+    upstream_base: BaseOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the recorded reviews as JSON.")] = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Record that NAME reviewed PATH... at their content in --head, in sop/reviews/<sync>.toml."""
+    cfg = load_config(config)
+    down = _downstream(cfg, downstream)
+    if sync is None:
+        up = _upstream(cfg, upstream)
+        sync = sync_name(
+            cfg,
+            upstream=up,
+            tip=_tip(cfg, upstream_tip),
+            downstream=down,
+            baseline=baseline,
+            upstream_base=upstream_base,
+        )
+    at = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    reviews = reviews_for(down, paths, by=by, at=at, head=head, baseline=baseline)
+    ledger_file = down / ledger_relpath(sync)
+    write_ledger(ledger_file, record(read_ledger(ledger_file, sync), reviews))
+    if json_out:
+        doc: dict[str, Any] = {
+            "sync": sync,
+            "ledger": ledger_relpath(sync),
+            "reviews": [r.__dict__ for r in reviews],
+        }
+        output.emit_json(doc)
+    else:
+        output.out(f"recorded {len(reviews):,} review(s) by {by} in {ledger_relpath(sync)}")
+    return EXIT_OK

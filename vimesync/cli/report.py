@@ -1,0 +1,107 @@
+"""``vimesync report``: the sync PR description, every figure computed.
+
+Runs the upstream walk, the patch-stack check and the changed-path audit (each only when its
+inputs are given: flags win over vimesync.toml and the pins), then renders markdown or JSON to
+stdout or ``--output``, and with ``--publish owner/repo#N`` puts it into that PR's description.
+
+Exit codes: 0 the report was generated and every check that ran passed; 1 the report was
+generated (and written/published) but a check failed: a patch does not apply, a patched Python
+file does not parse, or a changed path is unreviewed or its review is stale; 2 bad input.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vimesync.check import check_options
+from vimesync.cli import output
+from vimesync.cli.app import app
+from vimesync.cli.progress import parse_progress
+from vimesync.config import Config, load_config, parse_map
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.report.generate import ReportInputs, generate_report
+from vimesync.report.json import render_json
+from vimesync.report.markdown import render_markdown
+
+
+def _check_opts(cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None):
+    if (source or cfg.engine.source) is None or (series or cfg.engine.series) is None:
+        return None
+    return check_options(cfg, source=source, rev=rev, series=series, strip=strip)
+
+
+@app.command("report")
+def report(
+    upstream: Annotated[Path | None, typer.Option(help="Upstream repository (default: config).")] = None,
+    range_: Annotated[
+        str | None, typer.Option("--range", help="BASE..TIP (default: pin's synced..branch).")
+    ] = None,
+    policy: Annotated[Path | None, typer.Option(help="Policy file (default: config).")] = None,
+    downstream: Annotated[Path | None, typer.Option(help="Downstream repository (default: config).")] = None,
+    baseline: Annotated[
+        str | None, typer.Option(help="Pre-sync downstream commit: enables the audit.")
+    ] = None,
+    head: Annotated[str, typer.Option(help="The sync head.")] = "HEAD",
+    map_: Annotated[list[str] | None, typer.Option("--map", help="Path map SRC=DST, repeatable.")] = None,
+    sync: Annotated[str | None, typer.Option(help="Review ledger name (default: <base8>..<tip8>).")] = None,
+    source: Annotated[Path | None, typer.Option(help="Engine source (default: the engine pin).")] = None,
+    rev: Annotated[str | None, typer.Option(help="Engine rev (default: the engine pin).")] = None,
+    series: Annotated[Path | None, typer.Option(help="Quilt series file (default: the engine pin).")] = None,
+    strip: Annotated[int | None, typer.Option(min=0, help="Default -pN for patches.")] = None,
+    pr_metadata: Annotated[Path | None, typer.Option(help="gh pr list --json output for labels.")] = None,
+    github: Annotated[bool, typer.Option("--github", help="Fetch PR metadata from GitHub.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
+    out_file: Annotated[Path | None, typer.Option("--output", help="Write here instead of stdout.")] = None,
+    publish: Annotated[
+        str | None, typer.Option(help="Put the report into PR owner/repo#N between markers.")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
+    ] = None,
+) -> int:
+    """Write the sync PR description: summary, engine patches, final audit, validation."""
+    if fmt not in ("markdown", "json"):
+        raise BadInput(f"--format {fmt!r}: expected markdown or json")
+    if publish is not None:
+        from vimesync.report.publish import parse_target, token_from_env
+
+        parse_target(publish)  # fail on a bad target before any work
+        token_from_env()
+    cfg = load_config(config)
+    inputs = ReportInputs(
+        config=cfg,
+        upstream=upstream,
+        range_=range_,
+        policy=policy,
+        downstream=downstream,
+        baseline=baseline,
+        head=head,
+        path_map=parse_map(map_) if map_ else None,
+        sync=sync,
+        check=_check_opts(cfg, source, rev, series, strip),
+        pr_metadata=pr_metadata,
+        github=github,
+    )
+    with parse_progress(enabled=output.progress_enabled()) as progress:
+        result = generate_report(inputs, progress=progress)
+    markdown = render_markdown(result)
+    text = json.dumps(render_json(result), indent=2) + "\n" if fmt == "json" else markdown
+    if out_file is not None:
+        out_file.write_text(text, encoding="utf-8")
+        output.stderr.print(f"wrote {output.escape(str(out_file))}")
+    elif fmt == "json":
+        output.emit_json(render_json(result))
+    else:
+        output.stdout.file.write(text)
+        output.stdout.file.flush()
+    if publish is not None:
+        from vimesync.report.publish import publish as do_publish
+
+        done = do_publish(publish, markdown)
+        verb = "updated" if done.changed else "already up to date:"
+        output.stderr.print(f"{verb} {output.escape(done.url or done.target)}")
+    return EXIT_OK if result.checks_ok else EXIT_CHECK_FAILED

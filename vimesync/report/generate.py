@@ -1,0 +1,182 @@
+"""Run what a sync report needs — the upstream walk, the patch-stack check, the changed-path
+audit — and assemble the :class:`SyncReport`. No printing; a section whose inputs are missing
+becomes a one-line Skipped instead of an error.
+
+This is the one call behind ``vimesync report`` and ``vimesync demo``::
+
+    report = generate_report(ReportInputs(config=cfg, downstream=..., baseline=..., check=opts))
+    print(render_markdown(report))
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from vimesync import git
+from vimesync.audit.audit import default_sync_name, load_excluded_globs, run_audit
+from vimesync.audit.model import AuditResult
+from vimesync.check import CheckOptions, ProgressFn, run_check
+from vimesync.checkmodel import CheckReport
+from vimesync.config import Config
+from vimesync.report.model import SyncReport, build_report
+from vimesync.upstream.model import WalkResult
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """Everything already resolved (flags over config); ``None`` means "not given"."""
+
+    config: Config = field(default_factory=Config)
+    upstream: Path | None = None  # default: config
+    range_: str | None = None  # BASE..TIP; default: the pin's synced..branch
+    policy: Path | None = None  # default: config
+    downstream: Path | None = None  # default: config
+    baseline: str | None = None  # the pre-sync downstream commit: needed for the audit
+    head: str = "HEAD"
+    path_map: tuple[tuple[str, str], ...] | None = None  # default: config
+    sync: str | None = None  # ledger name; default: <upstream base8>..<tip8>
+    check: CheckOptions | None = None  # None: no engine source/series given
+    pr_metadata: Path | None = None
+    github: bool = False
+
+
+def _toml_at(repo: Path, rev: str, file: Path | None) -> dict[str, Any] | None:
+    """A TOML file of ``repo`` as committed at ``rev`` (None when absent or outside the repo)."""
+    if file is None:
+        return None
+    try:
+        rel = file.resolve().relative_to(repo.resolve()).as_posix()
+        entries = git.ls_tree(repo, rev, [rel])
+    except (ValueError, git.GitError):
+        return None
+    if len(entries) != 1 or entries[0].kind != "blob":
+        return None
+    with git.CatFile(repo) as cat:
+        data = cat.read(entries[0].oid)
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+
+
+def pinned_at(repo: Path, rev: str, pin_file: Path | None, table: str, key: str) -> str | None:
+    """``[table] key`` of a pin file as it was at ``rev`` (e.g. the engine rev before the sync)."""
+    data = _toml_at(repo, rev, pin_file)
+    value = (data or {}).get(table, {}).get(key)
+    return value if isinstance(value, str) else None
+
+
+def sync_name(
+    config: Config,
+    *,
+    upstream: Path,
+    tip: str,
+    downstream: Path | None = None,
+    baseline: str | None = None,
+    upstream_base: str | None = None,
+) -> str:
+    """The ledger name of this sync: ``<upstream base8>..<tip8>``.
+
+    The base is ``upstream_base``, else the upstream pin's ``synced`` as committed at the
+    downstream ``baseline`` (stable for the whole sync, even after the pin is bumped), else the
+    pin's current ``synced`` unless it already equals the tip.
+    """
+    tip_sha = git.resolve(upstream, tip)
+    base = upstream_base
+    if base is None and downstream is not None and baseline is not None:
+        base = pinned_at(downstream, baseline, config.upstream_pin.file, "upstream", "synced")
+    if base is None and config.upstream_pin.synced:
+        base = config.upstream_pin.synced
+    if base is not None:
+        try:
+            base = git.resolve(upstream, base)
+        except git.GitError:
+            pass
+        if base == tip_sha:
+            base = None
+    return default_sync_name(base, tip_sha)
+
+
+def _walk(inputs: ReportInputs) -> WalkResult:
+    from vimesync.upstream.pipeline import walk_and_classify
+
+    return walk_and_classify(
+        inputs.upstream,
+        inputs.range_,
+        policy=inputs.policy,
+        downstream=inputs.downstream,
+        pr_metadata=inputs.pr_metadata,
+        github=inputs.github,
+        config=inputs.config,
+    )
+
+
+def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None) -> SyncReport:
+    """Walk, check and audit what ``inputs`` allow, then build the report."""
+    cfg = inputs.config
+    upstream = inputs.upstream or cfg.upstream_path
+    downstream = inputs.downstream or cfg.downstream_path
+    skipped: dict[str, str] = {}
+
+    walk = _walk(inputs) if upstream is not None else None
+    if upstream is None:
+        skipped["summary"] = "No upstream repository was given (--upstream): no summary."
+
+    check: CheckReport | None = run_check(inputs.check, progress=progress) if inputs.check else None
+
+    audit: AuditResult | None = None
+    if downstream is None or inputs.baseline is None or upstream is None:
+        missing = [
+            flag
+            for flag, value in (
+                ("--downstream", downstream),
+                ("--baseline", inputs.baseline),
+                ("--upstream", upstream),
+            )
+            if value is None
+        ]
+        skipped["audit"] = f"No {', '.join(missing)} given: no audit of the changed paths."
+    else:
+        tip = walk.tip if walk else (cfg.upstream_branch or "HEAD")
+        name = inputs.sync or sync_name(
+            cfg,
+            upstream=upstream,
+            tip=tip,
+            downstream=downstream,
+            baseline=inputs.baseline,
+            # An explicit --range names the base; otherwise the pins decide (as `vimesync audit` does).
+            upstream_base=walk.base if walk and inputs.range_ and walk.base != git.NULL_SHA else None,
+        )
+        audit = run_audit(
+            downstream,
+            inputs.baseline,
+            inputs.head,
+            upstream,
+            tip,
+            sync=name,
+            path_map=inputs.path_map if inputs.path_map is not None else cfg.path_map,
+            excluded_globs=load_excluded_globs(inputs.policy or cfg.policy),
+        )
+
+    previous_pin = None
+    if check is not None and downstream is not None and inputs.baseline is not None:
+        previous_pin = pinned_at(downstream, inputs.baseline, cfg.engine.file, "engine", "rev")
+
+    return build_report(
+        walk=walk,
+        check=check,
+        audit=audit,
+        upstream_name=cfg.upstream_name,
+        upstream_repo=cfg.upstream_repo,
+        engine_repo=cfg.engine.repo,
+        previous_engine_pin=previous_pin,
+        skipped=skipped,
+    )
