@@ -1,0 +1,108 @@
+"""End-to-end runs of ``vimesync audit`` and ``vimesync report`` on the demo repositories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vimesync.cli.app import main
+from vimesync.demo.build import Demo, build_demo
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    return build_demo(tmp_path_factory.mktemp("demo") / "d")
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+def _config_without_engine(demo: Demo, tmp_path: Path) -> Path:
+    cfg = tmp_path / "vimesync.toml"
+    cfg.write_text(
+        f"""
+[upstream]
+name = "Slime"
+repo = "THUDM/slime"
+path = "{demo.upstream}"
+branch = "main"
+pin = "{demo.downstream}/pins/slime.toml"
+policy = "{demo.downstream}/sop/policy.toml"
+map = ["slime/=vime/"]
+
+[downstream]
+path = "{demo.downstream}"
+"""
+    )
+    return cfg
+
+
+def test_audit_then_review_then_audit_passes(demo: Demo, tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(demo.downstream)
+    cfg = str(_config_without_engine(demo, tmp_path))
+    sync = ["--sync", "cli-test"]
+    code, out, _ = run(["audit", "--config", cfg, "--baseline", demo.baseline, *sync], capsys)
+    assert code == 1
+    assert "10 changed paths" in out and "unreviewed" in out
+
+    code, out, _ = run(
+        ["audit", "review", ".", "--by", "alice", "--config", cfg, "--baseline", demo.baseline, *sync], capsys
+    )
+    assert code == 0 and "by alice in sop/reviews/cli-test.toml" in out
+
+    code, out, _ = run(["audit", "--json", "--config", cfg, "--baseline", demo.baseline, *sync], capsys)
+    doc = json.loads(out)
+    assert code == 0 and doc["ok"] and doc["changed"] == 10 and doc["unreviewed"] == []
+    (demo.downstream / "sop/reviews/cli-test.toml").unlink()
+
+
+def test_report_markdown_without_engine_inputs(demo: Demo, tmp_path: Path, capsys) -> None:
+    cfg = str(_config_without_engine(demo, tmp_path))
+    code, out, _ = run(["report", "--config", cfg, "--baseline", demo.baseline, "--sync", "none-yet"], capsys)
+    assert code == 1  # paths are unreviewed
+    assert out.startswith(f"## Summary\n\nMirror Slime from {demo.base[:8]} through {demo.tip[:8]}: ")
+    assert "applicable merged PRs" in out
+    assert "No engine source or series was given" in out
+    assert "still need review" in out
+
+
+def test_report_json_to_file(demo: Demo, tmp_path: Path, capsys) -> None:
+    cfg = str(_config_without_engine(demo, tmp_path))
+    target = tmp_path / "report.json"
+    code, out, _ = run(["report", "--config", cfg, "--format", "json", "--output", str(target)], capsys)
+    assert code == 0  # no check ran: nothing failed
+    doc = json.loads(target.read_text())
+    assert out == ""
+    assert doc["summary"]["tip"] == demo.tip
+    assert doc["audit"] == {"skipped": "No --baseline given: no audit of the changed paths."}
+
+
+def test_bad_inputs_exit_2(demo: Demo, tmp_path: Path, capsys) -> None:
+    cfg = str(_config_without_engine(demo, tmp_path))
+    assert run(["report", "--config", cfg, "--format", "html"], capsys)[0] == 2
+    assert run(["report", "--config", cfg, "--publish", "nope"], capsys)[0] == 2
+    code, _, err = run(["report", "--config", cfg, "--publish", "a/b#1"], capsys)  # no token
+    assert code == 2 and "GITHUB_TOKEN" in err
+    assert run(["audit", "--config", cfg], capsys)[0] == 2  # no --baseline
+
+
+def test_report_publish_through_the_cli(demo: Demo, tmp_path: Path, capsys, monkeypatch, github) -> None:
+    state, api = github
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_cli_token")
+    monkeypatch.setenv("GITHUB_API_URL", api)
+    cfg = str(_config_without_engine(demo, tmp_path))
+    code, out, err = run(["report", "--config", cfg, "--publish", "vime/vime#7"], capsys)
+    assert code == 0
+    assert "updated https://github.com/vime/vime/pull/7" in err
+    assert "ghp_cli_token" not in out + err
+    assert state.body.startswith("Written by a human.")
+    assert out.replace("\n", "\r\n").rstrip() in state.body  # the same markdown, in the body's CRLF
+    code, _, err = run(["report", "--config", cfg, "--publish", "vime/vime#7"], capsys)
+    assert "already up to date" in err
+    assert [m for m, _, _ in state.requests].count("PATCH") == 1
