@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import Repo
+from tests.upstream.histories import Upstream, build_downstream
+from vimesync.upstream.mirrored import changed_lines, map_paths, mark_mirrored, scan_downstream
+from vimesync.upstream.model import MIRRORED
+from vimesync.upstream.walk import walk
+
+MAP = (("slime/", "vime/"),)
+
+
+@pytest.fixture(scope="module")
+def downstream(tmp_path_factory: pytest.TempPathFactory, upstream: Upstream) -> Repo:
+    return build_downstream(tmp_path_factory.mktemp("down") / "vime", upstream)
+
+
+def _mirrored(upstream: Upstream, downstream: Path, path_map=MAP, repo="THUDM/slime"):  # type: ignore[no-untyped-def]
+    prs = walk(upstream.path, None, "main").prs
+    index = scan_downstream(downstream, upstream_repo=repo)
+    return {p.number: p.decision for p in mark_mirrored(upstream.path, prs, index, path_map) if p.decision}
+
+
+def test_every_kind_of_evidence(upstream: Upstream, downstream: Repo) -> None:
+    found = _mirrored(upstream, downstream.path)
+    assert set(found) == {1, 2, 3, 4}
+    assert all(d.status == MIRRORED for d in found.values())
+    assert found[1].mirrored_by == "trailer Upstream-PR"
+    assert found[4].mirrored_by == "trailer Upstream-Commit/cherry-picked"
+    assert found[2].mirrored_by == "patch-id of the PR"  # reworded, no trailer
+    assert found[3].mirrored_by is not None and found[3].mirrored_by.startswith(
+        "similar content"
+    )  # conflict edit
+    assert "already downstream" in found[2].reason and downstream.head()[:4] not in found[2].reason
+
+
+def test_without_the_path_map_only_trailers_count(upstream: Upstream, downstream: Repo) -> None:
+    assert set(_mirrored(upstream, downstream.path, path_map=())) == {1, 4}
+
+
+def test_trailer_naming_another_repository_is_ignored(upstream: Upstream, downstream: Repo) -> None:
+    found = _mirrored(upstream, downstream.path, repo="someone/else")
+    assert found[1].mirrored_by == "patch-id of the PR"  # the content still proves it
+
+
+def test_patch_id_per_commit_and_abbreviated_upstream_commit(tmp_path: Path, upstream: Upstream) -> None:
+    s = upstream.shas
+    d = Repo(tmp_path / "d")
+    d.commit("start", {"x": "x"})
+    d.commit("parts, one", {"vime/parts.py": "one = 1\nalso_one = 1\nstill_one = 1\n"})
+    d.commit("parts, two", {"vime/parts2.py": "two = 2\nalso_two = 2\nstill_two = 2\n"})
+    d.commit(f"foo\n\nUpstream-Commit: {s['pr6'][:10]}", {"y": "y"})
+    found = _mirrored(upstream, d.path)
+    assert found[4].mirrored_by == "patch-id of each commit"  # picked one by one, reworded
+    assert found[6].mirrored_by == "trailer Upstream-Commit/cherry-picked"  # abbreviated sha
+    assert set(found) == {4, 6}
+
+
+def test_rebase_merged_pr_squashed_downstream(tmp_path: Path, upstream: Upstream) -> None:
+    d = Repo(tmp_path / "d")
+    d.commit("start", {"x": "x"})
+    d.commit(
+        "parts",
+        {
+            "vime/parts.py": "one = 1\nalso_one = 1\nstill_one = 1\n",
+            "vime/parts2.py": "two = 2\nalso_two = 2\nstill_two = 2\n",
+        },
+    )
+    assert _mirrored(upstream, d.path)[4].mirrored_by == "patch-id of the PR"
+
+
+def test_same_commit_in_shared_history(tmp_path: Path, upstream: Upstream) -> None:
+    from vimesync import git
+
+    clone = tmp_path / "fork"
+    git.run(tmp_path, ["clone", "-q", str(upstream.path), str(clone)])
+    git.run(clone, ["reset", "-q", "--hard", upstream.shas["pr3"]])
+    found = _mirrored(upstream, clone)
+    assert set(found) == {1, 2, 3} and found[3].mirrored_by == "same commit"
+
+
+def test_map_paths_and_changed_lines() -> None:
+    diff = (
+        b"diff --git a/slime/a.py b/slime/a.py\n--- a/slime/a.py\n+++ b/slime/a.py\n"
+        b"@@ -1 +1 @@\n-old line\n+new line\n+}\n"
+    )
+    mapped = map_paths(diff, MAP)
+    assert b"a/vime/a.py b/vime/a.py" in mapped and b"+++ b/vime/a.py" in mapped
+    assert set(changed_lines(mapped)) == {"vime/a.py\0-oldline", "vime/a.py\0+newline"}
