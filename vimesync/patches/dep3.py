@@ -51,19 +51,20 @@ def parse_dep3(header: bytes) -> Dep3 | None:
             if body and body[-1] != "":
                 body.append("")
             continue
+        if line.startswith("From ") and not fields and not body:
+            continue  # the mbox "From <sha> <date>" separator of a format-patch mail
         m = _FIELD.fullmatch(line)
         if line[:1] in (" ", "\t") and current is not None:
             cont = line.strip()
             current[1] += "\n" + ("" if cont == "." else cont)
-        elif m and (paragraph_start or in_fields) and not line.startswith("From "):
+        elif m and (paragraph_start or in_fields):
             current = [m.group(1).lower(), (m.group(2) or "").strip()]
             fields.append(current)
             in_fields = True
         else:
             current = None
             in_fields = False
-            if not line.startswith("From ") or body:  # the mbox "From <sha> <date>" line
-                body.append(line)
+            body.append(line)
         paragraph_start = False
     if not fields:
         return None
