@@ -1,0 +1,135 @@
+"""End-to-end ``vimesync walk`` runs in real repositories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import Repo
+from tests.upstream.histories import POLICY, Upstream, build_downstream, build_upstream
+from vimesync.cli.app import main
+
+
+@pytest.fixture(scope="module")
+def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
+    return build_upstream(tmp_path_factory.mktemp("up") / "slime")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+def test_json_document(capsys: pytest.CaptureFixture[str], tmp_path: Path, upstream: Upstream) -> None:
+    pol = tmp_path / "policy.toml"
+    pol.write_text(POLICY)
+    s = upstream.shas
+    code, out, err = run(
+        capsys,
+        "walk",
+        "--upstream",
+        str(upstream.path),
+        "--range",
+        f"{s['root'][:8]}..main",
+        "--policy",
+        str(pol),
+        "--json",
+    )
+    assert code == 0, err
+    doc = json.loads(out)  # exactly one document
+    assert doc["range"] == {"base": s["root"], "tip": s["pr10"]}
+    assert [p["number"] for p in doc["prs"]] == [1, 2, 3, 4, 5, 6, 8, 9, 10]
+    pr3 = doc["prs"][2]
+    assert (
+        pr3["commits"][-1] == s["pr3"]
+        and len(pr3["commits"]) == 5
+        and all(len(c) == 40 for c in pr3["commits"])
+    )
+    assert pr3["paths"] == ["slime/big.py", "slime/helper.py"]
+    assert {k: pr3[k] for k in ("status", "reason", "rule")} == {
+        "status": "applicable",
+        "reason": "",
+        "rule": None,
+    }
+    pr6 = doc["prs"][5]
+    assert (pr6["status"], pr6["rule"]) == ("excluded", 2)
+    assert doc["direct_commits"] == [
+        {"sha": s["direct1"], "title": "fix typo", "paths": ["README.md"], "reverts": None},
+        {
+            "sha": s["direct2"],
+            "title": 'Revert "Merge pull request #2 from alice/feat"',
+            "paths": ["docs/bar.md", "slime/bar.py"],
+            "reverts": 2,
+        },
+    ]
+    assert doc["totals"] == {"prs": 9, "applicable": 7, "excluded": 2, "mirrored": 0, "direct_commits": 2}
+
+
+def test_table_with_downstream(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, upstream: Upstream
+) -> None:
+    down = build_downstream(tmp_path / "down", upstream)
+    (tmp_path / "pins").mkdir()
+    (tmp_path / "pins" / "slime.toml").write_text(
+        f'[upstream]\nrepo = "THUDM/slime"\nsynced = "{upstream.shas["root"]}"\n'
+    )
+    (tmp_path / "policy.toml").write_text(POLICY)
+    (tmp_path / "vimesync.toml").write_text(
+        f'[upstream]\nname = "Slime"\nrepo = "THUDM/slime"\npath = "{upstream.path}"\nbranch = "main"\n'
+        'pin = "pins/slime.toml"\npolicy = "policy.toml"\nmap = ["slime/=vime/"]\n'
+        f'[downstream]\npath = "{down.path}"\n'
+    )
+    code, out, err = run(capsys, "walk", "--config", str(tmp_path / "vimesync.toml"))
+    assert code == 0, err
+    assert "#9" in out and "mirrored as requested" in out and "already downstream" in out
+    assert "9 PRs: 3 applicable, 2 excluded, 4 mirrored; 2 direct commits" in out
+
+
+def test_nothing_to_sync(capsys: pytest.CaptureFixture[str], upstream: Upstream) -> None:
+    code, out, _ = run(capsys, "walk", "--upstream", str(upstream.path), "--range", "main..main")
+    assert code == 0 and "nothing to sync" in out
+    code, out, _ = run(capsys, "walk", "--upstream", str(upstream.path), "--range", "main..main", "--json")
+    assert code == 0 and json.loads(out)["message"] == "nothing to sync"
+
+
+def test_base_not_ancestor_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    r.commit("one", {"a": "1"})
+    r.commit("two", {"a": "2"})
+    r.branch("side", "HEAD~1")
+    r.commit("side", {"b": "1"})
+    code, out, err = run(capsys, "walk", "--upstream", str(r.path), "--range", "side..main")
+    assert code == 2 and out == ""
+    assert "is not an ancestor" in err and "merge-base" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--range", "nope..main"], "unknown revision 'nope'"),
+        (["--range", "main...main"], "symmetric difference"),
+        ([], "no --range given"),
+    ],
+)
+def test_bad_input_exits_2(
+    capsys: pytest.CaptureFixture[str], upstream: Upstream, args: list[str], message: str
+) -> None:
+    code, _, err = run(capsys, "walk", "--upstream", str(upstream.path), *args)
+    assert code == 2 and message in err
+
+
+def test_not_a_repo_and_bad_policy(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, upstream: Upstream
+) -> None:
+    code, _, err = run(capsys, "walk", "--upstream", str(tmp_path), "--range", "main")
+    assert code == 2 and "not a git repository" in err
+    pol = tmp_path / "p.toml"
+    pol.write_text('[[rule]]\naction = "exclude"\nreason = "r"\ntitle = "("\n')
+    code, _, err = run(
+        capsys, "walk", "--upstream", str(upstream.path), "--range", "main", "--policy", str(pol)
+    )
+    assert code == 2 and f"{pol}:4: rule 1: bad title regex" in err.replace("\n", "")
