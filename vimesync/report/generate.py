@@ -26,6 +26,7 @@ from vimesync.audit.model import AuditResult
 from vimesync.check import CheckOptions, ProgressFn, run_check
 from vimesync.checkmodel import CheckReport
 from vimesync.config import Config
+from vimesync.report.links import github_repo_of
 from vimesync.report.model import SyncReport, build_report
 from vimesync.upstream.model import WalkResult
 
@@ -105,6 +106,12 @@ def sync_name(
     return default_sync_name(base, tip_sha)
 
 
+def _remote_repo(repo: Path) -> str | None:
+    """``owner/repo`` from the clone's ``origin`` remote when it is on github.com."""
+    url = git.run(repo, ["config", "--get", "remote.origin.url"], check=False).decode().strip()
+    return github_repo_of(url) if url else None
+
+
 def _walk(inputs: ReportInputs) -> WalkResult:
     from vimesync.upstream.pipeline import walk_and_classify
 
@@ -170,12 +177,13 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
     if check is not None and downstream is not None and inputs.baseline is not None:
         previous_pin = pinned_at(downstream, inputs.baseline, cfg.engine.file, "engine", "rev")
 
+    upstream_repo = cfg.upstream_repo or (_remote_repo(upstream) if upstream is not None else None)
     return build_report(
         walk=walk,
         check=check,
         audit=audit,
-        upstream_name=cfg.upstream_name,
-        upstream_repo=cfg.upstream_repo,
+        upstream_name=cfg.upstream_name if cfg.file or not upstream_repo else upstream_repo.split("/")[1],
+        upstream_repo=upstream_repo,
         engine_repo=cfg.engine.repo,
         previous_engine_pin=previous_pin,
         skipped=skipped,

@@ -35,6 +35,15 @@ class Ref:
     kind: str = ""  # "" | "forwarded" | "merged"
 
 
+_REMOTE = re.compile(rf"^(?:https?://|ssh://git@|git@)github\.com[:/](?P<repo>{_REPO}?)(?:\.git)?/?$")
+
+
+def github_repo_of(remote_url: str) -> str | None:
+    """``owner/repo`` of a github.com remote URL (https, ssh or scp-like), else None."""
+    m = _REMOTE.match(remote_url.strip())
+    return m["repo"] if m else None
+
+
 def pr_url(repo: str, number: int) -> str:
     return f"{GITHUB}/{repo}/pull/{number}"
 

@@ -27,12 +27,12 @@ _BARE = re.compile(r"(?<![\w/#&\\])#(\d+)\b")
 
 
 def escape(text: str, *, repo: str | None = None) -> str:
-    """Inline text: markdown punctuation backslash-escaped, newlines as spaces, and (with ``repo``)
-    bare ``#N`` linked to ``repo`` rather than left for GitHub to link to the wrong repository."""
+    """Inline text: markdown punctuation backslash-escaped, newlines as spaces, and bare ``#N``
+    linked to ``repo`` (or, with no repo, quoted as code) rather than left for GitHub to link
+    to the wrong repository."""
     out = _SPECIAL.sub(r"\\\1", _NEWLINES.sub(" ", text.strip()))
-    if repo:
-        out = _BARE.sub(lambda m: link(pr_ref(repo, int(m.group(1)))), out)
-    return out
+    # Left bare, GitHub would link "#N" to the repository the report is published in.
+    return _BARE.sub(lambda m: link(pr_ref(repo, int(m.group(1)))), out)
 
 
 def cell(text: str, *, repo: str | None = None) -> str:
@@ -53,9 +53,9 @@ def code(text: str, *, in_table: bool = False) -> str:
 
 
 def link(ref: Ref) -> str:
-    text = _SPECIAL.sub(r"\\\1", ref.text)
     if not ref.url:
-        return text
+        return code(ref.text)  # "#N" of an unknown repository: shown, never linked to the wrong one
+    text = _SPECIAL.sub(r"\\\1", ref.text)
     url = ref.url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
     return f"[{text}]({url})"
 
