@@ -1,0 +1,150 @@
+"""The pure applier on hand-built hunks: git's position search, anchoring and byte rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.patches.treehelp import hunk, modify
+from vimesync.patches.apply import apply_content, apply_file, git_line_hash, split_lines
+from vimesync.patches.model import FilePatch
+
+
+def lines(*items: str) -> bytes:
+    return "".join(f"{x}\n" for x in items).encode()
+
+
+CHANGE_C = hunk(2, 2, [(" ", b"b\n"), ("-", b"c\n"), ("+", b"C\n"), (" ", b"d\n")])
+
+
+def test_split_lines_keeps_partial_last_line_and_crlf() -> None:
+    assert split_lines(b"a\r\nb\nc") == [b"a\r\n", b"b\n", b"c"]
+    assert split_lines(b"") == []
+    assert split_lines(b"\n\n") == [b"\n", b"\n"]
+
+
+def test_applies_at_header_position() -> None:
+    res = apply_file(lines("a", "b", "c", "d", "e"), modify("f", CHANGE_C))
+    assert res.ok and res.data == lines("a", "b", "C", "d", "e") and res.offsets == ()
+
+
+@pytest.mark.parametrize(
+    ("before", "offset"),
+    [
+        (["x", "x", "a", "b", "c", "d", "e"], 2),  # drifted down
+        (["b", "c", "d", "e"], -1),  # drifted up
+    ],
+)
+def test_applies_at_offset(before: list[str], offset: int) -> None:
+    res = apply_file(lines(*before), modify("f", CHANGE_C))
+    assert res.ok
+    assert [(o.hunk, o.offset) for o in res.offsets] == [(1, offset)]
+
+
+def test_ambiguous_match_prefers_nearest_then_forward() -> None:
+    # "b c d" occurs at lines 1 and 5 (0-based) around the header position 3: both at distance 2;
+    # git tries pos+1 before pos-1 at each distance, so the later copy wins.
+    before = lines("b", "c", "d", "y", "z", "b", "c", "d")
+    h = hunk(4, 4, [(" ", b"b\n"), ("-", b"c\n"), ("+", b"C\n"), (" ", b"d\n")])
+    res = apply_file(before, modify("f", h))
+    assert res.data == lines("b", "c", "d", "y", "z", "b", "C", "d")
+    assert res.offsets[0].offset == 2
+
+
+def test_hunk_at_line_one_must_match_at_start() -> None:
+    h = hunk(1, 1, [("-", b"a\n"), ("+", b"A\n"), (" ", b"b\n")])
+    assert apply_file(lines("a", "b"), modify("f", h)).ok
+    res = apply_file(lines("new", "a", "b"), modify("f", h))
+    assert not res.ok and "start" in res.failures[0].reason
+
+
+def test_hunk_without_trailing_context_must_match_at_end() -> None:
+    h = hunk(2, 2, [(" ", b"b\n"), ("+", b"c\n")])
+    assert apply_file(lines("a", "b"), modify("f", h)).data == lines("a", "b", "c")
+    res = apply_file(lines("a", "b", "z"), modify("f", h))
+    assert not res.ok and "end" in res.failures[0].reason
+
+
+def test_lines_written_by_an_earlier_hunk_cannot_match_again() -> None:
+    first = hunk(1, 1, [(" ", b"a\n"), ("+", b"k\n"), (" ", b"b\n")])
+    # The second hunk's context "k b" exists only because the first hunk wrote it.
+    second = hunk(5, 5, [(" ", b"k\n"), ("-", b"b\n"), ("+", b"B\n"), (" ", b"c\n")])
+    res = apply_file(lines("a", "b", "c"), modify("f", first, second))
+    assert not res.ok and res.failures[0].hunk == 2
+
+
+def test_preimage_longer_than_file_fails_with_reason() -> None:
+    h = hunk(2, 2, [(" ", b"a\n"), (" ", b"b\n"), ("-", b"c\n"), (" ", b"d\n")])
+    res = apply_file(lines("a"), modify("f", h))
+    assert not res.ok and "longer than the file" in res.failures[0].reason
+
+
+def test_crlf_is_compared_byte_exactly() -> None:
+    h = hunk(2, 2, [(" ", b"b\r\n"), ("-", b"c\r\n"), ("+", b"C\r\n"), (" ", b"d\r\n")])
+    assert apply_file(b"a\r\nb\r\nc\r\nd\r\n", modify("f", h)).data == b"a\r\nb\r\nC\r\nd\r\n"
+    assert not apply_file(lines("a", "b", "c", "d"), modify("f", h)).ok
+
+
+def test_no_newline_at_end_of_file_both_ways() -> None:
+    add_eol = hunk(1, 1, [("-", b"a"), ("+", b"a\n")])
+    assert apply_file(b"a", modify("f", add_eol)).data == b"a\n"
+    assert not apply_file(b"a\n", modify("f", add_eol)).ok  # must match at the end, exactly
+    drop_eol = hunk(1, 1, [("-", b"a\n"), ("+", b"a")])
+    assert apply_file(b"a\n", modify("f", drop_eol)).data == b"a"
+
+
+def test_no_eol_preimage_matches_longer_line_like_git() -> None:
+    # git compares len(preimage) bytes after a whitespace-blind hash: "b" (no newline) matches
+    # an image line "b\n" when the hunk has trailing context, and the result keeps git's bytes.
+    h = hunk(1, 1, [("-", b"a\n"), ("+", b"A\n"), (" ", b"b")])
+    res = apply_file(b"a\nb\nc\n", modify("f", h))
+    assert res.ok and res.data == b"A\nbc\n"
+    assert git_line_hash(b"b \t\r\n") == git_line_hash(b"b") != git_line_hash(b"b\x0b")
+
+
+def test_creation_and_deletion_rules() -> None:
+    create = FilePatch(old_path=None, new_path="f", hunks=(hunk(0, 1, [("+", b"x\n")]),))
+    assert apply_file(None, create).data == b"x\n"
+    assert "already exists" in apply_file(b"", create).failures[0].reason
+    delete = FilePatch(old_path="f", new_path=None, hunks=(hunk(1, 0, [("-", b"x\n")]),))
+    res = apply_file(b"x\n", delete)
+    assert res.ok and res.data is None
+    leftover = apply_file(b"x\ny\n", FilePatch(old_path="f", new_path=None, hunks=(hunk(1, 0, [("-", b"x\n")]),)))
+    assert not leftover.ok
+    assert "No such file" in apply_file(None, modify("f", CHANGE_C)).failures[0].reason
+
+
+def test_failures_are_collected_for_every_hunk() -> None:
+    bad1 = hunk(1, 1, [(" ", b"q\n"), ("-", b"r\n"), (" ", b"s\n")])
+    good = hunk(2, 2, [(" ", b"b\n"), ("-", b"c\n"), ("+", b"C\n"), (" ", b"d\n")])
+    bad2 = hunk(9, 9, [(" ", b"t\n"), ("-", b"u\n"), (" ", b"v\n")])
+    res = apply_content(lines("a", "b", "c", "d", "e"), modify("f", bad1, good, bad2))
+    assert [f.hunk for f in res.failures] == [1, 3] and res.data is None
+
+
+def test_diagnostics_name_first_mismatch_and_nearest_match() -> None:
+    before = lines("1", "2", "3", "4", "5", "6", "b", "c", "D", "8")
+    h = hunk(2, 2, [(" ", b"b\n"), ("-", b"c\n"), ("+", b"C\n"), (" ", b"d\n")])
+    fail = apply_content(before, modify("f", h)).failures[0]
+    assert fail.hunk == 1 and fail.header == h.header
+    assert (fail.first_mismatch, fail.expected, fail.found) == (1, "b\n", "2\n")
+    assert fail.nearest_line == 7 and fail.nearest_matched == 2
+
+
+def test_diagnostics_say_nothing_when_nothing_matches() -> None:
+    fail = apply_content(lines("x", "y"), modify("f", CHANGE_C)).failures[0]
+    assert fail.nearest_line is None and fail.first_mismatch == 1
+
+
+def test_large_file_many_hunks_is_fast() -> None:
+    n = 50_000
+    before = b"".join(b"line %d\n" % i for i in range(n))
+    hunks = [
+        hunk(i + 2, i + 2, [(" ", b"line %d\n" % i), ("-", b"line %d\n" % (i + 1)), ("+", b"L\n"), (" ", b"line %d\n" % (i + 2))])
+        for i in range(0, n - 3, 50)
+    ]
+    import time
+
+    t = time.perf_counter()
+    res = apply_content(b"drift\n" * 7 + before, modify("f", *hunks))
+    assert res.ok and len(res.offsets) == len(hunks)
+    assert time.perf_counter() - t < 2.0
