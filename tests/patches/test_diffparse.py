@@ -17,6 +17,8 @@ import pytest
 
 from tests.gitrepo import Repo
 from vimesync import git
+from vimesync.errors import GitError, PatchError
+from vimesync.patches import diffparse
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import FilePatch, PatchFile
 
@@ -314,3 +316,203 @@ def test_unidiff_agrees_on_hunk_structure(cases: list[Case]) -> None:
     assert ranges == [
         [(h.old_start, h.old_count, h.new_start, h.new_count) for h in f.hunks] for f in ours.files
     ]
+
+
+# -- hostile and malformed input ---------------------------------------------------------
+
+GIT_HDR = b"diff --git a/f b/f\n--- a/f\n+++ b/f\n"
+BIN_HDR = b"diff --git a/f b/f\nindex 1111111..2222222 100644\nGIT binary patch\n"
+HOSTILE: list[tuple[str, bytes, int, str, int | None]] = [
+    # (id, patch, strip, message pattern, patch line named)
+    ("empty", b"", 1, "empty patch file", None),
+    ("blank", b"\n  \n\t\n", 1, "empty patch file", None),
+    ("garbage", b"hello\nthis is not a patch at all\n", 1, "no diff found", None),
+    ("ed", b"2c\nB\n.\n4a\ne\n.\n", 1, "ed-style diff", 1),
+    ("normal", b"2c2\n< b\n---\n> B\n", 1, "normal-format diff", 1),
+    ("rcs", b"d2 1\na2 1\nB\n", 1, "RCS-format diff", 1),
+    (
+        "context",
+        b"*** o\t2020\n--- n\t2020\n***************\n*** 1,2 ****\n! a\n--- 1,2 ----\n! b\n",
+        1,
+        "context diff",
+        3,
+    ),
+    (
+        "combined",
+        b"diff --cc f\nindex 1,2..3\n--- a/f\n+++ b/f\n@@@ -1,1 -1,1 +1,1 @@@\n- a\n -b\n++c\n",
+        1,
+        "combined diff",
+        1,
+    ),
+    (
+        "combined-hidden",
+        GIT_HDR + b"@@ -1 +1 @@\n-a\n+b\n" + b"diff --combined g\n@@@ -1 -1 +1 @@@\n",
+        1,
+        "combined diff",
+        7,
+    ),
+    ("normal-hidden", GIT_HDR + b"@@ -1 +1 @@\n-a\n+b\n\n3c3\n< x\n---\n> y\n", 1, "normal-format", 8),
+    ("stray-hunk", b"@@ -1 +1 @@\n-a\n+b\n", 1, "without a file header", 1),
+    ("truncated", GIT_HDR + b"@@ -1,3 +1,3 @@\n a\n-b\n", 1, "truncated hunk", 6),
+    ("undercount", GIT_HDR + b"@@ -1,3 +1,3 @@\n a\n-b\n+c\nnot a hunk line\n", 1, "line 8 is not a hunk", 8),
+    ("overcount", GIT_HDR + b"@@ -1,2 +1,2 @@\n a\n-b\n+c\n+d\n", 1, "more lines than its @@ header", 8),
+    ("overcount-old", GIT_HDR + b"@@ -1,1 +1,2 @@\n a\n-b\n+c\n", 1, "more old lines", 6),
+    ("no-change", GIT_HDR + b"@@ -1,2 +1,2 @@\n a\n b\n", 1, "adds and removes nothing", 4),
+    ("bad-line", GIT_HDR + b"@@ -1,2 +1,2 @@\n a\n*b\n+c\n", 1, "not a hunk line", 6),
+    ("short-backslash", GIT_HDR + b"@@ -1 +1 @@\n-a\n\\ x\n+b\n", 1, "malformed '.' line", 6),
+    ("unterminated", GIT_HDR + b"@@ -1 +1 @@\n-a\n+b", 1, "without a newline", 6),
+    ("bad-hunk-header", GIT_HDR + b"@@ -1 +1 @@\n-a\n+b\n@@ -x +1 @@\n", 1, "malformed @@", 7),
+    ("absurd-count", GIT_HDR + b"@@ -1,99999999999999999999 +1 @@\n-a\n", 1, "absurd hunk header", 4),
+    ("absurd-start", GIT_HDR + b"@@ -20000000 +1 @@\n-a\n+b\n", 1, "absurd hunk header", 4),
+    ("only-garbage", b"diff --git a/f b/f\nindex 1234567..89abcde 100644\nsomething\n", 1, "only garbage", 3),
+    (
+        "new-with-old",
+        b"diff --git a/f b/f\nnew file mode 100644\n--- /dev/null\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n",
+        1,
+        "new file depends on old contents",
+        1,
+    ),
+    (
+        "delete-with-new",
+        b"diff --git a/f b/f\ndeleted file mode 100644\n--- a/f\n+++ /dev/null\n@@ -1 +1 @@\n-a\n+b\n",
+        1,
+        "deleted file still has contents",
+        1,
+    ),
+    (
+        "inconsistent-name",
+        b"diff --git a/f b/f\nrename from f\nrename to g\n--- a/x\n+++ b/g\n@@ -1 +1 @@\n-a\n+b\n",
+        1,
+        "inconsistent old filename",
+        4,
+    ),
+    (
+        "two-extensions",
+        b"diff --git a/f b/f\nnew file mode 100644\ndeleted file mode 100644\n",
+        1,
+        "inconsistent header lines",
+        3,
+    ),
+    ("bad-mode", b"diff --git a/f b/f\nold mode 10x644\nnew mode 100755\n", 1, "invalid mode", 2),
+    ("no-name", b"diff --git a/f b/g\nold mode 100644\nnew mode 100755\n", 1, "lacks filename", 1),
+    ("strip-too-deep", b"--- f\n+++ f\n@@ -1 +1 @@\n-a\n+b\n", 1, "unable to find filename", 1),
+    ("binary-huge", BIN_HDR + b"literal 99999999999\nHcmV?d00001\n\n", 1, "over the 67108864-byte limit", 4),
+    (
+        "binary-size-mismatch",
+        BIN_HDR + b"literal 5\nHcmV?d00001\n\n",
+        1,
+        "does not inflate to the announced 5 bytes",
+        4,
+    ),
+    ("binary-bad-char", BIN_HDR + b'literal 0\nHcmV"d00001\n\n', 1, "corrupt binary patch", 5),
+    ("binary-bad-length", BIN_HDR + b"literal 0\nZcmV?d00001\n\n", 1, "length character", 5),
+    ("binary-truncated", BIN_HDR + b"literal 0\nHcmV?d00001\n", 1, "bad base85 line length", 6),
+    ("binary-unknown", BIN_HDR + b"something 0\n\n", 1, "unrecognized binary", 4),
+    # unsafe paths
+    ("dotdot", b"diff --git a/../x b/../x\n--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n", 1, "'..'", 1),
+    ("dotgit", b"--- a/.GIT/config\n+++ b/.GIT/config\n@@ -1 +1 @@\n-a\n+b\n", 1, "'.git' path", 1),
+    ("dotgit-ntfs", b"--- a/.git./hooks/x\n+++ b/.git./hooks/x\n@@ -1 +1 @@\n-a\n+b\n", 1, "'.git' path", 1),
+    ("dotgit-short", b"--- a/GIT~1/config\n+++ b/GIT~1/config\n@@ -1 +1 @@\n-a\n+b\n", 1, "'.git' path", 1),
+    ("absolute", b"--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n", 0, "absolute path", 1),
+    ("drive", b"--- C:/x\n+++ C:/x\n@@ -1 +1 @@\n-a\n+b\n", 0, "drive letter", 1),
+    ("backslash", b"--- a/x\\..\\y\n+++ b/x\\..\\y\n@@ -1 +1 @@\n-a\n+b\n", 1, "backslash", 1),
+    ("empty-component", b"--- a/x//y\n+++ b/x//y\n@@ -1 +1 @@\n-a\n+b\n", 1, "empty path component", 1),
+    (
+        "rename-escape",
+        b"diff --git a/f b/f\nsimilarity index 100%\nrename from f\nrename to ../../etc/x\n",
+        1,
+        "'..'",
+        1,
+    ),
+    ("quoted-escape", b'diff --git "a/\\056\\056/x" "b/\\056\\056/x"\nnew file mode 100644\n', 1, "'..'", 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("patch", "strip", "pattern", "line"), [c[1:] for c in HOSTILE], ids=[c[0] for c in HOSTILE]
+)
+def test_refuses_hostile_patches(patch: bytes, strip: int, pattern: str, line: int | None) -> None:
+    with pytest.raises(PatchError) as info:
+        parse_patch(patch, name="evil.patch", strip=strip)
+    err = info.value
+    assert err.exit_code == 2 and err.patch == "evil.patch"
+    assert re.search(pattern, err.message), err.message
+    assert err.line == line, err.message
+
+
+@pytest.mark.parametrize(
+    "cid", ["truncated", "undercount", "stray-hunk", "garbage", "ed", "bad-mode", "dotdot"]
+)
+def test_git_refuses_them_too(cid: str, tmp_path: Path) -> None:
+    """Where git itself rejects a patch, we agree (stricter cases are documented above)."""
+    _, patch, strip, _, _ = next(c for c in HOSTILE if c[0] == cid)
+    with pytest.raises(GitError):
+        git.run(tmp_path, ["apply", "--check", f"-p{strip}", "-"], input=patch)
+
+
+def test_git_would_silently_drop_an_overcounted_line(tmp_path: Path) -> None:
+    """Why we are stricter than git: it applies the hunk and ignores the extra line."""
+    _, patch, _, _, _ = next(c for c in HOSTILE if c[0] == "overcount")
+    (tmp_path / "f").write_bytes(b"a\nb\n")
+    git.run(tmp_path, ["apply", "-"], input=patch)
+    assert (tmp_path / "f").read_bytes() == b"a\nc\n"  # "+d" was dropped
+
+
+def test_size_and_hunk_caps(monkeypatch: pytest.MonkeyPatch) -> None:
+    patch = GIT_HDR + b"@@ -1 +1 @@\n-a\n+b\n@@ -3 +3 @@\n-c\n+d\n@@ -5 +5 @@\n-e\n+f\n"
+    with pytest.raises(PatchError, match="over the 10-byte limit"):
+        parse_patch(patch, name="big.patch", max_bytes=10)
+    monkeypatch.setattr(diffparse, "MAX_HUNKS_PER_FILE", 2)
+    with pytest.raises(PatchError, match="more than 2 hunks") as info:
+        parse_patch(patch, name="many.patch")
+    assert info.value.line == 10
+
+
+def test_no_newline_marker_and_crlf_are_byte_exact() -> None:
+    patch = (
+        GIT_HDR
+        + b"@@ -1,2 +1,2 @@\n a\r\n-b\r\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
+    )
+    (fp,) = parse_patch(patch, name="x.patch").files
+    assert fp.hunks[0].lines == ((" ", b"a\r\n"), ("-", b"b\r"), ("+", b"c"))
+
+
+def test_empty_context_line_from_gnu_diff() -> None:
+    patch = GIT_HDR + b"@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n"
+    (fp,) = parse_patch(patch, name="x.patch").files
+    assert fp.hunks[0].lines == ((" ", b"a\n"), (" ", b"\n"), ("-", b"b\n"), ("+", b"c\n"))
+
+
+def test_mode_only_and_binary_without_data() -> None:
+    patch = (
+        b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+        b"diff --git a/img.png b/img.png\nindex 1111111..2222222 100644\nBinary files a/img.png and b/img.png differ\n"
+    )
+    mode, img = parse_patch(patch, name="x.patch").files
+    assert (mode.old_mode, mode.new_mode, mode.hunks) == (0o100644, 0o100755, ())
+    assert (
+        img.binary_without_data and img.binary is None and img.old_mode == 0o100644 and img.new_mode is None
+    )
+
+
+def test_trailing_signature_and_blank_lines_are_not_hunk_lines() -> None:
+    body = GIT_HDR + b"@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+    for tail in (b"-- \n2.39.0\n\n", b"\n\n", b"-- \n"):
+        (fp,) = parse_patch(body + tail, name="x.patch").files
+        assert fp.hunks[0].lines[-1] == ("+", b"c\n")
+
+
+def test_traditional_new_file_without_dev_null_may_be_new() -> None:
+    patch = b"--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\n+b\n"
+    (fp,) = parse_patch(patch, name="x.patch").files
+    assert fp.new_if_missing and not fp.is_new and fp.old_path == fp.new_path == "f"
+
+
+def test_header_is_verbatim_and_dep3_parsed() -> None:
+    header = (
+        b"Description: Fix the \xff thing\n more detail\nOrigin: upstream, https://x/y\nForwarded: no\n\n"
+    )
+    pf = parse_patch(header + GIT_HDR + b"@@ -1 +1 @@\n-a\n+b\n", name="x.patch")
+    assert pf.header == header
+    assert pf.dep3 is not None and pf.dep3.get("origin") == "upstream, https://x/y"
+    assert pf.dep3.description == "Fix the \ufffd thing\nmore detail"

@@ -228,7 +228,8 @@ class _Parser:
     def _mode(self, rest: bytes, k: int) -> int:
         m = re.match(rb"[0-7]+", rest)
         if not m or m.end() >= len(rest) or rest[m.end()] not in dn.SPACE or len(m.group()) > 7:
-            raise self.error(f"invalid mode {rest.strip()!r}", line=k + 1)
+            shown = rest.strip().decode("utf-8", "backslashreplace")
+            raise self.error(f"invalid mode {shown!r}", line=k + 1)
         mode = int(m.group(), 8)
         if mode > 0o177777:
             raise self.error(f"invalid mode {m.group().decode()}", line=k + 1)
@@ -418,14 +419,18 @@ class _Parser:
         return Hunk(old_start, old_count, new_start, new_count, header, tuple(body), k + 1), m
 
     def _count_error(self, m: int, k: int, old: int, new: int, label: str, index: int) -> PatchError:
-        where = "the end of the patch" if m >= self.n else f"line {m + 1}"
         if old < 0 or new < 0:
-            what = "more old lines" if old < 0 else "more new lines"
-            msg = f"corrupt patch: hunk has {what} than its @@ header (line {k + 1}) announces"
+            side = "old" if old < 0 else "new"
+            msg = f"corrupt patch: hunk has more {side} lines than its @@ header (line {k + 1}) announces"
+        elif m >= self.n:
+            msg = (
+                f"truncated hunk: the patch ends while its @@ header (line {k + 1}) still expects "
+                f"{old} old and {new} new line(s)"
+            )
         else:
             msg = (
-                f"corrupt patch: {where} ends the hunk, but its @@ header (line {k + 1}) still "
-                f"expects {old} old and {new} new line(s)"
+                f"corrupt patch: line {m + 1} is not a hunk line, but the @@ header (line {k + 1}) "
+                f"still expects {old} old and {new} new line(s)"
             )
         return self.error(msg, line=min(m, self.n - 1) + 1, file=label, hunk=index)
 
