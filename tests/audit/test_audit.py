@@ -43,6 +43,7 @@ prs = [7]
 @pytest.fixture
 def repos(tmp_path: Path) -> tuple[Repo, Repo, str, str, str]:
     up = Repo(tmp_path / "up")
+    up.commit("upstream base", {"slime/a.py": "a = 1\n", "slime/old.py": "old\n"})
     tip = up.commit(
         "upstream tip",
         {
@@ -50,6 +51,7 @@ def repos(tmp_path: Path) -> tuple[Repo, Repo, str, str, str]:
             "slime/b.py": "from slime import a\n",
             "slime/backends/ascend/x.py": "npu = 2\n",
             "README.md": "readme v2\n",
+            "slime/old.py": None,
         },
     )
     down = Repo(tmp_path / "down")
@@ -186,3 +188,16 @@ def test_malformed_ledger_is_config_error(tmp_path: Path) -> None:
     path.write_text('[[review]]\npath = "a"\n')
     with pytest.raises(ConfigError, match="oid"):
         read_ledger(path, "x")
+
+
+def test_deletions_mirroring_upstream_are_verified(repos) -> None:
+    up, down, tip, baseline, head = repos
+    pm = (("slime/", "vime/"),)
+    without = run_audit(down.path, baseline, head, up.path, tip, sync="x", path_map=pm)
+    assert {p.path: p.review for p in without.paths}["vime/old.py"] == UNREVIEWED
+    audit = run_audit(
+        down.path, baseline, head, up.path, tip, sync="x", path_map=pm, upstream_base=f"{tip}~1"
+    )
+    old = {p.path: p for p in audit.paths}["vime/old.py"]
+    assert (old.cls, old.review) == (DELETED, VERIFIED)
+    assert audit.upstream_base == up.git("rev-parse", "HEAD~1").strip()

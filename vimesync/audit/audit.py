@@ -117,8 +117,12 @@ def classify(
     path_map: PathMap = (),
     is_excluded: Callable[[str], bool] = lambda _p: False,
     ledger: Ledger | None = None,
+    upstream_base: dict[str, tuple[int, str]] | None = None,
 ) -> tuple[PathAudit, ...]:
-    """Classify each path changed between ``baseline`` and ``head`` (path -> (mode, oid) listings)."""
+    """Classify each path changed between ``baseline`` and ``head`` (path -> (mode, oid) listings).
+
+    With the ``upstream_base`` listing, a deletion that mirrors an upstream deletion is verified.
+    """
     ledger = ledger or Ledger(sync="")
     out = []
     for path in changed_paths(baseline, head):
@@ -139,7 +143,10 @@ def classify(
                 cls = TRANSLATED
             else:
                 cls = DOWNSTREAM_ONLY
-        if cls == IDENTICAL:
+        mirrors_upstream_deletion = (
+            cls == DELETED and upstream_base is not None and up_path in upstream_base and up_oid is None
+        )
+        if cls == IDENTICAL or mirrors_upstream_deletion:
             state, review = VERIFIED, ledger.get(path)
         else:
             state, review = _review_state(path, head_oid, ledger)
@@ -169,14 +176,24 @@ def run_audit(
     path_map: PathMap = (),
     excluded_globs: Iterable[str] = (),
     ledger_root: Path | None = None,
+    upstream_base: str | None = None,
 ) -> AuditResult:
     """Audit ``baseline..head`` of ``downstream`` against ``upstream_tip`` of ``upstream``.
 
-    The ledger is read from ``<ledger_root or downstream>/sop/reviews/<sync>.toml``.
+    The ledger is read from ``<ledger_root or downstream>/sop/reviews/<sync>.toml`` (the work
+    tree, so reviews count before they are committed). ``upstream_base``, when it resolves,
+    lets deletions that mirror upstream deletions count as verified.
     """
     base_sha = git.resolve(downstream, baseline)
     head_sha = git.resolve(downstream, head)
     tip_sha = git.resolve(upstream, upstream_tip)
+    base_tree = None
+    if upstream_base is not None:
+        try:
+            upstream_base = git.resolve(upstream, upstream_base)
+            base_tree = _blobs(git.ls_tree(upstream, upstream_base))
+        except git.GitError:
+            upstream_base = None
     rel = ledger_relpath(sync)
     ledger = read_ledger((ledger_root or downstream) / rel, sync)
     paths = classify(
@@ -186,6 +203,7 @@ def run_audit(
         path_map=path_map,
         is_excluded=excluded_matcher(excluded_globs),
         ledger=ledger,
+        upstream_base=base_tree,
     )
     return AuditResult(
         baseline=base_sha,
@@ -195,6 +213,7 @@ def run_audit(
         ledger_path=rel,
         paths=paths,
         path_map=tuple(path_map),
+        upstream_base=upstream_base,
     )
 
 

@@ -14,7 +14,8 @@ CLASSES = (IDENTICAL, TRANSLATED, DOWNSTREAM_ONLY, DELETED, EXCLUDED)
 
 # Review states.
 REVIEWED = "reviewed"  # the ledger records a review of exactly the head content
-VERIFIED = "verified"  # identical paths: proven equal to upstream by blob oid, no human review needed
+VERIFIED = "verified"  # proven by blob oids, no human review needed: identical paths, and deletions
+# of paths upstream deleted in the same range (present at the upstream base, absent at the tip)
 UNREVIEWED = "unreviewed"  # no review recorded
 STALE = "stale"  # reviewed, but the content changed since
 
@@ -68,6 +69,7 @@ class AuditResult:
     ledger_path: str  # relative to the downstream root, "sop/reviews/<sync>.toml"
     paths: tuple[PathAudit, ...]  # sorted by path
     path_map: tuple[tuple[str, str], ...] = ()
+    upstream_base: str | None = None  # full sha, when known: deletions upstream made too are verified
 
     def counts(self) -> dict[str, int]:
         """Paths per class, every class present (zero when empty), in CLASSES order."""

@@ -12,14 +12,15 @@ from typing import Annotated, Any
 
 import typer
 
-from vimesync.audit.audit import load_excluded_globs, reviews_for, run_audit
+from vimesync import git
+from vimesync.audit.audit import default_sync_name, load_excluded_globs, reviews_for, run_audit
 from vimesync.audit.ledger import ledger_relpath, read_ledger, record, write_ledger
 from vimesync.audit.model import CLASSES, STALE, AuditResult
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.config import Config, load_config, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
-from vimesync.report.generate import sync_name
+from vimesync.report.generate import sync_name, upstream_base_of
 from vimesync.report.json import audit_json
 
 audit_app = typer.Typer(
@@ -93,7 +94,7 @@ def audit(
     if baseline is None:
         raise BadInput("--baseline is required: the downstream commit before the sync")
     down, up, tip = _downstream(cfg, downstream), _upstream(cfg, upstream), _tip(cfg, upstream_tip)
-    name = sync or sync_name(
+    base = upstream_base_of(
         cfg, upstream=up, tip=tip, downstream=down, baseline=baseline, upstream_base=upstream_base
     )
     result = run_audit(
@@ -102,7 +103,8 @@ def audit(
         head,
         up,
         tip,
-        sync=name,
+        sync=sync or default_sync_name(base, git.resolve(up, tip)),
+        upstream_base=base,
         path_map=parse_map(map_) if map_ else cfg.path_map,
         excluded_globs=load_excluded_globs(policy or cfg.policy),
     )

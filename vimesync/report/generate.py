@@ -75,7 +75,7 @@ def pinned_at(repo: Path, rev: str, pin_file: Path | None, table: str, key: str)
     return value if isinstance(value, str) else None
 
 
-def sync_name(
+def upstream_base_of(
     config: Config,
     *,
     upstream: Path,
@@ -83,10 +83,10 @@ def sync_name(
     downstream: Path | None = None,
     baseline: str | None = None,
     upstream_base: str | None = None,
-) -> str:
-    """The ledger name of this sync: ``<upstream base8>..<tip8>``.
+) -> str | None:
+    """The upstream commit the sync starts from (full sha when it resolves), or None.
 
-    The base is ``upstream_base``, else the upstream pin's ``synced`` as committed at the
+    ``upstream_base`` when given, else the upstream pin's ``synced`` as committed at the
     downstream ``baseline`` (stable for the whole sync, even after the pin is bumped), else the
     pin's current ``synced`` unless it already equals the tip.
     """
@@ -96,14 +96,34 @@ def sync_name(
         base = pinned_at(downstream, baseline, config.upstream_pin.file, "upstream", "synced")
     if base is None and config.upstream_pin.synced:
         base = config.upstream_pin.synced
-    if base is not None:
-        try:
-            base = git.resolve(upstream, base)
-        except git.GitError:
-            pass
-        if base == tip_sha:
-            base = None
-    return default_sync_name(base, tip_sha)
+    if base is None:
+        return None
+    try:
+        base = git.resolve(upstream, base)
+    except git.GitError:
+        pass
+    return None if base == tip_sha else base
+
+
+def sync_name(
+    config: Config,
+    *,
+    upstream: Path,
+    tip: str,
+    downstream: Path | None = None,
+    baseline: str | None = None,
+    upstream_base: str | None = None,
+) -> str:
+    """The ledger name of this sync: ``<upstream base8>..<tip8>`` (see :func:`upstream_base_of`)."""
+    base = upstream_base_of(
+        config,
+        upstream=upstream,
+        tip=tip,
+        downstream=downstream,
+        baseline=baseline,
+        upstream_base=upstream_base,
+    )
+    return default_sync_name(base, git.resolve(upstream, tip))
 
 
 def _remote_repo(repo: Path) -> str | None:
@@ -153,7 +173,7 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
         skipped["audit"] = f"No {', '.join(missing)} given: no audit of the changed paths."
     else:
         tip = walk.tip if walk else (cfg.upstream_branch or "HEAD")
-        name = inputs.sync or sync_name(
+        base = upstream_base_of(
             cfg,
             upstream=upstream,
             tip=tip,
@@ -168,7 +188,8 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
             inputs.head,
             upstream,
             tip,
-            sync=name,
+            sync=inputs.sync or default_sync_name(base, git.resolve(upstream, tip)),
+            upstream_base=base,
             path_map=inputs.path_map if inputs.path_map is not None else cfg.path_map,
             excluded_globs=load_excluded_globs(inputs.policy or cfg.policy),
         )

@@ -71,6 +71,7 @@ def audit_json(a: AuditResult) -> dict[str, Any]:
         "baseline": a.baseline,
         "head": a.head,
         "upstream_tip": a.upstream_tip,
+        "upstream_base": a.upstream_base,
         "sync": a.sync,
         "ledger": a.ledger_path,
         "path_map": [{"upstream": s, "downstream": d} for s, d in a.path_map],

@@ -184,7 +184,8 @@ def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
         out.append(f"Reviewed all {plural(n, 'changed path')} {against}: {per_class}.")
         out += [
             "",
-            f"Identical paths are verified by blob id; the rest are recorded in {code(a.ledger_path)}.",
+            f"Identical paths (and deletions upstream made too) are verified by blob id; "
+            f"reviews of the rest are recorded in {code(a.ledger_path)}.",
         ]
         return out
     bad = [p for p in a.paths if not p.ok]
