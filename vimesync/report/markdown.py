@@ -190,7 +190,7 @@ def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
         return out
     bad = [p for p in a.paths if not p.ok]
     audited = f"Audited {plural(n, 'changed path')} {against} ({per_class})"
-    out.append(f"{audited}; {len(bad):,} still need review:")
+    out.append(f"{audited}; {len(bad):,} still {'needs' if len(bad) == 1 else 'need'} review:")
     out += ["", *_capped([_audit_line(p) for p in bad], "paths")]
     return out
 
