@@ -55,10 +55,11 @@ def test_abbreviated_index_is_refused() -> None:
 
 
 def test_missing_data_is_refused_but_deletion_needs_none() -> None:
-    fp = FilePatch(old_path="b", new_path="b", old_oid=blob_oid(BLOB), new_oid="1" * 40, binary_without_data=True)
+    old = blob_oid(BLOB)
+    fp = FilePatch(old_path="b", new_path="b", old_oid=old, new_oid="1" * 40, binary_without_data=True)
     with pytest.raises(BinaryPatchError, match="missing binary patch data"):
         apply_binary(BLOB, fp)
-    gone = FilePatch(old_path="b", new_path=None, old_oid=blob_oid(BLOB), new_oid="0" * 40, binary_without_data=True)
+    gone = FilePatch(old_path="b", new_path=None, old_oid=old, new_oid="0" * 40, binary_without_data=True)
     assert apply_binary(BLOB, gone) == b""
 
 

@@ -25,5 +25,6 @@ def git_apply(root: Path, patch_path: Path, strip: int) -> tuple[bool, str]:
         "GIT_CEILING_DIRECTORIES": str(root.parent),
         "XDG_CONFIG_HOME": os.devnull,
     }
-    code, _, err = git.run_status(root, ["apply", f"-p{strip}", "--", str(Path(patch_path).absolute())], env=env)
+    args = ["apply", f"-p{strip}", "--", str(Path(patch_path).absolute())]
+    code, _, err = git.run_status(root, args, env=env)
     return code == 0, err.decode("utf-8", "replace")

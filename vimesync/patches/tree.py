@@ -84,6 +84,7 @@ class ScratchTree:
         self.root = Path(os.path.abspath(root))
         self.provider = provider
         self._written: set[str] = set()  # paths whose truth is now the scratch directory
+        self._removing: set[str] = set()  # paths the patch being applied deletes or renames away
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -150,6 +151,7 @@ class ScratchTree:
                 if p is not None:
                     _check_rel(patch.name, p)
         fn: dict[str, object] = {}
+        self._removing = {fp.old_path for fp in fps if fp.old_path and (fp.new_path is None or fp.is_rename)}
         symlinks: dict[str, int] = {}
         for fp in fps:
             if fp.old_path is not None and (fp.new_path is None or fp.is_rename):
@@ -239,8 +241,8 @@ class ScratchTree:
                 entry = self._entry(new)
                 if entry is not None and entry[1] != MODE_DIR:
                     raise _Refused(f"{new}: already exists in working directory")
-                if entry is not None and self._disk(new) is not None and os.listdir(self.root / new):
-                    raise _Refused(f"{new}: a non-empty directory is in the way")
+                if entry is not None and not self._dir_clears(new):
+                    raise _Refused(f"{new}: a directory is in the way")
             if new_mode is None:
                 new_mode = MODE_FILE if creating else old_mode
         if new is not None and old is not None:
@@ -258,6 +260,19 @@ class ScratchTree:
             raise _Refused(f"{new}: unsupported mode {new_mode:o}")
         plan = _Planned(fp, old, new, new_mode or MODE_FILE, applied.data)
         return plan, applied.offsets, ()
+
+    def _dir_clears(self, rel: str) -> bool:
+        """Will git's phase 0 remove directory ``rel`` before creating a file there? Only when
+        every file under it is deleted or renamed away by this patch and no subdirectory is
+        empty (git removes emptied parents one deletion at a time, bottom up)."""
+        top = os.path.join(self.root, rel)
+        for dirpath, dirnames, filenames in os.walk(top):
+            if not dirnames and not filenames:
+                return False
+            for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+                if os.path.relpath(os.path.join(dirpath, name), self.root) not in self._removing:
+                    return False
+        return True
 
     def _check_not_beyond_symlink(self, rel: str, symlinks: dict[str, int]) -> None:
         """git's ``path_is_beyond_symlink``: no leading component is or becomes a symlink."""
