@@ -486,7 +486,8 @@ def test_empty_context_line_from_gnu_diff() -> None:
 def test_mode_only_and_binary_without_data() -> None:
     patch = (
         b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
-        b"diff --git a/img.png b/img.png\nindex 1111111..2222222 100644\nBinary files a/img.png and b/img.png differ\n"
+        b"diff --git a/img.png b/img.png\nindex 1111111..2222222 100644\n"
+        b"Binary files a/img.png and b/img.png differ\n"
     )
     mode, img = parse_patch(patch, name="x.patch").files
     assert (mode.old_mode, mode.new_mode, mode.hunks) == (0o100644, 0o100755, ())
