@@ -106,3 +106,16 @@ def test_report_publish_through_the_cli(demo: Demo, tmp_path: Path, capsys, monk
     code, _, err = run(["report", "--config", cfg, "--publish", "vime/vime#7"], capsys)
     assert "already up to date" in err
     assert [m for m, _, _ in state.requests].count("PATCH") == 1
+
+
+def test_report_engine_table_from_the_series_without_a_source(demo: Demo, tmp_path: Path, capsys) -> None:
+    cfg = _config_without_engine(demo, tmp_path)
+    cfg.write_text(cfg.read_text() + f'\n[engine]\npin = "{demo.downstream}/pins/vllm.toml"\n')
+    code, out, _ = run(["report", "--config", str(cfg), "--baseline", demo.baseline, "--sync", "t"], capsys)
+    engine = out.split("## Engine patches")[1].split("## Final audit")[0]
+    assert f"The vLLM source pin remains {demo.engine_rev}." in engine
+    assert "| Patch | Purpose / PR |" in engine
+    rows = [line for line in engine.splitlines() if line.startswith("| `")]
+    series = (demo.downstream / "patches/series").read_text().split()
+    assert [r.split("`")[1] for r in rows] == [s for s in series if s.endswith(".patch")]
+    assert "No engine source was given (--source): the patch stack was not applied." in out

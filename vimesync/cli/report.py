@@ -82,7 +82,9 @@ def report(
         head=head,
         path_map=parse_map(map_) if map_ else None,
         sync=sync,
-        check=_check_opts(cfg, source, rev, series, strip),
+        check=(opts := _check_opts(cfg, source, rev, series, strip)),
+        series=(series or cfg.engine.series) if opts is None else None,
+        strip=strip,
         pr_metadata=pr_metadata,
         github=github,
     )

@@ -27,7 +27,7 @@ from vimesync.check import CheckOptions, ProgressFn, run_check
 from vimesync.checkmodel import CheckReport
 from vimesync.config import Config
 from vimesync.report.links import github_repo_of
-from vimesync.report.model import SyncReport, build_report
+from vimesync.report.model import EnginePatches, SyncReport, build_engine, build_report
 from vimesync.upstream.model import WalkResult
 
 
@@ -45,6 +45,8 @@ class ReportInputs:
     path_map: tuple[tuple[str, str], ...] | None = None  # default: config
     sync: str | None = None  # ledger name; default: <upstream base8>..<tip8>
     check: CheckOptions | None = None  # None: no engine source/series given
+    series: Path | None = None  # without a source: the patch table from the series alone
+    strip: int | None = None  # default -pN for ``series`` (default: the engine pin's)
     pr_metadata: Path | None = None
     github: bool = False
 
@@ -126,6 +128,28 @@ def sync_name(
     return default_sync_name(base, git.resolve(upstream, tip))
 
 
+def engine_from_series(
+    series: Path, *, strip: int, config: Config, previous_pin: str | None
+) -> EnginePatches:
+    """The Engine patches table from the series file and each patch's DEP-3 header, without a
+    source to apply to (so nothing is verified: the Validation section says so)."""
+    from vimesync.patches.diffparse import parse_patch
+    from vimesync.patches.series import load_series, read_patch
+
+    rows = []
+    for entry in load_series(series, default_strip=strip).entries:
+        patch = parse_patch(read_patch(entry), name=entry.name, strip=entry.strip)
+        rows.append((entry.name, patch.dep3))
+    return build_engine(
+        rows,
+        engine=config.engine.name,
+        pin=config.engine.rev,
+        source=str(series),
+        engine_repo=config.engine.repo,
+        previous_pin=previous_pin,
+    )
+
+
 def _remote_repo(repo: Path) -> str | None:
     """``owner/repo`` from the clone's ``origin`` remote when it is on github.com."""
     url = git.run(repo, ["config", "--get", "remote.origin.url"], check=False).decode().strip()
@@ -195,8 +219,13 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
         )
 
     previous_pin = None
-    if check is not None and downstream is not None and inputs.baseline is not None:
+    if downstream is not None and inputs.baseline is not None:
         previous_pin = pinned_at(downstream, inputs.baseline, cfg.engine.file, "engine", "rev")
+    series = None
+    if check is None and inputs.series is not None:
+        strip = cfg.engine.strip if inputs.strip is None else inputs.strip
+        series = engine_from_series(inputs.series, strip=strip, config=cfg, previous_pin=previous_pin)
+        skipped["validation"] = "No engine source was given (--source): the patch stack was not applied."
 
     upstream_repo = cfg.upstream_repo or (_remote_repo(upstream) if upstream is not None else None)
     return build_report(
@@ -207,5 +236,6 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
         upstream_repo=upstream_repo,
         engine_repo=cfg.engine.repo,
         previous_engine_pin=previous_pin,
+        series=series,
         skipped=skipped,
     )

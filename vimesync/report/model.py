@@ -8,6 +8,7 @@ is a :class:`Skipped` carrying the one line that says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vimesync.audit.model import AuditResult
@@ -136,15 +137,22 @@ def build_summary(walk: WalkResult, *, upstream_name: str, upstream_repo: str | 
     )
 
 
-def build_engine(check: CheckReport, *, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
-    """The Engine patches facts: the pin and one row per patch, from each patch's DEP-3 header."""
-    rows = [_row(p.name, p.dep3, engine_repo) for p in check.patches]
+def build_engine(
+    patches: Sequence[tuple[str, Dep3 | None]],
+    *,
+    engine: str,
+    pin: str | None,
+    source: str,
+    engine_repo: str | None,
+    previous_pin: str | None,
+) -> EnginePatches:
+    """The Engine patches facts: the pin and one row per (name, DEP-3 header), in series order."""
     return EnginePatches(
-        engine=check.engine,
-        pin=check.source.rev,
+        engine=engine,
+        pin=pin,
         previous_pin=previous_pin,
-        source=check.source.path,
-        rows=tuple(rows),
+        source=source,
+        rows=tuple(_row(name, dep3, engine_repo) for name, dep3 in patches),
     )
 
 
@@ -178,10 +186,14 @@ def build_report(
     upstream_repo: str | None = None,
     engine_repo: str | None = None,
     previous_engine_pin: str | None = None,
+    series: EnginePatches | None = None,
     skipped: dict[str, str] | None = None,
 ) -> SyncReport:
     """Assemble the report. Missing inputs become Skipped sections; ``skipped`` overrides their
-    one-line reasons (keys "summary", "engine", "audit", "validation")."""
+    one-line reasons (keys "summary", "engine", "audit", "validation").
+
+    The Engine patches table comes from ``check`` when the stack was checked, else from
+    ``series`` (the series and headers read without a source, see ``generate.engine_from_series``)."""
     why = {
         "summary": "No upstream range was given (--upstream/--range): no summary.",
         "engine": "No engine source or series was given (--source/--series): no patch table.",
@@ -194,9 +206,20 @@ def build_report(
         summary=build_summary(walk, upstream_name=upstream_name, upstream_repo=upstream_repo)
         if walk
         else Skipped(why["summary"]),
-        engine=build_engine(check, engine_repo=engine_repo, previous_pin=previous_engine_pin)
+        engine=_engine_of_check(check, engine_repo, previous_engine_pin)
         if check
-        else Skipped(why["engine"]),
+        else series or Skipped(why["engine"]),
         audit=audit if audit else Skipped(why["audit"]),
         validation=check if check else Skipped(why["validation"]),
+    )
+
+
+def _engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
+    return build_engine(
+        [(p.name, p.dep3) for p in check.patches],
+        engine=check.engine,
+        pin=check.source.rev,
+        source=check.source.path,
+        engine_repo=engine_repo,
+        previous_pin=previous_pin,
     )
