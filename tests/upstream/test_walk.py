@@ -142,3 +142,23 @@ def test_parse_log_matches_git_name_only(upstream: Upstream) -> None:
             cur.append(line)
     raw = git.stream(upstream.path, walk_mod.log_args(None, "main"))
     assert {fp.commit.sha: list(fp.paths) for fp in parse_log(raw)} == expected
+
+
+def test_revert_of_a_pr_before_base_is_linked_through_git(upstream: Upstream) -> None:
+    # 'Revert "Add foo"' names no PR number; only its "This reverts commit" sha leads to #1.
+    r = walk(upstream.path, upstream.shas["pr1"], "main")
+    assert {p.number: p.reverts for p in r.prs}[5] == 1
+
+
+def test_direct_merge_owns_its_side_commits(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    r.commit("init", {"a": "1"})
+    r.branch("topic")
+    side = r.commit("topic work", {"b": "1"})
+    r.checkout("main")
+    r.commit("main work", {"c": "1"})
+    merge = r.merge("topic", "Merge branch 'topic'")
+    result = walk(r.path, None, "main")
+    assert result.prs == ()
+    d = result.direct_commits[-1]
+    assert (d.sha, d.side_commits, d.paths) == (merge, (side,), ("b",))

@@ -18,12 +18,12 @@ Attribution, per first-parent commit:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vimesync import git
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, GitError
 from vimesync.upstream.model import Commit, DirectCommit, PullRequest, WalkResult
 
 MERGE_PR_RE = re.compile(r"^Merge pull request #(\d+) from \S")
@@ -154,9 +154,14 @@ def owned_side_commits(
 
 
 def attribute(
-    first_parents: list[FirstParent], owned: dict[str, tuple[str, ...]]
+    first_parents: list[FirstParent],
+    owned: dict[str, tuple[str, ...]],
+    outside: Callable[[str], str | None] | None = None,
 ) -> tuple[list[PullRequest], list[DirectCommit]]:
-    """Group first-parent commits (oldest first) into PRs and direct commits; link reverts."""
+    """Group first-parent commits (oldest first) into PRs and direct commits; link reverts.
+
+    ``outside(sha)`` gives the subject of a reverted commit that is not in the range, if known.
+    """
     groups: dict[int, list[FirstParent]] = {}
     direct: list[FirstParent] = []
     for fp in first_parents:
@@ -198,11 +203,14 @@ def attribute(
         )
         for fp in direct
     ]
-    return _link_reverts(first_parents, prs, directs)
+    return _link_reverts(first_parents, prs, directs, outside)
 
 
 def _link_reverts(
-    first_parents: list[FirstParent], prs: list[PullRequest], directs: list[DirectCommit]
+    first_parents: list[FirstParent],
+    prs: list[PullRequest],
+    directs: list[DirectCommit],
+    outside: Callable[[str], str | None] | None,
 ) -> tuple[list[PullRequest], list[DirectCommit]]:
     by_sha: dict[str, int] = {}
     by_title: dict[str, list[tuple[int, int]]] = {}  # title -> [(first-parent position, PR)]
@@ -220,6 +228,11 @@ def _link_reverts(
             hits.discard(None)
             if len(hits) == 1:
                 return hits.pop()
+            if not hits and outside is not None:  # reverts something before BASE: ask git
+                before = outside(sha)
+                n = pr_number(Commit(sha=sha, parents=(), subject=before)) if before else None
+                if n is not None and n != own:
+                    return n
         if subject is None:
             return None
         quoted = subject.strip()
@@ -308,6 +321,31 @@ def check_range(repo: Path, base: str | None, tip: str) -> tuple[str | None, str
     )
 
 
+class _Subjects:
+    """Subjects of commits outside the range, read on demand through one ``git cat-file --batch``."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self._cat: git.CatFile | None = None
+
+    def __call__(self, sha: str) -> str | None:
+        if self._cat is None:
+            self._cat = git.CatFile(self.repo)
+        try:
+            raw = self._cat.read(sha)
+        except (GitError, IndexError, ValueError):  # unknown or ambiguous (short) sha
+            return None
+        _, _, message = raw.partition(b"\n\n")
+        return message.decode("utf-8", "replace").partition("\n")[0].strip() or None
+
+    def __enter__(self) -> _Subjects:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._cat is not None:
+            self._cat.close()
+
+
 def walk(repo: Path, base: str | None, tip: str) -> WalkResult:
     """Walk ``base..tip`` of ``repo`` (a clone or bare mirror) into PRs and direct commits.
 
@@ -325,7 +363,8 @@ def walk(repo: Path, base: str | None, tip: str) -> WalkResult:
     if any(len(fp.commit.parents) > 1 for fp in first_parents):
         graph, order = _range_graph(repo, base_sha, tip_sha)
         owned = owned_side_commits(first_parents, graph, order)
-    prs, directs = attribute(first_parents, owned)
+    with _Subjects(repo) as subjects:
+        prs, directs = attribute(first_parents, owned, subjects)
     return WalkResult(
         base=base_out,
         tip=tip_sha,
