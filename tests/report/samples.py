@@ -78,6 +78,7 @@ def walk() -> WalkResult:
             _pr(2433, "Checkpoint continuation", MIRRORED, mirrored_by="trailer Upstream-PR"),
         ),
         direct_commits=(DirectCommit(sha="c0ffee00" + "c" * 32, title="Fix typo in README"),),
+        notes=("the policy has labels rules but no PR metadata was given (--pr-metadata or --github)",),
     )
 
 

@@ -42,6 +42,7 @@ def summary_json(s: Summary) -> dict[str, Any]:
         "requested_inclusions": [_pr(p) for p in s.included],
         "mirrored": [_pr(p) for p in s.mirrored],
         "direct_commits": [{"sha": c.sha, "title": c.title, "url": c.url or None} for c in s.direct_commits],
+        "notes": list(s.notes),
     }
 
 

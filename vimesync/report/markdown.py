@@ -118,6 +118,8 @@ def render_summary(s: Summary | Skipped) -> list[str]:
         for c in s.direct_commits:
             sha = link(Ref(text=c.sha[:8], url=c.url)) if c.url else code(c.sha[:8])
             out.append(f"- {sha} {escape(c.title, repo=repo)}".rstrip())
+    if s.notes:
+        out += ["", "Notes:", "", *(f"- {escape(n)}" for n in s.notes)]
     return out
 
 

@@ -53,6 +53,7 @@ class Summary:
     included: tuple[PrLine, ...]  # applicable because a policy rule asked for them
     mirrored: tuple[PrLine, ...]  # already carried downstream
     direct_commits: tuple[CommitLine, ...]
+    notes: tuple[str, ...] = ()  # what the walk wants the reader to know (not errors)
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ def build_summary(walk: WalkResult, *, upstream_name: str, upstream_repo: str | 
             CommitLine(sha=c.sha, title=c.title, url=f"{GITHUB}/{repo}/commit/{c.sha}" if repo else "")
             for c in walk.direct_commits
         ),
+        notes=tuple(getattr(walk, "notes", ())),
     )
 
 
