@@ -89,4 +89,4 @@ def test_map_paths_and_changed_lines() -> None:
     )
     mapped = map_paths(diff, MAP)
     assert b"a/vime/a.py b/vime/a.py" in mapped and b"+++ b/vime/a.py" in mapped
-    assert set(changed_lines(mapped)) == {"vime/a.py\0-oldline", "vime/a.py\0+newline"}
+    assert set(changed_lines(mapped)) == {b"vime/a.py\0-oldline", b"vime/a.py\0+newline"}

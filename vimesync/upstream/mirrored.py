@@ -43,8 +43,9 @@ class DownstreamIndex:
     prs: dict[int, str] = field(default_factory=dict)  # upstream PR -> downstream sha (trailer)
     commits: dict[str, str] = field(default_factory=dict)  # upstream sha (maybe short) -> downstream sha
     patch_ids: dict[str, str] = field(default_factory=dict)  # patch-id -> downstream sha
-    lines: dict[str, Counter[str]] = field(default_factory=dict)  # downstream sha -> changed-line keys
-    postings: dict[str, list[str]] = field(default_factory=dict)  # changed-line key -> downstream shas
+    lines: dict[str, Counter[bytes]] = field(default_factory=dict)  # downstream sha -> changed-line keys
+    postings: dict[bytes, list[str]] = field(default_factory=dict)  # changed-line key -> downstream shas
+    short_commits: dict[str, str] = field(default_factory=dict)  # abbreviated upstream sha -> downstream sha
     scanned: int = 0
 
 
@@ -90,19 +91,20 @@ def map_paths(diff: bytes, path_map: Sequence[tuple[str, str]]) -> bytes:
     return b"\n".join(out)
 
 
-def changed_lines(diff: bytes) -> Counter[str]:
+def changed_lines(diff: bytes) -> Counter[bytes]:
     """Changed lines keyed by file, whitespace-insensitive, trivial lines dropped."""
-    keys: Counter[str] = Counter()
-    path = ""
+    keys: Counter[bytes] = Counter()
+    path = b""
     for raw in diff.split(b"\n"):
-        if raw.startswith(b"diff --git "):
-            path = raw.rsplit(b" b/", 1)[-1].decode("utf-8", "replace")
-        elif raw.startswith((b"+++", b"---")):
-            continue
-        elif raw[:1] in (b"+", b"-"):
+        head = raw[:1]
+        if head == b"+" or head == b"-":
+            if raw.startswith((b"+++ ", b"--- ")):
+                continue
             text = b"".join(raw[1:].split())
             if len(text) >= 3:  # skip "}", ")", blank lines: they match anything
-                keys[f"{path}\0{raw[:1].decode()}{text.decode('utf-8', 'replace')}"] += 1
+                keys[path + head + text] += 1
+        elif raw.startswith(b"diff --git "):
+            path = raw.rsplit(b" b/", 1)[-1] + b"\0"
     return keys
 
 
@@ -146,7 +148,7 @@ def scan_downstream(
     log = git.run(repo, [*args, "HEAD"])
     prs: dict[int, str] = {}
     commits: dict[str, str] = {}
-    lines: dict[str, Counter[str]] = {}
+    lines: dict[str, Counter[bytes]] = {}
     parts = split_commits(log)
     want_repo = upstream_repo.lower() if upstream_repo else None
     for sha, text in parts:
@@ -164,12 +166,19 @@ def scan_downstream(
     by_pid: dict[str, str] = {}
     for sha, pid in pids.items():
         by_pid.setdefault(pid, sha)
-    postings: dict[str, list[str]] = {}
+    postings: dict[bytes, list[str]] = {}
     for sha, keys in lines.items():
         for key in keys:
             postings.setdefault(key, []).append(sha)
+    short = {k: v for k, v in commits.items() if len(k) < 40}
     return DownstreamIndex(
-        prs=prs, commits=commits, patch_ids=by_pid, lines=lines, postings=postings, scanned=len(parts)
+        prs=prs,
+        commits=commits,
+        patch_ids=by_pid,
+        lines=lines,
+        postings=postings,
+        short_commits=short,
+        scanned=len(parts),
     )
 
 
@@ -205,13 +214,13 @@ def upstream_diffs(
 def _lookup_commit(index: DownstreamIndex, sha: str) -> str | None:
     if sha in index.commits:
         return index.commits[sha]
-    for key, down in index.commits.items():  # abbreviated shas in trailers
-        if len(key) < 40 and sha.startswith(key):
+    for key, down in index.short_commits.items():  # abbreviated shas in trailers
+        if sha.startswith(key):
             return down
     return None
 
 
-def _similar(index: DownstreamIndex, want: Counter[str]) -> tuple[str, float] | None:
+def _similar(index: DownstreamIndex, want: Counter[bytes]) -> tuple[str, float] | None:
     total = sum(want.values())
     if total < MIN_LINES:
         return None
