@@ -118,5 +118,7 @@ def walk_and_classify(
         index = mirrored.scan_downstream(
             downstream, upstream_repo=config.upstream_repo, since=_since(upstream, result.base)
         )
+        if index.scanned >= mirrored.MAX_DOWNSTREAM:
+            notes.append(f"only the newest {index.scanned} downstream commits were searched for mirrored PRs")
         prs = mirrored.mark_mirrored(upstream, prs, index, config.path_map)
     return replace(result, prs=prs, notes=result.notes + tuple(notes))
