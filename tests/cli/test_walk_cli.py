@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepo import Repo
+from tests.upstream.fakegithub import TOKEN, FakeGitHub, serve
 from tests.upstream.histories import POLICY, Upstream, build_downstream, build_upstream
 from vimesync.cli.app import main
 
@@ -133,3 +134,35 @@ def test_not_a_repo_and_bad_policy(
         capsys, "walk", "--upstream", str(upstream.path), "--range", "main", "--policy", str(pol)
     )
     assert code == 2 and f"{pol}:4: rule 1: bad title regex" in err.replace("\n", "")
+
+
+def test_github_metadata_drives_a_labels_rule(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pol = tmp_path / "p.toml"
+    pol.write_text('[[rule]]\naction = "exclude"\nreason = "NPU label"\nlabels = ["npu"]\n')
+    (tmp_path / "vimesync.toml").write_text('[upstream]\nrepo = "THUDM/slime"\n')
+    with serve(FakeGitHub(range(1, 12))) as url:
+        monkeypatch.setenv("VIMESYNC_GITHUB_API", url)
+        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+        code, out, err = run(
+            capsys,
+            "walk",
+            "--upstream",
+            str(upstream.path),
+            "--range",
+            "main",
+            "--policy",
+            str(pol),
+            "--github",
+            "--json",
+            "--config",
+            str(tmp_path / "vimesync.toml"),
+        )
+    assert code == 0, err
+    doc = json.loads(out)
+    by = {p["number"]: p for p in doc["prs"]}
+    assert by[6]["labels"] == ["npu"] and by[6]["status"] == "excluded" and by[6]["title"] == "PR title 6"
+    assert by[4]["status"] == "applicable" and by[4]["author"] == "user4"
+    assert doc["notes"] == ["GitHub has no merged PR for 1 of the 9 PR numbers"]  # #10: closed unmerged
+    assert TOKEN not in out + err

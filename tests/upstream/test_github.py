@@ -2,95 +2,22 @@
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from tests.upstream.fakegithub import TOKEN, FakeGitHub, serve
 from vimesync.errors import GitHubError
 from vimesync.upstream.github import GitHubClient, fetch_metadata
-
-TOKEN = "ghp_secret_token_value_123"
-
-
-def _pr(n: int, merged: bool = True) -> dict[str, Any]:
-    return {
-        "number": n,
-        "title": f"PR title {n}",
-        "labels": [{"name": "npu"}] if n % 3 == 0 else [],
-        "user": {"login": f"user{n}"},
-        "merge_commit_sha": f"{n:040x}",
-        "merged_at": "2026-01-01T00:00:00Z" if merged else None,
-        "state": "closed",
-    }
-
-
-class FakeGitHub:
-    """Routes: the pulls list (newest first, paged), PR files; scripted failures; ETags."""
-
-    def __init__(self, numbers: range) -> None:
-        self.prs = [_pr(n, merged=n % 10 != 0) for n in sorted(numbers, reverse=True)]
-        self.script: list[tuple[int, dict[str, str]]] = []  # responses served before the real one
-        self.requests: list[tuple[str, dict[str, str]]] = []
-        self.queries: list[dict[str, list[str]]] = []
-
-    def handle(
-        self, path: str, query: dict[str, list[str]], headers: dict[str, str]
-    ) -> tuple[int, dict, Any]:
-        self.requests.append((path, headers))
-        self.queries.append(query)
-        if self.script:
-            status, extra = self.script.pop(0)
-            return status, extra, {"message": "API rate limit exceeded" if status in (403, 429) else "boom"}
-        if path.endswith("/pulls"):
-            per = int(query.get("per_page", ["30"])[0])
-            page = int(query.get("page", ["1"])[0])
-            body: Any = self.prs[(page - 1) * per : page * per]
-        elif "/files" in path:
-            body = [{"filename": "slime/a.py"}, {"filename": "docs/b.md"}]
-        else:
-            return 404, {}, {"message": "Not Found"}
-        etag = f'W/"{hash(json.dumps(body)) & 0xFFFFFFFF:x}"'
-        if headers.get("if-none-match") == etag:
-            return 304, {"ETag": etag}, None
-        return 200, {"ETag": etag}, body
 
 
 @pytest.fixture
 def server() -> Iterator[tuple[FakeGitHub, str]]:
     fake = FakeGitHub(range(1, 251))
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
-            url = urlparse(self.path)
-            status, extra, body = fake.handle(
-                url.path, parse_qs(url.query), {k.lower(): v for k, v in self.headers.items()}
-            )
-            data = b"" if body is None else json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for k, v in extra.items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    try:
-        yield fake, f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serve(fake) as url:
+        yield fake, url
 
 
 def _client(url: str, tmp_path: Path, **kw: Any) -> tuple[GitHubClient, list[float]]:

@@ -223,6 +223,8 @@ def _rate_limit_wait(headers: dict[str, str]) -> float | None:
 
 
 def fetch_metadata(repo: str, numbers: Iterable[int], **kwargs: Any) -> dict[int, PRMeta]:
-    """Merged-PR metadata for ``numbers`` of ``repo``, token from ``GITHUB_TOKEN``."""
+    """Merged-PR metadata for ``numbers`` of ``repo``, token from ``GITHUB_TOKEN`` (may be unset)."""
+    # VIMESYNC_GITHUB_API: GitHub Enterprise (https://host/api/v3), or a stand-in server in tests.
+    kwargs.setdefault("base_url", os.environ.get("VIMESYNC_GITHUB_API") or API_URL)
     client = GitHubClient(repo, token=os.environ.get("GITHUB_TOKEN") or None, **kwargs)
     return client.merged_prs(numbers)

@@ -102,7 +102,13 @@ def walk_and_classify(
             )
         from vimesync.upstream.github import fetch_metadata
 
-        metas.update(fetch_metadata(config.upstream_repo, [pr.number for pr in result.prs]))
+        wanted = [pr.number for pr in result.prs]
+        fetched = fetch_metadata(config.upstream_repo, wanted)
+        if len(fetched) < len(wanted):
+            notes.append(
+                f"GitHub has no merged PR for {len(wanted) - len(fetched)} of the {len(wanted)} PR numbers"
+            )
+        metas.update(fetched)
     if metas:
         result = metadata.apply_metadata(result, metas)
 
