@@ -98,8 +98,8 @@ def changed_lines(diff: bytes) -> Counter[bytes]:
     for raw in diff.split(b"\n"):
         head = raw[:1]
         if head == b"+" or head == b"-":
-            if raw.startswith((b"+++ ", b"--- ")):
-                continue
+            if raw.startswith((b"+++ b/", b"--- a/", b"+++ /dev/null", b"--- /dev/null")):
+                continue  # file headers, not changed lines
             text = b"".join(raw[1:].split())
             if len(text) >= 3:  # skip "}", ")", blank lines: they match anything
                 keys[path + head + text] += 1
