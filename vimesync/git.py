@@ -234,3 +234,86 @@ class CatFile:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a pinned source through git objects
+
+
+def repo_at(path: Path) -> Path | None:
+    """The git directory when ``path`` itself is a repository (a work tree root or a bare repository).
+
+    Unlike :func:`git_dir`, a directory *inside* some work tree is not a repository here: the
+    discovery is stopped at ``path`` (GIT_CEILING_DIRECTORIES), so ``--source some/subdir`` is read
+    as a plain directory rather than as the enclosing repository.
+    """
+    path = path.absolute()
+    if not path.is_dir():
+        return None
+    extra = {"GIT_CEILING_DIRECTORIES": str(path.parent)}
+    out = subprocess.run(
+        _argv(path, ["rev-parse", "--absolute-git-dir", "--is-bare-repository", "--show-cdup"]),
+        cwd=path,
+        capture_output=True,
+        env=git_env(extra),
+        check=False,
+    )
+    if out.returncode != 0:
+        return None
+    lines = out.stdout.decode("utf-8", "surrogateescape").splitlines()
+    gitdir = Path(lines[0])
+    bare = len(lines) > 1 and lines[1] == "true"
+    # --show-cdup is empty at a work tree root; a bare repo must be the path itself (not e.g. path/refs).
+    if bare:
+        return gitdir if gitdir.resolve() == path.resolve() else None
+    cdup = lines[2] if len(lines) > 2 else ""
+    return gitdir if cdup == "" else None
+
+
+def cat_blobs(repo: Path, oids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+    """Yield ``(oid, content)`` for each oid, in order, through one ``git cat-file --batch``.
+
+    Requests are written by a helper thread so that git never blocks on a full stdout pipe while
+    we are still writing its stdin (the pipelined form of :class:`CatFile`, for thousands of blobs).
+    """
+    import threading
+
+    if not oids:
+        return
+    proc = subprocess.Popen(
+        _argv(repo, ["cat-file", "--batch"]),
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=git_env(),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def feed() -> None:
+        try:
+            stdin.write(b"".join(oid.encode() + b"\n" for oid in oids))
+            stdin.close()
+        except (BrokenPipeError, ValueError, OSError):
+            pass  # git died or we stopped reading; the reader reports it
+
+    writer = threading.Thread(target=feed, name="cat-blobs", daemon=True)
+    writer.start()
+    try:
+        for oid in oids:
+            header = stdout.readline()
+            if not header or header.endswith(b" missing\n"):
+                raise GitError(f"{repo}: object {oid} is missing")
+            size = int(header.split()[2])
+            data = stdout.read(size)
+            if len(data) != size:
+                raise GitError(f"{repo}: git cat-file ended early reading {oid}")
+            stdout.read(1)  # the LF after each object
+            yield oid, data
+    finally:
+        stdout.close()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        writer.join(timeout=5)
