@@ -67,9 +67,18 @@ def read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        msg = str(exc).split(" (at line")[0]
+        msg, line = toml_error(exc)
         raise ConfigError(str(path), f"invalid TOML: {msg}", line=line) from None
+
+
+def toml_error(exc: Exception) -> tuple[str, int | None]:
+    """The message and line of a TOMLDecodeError (3.11 puts the line only in the text)."""
+    line = getattr(exc, "lineno", None)
+    msg, _, where = str(exc).partition(" (at line ")
+    if line is None and where:
+        digits = where.split(",")[0]
+        line = int(digits) if digits.isdigit() else None
+    return msg, line
 
 
 def _check_keys(path: Path, table: str, data: dict[str, Any], allowed: set[str]) -> None:

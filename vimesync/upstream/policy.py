@@ -24,6 +24,7 @@ from typing import Any
 
 import pathspec
 
+from vimesync.config import tomllib, toml_error
 from vimesync.errors import ConfigError
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
 
@@ -158,14 +159,10 @@ def _parse_rule(path: Path, text: str, index: int, line: int | None, raw: Any) -
 
 def parse_policy(text: str, path: Path) -> Policy:
     """Parse policy TOML ``text`` (read from ``path``, named in errors)."""
-    import tomllib
-
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        # Python < 3.14 has no exc.lineno: the line is only in the message.
-        msg, _, where = str(exc).partition(" (at line ")
-        line = getattr(exc, "lineno", None) or (int(where.split(",")[0]) if where[:1].isdigit() else None)
+        msg, line = toml_error(exc)
         raise ConfigError(str(path), f"invalid TOML: {msg}", line=line) from None
     unknown = sorted(set(data) - {"rule"})
     if unknown:
