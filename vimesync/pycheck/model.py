@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class PyFile:
+    """One file offered to the parser. Its bytes come from ``data``, else ``file`` (read from disk),
+    else the loader given to ``parse_tree`` (e.g. a git source's blob stream). ``oid``, when known,
+    is the git blob id of the content: the cache key, so a cache hit needs no read at all."""
+
+    path: str  # relative to the tree root, "/"-separated
+    size: int = -1  # bytes, -1 when unknown
+    oid: str | None = None
+    data: bytes | None = field(default=None, repr=False)
+    file: Path | None = None
 
 
 @dataclass(frozen=True)
 class ParseFailure:
     path: str  # relative to the tree root, "/"-separated
     line: int | None
-    message: str
+    message: str  # "SyntaxError: invalid syntax", "parser crashed (exit code -11)", ...
+    column: int | None = None
 
 
 @dataclass(frozen=True)
@@ -24,10 +39,12 @@ class ParseReport:
     files: int  # number of *.py files parsed (cached or not)
     failed: tuple[ParseFailure, ...]
     version: str  # "3.12": the grammar target
-    version_source: str  # "--python", "requires-python in pyproject.toml", ".python-version", "running interpreter"
+    # "--python", "requires-python in pyproject.toml", ".python-version", "running interpreter"
+    version_source: str
     interpreter: str  # the interpreter the workers ran, e.g. "/usr/bin/python3.12 (3.12.1)"
     cached: int = 0  # how many results came from the cache
     conflict_markers: tuple[ConflictMarker, ...] = ()
+    notes: tuple[str, ...] = ()  # e.g. "cache disabled: ...", "parsed with feature_version=(3, 10)"
 
     @property
     def ok(self) -> bool:
