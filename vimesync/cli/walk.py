@@ -113,6 +113,10 @@ def walk_command(
     downstream: Annotated[
         Path | None, typer.Option("--downstream", help="Downstream repo: marks PRs it already carries.")
     ] = None,
+    downstream_rev: Annotated[
+        str | None,
+        typer.Option("--downstream-rev", help="Read the downstream at this rev (e.g. the pre-sync baseline)."),
+    ] = None,
     pr_metadata: Annotated[
         Path | None, typer.Option("--pr-metadata", help="JSON from gh pr list --json number,title,labels,…")
     ] = None,
@@ -134,6 +138,7 @@ def walk_command(
         pr_metadata=pr_metadata,
         github=github,
         config=cfg,
+        downstream_rev=downstream_rev,
     )
     empty = not result.prs and not result.direct_commits
     if json_:

@@ -128,8 +128,10 @@ def scan_downstream(
     upstream_repo: str | None = None,
     since: str | None = None,
     max_count: int = MAX_DOWNSTREAM,
+    rev: str = "HEAD",
 ) -> DownstreamIndex:
-    """Read trailers, patch-ids and changed lines of downstream ``HEAD``'s recent history.
+    """Read trailers, patch-ids and changed lines of the downstream's recent history at ``rev``
+    (``HEAD``; a report passes the pre-sync baseline, so the sync's own commits don't count).
 
     ``since`` (an ISO date) bounds the scan: commits older than the upstream base cannot carry
     a PR merged after it. Merges are read for trailers only.
@@ -145,7 +147,7 @@ def scan_downstream(
     ]
     if since:
         args.append(f"--since={since}")
-    log = git.run(repo, [*args, "HEAD"])
+    log = git.run(repo, [*args, git.resolve(repo, rev)])
     prs: dict[int, str] = {}
     commits: dict[str, str] = {}
     lines: dict[str, Counter[bytes]] = {}

@@ -78,6 +78,7 @@ def walk_and_classify(
     pr_metadata: Path | None = None,
     github: bool = False,
     config: Config | None = None,
+    downstream_rev: str | None = None,
 ) -> WalkResult:
     """Walk the upstream range, enrich PRs with metadata, classify them by policy and mark mirrored ones.
 
@@ -122,7 +123,10 @@ def walk_and_classify(
     if downstream is not None and prs:
         git.git_dir(downstream)
         index = mirrored.scan_downstream(
-            downstream, upstream_repo=config.upstream_repo, since=_since(upstream, result.base)
+            downstream,
+            upstream_repo=config.upstream_repo,
+            since=_since(upstream, result.base),
+            rev=downstream_rev or "HEAD",
         )
         if index.scanned >= mirrored.MAX_DOWNSTREAM:
             notes.append(f"only the newest {index.scanned} downstream commits were searched for mirrored PRs")
