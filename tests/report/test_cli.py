@@ -95,7 +95,7 @@ def test_bad_inputs_exit_2(demo: Demo, tmp_path: Path, capsys) -> None:
 def test_report_publish_through_the_cli(demo: Demo, tmp_path: Path, capsys, monkeypatch, github) -> None:
     state, api = github
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_cli_token")
-    monkeypatch.setenv("GITHUB_API_URL", api)
+    monkeypatch.setenv("VIMESYNC_GITHUB_API", api)
     cfg = str(_config_without_engine(demo, tmp_path))
     code, out, err = run(["report", "--config", cfg, "--publish", "vime/vime#7"], capsys)
     assert code == 0

@@ -3,8 +3,8 @@
 :func:`splice` is pure: the human-written text outside the markers is kept byte for byte, the
 text between them replaced; with no markers the block is appended. :func:`publish` is the one
 place that talks to GitHub for publishing (PyGithub). The token comes from ``GITHUB_TOKEN``
-(or ``GH_TOKEN``) and never appears in a message; ``GITHUB_API_URL`` points at GitHub Enterprise
-or, in tests, a loopback server.
+(or ``GH_TOKEN``) and never appears in a message; ``VIMESYNC_GITHUB_API`` (else ``GITHUB_API_URL``)
+points at GitHub Enterprise or, in tests, a loopback server.
 """
 
 from __future__ import annotations
@@ -77,7 +77,8 @@ def publish(
 
     repo_name, number = parse_target(target)
     token = token or token_from_env()
-    api = api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API
+    # Same variable as vimesync.upstream.github; GITHUB_API_URL is what GitHub Actions sets.
+    api = api_url or os.environ.get("VIMESYNC_GITHUB_API") or os.environ.get("GITHUB_API_URL") or DEFAULT_API
     gh = Github(base_url=api.rstrip("/"), auth=Auth.Token(token), retry=None, timeout=30)
     try:
         pr = gh.get_repo(repo_name, lazy=True).get_pull(number)
