@@ -167,6 +167,8 @@ def _walk(inputs: ReportInputs) -> WalkResult:
         pr_metadata=inputs.pr_metadata,
         github=inputs.github,
         config=inputs.config,
+        # PRs this sync carries are applicable, not "already mirrored": look at the pre-sync downstream.
+        downstream_rev=inputs.baseline,
     )
 
 
