@@ -1,15 +1,32 @@
 """``patches check``: apply the engine patch stack to the exact pinned source, then parse every
-Python file of the patched tree. Pure orchestration over source/patches/pycheck; no printing."""
+Python file of the patched tree. Pure orchestration over source/patches/pycheck; no printing.
+
+The whole tree is never copied: a scratch directory holds only the files the stack touches
+(read from the source on first touch), and every other file is parsed where it lies — in
+place for a directory, straight from git objects for a repository (whose blob ids are also
+the parse cache's keys, so a warm run reads almost nothing).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync.checkmodel import CheckReport
 from vimesync.config import Config
 from vimesync.errors import BadInput
+from vimesync.patches.diffparse import parse_patch
+from vimesync.patches.model import PatchFile
+from vimesync.patches.series import load_series, read_patch
+from vimesync.patches.tree import MODE_DIR, Provider, apply_stack
+from vimesync.pycheck.cache import ParseCache
+from vimesync.pycheck.interp import find_interpreter
+from vimesync.pycheck.model import ParseReport, PyFile
+from vimesync.pycheck.target import resolve_target
+from vimesync.pycheck.tree import parse_tree
+from vimesync.source import Source, open_source
 
 
 @dataclass(frozen=True)
@@ -62,6 +79,113 @@ def check_options(
     )
 
 
+def load_stack(series_path: Path, *, strip: int) -> list[PatchFile]:
+    """Read and parse every patch of the series up front: a malformed or unsafe patch is bad
+    input (exit 2, naming the patch) before any source is opened."""
+    series = load_series(series_path, default_strip=strip)
+    return [parse_patch(read_patch(e), name=e.name, strip=e.strip) for e in series.entries]
+
+
+def _check_export_dir(export: Path) -> None:
+    if export.exists() and (not export.is_dir() or any(export.iterdir())):
+        raise BadInput(f"--export {export}: exists and is not an empty directory; refusing to write into it")
+
+
+def source_provider(source: Source) -> Provider:
+    """Answer the scratch tree's first-touch questions from the (read-only) source."""
+    files = source.list_files()
+    dirs = {p.rsplit("/", 1)[0] for p in files if "/" in p}
+    for d in list(dirs):
+        while "/" in d:
+            d = d.rsplit("/", 1)[0]
+            dirs.add(d)
+
+    def provide(path: str) -> tuple[bytes, int] | None:
+        entry = files.get(path)
+        if entry is not None:
+            return source.read(path), entry.mode
+        if path in dirs:
+            return b"", MODE_DIR
+        return None
+
+    return provide
+
+
 def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> CheckReport:
     """Apply ``opts.series`` to ``opts.source`` at ``opts.rev`` in a scratch tree and parse it."""
-    raise NotImplementedError  # filled in by the integration step
+    patches = load_stack(opts.series, strip=opts.strip)
+    if opts.export is not None:
+        _check_export_dir(opts.export)
+    with tempfile.TemporaryDirectory(prefix="vimesync-check-") as tmp, open_source(
+        opts.source, opts.rev, scratch=Path(tmp)
+    ) as source:
+        scratch = Path(tmp) / "tree"
+        scratch.mkdir()
+        results = apply_stack(scratch, patches, keep_going=opts.keep_going, provider=source_provider(source))
+        touched = {p for r in results for p in r.touched}
+        python = None
+        if all(r.ok for r in results) or opts.keep_going:
+            python = _parse(source, scratch, touched, opts, progress)
+        if opts.export is not None:
+            _export(source, scratch, touched, opts.export)
+    return CheckReport(
+        source=source.info,
+        series=str(opts.series),
+        patches=results,
+        python=python,
+        engine=opts.engine,
+    )
+
+
+def _patched_files(scratch: Path, touched: Iterable[str]) -> Iterator[str]:
+    """Touched paths that exist after the stack (as regular files in the scratch tree)."""
+    for rel in sorted(touched):
+        p = scratch / rel
+        if p.is_file() and not p.is_symlink():
+            yield rel
+
+
+def _parse(
+    source: Source, scratch: Path, touched: set[str], opts: CheckOptions, progress: ProgressFn | None
+) -> ParseReport:
+    def read_patched(rel: str) -> bytes | None:
+        if rel in touched:
+            p = scratch / rel
+            return p.read_bytes() if p.is_file() and not p.is_symlink() else None
+        entry = source.list_files().get(rel)
+        return source.read(rel) if entry is not None and not entry.is_symlink else None
+
+    target = resolve_target(opts.python, read_patched)
+    interpreter = find_interpreter(target.version)
+    files: list[PyFile] = source.python_files(exclude=touched)
+    files += [PyFile(path=rel, file=scratch / rel) for rel in _patched_files(scratch, touched) if rel.endswith(".py")]
+    cache = ParseCache(enabled=opts.use_cache)
+    try:
+        return parse_tree(
+            files,
+            target=target,
+            interpreter=interpreter,
+            cache=cache,
+            progress=progress,
+            touched={rel for rel in _patched_files(scratch, touched)},
+            loader=lambda paths: source.read_many(paths),
+        )
+    finally:
+        cache.close()
+
+
+def _export(source: Source, scratch: Path, touched: set[str], dest: Path) -> None:
+    """Write the whole patched tree: untouched files from the source, touched ones from scratch."""
+    dest.mkdir(parents=True, exist_ok=True)
+    source.export(dest, skip=touched)
+    for rel in sorted(touched):
+        src = scratch / rel
+        if not src.exists() and not src.is_symlink():
+            continue  # deleted by the stack
+        out = dest / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_symlink():
+            out.symlink_to(src.readlink())
+        else:
+            out.write_bytes(src.read_bytes())
+            out.chmod(src.stat().st_mode & 0o777)
