@@ -75,6 +75,7 @@ def walk() -> WalkResult:
                 action="include",
             ),
             _pr(2431, "PipelineRL flush", APPLICABLE, partial_paths=("docs/ascend.md",)),
+            replace(_pr(2432, 'Revert "Score centering for GRPO"'), reverts=2401),
             _pr(2433, "Checkpoint continuation", MIRRORED, mirrored_by="trailer Upstream-PR"),
         ),
         direct_commits=(DirectCommit(sha="c0ffee00" + "c" * 32, title="Fix typo in README"),),

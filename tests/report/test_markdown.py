@@ -46,7 +46,7 @@ def test_full_report_golden() -> None:
     report = _demo()
     md = render_markdown(report)
     _golden("full.md", md)
-    assert "Mirror Slime from 4c193f1f through 8c17b676: 4 applicable merged PRs;" in md
+    assert "Mirror Slime from 4c193f1f through 8c17b676: 5 applicable merged PRs;" in md
     assert f"The vLLM source pin remains {samples.PIN}." in md
     assert "Reviewed all 5 changed paths against the Slime tip and the pre-sync baseline" in md
     assert (
@@ -59,7 +59,7 @@ def test_full_report_json_holds_the_same_facts() -> None:
     doc = render_json(_demo())
     _golden("full.json", json.dumps(doc, indent=2) + "\n")
     assert doc["ok"] is True
-    assert doc["summary"]["applicable_count"] == 4
+    assert doc["summary"]["applicable_count"] == 5
     assert [p["number"] for p in doc["summary"]["excluded"]] == [2424]
     assert doc["engine"]["pin_changed"] is False
     assert doc["validation"]["python"]["files"] == 2533

@@ -27,6 +27,7 @@ def _pr(p: PrLine) -> dict[str, Any]:
         "rule": p.rule,
         "partial_paths": list(p.partial_paths),
         "mirrored_by": p.mirrored_by,
+        "reverted_by": p.reverted_by.text if p.reverted_by else None,
     }
 
 

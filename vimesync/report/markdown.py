@@ -77,6 +77,8 @@ def _capped(lines: Sequence[str], what: str) -> list[str]:
 
 def _pr_item(pr: PrLine, repo: str | None, *, reason: bool = False) -> str:
     line = f"- {link(pr.ref)} {escape(pr.title, repo=repo)}".rstrip()
+    if pr.reverted_by is not None:
+        line += f" (reverted by {link(pr.reverted_by)})"
     if pr.partial_paths:
         line += " (without " + ", ".join(code(p) for p in pr.partial_paths) + ")"
     if reason:

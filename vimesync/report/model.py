@@ -33,6 +33,7 @@ class PrLine:
     rule: int | None = None  # the deciding rule's 1-based index
     partial_paths: tuple[str, ...] = ()  # paths left out of an otherwise applicable PR
     mirrored_by: str | None = None
+    reverted_by: Ref | None = None  # a later PR of the same range that reverts this one
 
 
 @dataclass(frozen=True)
@@ -100,9 +101,11 @@ class SyncReport:
         return ok
 
 
-def _pr_line(pr: PullRequest, repo: str | None) -> PrLine:
+def _pr_line(pr: PullRequest, repo: str | None, reverted_by: dict[int, int] | None = None) -> PrLine:
     d = pr.decision
+    reverter = (reverted_by or {}).get(pr.number)
     return PrLine(
+        reverted_by=pr_ref(repo, reverter) if reverter is not None else None,
         ref=pr_ref(repo, pr.number),
         title=pr.title,
         reason=d.reason if d else "",
@@ -120,12 +123,13 @@ def build_summary(walk: WalkResult, *, upstream_name: str, upstream_repo: str | 
         return pr.decision.status if pr.decision else APPLICABLE
 
     applicable = [pr for pr in walk.prs if status(pr) == APPLICABLE]
+    reverted_by = {pr.reverts: pr.number for pr in walk.prs if pr.reverts is not None}
     return Summary(
         upstream_name=upstream_name,
         upstream_repo=repo,
         base=walk.base,
         tip=walk.tip,
-        applicable=tuple(_pr_line(pr, repo) for pr in applicable),
+        applicable=tuple(_pr_line(pr, repo, reverted_by) for pr in applicable),
         excluded=tuple(_pr_line(pr, repo) for pr in walk.prs if status(pr) == EXCLUDED),
         included=tuple(
             _pr_line(pr, repo) for pr in applicable if pr.decision and pr.decision.action == "include"
