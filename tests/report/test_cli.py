@@ -119,3 +119,21 @@ def test_report_engine_table_from_the_series_without_a_source(demo: Demo, tmp_pa
     series = (demo.downstream / "patches/series").read_text().split()
     assert [r.split("`")[1] for r in rows] == [s for s in series if s.endswith(".patch")]
     assert "No engine source was given (--source): the patch stack was not applied." in out
+
+
+def test_full_demo_report(demo: Demo, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(demo.downstream)  # ./vimesync.toml: upstream, policy, pins, engine source
+    code, out, _ = run(
+        ["report", "--baseline", demo.baseline, "--sync", "full-demo", "--format", "json"], capsys
+    )
+    doc = json.loads(out)
+    assert code == 1 and doc["ok"] is False  # a fresh demo has unreviewed paths
+    assert doc["validation"]["ok"] is True
+    assert doc["engine"]["pin"] == demo.engine_rev and doc["engine"]["pin_changed"] is False
+    assert doc["audit"]["unreviewed"]
+    assert doc["summary"]["applicable_count"] == len(doc["summary"]["applicable"]) > 0
+    code, md, _ = run(["report", "--baseline", demo.baseline, "--sync", "full-demo"], capsys)
+    assert (
+        f"All {len(doc['engine']['patches'])} patches apply sequentially to the exact pin {demo.engine_rev}"
+        in md
+    )
