@@ -86,6 +86,7 @@ def test_report_json_to_file(demo: Demo, tmp_path: Path, capsys) -> None:
 def test_bad_inputs_exit_2(demo: Demo, tmp_path: Path, capsys) -> None:
     cfg = str(_config_without_engine(demo, tmp_path))
     assert run(["report", "--config", cfg, "--format", "html"], capsys)[0] == 2
+    assert run(["report", "--config", cfg, "--upstream-repo", "not a repo"], capsys)[0] == 2
     assert run(["report", "--config", cfg, "--publish", "nope"], capsys)[0] == 2
     code, _, err = run(["report", "--config", cfg, "--publish", "a/b#1"], capsys)  # no token
     assert code == 2 and "GITHUB_TOKEN" in err

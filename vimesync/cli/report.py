@@ -12,6 +12,8 @@ file does not parse, or a changed path is unreviewed or its review is stale; 2 b
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -39,6 +41,10 @@ def report(
     upstream: Annotated[Path | None, typer.Option(help="Upstream repository (default: config).")] = None,
     range_: Annotated[
         str | None, typer.Option("--range", help="BASE..TIP (default: pin's synced..branch).")
+    ] = None,
+    upstream_repo: Annotated[
+        str | None,
+        typer.Option(help="Upstream owner/name for links (default: config, else the origin remote)."),
     ] = None,
     policy: Annotated[Path | None, typer.Option(help="Policy file (default: config).")] = None,
     downstream: Annotated[Path | None, typer.Option(help="Downstream repository (default: config).")] = None,
@@ -72,6 +78,10 @@ def report(
         parse_target(publish)  # fail on a bad target before any work
         token_from_env()
     cfg = load_config(config)
+    if upstream_repo is not None:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+", upstream_repo):
+            raise BadInput(f"--upstream-repo {upstream_repo!r}: expected owner/name, e.g. THUDM/slime")
+        cfg = replace(cfg, upstream_repo=upstream_repo)
     inputs = ReportInputs(
         config=cfg,
         upstream=upstream,
