@@ -1,4 +1,4 @@
-"""Pinned sources: real git repos (work tree and bare mirror), directories, wheels, sdists, hostile archives."""
+"""Pinned sources: real git repos (work tree, bare mirror), directories, wheels, sdists, hostile archives."""
 
 from __future__ import annotations
 

@@ -1,0 +1,108 @@
+"""The parse cache: hits and misses, corruption, concurrency, never fatal."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+from vimesync.pycheck.cache import DB_NAME, Cached, ParseCache, default_cache_dir
+
+OK = Cached(None)
+BAD = Cached("SyntaxError: invalid syntax", 3, 7)
+
+
+def test_hit_and_miss(tmp_path: Path) -> None:
+    with ParseCache(tmp_path) as c:
+        c.put_many("py3.12", [("a" * 40, OK), ("b" * 40, BAD)])
+    with ParseCache(tmp_path) as c:
+        assert c.get_many("py3.12", ["a" * 40, "b" * 40, "c" * 40]) == {"a" * 40: OK, "b" * 40: BAD}
+        assert c.get_many("py3.11", ["a" * 40]) == {}  # another interpreter/grammar never hits
+    assert [p.name for p in tmp_path.iterdir()] == [DB_NAME]  # one file
+
+
+def test_thousands_of_keys(tmp_path: Path) -> None:
+    keys = [f"{i:040x}" for i in range(2500)]
+    with ParseCache(tmp_path) as c:
+        c.put_many("e", [(k, OK) for k in keys])
+        assert len(c.get_many("e", keys)) == 2500
+
+
+def test_garbage_file_is_reset(tmp_path: Path) -> None:
+    (tmp_path / DB_NAME).write_bytes(b"this is not sqlite" * 100)
+    with ParseCache(tmp_path) as c:
+        assert c.enabled and c.note and "reset" in c.note
+        c.put_many("e", [("a" * 40, OK)])
+        assert c.get_many("e", ["a" * 40]) == {"a" * 40: OK}
+
+
+def test_corrupt_pages_are_not_fatal(tmp_path: Path) -> None:
+    keys = [f"{i:040x}" for i in range(3000)]
+    with ParseCache(tmp_path) as c:
+        c.put_many("e", [(k, BAD) for k in keys])
+    db = tmp_path / DB_NAME
+    raw = bytearray(db.read_bytes())
+    raw[8192:-4096] = b"\xa5" * (len(raw) - 8192 - 4096)
+    db.write_bytes(bytes(raw))
+    with ParseCache(tmp_path) as c:
+        c.get_many("e", keys)  # whatever it returns, it does not raise
+        c.put_many("e", [("f" * 40, OK)])
+    with ParseCache(tmp_path) as c:
+        assert c.get_many("e", ["f" * 40]) in ({"f" * 40: OK}, {})
+
+
+def test_disabled_cache(tmp_path: Path) -> None:
+    with ParseCache(tmp_path / "c", enabled=False) as c:
+        c.put_many("e", [("a" * 40, OK)])
+        assert c.get_many("e", ["a" * 40]) == {} and not c.enabled
+    assert not (tmp_path / "c").exists()
+
+
+def test_unusable_directory_turns_the_cache_off(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    c = ParseCache(tmp_path / "file" / "cache")
+    assert not c.enabled and c.note and "disabled" in c.note
+    c.put_many("e", [("a" * 40, OK)])
+
+
+def test_a_locked_cache_is_skipped(tmp_path: Path) -> None:
+    ParseCache(tmp_path).close()
+    other = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        c = ParseCache(tmp_path, busy_timeout=0.2)
+        c.put_many("e", [("a" * 40, OK)])  # busy: skipped, not raised
+        assert c.note
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert (tmp_path / DB_NAME).exists()  # a busy database is never deleted
+
+
+def test_concurrent_writers(tmp_path: Path) -> None:
+    ParseCache(tmp_path).close()
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            with ParseCache(tmp_path) as c:
+                for r in range(5):
+                    c.put_many("e", [(f"{n}-{r}-{i}", OK) for i in range(300)])
+        except BaseException as exc:  # pragma: no cover - the assertion below reports it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    with ParseCache(tmp_path) as c:
+        keys = [f"{n}-{r}-{i}" for n in range(3) for r in range(5) for i in range(300)]
+        assert len(c.get_many("e", keys)) == 4500
+
+
+def test_default_dir_precedence(tmp_path: Path) -> None:
+    assert default_cache_dir({"VIMESYNC_CACHE_DIR": "/a", "XDG_CACHE_HOME": "/b"}) == Path("/a")
+    assert default_cache_dir({"XDG_CACHE_HOME": "/b"}) == Path("/b/vimesync")
+    assert default_cache_dir({}) == Path.home() / ".cache" / "vimesync"

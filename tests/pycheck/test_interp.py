@@ -1,0 +1,80 @@
+"""Interpreter discovery: verified by running, shims skipped, clear errors."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from vimesync.errors import BadInput
+from vimesync.pycheck import interp
+
+HERE = sys.version_info[:2]
+
+
+def fake_python(path: Path, script: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + script + "\n")
+    path.chmod(0o755)
+    return path
+
+
+def clean_env(tmp_path: Path, path: str = "") -> dict[str, str]:
+    # No pyenv/uv installs and only the PATH we give: discovery sees just our fakes.
+    return {"HOME": str(tmp_path / "home"), "PATH": path}
+
+
+def test_running_interpreter_matches() -> None:
+    found = interp.find_interpreter(HERE)
+    assert found.executable == sys.executable and found.feature_version is None
+
+
+def test_older_target_without_exact_uses_feature_version(tmp_path: Path) -> None:
+    found = interp.find_interpreter((3, 8), env=clean_env(tmp_path))
+    assert found.executable == sys.executable and found.feature_version == (3, 8)
+    assert found.grammar == (3, 8) and "feature_version=3.8" in found.describe()
+
+
+def test_newer_target_without_interpreter_names_what_is_needed(tmp_path: Path) -> None:
+    with pytest.raises(BadInput) as exc:
+        interp.find_interpreter((3, 99), env=clean_env(tmp_path))
+    have = "{}.{}".format(*HERE)
+    want = f"python3.99 is needed to parse with the 3.99 grammar; install it or pass --python {have}"
+    assert str(exc.value) == want
+    assert "VIMESYNC_PYTHON_3_99" in (exc.value.hint or "")
+
+
+def test_failing_shims_and_wrong_versions_are_skipped(tmp_path: Path) -> None:
+    shims = tmp_path / "pyenv" / "shims"
+    fake_python(shims / "python3.99", "echo 'pyenv: python3.99: command not found' >&2; exit 127")
+    liar = tmp_path / "bin"
+    fake_python(liar / "python3.99", "echo cpython 3 11 0")  # claims to be something else
+    real = tmp_path / "other"
+    fake_python(real / "python3.99", "echo cpython 3 99 1")
+    env = clean_env(tmp_path, os.pathsep.join([str(shims), str(liar), str(real)]))
+    found = interp.find_interpreter((3, 99), env=env)
+    assert found.executable == str(real / "python3.99") and found.version == (3, 99, 1)
+
+
+def test_env_var_wins_and_must_be_right(tmp_path: Path) -> None:
+    good = fake_python(tmp_path / "py", "echo cpython 3 98 0")
+    assert interp.find_interpreter((3, 98), env={"VIMESYNC_PYTHON_3_98": str(good)}).executable == str(good)
+    with pytest.raises(BadInput, match="VIMESYNC_PYTHON_3_97=.* is 3.98; it must be a python3.97"):
+        interp.find_interpreter((3, 97), env={"VIMESYNC_PYTHON_3_97": str(good)})
+    with pytest.raises(BadInput, match="does not run"):
+        interp.find_interpreter((3, 97), env={"VIMESYNC_PYTHON_3_97": str(tmp_path / "missing")})
+
+
+def test_pyenv_versions_are_found(tmp_path: Path) -> None:
+    root = tmp_path / "pyenv"
+    fake_python(root / "versions/3.97.1/bin/python3.97", "echo cpython 3 97 1")
+    fake_python(root / "versions/3.97.10/bin/python3.97", "echo cpython 3 97 10")
+    found = interp.find_interpreter((3, 97), env={"PYENV_ROOT": str(root), "HOME": str(tmp_path), "PATH": ""})
+    assert found.version == (3, 97, 10)
+
+
+def test_python2_is_refused() -> None:
+    with pytest.raises(BadInput, match="not supported"):
+        interp.find_interpreter((2, 7))

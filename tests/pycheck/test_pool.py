@@ -1,0 +1,88 @@
+"""The worker pool survives crashes, hangs and memory hogs, and reports them against the right file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from vimesync.errors import BadInput
+from vimesync.pycheck.interp import Interpreter, running
+from vimesync.pycheck.pool import Job, Outcome, ParsePool
+
+
+@pytest.fixture
+def hooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VIMESYNC_WORKER_TEST_HOOKS", "1")
+
+
+def run(pool: ParsePool, jobs: list[Job]) -> dict[int, Outcome]:
+    results: dict[int, Outcome] = {}
+
+    def record(ident: int, outcome: Outcome) -> None:
+        assert ident not in results, "one outcome per job"
+        results[ident] = outcome
+
+    pool.run(jobs, len(jobs), record)
+    assert set(results) == {j.ident for j in jobs}
+    return results
+
+
+def sources(*texts: bytes) -> list[Job]:
+    return [Job(i, data=t) for i, t in enumerate(texts)]
+
+
+def test_many_files_over_several_workers() -> None:
+    jobs = sources(*[b"x = %d\n" % i if i % 7 else b"def (:\n" for i in range(300)])
+    results = run(ParsePool(running(), jobs=2), jobs)
+    bad = {i for i, o in results.items() if not o.ok}
+    assert bad == {i for i in range(300) if i % 7 == 0}
+    assert results[0] == Outcome(False, 1, 5, "SyntaxError: invalid syntax")
+
+
+def test_crash_is_blamed_on_its_file_and_the_run_continues(hooks: None) -> None:
+    jobs = sources(b"a = 1\n", b"# vimesync-test: crash\n", b"b = 2\n", b"c(\n", b"d = 4\n")
+    pool = ParsePool(running(), jobs=1)
+    results = run(pool, jobs)
+    assert results[1] == Outcome(False, message="parser crashed (exit code 70)", cacheable=False)
+    assert [results[i].ok for i in (0, 2, 4)] == [True, True, True] and not results[3].ok
+    assert pool.restarts == 1
+
+
+def test_hang_times_out_and_the_run_continues(hooks: None) -> None:
+    jobs = sources(b"a = 1\n", b"# vimesync-test: hang\n", *[b"x = 1\n"] * 20)
+    pool = ParsePool(running(), jobs=2, timeout=1.0)
+    results = run(pool, jobs)
+    assert results[1] == Outcome(False, message="timed out after 1 s (parser killed)", cacheable=False)
+    assert all(results[i].ok for i in results if i != 1)
+
+
+def test_memory_is_capped(hooks: None) -> None:
+    jobs = sources(b"# vimesync-test: alloc\n", b"x = 1\n")
+    results = run(ParsePool(running(), jobs=1, mem_limit=1 << 30), jobs)
+    assert not results[0].ok and "MemoryError" in results[0].message and results[1].ok
+
+
+def test_files_are_read_by_the_worker(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_bytes(b"x = (\n")
+    jobs = [Job(0, file=tmp_path / "a.py"), Job(1, file=tmp_path / "missing.py")]
+    results = run(ParsePool(running(), jobs=1, max_size=100), jobs)
+    assert results[0].line == 1 and "never closed" in results[0].message
+    assert results[1].message.startswith("cannot read file")
+
+
+def test_a_worker_that_cannot_start_is_bad_input(tmp_path: Path) -> None:
+    broken = tmp_path / "python3.99"
+    broken.write_text("#!/bin/sh\necho 'fatal: no stdlib' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    with pytest.raises(BadInput, match="failed to start: fatal: no stdlib"):
+        run(ParsePool(Interpreter(str(broken), (3, 99, 0)), jobs=1), sources(b"x\n"))
+    with pytest.raises(BadInput, match="cannot start the parse worker"):
+        run(ParsePool(Interpreter(str(tmp_path / "nope"), (3, 99, 0)), jobs=1), sources(b"x\n"))
+
+
+def test_feature_version_is_passed_to_workers() -> None:
+    old = Interpreter(sys.executable, tuple(sys.version_info[:3]), feature_version=(3, 7))  # type: ignore[arg-type]
+    results = run(ParsePool(old, jobs=1), sources(b"if (y := 1): pass\n"))
+    assert not results[0].ok and "only supported in Python 3.8" in results[0].message

@@ -1,0 +1,58 @@
+"""Which grammar a tree targets."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from vimesync.errors import BadInput
+from vimesync.pycheck import target as t
+
+
+def reader(files: dict[str, str]) -> t.Reader:
+    return lambda path: files[path].encode() if path in files else None
+
+
+def pyproject(spec: str) -> str:
+    return f'[project]\nname = "eng"\nrequires-python = "{spec}"\n'
+
+
+@pytest.mark.parametrize(
+    ("spec", "version"),
+    [
+        (">=3.10", (3, 10)),
+        (">=3.10,<3.14", (3, 10)),
+        ("<3.14,>=3.9.2", (3, 9)),
+        (">3.9", (3, 9)),
+        ("~=3.11", (3, 11)),
+        ("==3.12.*", (3, 12)),
+        (">= 3.8, != 3.9.*", (3, 8)),
+    ],
+)
+def test_requires_python_lower_bound(spec: str, version: tuple[int, int]) -> None:
+    found = t.resolve_target(None, reader({"pyproject.toml": pyproject(spec)}))
+    assert found == t.Target(version, t.FROM_PYPROJECT)
+    assert t._lower_bound_plain(spec) == version  # the fallback when packaging is missing
+
+
+def test_unbounded_below_falls_through_to_python_version() -> None:
+    files = {"pyproject.toml": pyproject("<3.14"), ".python-version": "# pinned\n3.12.1\n"}
+    assert t.resolve_target(None, reader(files)) == t.Target((3, 12), t.FROM_PYTHON_VERSION)
+
+
+def test_broken_pyproject_is_not_fatal() -> None:
+    assert t.resolve_target(None, reader({"pyproject.toml": "[project\n"})).source == t.FROM_RUNNING
+
+
+def test_flag_wins_and_running_is_the_default() -> None:
+    files = {"pyproject.toml": pyproject(">=3.10")}
+    assert t.resolve_target("3.13", reader(files)) == t.Target((3, 13), t.FROM_FLAG)
+    assert t.resolve_target(None, reader({})) == t.Target(sys.version_info[:2], t.FROM_RUNNING)
+    assert t.resolve_target(None, reader({})).text == "{}.{}".format(*sys.version_info[:2])
+
+
+@pytest.mark.parametrize("text", ["3", "three", "3.x", ""])
+def test_bad_flag(text: str) -> None:
+    with pytest.raises(BadInput, match="not a Python version"):
+        t.parse_version(text)

@@ -1,0 +1,176 @@
+"""parse_tree: grammar targets, the cache, conflict markers, inputs from every kind of source."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import Repo
+from vimesync.errors import BadInput
+from vimesync.pycheck.cache import ParseCache
+from vimesync.pycheck.interp import Interpreter, find_interpreter, running
+from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
+from vimesync.pycheck.target import FROM_FLAG, Target
+from vimesync.pycheck.tree import blob_oid, conflict_markers, parse_tree
+from vimesync.source import open_source
+
+HERE = Target(sys.version_info[:2], "running interpreter")
+PEP701 = b'x = f"{\'a\' if x else "b"}"\n'  # nested same quotes: 3.12 grammar only
+TYPE_ALIAS = b"type Vector = list[float]\n"
+
+
+def exact(version: tuple[int, int]) -> Interpreter:
+    """A real pythonX.Y (skip when this machine has none)."""
+    try:
+        found = find_interpreter(version)
+    except BadInput:
+        pytest.skip(f"no python{version[0]}.{version[1]} on this machine")
+    if found.feature_version:
+        pytest.skip(f"no python{version[0]}.{version[1]} on this machine")
+    return found
+
+
+def parse(files: Iterable[object], **kw: object) -> ParseReport:
+    kw.setdefault("target", HERE)
+    kw.setdefault("interpreter", running())
+    kw.setdefault("jobs", 2)
+    return parse_tree(files, **kw)  # type: ignore[arg-type]
+
+
+def test_reports_failures_by_path(tmp_path: Path) -> None:
+    (tmp_path / "disk.py").write_bytes(b"def f(:\n")
+    report = parse(
+        [
+            ("pkg/ok.py", b"x = 1\n"),
+            ("pkg/bad.py", b"x = 1\nif x\n    pass\n"),
+            ("disk.py", tmp_path / "disk.py"),
+            ("stub.pyi", b"def (:\n"),  # stubs are not parsed
+            ("notes.txt", b"def (:\n"),
+        ]
+    )
+    assert report.files == 3 and not report.ok and report.cached == 0
+    assert report.failed == (
+        ParseFailure("disk.py", 1, "SyntaxError: invalid syntax", 7),
+        ParseFailure("pkg/bad.py", 2, "SyntaxError: expected ':'", 5),
+    )
+    assert report.version == HERE.text and report.interpreter == running().describe()
+
+
+def test_312_syntax_needs_the_312_grammar() -> None:
+    files = [("new.py", TYPE_ALIAS), ("fstr.py", PEP701)]
+    old = parse(files, target=Target((3, 11), FROM_FLAG), interpreter=exact((3, 11)))
+    assert {f.path for f in old.failed} == {"new.py", "fstr.py"} and old.version == "3.11"
+    py312 = exact((3, 12))
+    new = parse(files, target=Target((3, 12), FROM_FLAG), interpreter=py312)
+    assert new.ok and new.version == "3.12" and "3.12" in new.interpreter
+
+
+def test_older_target_through_feature_version() -> None:
+    fv = Interpreter(sys.executable, tuple(sys.version_info[:3]), feature_version=(3, 7))  # type: ignore[arg-type]
+    report = parse([("w.py", b"if (n := 1):\n    pass\n")], target=Target((3, 7), FROM_FLAG), interpreter=fv)
+    assert [f.path for f in report.failed] == ["w.py"] and "feature_version=3.7" in report.interpreter
+
+
+def test_cache_hits_misses_and_progress(tmp_path: Path) -> None:
+    cache = ParseCache(tmp_path / "cache")
+    files = [(f"m{i}.py", b"x = %d\n" % i) for i in range(50)] + [("bad.py", b"(\n")]
+    first = parse(files, cache=cache)
+    assert first.cached == 0 and [f.path for f in first.failed] == ["bad.py"]
+    seen: list[tuple[int, int]] = []
+    files[3] = ("m3.py", b"x = 'changed'\n")
+    second = parse(files, cache=cache, progress=lambda d, t: seen.append((d, t)))
+    assert second.cached == 50 and second.failed == first.failed  # a cached failure is still a failure
+    assert seen[0] == (50, 51) and seen[-1] == (51, 51)
+    assert parse(files, cache=ParseCache(tmp_path / "cache", enabled=False)).cached == 0
+
+
+def test_crashes_are_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VIMESYNC_WORKER_TEST_HOOKS", "1")
+    cache = ParseCache(tmp_path)
+    files = [("boom.py", b"# vimesync-test: crash\n"), ("ok.py", b"x = 1\n")]
+    for _ in range(2):
+        report = parse(files, cache=cache, jobs=1)
+        assert report.failed == (ParseFailure("boom.py", None, "parser crashed (exit code 70)"),)
+        assert any("restarted" in n for n in report.notes)
+    assert report.cached == 1
+
+
+def test_too_large_files_are_failures_not_parsed(tmp_path: Path) -> None:
+    (tmp_path / "big.py").write_bytes(b"x = 1\n" * 100)
+    report = parse([("big.py", tmp_path / "big.py"), ("mem.py", b"y = 2\n" * 100)], max_size=200)
+    assert [f.path for f in report.failed] == ["big.py", "mem.py"]
+    assert all("too large" in f.message for f in report.failed)
+
+
+def test_conflict_markers_only_in_touched_files() -> None:
+    conflicted = b"a = 1\n<<<<<<< HEAD\nb = 2\n=======\nb = 3\n>>>>>>> theirs\n"
+    files = [("touched.py", conflicted), ("untouched.py", conflicted), ("CMakeLists.txt", conflicted)]
+    report = parse(files, touched={"touched.py", "CMakeLists.txt", "deleted.py"})
+    assert [m.path for m in report.conflict_markers] == ["CMakeLists.txt"] * 3 + ["touched.py"] * 3
+    assert report.conflict_markers[3:] == (
+        ConflictMarker("touched.py", 2, "<<<<<<< HEAD"),
+        ConflictMarker("touched.py", 4, "======="),
+        ConflictMarker("touched.py", 6, ">>>>>>> theirs"),
+    )
+    assert {f.path for f in report.failed} == {"touched.py", "untouched.py"}
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        (b'"""\nTitle\n=======\n"""\n', []),  # a reStructuredText underline alone is no conflict
+        (b"x\r\n<<<<<<< ours\r\ny\r\n=======\r\n>>>>>>>\r\n", [2, 4, 5]),
+        (b"<<<<<<<< eight\n >>>>>>> indented\n", []),
+        (b"|||||||\n>>>>>>> b\n", [1, 2]),
+    ],
+)
+def test_marker_shapes(text: bytes, lines: list[int]) -> None:
+    assert [m.line for m in conflict_markers("f", text)] == lines
+
+
+def test_git_source_reads_blobs_only_on_a_miss(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "engine")
+    repo.commit("c", {f"pkg/m{i}.py": f"x = {i}\n" for i in range(20)} | {"pkg/bad.py": "(\n"})
+    cache = ParseCache(tmp_path / "cache")
+    loaded: list[list[str]] = []
+    with open_source(repo.path) as src:
+
+        def loader(paths: list[str]) -> Iterator[tuple[str, bytes]]:
+            loaded.append(paths)
+            return src.read_many(paths)
+
+        files = src.python_files()
+        assert all(f.oid == blob_oid(src.read(f.path)) for f in files)  # git ids are content keys
+        first = parse(files, cache=cache, loader=loader)
+        assert [f.path for f in first.failed] == ["pkg/bad.py"]
+        assert sorted(loaded[0]) == sorted(f.path for f in files)
+        loaded.clear()
+        patched = PyFile("pkg/m0.py", data=b"x = 'patched'\n")  # the stack's version wins: last one
+        second = parse([*files, patched], cache=cache, loader=loader, touched={"pkg/m0.py"})
+        assert second.cached == 20 and loaded == [] and second.files == 21
+
+
+def test_a_directory_tree_hits_the_entries_of_its_git_twin(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "engine")
+    repo.commit("c", {"a.py": "x = 1\n", "b.py": "y = 2\n"})
+    cache = ParseCache(tmp_path / "cache")
+    with open_source(repo.path) as src:
+        parse(src.python_files(), cache=cache, loader=src.read_many)
+    repo.path.joinpath(".git").rename(tmp_path / "moved.git")  # now a plain directory
+    with open_source(repo.path) as src:
+        assert src.info.kind == "directory"
+        assert parse(src.python_files(), cache=cache).cached == 2
+
+
+def test_zip_members_through_the_loader(tmp_path: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "e.whl", "w") as zf:
+        zf.writestr("e/a.py", "x = 1\n")
+        zf.writestr("e/b.py", "x = (\n")
+    with open_source(tmp_path / "e.whl") as src:
+        report = parse(src.python_files(), loader=src.read_many)
+    assert [f.path for f in report.failed] == ["e/b.py"]

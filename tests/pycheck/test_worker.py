@@ -1,0 +1,114 @@
+"""The standalone worker reports exactly what ast.parse reports, under any interpreter it runs on."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+
+import pytest
+
+from vimesync.errors import BadInput
+from vimesync.pycheck.interp import find_interpreter
+from vimesync.pycheck.pool import WORKER
+
+CASES: dict[str, bytes] = {
+    "ok": b"x = 1\n",
+    "empty": b"",
+    "syntax": b"def f(:\n    pass\n",
+    "indent": b"x = 1\n  y = 2\n",
+    "tabs": b"if x:\n\tif y:\n        pass\n\tpass\n",
+    "unterminated": b"x = 'abc\n",
+    "nul": b"x = 1\0\n",
+    "parens": b"(" * 300 + b")" * 300,
+    "deep_binop": b"1" + b"+1" * 20_000,
+    "latin1_cookie": b"# -*- coding: latin-1 -*-\nx = '\xe9'\n",
+    "bad_utf8": b"x = '\xff'\n",
+    "bad_cookie": b"# coding: no-such-codec\nx = 1\n",
+    "bom": b"\xef\xbb\xbfx = 1\n",
+    "return_outside_function": b"return 1\n",  # a compiler error, not a parser one: ast.parse accepts it
+    "invalid_escape": b"x = '\\d'\n",  # a SyntaxWarning at most
+    "pep701": b'x = f"{\'a\' if x else "b"}"\n',
+    "type_alias": b"type X = int\n",
+    "match": b"match x:\n    case 1:\n        pass\n",
+    "walrus": b"if (y := 1):\n    pass\n",
+}
+
+EXPECT = r"""
+import ast, json, sys, warnings
+warnings.simplefilter("ignore")
+fv = None if len(sys.argv) < 2 else (3, int(sys.argv[1]))
+out = []
+for src in json.load(sys.stdin):
+    data = src.encode("latin-1")
+    try:
+        ast.parse(data, feature_version=fv) if fv else ast.parse(data)
+        out.append([0, -1, -1, ""])
+    except SyntaxError as e:
+        out.append([1, e.lineno if e.lineno is not None else -1, e.offset if e.offset is not None else -1,
+                    type(e).__name__ + ": " + e.msg])
+    except Exception as e:
+        out.append([1, -1, -1, type(e).__name__ + (": " + str(e) if str(e) else "")])
+print(json.dumps(out))
+"""
+
+
+def expected(exe: str, cases: list[bytes], *extra: str) -> list[tuple[int, int, int, str]]:
+    """What ast.parse itself says, under ``exe``."""
+    proc = subprocess.run(
+        [exe, "-I", "-S", "-c", EXPECT, *extra],
+        input=json.dumps([c.decode("latin-1") for c in cases]).encode(),
+        capture_output=True,
+        check=True,
+    )
+    return [tuple(x) for x in json.loads(proc.stdout)]
+
+
+def drive(exe: str, cases: list[bytes], *args: str) -> list[tuple[int, int, int, str]]:
+    """Speak the worker protocol directly: one request per case, then read every answer."""
+    req = b"".join(struct.pack(">cII", b"D", i, len(c)) + c for i, c in enumerate(cases))
+    proc = subprocess.run([exe, "-I", "-S", str(WORKER), *args], input=req, capture_output=True, check=True)
+    out, pos, results = proc.stdout, 0, []
+    while pos < len(out):
+        ident, status, line, col, n = struct.unpack_from(">IBiiI", out, pos)
+        pos += 17
+        msg = out[pos : pos + n].decode()
+        pos += n
+        if ident != 0xFFFFFFFF:
+            assert ident == len(results)
+            results.append((status, line, col, msg))
+    return results
+
+
+def interpreter_or_skip(version: tuple[int, int]) -> str:
+    try:
+        found = find_interpreter(version, prefer_exact=True)
+    except BadInput:
+        pytest.skip(f"no python{version[0]}.{version[1]} found")
+    if found.feature_version:
+        pytest.skip(f"no python{version[0]}.{version[1]} found")
+    return found.executable
+
+
+@pytest.mark.parametrize("version", [sys.version_info[:2], (3, 8), (3, 12), (3, 13)], ids=str)
+def test_worker_matches_ast_parse(version: tuple[int, int]) -> None:
+    exe = sys.executable if version == sys.version_info[:2] else interpreter_or_skip(version)
+    cases = list(CASES.values())
+    got, want = drive(exe, cases), expected(exe, cases)
+    for name, g, w in zip(CASES, got, want, strict=True):
+        assert g == w, name
+
+
+def test_worker_feature_version_matches_ast_parse() -> None:
+    cases = list(CASES.values())
+    assert drive(sys.executable, cases, "--feature-version", "8") == expected(sys.executable, cases, "8")
+
+
+def test_handshake_and_quit() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", str(WORKER)], input=struct.pack(">cII", b"Q", 0, 0), capture_output=True
+    )
+    assert proc.returncode == 0
+    ident, status, _, _, n = struct.unpack_from(">IBiiI", proc.stdout)
+    assert ident == 0xFFFFFFFF and proc.stdout[17 : 17 + n].decode().startswith(sys.implementation.name)

@@ -1,0 +1,174 @@
+"""Parse results cached by content: (git blob id, interpreter+grammar) -> outcome, in one SQLite file.
+
+SQLite gives atomic writes, locking between concurrent runs (two CI jobs sharing a cache) and
+thousands of lookups in a few milliseconds. The cache is an optimisation only: a locked, unwritable
+or corrupt database is never fatal — a corrupt file is deleted and rebuilt, anything else turns the
+cache off for the run with a note saying why.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+DB_NAME = "parse-cache.sqlite3"
+SCHEMA = 1
+MAX_DB_BYTES = 256 << 20  # past this the file is simply started afresh (no eviction bookkeeping)
+_CHUNK = 500  # keys per SELECT (well under SQLite's bound-parameter limit)
+
+
+@dataclass(frozen=True)
+class Cached:
+    message: str | None  # None: the file parses
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.message is None
+
+
+def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$VIMESYNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/vimesync``, else ``~/.cache/vimesync``."""
+    env = os.environ if env is None else env
+    if env.get("VIMESYNC_CACHE_DIR"):
+        return Path(env["VIMESYNC_CACHE_DIR"])
+    if env.get("XDG_CACHE_HOME"):
+        return Path(env["XDG_CACHE_HOME"]) / "vimesync"
+    return Path.home() / ".cache" / "vimesync"
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class ParseCache:
+    """Open (creating) the cache in ``directory``; ``enabled=False`` gives a cache that never hits."""
+
+    def __init__(
+        self, directory: Path | None = None, *, enabled: bool = True, busy_timeout: float = 10.0
+    ) -> None:
+        self.directory = directory or default_cache_dir()
+        self.busy_timeout = busy_timeout  # seconds to wait for another run's write lock
+        self.path = self.directory / DB_NAME
+        self.note: str | None = None  # why the cache is off, when it is
+        self._conn: sqlite3.Connection | None = None
+        if enabled:
+            self._open()
+
+    @property
+    def enabled(self) -> bool:
+        return self._conn is not None
+
+    def _open(self, *, retry: bool = True) -> None:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if self.path.exists() and self.path.stat().st_size > MAX_DB_BYTES:
+                self._remove()
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                if version != SCHEMA:
+                    conn.execute("BEGIN IMMEDIATE")
+                    conn.execute("DROP TABLE IF EXISTS results")
+                    conn.execute(
+                        "CREATE TABLE results (env TEXT NOT NULL, oid TEXT NOT NULL, line INTEGER,"
+                        " col INTEGER, message TEXT, PRIMARY KEY (env, oid)) WITHOUT ROWID"
+                    )
+                    conn.execute(f"PRAGMA user_version = {SCHEMA}")
+                    conn.execute("COMMIT")
+                conn.execute("PRAGMA synchronous = NORMAL")
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        except sqlite3.Error as exc:
+            if retry and not _is_busy(exc):
+                self._remove()
+                self._open(retry=False)
+                self.note = self.note or f"parse cache was unreadable ({exc}); it has been reset"
+            else:
+                self.note = f"parse cache disabled: {self.path}: {exc}"
+        except OSError as exc:
+            self.note = f"parse cache disabled: {exc}"
+
+    def _remove(self) -> None:
+        # Only our own file and its journal; another run holding it open keeps its (unlinked) copy.
+        for p in (self.path, self.path.with_name(DB_NAME + "-journal")):
+            try:
+                p.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                pass
+
+    def _failed(self, exc: sqlite3.Error) -> None:
+        """A query failed: busy -> skip quietly; corrupt -> start a fresh file next time."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if _is_busy(exc):
+            self.note = f"parse cache busy, not used for part of this run: {exc}"
+        else:
+            self.note = f"parse cache was unreadable ({exc}); it has been reset"
+            self._remove()
+            self._open(retry=False)
+
+    def get_many(self, env: str, oids: Collection[str]) -> dict[str, Cached]:
+        """The cached outcomes among ``oids`` for interpreter/grammar ``env``."""
+        found: dict[str, Cached] = {}
+        if self._conn is None or not oids:
+            return found
+        keys = list(oids)
+        try:
+            for i in range(0, len(keys), _CHUNK):
+                chunk = keys[i : i + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    f"SELECT oid, message, line, col FROM results WHERE env = ? AND oid IN ({marks})",
+                    [env, *chunk],
+                )
+                for oid, message, line, col in rows:
+                    if isinstance(oid, str) and (message is None or isinstance(message, str)):
+                        found[oid] = Cached(
+                            message,
+                            line if isinstance(line, int) else None,
+                            col if isinstance(col, int) else None,
+                        )
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return {}
+        return found
+
+    def put_many(self, env: str, items: Iterable[tuple[str, Cached]]) -> None:
+        """Store outcomes (one transaction); silently skipped when the cache is off or busy."""
+        rows = [(env, oid, c.line, c.column, c.message) for oid, c in items]
+        if self._conn is None or not rows:
+            return
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO results (env, oid, line, col, message) VALUES (?, ?, ?, ?, ?)", rows
+            )
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            try:
+                self._conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            self._failed(exc)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> ParseCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

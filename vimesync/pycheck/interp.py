@@ -1,0 +1,166 @@
+"""Find a Python interpreter whose grammar is the target's.
+
+``ast.parse(feature_version=...)`` can reject some *newer* syntax but never accept syntax newer
+than the running parser (PEP 701 f-strings need 3.12's tokenizer). So for a target X.Y we look for a
+real pythonX.Y, verified by running it (PATH entries may be pyenv shims that fail unless selected):
+
+1. ``$VIMESYNC_PYTHON_X_Y`` (a path; an explicit setting that does not work is an error);
+2. the running interpreter;
+3. pyenv (``$PYENV_ROOT/versions``) and uv (``~/.local/share/uv/python``) installs;
+4. ``pythonX.Y`` in each PATH directory (pyenv shim folders last), then a few usual prefixes.
+
+Failing that, a target *older* than the running interpreter is parsed by the running one with
+``feature_version``; a newer one is an error naming the interpreter needed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from vimesync.errors import BadInput
+
+MIN_WORKER = (3, 8)  # _worker.py runs on 3.8+
+_PROBE = "import sys;print(sys.implementation.name,*sys.version_info[:3])"
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    executable: str
+    version: tuple[int, int, int]
+    implementation: str = "cpython"
+    feature_version: tuple[int, int] | None = None  # set when parsing an older grammar via feature_version
+
+    @property
+    def grammar(self) -> tuple[int, int]:
+        return self.feature_version or (self.version[0], self.version[1])
+
+    @property
+    def cache_id(self) -> str:
+        """What a parse result depends on besides the content: implementation, exact version, grammar."""
+        v = ".".join(map(str, self.version))
+        g = "{}.{}".format(*self.grammar)
+        return f"{self.implementation}-{v}/{g}"
+
+    def describe(self) -> str:
+        """``/usr/bin/python3.12 (3.12.1)`` for ParseReport.interpreter."""
+        v = ".".join(map(str, self.version))
+        extra = "" if self.implementation == "cpython" else f" {self.implementation}"
+        if self.feature_version:
+            extra += ", feature_version={}.{}".format(*self.feature_version)
+        return f"{self.executable} ({v}{extra})"
+
+
+def running() -> Interpreter:
+    return Interpreter(sys.executable, tuple(sys.version_info[:3]), sys.implementation.name)  # type: ignore[arg-type]
+
+
+_probed: dict[str, Interpreter | None] = {}
+
+
+def probe(executable: str | os.PathLike[str], timeout: float = 15.0) -> Interpreter | None:
+    """Run ``executable`` to learn its version; None when it does not run (a shim, a broken install)."""
+    exe = os.fspath(executable)
+    if exe in _probed:
+        return _probed[exe]
+    result = None
+    try:
+        proc = subprocess.run(
+            [exe, "-I", "-S", "-c", _PROBE],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=timeout,
+            check=False,
+        )
+        m = re.fullmatch(rb"(\w+) (\d+) (\d+) (\d+)\s*", proc.stdout)
+        if proc.returncode == 0 and m:
+            version = (int(m.group(2)), int(m.group(3)), int(m.group(4)))
+            result = Interpreter(exe, version, m.group(1).decode())
+    except (OSError, subprocess.SubprocessError):
+        result = None
+    _probed[exe] = result
+    return result
+
+
+def _numeric_desc(paths: list[Path]) -> list[Path]:
+    def key(p: Path) -> tuple[int, ...]:
+        return tuple(int(x) for x in re.findall(r"\d+", p.name))
+
+    return sorted(paths, key=key, reverse=True)
+
+
+def candidates(version: tuple[int, int], env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """Plausible paths of pythonX.Y, best first, not yet verified."""
+    env = os.environ if env is None else env
+    x, y = version
+    name = f"python{x}.{y}"
+    home = Path(env.get("HOME") or Path.home())
+    pyenv = Path(env.get("PYENV_ROOT") or home / ".pyenv") / "versions"
+    if pyenv.is_dir():
+        for d in _numeric_desc(list(pyenv.glob(f"{x}.{y}.*")) + list(pyenv.glob(f"{x}.{y}"))):
+            yield str(d / "bin" / name)
+    uv = Path(env.get("UV_PYTHON_INSTALL_DIR") or home / ".local/share/uv/python")
+    if uv.is_dir():
+        for d in _numeric_desc(list(uv.glob(f"cpython-{x}.{y}.*"))):
+            yield str(d / "bin" / name)
+    shims: list[str] = []  # pyenv shims fail unless a version is selected: try them last
+    for folder in env.get("PATH", "").split(os.pathsep):
+        if not folder:
+            continue
+        path = str(Path(folder) / name)
+        if Path(folder).name == "shims":
+            shims.append(path)
+        else:
+            yield path
+    yield from shims
+    for prefix in ("/usr/local/bin", "/usr/bin", "/opt/homebrew/bin", f"/opt/python/cp{x}{y}-cp{x}{y}/bin"):
+        yield f"{prefix}/{name}"
+
+
+def find_interpreter(
+    version: tuple[int, int], *, env: Mapping[str, str] | None = None, prefer_exact: bool = True
+) -> Interpreter:
+    """An interpreter that parses with the X.Y grammar (see the module docstring for the search).
+
+    ``prefer_exact=False`` skips the search when the running interpreter is newer and can use
+    ``feature_version`` (faster to start, slightly less exact: feature_version is best effort).
+    """
+    env = os.environ if env is None else env
+    if version[0] != 3:
+        raise BadInput(f"Python {version[0]}.{version[1]} is not supported: vimesync parses Python 3")
+    x, y = version
+    here = running()
+    var = f"VIMESYNC_PYTHON_{x}_{y}"
+    if env.get(var):
+        found = probe(env[var])
+        if found is None or found.version[:2] != version:
+            got = "does not run" if found is None else "is {}.{}".format(*found.version[:2])
+            raise BadInput(f"${var}={env[var]} {got}; it must be a python{x}.{y} interpreter")
+        return found
+    if here.version[:2] == version:
+        return here
+    newer_than_running = version > here.version[:2]
+    if (prefer_exact or newer_than_running) and version >= MIN_WORKER:
+        seen: set[str] = set()
+        for path in candidates(version, env):
+            if not os.path.isfile(path) or not os.access(path, os.X_OK):
+                continue
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            found = probe(path)
+            if found is not None and found.version[:2] == version:
+                return found
+    if not newer_than_running:
+        return Interpreter(here.executable, here.version, here.implementation, feature_version=version)
+    have = "{}.{}".format(*here.version[:2])
+    raise BadInput(
+        f"python{x}.{y} is needed to parse with the {x}.{y} grammar; install it or pass --python {have}",
+        hint=f"or point ${var} at a python{x}.{y} interpreter",
+    )

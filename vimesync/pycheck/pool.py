@@ -1,0 +1,317 @@
+"""A pool of parse worker processes that survives hostile input.
+
+One event loop (``select`` over the workers' pipes, non-blocking writes) keeps every worker busy
+with a few files in flight, so there is no per-file round trip and never a pipe deadlock. Each
+worker answers in request order, so when one dies or stops answering for ``timeout`` seconds the
+file at the head of its queue is the culprit: it is reported ("parser crashed", "timed out"),
+the worker is replaced and the rest of its queue is re-sent. The run always finishes.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import struct
+import subprocess
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from vimesync.errors import BadInput
+from vimesync.pycheck.interp import Interpreter
+
+WORKER = Path(__file__).with_name("_worker.py")
+REQUEST = struct.Struct(">cII")  # mirrors _worker.py
+RESPONSE = struct.Struct(">IBiiI")
+HANDSHAKE_ID = 0xFFFFFFFF
+
+DEFAULT_TIMEOUT = 30.0  # seconds for one file; a 10 MiB file parses in a few
+DEFAULT_MEM_LIMIT = 4 << 30  # RLIMIT_AS per worker
+STARTUP_TIMEOUT = 30.0
+# In flight per worker: enough to hide the round trip, few enough that the tail of the run stays
+# balanced across workers (jobs arrive largest first).
+MAX_INFLIGHT = 8
+MAX_INFLIGHT_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Job:
+    ident: int
+    data: bytes | None = None  # the source, or
+    file: Path | None = None  # a file the worker reads itself
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    line: int | None = None
+    column: int | None = None
+    message: str = ""
+    cacheable: bool = True  # False for crashes and timeouts: they say nothing lasting about the content
+
+
+def default_jobs() -> int:
+    try:
+        n = len(os.sched_getaffinity(0))  # the CPUs this process may use (containers, taskset)
+    except AttributeError:  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(n, 64))
+
+
+def _payload_size(job: Job) -> int:
+    return len(job.data) if job.data is not None else 256  # a path: small, but not free
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "no exit status"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+class _Worker:
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            close_fds=True,
+        )
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self.wfd = self.proc.stdin.fileno()
+        self.rfd = self.proc.stdout.fileno()
+        self.efd: int | None = self.proc.stderr.fileno()
+        os.set_blocking(self.wfd, False)
+        os.set_blocking(self.rfd, False)
+        os.set_blocking(self.efd, False)
+        self.out: deque[memoryview] = deque()
+        self.inflight: deque[Job] = deque()
+        self.inflight_bytes = 0
+        self.rbuf = bytearray()
+        self.err = b""
+        self.ready = False
+        self.deadline: float | None = time.monotonic() + STARTUP_TIMEOUT
+
+    def send(self, job: Job, timeout: float) -> None:
+        if job.data is not None:
+            kind, payload = b"D", job.data
+        else:
+            assert job.file is not None
+            kind, payload = b"P", os.fsencode(job.file)
+        self.out.append(memoryview(REQUEST.pack(kind, job.ident, len(payload))))
+        self.out.append(memoryview(payload))
+        if not self.inflight and self.ready:
+            self.deadline = time.monotonic() + timeout
+        self.inflight.append(job)
+        self.inflight_bytes += _payload_size(job)
+
+    def flush(self) -> None:
+        """Write what the pipe takes now; BrokenPipeError when the worker is gone."""
+        while self.out:
+            try:
+                n = os.write(self.wfd, self.out[0])
+            except BlockingIOError:
+                return
+            if n < len(self.out[0]):
+                self.out[0] = self.out[0][n:]
+                return
+            self.out.popleft()
+
+    def frames(self) -> Iterator[tuple[int, Outcome]]:
+        """Complete responses in the read buffer."""
+        while len(self.rbuf) >= RESPONSE.size:
+            ident, status, line, col, n = RESPONSE.unpack_from(self.rbuf)
+            if len(self.rbuf) < RESPONSE.size + n:
+                return
+            msg = bytes(self.rbuf[RESPONSE.size : RESPONSE.size + n]).decode("utf-8", "replace")
+            del self.rbuf[: RESPONSE.size + n]
+            yield ident, Outcome(status == 0, None if line < 0 else line, None if col < 0 else col, msg)
+
+    def drain_stderr(self) -> None:
+        if self.efd is None:
+            return
+        try:
+            chunk = os.read(self.efd, 1 << 16)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self.efd = None
+        self.err = (self.err + chunk)[-4096:]  # keep the tail for a start-up failure message
+
+    def kill(self) -> int | None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        try:
+            code = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
+            code = None
+        for _ in range(16):  # what it said before dying, for a start-up failure message
+            if self.efd is None:
+                break
+            self.drain_stderr()
+        self.efd = None
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if f is not None:
+                f.close()
+        return code
+
+
+class ParsePool:
+    """``jobs`` worker processes of ``interpreter``; use :meth:`run` once per batch of files."""
+
+    def __init__(
+        self,
+        interpreter: Interpreter,
+        *,
+        jobs: int | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        mem_limit: int | None = DEFAULT_MEM_LIMIT,
+        max_size: int | None = None,
+    ) -> None:
+        self.interpreter = interpreter
+        self.jobs = max(1, jobs or default_jobs())
+        self.timeout = timeout
+        argv = [interpreter.executable, "-I", "-S", "-B", os.fspath(WORKER)]
+        if interpreter.feature_version:
+            argv += ["--feature-version", str(interpreter.feature_version[1])]
+        if mem_limit:
+            argv += ["--mem-limit", str(mem_limit)]
+        if max_size is not None:
+            argv += ["--max-size", str(max_size)]
+        self._argv = argv
+        self.restarts = 0
+
+    def _spawn(self) -> _Worker:
+        try:
+            return _Worker(self._argv)
+        except OSError as exc:
+            raise BadInput(f"cannot start the parse worker {self.interpreter.executable}: {exc}") from exc
+
+    def run(self, jobs: Iterable[Job], total: int, on_result: Callable[[int, Outcome], None]) -> None:
+        """Parse ``total`` jobs (pulled lazily from ``jobs``); ``on_result(ident, outcome)`` once per job."""
+        if total <= 0:
+            return
+        source = iter(jobs)
+        requeued: deque[Job] = deque()
+        workers = [self._spawn() for _ in range(min(self.jobs, total))]
+        remaining = total
+        try:
+            while remaining > 0:
+                for w in workers:
+                    while len(w.inflight) < MAX_INFLIGHT and w.inflight_bytes < MAX_INFLIGHT_BYTES:
+                        job = requeued.popleft() if requeued else next(source, None)
+                        if job is None:
+                            break
+                        w.send(job, self.timeout)
+                remaining -= self._step(workers, requeued, on_result)
+        finally:
+            for w in workers:
+                self._stop(w)
+
+    def _step(
+        self, workers: list[_Worker], requeued: deque[Job], on_result: Callable[[int, Outcome], None]
+    ) -> int:
+        """One select round; returns how many jobs got their outcome."""
+        now = time.monotonic()
+        deadlines = [w.deadline for w in workers if w.deadline is not None]
+        wait = max(0.0, min(deadlines) - now) if deadlines else 1.0
+        reads = {w.rfd: w for w in workers}
+        errs = {w.efd: w for w in workers if w.efd is not None}
+        writes = {w.wfd: w for w in workers if w.out}
+        r, wr, _ = select.select([*reads, *errs], list(writes), [], wait)
+        done = 0
+        broken: dict[int, _Worker] = {}
+        for fd in wr:
+            try:
+                writes[fd].flush()
+            except (BrokenPipeError, ConnectionResetError):
+                broken[id(writes[fd])] = writes[fd]
+        for fd in r:
+            if fd in errs:
+                errs[fd].drain_stderr()
+                continue
+            w = reads[fd]
+            try:
+                chunk = os.read(fd, 1 << 18)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                broken[id(w)] = w
+                continue
+            w.rbuf += chunk
+            for ident, outcome in w.frames():
+                if ident == HANDSHAKE_ID and not w.ready:
+                    w.ready = True
+                    w.deadline = time.monotonic() + self.timeout if w.inflight else None
+                    continue
+                if not w.inflight or w.inflight[0].ident != ident:
+                    broken[id(w)] = w  # protocol violation: treat like a crash
+                    break
+                job = w.inflight.popleft()
+                w.inflight_bytes -= _payload_size(job)
+                w.deadline = time.monotonic() + self.timeout if w.inflight else None
+                on_result(job.ident, outcome)
+                done += 1
+        now = time.monotonic()
+        for w in workers:
+            if id(w) not in broken and w.deadline is not None and now > w.deadline:
+                broken[id(w)] = w
+        for w in broken.values():
+            done += self._replace(workers, w, requeued, on_result, timed_out=w.proc.poll() is None)
+        return done
+
+    def _replace(
+        self,
+        workers: list[_Worker],
+        w: _Worker,
+        requeued: deque[Job],
+        on_result: Callable[[int, Outcome], None],
+        *,
+        timed_out: bool,
+    ) -> int:
+        """Kill ``w``, blame its head job, re-queue the rest, start a fresh worker in its place."""
+        alive_before_kill = timed_out and w.deadline is not None and time.monotonic() > w.deadline
+        if not alive_before_kill:
+            try:  # it closed its pipe: let it finish dying so we report its own exit status
+                w.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        code = w.kill()
+        if not w.ready:
+            detail = w.err.decode("utf-8", "replace").strip().splitlines()
+            why = detail[-1] if detail else _describe_exit(code)
+            raise BadInput(f"the parse worker ({self.interpreter.describe()}) failed to start: {why}")
+        blamed = 0
+        if w.inflight:
+            head = w.inflight.popleft()
+            if alive_before_kill:
+                msg = f"timed out after {self.timeout:g} s (parser killed)"
+            else:
+                msg = f"parser crashed ({_describe_exit(code)})"
+            on_result(head.ident, Outcome(False, message=msg, cacheable=False))
+            blamed = 1
+        requeued.extendleft(reversed(w.inflight))
+        self.restarts += 1
+        workers[workers.index(w)] = self._spawn()
+        return blamed
+
+    @staticmethod
+    def _stop(w: _Worker) -> None:
+        # Closing stdin is the polite quit; kill() reaps whatever does not leave at once.
+        try:
+            os.set_blocking(w.wfd, True)
+            if w.proc.stdin:
+                w.proc.stdin.close()
+            w.proc.wait(timeout=2)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            pass
+        w.kill()

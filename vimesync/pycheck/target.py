@@ -1,0 +1,97 @@
+"""Which Python version a tree targets: ``--python``, else what the tree declares, else the running one."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vimesync.errors import BadInput
+
+FROM_FLAG = "--python"
+FROM_PYPROJECT = "requires-python in pyproject.toml"
+FROM_PYTHON_VERSION = ".python-version"
+FROM_RUNNING = "running interpreter"
+
+Reader = Callable[[str], bytes | None]  # relative path -> bytes, None when the tree has no such file
+
+
+@dataclass(frozen=True)
+class Target:
+    version: tuple[int, int]
+    source: str  # one of the FROM_* strings: where the version came from
+
+    @property
+    def text(self) -> str:
+        return f"{self.version[0]}.{self.version[1]}"
+
+
+def parse_version(text: str, *, what: str = "--python") -> tuple[int, int]:
+    """``"3.12"`` (also ``"3.12.1"``, ``"python3.12"``) -> (3, 12); BadInput otherwise."""
+    m = re.fullmatch(r"\s*(?:python|py|cpython-?)?(\d+)\.(\d+)(?:\.\d+\S*)?\s*", text, re.IGNORECASE)
+    if not m:
+        raise BadInput(f"{what}: {text!r} is not a Python version like 3.12")
+    return int(m.group(1)), int(m.group(2))
+
+
+def resolve_target(explicit: str | None, read: Reader) -> Target:
+    """The grammar target for a tree whose root files ``read`` returns (patched content, ideally)."""
+    if explicit:
+        return Target(parse_version(explicit), FROM_FLAG)
+    pyproject = read("pyproject.toml")
+    if pyproject is not None:
+        spec = requires_python(pyproject)
+        low = lower_bound(spec) if spec else None
+        if low is not None:
+            return Target(low, FROM_PYPROJECT)
+    pinned = read(".python-version")
+    if pinned is not None:
+        m = re.search(rb"(?m)^[^#\n]*?(\d+)\.(\d+)", pinned)
+        if m:
+            return Target((int(m.group(1)), int(m.group(2))), FROM_PYTHON_VERSION)
+    return Target(sys.version_info[:2], FROM_RUNNING)
+
+
+def requires_python(pyproject: bytes) -> str | None:
+    """``[project] requires-python`` of a pyproject.toml, or None (also for a file that is not TOML)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - python 3.10
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(pyproject.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    project = data.get("project")
+    spec = project.get("requires-python") if isinstance(project, dict) else None
+    return spec if isinstance(spec, str) else None
+
+
+def lower_bound(spec: str) -> tuple[int, int] | None:
+    """The lowest X.Y a PEP 440 specifier admits (``">=3.10,<3.14"`` -> (3, 10)); None when unbounded
+    below (``"<3.14"``) or unparseable."""
+    try:
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    except ImportError:  # packaging is not a dependency; a small parser covers the usual forms
+        return _lower_bound_plain(spec)
+    try:
+        specs = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return _lower_bound_plain(spec)
+    if not any(s.operator in (">=", ">", "==", "~=", "===") for s in specs):
+        return None
+    for major in (3, 4):
+        for minor in range(0, 40):
+            # X.Y.0 for ">=X.Y", X.Y.99 for ">X.Y" or ">=X.Y.3": some release of X.Y is admitted.
+            if any(specs.contains(f"{major}.{minor}{patch}", prereleases=True) for patch in ("", ".99")):
+                return major, minor
+    return None
+
+
+def _lower_bound_plain(spec: str) -> tuple[int, int] | None:
+    lows = [
+        (int(m.group(1)), int(m.group(2) or 0))
+        for m in re.finditer(r"(?:>=|~=|===|==|>)\s*(\d+)(?:\.(\d+))?", spec)
+    ]
+    return min(lows) if lows else None

@@ -1,0 +1,242 @@
+"""``parse_tree``: parse every ``*.py`` file of a (patched) tree with the target grammar, in parallel,
+cached by content, and flag leftover conflict markers in the files the patch stack touched.
+
+Only ``*.py`` files are parsed (the issue's contract: what the interpreter imports). ``*.pyi`` stubs
+are read by type checkers, which accept a grammar of their own, so they are not judged here; they are
+still scanned for conflict markers when touched.
+
+Cache keys are git blob ids: free for files read from a git source (no read at all on a hit), and
+computed with sha1 for anything else, so an untouched file hits the same entry whichever way the
+tree was provided.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator
+from pathlib import Path
+
+from vimesync.pycheck.cache import Cached, ParseCache
+from vimesync.pycheck.interp import Interpreter
+from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
+from vimesync.pycheck.pool import DEFAULT_MEM_LIMIT, DEFAULT_TIMEOUT, Job, Outcome, ParsePool
+from vimesync.pycheck.target import Target
+
+MAX_SIZE = 10 << 20  # bytes; larger files are reported, not parsed
+WORKER_REV = 1  # bump when the worker's verdicts or messages change, so old cache entries stop matching
+
+Loader = Callable[[list[str]], Iterable[tuple[str, bytes]]]  # paths -> (path, bytes) in the same order
+Progress = Callable[[int, int], None]
+FileInput = PyFile | tuple[str, bytes | Path]
+
+# Git's markers are exactly seven characters at the start of a line, then a space or the line end.
+# A lone "=======" is also a reStructuredText underline (docstrings), so it only counts in a file
+# that has an opening or closing marker too.
+_MARKER = re.compile(rb"^(?:<{7}|>{7}|\|{7})(?:[ \t][^\n]*)?\r?$|^={7}\r?$", re.MULTILINE)
+
+
+def blob_oid(data: bytes) -> str:
+    """The git blob id of ``data`` (sha1 of ``"blob <size>\\0" + data``)."""
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def conflict_markers(path: str, data: bytes) -> list[ConflictMarker]:
+    """Leftover merge conflict markers in one file."""
+    found = [(m.start(), m.group()) for m in _MARKER.finditer(data)]
+    if not any(not text.startswith(b"=") for _, text in found):
+        return []
+    out = []
+    for start, text in found:
+        line = data.count(b"\n", 0, start) + 1
+        out.append(ConflictMarker(path, line, text.rstrip(b"\r").decode("utf-8", "replace")[:200]))
+    return out
+
+
+def _as_pyfile(item: FileInput) -> PyFile:
+    if isinstance(item, PyFile):
+        return item
+    path, content = item
+    if isinstance(content, bytes):
+        return PyFile(path=path, size=len(content), data=content)
+    return PyFile(path=path, file=Path(content))
+
+
+def _too_large(size: int, cap: int) -> str:
+    return f"file too large to parse ({size / (1 << 20):.1f} MiB > {cap / (1 << 20):g} MiB cap)"
+
+
+def _read(f: PyFile, cap: int) -> bytes | str:
+    """The bytes of an on-disk input, or a failure message."""
+    assert f.file is not None
+    try:
+        fd = os.open(f.file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > cap:
+                return _too_large(size, cap)
+            return fh.read()
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+
+
+def parse_tree(
+    files: Iterable[FileInput],
+    *,
+    target: Target,
+    interpreter: Interpreter,
+    cache: ParseCache | None = None,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    touched: Collection[str] = (),
+    loader: Loader | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_size: int = MAX_SIZE,
+    mem_limit: int | None = DEFAULT_MEM_LIMIT,
+) -> ParseReport:
+    """Parse every ``*.py`` among ``files`` and scan the ``touched`` ones for conflict markers.
+
+    ``files`` are PyFile records or ``(relpath, bytes | Path)`` pairs; when a path appears twice the
+    last one wins (pass the source's files, then the patched scratch files). Inputs with neither
+    bytes nor a file are read through ``loader`` (e.g. ``GitSource.read_many``), only on a cache miss.
+    Non-``*.py`` inputs are never parsed, only scanned when touched.
+    """
+    by_path: dict[str, PyFile] = {}
+    for item in files:
+        f = _as_pyfile(item)
+        by_path[f.path] = f
+    python = [f for path, f in by_path.items() if path.endswith(".py")]
+    total = len(python)
+    env = f"{interpreter.cache_id}/w{WORKER_REV}"
+    failures: dict[str, ParseFailure] = {}
+    data: dict[str, bytes] = {}  # bytes already in memory (given, or read to be hashed)
+    keys: dict[str, str] = {}  # path -> content key
+    need_key: list[PyFile] = []
+    for f in python:
+        if 0 <= max_size < f.size:
+            failures[f.path] = ParseFailure(f.path, None, _too_large(f.size, max_size))
+        elif f.data is not None:
+            data[f.path] = f.data
+        elif f.oid is None and f.file is not None:
+            got = _read(f, max_size)
+            if isinstance(got, str):
+                failures[f.path] = ParseFailure(f.path, None, got)
+            else:
+                data[f.path] = got
+        elif f.oid is None:
+            need_key.append(f)
+    if need_key:  # e.g. zip members: no hash without the bytes
+        data.update(_load(loader, [f.path for f in need_key]))
+    for f in python:
+        if f.path in failures:
+            continue
+        if f.path in data and len(data[f.path]) > max_size:
+            failures[f.path] = ParseFailure(f.path, None, _too_large(len(data[f.path]), max_size))
+            continue
+        keys[f.path] = f.oid or blob_oid(data[f.path])
+
+    hits = cache.get_many(env, set(keys.values())) if cache is not None else {}
+    for path, key in keys.items():
+        hit = hits.get(key)
+        if hit is not None and not hit.ok:
+            failures[path] = ParseFailure(path, hit.line, hit.message or "", hit.column)
+    misses = [path for path, key in keys.items() if key not in hits]
+    cached = len(keys) - len(misses)
+    done = total - len(misses)
+    if progress:
+        progress(done, total)
+
+    notes = [cache.note] if cache is not None and cache.note else []
+    if misses:
+        misses.sort(key=lambda p: -_size(by_path[p], data))  # largest first: balanced tail
+        fresh: dict[str, Cached] = {}
+
+        def on_result(ident: int, outcome: Outcome) -> None:
+            nonlocal done
+            path = misses[ident]
+            if not outcome.ok:
+                failures[path] = ParseFailure(path, outcome.line, outcome.message, outcome.column)
+            if outcome.cacheable:
+                msg = None if outcome.ok else outcome.message
+                fresh[keys[path]] = Cached(msg, outcome.line, outcome.column)
+            done += 1
+            if progress:
+                progress(done, total)
+
+        pool = ParsePool(interpreter, jobs=jobs, timeout=timeout, mem_limit=mem_limit, max_size=max_size)
+        pool.run(_jobs(misses, by_path, data, loader), len(misses), on_result)
+        if cache is not None:
+            cache.put_many(env, fresh.items())
+            if cache.note and cache.note not in notes:
+                notes.append(cache.note)
+        if pool.restarts:
+            notes.append(f"{pool.restarts} parse worker(s) were restarted after a crash or timeout")
+
+    markers = _scan_touched(by_path, data, touched, loader, max_size)
+    return ParseReport(
+        files=total,
+        failed=tuple(sorted(failures.values(), key=lambda f: f.path)),
+        version=target.text,
+        version_source=target.source,
+        interpreter=interpreter.describe(),
+        cached=cached,
+        conflict_markers=tuple(markers),
+        notes=tuple(notes),
+    )
+
+
+def _size(f: PyFile, data: dict[str, bytes]) -> int:
+    return len(data[f.path]) if f.path in data else f.size
+
+
+def _load(loader: Loader | None, paths: list[str]) -> Iterator[tuple[str, bytes]]:
+    if not paths:
+        return
+    if loader is None:
+        raise ValueError(f"no bytes, file or loader for {paths[0]!r}")
+    for expected, (path, content) in zip(paths, loader(paths), strict=True):
+        if path != expected:
+            raise ValueError(f"loader returned {path!r}, expected {expected!r}")
+        yield path, content
+
+
+def _jobs(
+    misses: list[str], by_path: dict[str, PyFile], data: dict[str, bytes], loader: Loader | None
+) -> Iterator[Job]:
+    """Jobs in ``misses`` order; blobs not yet in memory are streamed from the loader as needed."""
+    lazy = [p for p in misses if p not in data and by_path[p].file is None]
+    stream = _load(loader, lazy)
+    for ident, path in enumerate(misses):
+        if path in data:
+            yield Job(ident, data=data[path])
+        elif by_path[path].file is not None:
+            yield Job(ident, file=by_path[path].file)
+        else:
+            _, content = next(stream)
+            yield Job(ident, data=content)
+
+
+def _scan_touched(
+    by_path: dict[str, PyFile],
+    data: dict[str, bytes],
+    touched: Collection[str],
+    loader: Loader | None,
+    cap: int,
+) -> list[ConflictMarker]:
+    markers: list[ConflictMarker] = []
+    lazy = []
+    for path in sorted(set(touched) & by_path.keys()):
+        f = by_path[path]
+        content: bytes | str | None = data.get(path, f.data)
+        if content is None and f.file is not None:
+            content = _read(f, cap)
+        if content is None:
+            lazy.append(path)
+        elif isinstance(content, bytes):
+            markers += conflict_markers(path, content)
+    for path, content in _load(loader, lazy):
+        markers += conflict_markers(path, content)
+    return sorted(markers, key=lambda m: (m.path, m.line))
