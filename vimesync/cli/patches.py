@@ -80,13 +80,15 @@ def render(report: CheckReport) -> None:
         for o in p.offsets:
             con.print(f"  {output.escape(p.name)}: {output.escape(o.file)} hunk #{o.hunk} at offset {o.offset:+d}")
         for f in p.failures:
-            where = f"hunk #{f.hunk} {f.header}" if f.hunk else "file"
+            where = f"hunk #{f.hunk} ({f.header})" if f.hunk else "file"
             con.print(f"[red]  {output.escape(p.name)}: {output.escape(f.file)}: {output.escape(where)}: {output.escape(f.reason)}[/]")
             if f.first_mismatch is not None:
-                con.print(f"    preimage line {f.first_mismatch}: expected {f.expected!r}")
-                con.print(f"    {'':>{len(str(f.first_mismatch)) + 15}}found    {f.found!r}")
+                con.print(f"    hunk line {f.first_mismatch} expected: {f.expected!r}")
+                con.print(f"    {'':>{len(str(f.first_mismatch)) + 10}}found:    {f.found!r}")
             if f.nearest_line is not None:
-                con.print(f"    nearest match of the hunk starts at line {f.nearest_line}")
+                matched = getattr(f, "nearest_matched", None)
+                extent = f", {matched} of the hunk's context/removed lines match there" if matched else ""
+                con.print(f"    closest match starts at line {f.nearest_line}{extent}")
     py = report.python
     if py is None:
         con.print("[dim]Python files not parsed: the stack did not apply (use --keep-going to parse anyway).[/]")
