@@ -5,50 +5,27 @@ The control flow mirrors git's apply.c (``find_header``, ``parse_git_diff_header
 is what git would use. Where git silently skips or guesses, we refuse instead, because the
 patches are untrusted and a silent skip means a stack that "applies" without doing what its
 author wrote: extra lines after a hunk's counts, combined/context/normal/ed-style diffs hidden
-between sections, absurd sizes. Name extraction lives in ``diffnames`` and path checks in
-``safety``. Nothing here runs a program.
+between sections, absurd sizes. Section headers are read by ``diffheader`` (names by
+``diffnames``), binary hunks by ``diffbinary``, foreign formats recognized by ``diffforeign``,
+and every path is checked by ``safety``. Nothing here runs a program.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from itertools import accumulate
 
 from vimesync.errors import PatchError
-from vimesync.patches import diffnames as dn
 from vimesync.patches.dep3 import parse_dep3
 from vimesync.patches.diffbinary import parse_binary
 from vimesync.patches.diffforeign import refuse_foreign
+from vimesync.patches.diffheader import HeaderReader, Section
 from vimesync.patches.model import FilePatch, Hunk, PatchFile
 from vimesync.patches.safety import check_path
 
 MAX_PATCH_BYTES = 64 * 1024 * 1024
 MAX_LINE_NUMBER = 10_000_000  # hunk positions and counts
 MAX_HUNKS_PER_FILE = 100_000
-
-_NUM = re.compile(rb"\d+")
-
-
-@dataclass
-class _Section:
-    """git's ``struct patch`` while a file header is being read (is_new/is_delete: -1 = unknown)."""
-
-    line: int  # 0-based index of the section's first line
-    traditional: bool
-    is_new: int = 0
-    is_delete: int = 0
-    is_rename: bool = False
-    is_copy: bool = False
-    old_name: bytes | None = None
-    new_name: bytes | None = None
-    def_name: bytes | None = None
-    old_mode: int | None = None
-    new_mode: int | None = None
-    old_oid: str | None = None
-    new_oid: str | None = None
-    score: int | None = None
-    dissimilarity: int | None = None
-    extension_line: int = 0
 
 
 def parse_patch(data: bytes, *, name: str, strip: int = 1, max_bytes: int = MAX_PATCH_BYTES) -> PatchFile:
@@ -70,18 +47,15 @@ class _Parser:
     def __init__(self, data: bytes, name: str, strip: int) -> None:
         self.data = data
         self.name = name
-        self.p = strip
         parts = data.split(b"\n")
         self.lines = [part + b"\n" for part in parts[:-1]]
         if parts[-1]:
             self.lines.append(parts[-1])  # last line without a newline
         self.n = len(self.lines)
         # remaining[i]: bytes from the start of line i to the end (git's "size")
-        self.remaining = [0] * (self.n + 1)
-        acc = 0
-        for i in range(self.n - 1, -1, -1):
-            acc += len(self.lines[i])
-            self.remaining[i] = acc
+        total = len(data)
+        self.remaining = [total - done for done in accumulate(map(len, self.lines), initial=0)]
+        self.headers = HeaderReader(self.lines, strip, self.error)
 
     def error(
         self, message: str, *, line: int | None = None, file: str | None = None, hunk: int | None = None
@@ -114,7 +88,7 @@ class _Parser:
         header = self.data[: len(self.data) - self.remaining[first_section]]
         return PatchFile(name=self.name, header=header, files=tuple(files), dep3=parse_dep3(header))
 
-    def _find_header(self, i: int) -> tuple[_Section, int] | None:
+    def _find_header(self, i: int) -> tuple[Section, int] | None:
         """git's find_header: the next file section at or after line ``i``, or None."""
         lines = self.lines
         for j in range(i, self.n):
@@ -126,160 +100,16 @@ class _Parser:
             if self.remaining[j] < len(line) + 6:
                 return None
             if line.startswith(b"diff --git "):
-                sec, end = self._git_header(j)
+                sec, end = self.headers.git_header(j)
                 if end == j + 1:
                     continue  # a bare "diff --git" line: git skips it
                 return sec, end
             if line.startswith(b"--- ") and j + 2 < self.n and lines[j + 1].startswith(b"+++ "):
                 if lines[j + 2].startswith(b"@@ -") and self.remaining[j] >= len(lines[j + 1]) + 14:
-                    return self._traditional_header(j), j + 2
+                    return self.headers.traditional_header(j), j + 2
         return None
 
-    # -- file headers ---------------------------------------------------------------------
-
-    def _git_header(self, j: int) -> tuple[_Section, int]:
-        sec = _Section(line=j, traditional=False)
-        sec.def_name = dn.git_header_name(self.p, self.lines[j])
-        k = j + 1
-        while k < self.n:
-            line = self.lines[k]
-            if not line.endswith(b"\n"):
-                break
-            if line.startswith(b"@@ -") or not self._git_header_line(sec, line, k):
-                break
-            extensions = sum([sec.is_delete == 1, sec.is_new == 1, sec.is_rename, sec.is_copy])
-            if extensions > 1:
-                raise self.error(
-                    f"inconsistent header lines {sec.extension_line + 1} and {k + 1}", line=k + 1
-                )
-            if extensions and not sec.extension_line:
-                sec.extension_line = k
-            k += 1
-        if sec.old_name is None and sec.new_name is None:
-            if sec.def_name is None:
-                raise self.error(
-                    f"git diff header lacks filename information when removing {self.p} leading "
-                    "pathname component(s)",
-                    line=j + 1,
-                )
-            sec.old_name = sec.new_name = sec.def_name
-        if (sec.new_name is None and not sec.is_delete) or (sec.old_name is None and not sec.is_new):
-            raise self.error("git diff header lacks filename information", line=k + 1)
-        return sec, k
-
-    def _git_header_line(self, sec: _Section, line: bytes, k: int) -> bool:
-        """Apply one extended header line to ``sec``; False when it is not a header line."""
-        p1 = self.p - 1 if self.p else 0
-        if line.startswith(b"--- "):
-            sec.old_name = self._verify_name(sec, line[4:], sec.is_new == 1, sec.old_name, "old", k)
-        elif line.startswith(b"+++ "):
-            sec.new_name = self._verify_name(sec, line[4:], sec.is_delete == 1, sec.new_name, "new", k)
-        elif line.startswith(b"old mode "):
-            sec.old_mode = self._mode(line[9:], k)
-        elif line.startswith(b"new mode "):
-            sec.new_mode = self._mode(line[9:], k)
-        elif line.startswith(b"deleted file mode "):
-            sec.is_delete = 1
-            sec.old_name = sec.def_name
-            sec.old_mode = self._mode(line[18:], k)
-        elif line.startswith(b"new file mode "):
-            sec.is_new = 1
-            sec.new_name = sec.def_name
-            sec.new_mode = self._mode(line[14:], k)
-        elif line.startswith((b"copy from ", b"copy to ")):
-            sec.is_copy = True
-            if line.startswith(b"copy from "):
-                sec.old_name = dn.find_name(line[10:], None, p1, 0)
-            else:
-                sec.new_name = dn.find_name(line[8:], None, p1, 0)
-        elif line.startswith((b"rename old ", b"rename from ")):
-            sec.is_rename = True
-            sec.old_name = dn.find_name(line[11 if line[7:8] == b"o" else 12 :], None, p1, 0)
-        elif line.startswith((b"rename new ", b"rename to ")):
-            sec.is_rename = True
-            sec.new_name = dn.find_name(line[11 if line[7:8] == b"n" else 10 :], None, p1, 0)
-        elif line.startswith(b"similarity index "):
-            sec.score = _percent(line[17:])
-        elif line.startswith(b"dissimilarity index "):
-            sec.dissimilarity = _percent(line[20:])
-        elif line.startswith(b"index "):
-            self._index_line(sec, line[6:], k)
-        else:
-            return False
-        return True
-
-    def _verify_name(
-        self, sec: _Section, rest: bytes, isnull: bool, name: bytes | None, side: str, k: int
-    ) -> bytes | None:
-        """git's gitdiff_verify_name: ---/+++ must agree with what the header already said."""
-        if name is None and not isnull:
-            return dn.find_name(rest, None, self.p, dn.TERM_TAB)
-        if name is not None:
-            if isnull:
-                raise self.error(f"bad git diff: expected /dev/null on the {side} side", line=k + 1)
-            another = dn.find_name(rest, None, self.p, dn.TERM_TAB)
-            if another != name:
-                raise self.error(f"bad git diff: inconsistent {side} filename", line=k + 1)
-            return name
-        if not dn.is_dev_null(rest):
-            raise self.error("bad git diff: expected /dev/null", line=k + 1)
-        return None
-
-    def _mode(self, rest: bytes, k: int) -> int:
-        m = re.match(rb"[0-7]+", rest)
-        if not m or m.end() >= len(rest) or rest[m.end()] not in dn.SPACE or len(m.group()) > 7:
-            shown = rest.strip().decode("utf-8", "backslashreplace")
-            raise self.error(f"invalid mode {shown!r}", line=k + 1)
-        mode = int(m.group(), 8)
-        if mode > 0o177777:
-            raise self.error(f"invalid mode {m.group().decode()}", line=k + 1)
-        return mode
-
-    def _index_line(self, sec: _Section, rest: bytes, k: int) -> None:
-        # "index <hex>..<hex>[ <mode>]"; git ignores a malformed one, and so do we.
-        dots = rest.find(b".")
-        if dots < 0 or rest[dots + 1 : dots + 2] != b"." or dots > 64:
-            return
-        old = rest[:dots]
-        tail = rest[dots + 2 :]
-        eol = tail.find(b"\n")
-        sp = tail.find(b" ")
-        end = eol if sp < 0 or eol < sp else sp
-        if end > 64:
-            return
-        sec.old_oid = old.decode("ascii", "replace")
-        sec.new_oid = tail[:end].decode("ascii", "replace")
-        if tail[end : end + 1] == b" ":
-            sec.old_mode = self._mode(tail[end + 1 :], k)
-
-    def _traditional_header(self, j: int) -> _Section:
-        """git's parse_traditional_patch, with the strip level known (no guessing)."""
-        sec = _Section(line=j, traditional=True, is_new=-1, is_delete=-1)
-        first, second = self.lines[j][4:], self.lines[j + 1][4:]
-        if dn.is_dev_null(first):
-            sec.is_new, sec.is_delete = 1, 0
-            name = sec.new_name = dn.find_name_traditional(second, None, self.p)
-        elif dn.is_dev_null(second):
-            sec.is_new, sec.is_delete = 0, 1
-            name = sec.old_name = dn.find_name_traditional(first, None, self.p)
-        else:
-            first_name = dn.find_name_traditional(first, None, self.p)
-            name = dn.find_name_traditional(second, first_name, self.p)
-            if dn.has_epoch_timestamp(first):
-                sec.is_new, sec.is_delete = 1, 0
-                sec.new_name = name
-            elif dn.has_epoch_timestamp(second):
-                sec.is_new, sec.is_delete = 0, 1
-                sec.old_name = name
-            else:
-                sec.old_name = sec.new_name = name
-        if name is None:
-            raise self.error("unable to find filename in patch", line=j + 1)
-        return sec
-
-    # -- hunks ----------------------------------------------------------------------------
-
-    def _parse_section(self, sec: _Section, k: int) -> tuple[FilePatch, int]:
+    def _parse_section(self, sec: Section, k: int) -> tuple[FilePatch, int]:
         old_path = self._path(sec.old_name, sec.line)
         new_path = self._path(sec.new_name, sec.line)
         label = new_path or old_path or "?"
@@ -312,7 +142,7 @@ class _Parser:
             elif line.endswith(b" differ\n") and line.startswith((b"Binary files ", b"Files ")):
                 without_data = True
                 k += 1
-            elif not self._metadata_changes(sec):
+            elif not sec.metadata_changes:
                 raise self.error(
                     "file section with no hunks and no mode, rename, copy, create or delete change "
                     "(patch with only garbage)",
@@ -341,18 +171,8 @@ class _Parser:
     def _path(self, raw: bytes | None, j: int) -> str | None:
         return None if raw is None else check_path(raw, patch=self.name, line=j + 1)
 
-    @staticmethod
-    def _metadata_changes(sec: _Section) -> bool:
-        return bool(
-            sec.is_rename
-            or sec.is_copy
-            or sec.is_new > 0
-            or sec.is_delete
-            or (sec.old_mode and sec.new_mode and sec.old_mode != sec.new_mode)
-        )
-
     def _parse_hunk(self, k: int, index: int, label: str) -> tuple[Hunk, int]:
-        """git's parse_fragment, then the line contents as apply_one_fragment reads them."""
+        """git's parse_fragment, reading each line's content as apply_one_fragment does."""
         head = self.lines[k]
         rng = _fragment_header(head)
         if rng is None:
@@ -364,11 +184,12 @@ class _Parser:
         old_start, old_count, new_start, new_count = rng
         old, new = old_count, new_count
         added = deleted = 0
+        lines, n, remaining = self.lines, self.n, self.remaining
+        body: list[tuple[str, bytes]] = []
         m = k + 1
-        lines = self.lines
-        while m < self.n and (old or new):
+        while m < n and (old or new):
             line = lines[m]
-            if not line.endswith(b"\n"):
+            if line[-1] != 0x0A:
                 raise self.error(
                     "corrupt patch: hunk line without a newline at end of patch file",
                     line=m + 1,
@@ -379,19 +200,33 @@ class _Parser:
             if c == 0x20 or c == 0x0A:
                 old -= 1
                 new -= 1
+                tag = " "
             elif c == 0x2D:
                 old -= 1
                 deleted += 1
+                tag = "-"
             elif c == 0x2B:
                 new -= 1
                 added += 1
+                tag = "+"
             elif c == 0x5C:
                 if len(line) < 12 or not line.startswith(b"\\ "):
                     raise self.error("corrupt patch: malformed '\\' line", line=m + 1, file=label, hunk=index)
+                m += 1
+                continue
             else:
                 raise self._count_error(m, k, old, new, label, index)
             if old < 0 or new < 0:
                 raise self._count_error(m, k, old, new, label, index)
+            # A following "\ No newline at end of file" (inside the hunk, or the one git reads
+            # after the last counted line) means this line has no terminator.
+            nxt = lines[m + 1] if m + 1 < n else b""
+            no_eol = nxt[:1] == b"\\" and (old or new or (remaining[m + 1] > 12 and nxt[:2] == b"\\ "))
+            if c == 0x0A:  # an empty context line (newer GNU diff)
+                if not no_eol:
+                    body.append((" ", b"\n"))
+            else:
+                body.append((tag, line[1:-1] if no_eol else line[1:]))
             m += 1
         if old or new:
             raise self._count_error(m, k, old, new, label, index)
@@ -399,22 +234,8 @@ class _Parser:
             raise self.error(
                 "corrupt patch: hunk adds and removes nothing", line=k + 1, file=label, hunk=index
             )
-        if m < self.n and self.remaining[m] > 12 and lines[m].startswith(b"\\ "):
+        if m < n and remaining[m] > 12 and lines[m].startswith(b"\\ "):
             m += 1  # "\ No newline at end of file" after the last counted line
-        body: list[tuple[str, bytes]] = []
-        for idx in range(k + 1, m):
-            line = lines[idx]
-            c = line[0]
-            if c == 0x5C:
-                continue
-            plen = len(line) - 1
-            if idx + 1 < m and lines[idx + 1][0] == 0x5C:
-                plen -= 1  # "\ No newline at end of file": this line has no terminator
-            if c == 0x0A:  # an empty context line (newer GNU diff)
-                if plen >= 0:
-                    body.append((" ", b"\n"))
-            else:
-                body.append((chr(c), line[1 : 1 + plen]))
         header = head.rstrip(b"\r\n").decode("utf-8", "replace")
         return Hunk(old_start, old_count, new_start, new_count, header, tuple(body), k + 1), m
 
@@ -453,24 +274,7 @@ class _Parser:
         )
 
 
-def _parse_range(line: bytes, offset: int, expect: bytes) -> tuple[int, int, int] | None:
-    if offset < 0 or offset >= len(line):
-        return None
-    m = _NUM.match(line, offset)
-    if not m:
-        return None
-    first = _num(m.group())
-    offset = m.end()
-    count = 1
-    if line[offset : offset + 1] == b",":
-        m = _NUM.match(line, offset + 1)
-        if not m:
-            return None
-        count = _num(m.group())
-        offset = m.end()
-    if line[offset : offset + len(expect)] != expect:
-        return None
-    return first, count, offset + len(expect)
+_HUNK_HEADER = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def _num(digits: bytes) -> int:
@@ -479,21 +283,11 @@ def _num(digits: bytes) -> int:
 
 
 def _fragment_header(line: bytes) -> tuple[int, int, int, int] | None:
-    """git's parse_fragment_header: ``@@ -a[,b] +c[,d] @@`` -> (a, b, c, d)."""
+    """git's parse_fragment_header: ``@@ -a[,b] +c[,d] @@`` -> (a, b, c, d); counts default to 1."""
     if not line.endswith(b"\n"):
         return None
-    old = _parse_range(line, 4, b" +")
-    if old is None:
+    m = _HUNK_HEADER.match(line)
+    if m is None:
         return None
-    new = _parse_range(line, old[2], b" @@")
-    if new is None:
-        return None
-    return old[0], old[1], new[0], new[1]
-
-
-def _percent(rest: bytes) -> int | None:
-    m = _NUM.match(rest)
-    if not m:
-        return 0
-    value = _num(m.group())
-    return value if value <= 100 else None
+    a, b, c, d = m.groups()
+    return _num(a), 1 if b is None else _num(b), _num(c), 1 if d is None else _num(d)
