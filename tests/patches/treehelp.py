@@ -6,6 +6,7 @@ A tree spec maps a path to ``bytes`` (a 100644 file), ``("x", bytes)`` (100755) 
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import stat
@@ -13,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from vimesync import git
+from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.gitapply import git_apply
 from vimesync.patches.model import FilePatch, Hunk, PatchResult
@@ -60,23 +62,38 @@ def snapshot(root: Path) -> dict[str, tuple[str, bytes]]:
     return out
 
 
+_DIFF_REPO: list[Path] = []
+
+
+def _diff_repo() -> Path:
+    # One scratch repository per process: git init and commits dominate the cost otherwise.
+    if not _DIFF_REPO:
+        repo = Path(tempfile.mkdtemp(prefix="vimesync-diff-"))
+        atexit.register(shutil.rmtree, repo, True)
+        git.run(repo, ["init", "-q", "--template="])
+        _DIFF_REPO.append(repo)
+    return _DIFF_REPO[0]
+
+
+def _stage(repo: Path, spec: Spec) -> None:
+    for entry in repo.iterdir():
+        if entry.name != ".git":
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    (repo / ".git" / "index").unlink(missing_ok=True)
+    write_tree(repo, spec)
+    git.run(repo, ["add", "-A"])
+
+
 def git_diff(before: Spec, after: Spec, *, extra: tuple[str, ...] = ("-M", "-C", "--binary")) -> bytes:
-    """The ``git diff`` that turns tree ``before`` into tree ``after`` (real git, a temp repo)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp)
-        git.run(repo, ["init", "-q"])
-        write_tree(repo, before)
-        git.run(repo, ["add", "-A"])
-        git.run(repo, ["commit", "-q", "--allow-empty", "-m", "before"], env=IDENTITY)
-        for entry in repo.iterdir():
-            if entry.name != ".git":
-                if entry.is_dir() and not entry.is_symlink():
-                    shutil.rmtree(entry)
-                else:
-                    entry.unlink()
-        write_tree(repo, after)
-        git.run(repo, ["add", "-A"])
-        return git.run(repo, ["diff", "--cached", *extra, "HEAD"])
+    """The ``git diff`` that turns tree ``before`` into tree ``after`` (real git)."""
+    repo = _diff_repo()
+    _stage(repo, before)
+    tree = git.run(repo, ["write-tree"]).decode().strip()
+    _stage(repo, after)
+    return git.run(repo, ["diff", "--cached", *extra, tree])
 
 
 def compare_with_git(start: Spec, patches: list[bytes], *, strip: int = 1) -> list[PatchResult]:
@@ -93,8 +110,14 @@ def compare_with_git(start: Spec, patches: list[bytes], *, strip: int = 1) -> li
         for i, data in enumerate(patches):
             path = Path(tmp, f"{i}.patch")
             path.write_bytes(data)
-            result = tree.apply(parse_patch(data, name=path.name, strip=strip))
             ok, err = git_apply(ref, path, strip)
+            try:
+                parsed = parse_patch(data, name=path.name, strip=strip)
+            except PatchError as exc:  # refused before applying: git must refuse it too
+                assert not ok, f"patch {i}: parser refused ({exc}) but git applied it"
+                assert snapshot(mine) == snapshot(ref), f"patch {i}: trees differ"
+                continue
+            result = tree.apply(parsed)
             assert result.ok == ok, f"patch {i}: builtin ok={result.ok} {result.failures}, git ok={ok}: {err}"
             assert snapshot(mine) == snapshot(ref), f"patch {i}: trees differ"
             results.append(result)

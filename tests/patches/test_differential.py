@@ -1,0 +1,104 @@
+"""The central guarantee: the builtin applier gives the tree ``git apply -pN`` gives, patch by
+patch — same verdict, same bytes, same modes — on generated files and edits (CRLF, missing final
+newlines, duplicate lines that make the position search ambiguous), diffs made by real
+``git diff``, and targets that drifted so hunks land at offsets or fail."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.patches.treehelp import compare_with_git, git_diff
+
+# A small alphabet so lines repeat and hunks have several candidate positions.
+WORDS = ["a", "b", "c", "x = 1", "", "}", "  pass", "a ", "b\t"]
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def text_files(draw: st.DrawFn, min_size: int = 0) -> bytes:
+    words = draw(st.lists(st.sampled_from(WORDS), min_size=min_size, max_size=60))
+    style = draw(st.sampled_from(["lf", "lf", "crlf", "mixed"]))
+    ends = ["\r\n" if style == "crlf" or (style == "mixed" and draw(st.booleans())) else "\n" for _ in words]
+    text = "".join(w + e for w, e in zip(words, ends, strict=True))
+    if words and draw(st.integers(0, 3)) == 0:
+        text = text[: -len(ends[-1])]  # no newline at end of file
+    return text.encode()
+
+
+@st.composite
+def edited(draw: st.DrawFn, data: bytes, *, max_ops: int = 6) -> bytes:
+    """Random line edits (replace, insert, delete) and sometimes a changed final newline."""
+    lines = data.splitlines(keepends=True)
+    for _ in range(draw(st.integers(0, max_ops))):
+        op = draw(st.sampled_from(["insert", "delete", "replace"]))
+        at = draw(st.integers(0, len(lines)))
+        word = draw(st.sampled_from(WORDS)) + draw(st.sampled_from(["\n", "\n", "\r\n"]))
+        if op == "insert":
+            lines.insert(at, word.encode())
+        elif lines and at < len(lines):
+            if op == "delete":
+                del lines[at]
+            else:
+                lines[at] = word.encode()
+    out = b"".join(lines)
+    if out and draw(st.integers(0, 5)) == 0:
+        out = out.rstrip(b"\r\n") if out.endswith(b"\n") else out + b"\n"
+    return out
+
+
+@st.composite
+def drifted(draw: st.DrawFn, data: bytes) -> bytes:
+    """The target moved on since the patch was made: lines inserted (hunks land at an offset,
+    maybe on a duplicate) and sometimes one deleted (hunks may fail)."""
+    lines = data.splitlines(keepends=True)
+    for _ in range(draw(st.integers(0, 4))):
+        word = draw(st.sampled_from(WORDS)) + "\n"
+        lines.insert(draw(st.integers(0, len(lines))), word.encode())
+    if lines and draw(st.integers(0, 3)) == 0:
+        del lines[draw(st.integers(0, len(lines) - 1))]
+    return b"".join(lines)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_single_file_with_drift_matches_git(data: st.DataObject) -> None:
+    base = data.draw(text_files(min_size=data.draw(st.sampled_from([0, 20]))), label="base")
+    target = data.draw(edited(base), label="target")
+    context = data.draw(st.sampled_from([3, 3, 2, 1, 0]), label="context")
+    patch = git_diff({"f.txt": base}, {"f.txt": target}, extra=(f"-U{context}",))
+    target_now = data.draw(st.one_of(drifted(base), edited(base, max_ops=4)), label="drifted")
+    compare_with_git({"f.txt": target_now}, [patch])
+
+
+def _spec(tree: dict[str, tuple[bytes, bool]]) -> dict:
+    return {n: ("x", c) if exe else c for n, (c, exe) in tree.items()}
+
+
+@SETTINGS
+@given(data=st.data())
+def test_stacks_of_multi_file_patches_match_git(data: st.DataObject) -> None:
+    names = ["f.txt", "d/g.txt", "d/e/h.txt"]
+    base = {n: (data.draw(text_files(), label=n), False) for n in names}
+    trees = [base]
+    patches = []
+    for _ in range(data.draw(st.integers(1, 3), label="patches")):
+        prev = trees[-1]
+        nxt = {n: (data.draw(edited(c), label=f"edit {n}"), exe) for n, (c, exe) in prev.items()}
+        for n in list(nxt):
+            action = data.draw(st.sampled_from(["keep"] * 6 + ["delete", "rename", "exec", "copy"]))
+            if action == "delete":
+                del nxt[n]
+            elif action == "rename":
+                nxt[n.replace(".txt", ".moved")] = nxt.pop(n)
+            elif action == "copy":
+                nxt[n + ".copy"] = prev[n]
+            elif action == "exec":
+                nxt[n] = (nxt[n][0], not nxt[n][1])
+        if data.draw(st.booleans()):
+            nxt["new/" + str(len(trees)) + ".txt"] = (data.draw(text_files()), False)
+        patches.append(git_diff(_spec(prev), _spec(nxt)))
+        trees.append(nxt)
+    moved = data.draw(st.sampled_from([None, *names]), label="drifted file")
+    start = {n: data.draw(drifted(c)) if n == moved else c for n, (c, _) in base.items()}
+    compare_with_git(start, patches)
