@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from tests.gitrepo import Repo
 from vimesync import git
@@ -517,3 +519,86 @@ def test_header_is_verbatim_and_dep3_parsed() -> None:
     assert pf.header == header
     assert pf.dep3 is not None and pf.dep3.get("origin") == "upstream, https://x/y"
     assert pf.dep3.description == "Fix the \ufffd thing\nmore detail"
+
+
+# -- properties --------------------------------------------------------------------------
+
+_LINE = st.sampled_from(
+    [b"a\n", b"b\n", b"a\r\n", b"\n", b"\r\n", b" \n", b"caf\xe9\n", b"x y\n", b"\\ x\n", b"-\n"]
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    old=st.lists(_LINE, max_size=12),
+    new=st.lists(_LINE, max_size=12),
+    old_eol=st.booleans(),
+    new_eol=st.booleans(),
+    context=st.integers(0, 3),
+)
+def test_any_git_diff_replays_byte_exactly(
+    tmp_path: Path, old: list[bytes], new: list[bytes], old_eol: bool, new_eol: bool, context: int
+) -> None:
+    before = b"".join(old)[: None if old_eol or not old else -1]
+    after = b"".join(new)[: None if new_eol or not new else -1]
+    (tmp_path / "old").write_bytes(before)
+    (tmp_path / "new").write_bytes(after)
+    proc = subprocess.run(
+        ["git", "diff", "--no-index", f"-U{context}", "old", "new"],
+        cwd=tmp_path,
+        capture_output=True,
+        env=git.git_env(),
+    )
+    assume(proc.returncode == 1 and proc.stdout)
+    (fp,) = parse_patch(proc.stdout, name="prop.patch").files
+    assert _replay(before, fp) == after
+    assert _our_numstat(PatchFile("p", b"", (fp,)))[0][:2] == _numstat(proc.stdout, 1, tmp_path)[0][:2]
+
+
+_TOKENS = [
+    b"\n",
+    b"\\ No newline at end of file\n",
+    b"@@ -1,2 +1,3 @@\n",
+    b"diff --git ",
+    b"--- a/",
+    b"+++ b/",
+    b'"',
+    b"\\303",
+    b"../",
+    b"GIT binary patch\nliteral 5\n",
+    b"rename from ",
+    b"new file mode 100644\n",
+    b"\r\n",
+    b"\t1970-01-01 00:00:00 +0000\n",
+    b"@@@ ",
+    b"\x00",
+    b"\xff",
+    b"+",
+    b"-",
+    b" ",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    cuts=st.lists(
+        st.tuples(st.integers(0, 400), st.integers(0, 30), st.sampled_from(_TOKENS)), min_size=1, max_size=6
+    ),
+    strip=st.integers(0, 2),
+)
+def test_mutated_patches_parse_or_raise_patch_error(cuts: list[tuple[int, int, bytes]], strip: int) -> None:
+    data = bytearray(
+        b"Subject: x\n\ndiff --git a/f b/f\nindex 1111111..2222222 100644\n--- a/f\n+++ b/f\n"
+        b"@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n\\ No newline at end of file\n"
+        b"diff --git a/g b/h\nsimilarity index 90%\nrename from g\nrename to h\n"
+        b"diff --git a/bin b/bin\nindex 1111111..2222222 100644\nGIT binary patch\nliteral 0\nHcmV?d00001\n\n"
+    )
+    for pos, delete, token in cuts:
+        pos = min(pos, len(data))
+        data[pos : pos + delete] = token
+    try:
+        pf = parse_patch(bytes(data), name="fuzz.patch", strip=strip)
+    except PatchError as exc:
+        assert exc.patch == "fuzz.patch"
+    else:
+        assert all(fp.old_path or fp.new_path for fp in pf.files)
