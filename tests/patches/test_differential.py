@@ -102,3 +102,45 @@ def test_stacks_of_multi_file_patches_match_git(data: st.DataObject) -> None:
     moved = data.draw(st.sampled_from([None, *names]), label="drifted file")
     start = {n: data.draw(drifted(c)) if n == moved else c for n, (c, _) in base.items()}
     compare_with_git(start, patches)
+
+
+@st.composite
+def hand_written_patch(draw: st.DrawFn, data: bytes) -> bytes:
+    """A unified diff written by hand (or by a hostile PR): hunks cut from anywhere in the file,
+    header positions that may lie, hunks out of order, overlapping or without context."""
+    lines = data.splitlines(keepends=True)
+    out = [b"--- a/f.txt\n", b"+++ b/f.txt\n"]
+    for _ in range(draw(st.integers(1, 3))):
+        start = draw(st.integers(0, len(lines)))
+        old = lines[start : start + draw(st.integers(0, 6))]
+        body: list[tuple[bytes, bytes]] = []
+        for line in old:
+            tag = draw(st.sampled_from([b" ", b" ", b"-"]))
+            body.append((tag, line))
+            if draw(st.integers(0, 4)) == 0:
+                body.append((b"+", draw(st.sampled_from(WORDS)).encode() + b"\n"))
+        if not any(t != b" " for t, _ in body):
+            body.insert(draw(st.integers(0, len(body))), (b"+", b"added\n"))
+        n_old = sum(1 for t, _ in body if t != b"+")
+        n_new = sum(1 for t, _ in body if t != b"-")
+        lie = draw(st.sampled_from([0, 0, 0, 1, -1, 5, -5]))
+        old_pos = max(0, start + 1 + lie) if n_old else max(0, start + lie)
+        new_pos = max(0, old_pos + draw(st.sampled_from([0, 0, 2, -2])))
+        out.append(b"@@ -%d,%d +%d,%d @@\n" % (old_pos, n_old, new_pos, n_new))
+        for i, (tag, line) in enumerate(body):
+            if line.endswith(b"\n"):
+                out.append(tag + line)
+            else:  # the file's last line has no newline: only legal as the last old line
+                out.append(tag + line + b"\n\\ No newline at end of file\n")
+                if tag != b"-" or any(t != b"+" for t, _ in body[i + 1 :]):
+                    return b""
+    return b"".join(out)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_hand_written_hunks_match_git(data: st.DataObject) -> None:
+    base = data.draw(text_files(min_size=5), label="base")
+    patch = data.draw(hand_written_patch(base), label="patch")
+    present = data.draw(st.sampled_from([True, True, True, False]), label="file present")
+    compare_with_git({"f.txt": base} if present else {}, [patch])
