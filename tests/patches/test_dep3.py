@@ -83,3 +83,12 @@ def test_never_crashes_on_junk() -> None:
     assert d is None or isinstance(d.text, str)
     d2 = parse_dep3(b"Subject: =?UTF-8?B?!!!notbase64?=\n")
     assert d2 is not None and d2.get("subject")
+
+
+def test_description_on_continuation_lines_only() -> None:
+    d = parse_dep3(b"Description:\n Long text starts here\n and goes on.\nAuthor: X\n")
+    assert (
+        d is not None
+        and d.description == "Long text starts here\nand goes on."
+        and d.summary == "Long text starts here"
+    )

@@ -56,6 +56,9 @@ BASE: dict[str, bytes | str | None] = {
     "caf\u00e9.txt": "x\ny\n",
     "sp ace.txt": "x\ny\n",
     'quo"te.txt': "x\ny\n",
+    "mode sp ace.sh": "echo\n",  # mode-only changes name their file only on the diff --git line
+    "mod\u00e9.sh": "echo\n",
+    "link": "target-one",  # becomes a symlink: a type change is a delete plus a create
 }
 
 
@@ -81,6 +84,7 @@ def _changes() -> dict[str, bytes | str | None]:
         "sp ace.txt": "x\nY\n",
         'quo"te.txt': "x\nY\n",
         "both.sh": "#!/bin/sh\necho two\n",
+        "new sp\u00e4ce empty.txt": b"",
     }
 
 
@@ -94,9 +98,12 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> list[Case]:
     r = Repo(tmp / "repo")
     base = r.commit("base", BASE)
     r.write(_changes())
-    for name in ("run.sh", "both.sh"):
+    for name in ("run.sh", "both.sh", "mode sp ace.sh", "mod\u00e9.sh"):
         os.chmod(r.path / name, 0o755)
         r.git("add", "--", name)
+    (r.path / "link").unlink()
+    os.symlink("target-two", r.path / "link")
+    r.git("add", "--", "link")
     r.git(
         "commit",
         "-q",
@@ -255,9 +262,16 @@ def test_matches_git_apply(cases: list[Case], index: int, tmp_path: Path) -> Non
 def test_git_diff_details(cases: list[Case]) -> None:
     pf = parse_patch(cases[0].patch, name="x.patch")
     by = {fp.path: fp for fp in pf.files}
-    assert by["run.sh"].hunks == () and (by["run.sh"].old_mode, by["run.sh"].new_mode) == (0o100644, 0o100755)
+    for name in ("run.sh", "mode sp ace.sh", "mod\u00e9.sh"):
+        assert by[name].hunks == () and (by[name].old_mode, by[name].new_mode) == (0o100644, 0o100755)
+    links = [fp for fp in pf.files if fp.path == "link"]
+    assert [(fp.is_delete, fp.is_new, fp.new_mode) for fp in links] == [
+        (True, False, None),
+        (False, True, 0o120000),
+    ]
+    assert links[1].hunks[0].lines == (("+", b"target-two"),)
     # -M pairs the deleted empty file with the created one; without renames they are separate.
-    assert by["new_empty.txt"].is_rename and by["new_empty.txt"].old_path == "empty_gone.txt"
+    assert any(fp.is_rename and fp.old_path == "empty_gone.txt" and fp.hunks == () for fp in pf.files)
     plain = {fp.path: fp for fp in parse_patch(cases[3].patch, name="n.patch").files}
     assert plain["new_empty.txt"].is_new and plain["new_empty.txt"].hunks == ()
     assert plain["empty_gone.txt"].is_delete and plain["empty_gone.txt"].old_mode == 0o100644
@@ -282,7 +296,8 @@ def test_quoted_names_decode_octal(cases: list[Case]) -> None:
     quoted = next(c for c in cases if c.id == "git-quoted")
     assert b'"a/caf\\303\\251.txt"' in quoted.patch
     pf = parse_patch(quoted.patch, name="q.patch")
-    assert "caf\u00e9.txt" in {fp.path for fp in pf.files}
+    paths = {fp.path for fp in pf.files}
+    assert {"caf\u00e9.txt", "mod\u00e9.sh", "new sp\u00e4ce empty.txt", 'quo"te.txt'} <= paths
 
 
 def test_format_patch_header_and_signature(cases: list[Case]) -> None:
@@ -329,6 +344,7 @@ HOSTILE: list[tuple[str, bytes, int, str, int | None]] = [
     ("empty", b"", 1, "empty patch file", None),
     ("blank", b"\n  \n\t\n", 1, "empty patch file", None),
     ("garbage", b"hello\nthis is not a patch at all\n", 1, "no diff found", None),
+    ("colored", b"\x1b[1mdiff --git a/f b/f\x1b[m\n\x1b[1m--- a/f\x1b[m\n", 1, "ANSI color codes", None),
     ("ed", b"2c\nB\n.\n4a\ne\n.\n", 1, "ed-style diff", 1),
     ("normal", b"2c2\n< b\n---\n> B\n", 1, "normal-format diff", 1),
     ("rcs", b"d2 1\na2 1\nB\n", 1, "RCS-format diff", 1),

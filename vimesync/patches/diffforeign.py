@@ -65,4 +65,6 @@ def refuse_foreign(
     if whole:
         if not any(line.strip() for line in lines):
             raise error("empty patch file (no diff in it)")
+        if any(b"\x1b[" in line for line in lines):
+            raise error("no diff found: the text holds ANSI color codes (saved from `git diff --color`?)")
         raise error("no diff found: not a git or unified diff (git apply: 'No valid patches in input')")
