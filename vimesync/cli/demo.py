@@ -50,7 +50,7 @@ def demo(
     if fmt == "json":
         output.emit_json(render_json(report))
     else:
-        output.out(render_markdown(report))
+        output.out(render_markdown(report).rstrip("\n"))
     if keep is not None:
         output.stderr.print(
             f"[dim]The example is in {root}: cd {d.downstream} and try `vimesync walk`, "
