@@ -105,3 +105,11 @@ def test_read_patch_caps_size_before_reading(tmp_path: Path) -> None:
     assert read_patch(entry) == b"0123456789"
     with pytest.raises(PatchError, match="over the 5-byte limit"):
         read_patch(entry, max_bytes=5)
+
+
+def test_a_patch_given_as_series_is_explained(tmp_path: Path) -> None:
+    p = tmp_path / "fix.patch"
+    p.write_text("Subject: x\n\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n")
+    with pytest.raises(ConfigError, match="this is a patch, not a series file") as info:
+        load_series(p)
+    assert info.value.hint and "series" in info.value.hint

@@ -15,6 +15,7 @@ from vimesync.errors import PatchError
 from vimesync.patches import diffnames as dn
 
 _NUM = re.compile(rb"\d+")
+_MODE = re.compile(rb"[ \t\v\f\r]*([0-7]+)")
 
 
 @dataclass
@@ -148,13 +149,14 @@ class HeaderReader:
         return None
 
     def _mode(self, rest: bytes, k: int) -> int:
-        m = re.match(rb"[0-7]+", rest)
-        if not m or m.end() >= len(rest) or rest[m.end()] not in dn.SPACE or len(m.group()) > 7:
+        """git's parse_mode_line: octal digits (strtoul: leading blanks allowed), then whitespace."""
+        m = _MODE.match(rest)
+        if not m or m.end() >= len(rest) or rest[m.end()] not in dn.SPACE or len(m.group(1)) > 7:
             shown = rest.strip().decode("utf-8", "backslashreplace")
             raise self.error(f"invalid mode {shown!r}", line=k + 1)
-        mode = int(m.group(), 8)
-        if mode > 0o177777:
-            raise self.error(f"invalid mode {m.group().decode()}", line=k + 1)
+        mode = int(m.group(1), 8)
+        if mode > 0o177777:  # git would truncate it to an unsigned int; no real mode is this big
+            raise self.error(f"invalid mode {m.group(1).decode()}", line=k + 1)
         return mode
 
     def _index_line(self, sec: Section, rest: bytes, k: int) -> None:
@@ -198,8 +200,6 @@ class HeaderReader:
         if name is None:
             raise self.error("unable to find filename in patch", line=j + 1)
         return sec
-
-    # -- hunks ----------------------------------------------------------------------------
 
 
 def _percent(rest: bytes) -> int | None:

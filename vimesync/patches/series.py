@@ -39,6 +39,12 @@ def load_series(path: Path, *, default_strip: int = 1) -> Series:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(where, f"series file is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if any(line.startswith(("diff --git ", "--- ", "+++ ", "@@ -")) for line in text.splitlines()[:200]):
+        raise ConfigError(
+            where,
+            "this is a patch, not a series file",
+            hint="list the patch in a file named 'series' next to it and pass that (or its folder)",
+        )
     folder = path.parent.resolve()
     entries: list[SeriesEntry] = []
     seen: dict[Path, int] = {}
