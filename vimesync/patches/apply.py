@@ -20,6 +20,7 @@ the verdict is what git's is: any failed hunk fails the file.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 
 from vimesync.patches import binary
@@ -48,11 +49,7 @@ class FileApplied:
 
 def split_lines(data: bytes) -> list[bytes]:
     """Split like git's ``prepare_image``: after every ``\\n``; a final partial line is kept."""
-    parts = data.split(b"\n")
-    lines = [p + b"\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
+    return io.BytesIO(data).readlines()  # binary readlines splits after b"\n" only
 
 
 def git_line_hash(line: bytes) -> int:
@@ -162,25 +159,28 @@ class Image:
         if n == 0:
             return start
         # Cheap prefilter: a preimage line that must be equal byte for byte.
-        anchor_i = 0 if (n > 1 or pre[0].endswith(b"\n")) else -1
-        anchor = pre[anchor_i] if anchor_i >= 0 else None
+        simple = _simple(pre)
+        anchor = pre[0] if simple and (n > 1 or pre[0].endswith(b"\n")) else None
         lines = self.lines
         for d in range(max(start, last - start) + 1):
             for c in (start + d, start - d) if d else (start,):
-                if 0 <= c <= last and (anchor is None or lines[c + anchor_i] == anchor):
-                    if self.matches(pre, c, False):
+                if 0 <= c <= last and (anchor is None or lines[c] == anchor):
+                    if self.matches(pre, c, False, simple):
                         return c
         return -1
 
-    def matches(self, pre: list[bytes], c: int, match_end: bool) -> bool:
-        """git's ``match_fragment`` at line ``c`` (bounds already checked by the caller)."""
+    def matches(self, pre: list[bytes], c: int, match_end: bool, simple: bool | None = None) -> bool:
+        """git's ``match_fragment`` at line ``c`` (bounds already checked by the caller).
+        ``simple``: every preimage line but the last ends with a newline (see :func:`_simple`)."""
         n = len(pre)
         if self.patched.find(1, c, c + n) != -1:
             return False
         lines = self.lines
         if n == 0:
             return True
-        if all(p.endswith(b"\n") for p in pre[:-1]):
+        if simple is None:
+            simple = _simple(pre)
+        if simple:
             if lines[c : c + n - 1] != pre[:-1]:
                 return False
             p, got = pre[-1], lines[c + n - 1]
@@ -264,6 +264,12 @@ class Image:
         lines = self.lines
         matched = sum(1 for i, want in enumerate(pre) if best + i < len(lines) and lines[best + i] == want)
         return best, matched
+
+
+def _simple(pre: list[bytes]) -> bool:
+    # True for every real diff: only the last old line can lack "\n" ("\ No newline ...").
+    # Then a line-by-line comparison is exactly git's byte comparison.
+    return all(p.endswith(b"\n") for p in pre[:-1])
 
 
 def _show(line: bytes) -> str:

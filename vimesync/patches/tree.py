@@ -85,6 +85,7 @@ class ScratchTree:
         self.provider = provider
         self._written: set[str] = set()  # paths whose truth is now the scratch directory
         self._removing: set[str] = set()  # paths the patch being applied deletes or renames away
+        self._components: dict[str, int | None] = {}  # leading directories seen by this check
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -112,7 +113,14 @@ class ScratchTree:
         return self.provider(rel)
 
     def _component(self, rel: str) -> int | None:
-        """The kind of a leading directory component: a symlink or file anywhere wins."""
+        """The kind of a leading directory component: a symlink or file anywhere wins.
+        Cached while one patch is checked (nothing on disk changes until it is written)."""
+        if rel in self._components:
+            return self._components[rel]
+        kind = self._components[rel] = self._component_uncached(rel)
+        return kind
+
+    def _component_uncached(self, rel: str) -> int | None:
         disk = self._disk(rel)
         if disk is not None and disk[1] != MODE_DIR:
             return disk[1]
@@ -151,6 +159,7 @@ class ScratchTree:
                 if p is not None:
                     _check_rel(patch.name, p)
         fn: dict[str, object] = {}
+        self._components = {}
         self._removing = {fp.old_path for fp in fps if fp.old_path and (fp.new_path is None or fp.is_rename)}
         symlinks: dict[str, int] = {}
         for fp in fps:
@@ -180,6 +189,7 @@ class ScratchTree:
             if plan.old_path is not None and (plan.new_path is None or fp.is_rename):
                 fn[plan.old_path] = _WAS_DELETED
         touched: list[str] = []
+        self._components = {}  # the write phase changes directories
         if not failures:
             try:
                 touched = self._write(plans)
