@@ -109,3 +109,15 @@ def test_binary_patches_match_git_apply() -> None:
     # Applied to the wrong preimage: both refuse.
     drifted = {**before, "b.bin": BLOB + b"x"}
     compare_with_git(drifted, [git_diff(before, after)])
+
+
+@pytest.mark.parametrize("extra", [(), ("--full-index",)])
+def test_binary_without_data_matches_git(extra: tuple[str, ...]) -> None:
+    before = {"b.bin": BLOB, "gone.bin": b"\0" + BLOB[:100]}
+    change = git_diff(before, {"b.bin": EDITED, "gone.bin": b"\0" + BLOB[:100]}, extra=extra)
+    (r,) = compare_with_git(before, [change])
+    assert not r.ok
+    # Deleting needs no data, but git still wants the full preimage id.
+    delete = git_diff(before, {"b.bin": BLOB}, extra=extra)
+    (r,) = compare_with_git(before, [delete])
+    assert r.ok == bool(extra)

@@ -12,7 +12,7 @@ from tests.patches.treehelp import compare_with_git, git_diff, hunk, snapshot, w
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import FilePatch, PatchFile
-from vimesync.patches.tree import ScratchTree, apply_patch_to_tree, apply_stack
+from vimesync.patches.tree import apply_patch_to_tree, apply_stack, directory_provider
 
 BASE = {
     "pkg/__init__.py": b"",
@@ -211,11 +211,11 @@ def test_lazy_provider_gives_the_same_tree(tmp_path: Path) -> None:
         write_tree(d, BASE)
     lazy.mkdir()
     asked: list[str] = []
+    from_src = directory_provider(src)
 
     def provider(path: str) -> tuple[bytes, int] | None:
         asked.append(path)
-        got = ScratchTree(src)._disk(path)  # a stand-in for a git/wheel source
-        return got
+        return from_src(path)
 
     one = _merge(BASE, CASES["rename-with-hunks"])
     two = _merge(one, {"pkg/sub/deep.py": None, "pkg/sub/deep2.py": b"d\n"})
@@ -230,3 +230,13 @@ def test_lazy_provider_gives_the_same_tree(tmp_path: Path) -> None:
         if (full / path).exists():
             assert (full / path).read_bytes() == (lazy / path).read_bytes()
     assert "run.sh" not in asked and not (lazy / "run.sh").exists()
+
+
+def test_lazy_provider_refuses_symlinked_source_dirs(tmp_path: Path) -> None:
+    src, lazy = tmp_path / "src", tmp_path / "lazy"
+    write_tree(src, {"real/a.py": b"a\n", "lib": ("l", b"real")})
+    lazy.mkdir()
+    patch = parse_patch(git_diff({"lib/a.py": b"a\n"}, {"lib/a.py": b"b\n"}), name="p")
+    (r,) = apply_stack(lazy, [patch], provider=directory_provider(src))
+    assert not r.ok and "symbolic link" in r.failures[0].reason
+    assert (src / "real" / "a.py").read_bytes() == b"a\n" and list(lazy.iterdir()) == []

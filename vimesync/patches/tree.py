@@ -77,6 +77,32 @@ def _check_rel(patch: str, path: str) -> str:
     return path
 
 
+def read_entry(root: Path, rel: str) -> tuple[bytes, int] | None:
+    """(bytes, mode) of ``root/rel`` read with lstat, never following a final symlink; None when
+    missing. Leading components are the caller's to check (the tree checks each one)."""
+    full = os.path.join(root, rel)
+    try:
+        st = os.lstat(full)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return os.fsencode(os.readlink(full)), MODE_LINK
+    if stat.S_ISDIR(st.st_mode):
+        return b"", MODE_DIR
+    if not stat.S_ISREG(st.st_mode):
+        raise _Refused(f"{rel}: not a regular file")
+    fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read()
+    return data, MODE_EXEC if st.st_mode & stat.S_IXUSR else MODE_FILE
+
+
+def directory_provider(source: Path) -> Provider:
+    """A provider that reads original files from another directory (a plain-directory source)."""
+    top = Path(os.path.abspath(source))
+    return lambda rel: read_entry(top, rel)
+
+
 class ScratchTree:
     """A scratch directory that patches are applied to, plus an optional lazy provider."""
 
@@ -90,22 +116,7 @@ class ScratchTree:
     # -- reading ------------------------------------------------------------------------------
 
     def _disk(self, rel: str) -> tuple[bytes, int] | None:
-        """lstat ``root/rel`` (components already checked) and read it without following links."""
-        full = os.path.join(self.root, rel)
-        try:
-            st = os.lstat(full)
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        if stat.S_ISLNK(st.st_mode):
-            return os.fsencode(os.readlink(full)), MODE_LINK
-        if stat.S_ISDIR(st.st_mode):
-            return b"", MODE_DIR
-        if not stat.S_ISREG(st.st_mode):
-            raise _Refused(f"{rel}: not a regular file")
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read()
-        return data, MODE_EXEC if st.st_mode & stat.S_IXUSR else MODE_FILE
+        return read_entry(self.root, rel)
 
     def _entry(self, rel: str) -> tuple[bytes, int] | None:
         if self.provider is None or rel in self._written:
