@@ -1,6 +1,6 @@
 """A pool of parse worker processes that survives hostile input.
 
-One event loop (``select`` over the workers' pipes, non-blocking writes) keeps every worker busy
+One event loop (``poll`` over the workers' pipes, non-blocking writes) keeps every worker busy
 with a few files in flight, so there is no per-file round trip and never a pipe deadlock. Each
 worker answers in request order, so when one dies or stops answering for ``timeout`` seconds the
 file at the head of its queue is the culprit: it is reported ("parser crashed", "timed out"),
@@ -28,8 +28,10 @@ REQUEST = struct.Struct(">cII")  # mirrors _worker.py
 RESPONSE = struct.Struct(">IBiiI")
 HANDSHAKE_ID = 0xFFFFFFFF
 
-DEFAULT_TIMEOUT = 30.0  # seconds for one file; a 10 MiB file parses in a few
-DEFAULT_MEM_LIMIT = 4 << 30  # RLIMIT_AS per worker
+DEFAULT_TIMEOUT = 30.0  # seconds allowed for one file, plus SECONDS_PER_MIB for its size
+# Real code parses at ~5 MiB/s, but a dense generated table can take ~2 s per MiB (and ~350 MiB of
+# memory per MiB): big files get more time instead of being reported as hangs.
+SECONDS_PER_MIB = 5.0
 STARTUP_TIMEOUT = 30.0
 # In flight per worker: enough to hide the round trip, few enough that the tail of the run stays
 # balanced across workers (jobs arrive largest first).
@@ -42,6 +44,11 @@ class Job:
     ident: int
     data: bytes | None = None  # the source, or
     file: Path | None = None  # a file the worker reads itself
+    size: int = -1  # of a file job, when known (for its time allowance)
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.data) if self.data is not None else max(self.size, 0)
 
 
 @dataclass(frozen=True)
@@ -53,16 +60,22 @@ class Outcome:
     cacheable: bool = True  # False for crashes and timeouts: they say nothing lasting about the content
 
 
+def default_mem_limit(jobs: int) -> int:
+    """RLIMIT_AS per worker: an equal share of physical memory (keeping one share for everything
+    else), between 1 and 8 GiB, so that all workers together cannot exhaust the machine."""
+    try:
+        ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - no sysconf
+        return 4 << 30
+    return max(1 << 30, min(8 << 30, ram // (jobs + 1)))
+
+
 def default_jobs() -> int:
     try:
         n = len(os.sched_getaffinity(0))  # the CPUs this process may use (containers, taskset)
     except AttributeError:  # pragma: no cover - not Linux
         n = os.cpu_count() or 1
     return max(1, min(n, 64))
-
-
-def _payload_size(job: Job) -> int:
-    return len(job.data) if job.data is not None else 256  # a path: small, but not free
 
 
 def _describe_exit(code: int | None) -> str:
@@ -100,6 +113,17 @@ class _Worker:
         self.err = b""
         self.ready = False
         self.deadline: float | None = time.monotonic() + STARTUP_TIMEOUT
+        self.allowed = STARTUP_TIMEOUT  # seconds the head job was given
+
+    def arm(self, timeout: float) -> None:
+        """Start the clock for the job at the head of the queue (the one the worker is on)."""
+        if not self.ready:
+            return
+        if not self.inflight:
+            self.deadline = None
+            return
+        self.allowed = timeout + self.inflight[0].nbytes / (1 << 20) * SECONDS_PER_MIB
+        self.deadline = time.monotonic() + self.allowed
 
     def send(self, job: Job, timeout: float) -> None:
         if job.data is not None:
@@ -109,10 +133,10 @@ class _Worker:
             kind, payload = b"P", os.fsencode(job.file)
         self.out.append(memoryview(REQUEST.pack(kind, job.ident, len(payload))))
         self.out.append(memoryview(payload))
-        if not self.inflight and self.ready:
-            self.deadline = time.monotonic() + timeout
         self.inflight.append(job)
-        self.inflight_bytes += _payload_size(job)
+        self.inflight_bytes += job.nbytes + 256
+        if len(self.inflight) == 1:
+            self.arm(timeout)
 
     def flush(self) -> None:
         """Write what the pipe takes now; BrokenPipeError when the worker is gone."""
@@ -174,15 +198,18 @@ class ParsePool:
         *,
         jobs: int | None = None,
         timeout: float = DEFAULT_TIMEOUT,
-        mem_limit: int | None = DEFAULT_MEM_LIMIT,
+        mem_limit: int | None = None,
         max_size: int | None = None,
     ) -> None:
+        """``mem_limit``: RLIMIT_AS bytes per worker; None picks :func:`default_mem_limit`, 0 none."""
         self.interpreter = interpreter
         self.jobs = max(1, jobs or default_jobs())
         self.timeout = timeout
         argv = [interpreter.executable, "-I", "-S", "-B", os.fspath(WORKER)]
         if interpreter.feature_version:
             argv += ["--feature-version", str(interpreter.feature_version[1])]
+        if mem_limit is None:
+            mem_limit = default_mem_limit(self.jobs)
         if mem_limit:
             argv += ["--mem-limit", str(mem_limit)]
         if max_size is not None:
@@ -220,14 +247,26 @@ class ParsePool:
     def _step(
         self, workers: list[_Worker], requeued: deque[Job], on_result: Callable[[int, Outcome], None]
     ) -> int:
-        """One select round; returns how many jobs got their outcome."""
+        """One poll round; returns how many jobs got their outcome."""
         now = time.monotonic()
         deadlines = [w.deadline for w in workers if w.deadline is not None]
         wait = max(0.0, min(deadlines) - now) if deadlines else 1.0
         reads = {w.rfd: w for w in workers}
         errs = {w.efd: w for w in workers if w.efd is not None}
         writes = {w.wfd: w for w in workers if w.out}
-        r, wr, _ = select.select([*reads, *errs], list(writes), [], wait)
+        # poll, not select: no FD_SETSIZE limit in a process that has many files open.
+        poller = select.poll()
+        for fd in [*reads, *errs]:
+            poller.register(fd, select.POLLIN)
+        for fd in writes:
+            poller.register(fd, select.POLLOUT)
+        events = poller.poll(wait * 1000)
+        r = [
+            fd
+            for fd, ev in events
+            if fd not in writes and ev & (select.POLLIN | select.POLLHUP | select.POLLERR)
+        ]
+        wr = [fd for fd, ev in events if fd in writes]
         done = 0
         broken: dict[int, _Worker] = {}
         for fd in wr:
@@ -251,14 +290,14 @@ class ParsePool:
             for ident, outcome in w.frames():
                 if ident == HANDSHAKE_ID and not w.ready:
                     w.ready = True
-                    w.deadline = time.monotonic() + self.timeout if w.inflight else None
+                    w.arm(self.timeout)
                     continue
                 if not w.inflight or w.inflight[0].ident != ident:
                     broken[id(w)] = w  # protocol violation: treat like a crash
                     break
                 job = w.inflight.popleft()
-                w.inflight_bytes -= _payload_size(job)
-                w.deadline = time.monotonic() + self.timeout if w.inflight else None
+                w.inflight_bytes -= job.nbytes + 256
+                w.arm(self.timeout)
                 on_result(job.ident, outcome)
                 done += 1
         now = time.monotonic()
@@ -294,7 +333,7 @@ class ParsePool:
         if w.inflight:
             head = w.inflight.popleft()
             if alive_before_kill:
-                msg = f"timed out after {self.timeout:g} s (parser killed)"
+                msg = f"timed out after {w.allowed:.3g} s (parser killed)"
             else:
                 msg = f"parser crashed ({_describe_exit(code)})"
             on_result(head.ident, Outcome(False, message=msg, cacheable=False))

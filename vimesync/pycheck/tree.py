@@ -21,7 +21,7 @@ from pathlib import Path
 from vimesync.pycheck.cache import Cached, ParseCache
 from vimesync.pycheck.interp import Interpreter
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
-from vimesync.pycheck.pool import DEFAULT_MEM_LIMIT, DEFAULT_TIMEOUT, Job, Outcome, ParsePool
+from vimesync.pycheck.pool import DEFAULT_TIMEOUT, Job, Outcome, ParsePool
 from vimesync.pycheck.target import Target
 
 MAX_SIZE = 10 << 20  # bytes; larger files are reported, not parsed
@@ -95,7 +95,7 @@ def parse_tree(
     loader: Loader | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     max_size: int = MAX_SIZE,
-    mem_limit: int | None = DEFAULT_MEM_LIMIT,
+    mem_limit: int | None = None,
 ) -> ParseReport:
     """Parse every ``*.py`` among ``files`` and scan the ``touched`` ones for conflict markers.
 
@@ -213,7 +213,7 @@ def _jobs(
         if path in data:
             yield Job(ident, data=data[path])
         elif by_path[path].file is not None:
-            yield Job(ident, file=by_path[path].file)
+            yield Job(ident, file=by_path[path].file, size=by_path[path].size)
         else:
             _, content = next(stream)
             yield Job(ident, data=content)
