@@ -9,10 +9,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.patches.treehelp import compare_with_git, git_diff
+from vimesync.demo.build import data_dir
+from vimesync.patches.series import load_series, read_patch
 
 # A small alphabet so lines repeat and hunks have several candidate positions.
 WORDS = ["a", "b", "c", "x = 1", "", "}", "  pass", "a ", "b\t"]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_demo_stack_matches_git() -> None:
+    """The shipped example stack against the shipped engine source, patch by patch."""
+    engine = data_dir() / "engine"
+    start = {p.relative_to(engine).as_posix(): p.read_bytes() for p in engine.rglob("*") if p.is_file()}
+    series = load_series(data_dir() / "patches" / "series")
+    strips = {e.strip for e in series.entries}
+    assert len(strips) == 1
+    results = compare_with_git(start, [read_patch(e) for e in series.entries], strip=strips.pop())
+    assert all(r.ok for r in results) and sum(r.hunks for r in results) > 0
 
 
 @st.composite
