@@ -56,3 +56,8 @@ def test_flag_wins_and_running_is_the_default() -> None:
 def test_bad_flag(text: str) -> None:
     with pytest.raises(BadInput, match="not a Python version"):
         t.parse_version(text)
+
+
+@pytest.mark.parametrize(("spec", "version"), [(">=3.99", (3, 99)), (">=3.10,!=3.10.*", (3, 11))])
+def test_lower_bound_edges(spec: str, version: tuple[int, int]) -> None:
+    assert t.lower_bound(spec) == version

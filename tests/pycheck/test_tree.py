@@ -174,3 +174,7 @@ def test_zip_members_through_the_loader(tmp_path: Path) -> None:
     with open_source(tmp_path / "e.whl") as src:
         report = parse(src.python_files(), loader=src.read_many)
     assert [f.path for f in report.failed] == ["e/b.py"]
+
+
+def test_binary_files_have_no_markers() -> None:
+    assert conflict_markers("x.bin", b"\0\n<<<<<<< a\n>>>>>>> b\n") == []

@@ -79,13 +79,18 @@ def lower_bound(spec: str) -> tuple[int, int] | None:
         specs = SpecifierSet(spec)
     except InvalidSpecifier:
         return _lower_bound_plain(spec)
-    if not any(s.operator in (">=", ">", "==", "~=", "===") for s in specs):
-        return None
-    for major in (3, 4):
-        for minor in range(0, 40):
-            # X.Y.0 for ">=X.Y", X.Y.99 for ">X.Y" or ">=X.Y.3": some release of X.Y is admitted.
-            if any(specs.contains(f"{major}.{minor}{patch}", prereleases=True) for patch in ("", ".99")):
-                return major, minor
+    bounds = [s for s in specs if s.operator in (">=", ">", "==", "~=", "===")]
+    # The answer is the X.Y of some lower bound, or the minor after it (">=3.10,!=3.10.*").
+    candidates = set()
+    for s in bounds:
+        m = re.match(r"(\d+)(?:\.(\d+))?", s.version)
+        if m:
+            major, minor = int(m.group(1)), int(m.group(2) or 0)
+            candidates |= {(major, minor), (major, minor + 1)}
+    for major, minor in sorted(candidates):
+        # X.Y.0 for ">=X.Y", X.Y.99 for ">X.Y" or ">=X.Y.3": some release of X.Y is admitted.
+        if any(specs.contains(f"{major}.{minor}{patch}", prereleases=True) for patch in ("", ".99")):
+            return major, minor
     return None
 
 

@@ -45,7 +45,9 @@ def blob_oid(data: bytes) -> str:
 
 
 def conflict_markers(path: str, data: bytes) -> list[ConflictMarker]:
-    """Leftover merge conflict markers in one file."""
+    """Leftover merge conflict markers in one file (binary files, by git's NUL heuristic, have none)."""
+    if b"\0" in data[:8000]:
+        return []
     found = [(m.start(), m.group()) for m in _MARKER.finditer(data)]
     if not any(not text.startswith(b"=") for _, text in found):
         return []

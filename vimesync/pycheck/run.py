@@ -1,0 +1,67 @@
+"""One call for ``patches check``: parse the tree "pinned source + the files the stack changed".
+
+Untouched files are parsed in place from the source (a git source's blobs are read only on a cache
+miss); changed files come from the caller's scratch tree. The grammar target is read from the
+*patched* pyproject.toml / .python-version, since a patch may bump requires-python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from vimesync.pycheck.cache import ParseCache
+from vimesync.pycheck.interp import find_interpreter
+from vimesync.pycheck.model import ParseReport, PyFile
+from vimesync.pycheck.target import resolve_target
+from vimesync.pycheck.tree import FileInput, Progress, parse_tree
+from vimesync.source import Source
+
+Changed = Mapping[str, bytes | Path | None]  # relpath -> new content (bytes or a scratch file); None: deleted
+
+
+def parse_patched(
+    source: Source,
+    changed: Changed,
+    *,
+    python: str | None = None,
+    use_cache: bool = True,
+    cache_dir: Path | None = None,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+) -> ParseReport:
+    """Parse every ``*.py`` of ``source`` with ``changed`` applied; scan changed files for conflict markers.
+
+    ``python`` is ``--python X.Y`` (None: what the patched tree declares, else the running
+    interpreter). Raises BadInput when the grammar needs an interpreter that cannot be found.
+    """
+    entries = source.list_files()
+
+    def read(path: str) -> bytes | None:
+        if path in changed:
+            content = changed[path]
+            if content is None or isinstance(content, bytes):
+                return content
+            return content.read_bytes() if content.is_file() and not content.is_symlink() else None
+        e = entries.get(path)
+        return source.read(path) if e is not None and not e.is_symlink else None
+
+    target = resolve_target(python, read)
+    interpreter = find_interpreter(target.version)
+    files: list[FileInput] = list(source.python_files(exclude=changed.keys()))
+    for path, content in changed.items():
+        if content is None or (isinstance(content, Path) and content.is_symlink()):
+            continue  # deleted, or now a symlink: nothing of its own to parse
+        files.append(PyFile(path, data=content) if isinstance(content, bytes) else PyFile(path, file=content))
+    with ParseCache(cache_dir, enabled=use_cache) as cache:
+        report = parse_tree(
+            files,
+            target=target,
+            interpreter=interpreter,
+            cache=cache,
+            jobs=jobs,
+            progress=progress,
+            touched=set(changed),
+            loader=source.read_many,
+        )
+    return report
