@@ -240,3 +240,80 @@ def test_lazy_provider_refuses_symlinked_source_dirs(tmp_path: Path) -> None:
     (r,) = apply_stack(lazy, [patch], provider=directory_provider(src))
     assert not r.ok and "symbolic link" in r.failures[0].reason
     assert (src / "real" / "a.py").read_bytes() == b"a\n" and list(lazy.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# hand-written patches whose sections interact (git's fn_table rules)
+
+ALPHA = b"".join(b"alpha %d\n" % i for i in range(5))
+BETA = b"".join(b"beta %d\n" % i for i in range(5))
+SWAP = b"""diff --git a/a.txt b/b.txt
+similarity index 90%
+rename from a.txt
+rename to b.txt
+--- a/a.txt
++++ b/b.txt
+@@ -1,3 +1,3 @@
+ alpha 0
+-alpha 1
++ALPHA 1
+ alpha 2
+diff --git a/b.txt b/a.txt
+similarity index 90%
+rename from b.txt
+rename to a.txt
+"""
+COPY_THEN_DELETE = b"""diff --git a/a.txt b/c.txt
+similarity index 100%
+copy from a.txt
+copy to c.txt
+diff --git a/a.txt b/a.txt
+deleted file mode 100644
+--- a/a.txt
++++ /dev/null
+@@ -1,5 +0,0 @@
+-alpha 0
+-alpha 1
+-alpha 2
+-alpha 3
+-alpha 4
+"""
+MODIFY_A = b"""diff --git a/a.txt b/a.txt
+--- a/a.txt
++++ b/a.txt
+@@ -1,2 +1,2 @@
+-alpha 0
++x
+ alpha 1
+"""
+CREATE_TWICE = b"""diff --git a/n.txt b/n.txt
+new file mode 100644
+--- /dev/null
++++ b/n.txt
+@@ -0,0 +1 @@
++one
+diff --git a/n.txt b/n.txt
+new file mode 100755
+--- /dev/null
++++ b/n.txt
+@@ -0,0 +1 @@
++two
+"""
+INTERACTING = {
+    "swap-renames": (SWAP, True),
+    "modify-name-renamed-away": (
+        SWAP + MODIFY_A.replace(b"a.txt", b"b.txt").replace(b"alpha 0", b"alpha 1"),
+        False,
+    ),
+    "copy-then-delete-source": (COPY_THEN_DELETE, True),
+    "modify-after-delete": (COPY_THEN_DELETE + MODIFY_A, False),
+    "modify-twice": (MODIFY_A + MODIFY_A.replace(b"-alpha 0\n+x", b"-x\n+y"), True),
+    "create-twice": (CREATE_TWICE, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INTERACTING))
+def test_interacting_sections_match_git(name: str) -> None:
+    patch, ok = INTERACTING[name]
+    (r,) = compare_with_git({"a.txt": ALPHA, "b.txt": BETA}, [patch])
+    assert r.ok == ok
