@@ -58,8 +58,8 @@ Signed-off-by: Ren\xc3\xa9 <rene@example.org>
     d = parse_dep3(mail)
     assert d is not None
     assert d.get("from") == "Ren\u00e9 Dupont <rene@example.org>"
-    assert d.get("subject") == "engine: keep weights on pull\nacross a long subject line"
-    assert d.summary == "engine: keep weights on pull"
+    assert d.get("subject") == "engine: keep weights on pull across a long subject line"
+    assert d.summary == "engine: keep weights on pull across a long subject line"
     assert d.body == "Body paragraph one explains why.\nIt has two lines."
     assert d.get("signed-off-by") == "Ren\u00e9 <rene@example.org>"
 

@@ -12,6 +12,8 @@ from email.header import decode_header, make_header
 from vimesync.patches.model import Dep3
 
 _FIELD = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?:[ \t]+(.*)|$)")
+# Mail header fields are folded, not multi-line: their continuation lines join with a space.
+_MAIL_FIELDS = frozenset({"subject", "from", "date", "to", "cc"})
 _SUBJECT_TAG = re.compile(r"^\s*(\[[^\]]*\]\s*)+")
 # Lines that end a header: the format-patch/quilt separator, or the start of a diff.
 _STOP = re.compile(r"^(---\s*$|diff |--- |\+\+\+ |@@ |Index: |={10,}\s*$)")
@@ -31,7 +33,8 @@ def parse_dep3(header: bytes) -> Dep3 | None:
     """Parse a patch's free-text header; None when it holds no ``Field: value`` line.
 
     Fields are read in every paragraph (keys lower-cased, order kept); lines indented with
-    a space or tab continue the previous field (" ." stands for an empty line); a paragraph
+    a space or tab continue the previous field: as new lines of a DEP-3 long description
+    (" ." stands for an empty line), or unfolded with a space for mail fields; a paragraph
     that does not start with a field is free-form text and goes to ``body``. Reading stops at
     a "---" line or the first diff line. ``Subject`` loses its "[PATCH n/m]" tags."""
     text = header.decode("utf-8", "replace")
@@ -56,7 +59,10 @@ def parse_dep3(header: bytes) -> Dep3 | None:
         m = _FIELD.fullmatch(line)
         if line[:1] in (" ", "\t") and current is not None:
             cont = line.strip()
-            current[1] += "\n" + ("" if cont == "." else cont)
+            if current[0] in _MAIL_FIELDS:
+                current[1] += " " + cont  # RFC 2822 folding: one logical line
+            else:
+                current[1] += "\n" + ("" if cont == "." else cont)  # DEP-3 long description
         elif m and (paragraph_start or in_fields):
             current = [m.group(1).lower(), (m.group(2) or "").strip()]
             fields.append(current)
