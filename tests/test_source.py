@@ -319,3 +319,12 @@ def test_archive_export_never_leaves_dest(tmp_path: Path) -> None:
         src.export(tmp_path / "out")
     assert (tmp_path / "out/pkg/a.py").read_bytes() == b"A\n"
     assert stat.S_IMODE((tmp_path / "out/pkg/run").stat().st_mode) == 0o755
+
+
+def test_hard_links_count_toward_the_cap(tmp_path: Path) -> None:
+    links = [tar_link(f"eng/c{i}.py", "./eng/a.py", tarfile.LNKTYPE) for i in range(20)]
+    archive = make_tar(tmp_path / "eng.tar.gz", [("eng/a.py", b"x" * 100_000), *links])
+    with pytest.raises(BadInput, match="bytes uncompressed"):
+        open_source(archive, scratch=tmp_path, limits=Limits(max_total_size=1_000_000))
+    with open_source(archive, scratch=tmp_path) as src:
+        assert src.read("c19.py") == b"x" * 100_000  # the single folder "eng" was stripped

@@ -423,17 +423,27 @@ class TarSource(DirectorySource):
                         raw_links[name] = m.linkname
                         links[name] = os.fsencode(m.linkname)
                     elif m.islnk():
-                        src = safe_relpath(m.linkname) if m.linkname else ""
+                        # A hard link becomes a copy of an earlier member: it counts toward the cap too.
+                        src = m.linkname
+                        while src.startswith("./"):
+                            src = src[2:]
                         if src not in files:
                             why = f"hard link to unknown {m.linkname!r}"
                             raise BadInput(f"{path}: unsafe member {m.name!r}: {why}")
-                        self._place(name).write_bytes((self._tmp / src).read_bytes())
+                        content = (self._tmp / src).read_bytes()
+                        total += len(content)
+                        if total > limits.max_total_size:
+                            raise BadInput(
+                                f"{path}: more than {limits.max_total_size} bytes uncompressed (cap)"
+                            )
+                        self._place(name).write_bytes(content)
                         files.add(name)
                     elif m.isreg():
                         total += m.size
                         if total > limits.max_total_size:
-                            cap = limits.max_total_size
-                            raise BadInput(f"{path}: more than {cap} bytes uncompressed (cap)")
+                            raise BadInput(
+                                f"{path}: more than {limits.max_total_size} bytes uncompressed (cap)"
+                            )
                         fh = tf.extractfile(m)
                         assert fh is not None
                         mode = 0o755 if m.mode & 0o100 else 0o644

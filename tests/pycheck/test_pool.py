@@ -86,3 +86,9 @@ def test_feature_version_is_passed_to_workers() -> None:
     old = Interpreter(sys.executable, tuple(sys.version_info[:3]), feature_version=(3, 7))  # type: ignore[arg-type]
     results = run(ParsePool(old, jobs=1), sources(b"if (y := 1): pass\n"))
     assert not results[0].ok and "only supported in Python 3.8" in results[0].message
+
+
+def test_fewer_jobs_than_announced_does_not_hang() -> None:
+    results: dict[int, Outcome] = {}
+    ParsePool(running(), jobs=2).run(sources(b"x = 1\n"), 5, results.__setitem__)
+    assert list(results) == [0]

@@ -231,14 +231,18 @@ class ParsePool:
         requeued: deque[Job] = deque()
         workers = [self._spawn() for _ in range(min(self.jobs, total))]
         remaining = total
+        exhausted = False
         try:
             while remaining > 0:
                 for w in workers:
                     while len(w.inflight) < MAX_INFLIGHT and w.inflight_bytes < MAX_INFLIGHT_BYTES:
                         job = requeued.popleft() if requeued else next(source, None)
                         if job is None:
+                            exhausted = True
                             break
                         w.send(job, self.timeout)
+                if exhausted and not requeued and not any(w.inflight for w in workers):
+                    break  # fewer jobs than announced: nothing left to wait for
                 remaining -= self._step(workers, requeued, on_result)
         finally:
             for w in workers:
