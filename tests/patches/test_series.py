@@ -38,7 +38,7 @@ def test_entries_comments_blank_lines_and_strip(tmp_path: Path) -> None:
 
 
 def test_directory_means_its_series_file(tmp_path: Path) -> None:
-    series = _stack(tmp_path, "a.patch\r\nb.patch\r\n")
+    series = _stack(tmp_path, "\ufeffa.patch\r\nb.patch\r\n")  # BOM and CRLF from a Windows editor
     s = load_series(series.parent)
     assert s.path == series and [e.name for e in s.entries] == ["a.patch", "b.patch"]
 

@@ -8,6 +8,13 @@ author wrote: extra lines after a hunk's counts, combined/context/normal/ed-styl
 between sections, absurd sizes. Section headers are read by ``diffheader`` (names by
 ``diffnames``), binary hunks by ``diffbinary``, foreign formats recognized by ``diffforeign``,
 and every path is checked by ``safety``. Nothing here runs a program.
+
+Deliberate differences from git (each refuses input git would take):
+- a hunk line after the hunk's counts are met: git ignores it, silently dropping a change;
+- combined/context/normal/ed diffs between or after sections: git skips them as garbage;
+- paths git would normalize or accept (``a//b``, backslashes, control characters, NTFS/HFS
+  aliases of ``.git``) and numbers over the caps below.
+Everything else (names, -pN, timestamps, "\\ No newline", binary hunks) follows apply.c.
 """
 
 from __future__ import annotations

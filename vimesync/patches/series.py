@@ -36,7 +36,7 @@ def load_series(path: Path, *, default_strip: int = 1) -> Series:
     if path.stat().st_size > MAX_SERIES_BYTES:
         raise ConfigError(where, f"series file larger than {MAX_SERIES_BYTES} bytes")
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")  # editors on Windows add a BOM
     except UnicodeDecodeError as exc:
         raise ConfigError(where, f"series file is not UTF-8 ({exc.reason} at byte {exc.start})") from None
     if any(line.startswith(("diff --git ", "--- ", "+++ ", "@@ -")) for line in text.splitlines()[:200]):
