@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.patches.treehelp import hunk, modify
-from vimesync.patches.apply import apply_content, apply_file, git_line_hash, split_lines
+from vimesync.patches.apply import Image, apply_content, apply_file, git_line_hash, split_lines
 from vimesync.patches.model import FilePatch
 
 
@@ -147,3 +149,70 @@ def test_large_file_many_hunks_is_fast() -> None:
     res = apply_content(b"drift\n" * 7 + before, modify("f", *hunks))
     assert res.ok and len(res.offsets) == len(hunks)
     assert time.perf_counter() - t < 2.0
+
+
+def _git_find_pos(image: Image, pre: list[bytes], line: int, match_beginning: bool, match_end: bool) -> int:
+    """git's find_pos loop, transcribed literally (the reference for the indexed search)."""
+    nr = len(image.lines)
+    if match_beginning:
+        line = 0
+    elif match_end:
+        line = nr - len(pre)
+    if line > nr or line < 0:
+        line = nr
+    backwards = forwards = current = line
+    i = 0
+    while True:
+        if (
+            len(pre) + current <= nr
+            and not (match_end and len(pre) + current != nr)
+            and not (match_beginning and current)
+            and image.matches(pre, current, match_end)
+        ):
+            return current
+        while True:
+            if backwards == 0 and forwards == nr:
+                return -1
+            if i & 1:
+                if backwards == 0:
+                    i += 1
+                    continue
+                backwards -= 1
+                current = backwards
+            else:
+                if forwards == nr:
+                    i += 1
+                    continue
+                forwards += 1
+                current = forwards
+            break
+        i += 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"\n", b"a", b"a \n"]), max_size=400),
+    cut=st.integers(0, 400),
+    size=st.integers(1, 4),
+    line=st.integers(0, 450),
+    patched=st.lists(st.integers(0, 400), max_size=5),
+    flags=st.sampled_from([(False, False)] * 4 + [(True, False), (False, True), (True, True)]),
+    no_eol=st.booleans(),
+)
+def test_indexed_search_is_gits_find_pos(
+    words: list[bytes],
+    cut: int,
+    size: int,
+    line: int,
+    patched: list[int],
+    flags: tuple[bool, bool],
+    no_eol: bool,
+) -> None:
+    image = Image(b"".join(words))
+    for p in patched:
+        if p < len(image.patched):
+            image.patched[p] = 1
+    pre = [w if w.endswith(b"\n") else w + b"\n" for w in words[cut : cut + size]] or [b"a\n"]
+    if no_eol:
+        pre[-1] = pre[-1].rstrip(b"\n")  # the "x" matches "x\n" quirk
+    assert image.find(pre, line, *flags) == _git_find_pos(image, pre, line, *flags)

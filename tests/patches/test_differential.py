@@ -70,6 +70,12 @@ def drifted(draw: st.DrawFn, data: bytes) -> bytes:
         lines.insert(draw(st.integers(0, len(lines))), word.encode())
     if lines and draw(st.integers(0, 3)) == 0:
         del lines[draw(st.integers(0, len(lines) - 1))]
+    if draw(st.integers(0, 4)) == 0:  # a big block: hunks move farther than the line-by-line search
+        block = [
+            w.encode() + b"\n" for w in draw(st.lists(st.sampled_from(WORDS), min_size=70, max_size=150))
+        ]
+        at = draw(st.integers(0, len(lines)))
+        lines[at:at] = block
     return b"".join(lines)
 
 

@@ -28,6 +28,8 @@ from vimesync.patches.model import FilePatch, Hunk, HunkFailure, HunkOffset
 
 _GIT_SPACE = b" \t\n\r"  # git's sane_ctype isspace(); \v and \f are not spaces to git
 _MAX_VOTES_PER_LINE = 512  # diagnostics: ignore lines (blank, "}") that occur everywhere
+_MAX_NEAREST = 64  # diagnostics: look for the nearest match of this many failed hunks per file
+_NEAR = 64  # search this far from the start line one line at a time, then by index
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ class Image:
     def __init__(self, data: bytes) -> None:
         self.lines = split_lines(data)
         self.patched = bytearray(len(self.lines))
+        self._diagnosed = 0  # failed hunks described so far
 
     def data(self) -> bytes:
         return b"".join(self.lines)
@@ -162,11 +165,26 @@ class Image:
         simple = _simple(pre)
         anchor = pre[0] if simple and (n > 1 or pre[0].endswith(b"\n")) else None
         lines = self.lines
-        for d in range(max(start, last - start) + 1):
+        reach = max(start, last - start)
+        near = reach if anchor is None else min(reach, _NEAR)
+        for d in range(near + 1):
             for c in (start + d, start - d) if d else (start,):
                 if 0 <= c <= last and (anchor is None or lines[c] == anchor):
                     if self.matches(pre, c, False, simple):
                         return c
+        if near == reach:
+            return -1
+        # Farther away: let list.index find the anchor at C speed, then keep git's order
+        # (nearest first, forward before backward at equal distance).
+        assert anchor is not None
+        far = [
+            *_find_all(lines, anchor, 0, start - near - 1),
+            *_find_all(lines, anchor, start + near + 1, last),
+        ]
+        far.sort(key=lambda c: (abs(c - start), c < start))
+        for c in far:
+            if self.matches(pre, c, False, simple):
+                return c
         return -1
 
     def matches(self, pre: list[bytes], c: int, match_end: bool, simple: bool | None = None) -> bool:
@@ -228,7 +246,8 @@ class Image:
                 break
         if len(pre) > len(self.lines):
             reason = f"preimage ({len(pre)} lines) is longer than the file ({len(self.lines)} lines)"
-        nearest, matched = self._nearest(pre, pos)
+        self._diagnosed += 1
+        nearest, matched = self._nearest(pre, pos) if self._diagnosed <= _MAX_NEAREST else (None, None)
         return HunkFailure(
             file=path,
             hunk=nth,
@@ -264,6 +283,20 @@ class Image:
         lines = self.lines
         matched = sum(1 for i, want in enumerate(pre) if best + i < len(lines) and lines[best + i] == want)
         return best, matched
+
+
+def _find_all(lines: list[bytes], anchor: bytes, lo: int, hi: int) -> list[int]:
+    """Every index in [lo, hi] whose line is ``anchor``."""
+    found: list[int] = []
+    i = max(lo, 0)
+    while i <= hi:
+        try:
+            i = lines.index(anchor, i, hi + 1)
+        except ValueError:
+            break
+        found.append(i)
+        i += 1
+    return found
 
 
 def _simple(pre: list[bytes]) -> bool:
