@@ -183,11 +183,12 @@ def safe_relpath(name: str, *, what: str = "member") -> str:
 
 
 class GitSource(Source):
-    def __init__(self, path: Path, gitdir: Path, rev: str | None) -> None:
-        sha = git.resolve(gitdir, rev or "HEAD")
+    def __init__(self, path: Path, rev: str | None) -> None:
+        # git runs in the user's path (work tree root or bare repo), so its messages name that path.
+        sha = git.resolve(path, rev or "HEAD")
         files: dict[str, Entry] = {}
         submodules = 0
-        for e in git.ls_tree(gitdir, sha):
+        for e in git.ls_tree(path, sha):
             if e.mode == GITLINK:
                 submodules += 1
             elif e.kind == "blob":
@@ -200,20 +201,20 @@ class GitSource(Source):
         if submodules:
             notes.append(f"skipped {submodules} submodule(s): gitlinks have no content in this tree")
         self.notes = tuple(notes)
-        self._gitdir = gitdir
+        self._repo = path
         self._cat: git.CatFile | None = None
 
     def read(self, path: str) -> bytes:
         oid = self.entry(path).oid
         assert oid is not None
         if self._cat is None:
-            self._cat = git.CatFile(self._gitdir)
+            self._cat = git.CatFile(self._repo)
         return self._cat.read(oid)
 
     def read_many(self, paths: Iterable[str]) -> Iterator[tuple[str, bytes]]:
         paths = list(paths)
         oids = [self.entry(p).oid or "" for p in paths]
-        for path, (_, data) in zip(paths, git.cat_blobs(self._gitdir, oids), strict=True):
+        for path, (_, data) in zip(paths, git.cat_blobs(self._repo, oids), strict=True):
             yield path, data
 
     def close(self) -> None:
@@ -504,9 +505,8 @@ def open_source(
     if not path.exists() and not path.is_symlink():
         raise BadInput(f"{path}: no such file or directory")
     if path.is_dir():
-        gitdir = git.repo_at(path)
-        if gitdir is not None:
-            return GitSource(path, gitdir, rev)
+        if git.repo_at(path) is not None:
+            return GitSource(path, rev)
         if rev is not None:
             raise GitError(f"{path}: a revision ({rev!r}) was given but this is not a git repository")
         return DirectorySource(path)
