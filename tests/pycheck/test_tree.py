@@ -178,3 +178,14 @@ def test_zip_members_through_the_loader(tmp_path: Path) -> None:
 
 def test_binary_files_have_no_markers() -> None:
     assert conflict_markers("x.bin", b"\0\n<<<<<<< a\n>>>>>>> b\n") == []
+
+
+def test_identical_contents_parse_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VIMESYNC_WORKER_TEST_HOOKS", "1")
+    cache = ParseCache(tmp_path)
+    files = [(f"p{i}/__init__.py", b"") for i in range(30)] + [(f"b{i}.py", b"(\n") for i in range(3)]
+    files += [("alloc.py", b"# vimesync-test: alloc\n")]
+    report = parse(files, cache=cache, mem_limit=1 << 30)
+    assert report.files == 34 and [f.path for f in report.failed] == ["alloc.py", "b0.py", "b1.py", "b2.py"]
+    again = parse(files, cache=cache, mem_limit=1 << 30)
+    assert again.cached == 33 and again.failed == report.failed  # our memory cap's MemoryError is not cached

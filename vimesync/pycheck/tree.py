@@ -145,9 +145,13 @@ def parse_tree(
         hit = hits.get(key)
         if hit is not None and not hit.ok:
             failures[path] = ParseFailure(path, hit.line, hit.message or "", hit.column)
-    misses = [path for path, key in keys.items() if key not in hits]
-    cached = len(keys) - len(misses)
-    done = total - len(misses)
+    same: dict[str, list[str]] = {}  # identical contents (all those empty __init__.py) parse once
+    for path, key in keys.items():
+        if key not in hits:
+            same.setdefault(key, []).append(path)
+    misses = [paths[0] for paths in same.values()]
+    cached = len(keys) - sum(map(len, same.values()))
+    done = total - sum(map(len, same.values()))
     if progress:
         progress(done, total)
 
@@ -158,13 +162,13 @@ def parse_tree(
 
         def on_result(ident: int, outcome: Outcome) -> None:
             nonlocal done
-            path = misses[ident]
-            if not outcome.ok:
-                failures[path] = ParseFailure(path, outcome.line, outcome.message, outcome.column)
-            if outcome.cacheable:
-                msg = None if outcome.ok else outcome.message
-                fresh[keys[path]] = Cached(msg, outcome.line, outcome.column)
-            done += 1
+            key = keys[misses[ident]]
+            for path in same[key]:
+                if not outcome.ok:
+                    failures[path] = ParseFailure(path, outcome.line, outcome.message, outcome.column)
+            if _lasting(outcome):
+                fresh[key] = Cached(None if outcome.ok else outcome.message, outcome.line, outcome.column)
+            done += len(same[key])
             if progress:
                 progress(done, total)
 
@@ -188,6 +192,14 @@ def parse_tree(
         conflict_markers=tuple(markers),
         notes=tuple(notes),
     )
+
+
+def _lasting(outcome: Outcome) -> bool:
+    """Whether an outcome is a fact about the content (cacheable), not about this run's conditions:
+    crashes, timeouts and a bare MemoryError (our RLIMIT_AS, not the parser's own "too complex")."""
+    if not outcome.cacheable or outcome.message == "MemoryError":
+        return False
+    return not outcome.message.startswith("parser error:")
 
 
 def _size(f: PyFile, data: dict[str, bytes]) -> int:
