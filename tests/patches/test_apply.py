@@ -216,3 +216,36 @@ def test_indexed_search_is_gits_find_pos(
     if no_eol:
         pre[-1] = pre[-1].rstrip(b"\n")  # the "x" matches "x\n" quirk
     assert image.find(pre, line, *flags) == _git_find_pos(image, pre, line, *flags)
+
+
+def test_far_offsets_across_many_hunks() -> None:
+    # 200 inserted lines move every hunk past the line-by-line window; the coded search is built
+    # on the first hunk and kept in step with the hunks applied after it.
+    body = [b"line %d\n" % i for i in range(1000)]
+    hunks = []
+    for i in range(10, 990, 100):
+        hunks.append(
+            hunk(i, i, [(" ", body[i - 1]), ("-", body[i]), ("+", b"NEW %d\n" % i), (" ", body[i + 1])])
+        )
+    drift = [b"pad\n"] * 200
+    res = apply_content(b"".join(drift + body), modify("f", *hunks))
+    assert res.ok and {o.offset for o in res.offsets} == {200}
+    expected = list(body)
+    for i in range(10, 990, 100):
+        expected[i] = b"NEW %d\n" % i
+    assert res.data == b"".join(drift + expected)
+
+
+def test_hostile_repetitive_file_stays_fast() -> None:
+    import time
+
+    many_blank = [
+        hunk(i * 10 + 2, i * 10 + 2, [(" ", b"\n"), ("-", b"nope\n"), (" ", b"\n")]) for i in range(500)
+    ]
+    alternating = [
+        hunk(i * 10 + 2, i * 10 + 2, [(" ", b"a\n"), ("-", b"a\n"), (" ", b"a\n")]) for i in range(100)
+    ]
+    t = time.perf_counter()
+    assert not apply_content(b"\n" * 50_000, modify("f", *many_blank)).ok
+    assert not apply_content(b"a\nb\n" * 25_000, modify("f", *alternating)).ok
+    assert time.perf_counter() - t < 5.0

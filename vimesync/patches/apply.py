@@ -21,6 +21,7 @@ the verdict is what git's is: any failed hunk fails the file.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from vimesync.patches import binary
@@ -122,6 +123,7 @@ class Image:
         self.lines = split_lines(data)
         self.patched = bytearray(len(self.lines))
         self._diagnosed = 0  # failed hunks described so far
+        self._codes: _LineCodes | None = None  # built on the first far search, then kept in step
 
     def data(self) -> bytes:
         return b"".join(self.lines)
@@ -144,6 +146,8 @@ class Image:
             return "context does not match"
         self.lines[at : at + len(pre)] = post
         self.patched[at : at + len(pre)] = b"\x01" * len(post)
+        if self._codes is not None:
+            self._codes.replace(at, len(pre), post)
         return at - pos
 
     def find(self, pre: list[bytes], pos: int, match_beginning: bool, match_end: bool) -> int:
@@ -161,30 +165,43 @@ class Image:
         start = min(pos, nr)
         if n == 0:
             return start
-        # Cheap prefilter: a preimage line that must be equal byte for byte.
+        # Prefilter on one preimage line that must be equal byte for byte: the longest one, as
+        # long lines are rare (a hostile hunk of blank lines must not cost a scan per line).
         simple = _simple(pre)
-        anchor = pre[0] if simple and (n > 1 or pre[0].endswith(b"\n")) else None
+        exact = n if pre[-1].endswith(b"\n") else n - 1  # lines compared exactly
+        k = max(range(exact), key=lambda i: (len(pre[i]), -i)) if simple and exact else -1
+        anchor = pre[k] if k >= 0 else None
         lines = self.lines
         reach = max(start, last - start)
         near = reach if anchor is None else min(reach, _NEAR)
         for d in range(near + 1):
             for c in (start + d, start - d) if d else (start,):
-                if 0 <= c <= last and (anchor is None or lines[c] == anchor):
+                if 0 <= c <= last and (anchor is None or lines[c + k] == anchor):
                     if self.matches(pre, c, False, simple):
                         return c
         if near == reach:
             return -1
-        # Farther away: let list.index find the anchor at C speed, then keep git's order
-        # (nearest first, forward before backward at equal distance).
-        assert anchor is not None
-        far = [
-            *_find_all(lines, anchor, 0, start - near - 1),
-            *_find_all(lines, anchor, start + near + 1, last),
-        ]
-        far.sort(key=lambda c: (abs(c - start), c < start))
-        for c in far:
-            if self.matches(pre, c, False, simple):
-                return c
+        # Farther away: find the exact lines with bytes.find over line codes (C speed, so a
+        # hostile file of repeated lines costs what it costs git), merging both directions in
+        # git's order: nearest first, forward before backward at equal distance.
+        if self._codes is None:
+            self._codes = _LineCodes(lines)
+        needle = self._codes.needle(pre[:exact])
+        if needle is None:
+            return -1
+        fwd = self._codes.forward(needle, start + near + 1, last)
+        bwd = self._codes.backward(needle, 0, start - near - 1)
+        f, b = next(fwd, None), next(bwd, None)
+        while f is not None or b is not None:
+            if b is None or (f is not None and f - start <= start - b):
+                assert f is not None
+                if self.matches(pre, f, False, simple):
+                    return f
+                f = next(fwd, None)
+            else:
+                if self.matches(pre, b, False, simple):
+                    return b
+                b = next(bwd, None)
         return -1
 
     def matches(self, pre: list[bytes], c: int, match_end: bool, simple: bool | None = None) -> bool:
@@ -285,18 +302,40 @@ class Image:
         return best, matched
 
 
-def _find_all(lines: list[bytes], anchor: bytes, lo: int, hi: int) -> list[int]:
-    """Every index in [lo, hi] whose line is ``anchor``."""
-    found: list[int] = []
-    i = max(lo, 0)
-    while i <= hi:
-        try:
-            i = lines.index(anchor, i, hi + 1)
-        except ValueError:
-            break
-        found.append(i)
-        i += 1
-    return found
+class _LineCodes:
+    """An image's lines as 4-byte codes in one bytearray, so a run of lines is found with
+    ``bytearray.find``. Only a code's first byte has the high bit set: matches are aligned."""
+
+    def __init__(self, lines: list[bytes]) -> None:
+        self.ids: dict[bytes, int] = {}
+        self.hay = bytearray(b"".join(map(self._code, lines)))
+
+    def _code(self, line: bytes) -> bytes:
+        i = self.ids.setdefault(line, len(self.ids))
+        return bytes((0x80 | (i >> 21) & 0x7F, (i >> 14) & 0x7F, (i >> 7) & 0x7F, i & 0x7F))
+
+    def replace(self, at: int, n: int, post: list[bytes]) -> None:
+        self.hay[at * 4 : (at + n) * 4] = b"".join(map(self._code, post))
+
+    def needle(self, exact: list[bytes]) -> bytes | None:
+        """The codes of ``exact``; None when a line is nowhere in the image."""
+        if any(line not in self.ids for line in exact):
+            return None
+        return b"".join(map(self._code, exact))
+
+    def forward(self, needle: bytes, lo: int, hi: int) -> Iterator[int]:
+        """Start lines in [lo, hi] where ``needle`` occurs, ascending."""
+        pos, end = max(lo, 0) * 4, hi * 4 + len(needle)
+        while (j := self.hay.find(needle, pos, end)) >= 0:
+            yield j // 4
+            pos = j + 4
+
+    def backward(self, needle: bytes, lo: int, hi: int) -> Iterator[int]:
+        """Start lines in [lo, hi] where ``needle`` occurs, descending."""
+        start, end = max(lo, 0) * 4, hi * 4 + len(needle)
+        while end - start >= len(needle) and (j := self.hay.rfind(needle, start, end)) >= 0:
+            yield j // 4
+            end = j - 4 + len(needle)
 
 
 def _simple(pre: list[bytes]) -> bool:
