@@ -11,6 +11,7 @@ import pytest
 from tests.patches.treehelp import compare_with_git, git_diff, hunk, snapshot, write_tree
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
+from vimesync.patches.gitapply import git_apply
 from vimesync.patches.model import FilePatch, PatchFile
 from vimesync.patches.tree import apply_patch_to_tree, apply_stack, directory_provider
 
@@ -45,6 +46,8 @@ CASES = {
     "symlink-to-file": {"link": b"now a file\n"},
     "dir-to-file": {"pkg/sub/deep.py": None, "pkg/sub": b"file now\n"},
     "swap-rename": {"pkg/__init__.py": b"deep = 1\n", "pkg/sub/deep.py": b""},
+    "delete-empty-file": {"pkg/__init__.py": None},
+    "file-to-dir": {"run.sh": None, "run.sh/inner.txt": b"inner\n"},
 }
 
 
@@ -317,3 +320,17 @@ def test_interacting_sections_match_git(name: str) -> None:
     patch, ok = INTERACTING[name]
     (r,) = compare_with_git({"a.txt": ALPHA, "b.txt": BETA}, [patch])
     assert r.ok == ok
+
+
+def test_creating_below_a_file_fails_before_writing(tmp_path: Path) -> None:
+    patch = git_diff({}, {"a.txt": b"a\n", "run.sh/x": b"x\n"})
+    ref, mine = tmp_path / "ref", tmp_path / "mine"
+    write_tree(ref, BASE)
+    write_tree(mine, BASE)
+    (tmp_path / "p.patch").write_bytes(patch)
+    ok, _ = git_apply(ref, tmp_path / "p.patch", 1)
+    assert not ok and (ref / "a.txt").exists()  # git fails while writing, after writing a.txt
+    before = snapshot(mine)
+    r = apply_patch_to_tree(mine, parse_patch(patch, name="p"))
+    assert not r.ok and "is a file" in r.failures[0].reason
+    assert snapshot(mine) == before  # we fail before writing anything

@@ -296,8 +296,14 @@ class ScratchTree:
         return True
 
     def _check_not_beyond_symlink(self, rel: str, symlinks: dict[str, int]) -> None:
-        """git's ``path_is_beyond_symlink``: no leading component is or becomes a symlink."""
+        """git's ``path_is_beyond_symlink``: no leading component is or becomes a symlink.
+        Also refuse a leading component that is a file this patch keeps: git would fail
+        only while writing, after it wrote other files; we fail before writing anything."""
         parts = rel.split("/")
+        for i in range(1, len(parts)):
+            prefix = "/".join(parts[:i])
+            if self._component(prefix) in (MODE_FILE, MODE_EXEC) and prefix not in self._removing:
+                raise _Refused(f"cannot create '{rel}': '{prefix}' is a file")
         for i in range(len(parts) - 1, 0, -1):
             prefix = "/".join(parts[:i])
             change = symlinks.get(prefix, 0)
