@@ -334,3 +334,18 @@ def test_creating_below_a_file_fails_before_writing(tmp_path: Path) -> None:
     r = apply_patch_to_tree(mine, parse_patch(patch, name="p"))
     assert not r.ok and "is a file" in r.failures[0].reason
     assert snapshot(mine) == before  # we fail before writing anything
+
+
+def test_lazy_provider_type_changes_between_file_and_dir(tmp_path: Path) -> None:
+    start = {"d/x": b"x\n", "f": b"f\n", "keep/k": b"k\n"}
+    end = {"d": b"now a file\n", "f/y": b"y\n", "keep/k": b"k\n"}
+    clash = parse_patch(git_diff({}, {"keep": b"clash\n"}), name="clash.patch")  # keep/ is not empty
+    patches = [*_patches((start, end)), clash]
+    full, lazy, src = tmp_path / "full", tmp_path / "lazy", tmp_path / "src"
+    write_tree(full, start)
+    write_tree(src, start)
+    lazy.mkdir()
+    r_full = apply_stack(full, patches, keep_going=True)
+    r_lazy = apply_stack(lazy, patches, keep_going=True, provider=directory_provider(src))
+    assert [r.ok for r in r_full] == [r.ok for r in r_lazy] == [True, False]
+    assert (lazy / "d").read_bytes() == b"now a file\n" and (lazy / "f" / "y").read_bytes() == b"y\n"

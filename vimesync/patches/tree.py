@@ -287,6 +287,10 @@ class ScratchTree:
         every file under it is deleted or renamed away by this patch and no subdirectory is
         empty (git removes emptied parents one deletion at a time, bottom up)."""
         top = os.path.join(self.root, rel)
+        if self.provider is not None and not any(p.startswith(rel + "/") for p in self._removing):
+            # A lazy source cannot list the directory; only a patch removing files below it
+            # (a directory-to-file type change) can clear it.
+            return False
         for dirpath, dirnames, filenames in os.walk(top):
             if not dirnames and not filenames:
                 return False
