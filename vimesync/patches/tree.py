@@ -16,6 +16,12 @@ Lazy sources: a ``provider(path) -> (bytes, mode) | None`` answers for files not
 scratch directory (mode 0o100644/0o100755, 0o120000 for a symlink whose bytes are its target,
 0o040000 for a directory). Once the tree writes or deletes a path, the scratch directory is
 the truth for it. The default provider reads ``root`` itself.
+
+Where we differ from git, on purpose: a patch git would abort while writing (a file where a
+directory must go, a non-empty directory where a file must go) fails here before anything is
+written, where git leaves the files it wrote first; gitlink (submodule) entries are refused;
+with a lazy provider a directory counts as cleared for a new file only when the patch removes
+files below it (a provider cannot list a directory).
 """
 
 from __future__ import annotations
