@@ -80,7 +80,9 @@ def run(
     return proc.stdout
 
 
-def run_status(cwd: Path, args: Sequence[str], *, env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
+def run_status(
+    cwd: Path, args: Sequence[str], *, env: dict[str, str] | None = None
+) -> tuple[int, bytes, bytes]:
     """Run ``git args`` in ``cwd``; return (exit code, stdout, stderr) without raising on failure."""
     try:
         proc = subprocess.run(_argv(cwd, args), cwd=cwd, capture_output=True, env=git_env(env), check=False)
