@@ -1,0 +1,148 @@
+"""@mentions are neutralised before a report is published; checked against a CommonMark renderer."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vimesync.report.mentions import neutralize_mentions
+
+markdown_it = pytest.importorskip("markdown_it")  # comes with rich
+
+# html-pipeline's MentionFilter (what github.com runs on rendered text), with Ruby's ASCII \W.
+_GITHUB_MENTION = re.compile(
+    r"(?:^|[^A-Za-z0-9_])(@[A-Za-z0-9][A-Za-z0-9-]*"
+    r"(?:/[A-Za-z0-9][A-Za-z0-9_-]*|(?!/)(?=\.+[^A-Za-z0-9_]|\.+$|[^0-9A-Za-z_.]|$)))",
+    re.MULTILINE,
+)
+
+
+class _LiveMentions(HTMLParser):
+    """Mentions in rendered HTML that GitHub would link: text outside code, pre and a."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ignored = 0
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        self.ignored += tag in ("code", "pre", "a")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.ignored -= tag in ("code", "pre", "a") and self.ignored > 0
+
+    def handle_data(self, data: str) -> None:
+        if not self.ignored:
+            self.found += [m[1] for m in _GITHUB_MENTION.finditer(data)]
+
+
+def live_mentions(markdown: str) -> list[str]:
+    html = markdown_it.MarkdownIt("commonmark").enable("table").render(markdown)
+    parser = _LiveMentions()
+    parser.feed(html + "-->")  # an unclosed comment runs to the end (html.parser would show it)
+    parser.close()
+    return parser.found
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("r? @matklad", "r? <code>@matklad</code>"),
+        ("@bors r+", "<code>@bors</code> r+"),
+        (
+            "@a, @b; @c? @d! @e.",
+            "<code>@a</code>, <code>@b</code>; <code>@c</code>? <code>@d</code>! <code>@e</code>.",
+        ),
+        (
+            "(@u) **@u** -@u /@u @@u",
+            "(<code>@u</code>) **<code>@u</code>** -<code>@u</code> /<code>@u</code> @<code>@u</code>",
+        ),
+        ("@user-name @x--y-", "<code>@user-name</code> <code>@x--y-</code>"),
+        ("cc @vllm-project/ascend-team", "cc <code>@vllm-project/ascend-team</code>"),
+        ("| `a.patch` | by @alice |", "| `a.patch` | by <code>@alice</code> |"),
+        ("`code`@alice", "`code`<code>@alice</code>"),
+        ("a stray ` then @alice", "a stray ` then <code>@alice</code>"),
+        ("\\@alice and \\\\@bob", "<code>@alice</code> and \\\\<code>@bob</code>"),
+        ("&#64;alice &commat;bob", "<code>@alice</code> <code>@bob</code>"),
+        ("<summary>by @alice</summary>", "<summary>by <code>@alice</code></summary>"),
+        ("_@alice_ and __@bob__", "_<code>@alice</code>_ and __<code>@bob</code>__"),
+        ("@a@b and @c\\@d", "<code>@a@b</code> and <code>@c\\@d</code>"),
+    ],
+)
+def test_mentions_become_code(text: str, expected: str) -> None:
+    assert neutralize_mentions(text) == expected
+    assert live_mentions(text) and not live_mentions(expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mail alice@example.com or a@b.c",
+        "text@user @user_x @user.name @-user @",
+        "pinned to vllm-project/vllm@1a2b3c4d",
+        "already `@user`, or ``a `@user` b``, or <code>@user</code>",
+        "```\n@user in a fence\n```\n",
+        "~~~~ text\n@user\n~~~\n@user still fenced\n~~~~\n",
+        "[profile](https://github.com/@user) and https://example.com/@user/x",
+        "<!-- @user -->",
+        '<a title="@user">x</a>',
+    ],
+)
+def test_non_mentions_are_left_alone(text: str) -> None:
+    assert neutralize_mentions(text) == text
+
+
+def test_html_blocks_keep_backticks_and_backslashes() -> None:
+    # In an HTML block markdown is not read: `@a` is no code span and \@b leaves "\" before "@".
+    block = "<details>\n<summary>`@a` and x\\@b</summary>\n"
+    assert live_mentions(block) == ["@a", "@b"]
+    assert (
+        neutralize_mentions(block) == "<details>\n<summary>`<code>@a</code>` and x<code>@b</code></summary>\n"
+    )
+    assert not live_mentions(neutralize_mentions(block))
+
+
+def test_a_code_span_is_trusted_only_when_every_reading_agrees() -> None:
+    # A table row is cut into cells before code spans are read: the pipes end the "span".
+    row = "| `a | @user | b` |\n"
+    assert neutralize_mentions(row) == "| `a | <code>@user</code> | b` |\n"
+    # A paragraph may carry a code span across lines; its closing backtick opens nothing.
+    para = "`foo\nbar` hi @user `baz`\n"
+    assert neutralize_mentions(para) == "`foo\nbar` hi <code>@user</code> `baz`\n"
+    assert not live_mentions(neutralize_mentions(para))
+
+
+def test_neutralizing_twice_changes_nothing() -> None:
+    text = "`a\n\n@user`\n\n```\n@x\n```\n@y\n````\n@z\n```\n@w"
+    once = neutralize_mentions(text)
+    # the lone backtick is literal; @x is fenced; @y is prose; the unclosed ```` fence runs to the end
+    assert once == "`a\n\n<code>@user</code>`\n\n```\n@x\n```\n<code>@y</code>\n````\n@z\n```\n@w"
+    assert neutralize_mentions(once) == once
+
+
+def test_crlf_text() -> None:
+    assert (
+        neutralize_mentions("a\r\n@b\r\n```\r\n@c\r\n```\r\n")
+        == "a\r\n<code>@b</code>\r\n```\r\n@c\r\n```\r\n"
+    )
+
+
+_FRAGMENTS = [
+    "@user", "@a-b", "@org/team", "@x.", "a@b", "\\@u", "\\\\", "&#64;v", "`", "``", "```", "~~~",
+    "\n", "\n\n", " ", "  ", "    ", "|", "\n|-|-|\n", "- ", "1. ", "> ", "# ", "a", "_", "*", ".",
+    "<code>", "</code>", "<b>", "</b>", "<!--", "-->", "[l](", ")", "]", "<https://x.y/@u>",
+    "<details>", "</details>", "<summary>", "<a href='x'>", "</a>", "\\`", "~", "**", "\t", "&",
+    "&commat;w", "](https://x.y)", "===", "\n---\n", "    @i\n",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=40).map("".join))
+def test_no_live_mention_survives_any_markdown(text: str) -> None:
+    once = neutralize_mentions(text)
+    assert live_mentions(once) == []
+    assert neutralize_mentions(once) == once
