@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakegithub import TOKEN, FakeGitHub, serve
 from tests.gitrepo import Repo
-from tests.upstream.fakegithub import TOKEN, FakeGitHub, serve
 from tests.upstream.histories import POLICY, Upstream, build_downstream, build_upstream
 from vimesync.cli.app import main
 

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests import fakegithub
 from tests.report.conftest import HUMAN, TOKEN
 from vimesync.errors import BadInput, GitHubError
+from vimesync.github import GitHubClient
 from vimesync.report.publish import END, START, parse_target, publish, splice
 
+# PyGithub deprecations (get_repo(lazy=...), login/password auth) must not come back.
+pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
-def test_publish_keeps_human_text_and_is_idempotent(github) -> None:
+
+def _client(api: str, tmp_path: Path, repo: str = "vime/vime") -> GitHubClient:
+    return GitHubClient(repo, token=TOKEN, base_url=api, cache=tmp_path / "cache", sleep=lambda _: None)
+
+
+def test_publish_keeps_human_text_and_is_idempotent(github, tmp_path: Path) -> None:
     state, api = github
-    first = publish("vime/vime#7", "## Summary\n\nv1\n", token=TOKEN, api_url=api)
+    client = _client(api, tmp_path)
+    first = publish("vime/vime#7", "## Summary\n\nv1\n", client=client)
     assert first.changed and first.url == "https://github.com/vime/vime/pull/7"
     patches = [r for r in state.requests if r[0] == "PATCH"]
     assert len(patches) == 1
@@ -20,41 +32,71 @@ def test_publish_keeps_human_text_and_is_idempotent(github) -> None:
     assert f"{START}\r\n## Summary\r\n\r\nv1\r\n{END}" in body
     assert all(a and TOKEN in a for a in state.auth)  # the token is sent, as a header only
 
-    second = publish("vime/vime#7", "## Summary\n\nv1\n", token=TOKEN, api_url=api)
+    second = publish("vime/vime#7", "## Summary\n\nv1\n", client=client)
     assert not second.changed
     assert len([r for r in state.requests if r[0] == "PATCH"]) == 1  # no-op: no second PATCH
 
     state.body = state.body.replace("- keep this", "- keep this, edited later")
-    third = publish("vime/vime#7", "## Summary\n\nv2\n", token=TOKEN, api_url=api)
+    third = publish("vime/vime#7", "## Summary\n\nv2\n", client=client)
     assert third.changed
     assert "- keep this, edited later" in state.body
     assert "v2" in state.body and "v1" not in state.body
     assert state.body.count(START) == 1 and state.body.count(END) == 1
 
 
-def test_publish_into_empty_description(github) -> None:
+def test_publish_into_empty_description(github, tmp_path: Path) -> None:
     state, api = github
     state.body = None
-    publish("vime/vime#7", "report\n", token=TOKEN, api_url=api)
+    publish("vime/vime#7", "report\n", client=_client(api, tmp_path))
     assert state.body == f"{START}\nreport\n{END}\n"
 
 
-def test_refusal_never_shows_the_token(github) -> None:
+def test_publish_reads_token_and_api_root_from_the_environment(
+    github, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, api = github
+    monkeypatch.delenv("VIMESYNC_GITHUB_API", raising=False)
+    monkeypatch.setenv("GITHUB_API_URL", api)  # what GitHub Actions sets
+    monkeypatch.setenv("GH_TOKEN", TOKEN)  # what the gh CLI uses
+    assert publish("vime/vime#7", "r\n").changed
+    assert state.auth and all(a == f"token {TOKEN}" for a in state.auth)
+
+
+def test_publish_sees_edits_made_since_the_last_read(tmp_path: Path) -> None:
+    # The shared stand-in sends ETags: the cached description is revalidated, never reused stale.
+    fake = fakegithub.FakeGitHub(range(1, 2))
+    fake.bodies[7] = "Human text."
+    with fakegithub.serve(fake) as api:
+        publish("vime/vime#7", "v1\n", client=_client(api, tmp_path))
+        fake.bodies[7] = fake.bodies[7].replace("Human text.", "Human text, edited on GitHub.")
+        again = publish("vime/vime#7", "v1\n", client=_client(api, tmp_path))
+        assert not again.changed
+        publish("vime/vime#7", "v2\n", client=_client(api, tmp_path))
+    assert fake.bodies[7] == f"Human text, edited on GitHub.\n\n{START}\nv2\n{END}\n"
+    assert len(fake.patches) == 2
+
+
+def test_refusal_never_shows_the_token(github, tmp_path: Path) -> None:
     state, api = github
     state.status = 401
     with pytest.raises(GitHubError) as err:
-        publish("vime/vime#7", "r\n", token=TOKEN, api_url=api)
+        publish("vime/vime#7", "r\n", client=_client(api, tmp_path))
     assert "401" in str(err.value) and TOKEN not in str(err.value) and TOKEN not in (err.value.hint or "")
 
 
-def test_unreachable_github_is_a_clean_error() -> None:
+def test_unreachable_github_is_a_clean_error(tmp_path: Path) -> None:
     with pytest.raises(GitHubError, match="cannot reach"):
-        publish("vime/vime#7", "r\n", token=TOKEN, api_url="http://127.0.0.1:9")
+        publish("vime/vime#7", "r\n", client=_client("http://127.0.0.1:9", tmp_path))
 
 
-def test_missing_token_is_bad_input(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(BadInput, match="token"):
-        publish("vime/vime#7", "r\n", api_url="http://127.0.0.1:9")
+def test_missing_token_is_bad_input() -> None:
+    with pytest.raises(BadInput, match="token"):  # the hermetic conftest unsets both variables
+        publish("vime/vime#7", "r\n")
+
+
+def test_client_for_another_repository_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(BadInput, match="other/repo"):
+        publish("vime/vime#7", "r\n", client=_client("http://127.0.0.1:9", tmp_path, repo="other/repo"))
 
 
 @pytest.mark.parametrize(
@@ -75,3 +117,11 @@ def test_splice_replaces_only_between_markers() -> None:
 def test_splice_refuses_unbalanced_markers(body: str) -> None:
     with pytest.raises(BadInput, match="markers"):
         splice(body, "r")
+
+
+def test_splice_neutralizes_the_report_only() -> None:
+    body = "Thanks @reviewer!\n"
+    new = splice(body, "- #12 by @alice (see `@bob`)\n")
+    assert new.startswith("Thanks @reviewer!\n")  # the human's own mention is theirs to keep
+    assert f"{START}\n- #12 by <code>@alice</code> (see `@bob`)\n{END}" in new
+    assert splice(new, "- #12 by @alice (see `@bob`)\n") == new

@@ -73,10 +73,10 @@ def report(
     if fmt not in ("markdown", "json"):
         raise BadInput(f"--format {fmt!r}: expected markdown or json")
     if publish is not None:
-        from vimesync.report.publish import parse_target, token_from_env
+        from vimesync.report.publish import parse_target, require_token
 
         parse_target(publish)  # fail on a bad target before any work
-        token_from_env()
+        require_token()
     cfg = load_config(config)
     if upstream_repo is not None:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+", upstream_repo):

@@ -101,7 +101,7 @@ def walk_and_classify(
             raise BadInput(
                 "--github needs the upstream owner/name", hint="set [upstream] repo in vimesync.toml"
             )
-        from vimesync.upstream.github import fetch_metadata
+        from vimesync.github import fetch_metadata
 
         wanted = [pr.number for pr in result.prs]
         fetched = fetch_metadata(config.upstream_repo, wanted)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,26 +27,47 @@ def _pr(n: int, merged: bool = True) -> dict[str, Any]:
 
 
 class FakeGitHub:
-    """Routes: the pulls list (newest first, paged), PR files; scripted failures; ETags."""
+    """Routes: the pulls list (newest first, paged), PR files, one PR (GET, PATCH of its body);
+    scripted failures; ETags."""
 
     def __init__(self, numbers: range) -> None:
         self.prs = [_pr(n, merged=n % 10 != 0) for n in sorted(numbers, reverse=True)]
+        self.bodies: dict[int, str | None] = {}  # PR descriptions (None: empty)
         self.script: list[tuple[int, dict[str, str]]] = []  # responses served before the real one
         self.requests: list[tuple[str, dict[str, str]]] = []
         self.queries: list[dict[str, list[str]]] = []
+        self.patches: list[tuple[str, Any]] = []  # (path, JSON payload) of each PATCH that succeeded
 
     def handle(
-        self, path: str, query: dict[str, list[str]], headers: dict[str, str]
+        self,
+        path: str,
+        query: dict[str, list[str]],
+        headers: dict[str, str],
+        method: str = "GET",
+        payload: Any = None,
     ) -> tuple[int, dict, Any]:
         self.requests.append((path, headers))
         self.queries.append(query)
         if self.script:
             status, extra = self.script.pop(0)
             return status, extra, {"message": "API rate limit exceeded" if status in (403, 429) else "boom"}
-        if path.endswith("/pulls"):
+        one = re.fullmatch(r"/repos/[^/]+/[^/]+/pulls/([0-9]+)", path)
+        if one:
+            n = int(one[1])
+            if method == "PATCH":
+                self.patches.append((path, payload))
+                self.bodies[n] = payload["body"]
+            body: Any = {
+                "number": n,
+                "body": self.bodies.get(n),
+                "html_url": f"https://github.com{path.replace('/repos', '', 1).replace('/pulls/', '/pull/')}",
+            }
+        elif method != "GET":
+            return 404, {}, {"message": "Not Found"}
+        elif path.endswith("/pulls"):
             per = int(query.get("per_page", ["30"])[0])
             page = int(query.get("page", ["1"])[0])
-            body: Any = self.prs[(page - 1) * per : page * per]
+            body = self.prs[(page - 1) * per : page * per]
         elif "/files" in path:
             body = [{"filename": "slime/a.py"}, {"filename": "docs/b.md"}]
         else:
@@ -62,9 +84,21 @@ def serve(fake: FakeGitHub) -> Iterator[str]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802
+            self._answer("GET")
+
+        def do_PATCH(self) -> None:  # noqa: N802
+            self._answer("PATCH")
+
+        def _answer(self, method: str) -> None:
             url = urlparse(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            payload = json.loads(self.rfile.read(length)) if length else None
             status, extra, body = fake.handle(
-                url.path, parse_qs(url.query), {k.lower(): v for k, v in self.headers.items()}
+                url.path,
+                parse_qs(url.query),
+                {k.lower(): v for k, v in self.headers.items()},
+                method,
+                payload,
             )
             data = b"" if body is None else json.dumps(body).encode()
             self.send_response(status)

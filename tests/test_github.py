@@ -1,4 +1,4 @@
-"""PyGithub against a real HTTP server on loopback serving GitHub-shaped JSON."""
+"""vimesync.github against a real HTTP server on loopback serving GitHub-shaped JSON."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from tests.upstream.fakegithub import TOKEN, FakeGitHub, serve
+from tests.fakegithub import TOKEN, FakeGitHub, serve
 from vimesync.errors import GitHubError
-from vimesync.upstream.github import GitHubClient, fetch_metadata
+from vimesync.github import GitHubClient, PullInfo, api_url, fetch_metadata, token_from_env
 
 
 @pytest.fixture
@@ -130,3 +130,81 @@ def test_fetch_metadata_reads_the_token_from_the_environment(
     got = fetch_metadata("THUDM/slime", [249], base_url=url, cache=tmp_path / "c")
     assert got[249].title == "PR title 249"
     assert fake.requests[0][1]["authorization"] == f"token {TOKEN}"
+
+
+def test_fetch_metadata_takes_the_api_root_from_github_actions(
+    server: tuple[FakeGitHub, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake, url = server
+    monkeypatch.delenv("VIMESYNC_GITHUB_API", raising=False)
+    monkeypatch.setenv("GITHUB_API_URL", url + "/")
+    monkeypatch.setenv("GH_TOKEN", TOKEN)
+    assert fetch_metadata("THUDM/slime", [249], cache=tmp_path / "c")[249].author == "user249"
+    assert fake.requests[0][1]["authorization"] == f"token {TOKEN}"
+
+
+def test_token_from_env_prefers_github_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert token_from_env() is None
+    monkeypatch.setenv("GH_TOKEN", "from-gh")
+    assert token_from_env() == "from-gh"
+    monkeypatch.setenv("GITHUB_TOKEN", "from-actions")
+    assert token_from_env() == "from-actions"
+    monkeypatch.setenv("GITHUB_TOKEN", "")  # set but empty: as if unset
+    assert token_from_env() == "from-gh"
+
+
+def test_api_url_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VIMESYNC_GITHUB_API", raising=False)
+    monkeypatch.delenv("GITHUB_API_URL", raising=False)
+    assert api_url() == "https://api.github.com"
+    monkeypatch.setenv("GITHUB_API_URL", "https://ghe.example/api/v3/")
+    assert api_url() == "https://ghe.example/api/v3"
+    monkeypatch.setenv("VIMESYNC_GITHUB_API", "http://127.0.0.1:1")
+    assert api_url() == "http://127.0.0.1:1"
+
+
+def test_pull_request_is_revalidated_so_never_stale(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
+    fake, url = server
+    fake.bodies[7] = "first"
+    client, _ = _client(url, tmp_path)
+    assert client.pull_request(7) == PullInfo(body="first", html_url="https://github.com/THUDM/slime/pull/7")
+    assert client.pull_request(7).body == "first" and client.not_modified == 1  # 304: from the cache
+    fake.bodies[7] = "edited on GitHub"
+    assert client.pull_request(7).body == "edited on GitHub"
+    fake.bodies[7] = None
+    assert client.pull_request(7).body == ""
+
+
+def test_set_pull_body_patches_and_the_next_read_sees_it(
+    server: tuple[FakeGitHub, str], tmp_path: Path
+) -> None:
+    fake, url = server
+    fake.bodies[7] = "old"
+    client, _ = _client(url, tmp_path)
+    assert client.pull_request(7).body == "old"
+    client.set_pull_body(7, "new")
+    assert fake.patches == [("/repos/THUDM/slime/pulls/7", {"body": "new"})]
+    assert fake.requests[-1][1]["authorization"] == f"token {TOKEN}"
+    assert client.pull_request(7).body == "new"
+
+
+def test_set_pull_body_retries_5xx_and_waits_out_short_rate_limits(
+    server: tuple[FakeGitHub, str], tmp_path: Path
+) -> None:
+    fake, url = server
+    fake.script = [(502, {}), (429, {"Retry-After": "1"})]
+    client, slept = _client(url, tmp_path)
+    client.set_pull_body(7, "body")
+    assert fake.bodies[7] == "body" and len(fake.patches) == 1 and len(slept) == 2
+
+
+@pytest.mark.parametrize(("status", "match"), [(401, r"rejected the token \(401\)"), (404, "not found")])
+def test_set_pull_body_refusals_are_clean_errors(
+    server: tuple[FakeGitHub, str], tmp_path: Path, status: int, match: str
+) -> None:
+    fake, url = server
+    fake.script = [(status, {})]
+    client, slept = _client(url, tmp_path)
+    with pytest.raises(GitHubError, match=match) as exc:
+        client.set_pull_body(7, "body")
+    assert TOKEN not in exc.value.message + (exc.value.hint or "") and slept == [] and not fake.patches

@@ -1,13 +1,17 @@
-"""THE GitHub choke point: merged-PR metadata through PyGithub, with a disk cache and bounded waits.
+"""THE GitHub choke point: every GitHub request of vimesync goes through :class:`GitHubClient`.
 
-- token from ``GITHUB_TOKEN`` only; it is handed to PyGithub and never printed, logged or cached;
+- token from :func:`token_from_env` (``GITHUB_TOKEN``, then ``GH_TOKEN``); it is handed to PyGithub
+  and never printed, logged or cached;
+- API root from :func:`api_url` (``VIMESYNC_GITHUB_API``, then ``GITHUB_API_URL``, which GitHub
+  Actions sets, then https://api.github.com);
 - ``per_page=100``; PRs are listed newest first and paging stops once the oldest wanted PR is passed;
 - every GET is cached on disk with its ETag and revalidated with ``If-None-Match`` (a 304 costs
-  no rate limit);
+  no rate limit and proves the cached copy current);
 - 403/429 rate limits wait at most ``max_wait`` seconds (``Retry-After`` or the reset time),
-  otherwise fail with a clear GitHubError; 5xx are retried ``retries`` times with short backoff.
+  otherwise fail with a clear GitHubError; 5xx are retried ``retries`` times with short backoff
+  (only idempotent requests are made: GET, and PATCH of a whole field).
 
-Only ``PRMeta`` records leave this module: no PyGithub object does.
+Only plain records (``PRMeta``, ``PullInfo``) leave this module: no PyGithub object does.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +30,29 @@ from vimesync.upstream.metadata import PRMeta
 
 API_URL = "https://api.github.com"
 PER_PAGE = 100
+
+
+def token_from_env() -> str | None:
+    """The GitHub token: ``GITHUB_TOKEN``, else ``GH_TOKEN`` (the gh CLI's), else None."""
+    return os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or None
+
+
+def api_url() -> str:
+    """The API root: ``VIMESYNC_GITHUB_API``, else ``GITHUB_API_URL``, else https://api.github.com.
+
+    ``VIMESYNC_GITHUB_API`` points at GitHub Enterprise (https://host/api/v3) or, in tests, a
+    loopback server; ``GITHUB_API_URL`` is what GitHub Actions sets on every runner.
+    """
+    url = os.environ.get("VIMESYNC_GITHUB_API") or os.environ.get("GITHUB_API_URL") or API_URL
+    return url.rstrip("/")
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    """What vimesync reads of one pull request."""
+
+    body: str  # "" when the description is empty
+    html_url: str
 
 
 def cache_dir() -> Path:
@@ -36,7 +64,7 @@ def cache_dir() -> Path:
 
 
 class GitHubClient:
-    """Read-only access to one repository's merged PRs."""
+    """One repository on GitHub: merged-PR metadata, and reading/editing a PR description."""
 
     def __init__(
         self,
@@ -80,27 +108,24 @@ class GitHubClient:
         key = json.dumps([self._gh.requester.base_url, url, sorted(params.items())])
         return self.cache / (hashlib.sha256(key.encode()).hexdigest() + ".json")
 
-    def get(self, url: str, params: dict[str, Any] | None = None) -> Any:
-        """GET ``url`` (relative to the API root) as JSON, through the ETag cache."""
+    def close(self) -> None:
+        """Release the HTTP connection pool."""
+        self._gh.close()
+
+    def _request(
+        self, verb: str, url: str, params: dict[str, Any], headers: dict[str, str], body: Any = None
+    ) -> tuple[dict[str, Any], Any]:
+        """One request, retried on 5xx and short rate limits; GitHubError otherwise."""
         from github.GithubException import GithubException
 
-        params = dict(params or {})
-        file = self._cache_file(url, params)
-        cached: dict[str, Any] | None = None
-        try:
-            cached = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            cached = None
-        headers = {"If-None-Match": cached["etag"]} if cached and cached.get("etag") else {}
         failures = 0
         while True:
             self.requests += 1
             try:
-                resp_headers, data = self._gh.requester.requestJsonAndCheck("GET", url, params, headers)
+                return self._gh.requester.requestJsonAndCheck(verb, url, params, headers, body)
             except GithubException as exc:
                 failures += 1
                 self._handle(exc, url, failures)
-                continue
             except Exception as exc:  # connection refused, timeouts, DNS: requests' own errors
                 if type(exc).__module__.startswith(("requests", "urllib3", "http", "socket")) or isinstance(
                     exc, OSError
@@ -109,7 +134,18 @@ class GitHubClient:
                         f"cannot reach GitHub at {self._gh.requester.base_url}: {exc}"
                     ) from None
                 raise
-            break
+
+    def get(self, url: str, params: dict[str, Any] | None = None) -> Any:
+        """GET ``url`` (relative to the API root) as JSON, through the ETag cache."""
+        params = dict(params or {})
+        file = self._cache_file(url, params)
+        cached: dict[str, Any] | None = None
+        try:
+            cached = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            cached = None
+        headers = {"If-None-Match": cached["etag"]} if cached and cached.get("etag") else {}
+        resp_headers, data = self._request("GET", url, params, headers)
         if data is None and cached is not None:  # 304 Not Modified
             self.not_modified += 1
             return cached["data"]
@@ -132,7 +168,10 @@ class GitHubClient:
         if status in (403, 429):
             wait = _rate_limit_wait(headers)
             if wait is None and status == 403:
-                raise GitHubError(f"GitHub refused {url} (403): {message or 'forbidden'}")
+                raise GitHubError(
+                    f"GitHub refused {url} (403): {message or 'forbidden'}",
+                    hint="check that the token (GITHUB_TOKEN or GH_TOKEN) may do this",
+                )
             wait = 60.0 if wait is None else wait
             if wait > self.max_wait or failures > self.retries:
                 raise GitHubError(
@@ -146,10 +185,26 @@ class GitHubClient:
             self._sleep(min(0.5 * 2 ** (failures - 1), 4.0))
             return
         if status == 401:
-            raise GitHubError("GitHub rejected the token (401)", hint="check GITHUB_TOKEN")
+            raise GitHubError("GitHub rejected the token (401)", hint="check GITHUB_TOKEN (or GH_TOKEN)")
         if status == 404:
-            raise GitHubError(f"GitHub: {url} not found (404)", hint="check [upstream] repo and token access")
+            raise GitHubError(
+                f"GitHub: {url} not found (404)",
+                hint="check the repository name and that the token can see it",
+            )
         raise GitHubError(f"GitHub error {status} on {url}: {message or 'no message'}")
+
+    # -- one pull request ---------------------------------------------------------------------
+
+    def pull_request(self, number: int) -> PullInfo:
+        """The description and web address of PR ``number`` (revalidated, so never stale)."""
+        item = self.get(f"/repos/{self.repo}/pulls/{number}")
+        if not isinstance(item, dict):
+            raise GitHubError(f"GitHub returned an unexpected answer for /repos/{self.repo}/pulls/{number}")
+        return PullInfo(body=item.get("body") or "", html_url=item.get("html_url") or "")
+
+    def set_pull_body(self, number: int, body: str) -> None:
+        """Replace the description of PR ``number`` (a whole-field PATCH: safe to retry)."""
+        self._request("PATCH", f"/repos/{self.repo}/pulls/{number}", {}, {}, {"body": body})
 
     # -- PR metadata -------------------------------------------------------------------------
 
@@ -223,8 +278,10 @@ def _rate_limit_wait(headers: dict[str, str]) -> float | None:
 
 
 def fetch_metadata(repo: str, numbers: Iterable[int], **kwargs: Any) -> dict[int, PRMeta]:
-    """Merged-PR metadata for ``numbers`` of ``repo``, token from ``GITHUB_TOKEN`` (may be unset)."""
-    # VIMESYNC_GITHUB_API: GitHub Enterprise (https://host/api/v3), or a stand-in server in tests.
-    kwargs.setdefault("base_url", os.environ.get("VIMESYNC_GITHUB_API") or API_URL)
-    client = GitHubClient(repo, token=os.environ.get("GITHUB_TOKEN") or None, **kwargs)
-    return client.merged_prs(numbers)
+    """Merged-PR metadata for ``numbers`` of ``repo``; token and API root from the environment."""
+    kwargs.setdefault("base_url", api_url())
+    client = GitHubClient(repo, token=token_from_env(), **kwargs)
+    try:
+        return client.merged_prs(numbers)
+    finally:
+        client.close()
