@@ -17,7 +17,6 @@ Nothing large is committed: the tree is generated (or given) under a temp folder
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import random
 import shutil
@@ -91,8 +90,15 @@ def synthesize(root: Path, files: int, target_bytes: int, seed: int = 7) -> None
 
 
 def git(args: list[str], cwd: Path) -> None:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
     subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
 
 
@@ -127,7 +133,7 @@ def make_patches(tree: Path, out: Path, count: int = 4, seed: int = 11) -> Path:
     return series / "series"
 
 
-BASELINE = r'''
+BASELINE = r"""
 import ast, pathlib, shutil, subprocess, sys
 src, dst, series = map(pathlib.Path, sys.argv[1:4])
 shutil.copytree(src, dst, symlinks=True)
@@ -140,7 +146,7 @@ for p in dst.rglob("*.py"):
     except SyntaxError:
         bad += 1
 print(bad)
-'''
+"""
 
 
 def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
@@ -170,7 +176,9 @@ def main() -> None:
         nfiles = sum(1 for _ in tree.rglob("*.py"))
         nbytes = sum(p.stat().st_size for p in tree.rglob("*.py"))
         series = make_patches(tree, tmp)
-        print(f"tree: {nfiles:,} Python files, {nbytes / 1e6:.1f} MB; {len(series.read_text().split())} patches")
+        print(
+            f"tree: {nfiles:,} Python files, {nbytes / 1e6:.1f} MB; {len(series.read_text().split())} patches"
+        )
 
         def baseline() -> float:
             dst = tmp / "baseline-copy"
@@ -179,7 +187,18 @@ def main() -> None:
 
         cache = tmp / "cache"
         env = {**os.environ, "VIMESYNC_CACHE_DIR": str(cache)}
-        check = [sys.executable, "-m", "vimesync", "patches", "check", "--source", str(tree), "--series", str(series), "--json"]
+        check = [
+            sys.executable,
+            "-m",
+            "vimesync",
+            "patches",
+            "check",
+            "--source",
+            str(tree),
+            "--series",
+            str(series),
+            "--json",
+        ]
 
         def cold() -> float:
             shutil.rmtree(cache, ignore_errors=True)
@@ -188,15 +207,21 @@ def main() -> None:
         def warm() -> float:
             timed(check, env)  # fill the cache
             first = series.parent / series.read_text().split()[0]
-            first.write_bytes(first.read_bytes().replace(b"Description: bench", b"Description: edited bench", 1))
+            first.write_bytes(
+                first.read_bytes().replace(b"Description: bench", b"Description: edited bench", 1)
+            )
             return timed(check, env)
 
         base_t = min(baseline() for _ in range(args.repeat))
         cold_t = min(cold() for _ in range(args.repeat))
         warm_t = min(warm() for _ in range(args.repeat))
-        print(f"baseline (copy + git apply + serial ast.parse): {base_t:6.2f} s")
-        print(f"vimesync cold (empty cache):                    {cold_t:6.2f} s  = {cold_t / base_t:.2f}x  (target <= 0.60x)")
-        print(f"vimesync warm (one header edited):              {warm_t:6.2f} s  = {warm_t / base_t:.2f}x  (target <= 0.15x)")
+        print(f"baseline (copy, git apply, ast.parse): {base_t:6.2f} s")
+        print(
+            f"vimesync cold (empty cache):        {cold_t:6.2f} s = {cold_t / base_t:.2f}x (target <= 0.60x)"
+        )
+        print(
+            f"vimesync warm (one header edited):  {warm_t:6.2f} s = {warm_t / base_t:.2f}x (target <= 0.15x)"
+        )
         ok = cold_t <= 0.6 * base_t and warm_t <= 0.15 * base_t
         print("targets met" if ok else "targets NOT met")
 

@@ -58,7 +58,10 @@ def stack(tmp_path: Path) -> Stack:
     core = ENGINE["eng/core.py"]
     s.add(
         "0001-feature.patch",
-        {"eng/core.py": core.replace("return x + 3\n", "return x + 3  # patched\n"), "eng/new.py": "NEW = 1\n"},
+        {
+            "eng/core.py": core.replace("return x + 3\n", "return x + 3  # patched\n"),
+            "eng/new.py": "NEW = 1\n",
+        },
         header="Description: add a feature\nOrigin: https://github.com/o/r/pull/5\n---\n",
     )
     s.add("0002-util.patch", {"eng/util.py": ENGINE["eng/util.py"] + "\n\ndef there():\n    return 2\n"})
@@ -172,7 +175,11 @@ def test_directory_and_wheel_sources(stack: Stack, tmp_path: Path) -> None:
     ("mutate", "error", "needle"),
     [
         (lambda s: (s.dir / "series").write_text("missing.patch\n"), BadInput, "missing.patch"),
-        (lambda s: (s.dir / "0002-util.patch").write_text("this is not a patch\n"), PatchError, "0002-util.patch"),
+        (
+            lambda s: (s.dir / "0002-util.patch").write_text("this is not a patch\n"),
+            PatchError,
+            "0002-util.patch",
+        ),
         (
             lambda s: (s.dir / "0002-util.patch").write_text(
                 "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n"

@@ -20,7 +20,10 @@ def test_no_config_file_is_empty(tmp_path: Path) -> None:
 
 
 def test_paths_resolve_against_the_file_that_names_them(tmp_path: Path) -> None:
-    write(tmp_path / "pins/vllm.toml", '[engine]\nname = "vLLM"\nrev = "abc"\nseries = "../patches/series"\nstrip = 2\n')
+    write(
+        tmp_path / "pins/vllm.toml",
+        '[engine]\nname = "vLLM"\nrev = "abc"\nseries = "../patches/series"\nstrip = 2\n',
+    )
     write(tmp_path / "pins/slime.toml", '[upstream]\nrepo = "THUDM/slime"\nsynced = "deadbeef"\n')
     cfg = load_config(
         write(

@@ -9,8 +9,10 @@ the parse cache's keys, so a warm run reads almost nothing).
 
 from __future__ import annotations
 
+import os
+import stat
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,11 +23,7 @@ from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import PatchFile
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, Provider, apply_stack
-from vimesync.pycheck.cache import ParseCache
-from vimesync.pycheck.interp import find_interpreter
-from vimesync.pycheck.model import ParseReport, PyFile
-from vimesync.pycheck.target import resolve_target
-from vimesync.pycheck.tree import parse_tree
+from vimesync.pycheck.run import parse_patched
 from vimesync.source import Source, open_source
 
 
@@ -116,16 +114,23 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
     patches = load_stack(opts.series, strip=opts.strip)
     if opts.export is not None:
         _check_export_dir(opts.export)
-    with tempfile.TemporaryDirectory(prefix="vimesync-check-") as tmp, open_source(
-        opts.source, opts.rev, scratch=Path(tmp)
-    ) as source:
+    with (
+        tempfile.TemporaryDirectory(prefix="vimesync-check-") as tmp,
+        open_source(opts.source, opts.rev, scratch=Path(tmp)) as source,
+    ):
         scratch = Path(tmp) / "tree"
         scratch.mkdir()
         results = apply_stack(scratch, patches, keep_going=opts.keep_going, provider=source_provider(source))
         touched = {p for r in results for p in r.touched}
         python = None
         if all(r.ok for r in results) or opts.keep_going:
-            python = _parse(source, scratch, touched, opts, progress)
+            python = parse_patched(
+                source,
+                _changed(scratch, touched),
+                python=opts.python,
+                use_cache=opts.use_cache,
+                progress=progress,
+            )
         if opts.export is not None:
             _export(source, scratch, touched, opts.export)
     return CheckReport(
@@ -137,55 +142,32 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
     )
 
 
-def _patched_files(scratch: Path, touched: Iterable[str]) -> Iterator[str]:
-    """Touched paths that exist after the stack (as regular files in the scratch tree)."""
+def _changed(scratch: Path, touched: Iterable[str]) -> dict[str, Path | None]:
+    """The stack's changes as the parser takes them: a scratch file, or None when it is gone.
+    lstat only: a patch may create a symlink pointing anywhere, and we never follow one."""
+    changed: dict[str, Path | None] = {}
     for rel in sorted(touched):
         p = scratch / rel
-        if p.is_file() and not p.is_symlink():
-            yield rel
-
-
-def _parse(
-    source: Source, scratch: Path, touched: set[str], opts: CheckOptions, progress: ProgressFn | None
-) -> ParseReport:
-    def read_patched(rel: str) -> bytes | None:
-        if rel in touched:
-            p = scratch / rel
-            return p.read_bytes() if p.is_file() and not p.is_symlink() else None
-        entry = source.list_files().get(rel)
-        return source.read(rel) if entry is not None and not entry.is_symlink else None
-
-    target = resolve_target(opts.python, read_patched)
-    interpreter = find_interpreter(target.version)
-    files: list[PyFile] = source.python_files(exclude=touched)
-    files += [PyFile(path=rel, file=scratch / rel) for rel in _patched_files(scratch, touched) if rel.endswith(".py")]
-    cache = ParseCache(enabled=opts.use_cache)
-    try:
-        return parse_tree(
-            files,
-            target=target,
-            interpreter=interpreter,
-            cache=cache,
-            progress=progress,
-            touched={rel for rel in _patched_files(scratch, touched)},
-            loader=lambda paths: source.read_many(paths),
-        )
-    finally:
-        cache.close()
+        try:
+            st = p.lstat()
+        except FileNotFoundError:
+            changed[rel] = None
+            continue
+        changed[rel] = p if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode) else None
+    return changed
 
 
 def _export(source: Source, scratch: Path, touched: set[str], dest: Path) -> None:
     """Write the whole patched tree: untouched files from the source, touched ones from scratch."""
     dest.mkdir(parents=True, exist_ok=True)
     source.export(dest, skip=touched)
-    for rel in sorted(touched):
-        src = scratch / rel
-        if not src.exists() and not src.is_symlink():
+    for rel, src in _changed(scratch, touched).items():
+        if src is None:
             continue  # deleted by the stack
         out = dest / rel
         out.parent.mkdir(parents=True, exist_ok=True)
         if src.is_symlink():
-            out.symlink_to(src.readlink())
+            out.symlink_to(os.readlink(src))
         else:
             out.write_bytes(src.read_bytes())
-            out.chmod(src.stat().st_mode & 0o777)
+            out.chmod(src.lstat().st_mode & 0o777)

@@ -74,6 +74,8 @@ def check_to_dict(report: CheckReport) -> dict:
             "version_source": py.version_source,
             "interpreter": py.interpreter,
             "failed": [{"path": f.path, "line": f.line, "message": f.message} for f in py.failed],
-            "conflict_markers": [{"path": c.path, "line": c.line, "text": c.text} for c in py.conflict_markers],
+            "conflict_markers": [
+                {"path": c.path, "line": c.line, "text": c.text} for c in py.conflict_markers
+            ],
         },
     }

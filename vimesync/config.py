@@ -85,7 +85,9 @@ def _check_keys(path: Path, table: str, data: dict[str, Any], allowed: set[str])
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise ConfigError(
-            str(path), f"unknown key {unknown[0]!r} in [{table}]", hint=f"known keys: {', '.join(sorted(allowed))}"
+            str(path),
+            f"unknown key {unknown[0]!r} in [{table}]",
+            hint=f"known keys: {', '.join(sorted(allowed))}",
         )
 
 
@@ -165,7 +167,9 @@ def load_upstream_pin(path: Path) -> UpstreamPin:
     up = data.get("upstream", {})
     _check_keys(path, "upstream", up, {"repo", "synced"})
     return UpstreamPin(
-        file=path, repo=_str_or_none(path, "upstream", up, "repo"), synced=_str_or_none(path, "upstream", up, "synced")
+        file=path,
+        repo=_str_or_none(path, "upstream", up, "repo"),
+        synced=_str_or_none(path, "upstream", up, "synced"),
     )
 
 

@@ -69,9 +69,3 @@ class GitError(BadInput):
 
 class GitHubError(VimesyncError):
     """GitHub could not be reached or refused us (rate limit, auth). Never carries the token."""
-
-
-class CheckFailed(VimesyncError):
-    """A check ran and its verdict is negative (exit 1). Used when a command has no richer result to return."""
-
-    exit_code = EXIT_CHECK_FAILED

@@ -150,7 +150,9 @@ def resolve(repo: Path, rev: str, *, kind: str = "commit") -> str:
     """The full sha of ``rev`` peeled to ``kind``; GitError naming the rev when unknown."""
     if not rev or rev.startswith("-"):
         raise GitError(f"{repo}: {rev!r} is not a revision")
-    out = run(repo, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{{kind}}}"], check=False)
+    out = run(
+        repo, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{{kind}}}"], check=False
+    )
     sha = out.decode().strip()
     if len(sha) != 40:
         raise GitError(f"{repo}: unknown revision {rev!r}")

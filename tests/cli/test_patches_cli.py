@@ -26,7 +26,12 @@ def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     """A real process, as a user or CI runs it."""
     env = {**os.environ, "COLUMNS": "200"}
     return subprocess.run(
-        [sys.executable, "-m", "vimesync", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
+        [sys.executable, "-m", "vimesync", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
     )
 
 
@@ -37,10 +42,20 @@ def stack(tmp_path: Path) -> Stack:
     return s
 
 
-def test_json_is_one_document_with_the_contract_fields(capsys: pytest.CaptureFixture[str], stack: Stack) -> None:
+def test_json_is_one_document_with_the_contract_fields(
+    capsys: pytest.CaptureFixture[str], stack: Stack
+) -> None:
     code, out, err = run(
-        capsys, "patches", "check", "--source", str(stack.repo.path), "--rev", stack.pin,
-        "--series", str(stack.dir / "series"), "--json",
+        capsys,
+        "patches",
+        "check",
+        "--source",
+        str(stack.repo.path),
+        "--rev",
+        stack.pin,
+        "--series",
+        str(stack.dir / "series"),
+        "--json",
     )
     assert code == 0, err
     doc = json.loads(out)
@@ -54,16 +69,25 @@ def test_json_is_one_document_with_the_contract_fields(capsys: pytest.CaptureFix
 def test_failure_exits_1_and_names_the_hunk(capsys: pytest.CaptureFixture[str], stack: Stack) -> None:
     drifted = stack.drift({"eng/util.py": "import os\n\n\ndef here():\n    return os.getcwd() + '/'\n"})
     code, out, _ = run(
-        capsys, "patches", "check", "--source", str(stack.repo.path), "--rev", drifted,
-        "--series", str(stack.dir / "series"), "--json",
+        capsys,
+        "patches",
+        "check",
+        "--source",
+        str(stack.repo.path),
+        "--rev",
+        drifted,
+        "--series",
+        str(stack.dir / "series"),
+        "--json",
     )
     assert code == 1
     (failure,) = json.loads(out)["patches"][0]["failures"]
     assert failure["file"] == "eng/util.py" and failure["hunk"] == 1 and failure["reason"]
 
 
-def test_pin_and_config_supply_the_defaults(capsys: pytest.CaptureFixture[str], stack: Stack, tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pin_and_config_supply_the_defaults(
+    capsys: pytest.CaptureFixture[str], stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     down = tmp_path / "down"
     (down / "pins").mkdir(parents=True)
     (down / "pins/eng.toml").write_text(
@@ -87,7 +111,7 @@ def test_pin_and_config_supply_the_defaults(capsys: pytest.CaptureFixture[str], 
 )
 def test_bad_input_exits_2_without_traceback(stack: Stack, args: list[str], needle: str) -> None:
     base = {"--source": str(stack.repo.path), "--rev": stack.pin, "--series": str(stack.dir / "series")}
-    for flag, value in zip(args[::2], args[1::2]):
+    for flag, value in zip(args[::2], args[1::2], strict=True):
         base[flag] = value.format(dir=stack.dir)
     argv = ["patches", "check"] + [x for kv in base.items() for x in kv]
     proc = cli(*argv)
@@ -101,8 +125,16 @@ def test_unsafe_patch_is_refused_naming_it(stack: Stack) -> None:
         "diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit\nnew file mode 100755\n"
         "--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+rm -rf /\n"
     )
-    proc = cli("patches", "check", "--source", str(stack.repo.path), "--rev", stack.pin,
-               "--series", str(stack.dir / "series"))
+    proc = cli(
+        "patches",
+        "check",
+        "--source",
+        str(stack.repo.path),
+        "--rev",
+        stack.pin,
+        "--series",
+        str(stack.dir / "series"),
+    )
     assert proc.returncode == 2 and "0001-a.patch" in proc.stderr and "Traceback" not in proc.stderr
 
 

@@ -25,7 +25,9 @@ from vimesync.report.markdown import render_markdown
 def demo(
     keep: Annotated[
         Path | None,
-        typer.Option("--keep", help="Build the example here (an empty or new folder) and leave it to explore."),
+        typer.Option(
+            "--keep", help="Build the example here (an empty or new folder) and leave it to explore."
+        ),
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
 ) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -22,16 +22,32 @@ app.add_typer(patches_app, name="patches")
 
 @patches_app.command("check")
 def check(
-    source: Annotated[Optional[Path], typer.Option(help="Engine source: git repo (work tree or bare), directory, .whl/.zip/.tar.gz.")] = None,
-    rev: Annotated[Optional[str], typer.Option(help="For a git source: the commit-ish to check (default: the pin's rev).")] = None,
-    series: Annotated[Optional[Path], typer.Option(help="Quilt series file (default: the pin's series).")] = None,
-    strip: Annotated[Optional[int], typer.Option(min=0, help="Default -pN for patches (default 1).")] = None,
-    python: Annotated[Optional[str], typer.Option(help="Grammar target X.Y (default: what the tree declares).")] = None,
-    export: Annotated[Optional[Path], typer.Option(help="Write the whole patched tree here (must be empty or absent).")] = None,
-    keep_going: Annotated[bool, typer.Option("--keep-going", help="Apply every patch even after one fails.")] = False,
+    source: Annotated[
+        Path | None,
+        typer.Option(help="Engine source: git repo (work tree or bare), directory, .whl/.zip/.tar.gz."),
+    ] = None,
+    rev: Annotated[
+        str | None,
+        typer.Option(help="For a git source: the commit-ish to check (default: the pin's rev)."),
+    ] = None,
+    series: Annotated[
+        Path | None, typer.Option(help="Quilt series file (default: the pin's series).")
+    ] = None,
+    strip: Annotated[int | None, typer.Option(min=0, help="Default -pN for patches (default 1).")] = None,
+    python: Annotated[
+        str | None, typer.Option(help="Grammar target X.Y (default: what the tree declares).")
+    ] = None,
+    export: Annotated[
+        Path | None, typer.Option(help="Write the whole patched tree here (must be empty or absent).")
+    ] = None,
+    keep_going: Annotated[
+        bool, typer.Option("--keep-going", help="Apply every patch even after one fails.")
+    ] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Parse every file afresh.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
-    config: Annotated[Optional[Path], typer.Option(help="Config file (default: ./vimesync.toml if present).")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
+    ] = None,
 ) -> int:
     """Apply the patch stack to the exact pinned source and parse every Python file of the result."""
     opts = check_options(
@@ -58,7 +74,10 @@ def render(report: CheckReport) -> None:
     """Human output: a table per patch, then failures to the hunk, then the parse verdict."""
     con = output.stdout
     src = report.source
-    con.print(f"[bold]{report.engine}[/] source: {src.kind} {output.escape(src.path)}" + (f" @ {src.rev}" if src.rev else ""))
+    con.print(
+        f"[bold]{report.engine}[/] source: {src.kind} {output.escape(src.path)}"
+        + (f" @ {src.rev}" if src.rev else "")
+    )
     table = Table(show_edge=False, pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("Patch")
@@ -78,10 +97,13 @@ def render(report: CheckReport) -> None:
     con.print(table)
     for p in report.patches:
         for o in p.offsets:
-            con.print(f"  {output.escape(p.name)}: {output.escape(o.file)} hunk #{o.hunk} at offset {o.offset:+d}")
+            con.print(
+                f"  {output.escape(p.name)}: {output.escape(o.file)} hunk #{o.hunk} at offset {o.offset:+d}"
+            )
         for f in p.failures:
             where = f"hunk #{f.hunk} ({f.header})" if f.hunk else "file"
-            con.print(f"[red]  {output.escape(p.name)}: {output.escape(f.file)}: {output.escape(where)}: {output.escape(f.reason)}[/]")
+            name, file, reason = output.escape(p.name), output.escape(f.file), output.escape(f.reason)
+            con.print(f"[red]  {name}: {file}: {output.escape(where)}: {reason}[/]")
             if f.first_mismatch is not None:
                 con.print(f"    hunk line {f.first_mismatch} expected: {f.expected!r}")
                 con.print(f"    {'':>{len(str(f.first_mismatch)) + 10}}found:    {f.found!r}")
@@ -91,17 +113,25 @@ def render(report: CheckReport) -> None:
                 con.print(f"    closest match starts at line {f.nearest_line}{extent}")
     py = report.python
     if py is None:
-        con.print("[dim]Python files not parsed: the stack did not apply (use --keep-going to parse anyway).[/]")
+        con.print(
+            "[dim]Python files not parsed: the stack did not apply (use --keep-going to parse anyway).[/]"
+        )
         return
     cached = f", {py.cached:,} from cache" if py.cached else ""
-    con.print(f"Parsed {py.files:,} Python files with the {py.version} grammar ({py.version_source}; {output.escape(py.interpreter)}{cached}).")
-    for f in py.failed:
-        line = f":{f.line}" if f.line else ""
-        con.print(f"[red]  {output.escape(f.path)}{line}: {output.escape(f.message)}[/]")
+    how = f"{py.version_source}; {output.escape(py.interpreter)}{cached}"
+    con.print(f"Parsed {py.files:,} Python files with the {py.version} grammar ({how}).")
+    for bad in py.failed:
+        line = f":{bad.line}" if bad.line else ""
+        con.print(f"[red]  {output.escape(bad.path)}{line}: {output.escape(bad.message)}[/]")
     for c in py.conflict_markers:
-        con.print(f"[red]  {output.escape(c.path)}:{c.line}: leftover conflict marker {output.escape(c.text)!r}[/]")
+        con.print(
+            f"[red]  {output.escape(c.path)}:{c.line}: leftover conflict marker {output.escape(c.text)!r}[/]"
+        )
     if report.ok:
         n = len(report.patches)
-        con.print(f"[bold green]OK[/]: all {n} patches apply sequentially to the exact pin; {py.files:,} patched Python files parse.")
+        con.print(
+            f"[bold green]OK[/]: all {n} patches apply sequentially to the exact pin; "
+            f"{py.files:,} patched Python files parse."
+        )
     else:
         con.print("[bold red]FAILED[/]")

@@ -16,8 +16,12 @@ def parse_progress(*, enabled: bool) -> Iterator[Callable[[int, int], None] | No
         yield None
         return
     with Progress(
-        TextColumn("parsing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=output.stderr, transient=True,
+        TextColumn("parsing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=output.stderr,
+        transient=True,
     ) as bar:
         task = bar.add_task("parse", total=None)
 

@@ -115,7 +115,9 @@ def walk_command(
     ] = None,
     downstream_rev: Annotated[
         str | None,
-        typer.Option("--downstream-rev", help="Read the downstream at this rev (e.g. the pre-sync baseline)."),
+        typer.Option(
+            "--downstream-rev", help="Read the downstream at this rev (e.g. the pre-sync baseline)."
+        ),
     ] = None,
     pr_metadata: Annotated[
         Path | None, typer.Option("--pr-metadata", help="JSON from gh pr list --json number,title,labels,…")

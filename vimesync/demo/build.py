@@ -117,7 +117,9 @@ def _merge_pr(repo: Path, clock: _Clock, step: dict[str, Any]) -> None:
             _commit(repo, clock, c["subject"], c["files"], author="Bob", email="bob@fork.example")
             git.run(repo, ["checkout", "-q", branch])
             msg = f"Merge pull request #{c['fork_merge']} from {c['branch']}\n\n{c['subject']}"
-            git.run(repo, ["merge", "-q", "--no-ff", "-m", msg, sub], env=clock.env("Alice", "alice@fork.example"))
+            git.run(
+                repo, ["merge", "-q", "--no-ff", "-m", msg, sub], env=clock.env("Alice", "alice@fork.example")
+            )
         else:
             _commit(repo, clock, c["subject"], c["files"], author="Alice", email="alice@fork.example")
     git.run(repo, ["checkout", "-q", "main"])

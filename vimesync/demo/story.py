@@ -7,6 +7,8 @@ prints (PR counts, changed paths, audit classes) is computed, not written down.
 
 from __future__ import annotations
 
+from typing import Any
+
 PPO_UTILS = '''"""Advantage and loss helpers."""
 
 import math
@@ -19,7 +21,9 @@ def compute_grpo_advantages(rewards: list[float]) -> list[float]:
     return [(r - mean) / std for r in rewards]
 '''
 
-PPO_UTILS_CENTERED = PPO_UTILS + '''
+PPO_UTILS_CENTERED = (
+    PPO_UTILS
+    + '''
 
 def center_scores(scores: list[float], mask: list[bool]) -> list[float]:
     """Score centering: subtract the mean over the tokens the engine could sample."""
@@ -27,6 +31,7 @@ def center_scores(scores: list[float], mask: list[bool]) -> list[float]:
     mean = sum(kept) / len(kept) if kept else 0.0
     return [s - mean if m else 0.0 for s, m in zip(scores, mask)]
 '''
+)
 
 ROLLOUT = '''"""Rollout against the inference engine."""
 
@@ -42,7 +47,9 @@ def generate_rollout(engine, prompts: list[str], n_samples: int) -> list[dict]:
     return samples
 '''
 
-ROLLOUT_FLUSH = ROLLOUT + '''
+ROLLOUT_FLUSH = (
+    ROLLOUT
+    + '''
 
 def flush_pipeline(engine, every: int, step: int) -> bool:
     """PipelineRL: flush the engine cache every ``every`` steps so new weights take effect."""
@@ -51,6 +58,7 @@ def flush_pipeline(engine, every: int, step: int) -> bool:
         return True
     return False
 '''
+)
 
 TRAIN = '''"""Synchronous training entry point."""
 
@@ -84,7 +92,9 @@ def clear_memory() -> None:
     gc.collect()
 '''
 
-MEMORY_UTILS_STACK = MEMORY_UTILS + '''
+MEMORY_UTILS_STACK = (
+    MEMORY_UTILS
+    + '''
 
 def reset_cuda_stack_size(torch) -> None:
     """Release an enlarged CUDA per-thread stack after model offload."""
@@ -92,6 +102,7 @@ def reset_cuda_stack_size(torch) -> None:
         return
     torch.cuda.set_stack_limit(1024)
 '''
+)
 
 BUFFER = '''"""A rollout buffer shared by the trainer and the rollout workers."""
 
@@ -111,7 +122,7 @@ class RolloutBuffer:
         return items
 '''
 
-UPSTREAM_BASE_FILES = {
+UPSTREAM_BASE_FILES: dict[str, Any] = {
     "README.md": "# slime\n\nAn LLM post-training framework for RL scaling.\n",
     "slime/__init__.py": "",
     "slime/utils/__init__.py": "",
@@ -125,7 +136,7 @@ UPSTREAM_BASE_FILES = {
 }
 
 # Steps before the sync's BASE. The last of these is BASE.
-UPSTREAM_BEFORE = [
+UPSTREAM_BEFORE: list[dict[str, Any]] = [
     {"subject": "Initial commit", "files": UPSTREAM_BASE_FILES},
     {
         "subject": "Add GRPO advantage normalization (#2401)",
@@ -134,7 +145,7 @@ UPSTREAM_BEFORE = [
 ]
 
 # The sync range BASE..TIP, oldest first. kind: squash | merge | direct | rebase.
-UPSTREAM_RANGE = [
+UPSTREAM_RANGE: list[dict[str, Any]] = [
     {
         "kind": "squash",
         "subject": "feat: score centering for GRPO advantages (#2410)",
@@ -155,12 +166,17 @@ UPSTREAM_RANGE = [
         "branch": "alice/pipelinerl-flush",
         "subject": "PipelineRL periodic cache flush",
         "commits": [
-            {"subject": "Add PipelineRL periodic cache flush", "files": {"slime/rollout/sglang_rollout.py": ROLLOUT_FLUSH.format(pkg="slime")}},
+            {
+                "subject": "Add PipelineRL periodic cache flush",
+                "files": {"slime/rollout/sglang_rollout.py": ROLLOUT_FLUSH.format(pkg="slime")},
+            },
             {
                 "fork_merge": 3,
                 "branch": "bob/flush-tests",
                 "subject": "Add flush tests",
-                "files": {"tests/test_flush.py": "from slime.rollout.sglang_rollout import flush_pipeline\n\n\ndef test_flush_every_two():\n    class E:\n        def flush_cache(self):\n            pass\n\n    assert flush_pipeline(E(), 2, 4)\n    assert not flush_pipeline(E(), 2, 3)\n"},
+                "files": {
+                    "tests/test_flush.py": "from slime.rollout.sglang_rollout import flush_pipeline\n\n\ndef test_flush_every_two():\n    class E:\n        def flush_cache(self):\n            pass\n\n    assert flush_pipeline(E(), 2, 4)\n    assert not flush_pipeline(E(), 2, 3)\n"
+                },
             },
         ],
     },
@@ -173,7 +189,13 @@ UPSTREAM_RANGE = [
             "slime/backends/npu/device.py": '"""Shared device probe, also used by the SUPA backend."""\n\n\ndef is_npu(torch) -> bool:\n    return hasattr(torch, "npu")\n',
         },
     },
-    {"kind": "direct", "subject": "fix lint", "files": {"README.md": "# slime\n\nAn LLM post-training framework for RL scaling.\n\nSee docs/en/index.md.\n"}},
+    {
+        "kind": "direct",
+        "subject": "fix lint",
+        "files": {
+            "README.md": "# slime\n\nAn LLM post-training framework for RL scaling.\n\nSee docs/en/index.md.\n"
+        },
+    },
     {
         "kind": "squash",
         "subject": "Add CUDA stack reset after offload (#2420)",
@@ -189,20 +211,31 @@ UPSTREAM_RANGE = [
         "kind": "rebase",
         "number": 2430,
         "commits": [
-            {"subject": "refactor: split out the rollout buffer (#2430)", "files": {"slime/rollout/buffer.py": BUFFER}},
-            {"subject": "test: cover the rollout buffer (#2430)", "files": {"tests/test_buffer.py": "from slime.rollout.buffer import RolloutBuffer\n\n\ndef test_capacity():\n    b = RolloutBuffer(1)\n    b.add({'a': 1})\n    b.add({'a': 2})\n    assert b.drain() == [{'a': 2}]\n"}},
+            {
+                "subject": "refactor: split out the rollout buffer (#2430)",
+                "files": {"slime/rollout/buffer.py": BUFFER},
+            },
+            {
+                "subject": "test: cover the rollout buffer (#2430)",
+                "files": {
+                    "tests/test_buffer.py": "from slime.rollout.buffer import RolloutBuffer\n\n\ndef test_capacity():\n    b = RolloutBuffer(1)\n    b.add({'a': 1})\n    b.add({'a': 2})\n    assert b.drain() == [{'a': 2}]\n"
+                },
+            },
         ],
     },
     {
         "kind": "squash",
         "subject": "docs: Straw-backed distributed fully-async rollout (#2433)",
-        "files": {"docs/en/advanced/straw.md": "# Straw\n\nStraw moves rollout data between nodes for fully-async training.\n"},
+        "files": {
+            "docs/en/advanced/straw.md": "# Straw\n\nStraw moves rollout data between nodes for fully-async training.\n"
+        },
     },
     {
         "kind": "squash",
         "subject": "fix: fully-async rollout in train.py, drop train_async.py (#2434)",
         "files": {
-            "train.py": TRAIN.format(pkg="slime", rollout="sglang_rollout") + "\n\ndef train_fully_async(args, engine, trainer) -> None:\n    train(args, engine, trainer)\n",
+            "train.py": TRAIN.format(pkg="slime", rollout="sglang_rollout")
+            + "\n\ndef train_fully_async(args, engine, trainer) -> None:\n    train(args, engine, trainer)\n",
             "train_async.py": None,
         },
     },
@@ -210,7 +243,7 @@ UPSTREAM_RANGE = [
 
 # The downstream (Vime) before the sync: upstream BASE translated to vime/ on the vLLM engine,
 # plus Vime's own overlays, plus one upstream PR already carried ahead of time.
-DOWNSTREAM_BASELINE_FILES = {
+DOWNSTREAM_BASELINE_FILES: dict[str, Any] = {
     "README.md": "# Vime\n\nSlime's RL post-training, on vLLM.\n",
     "vime/__init__.py": "",
     "vime/utils/__init__.py": "",
@@ -226,26 +259,31 @@ DOWNSTREAM_BASELINE_FILES = {
 }
 
 # Commits the downstream made before the sync (after its baseline import), oldest first.
-DOWNSTREAM_BEFORE_SYNC = [
+DOWNSTREAM_BEFORE_SYNC: list[dict[str, Any]] = [
     {
         "subject": "docs: Straw-backed distributed fully-async rollout",
         "body": "Carried ahead of the sync for the Straw rollout work.\n\nUpstream-PR: THUDM/slime#2433",
-        "files": {"docs/en/advanced/straw.md": "# Straw\n\nStraw moves rollout data between nodes for fully-async training.\n"},
+        "files": {
+            "docs/en/advanced/straw.md": "# Straw\n\nStraw moves rollout data between nodes for fully-async training.\n"
+        },
     },
 ]
 
 # The sync itself: what the maintainer carried (translated where Vime differs).
-DOWNSTREAM_SYNC = {
+DOWNSTREAM_SYNC: dict[str, Any] = {
     "subject": "[Sync] Mirror Slime through the demo tip",
     "files": {
         "vime/utils/ppo_utils.py": PPO_UTILS_CENTERED,
-        "vime/rollout/sglang_rollout.py": ROLLOUT_FLUSH.format(pkg="vime").replace("inference engine", "vLLM engine"),
+        "vime/rollout/sglang_rollout.py": ROLLOUT_FLUSH.format(pkg="vime").replace(
+            "inference engine", "vLLM engine"
+        ),
         "tests/test_flush.py": "from vime.rollout.sglang_rollout import flush_pipeline\n\n\ndef test_flush_every_two():\n    class E:\n        def flush_cache(self):\n            pass\n\n    assert flush_pipeline(E(), 2, 4)\n    assert not flush_pipeline(E(), 2, 3)\n",
         "vime/backends/supa/__init__.py": "",
         "vime/backends/supa/device.py": '"""Device helpers for Biren SUPA accelerators."""\n\n\ndef is_supa(torch) -> bool:\n    return hasattr(torch, "supa") and torch.supa.is_available()\n',
         "vime/rollout/buffer.py": BUFFER,
         "tests/test_buffer.py": "from vime.rollout.buffer import RolloutBuffer\n\n\ndef test_capacity():\n    b = RolloutBuffer(1)\n    b.add({'a': 1})\n    b.add({'a': 2})\n    assert b.drain() == [{'a': 2}]\n",
-        "train.py": TRAIN.format(pkg="vime", rollout="sglang_rollout") + "\n\ndef train_fully_async(args, engine, trainer) -> None:\n    train(args, engine, trainer)\n",
+        "train.py": TRAIN.format(pkg="vime", rollout="sglang_rollout")
+        + "\n\ndef train_fully_async(args, engine, trainer) -> None:\n    train(args, engine, trainer)\n",
         "train_async.py": None,
         "vime/backends/vllm_engine.py": '"""Vime-native: drive vLLM in-process."""\n\n\ndef make_engine(model: str, weight_version: int = 0):\n    from vllm import LLMEngine\n\n    engine = LLMEngine(model)\n    engine.update_weight_version(weight_version)\n    return engine\n',
     },

@@ -24,7 +24,7 @@ from typing import Any
 
 import pathspec
 
-from vimesync.config import tomllib, toml_error
+from vimesync.config import toml_error, tomllib
 from vimesync.errors import ConfigError
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
 
