@@ -120,7 +120,7 @@ def make_patches(tree: Path, out: Path, count: int = 4, seed: int = 11) -> Path:
             at = rng.randrange(2, max(3, len(lines) - 2))
             lines.insert(at, f"# patched by bench patch {i}\n")
             path.write_text("".join(lines))
-        new = work / "engine" / f"added_{i}.py"
+        new = work / f"bench_added_{i}.py"
         new.write_text(f'"""Added by patch {i}."""\n\nVALUE = {i}\n')
         git(["add", "-A"], work)
         diff = subprocess.run(["git", "diff", "--cached"], cwd=work, capture_output=True, check=True).stdout
