@@ -31,8 +31,11 @@ def demo(
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
 ) -> int:
-    """Build a Slime-like upstream, a Vime-like downstream and a pinned vLLM-shaped engine with a
-    four-patch stack (real git repositories, no network), then walk, check, audit and report."""
+    """Run the whole sync pipeline on the embedded example and print its report.
+
+    Builds a Slime-like upstream, a Vime-like downstream and a pinned vLLM-shaped engine with a
+    four-patch stack as real git repositories (no network), then walks, checks, audits and reports.
+    """
     if fmt not in ("markdown", "json"):
         raise BadInput(f"--format {fmt!r}: expected markdown or json")
     root = keep.resolve() if keep else Path(tempfile.mkdtemp(prefix="vimesync-demo-"))
