@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ParseReport
@@ -32,13 +33,14 @@ class CheckReport:
         return self.patches_ok and self.python is not None and self.python.ok
 
 
-def check_to_dict(report: CheckReport) -> dict:
-    """The ``--json`` document of ``patches check`` (stable keys; see the README)."""
+def check_to_dict(report: CheckReport) -> dict[str, Any]:
+    """The ``--json`` document of ``patches check`` (and the report's Validation section)."""
     py = report.python
     return {
         "ok": report.ok,
+        "patches_ok": report.patches_ok,
         "engine": report.engine,
-        "source": {"kind": report.source.kind, "path": report.source.path, "rev": report.source.rev},
+        "source": asdict(report.source),
         "series": report.series,
         "patches": [
             {
@@ -47,20 +49,8 @@ def check_to_dict(report: CheckReport) -> dict:
                 "skipped": p.skipped,
                 "files": p.files,
                 "hunks": p.hunks,
-                "offsets": [{"file": o.file, "hunk": o.hunk, "offset": o.offset} for o in p.offsets],
-                "failures": [
-                    {
-                        "file": f.file,
-                        "hunk": f.hunk,
-                        "header": f.header,
-                        "reason": f.reason,
-                        "first_mismatch": f.first_mismatch,
-                        "expected": f.expected,
-                        "found": f.found,
-                        "nearest_line": f.nearest_line,
-                    }
-                    for f in p.failures
-                ],
+                "offsets": [asdict(o) for o in p.offsets],
+                "failures": [asdict(f) for f in p.failures],
                 "description": p.dep3.description if p.dep3 else None,
             }
             for p in report.patches
@@ -68,14 +58,14 @@ def check_to_dict(report: CheckReport) -> dict:
         "python": None
         if py is None
         else {
+            "ok": py.ok,
             "files": py.files,
             "cached": py.cached,
             "version": py.version,
             "version_source": py.version_source,
             "interpreter": py.interpreter,
-            "failed": [{"path": f.path, "line": f.line, "message": f.message} for f in py.failed],
-            "conflict_markers": [
-                {"path": c.path, "line": c.line, "text": c.text} for c in py.conflict_markers
-            ],
+            "failed": [asdict(f) for f in py.failed],
+            "conflict_markers": [asdict(m) for m in py.conflict_markers],
+            "notes": list(py.notes),
         },
     }

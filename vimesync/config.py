@@ -56,14 +56,19 @@ from vimesync.errors import ConfigError
 CONFIG_NAME = "vimesync.toml"
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """Load a TOML file; ConfigError naming the file and line on any problem."""
+def read_text(path: Path) -> str:
+    """A UTF-8 input file (config, pin, policy, metadata); ConfigError naming it when unreadable."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(str(path), "no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), f"cannot read: {exc}") from None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Load a TOML file; ConfigError naming the file and line on any problem."""
+    text = read_text(path)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -6,7 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from vimesync.audit.model import AuditResult
-from vimesync.checkmodel import CheckReport
+from vimesync.checkmodel import CheckReport, check_to_dict
 from vimesync.report.links import Ref
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
 
@@ -86,36 +86,7 @@ def audit_json(a: AuditResult) -> dict[str, Any]:
 
 
 def validation_json(c: CheckReport) -> dict[str, Any]:
-    py = c.python
-    return {
-        "ok": c.ok,
-        "patches_ok": c.patches_ok,
-        "source": asdict(c.source),
-        "series": c.series,
-        "patches": [
-            {
-                "name": p.name,
-                "ok": p.ok,
-                "skipped": p.skipped,
-                "files": p.files,
-                "hunks": p.hunks,
-                "offsets": [asdict(o) for o in p.offsets],
-                "failures": [asdict(f) for f in p.failures],
-            }
-            for p in c.patches
-        ],
-        "python": None
-        if py is None
-        else {
-            "ok": py.ok,
-            "files": py.files,
-            "version": py.version,
-            "version_source": py.version_source,
-            "interpreter": py.interpreter,
-            "failed": [asdict(f) for f in py.failed],
-            "conflict_markers": [asdict(m) for m in py.conflict_markers],
-        },
-    }
+    return check_to_dict(c)
 
 
 def _section(value: Any, fn: Any) -> dict[str, Any]:

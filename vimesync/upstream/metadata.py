@@ -2,7 +2,7 @@
 
 ``gh pr list --state merged --json number,title,labels,mergeCommit,files`` (``author`` too when
 asked) gives a list of objects; ``--github`` produces the same records through
-``vimesync.upstream.github``. Git stays authoritative for commits and changed paths; metadata
+``vimesync.github``. Git stays authoritative for commits and changed paths; metadata
 brings the real PR title, labels and author, and attributes first-parent commits that carry no
 PR number (GitHub's "rebase and merge") to their PR through ``mergeCommit``.
 """
@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from vimesync.config import read_text
 from vimesync.errors import ConfigError
 from vimesync.upstream.model import DirectCommit, PullRequest, WalkResult
 
@@ -64,12 +65,7 @@ def parse_metadata(data: Any, *, where: str = "<metadata>") -> dict[int, PRMeta]
 
 def load_metadata(path: Path) -> dict[int, PRMeta]:
     """Read a ``gh pr list --json`` file; ConfigError naming the file when it is not usable."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(str(path), "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), f"cannot read: {exc}") from None
+    text = read_text(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

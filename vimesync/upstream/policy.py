@@ -24,7 +24,7 @@ from typing import Any
 
 import pathspec
 
-from vimesync.config import toml_error, tomllib
+from vimesync.config import read_text, toml_error, tomllib
 from vimesync.errors import ConfigError
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
 
@@ -182,12 +182,7 @@ def parse_policy(text: str, path: Path) -> Policy:
 
 def load_policy(path: Path) -> Policy:
     """Load and validate a policy file; ConfigError (exit 2) with file, rule and line on any problem."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(str(path), "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), f"cannot read: {exc}") from None
+    text = read_text(path)
     return parse_policy(text, path)
 
 
