@@ -61,3 +61,15 @@ def test_bad_flag(text: str) -> None:
 @pytest.mark.parametrize(("spec", "version"), [(">=3.99", (3, 99)), (">=3.10,!=3.10.*", (3, 11))])
 def test_lower_bound_edges(spec: str, version: tuple[int, int]) -> None:
     assert t.lower_bound(spec) == version
+
+
+def test_wheel_metadata_declares_the_target() -> None:
+    meta = "Metadata-Version: 2.1\nName: eng\nRequires-Python: >=3.10\n\nlong description\n"
+    files = {"eng-1.0.dist-info/METADATA": meta, "eng/__init__.py": ""}
+    names = t.metadata_files([*files, "eng/sub/x.dist-info/METADATA"])
+    assert names == ["eng-1.0.dist-info/METADATA"]
+    found = t.resolve_target(None, reader(files), names)
+    assert found == t.Target((3, 10), "Requires-Python in eng-1.0.dist-info/METADATA")
+    # pyproject.toml, when there is one, wins
+    files["pyproject.toml"] = pyproject(">=3.12")
+    assert t.resolve_target(None, reader(files), names).version == (3, 12)

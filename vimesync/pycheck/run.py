@@ -13,7 +13,7 @@ from pathlib import Path
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import find_interpreter
 from vimesync.pycheck.model import ParseReport, PyFile
-from vimesync.pycheck.target import resolve_target
+from vimesync.pycheck.target import metadata_files, resolve_target
 from vimesync.pycheck.tree import FileInput, Progress, parse_tree
 from vimesync.source import Source
 
@@ -46,7 +46,7 @@ def parse_patched(
         e = entries.get(path)
         return source.read(path) if e is not None and not e.is_symlink else None
 
-    target = resolve_target(python, read)
+    target = resolve_target(python, read, metadata_files(entries))
     interpreter = find_interpreter(target.version)
     files: list[FileInput] = list(source.python_files(exclude=changed.keys()))
     for path, content in changed.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from vimesync.errors import BadInput
@@ -12,6 +12,7 @@ from vimesync.errors import BadInput
 FROM_FLAG = "--python"
 FROM_PYPROJECT = "requires-python in pyproject.toml"
 FROM_PYTHON_VERSION = ".python-version"
+FROM_METADATA = "Requires-Python in {}"  # a wheel's *.dist-info/METADATA or an sdist's PKG-INFO
 FROM_RUNNING = "running interpreter"
 
 Reader = Callable[[str], bytes | None]  # relative path -> bytes, None when the tree has no such file
@@ -35,8 +36,20 @@ def parse_version(text: str, *, what: str = "--python") -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-def resolve_target(explicit: str | None, read: Reader) -> Target:
-    """The grammar target for a tree whose root files ``read`` returns (patched content, ideally)."""
+def metadata_files(paths: Iterable[str]) -> list[str]:
+    """Core-metadata files that declare Requires-Python: a wheel's top-level ``*.dist-info/METADATA``
+    and an sdist's ``PKG-INFO`` (sorted, so the choice is stable)."""
+    return sorted(
+        p for p in paths if p == "PKG-INFO" or (p.count("/") == 1 and p.endswith(".dist-info/METADATA"))
+    )
+
+
+def resolve_target(explicit: str | None, read: Reader, metadata: Iterable[str] = ()) -> Target:
+    """The grammar target for a tree whose root files ``read`` returns (patched content, ideally).
+
+    Order: ``--python``; ``requires-python`` in pyproject.toml; ``.python-version``; Requires-Python
+    in the core metadata files named by ``metadata`` (wheels have no pyproject.toml); the running one.
+    """
     if explicit:
         return Target(parse_version(explicit), FROM_FLAG)
     pyproject = read("pyproject.toml")
@@ -50,6 +63,12 @@ def resolve_target(explicit: str | None, read: Reader) -> Target:
         m = re.search(rb"(?m)^[^#\n]*?(\d+)\.(\d+)", pinned)
         if m:
             return Target((int(m.group(1)), int(m.group(2))), FROM_PYTHON_VERSION)
+    for name in metadata:
+        data = read(name)
+        m = re.search(rb"(?im)^Requires-Python:[ \t]*(.+?)[ \t]*\r?$", data or b"")
+        low = lower_bound(m.group(1).decode("utf-8", "replace")) if m else None
+        if low is not None:
+            return Target(low, FROM_METADATA.format(name))
     return Target(sys.version_info[:2], FROM_RUNNING)
 
 
