@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,36 @@ def test_flags_win_over_the_pin(tmp_path: Path) -> None:
 def test_missing_source_is_bad_input() -> None:
     with pytest.raises(BadInput, match="--source"):
         check_options(Config())
+
+
+@pytest.mark.parametrize(
+    ("config", "pin", "key"),
+    [
+        ('[engine]\npin = "pins/e.toml"\n', '[engine]\nseries = "/proc/self/environ"\n', "[engine] series"),
+        ('[engine]\npin = "pins/e.toml"\n', '[engine]\nseries = "../../outside/series"\n', "[engine] series"),
+        ('[engine]\npin = "/etc/passwd"\n', "", "[engine] pin"),
+        ('[upstream]\npolicy = "../policy.toml"\n', "", "[upstream] policy"),
+        ('[upstream]\npin = "/proc/self/environ"\n', "", "[upstream] pin"),
+    ],
+)
+def test_committed_files_cannot_point_outside_the_repository(
+    tmp_path: Path, config: str, pin: str, key: str
+) -> None:
+    # A pull request can edit pins and vimesync.toml: the files they name must stay in the repo,
+    # or the check could be pointed at secrets on the CI machine and echo them in a diagnostic.
+    repo = tmp_path / "repo"
+    write(repo / "pins/e.toml", pin or "[engine]\n")
+    with pytest.raises(ConfigError, match=re.escape(key)) as exc:
+        load_config(write(repo / "vimesync.toml", config))
+    text = f"{exc.value} {exc.value.hint}"
+    assert "PATH=" not in text and "root:" not in text  # names the key, never the target's content
+
+
+def test_symlinked_series_escaping_the_repository_is_refused(tmp_path: Path) -> None:
+    outside = write(tmp_path / "secret/series", "token\n")
+    repo = tmp_path / "repo"
+    (repo / "patches").mkdir(parents=True)
+    (repo / "patches/series").symlink_to(outside)
+    write(repo / "pins/e.toml", '[engine]\nseries = "../patches/series"\n')
+    with pytest.raises(ConfigError, match="series must be inside"):
+        load_config(write(repo / "vimesync.toml", '[engine]\npin = "pins/e.toml"\n'))

@@ -85,8 +85,14 @@ def load_stack(series_path: Path, *, strip: int) -> list[PatchFile]:
 
 
 def _check_export_dir(export: Path) -> None:
+    """Refuse a non-empty or unusable --export before any work, so a late failure is never
+    mistaken for a failed check."""
     if export.exists() and (not export.is_dir() or any(export.iterdir())):
         raise BadInput(f"--export {export}: exists and is not an empty directory; refusing to write into it")
+    try:
+        export.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"--export {export}: cannot create it ({exc.strerror})") from None
 
 
 def source_provider(source: Source) -> Provider:

@@ -205,7 +205,9 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     _check_keys(path, "downstream", down, {"path"})
     eng = data.get("engine", {})
     _check_keys(path, "engine", eng, {"pin", "source"})
-    up_pin_file = _path_or_none(path, "upstream", up, "pin")
+    up_pin_file = confined(
+        path.parent, _path_or_none(path, "upstream", up, "pin"), file=path, key="[upstream] pin"
+    )
     eng_pin_file = _path_or_none(path, "engine", eng, "pin")
     raw_map = up.get("map", [])
     if not isinstance(raw_map, list) or not all(isinstance(m, str) for m in raw_map):
@@ -217,16 +219,40 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         upstream_path=_path_or_none(path, "upstream", up, "path"),
         upstream_branch=_str_or_none(path, "upstream", up, "branch"),
         upstream_pin=load_upstream_pin(up_pin_file) if up_pin_file else UpstreamPin(),
-        policy=_path_or_none(path, "upstream", up, "policy"),
+        policy=confined(
+            path.parent, _path_or_none(path, "upstream", up, "policy"), file=path, key="[upstream] policy"
+        ),
         path_map=parse_map(raw_map, where=str(path)),
         downstream_path=_path_or_none(path, "downstream", down, "path"),
         engine=_engine(path, eng, eng_pin_file),
     )
 
 
+def confined(root: Path, target: Path | None, *, file: Path, key: str) -> Path | None:
+    """``target`` if it lies inside ``root`` (symlinks resolved), else ConfigError.
+
+    Pins, policies and series files are committed, so a pull request can edit them: a path
+    they name must stay inside the repository, or an untrusted change could point the check at
+    any file on the CI machine and have parts of it echoed in a diagnostic."""
+    if target is None:
+        return None
+    real = target.resolve()
+    if not real.is_relative_to(root.resolve()):
+        raise ConfigError(
+            str(file),
+            f"{key} must be inside {root} (the folder holding {CONFIG_NAME})",
+            hint="pins, policies and series files are repository content; keep them in the repository",
+        )
+    return real
+
+
 def _engine(path: Path, eng: dict[str, Any], pin_file: Path | None) -> EnginePin:
     """The engine pin, with the config's machine-local ``source`` filling a pin that has none."""
+    root = path.parent
+    pin_file = confined(root, pin_file, file=path, key="[engine] pin")
     pin = load_engine_pin(pin_file) if pin_file else EnginePin()
+    if pin.file is not None:
+        confined(root, pin.series, file=pin.file, key="[engine] series")
     source = _path_or_none(path, "engine", eng, "source")
     if source is not None and pin.source is None:
         pin = replace(pin, source=source)

@@ -88,7 +88,7 @@ def test_failure_exits_1_and_names_the_hunk(capsys: pytest.CaptureFixture[str], 
 def test_pin_and_config_supply_the_defaults(
     capsys: pytest.CaptureFixture[str], stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    down = tmp_path / "down"
+    down = tmp_path  # the downstream checkout: holds patches/ (the stack) and the config
     (down / "pins").mkdir(parents=True)
     (down / "pins/eng.toml").write_text(
         f'[engine]\nname = "Eng"\nrev = "{stack.pin}"\nseries = "{stack.dir / "series"}"\n'
@@ -146,3 +146,38 @@ def test_demo_runs_end_to_end() -> None:
     assert "| Patch | Purpose / PR |" in out
     assert "Reviewed all " in out
     assert "All 4 patches apply sequentially to the exact pin" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bogus"],
+        ["walk", "--bogus"],
+        ["walk", "--range"],
+        ["patches", "check", "--strip", "-1"],
+        ["audit", "review"],
+    ],
+)
+def test_usage_errors_exit_2_without_traceback(argv: list[str]) -> None:
+    proc = cli(*argv)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "Error" in proc.stderr
+
+
+def test_json_callers_get_a_json_error_document(stack: Stack) -> None:
+    proc = cli(
+        "patches", "check", "--source", str(stack.repo.path), "--series", str(stack.dir / "nope"), "--json"
+    )
+    assert proc.returncode == 2
+    doc = json.loads(proc.stdout)
+    assert doc["ok"] is False and doc["exit_code"] == 2 and "nope" in doc["error"]
+
+
+def test_unwritable_export_is_refused_before_any_work(stack: Stack, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    proc = cli(
+        "patches", "check", "--source", str(stack.repo.path), "--rev", stack.pin,
+        "--series", str(stack.dir / "series"), "--export", str(blocker / "out"),
+    )  # fmt: skip
+    assert proc.returncode == 2 and "--export" in proc.stderr and "Traceback" not in proc.stderr

@@ -240,8 +240,9 @@ def test_lazy_provider_refuses_symlinked_source_dirs(tmp_path: Path) -> None:
     write_tree(src, {"real/a.py": b"a\n", "lib": ("l", b"real")})
     lazy.mkdir()
     patch = parse_patch(git_diff({"lib/a.py": b"a\n"}, {"lib/a.py": b"b\n"}), name="p")
-    (r,) = apply_stack(lazy, [patch], provider=directory_provider(src))
-    assert not r.ok and "symbolic link" in r.failures[0].reason
+    with pytest.raises(PatchError, match="symbolic link") as exc:
+        apply_stack(lazy, [patch], provider=directory_provider(src))
+    assert exc.value.patch == "p" and exc.value.file == "lib/a.py"
     assert (src / "real" / "a.py").read_bytes() == b"a\n" and list(lazy.iterdir()) == []
 
 

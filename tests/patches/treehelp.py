@@ -17,7 +17,7 @@ from vimesync import git
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.gitapply import git_apply
-from vimesync.patches.model import FilePatch, Hunk, PatchResult
+from vimesync.patches.model import FilePatch, Hunk, HunkFailure, PatchResult
 from vimesync.patches.tree import ScratchTree
 
 Spec = dict[str, "bytes | tuple[str, bytes]"]
@@ -117,7 +117,14 @@ def compare_with_git(start: Spec, patches: list[bytes], *, strip: int = 1) -> li
                 assert not ok, f"patch {i}: parser refused ({exc}) but git applied it"
                 assert snapshot(mine) == snapshot(ref), f"patch {i}: trees differ"
                 continue
-            result = tree.apply(parsed)
+            try:
+                result = tree.apply(parsed)
+            except PatchError as exc:  # unsafe (through a symlink): refused as bad input, git refuses too
+                assert not ok, f"patch {i}: refused as unsafe ({exc}) but git applied it"
+                assert snapshot(mine) == snapshot(ref), f"patch {i}: trees differ"
+                failure = HunkFailure(file=exc.file or "", hunk=0, header="", reason=str(exc))
+                results.append(PatchResult(name=path.name, ok=False, failures=(failure,)))
+                continue
             assert result.ok == ok, f"patch {i}: builtin ok={result.ok} {result.failures}, git ok={ok}: {err}"
             assert snapshot(mine) == snapshot(ref), f"patch {i}: trees differ"
             results.append(result)

@@ -49,26 +49,45 @@ def _register() -> None:
 _register()
 
 
+def _usage_error(exc: BaseException) -> bool:
+    """click's (or typer's vendored click's) usage errors: they know how to show themselves."""
+    return callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int)
+
+
+def _wants_json(argv: list[str]) -> bool:
+    """``--json``, ``--format json`` or ``--format=json`` among the arguments."""
+    pairs = zip(argv, argv[1:], strict=False)
+    return "--json" in argv or "--format=json" in argv or ("--format", "json") in pairs
+
+
+def _fail(message: str, code: int, argv: list[str], *, hint: str | None = None) -> None:
+    """One line on stderr (and, when JSON was asked for, a JSON document on stdout), then exit."""
+    output.error(message, hint=hint)
+    if _wants_json(argv):
+        output.emit_json({"ok": False, "error": message, "exit_code": code})
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. User mistakes become a one-line message and exit 2, never a traceback."""
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        rv = app(args=argv, standalone_mode=False)
+        rv = app(args=args, standalone_mode=False)
     except VimesyncError as exc:
-        output.error(exc.message, hint=exc.hint)
-        sys.exit(exc.exit_code)
+        _fail(exc.message, exc.exit_code, args, hint=exc.hint)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except typer.Abort:
-        output.error("aborted")
-        sys.exit(130)
-    except KeyboardInterrupt:
+    except (typer.Abort, KeyboardInterrupt):
         output.error("interrupted")
         sys.exit(130)
-    except Exception as exc:  # click usage errors arrive as ClickException subclasses
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(EXIT_BAD_INPUT if exc.exit_code == 2 else exc.exit_code)
-        raise
+    except OSError as exc:
+        # An output path that cannot be written (--export, --output, --keep): name it, no traceback.
+        where = f"{exc.filename}: " if exc.filename else ""
+        _fail(f"{where}{exc.strerror or exc}", EXIT_BAD_INPUT, args)
+    except Exception as exc:
+        if not _usage_error(exc):
+            raise
+        exc.show()  # type: ignore[attr-defined]
+        code = exc.exit_code  # type: ignore[attr-defined]
+        sys.exit(EXIT_BAD_INPUT if code in (1, 2) else code)
     sys.exit(rv if isinstance(rv, int) else 0)

@@ -77,6 +77,8 @@ def report(
 
         parse_target(publish)  # fail on a bad target before any work
         require_token()
+    if out_file is not None and (out_file.is_dir() or not out_file.parent.is_dir()):
+        raise BadInput(f"--output {out_file}: not a file in an existing folder")
     cfg = load_config(config)
     if upstream_repo is not None:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+", upstream_repo):

@@ -54,6 +54,11 @@ class _Refused(Exception):
     """A check failed; the message is the reason (turned into a file-level HunkFailure)."""
 
 
+class _Unsafe(_Refused):
+    """The patch would read or write through a symlink: not a failed hunk but a hostile or broken
+    patch, refused as bad input (PatchError, exit 2) like ``..`` and ``.git`` paths."""
+
+
 @dataclass(frozen=True)
 class _Planned:
     """One FilePatch checked and computed in memory, ready to write."""
@@ -163,7 +168,7 @@ class ScratchTree:
         """The current (bytes, mode) of ``rel``; _Refused when a component is a symlink."""
         blocked = self.symlink_prefix(rel)
         if blocked is not None:
-            raise _Refused(f"reading from '{rel}' beyond a symbolic link ('{blocked}')")
+            raise _Unsafe(f"reading from '{rel}' beyond a symbolic link ('{blocked}')")
         return self._entry(rel)
 
     # -- one patch ----------------------------------------------------------------------------
@@ -192,6 +197,8 @@ class ScratchTree:
         for fp in fps:
             try:
                 plan, found_offsets, hunk_failures = self._check(fp, fn, symlinks)
+            except _Unsafe as exc:
+                raise PatchError(patch.name, str(exc), file=fp.path, line=fp.patch_line or None) from None
             except _Refused as exc:
                 failures.append(HunkFailure(file=fp.path, hunk=0, header="", reason=str(exc)))
                 continue
@@ -318,11 +325,11 @@ class ScratchTree:
             prefix = "/".join(parts[:i])
             change = symlinks.get(prefix, 0)
             if change & _IN_RESULT:
-                raise _Refused(f"affected file '{rel}' is beyond a symbolic link ('{prefix}')")
+                raise _Unsafe(f"affected file '{rel}' is beyond a symbolic link ('{prefix}')")
             if change & _GOES_AWAY:
                 continue
             if self._component(prefix) == MODE_LINK:
-                raise _Refused(f"affected file '{rel}' is beyond a symbolic link ('{prefix}')")
+                raise _Unsafe(f"affected file '{rel}' is beyond a symbolic link ('{prefix}')")
 
     # -- writing ------------------------------------------------------------------------------
 
