@@ -97,7 +97,7 @@ def test_pin_and_config_supply_the_defaults(
     monkeypatch.chdir(down)
     code, out, err = run(capsys, "patches", "check")
     assert code == 0, err
-    assert "Eng source: git" in out and "all 1 patches apply" in out
+    assert "Eng source: git" in out and "OK: the only patch applies to the exact pin" in out
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from vimesync.check import check_options, run_check
@@ -15,6 +16,8 @@ from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
 from vimesync.config import load_config
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
+from vimesync.patches.model import PatchResult
+from vimesync.report.markdown import plural
 
 patches_app = typer.Typer(help="Work with the engine patch stack.", no_args_is_help=True)
 app.add_typer(patches_app, name="patches")
@@ -67,59 +70,79 @@ def check(
         output.emit_json(check_to_dict(report))
     else:
         render(report)
+        if export is not None:
+            output.stderr.print(f"exported the patched tree to {output.escape(str(export))}")
     return EXIT_OK if report.ok else EXIT_CHECK_FAILED
 
 
 def render(report: CheckReport) -> None:
-    """Human output: a table per patch, then failures to the hunk, then the parse verdict."""
+    """Human output: a table per patch, then offsets and failures to the hunk, then the parse verdict."""
     con = output.stdout
     src = report.source
-    con.print(
-        f"[bold]{report.engine}[/] source: {src.kind} {output.escape(src.path)}"
-        + (f" @ {src.rev}" if src.rev else "")
-    )
-    table = Table(show_edge=False, pad_edge=False)
-    table.add_column("#", justify="right")
-    table.add_column("Patch")
-    table.add_column("Result")
-    table.add_column("Files", justify="right")
-    table.add_column("Hunks", justify="right")
+    at = f" @ {src.rev}" if src.rev else ""
+    con.print(f"[bold]{output.escape(report.engine)}[/] source: {src.kind} {output.escape(src.path)}{at}")
+    con.print(_table(report))
+    for p in report.patches:
+        _render_patch_details(p)
+    _render_python(report)
+    con.print(_verdict(report))
+
+
+def _table(report: CheckReport) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for name, justify in (
+        ("#", "right"),
+        ("Patch", "left"),
+        ("Result", "left"),
+        ("Files", "right"),
+        ("Hunks", "right"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for i, p in enumerate(report.patches, 1):
         if p.skipped:
             verdict = "[dim]skipped[/]"
         elif not p.ok:
             verdict = "[bold red]FAILED[/]"
         elif p.offsets:
-            verdict = f"[yellow]applied, {len(p.offsets)} hunk(s) at offset[/]"
+            verdict = f"[yellow]applied, {len(p.offsets)} at offset[/]"
         else:
             verdict = "[green]applied[/]"
         table.add_row(str(i), output.escape(p.name), verdict, str(p.files), str(p.hunks))
-    con.print(table)
-    for p in report.patches:
-        for o in p.offsets:
-            con.print(
-                f"  {output.escape(p.name)}: {output.escape(o.file)} hunk #{o.hunk} at offset {o.offset:+d}"
-            )
-        for f in p.failures:
-            where = f"hunk #{f.hunk} ({f.header})" if f.hunk else "file"
-            name, file, reason = output.escape(p.name), output.escape(f.file), output.escape(f.reason)
-            con.print(f"[red]  {name}: {file}: {output.escape(where)}: {reason}[/]")
-            if f.first_mismatch is not None:
-                con.print(f"    hunk line {f.first_mismatch} expected: {f.expected!r}")
-                con.print(f"    {'':>{len(str(f.first_mismatch)) + 10}}found:    {f.found!r}")
-            if f.nearest_line is not None:
-                matched = getattr(f, "nearest_matched", None)
-                extent = f", {matched} of the hunk's context/removed lines match there" if matched else ""
-                con.print(f"    closest match starts at line {f.nearest_line}{extent}")
+    return table
+
+
+def _render_patch_details(p: PatchResult) -> None:
+    con = output.stdout
+    name = output.escape(p.name)
+    for o in p.offsets:
+        con.print(f"  {name}: {output.escape(o.file)} hunk #{o.hunk} applied at offset {o.offset:+d}")
+    for f in p.failures:
+        reason = f.reason if f.reason.startswith(f.file) else f"{f.file}: {f.reason}"
+        where = f" hunk #{f.hunk} ({f.header})" if f.hunk else ""
+        con.print(f"[red]  {name}:{output.escape(where)} {output.escape(reason)}[/]")
+        if f.first_mismatch is not None:
+            con.print(f"    hunk line {f.first_mismatch} expected: {f.expected!r}")
+            con.print(f"    {'':>{len(str(f.first_mismatch)) + 10}}found:    {f.found!r}")
+        if f.nearest_line is not None:
+            matched = getattr(f, "nearest_matched", None)
+            extent = f", {matched} of the hunk's context/removed lines match there" if matched else ""
+            con.print(f"    closest match starts at line {f.nearest_line}{extent}")
+    missing = [f for f in p.failures if not f.hunk and "No such file" in f.reason]
+    if missing and len(missing) == len(p.failures) == p.files:
+        con.print(
+            "    [yellow]hint:[/] none of the files this patch names exist in the source: check --strip (-pN)"
+        )
+
+
+def _render_python(report: CheckReport) -> None:
+    con = output.stdout
     py = report.python
     if py is None:
-        con.print(
-            "[dim]Python files not parsed: the stack did not apply (use --keep-going to parse anyway).[/]"
-        )
+        con.print("[dim]Python files not parsed: the stack did not apply (--keep-going parses anyway).[/]")
         return
     cached = f", {py.cached:,} from cache" if py.cached else ""
     how = f"{py.version_source}; {output.escape(py.interpreter)}{cached}"
-    con.print(f"Parsed {py.files:,} Python files with the {py.version} grammar ({how}).")
+    con.print(f"Parsed {plural(py.files, 'Python file')} with the {py.version} grammar ({how}).")
     for bad in py.failed:
         line = f":{bad.line}" if bad.line else ""
         con.print(f"[red]  {output.escape(bad.path)}{line}: {output.escape(bad.message)}[/]")
@@ -127,11 +150,25 @@ def render(report: CheckReport) -> None:
         con.print(
             f"[red]  {output.escape(c.path)}:{c.line}: leftover conflict marker {output.escape(c.text)!r}[/]"
         )
-    if report.ok:
-        n = len(report.patches)
-        con.print(
-            f"[bold green]OK[/]: all {n} patches apply sequentially to the exact pin; "
-            f"{py.files:,} patched Python files parse."
-        )
-    else:
-        con.print("[bold red]FAILED[/]")
+
+
+def _verdict(report: CheckReport) -> str:
+    """The last line: what passed, or everything that failed, counted."""
+    n = len(report.patches)
+    to = "the exact pin" if report.source.kind == "git" else "the source"
+    py = report.python
+    if report.ok and py is not None:
+        patches = "the only patch applies" if n == 1 else f"all {n} patches apply sequentially"
+        return f"[bold green]OK[/]: {patches} to {to}; {plural(py.files, 'patched Python file')} parse."
+    problems = []
+    failed = sum(1 for p in report.patches if not p.ok and not p.skipped)
+    skipped = sum(1 for p in report.patches if p.skipped)
+    if failed:
+        problems.append(f"{failed} of {n} patches failed to apply to {to}")
+    if skipped:
+        problems.append(f"{skipped} not applied after a failure")
+    if py is not None and py.failed:
+        problems.append(f"{plural(len(py.failed), 'Python file')} do not parse")
+    if py is not None and py.conflict_markers:
+        problems.append(plural(len(py.conflict_markers), "leftover conflict marker"))
+    return "[bold red]FAILED[/]: " + "; ".join(problems) + "."
