@@ -117,12 +117,19 @@ def _render_patch_details(p: PatchResult) -> None:
     for o in p.offsets:
         con.print(f"  {name}: {output.escape(o.file)} hunk #{o.hunk} applied at offset {o.offset:+d}")
     for f in p.failures:
-        reason = f.reason if f.reason.startswith(f.file) else f"{f.file}: {f.reason}"
-        where = f" hunk #{f.hunk} ({f.header})" if f.hunk else ""
-        con.print(f"[red]  {name}:{output.escape(where)} {output.escape(reason)}[/]")
+        if f.hunk:
+            text = f"{f.file}: hunk #{f.hunk} ({f.header}): {f.reason}"
+        else:  # file-level reasons usually start with the path already
+            text = f.reason if f.reason.startswith(f.file) else f"{f.file}: {f.reason}"
+        con.print(f"[red]  {name}: {output.escape(text)}[/]")
         if f.first_mismatch is not None:
-            con.print(f"    hunk line {f.first_mismatch} expected: {f.expected!r}")
-            con.print(f"    {'':>{len(str(f.first_mismatch)) + 10}}found:    {f.found!r}")
+            at = (
+                f"line {f.mismatch_line} (hunk line {f.first_mismatch})"
+                if f.mismatch_line
+                else f"hunk line {f.first_mismatch}"
+            )
+            con.print(f"    {at} expected: {f.expected!r}")
+            con.print(f"    {'':>{len(at)}} found:    {f.found!r}")
         if f.nearest_line is not None:
             matched = getattr(f, "nearest_matched", None)
             extent = f", {matched} of the hunk's context/removed lines match there" if matched else ""

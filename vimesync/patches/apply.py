@@ -275,6 +275,7 @@ class Image:
             found=found,
             nearest_line=None if nearest is None else nearest + 1,
             nearest_matched=matched,
+            mismatch_line=None if first is None else pos + first,
         )
 
     def _nearest(self, pre: list[bytes], pos: int) -> tuple[int | None, int | None]:

@@ -189,6 +189,7 @@ class HunkFailure:
     found: str | None = None
     nearest_line: int | None = None
     nearest_matched: int | None = None  # how many preimage lines match at nearest_line
+    mismatch_line: int | None = None  # the 1-based file line of first_mismatch (where git looked first)
 
 
 @dataclass(frozen=True)
