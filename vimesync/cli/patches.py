@@ -166,7 +166,8 @@ def _verdict(report: CheckReport) -> str:
     py = report.python
     if report.ok and py is not None:
         patches = "the only patch applies" if n == 1 else f"all {n} patches apply sequentially"
-        return f"[bold green]OK[/]: {patches} to {to}; {plural(py.files, 'patched Python file')} parse."
+        parsed = plural(py.files, "patched Python file") + (" parses" if py.files == 1 else " parse")
+        return f"[bold green]OK[/]: {patches} to {to}; {parsed}."
     problems = []
     failed = sum(1 for p in report.patches if not p.ok and not p.skipped)
     skipped = sum(1 for p in report.patches if p.skipped)
@@ -175,7 +176,9 @@ def _verdict(report: CheckReport) -> str:
     if skipped:
         problems.append(f"{skipped} not applied after a failure")
     if py is not None and py.failed:
-        problems.append(f"{plural(len(py.failed), 'Python file')} do not parse")
+        problems.append(
+            f"{plural(len(py.failed), 'Python file')} {'does' if len(py.failed) == 1 else 'do'} not parse"
+        )
     if py is not None and py.conflict_markers:
         problems.append(plural(len(py.conflict_markers), "leftover conflict marker"))
     return "[bold red]FAILED[/]: " + "; ".join(problems) + "."
