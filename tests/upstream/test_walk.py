@@ -63,10 +63,21 @@ def test_base_inside_a_merged_branch(upstream: Upstream) -> None:
     assert [d.sha for d in r.direct_commits] == [s["direct1"]]
 
 
-@pytest.mark.parametrize("base,tip", [("pr3", "pr3"), ("pr10", "pr3")])
-def test_empty_range(upstream: Upstream, base: str, tip: str) -> None:
-    r = walk(upstream.path, upstream.shas[base], upstream.shas[tip])
+def test_empty_range(upstream: Upstream) -> None:
+    r = walk(upstream.path, upstream.shas["pr3"], upstream.shas["pr3"])
     assert r.prs == () and r.direct_commits == ()
+    r = walk(upstream.path, upstream.shas["pr3"], "main~8")  # the same commit by another name
+    assert r.prs == () and r.direct_commits == () and r.base == r.tip == upstream.shas["pr3"]
+
+
+def test_reversed_range_is_refused(upstream: Upstream) -> None:
+    # TIP an ancestor of BASE: git walks nothing, but "nothing to sync" would hide the swap.
+    s = upstream.shas
+    with pytest.raises(BadInput) as exc:
+        walk(upstream.path, "main", s["pr3"])
+    msg = str(exc.value)
+    assert f"TIP {s['pr3']} ({s['pr3'][:12]}) is an ancestor of BASE main" in msg
+    assert f"the range is reversed; did you mean {s['pr3']}..main?" in msg
 
 
 def test_base_not_an_ancestor(tmp_path: Path) -> None:

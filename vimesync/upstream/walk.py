@@ -288,7 +288,8 @@ def _range_graph(repo: Path, base: str | None, tip: str) -> tuple[dict[str, tupl
 def check_range(repo: Path, base: str | None, tip: str) -> tuple[str | None, str, bool]:
     """Resolve and validate a range: (base sha or None for the root, tip sha, empty?).
 
-    BadInput when BASE is not an ancestor of TIP, saying what git's ``BASE..TIP`` would walk.
+    Only BASE == TIP is empty. BadInput when BASE is not an ancestor of TIP: a reversed range
+    (TIP an ancestor of BASE) says so; otherwise it says what git's ``BASE..TIP`` would walk.
     """
     git.git_dir(repo)
     tip_sha = git.resolve(repo, tip)
@@ -300,7 +301,15 @@ def check_range(repo: Path, base: str | None, tip: str) -> tuple[str | None, str
     if git.is_ancestor(repo, base_sha, tip_sha):
         return base_sha, tip_sha, False
     if git.is_ancestor(repo, tip_sha, base_sha):
-        return base_sha, tip_sha, True  # TIP is already contained in BASE: nothing new
+        # git would walk nothing, but "nothing to sync" would hide a swapped range.
+        raise BadInput(
+            f"TIP {tip} ({tip_sha[:12]}) is an ancestor of BASE {base} ({base_sha[:12]}): "
+            f"the range is reversed; did you mean {tip}..{base}?",
+            hint=(
+                "BASE is the last-synced (older) commit, TIP the newer one; "
+                "if TIP is a branch, the clone may need a fetch"
+            ),
+        )
     out = git.run(repo, ["merge-base", base_sha, tip_sha], check=False).decode().split()
     what = (
         f"{base} ({base_sha[:12]}) is not an ancestor of {tip} ({tip_sha[:12]}): {tip}'s history does not "
@@ -350,8 +359,8 @@ def walk(repo: Path, base: str | None, tip: str) -> WalkResult:
     """Walk ``base..tip`` of ``repo`` (a clone or bare mirror) into PRs and direct commits.
 
     ``base`` None (or the null sha) walks TIP's whole history down to the root commit. The
-    result has no decisions yet. An empty range (BASE == TIP, or TIP already in BASE) gives an
-    empty result; BASE not an ancestor of TIP is BadInput.
+    result has no decisions yet. BASE == TIP gives an empty result; BASE not an ancestor of TIP
+    (a reversed range included) is BadInput.
     """
     base_sha, tip_sha, empty = check_range(repo, base, tip)
     base_out = base_sha or git.NULL_SHA
