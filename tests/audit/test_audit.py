@@ -201,3 +201,36 @@ def test_deletions_mirroring_upstream_are_verified(repos) -> None:
     old = {p.path: p for p in audit.paths}["vime/old.py"]
     assert (old.cls, old.review) == (DELETED, VERIFIED)
     assert audit.upstream_base == up.git("rev-parse", "HEAD~1").strip()
+
+
+def test_baseline_equal_to_head_audits_nothing(repos) -> None:
+    up, down, tip, _baseline, head = repos
+    assert run_audit(down.path, head, "HEAD", up.path, tip, sync="x").paths == ()
+
+
+def test_reversed_baseline_and_head_are_refused(repos) -> None:
+    up, down, tip, baseline, head = repos
+    with pytest.raises(BadInput) as exc:
+        run_audit(down.path, "HEAD", "HEAD~1", up.path, tip, sync="x")
+    msg = str(exc.value)
+    assert f"--head HEAD~1 ({baseline[:12]}) is an ancestor of --baseline HEAD ({head[:12]})" in msg
+    assert "the range is reversed; did you mean --baseline HEAD~1 --head HEAD?" in msg
+    with pytest.raises(BadInput, match="reversed"):
+        reviews_for(down.path, ["vime/"], by="a", at="", head="HEAD~1", baseline="HEAD")
+
+
+def test_baseline_off_the_heads_history_is_refused(repos) -> None:
+    up, down, tip, _baseline, _head = repos
+    down.branch("side", "HEAD~1")
+    side = down.commit("side work", {"side.py": "x\n"})
+    with pytest.raises(BadInput) as exc:
+        run_audit(down.path, side, "main", up.path, tip, sync="x")
+    assert f"--baseline {side} ({side[:12]}) is not an ancestor of --head main" in str(exc.value)
+    assert exc.value.hint and "merge-base" in exc.value.hint
+
+
+@pytest.mark.parametrize("pair", [("", "x/"), ("slime/", ""), ("/", "vime/")])
+def test_path_map_with_an_empty_side_is_refused(repos, pair: tuple[str, str]) -> None:
+    up, down, tip, baseline, head = repos
+    with pytest.raises(BadInput, match="SRC and DST must both name a path"):
+        run_audit(down.path, baseline, head, up.path, tip, sync="x", path_map=(("slime/", "vime/"), pair))

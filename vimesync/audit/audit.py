@@ -88,6 +88,41 @@ def load_excluded_globs(policy: Path | None) -> tuple[str, ...]:
     return tuple(globs)
 
 
+def check_path_map(path_map: PathMap) -> None:
+    """BadInput for a pair with an empty SRC or DST: an empty prefix matches every path, so
+    ``=vime/`` would claim the whole upstream tree for ``vime/`` (and ``slime/=`` the reverse)."""
+    for src, dst in path_map:
+        if not src.strip("/") or not dst.strip("/"):
+            raise BadInput(
+                f"path map {src}={dst}: SRC and DST must both name a path",
+                hint="an empty prefix matches every path; give the folders, e.g. --map slime/=vime/",
+            )
+
+
+def check_baseline(downstream: Path, baseline: str, head: str) -> tuple[str, str]:
+    """Resolve ``baseline`` and ``head`` of ``downstream``: (baseline sha, head sha).
+
+    BadInput unless the baseline is the head or an ancestor of it: the audit compares the
+    pre-sync commit with the sync head, and any other pair would audit someone else's changes.
+    """
+    base_sha = git.resolve(downstream, baseline)
+    head_sha = git.resolve(downstream, head)
+    if base_sha == head_sha or git.is_ancestor(downstream, base_sha, head_sha):
+        return base_sha, head_sha
+    where = f"--baseline {baseline} ({base_sha[:12]})", f"--head {head} ({head_sha[:12]})"
+    if git.is_ancestor(downstream, head_sha, base_sha):
+        raise BadInput(
+            f"{where[1]} is an ancestor of {where[0]}: the range is reversed; "
+            f"did you mean --baseline {head} --head {baseline}?",
+            hint="--baseline is the downstream commit before the sync, --head the sync's (newer) commit",
+        )
+    raise BadInput(
+        f"{where[0]} is not an ancestor of {where[1]}: the head's history does not contain the baseline, "
+        "so their difference is not what the sync changed",
+        hint="use the commit the sync branch started from as --baseline (git merge-base MAIN SYNC-HEAD)",
+    )
+
+
 def default_sync_name(upstream_base: str | None, upstream_tip: str) -> str:
     """``4c193f1f..8c17b676`` from the upstream range, or the tip alone when the base is unknown."""
     return f"{upstream_base[:8]}..{upstream_tip[:8]}" if upstream_base else upstream_tip[:8]
@@ -184,8 +219,8 @@ def run_audit(
     tree, so reviews count before they are committed). ``upstream_base``, when it resolves,
     lets deletions that mirror upstream deletions count as verified.
     """
-    base_sha = git.resolve(downstream, baseline)
-    head_sha = git.resolve(downstream, head)
+    check_path_map(path_map)
+    base_sha, head_sha = check_baseline(downstream, baseline, head)
     tip_sha = git.resolve(upstream, upstream_tip)
     base_tree = None
     if upstream_base is not None:
@@ -236,7 +271,8 @@ def reviews_for(
     head_blobs = _blobs(git.ls_tree(downstream, git.resolve(downstream, head)))
     candidates = dict(head_blobs)
     if baseline is not None:
-        base_blobs = _blobs(git.ls_tree(downstream, git.resolve(downstream, baseline)))
+        base_sha, _ = check_baseline(downstream, baseline, head)
+        base_blobs = _blobs(git.ls_tree(downstream, base_sha))
         changed = set(changed_paths(base_blobs, head_blobs))
         candidates = {p: head_blobs.get(p, (0, ABSENT)) for p in changed}
     reviews: dict[str, Review] = {}
