@@ -22,6 +22,7 @@ from vimesync.config import Config, load_config, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.report.generate import sync_name, upstream_base_of
 from vimesync.report.json import audit_json
+from vimesync.report.markdown import plural
 
 audit_app = typer.Typer(
     help="Audit the paths a sync changed against the upstream tip; record reviews.",
@@ -36,7 +37,7 @@ DownstreamOpt = Annotated[
     Path | None, typer.Option("--downstream", help="Downstream repository (default: config, else .).")
 ]
 BaselineOpt = Annotated[str | None, typer.Option("--baseline", help="The pre-sync downstream commit.")]
-HeadOpt = Annotated[str, typer.Option("--head", help="The sync head (default HEAD).")]
+HeadOpt = Annotated[str, typer.Option("--head", help="The sync head.")]
 UpstreamOpt = Annotated[
     Path | None, typer.Option("--upstream", help="Upstream repository (default: config).")
 ]
@@ -119,7 +120,7 @@ def render(result: AuditResult) -> None:
     counts = result.counts()
     per_class = ", ".join(f"{counts[c]:,} {c}" for c in CLASSES if counts[c]) or "nothing changed"
     output.out(
-        f"{len(result.paths):,} changed paths {result.baseline[:8]}..{result.head[:8]} "
+        f"{plural(len(result.paths), 'changed path')} {result.baseline[:8]}..{result.head[:8]} "
         f"against upstream {result.upstream_tip[:8]}: {per_class}"
     )
     output.out(f"ledger: {result.ledger_path} (sync {result.sync})")
@@ -136,7 +137,8 @@ def render(result: AuditResult) -> None:
         output.out("OK: every changed path is identical to upstream or reviewed at its head content.")
     else:
         n = len(result.unreviewed) + len(result.stale)
-        output.out(f"FAILED: {n:,} paths need review: vimesync audit review PATH... --by NAME")
+        need = "needs" if n == 1 else "need"
+        output.out(f"FAILED: {plural(n, 'path')} {need} review: vimesync audit review PATH... --by NAME")
 
 
 @audit_app.command("review")
@@ -180,5 +182,5 @@ def review(
         }
         output.emit_json(doc)
     else:
-        output.out(f"recorded {len(reviews):,} review(s) by {by} in {ledger_relpath(sync)}")
+        output.out(f"recorded {plural(len(reviews), 'review')} by {by} in {ledger_relpath(sync)}")
     return EXIT_OK

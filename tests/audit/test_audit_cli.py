@@ -1,0 +1,60 @@
+"""End-to-end ``vimesync audit`` runs on small real repositories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import Repo
+from vimesync.cli.app import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, " ".join(err.split())  # rich wraps long messages
+
+
+@pytest.fixture
+def audit_args(tmp_path: Path) -> list[str]:
+    """``audit`` options for a downstream whose sync (HEAD) changed one file, unlike upstream."""
+    up = Repo(tmp_path / "up")
+    up.commit("upstream", {"slime/a.py": "a = 2\n"})
+    down = Repo(tmp_path / "down")
+    down.commit("baseline", {"vime/a.py": "a = 1\n"})
+    down.commit("sync", {"vime/a.py": "a = 3\n"})
+    return ["audit", "--downstream", str(down.path), "--upstream", str(up.path), "--sync", "s"]
+
+
+def test_one_unreviewed_path_is_singular(capsys: pytest.CaptureFixture[str], audit_args: list[str]) -> None:
+    code, out, _ = run(capsys, *audit_args, "--baseline", "HEAD~1", "--map", "slime/=vime/")
+    assert code == 1
+    assert "1 changed path " in out and "FAILED: 1 path needs review" in out
+    code, out, _ = run(capsys, "audit", "review", "vime/a.py", "--by", "al", *audit_args[1:])
+    assert code == 0 and "recorded 1 review by al" in out
+
+
+@pytest.mark.parametrize("json_", [False, True])
+def test_reversed_baseline_exits_2(
+    capsys: pytest.CaptureFixture[str], audit_args: list[str], json_: bool
+) -> None:
+    extra = ["--json"] if json_ else []
+    code, out, err = run(capsys, *audit_args, "--baseline", "HEAD", "--head", "HEAD~1", *extra)
+    assert code == 2 and "Traceback" not in err
+    assert "the range is reversed; did you mean --baseline HEAD~1 --head HEAD?" in err
+    if json_:
+        assert json.loads(out)["exit_code"] == 2
+    else:
+        assert out == ""
+
+
+@pytest.mark.parametrize("map_", ["=x/", "slime/="])
+def test_empty_side_of_map_exits_2(
+    capsys: pytest.CaptureFixture[str], audit_args: list[str], map_: str
+) -> None:
+    code, out, err = run(capsys, *audit_args, "--baseline", "HEAD~1", "--map", map_)
+    assert code == 2 and out == ""
+    assert f"path map {map_}: SRC and DST must both name a path" in err
