@@ -108,6 +108,69 @@ def test_base_not_ancestor_exits_2(capsys: pytest.CaptureFixture[str], tmp_path:
     assert "is not an ancestor" in err and "merge-base" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("json_", [False, True])
+def test_reversed_range_exits_2(capsys: pytest.CaptureFixture[str], upstream: Upstream, json_: bool) -> None:
+    s = upstream.shas
+    args = [
+        "walk",
+        "--upstream",
+        str(upstream.path),
+        "--range",
+        "main..main~8",
+        *(["--json"] if json_ else []),
+    ]
+    code, out, err = run(capsys, *args)
+    assert code == 2 and "nothing to sync" not in out + err
+    assert f"TIP main~8 ({s['pr3'][:12]}) is an ancestor of BASE main ({s['pr10'][:12]})" in err
+    assert "the range is reversed; did you mean main~8..main?" in " ".join(err.split())
+    if json_:
+        doc = json.loads(out)
+        assert doc["exit_code"] == 2 and "did you mean main~8..main?" in doc["error"]
+
+
+def _one_pr_repo(path: Path, message: str, files: dict[str, str | bytes | None]) -> Repo:
+    r = Repo(path)
+    r.commit("start", {"README.md": "x\n"})
+    r.commit(message, files)
+    return r
+
+
+def test_partly_excluded_reason_in_table_and_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    r = _one_pr_repo(tmp_path / "r", "Add a (#1)", {"slime/a.py": "a\n", "docker/npu_patch/a.patch": "p\n"})
+    pol = tmp_path / "policy.toml"
+    pol.write_text(POLICY)
+    base = ["walk", "--upstream", str(r.path), "--range", "HEAD~1..HEAD", "--policy", str(pol)]
+    code, out, err = run(capsys, *base)
+    assert code == 0, err
+    assert "partly in excluded paths: docker/npu_patch/a.patch" in " ".join(out.split())
+    code, out, err = run(capsys, *base, "--json")
+    pr = json.loads(out)["prs"][0]
+    assert (pr["status"], pr["partial_paths"]) == ("applicable", ["docker/npu_patch/a.patch"])
+    assert pr["reason"] == "partly in excluded paths: docker/npu_patch/a.patch"
+
+
+@pytest.mark.parametrize(
+    "message,totals",
+    [
+        ("Add a (#1)", "1 PR: 1 applicable, 0 excluded, 0 mirrored; 0 direct commits"),
+        ("direct fix", "0 PRs: 0 applicable, 0 excluded, 0 mirrored; 1 direct commit"),
+    ],
+)
+def test_totals_singular(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, message: str, totals: str
+) -> None:
+    r = _one_pr_repo(tmp_path / "r", message, {"a.py": "a\n"})
+    code, out, err = run(capsys, "walk", "--upstream", str(r.path), "--range", "HEAD~1..HEAD")
+    assert code == 0, err
+    assert totals in out.splitlines()
+
+
+def test_help_shows_rule_tables(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run(capsys, "walk", "--help")
+    assert code == 0 and "Policy TOML ([[rule]] tables)." in out
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
@@ -166,3 +229,27 @@ def test_github_metadata_drives_a_labels_rule(
     assert by[4]["status"] == "applicable" and by[4]["author"] == "user4"
     assert doc["notes"] == ["GitHub has no merged PR for 1 of the 9 PR numbers"]  # #10: closed unmerged
     assert TOKEN not in out + err
+
+
+def test_github_note_for_a_single_unmerged_pr(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = _one_pr_repo(tmp_path / "r", "Closed one (#10)", {"a.py": "a\n"})
+    (tmp_path / "vimesync.toml").write_text('[upstream]\nrepo = "THUDM/slime"\n')
+    with serve(FakeGitHub(range(1, 12))) as url:  # #10 is closed unmerged
+        monkeypatch.setenv("VIMESYNC_GITHUB_API", url)
+        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+        code, out, err = run(
+            capsys,
+            "walk",
+            "--upstream",
+            str(r.path),
+            "--range",
+            "HEAD~1..HEAD",
+            "--github",
+            "--json",
+            "--config",
+            str(tmp_path / "vimesync.toml"),
+        )
+    assert code == 0, err
+    assert json.loads(out)["notes"] == ["GitHub has no merged PR #10"]

@@ -10,7 +10,8 @@ import typer
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.config import load_config
-from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
+from vimesync.report.markdown import plural
+from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, Decision, PullRequest, WalkResult
 from vimesync.upstream.pipeline import walk_and_classify
 
 
@@ -30,7 +31,7 @@ def result_json(result: WalkResult) -> dict[str, Any]:
             "author": pr.author,
             "reverts": pr.reverts,
             "status": d.status if d else APPLICABLE,
-            "reason": d.reason if d else "",
+            "reason": decision_reason(d),
             "rule": d.rule if d else None,
             "partial_paths": list(d.partial_paths) if d else [],
             "mirrored_by": d.mirrored_by if d else None,
@@ -47,6 +48,23 @@ def result_json(result: WalkResult) -> dict[str, Any]:
         "totals": _totals(result),
         "notes": list(result.notes),
     }
+
+
+def _partly_excluded(paths: tuple[str, ...], limit: int | None = None) -> str:
+    shown = paths[:limit] if limit is not None else paths
+    return f"partly in excluded paths: {', '.join(shown)}" + (" …" if len(shown) < len(paths) else "")
+
+
+def _joined(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def decision_reason(d: Decision | None) -> str:
+    """Why a PR has its status, in words: the policy's reason, then the excluded paths it partly
+    touches. The ``--json`` reason; the table says the same (with the rule, at most 3 paths)."""
+    if d is None:
+        return ""
+    return _joined(d.reason, _partly_excluded(d.partial_paths) if d.partial_paths else "")
 
 
 def _totals(result: WalkResult) -> dict[str, int]:
@@ -74,25 +92,22 @@ def _render(result: WalkResult) -> None:
         if d and d.rule:
             reason = f"{reason} (rule {d.rule})"
         if d and d.partial_paths:
-            reason = (
-                reason + "; " if reason else ""
-            ) + f"partly in excluded paths: {', '.join(d.partial_paths[:3])}"
-            reason += " …" if len(d.partial_paths) > 3 else ""
+            reason = _joined(reason, _partly_excluded(d.partial_paths, 3))
         if pr.reverts:
-            reason = (reason + "; " if reason else "") + f"reverts #{pr.reverts}"
+            reason = _joined(reason, f"reverts #{pr.reverts}")
         table.add_row(
             f"#{pr.number}", output.escape(pr.title), f"[{_STYLE[status]}]{status}[/]", output.escape(reason)
         )
     output.stdout.print(table)
     if result.direct_commits:
-        output.out(f"direct commits (no PR): {len(result.direct_commits)}")
+        output.out(f"direct commits (no PR): {len(result.direct_commits):,}")
         for c in result.direct_commits:
             extra = f"  (reverts #{c.reverts})" if c.reverts else ""
             output.out(f"  {c.sha[:12]} {c.title}{extra}")
     t = _totals(result)
     output.out(
-        f"{t['prs']} PRs: {t[APPLICABLE]} applicable, {t[EXCLUDED]} excluded, {t[MIRRORED]} mirrored; "
-        f"{t['direct_commits']} direct commits"
+        f"{plural(t['prs'], 'PR')}: {t[APPLICABLE]:,} applicable, {t[EXCLUDED]:,} excluded, "
+        f"{t[MIRRORED]:,} mirrored; {plural(t['direct_commits'], 'direct commit')}"
     )
     for note in result.notes:
         output.warn(note)
@@ -109,7 +124,7 @@ def walk_command(
             "--range", help="BASE..TIP (default: last-synced pin .. upstream branch); TIP alone: all."
         ),
     ] = None,
-    policy: Annotated[Path | None, typer.Option("--policy", help="Policy TOML ([[rule]] tables).")] = None,
+    policy: Annotated[Path | None, typer.Option("--policy", help=r"Policy TOML (\[\[rule]] tables).")] = None,
     downstream: Annotated[
         Path | None, typer.Option("--downstream", help="Downstream repo: marks PRs it already carries.")
     ] = None,

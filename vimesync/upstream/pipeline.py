@@ -106,8 +106,11 @@ def walk_and_classify(
         wanted = [pr.number for pr in result.prs]
         fetched = fetch_metadata(config.upstream_repo, wanted)
         if len(fetched) < len(wanted):
+            missing = len(wanted) - len(fetched)
             notes.append(
-                f"GitHub has no merged PR for {len(wanted) - len(fetched)} of the {len(wanted)} PR numbers"
+                f"GitHub has no merged PR #{wanted[0]}"
+                if len(wanted) == 1
+                else f"GitHub has no merged PR for {missing} of the {len(wanted)} PR numbers"
             )
         metas.update(fetched)
     if metas:
