@@ -11,7 +11,7 @@ from tests.report import samples
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ConflictMarker, ParseFailure
 from vimesync.report import build_report, render_json, render_markdown
-from vimesync.report.markdown import cell, code, escape
+from vimesync.report.markdown import MAX_LIST, _capped, cell, code, escape
 from vimesync.report.publish import END
 from vimesync.upstream.model import WalkResult
 
@@ -84,12 +84,43 @@ def test_failing_patch_golden() -> None:
     md = render_markdown(report)
     _golden("failing-patch.md", md)
     assert not report.checks_ok
-    assert "2 of 3 patches fail to apply sequentially" in md
+    assert "1 of 3 patches fails to apply sequentially" in md
+    assert "; the one after it was not applied; the patched Python files were not parsed." in md
     assert "hunk #2" in md and "nearest match at line 131" in md
     assert "not applied (an earlier patch failed)" in md
     assert "Audited 5 changed paths against the Slime tip and the pre-sync baseline (" in md
     assert "); 2 still need review:" in md
     assert render_json(report)["ok"] is False
+
+
+def _stack(*outcomes: str) -> tuple[PatchResult, ...]:
+    """A stack from each patch's outcome, in order: ok, fail or skip."""
+    return tuple(PatchResult(f"{i}.patch", ok=o == "ok", skipped=o == "skip") for i, o in enumerate(outcomes))
+
+
+@pytest.mark.parametrize(
+    "outcomes,head",
+    [
+        (
+            ("ok", "fail", "skip", "skip"),
+            "1 of 4 patches fails to apply sequentially to the exact pin {pin}; "
+            "the 2 after it were not applied;",
+        ),
+        (
+            ("fail", "skip"),
+            "1 of 2 patches fails to apply sequentially to the exact pin {pin}; "
+            "the one after it was not applied;",
+        ),
+        (("ok", "ok", "fail"), "1 of 3 patches fails to apply sequentially to the exact pin {pin};"),
+        # --keep-going: several patches may fail, none are skipped
+        (("fail", "fail", "ok"), "2 of 3 patches fail to apply sequentially to the exact pin {pin};"),
+        (("fail",), "1 of 1 patch fails to apply sequentially to the exact pin {pin};"),
+    ],
+)
+def test_validation_counts_failed_and_skipped_patches_apart(outcomes: tuple[str, ...], head: str) -> None:
+    md = render_markdown(_demo(check=samples.check(_stack(*outcomes), python=None)))
+    validation = md.split("## Validation\n\n")[1]
+    assert validation.startswith(head.format(pin=samples.PIN)), validation.splitlines()[0]
 
 
 def test_patch_without_header_renders_dash_golden() -> None:
@@ -157,3 +188,11 @@ def test_code_and_cell() -> None:
     assert code("`x`") == "`` `x` ``"
     assert code("a|b", in_table=True) == r"`a\|b`"
     assert cell("one\n\ntwo|") == r"one<br>two\|"
+
+
+@pytest.mark.parametrize(
+    "n,more", [(MAX_LIST + 1, "- … and 1 more path"), (MAX_LIST + 3, "- … and 3 more paths")]
+)
+def test_capped_lists_say_how_many_more(n: int, more: str) -> None:
+    lines = _capped([f"- p{i}" for i in range(n)], "path")
+    assert len(lines) == MAX_LIST + 1 and lines[-1] == more

@@ -66,9 +66,10 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 
 
 def _capped(lines: Sequence[str], what: str) -> list[str]:
+    """At most MAX_LIST lines, then "… and 3 more paths" (``what`` is the singular)."""
     if len(lines) <= MAX_LIST:
         return list(lines)
-    return [*lines[:MAX_LIST], f"- … and {len(lines) - MAX_LIST:,} more {what}"]
+    return [*lines[:MAX_LIST], f"- … and {plural(len(lines) - MAX_LIST, 'more ' + what)}"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
     bad = [p for p in a.paths if not p.ok]
     audited = f"Audited {plural(n, 'changed path')} {against} ({per_class})"
     out.append(f"{audited}; {len(bad):,} still {'needs' if len(bad) == 1 else 'need'} review:")
-    out += ["", *_capped([_audit_line(p) for p in bad], "paths")]
+    out += ["", *_capped([_audit_line(p) for p in bad], "path")]
     return out
 
 
@@ -236,8 +237,15 @@ def render_validation(c: CheckReport | Skipped) -> list[str]:
     if c.patches_ok:
         head = f"All {plural(n, 'patch', 'patches')} apply sequentially to {target}"
     else:
-        failed = [p for p in c.patches if not p.ok]
-        head = f"{len(failed):,} of {plural(n, 'patch', 'patches')} fail to apply sequentially to {target}"
+        # Patches after a failure are not tried (skipped): they neither applied nor failed.
+        failed = sum(1 for p in c.patches if not p.ok and not p.skipped)
+        skipped = sum(1 for p in c.patches if p.skipped)
+        verb = "fails" if failed == 1 else "fail"
+        head = f"{failed:,} of {plural(n, 'patch', 'patches')} {verb} to apply sequentially to {target}"
+        if skipped:
+            them = "it" if failed == 1 else "them"
+            after = f"the one after {them} was" if skipped == 1 else f"the {skipped:,} after {them} were"
+            head += f"; {after} not applied"
     if py is None:
         out.append(f"{head}; the patched Python files were not parsed.")
     elif py.ok:
@@ -247,12 +255,12 @@ def render_validation(c: CheckReport | Skipped) -> list[str]:
         out.append(f"{head}; {bad:,} of {plural(py.files, 'patched Python file')} fail to parse.")
     if not c.patches_ok:
         lines = [line for p in c.patches if not p.ok for line in _patch_failure_lines(p)]
-        out += ["", *_capped(lines, "failures")]
+        out += ["", *_capped(lines, "failure")]
     if py is not None and not py.ok:
         lines = [
             f"- {code(f.path + (f':{f.line}' if f.line else ''))}: {escape(f.message)}" for f in py.failed
         ] + [f"- {code(f'{m.path}:{m.line}')}: conflict marker {code(m.text)}" for m in py.conflict_markers]
-        out += ["", f"Python {escape(py.version)} parse failures:", "", *_capped(lines, "files")]
+        out += ["", f"Python {escape(py.version)} parse failures:", "", *_capped(lines, "file")]
     return out
 
 
