@@ -24,7 +24,8 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 
 
 def _config_without_engine(demo: Demo, tmp_path: Path) -> Path:
-    cfg = tmp_path / "vimesync.toml"
+    # Inside the downstream: a config may only name pins and policies in its own repository.
+    cfg = demo.downstream / f"vimesync-{tmp_path.name}.toml"
     cfg.write_text(
         f"""
 [upstream]
@@ -138,3 +139,20 @@ def test_full_demo_report(demo: Demo, capsys, monkeypatch) -> None:
         f"All {len(doc['engine']['patches'])} patches apply sequentially to the exact pin {demo.engine_rev}"
         in md
     )
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "json"])
+def test_report_refuses_a_reversed_range(demo: Demo, capsys, monkeypatch, fmt: str) -> None:
+    # git walks nothing for TIP..BASE; the report must not call that "0 applicable merged PRs".
+    monkeypatch.chdir(demo.downstream)
+    code, out, err = run(["report", "--range", f"{demo.tip}..{demo.base}", "--format", fmt], capsys)
+    assert code == 2 and "applicable merged PR" not in out
+    assert f"the range is reversed; did you mean {demo.base}..{demo.tip}?" in " ".join(err.split())
+
+
+def test_audit_and_report_refuse_a_reversed_baseline(demo: Demo, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(demo.downstream)
+    for cmd in (["audit", "--sync", "t"], ["report", "--sync", "t"]):
+        code, out, err = run([*cmd, "--baseline", demo.head, "--head", demo.baseline], capsys)
+        assert code == 2, (cmd, err)
+        assert f"did you mean --baseline {demo.baseline} --head {demo.head}?" in " ".join(err.split())
