@@ -149,13 +149,23 @@ print(bad)
 """
 
 
-def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
+PEAK_MB: dict[str, float] = {}  # label -> largest peak RSS seen (MB), of the process or any it waited for
+
+
+def timed(argv: list[str], env: dict[str, str] | None = None, *, label: str = "") -> float:
+    """Wall time of one run; its peak RSS (wait4's ru_maxrss: the largest of the process and the
+    children it reaped, i.e. the parse workers) goes into PEAK_MB[label]."""
     t0 = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, env=env)
-    elapsed = time.perf_counter() - t0
-    if proc.returncode not in (0,):
-        sys.stderr.write(proc.stdout.decode() + proc.stderr.decode())
-        raise SystemExit(f"command failed ({proc.returncode}): {' '.join(argv)}")
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=out, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            out.seek(0)
+            sys.stderr.write(out.read().decode(errors="replace"))
+            raise SystemExit(f"command failed ({proc.returncode}): {' '.join(argv)}")
+    PEAK_MB[label] = max(PEAK_MB.get(label, 0.0), usage.ru_maxrss / 1024)
     return elapsed
 
 
@@ -183,7 +193,7 @@ def main() -> None:
         def baseline() -> float:
             dst = tmp / "baseline-copy"
             shutil.rmtree(dst, ignore_errors=True)
-            return timed([sys.executable, "-c", BASELINE, str(tree), str(dst), str(series)])
+            return timed([sys.executable, "-c", BASELINE, str(tree), str(dst), str(series)], label="baseline")
 
         cache = tmp / "cache"
         env = {**os.environ, "VIMESYNC_CACHE_DIR": str(cache)}
@@ -202,7 +212,7 @@ def main() -> None:
 
         def cold() -> float:
             shutil.rmtree(cache, ignore_errors=True)
-            return timed(check, env)
+            return timed(check, env, label="cold")
 
         def warm() -> float:
             timed(check, env)  # fill the cache
@@ -210,7 +220,7 @@ def main() -> None:
             first.write_bytes(
                 first.read_bytes().replace(b"Description: bench", b"Description: edited bench", 1)
             )
-            return timed(check, env)
+            return timed(check, env, label="warm")
 
         base_t = min(baseline() for _ in range(args.repeat))
         cold_t = min(cold() for _ in range(args.repeat))
@@ -222,6 +232,8 @@ def main() -> None:
         print(
             f"vimesync warm (one header edited):  {warm_t:6.2f} s = {warm_t / base_t:.2f}x (target <= 0.15x)"
         )
+        peaks = ", ".join(f"{k} {v:,.0f} MB" for k, v in PEAK_MB.items() if k)
+        print(f"peak RSS of the largest process (main or a parse worker): {peaks}")
         ok = cold_t <= 0.6 * base_t and warm_t <= 0.15 * base_t
         print("targets met" if ok else "targets NOT met")
 
