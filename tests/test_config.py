@@ -114,3 +114,9 @@ def test_symlinked_series_escaping_the_repository_is_refused(tmp_path: Path) -> 
     write(repo / "pins/e.toml", '[engine]\nseries = "../patches/series"\n')
     with pytest.raises(ConfigError, match="series must be inside"):
         load_config(write(repo / "vimesync.toml", '[engine]\npin = "pins/e.toml"\n'))
+
+
+@pytest.mark.parametrize("item", ["=vime/", "slime/=", "/=vime/"])
+def test_path_map_sides_must_name_a_folder(item: str) -> None:
+    with pytest.raises(ConfigError, match="SRC and DST must both name a path"):
+        parse_map([item])

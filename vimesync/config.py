@@ -178,6 +178,17 @@ def load_upstream_pin(path: Path) -> UpstreamPin:
     )
 
 
+def check_map_pair(src: str, dst: str, *, where: str) -> None:
+    """ConfigError for an empty SRC or DST: an empty prefix matches every path, so ``=vime/``
+    would claim the whole upstream tree for ``vime/`` (and ``slime/=`` the reverse)."""
+    if not src.strip("/") or not dst.strip("/"):
+        raise ConfigError(
+            where,
+            f"path map {src}={dst}: SRC and DST must both name a path",
+            hint="an empty prefix matches every path; give the folders, e.g. slime/=vime/",
+        )
+
+
 def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tuple[tuple[str, str], ...]:
     """``["slime/=vime/"]`` -> ``(("slime/", "vime/"),)``."""
     pairs = []
@@ -185,6 +196,7 @@ def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tu
         src, sep, dst = item.partition("=")
         if not sep:
             raise ConfigError(where, f"path map {item!r} must look like SRC=DST")
+        check_map_pair(src, dst, where=where)
         pairs.append((src, dst))
     return tuple(pairs)
 

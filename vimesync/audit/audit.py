@@ -36,6 +36,7 @@ from vimesync.audit.model import (
     PathAudit,
     Review,
 )
+from vimesync.config import check_map_pair
 from vimesync.errors import BadInput
 
 PathMap = Sequence[tuple[str, str]]
@@ -89,14 +90,9 @@ def load_excluded_globs(policy: Path | None) -> tuple[str, ...]:
 
 
 def check_path_map(path_map: PathMap) -> None:
-    """BadInput for a pair with an empty SRC or DST: an empty prefix matches every path, so
-    ``=vime/`` would claim the whole upstream tree for ``vime/`` (and ``slime/=`` the reverse)."""
+    """BadInput for a pair with an empty SRC or DST (maps built in code, not only parsed ones)."""
     for src, dst in path_map:
-        if not src.strip("/") or not dst.strip("/"):
-            raise BadInput(
-                f"path map {src}={dst}: SRC and DST must both name a path",
-                hint="an empty prefix matches every path; give the folders, e.g. --map slime/=vime/",
-            )
+        check_map_pair(src, dst, where="--map")
 
 
 def check_baseline(downstream: Path, baseline: str, head: str) -> tuple[str, str]:
