@@ -22,7 +22,7 @@ from vimesync.config import Config, load_config, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.report.generate import sync_name, upstream_base_of
 from vimesync.report.json import audit_json
-from vimesync.report.markdown import plural
+from vimesync.text import plural
 
 audit_app = typer.Typer(
     help="Audit the paths a sync changed against the upstream tip; record reviews.",

@@ -17,7 +17,7 @@ from vimesync.cli.progress import parse_progress
 from vimesync.config import load_config
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.patches.model import PatchResult
-from vimesync.report.markdown import plural
+from vimesync.text import plural
 
 patches_app = typer.Typer(help="Work with the engine patch stack.", no_args_is_help=True)
 app.add_typer(patches_app, name="patches")

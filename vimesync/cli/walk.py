@@ -10,7 +10,7 @@ import typer
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.config import load_config
-from vimesync.report.markdown import plural
+from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, Decision, PullRequest, WalkResult
 from vimesync.upstream.pipeline import walk_and_classify
 

@@ -13,6 +13,7 @@ from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.links import Ref, pr_ref
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
+from vimesync.text import plural
 
 DASH = "—"
 MAX_LIST = 50  # longest list of paths/failures printed before "… and N more"
@@ -58,11 +59,6 @@ def link(ref: Ref) -> str:
     text = _SPECIAL.sub(r"\\\1", ref.text)
     url = ref.url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
     return f"[{text}]({url})"
-
-
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """``2,533 files``: thousands separators and the right number."""
-    return f"{n:,} {word if n == 1 else (words or word + 's')}"
 
 
 def _capped(lines: Sequence[str], what: str) -> list[str]:
