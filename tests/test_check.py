@@ -9,7 +9,8 @@ import pytest
 
 from tests.gitrepo import Repo
 from vimesync import git
-from vimesync.check import CheckOptions, run_check
+from vimesync.check import run_check
+from vimesync.checkmodel import CheckOptions
 from vimesync.errors import BadInput, GitError, PatchError
 
 ENGINE = {

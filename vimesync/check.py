@@ -12,12 +12,10 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 
-from vimesync.checkmodel import CheckReport
-from vimesync.config import Config
+from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
 from vimesync.errors import BadInput
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import PatchFile
@@ -25,56 +23,6 @@ from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, Provider, apply_stack
 from vimesync.pycheck.run import parse_patched
 from vimesync.source import Source, open_source
-
-
-@dataclass(frozen=True)
-class CheckOptions:
-    source: Path
-    series: Path
-    rev: str | None = None
-    strip: int = 1
-    keep_going: bool = False
-    python: str | None = None  # "3.12"; None: what the tree declares, else the running interpreter
-    export: Path | None = None
-    use_cache: bool = True
-    engine: str = "engine"
-
-
-ProgressFn = Callable[[int, int], None]  # (done, total) while parsing
-
-
-def check_options(
-    config: Config,
-    *,
-    source: Path | None = None,
-    rev: str | None = None,
-    series: Path | None = None,
-    strip: int | None = None,
-    python: str | None = None,
-    keep_going: bool = False,
-    export: Path | None = None,
-    use_cache: bool = True,
-) -> CheckOptions:
-    """Merge flags over the config and engine pin (flags win); BadInput naming what is missing."""
-    pin = config.engine
-    src = source or pin.source
-    ser = series or pin.series
-    where = f" (or set it in {pin.file})" if pin.file else " (or set it in an engine pin, see pins/)"
-    if src is None:
-        raise BadInput(f"no engine source: pass --source PATH{where}")
-    if ser is None:
-        raise BadInput(f"no patch series: pass --series FILE{where}")
-    return CheckOptions(
-        source=src,
-        series=ser,
-        rev=rev or pin.rev,
-        strip=pin.strip if strip is None else strip,
-        keep_going=keep_going,
-        python=python or pin.python,
-        export=export,
-        use_cache=use_cache,
-        engine=pin.name,
-    )
 
 
 def load_stack(series_path: Path, *, strip: int) -> list[PatchFile]:

@@ -13,15 +13,11 @@ from typing import Annotated, Any
 import typer
 
 from vimesync import git
-from vimesync.audit.audit import default_sync_name, load_excluded_globs, reviews_for, run_audit
-from vimesync.audit.ledger import ledger_relpath, read_ledger, record, write_ledger
 from vimesync.audit.model import CLASSES, STALE, AuditResult
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.config import Config, load_config, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
-from vimesync.report.generate import sync_name, upstream_base_of
-from vimesync.report.json import audit_json
 from vimesync.text import plural
 
 audit_app = typer.Typer(
@@ -89,6 +85,11 @@ def audit(
 ) -> int:
     """Classify every path changed between --baseline and --head: identical, translated, downstream-only,
     deleted, excluded; report unreviewed paths and stale reviews."""
+    # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.audit.audit import default_sync_name, load_excluded_globs, run_audit
+    from vimesync.report.generate import upstream_base_of
+    from vimesync.report.json import audit_json
+
     if ctx.invoked_subcommand is not None:
         return EXIT_OK
     cfg = load_config(config)
@@ -158,6 +159,11 @@ def review(
     config: ConfigOpt = None,
 ) -> int:
     """Record that NAME reviewed PATH... at their content in --head, in sop/reviews/<sync>.toml."""
+    # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.audit.audit import reviews_for
+    from vimesync.audit.ledger import ledger_relpath, read_ledger, record, write_ledger
+    from vimesync.report.generate import sync_name
+
     cfg = load_config(config)
     down = _downstream(cfg, downstream)
     if sync is None:

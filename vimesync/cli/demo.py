@@ -9,16 +9,12 @@ from typing import Annotated
 
 import typer
 
-from vimesync.check import check_options
+from vimesync.checkmodel import check_options
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
 from vimesync.config import load_config
-from vimesync.demo.build import build_demo
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
-from vimesync.report.generate import ReportInputs, generate_report
-from vimesync.report.json import render_json
-from vimesync.report.markdown import render_markdown
 
 
 @app.command("demo")
@@ -36,6 +32,12 @@ def demo(
     Builds a Slime-like upstream, a Vime-like downstream and a pinned vLLM-shaped engine with a
     four-patch stack as real git repositories (no network), then walks, checks, audits and reports.
     """
+    # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.demo.build import build_demo
+    from vimesync.report.generate import ReportInputs, generate_report
+    from vimesync.report.json import render_json
+    from vimesync.report.markdown import render_markdown
+
     if fmt not in ("markdown", "json"):
         raise BadInput(f"--format {fmt!r}: expected markdown or json")
     root = keep.resolve() if keep else Path(tempfile.mkdtemp(prefix="vimesync-demo-"))

@@ -9,8 +9,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from vimesync.check import check_options, run_check
-from vimesync.checkmodel import CheckReport, check_to_dict
+from vimesync.checkmodel import CheckReport, check_options, check_to_dict
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
@@ -64,6 +63,8 @@ def check(
         export=export,
         use_cache=not no_cache,
     )
+    from vimesync.check import run_check  # here, not at the top: other commands skip its imports
+
     with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
         report = run_check(opts, progress=progress)
     if json_out:

@@ -19,15 +19,12 @@ from typing import Annotated
 
 import typer
 
-from vimesync.check import check_options
+from vimesync.checkmodel import check_options
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
 from vimesync.config import Config, load_config, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
-from vimesync.report.generate import ReportInputs, generate_report
-from vimesync.report.json import render_json
-from vimesync.report.markdown import render_markdown
 
 
 def _check_opts(cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None):
@@ -70,6 +67,11 @@ def report(
     ] = None,
 ) -> int:
     """Write the sync PR description: summary, engine patches, final audit, validation."""
+    # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.report.generate import ReportInputs, generate_report
+    from vimesync.report.json import render_json
+    from vimesync.report.markdown import render_markdown
+
     if fmt not in ("markdown", "json"):
         raise BadInput(f"--format {fmt!r}: expected markdown or json")
     if publish is not None:

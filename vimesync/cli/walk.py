@@ -12,7 +12,6 @@ from vimesync.cli.app import app
 from vimesync.config import load_config
 from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, Decision, PullRequest, WalkResult
-from vimesync.upstream.pipeline import walk_and_classify
 
 
 def result_json(result: WalkResult) -> dict[str, Any]:
@@ -146,6 +145,9 @@ def walk_command(
     ] = None,
 ) -> int:
     """Walk an upstream commit range into merged PRs and classify them (applicable/excluded/mirrored)."""
+    # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.upstream.pipeline import walk_and_classify
+
     cfg = load_config(config)
     result = walk_and_classify(
         upstream,

@@ -23,8 +23,8 @@ else:  # pragma: no cover
 from vimesync import git
 from vimesync.audit.audit import default_sync_name, load_excluded_globs, run_audit
 from vimesync.audit.model import AuditResult
-from vimesync.check import CheckOptions, ProgressFn, run_check
-from vimesync.checkmodel import CheckReport
+from vimesync.check import run_check
+from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
 from vimesync.config import Config
 from vimesync.report.links import github_repo_of
 from vimesync.report.model import EnginePatches, SyncReport, build_engine, build_report
