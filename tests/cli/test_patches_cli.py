@@ -35,6 +35,12 @@ def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     )
 
 
+def check_args(stack: Stack) -> list[str]:
+    """``patches check`` on the stack's pinned engine and its series."""
+    series = str(stack.dir / "series")
+    return ["patches", "check", "--source", str(stack.repo.path), "--rev", stack.pin, "--series", series]
+
+
 @pytest.fixture()
 def stack(tmp_path: Path) -> Stack:
     s = Stack(tmp_path)
@@ -47,14 +53,7 @@ def test_json_is_one_document_with_the_contract_fields(
 ) -> None:
     code, out, err = run(
         capsys,
-        "patches",
-        "check",
-        "--source",
-        str(stack.repo.path),
-        "--rev",
-        stack.pin,
-        "--series",
-        str(stack.dir / "series"),
+        *check_args(stack),
         "--json",
     )
     assert code == 0, err
@@ -126,14 +125,7 @@ def test_unsafe_patch_is_refused_naming_it(stack: Stack) -> None:
         "--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+rm -rf /\n"
     )
     proc = cli(
-        "patches",
-        "check",
-        "--source",
-        str(stack.repo.path),
-        "--rev",
-        stack.pin,
-        "--series",
-        str(stack.dir / "series"),
+        *check_args(stack),
     )
     assert proc.returncode == 2 and "0001-a.patch" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -176,8 +168,5 @@ def test_json_callers_get_a_json_error_document(stack: Stack) -> None:
 def test_unwritable_export_is_refused_before_any_work(stack: Stack, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    proc = cli(
-        "patches", "check", "--source", str(stack.repo.path), "--rev", stack.pin,
-        "--series", str(stack.dir / "series"), "--export", str(blocker / "out"),
-    )  # fmt: skip
+    proc = cli(*check_args(stack), "--export", str(blocker / "out"))
     assert proc.returncode == 2 and "--export" in proc.stderr and "Traceback" not in proc.stderr
