@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -64,6 +65,11 @@ def check(
         use_cache=not no_cache,
     )
     from vimesync.check import run_check  # here, not at the top: other commands skip its imports
+
+    if opts.rev and not re.fullmatch(r"[0-9a-f]{40}", opts.rev):
+        output.warn(
+            f"the pin names {opts.rev!r}, not a full commit sha: the checked commit can move under it"
+        )
 
     with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
         report = run_check(opts, progress=progress)
@@ -167,6 +173,9 @@ def _verdict(report: CheckReport) -> str:
     py = report.python
     if report.ok and py is not None:
         patches = "the only patch applies" if n == 1 else f"all {n} patches apply sequentially"
+        if n == 0:
+            files = plural(py.files, "Python file") + (" parses" if py.files == 1 else " parse")
+            return f"[bold green]OK[/]: the series is empty, nothing to apply; {files} of {to}."
         parsed = plural(py.files, "patched Python file") + (" parses" if py.files == 1 else " parse")
         return f"[bold green]OK[/]: {patches} to {to}; {parsed}."
     problems = []
