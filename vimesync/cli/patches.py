@@ -66,13 +66,10 @@ def check(
     )
     from vimesync.check import run_check  # here, not at the top: other commands skip its imports
 
-    if opts.rev and not re.fullmatch(r"[0-9a-f]{40}", opts.rev):
-        output.warn(
-            f"the pin names {opts.rev!r}, not a full commit sha: the checked commit can move under it"
-        )
-
     with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
         report = run_check(opts, progress=progress)
+    if opts.rev and not re.fullmatch(r"[0-9a-f]{40}", opts.rev):
+        output.warn(f"rev {opts.rev!r} is not a full commit sha: the commit it names can move")
     if json_out:
         output.emit_json(check_to_dict(report))
     else:
