@@ -171,8 +171,8 @@ def _verdict(report: CheckReport) -> str:
     if report.ok and py is not None:
         patches = "the only patch applies" if n == 1 else f"all {n} patches apply sequentially"
         if n == 0:
-            verb = "parses" if py.files == 1 else "parse"
-            return f"[bold green]OK[/]: the series is empty, nothing to apply; {plural(py.files, 'Python file')} of {to} {verb}."
+            files = f"{plural(py.files, 'Python file')} of {to} {'parses' if py.files == 1 else 'parse'}"
+            return f"[bold green]OK[/]: the series is empty, nothing to apply; {files}."
         parsed = plural(py.files, "patched Python file") + (" parses" if py.files == 1 else " parse")
         return f"[bold green]OK[/]: {patches} to {to}; {parsed}."
     problems = []
