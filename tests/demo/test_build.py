@@ -55,3 +55,18 @@ def test_repo_layout_is_the_shipped_example() -> None:
     # patches/, pins/ and sop/ at the repo root are the package's demo data, not copies of it.
     for name in ("patches", "pins", "sop"):
         assert (REPO / name).resolve() == (REPO / "vimesync/demo/data" / name).resolve()
+
+
+def test_the_sync_closes_the_loop(demo: Demo) -> None:
+    # Before the sync the walk finds work to carry; after it (the sync commit's Upstream-PR
+    # trailers) everything applicable is mirrored, so the next walk has nothing left to carry.
+    from vimesync.upstream.model import APPLICABLE, MIRRORED
+    from vimesync.upstream.pipeline import walk_and_classify
+
+    cfg = load_config(demo.downstream / "vimesync.toml")
+    before = walk_and_classify(
+        None, None, policy=None, downstream=None, config=cfg, downstream_rev=demo.baseline
+    )
+    after = walk_and_classify(None, None, policy=None, downstream=None, config=cfg, downstream_rev=demo.head)
+    assert len(before.by_status(APPLICABLE)) == 7 and len(before.by_status(MIRRORED)) == 1
+    assert after.by_status(APPLICABLE) == [] and len(after.by_status(MIRRORED)) == 8

@@ -152,7 +152,9 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
     for step in story.DOWNSTREAM_BEFORE_SYNC:
         baseline = _commit(repo, clock, f"{step['subject']}\n\n{step['body']}", step["files"], **who)
     sync = story.DOWNSTREAM_SYNC
-    head = _commit(repo, clock, f"{sync['subject']}\n\nUpstream-Commit: {upstream_tip}", sync["files"], **who)
+    trailers = "\n".join(f"Upstream-PR: {UPSTREAM_REPO}#{n}" for n in sync["carries"])
+    message = f"{sync['subject']}\n\nCarries upstream through {upstream_tip}.\n\n{trailers}"
+    head = _commit(repo, clock, message, sync["files"], **who)
     return baseline, head
 
 

@@ -272,6 +272,9 @@ DOWNSTREAM_BEFORE_SYNC: list[dict[str, Any]] = [
 # The sync itself: what the maintainer carried (translated where Vime differs).
 DOWNSTREAM_SYNC: dict[str, Any] = {
     "subject": "[Sync] Mirror Slime through the demo tip",
+    # One Upstream-PR trailer per carried PR (sop/SYNC.md step 2), so the next walk sees them as
+    # mirrored; #2420 and its revert #2423 are carried as the no-op pair they are.
+    "carries": [2410, 2415, 2419, 2420, 2423, 2430, 2434],
     "files": {
         "vime/utils/ppo_utils.py": PPO_UTILS_CENTERED,
         "vime/rollout/sglang_rollout.py": ROLLOUT_FLUSH.format(pkg="vime").replace(
