@@ -75,18 +75,14 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         scratch = Path(tmp) / "tree"
         scratch.mkdir()
         results = apply_stack(scratch, patches, keep_going=opts.keep_going, provider=source_provider(source))
-        touched = {p for r in results for p in r.touched}
+        changed = _changed(scratch, {p for r in results for p in r.touched})
         python = None
         if all(r.ok for r in results) or opts.keep_going:
             python = parse_patched(
-                source,
-                _changed(scratch, touched),
-                python=opts.python,
-                use_cache=opts.use_cache,
-                progress=progress,
+                source, changed, python=opts.python, use_cache=opts.use_cache, progress=progress
             )
         if opts.export is not None:
-            _export(source, scratch, touched, opts.export)
+            _export(source, changed, opts.export)
     return CheckReport(
         source=source.info,
         series=str(opts.series),
@@ -111,11 +107,11 @@ def _changed(scratch: Path, touched: Iterable[str]) -> dict[str, Path | None]:
     return changed
 
 
-def _export(source: Source, scratch: Path, touched: set[str], dest: Path) -> None:
-    """Write the whole patched tree: untouched files from the source, touched ones from scratch."""
+def _export(source: Source, changed: dict[str, Path | None], dest: Path) -> None:
+    """Write the whole patched tree: untouched files from the source, changed ones from scratch."""
     dest.mkdir(parents=True, exist_ok=True)
-    source.export(dest, skip=touched)
-    for rel, src in _changed(scratch, touched).items():
+    source.export(dest, skip=changed.keys())
+    for rel, src in changed.items():
         if src is None:
             continue  # deleted by the stack
         out = dest / rel
