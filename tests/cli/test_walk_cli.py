@@ -25,6 +25,18 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return int(exc.value.code or 0), out, err
 
 
+def walk_github(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *args: str
+) -> tuple[int, str, str]:
+    """``walk --github --json`` against the loopback GitHub (PRs 1-11; #10 closed unmerged)."""
+    config = tmp_path / "vimesync.toml"
+    config.write_text('[upstream]\nrepo = "THUDM/slime"\n')
+    with serve(FakeGitHub(range(1, 12))) as url:
+        monkeypatch.setenv("VIMESYNC_GITHUB_API", url)
+        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+        return run(capsys, "walk", *args, "--github", "--json", "--config", str(config))
+
+
 def test_json_document(capsys: pytest.CaptureFixture[str], tmp_path: Path, upstream: Upstream) -> None:
     pol = tmp_path / "policy.toml"
     pol.write_text(POLICY)
@@ -204,24 +216,8 @@ def test_github_metadata_drives_a_labels_rule(
 ) -> None:
     pol = tmp_path / "p.toml"
     pol.write_text('[[rule]]\naction = "exclude"\nreason = "NPU label"\nlabels = ["npu"]\n')
-    (tmp_path / "vimesync.toml").write_text('[upstream]\nrepo = "THUDM/slime"\n')
-    with serve(FakeGitHub(range(1, 12))) as url:
-        monkeypatch.setenv("VIMESYNC_GITHUB_API", url)
-        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-        code, out, err = run(
-            capsys,
-            "walk",
-            "--upstream",
-            str(upstream.path),
-            "--range",
-            "main",
-            "--policy",
-            str(pol),
-            "--github",
-            "--json",
-            "--config",
-            str(tmp_path / "vimesync.toml"),
-        )
+    args = ["--upstream", str(upstream.path), "--range", "main", "--policy", str(pol)]
+    code, out, err = walk_github(capsys, monkeypatch, tmp_path, *args)
     assert code == 0, err
     doc = json.loads(out)
     by = {p["number"]: p for p in doc["prs"]}
@@ -235,21 +231,8 @@ def test_github_note_for_a_single_unmerged_pr(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     r = _one_pr_repo(tmp_path / "r", "Closed one (#10)", {"a.py": "a\n"})
-    (tmp_path / "vimesync.toml").write_text('[upstream]\nrepo = "THUDM/slime"\n')
-    with serve(FakeGitHub(range(1, 12))) as url:  # #10 is closed unmerged
-        monkeypatch.setenv("VIMESYNC_GITHUB_API", url)
-        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-        code, out, err = run(
-            capsys,
-            "walk",
-            "--upstream",
-            str(r.path),
-            "--range",
-            "HEAD~1..HEAD",
-            "--github",
-            "--json",
-            "--config",
-            str(tmp_path / "vimesync.toml"),
-        )
+    code, out, err = walk_github(
+        capsys, monkeypatch, tmp_path, "--upstream", str(r.path), "--range", "HEAD~1..HEAD"
+    )
     assert code == 0, err
     assert json.loads(out)["notes"] == ["GitHub has no merged PR #10"]
