@@ -13,8 +13,8 @@ from tests.test_check import ENGINE, Stack
 SECRET = "ghs_NotARealTokenButSecret0123456789"
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200", "GITHUB_TOKEN": SECRET}
+def cli(*args: str, cwd: Path | None = None, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200", "GITHUB_TOKEN": SECRET, **extra_env}
     return subprocess.run(
         [sys.executable, "-m", "vimesync", *args],
         capture_output=True,

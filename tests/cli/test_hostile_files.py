@@ -5,6 +5,7 @@ the input, never a traceback."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,17 @@ def test_symlinked_patches_folder_is_refused(checkout: Path, tmp_path: Path, sta
 def test_toml_bombs_exit_2_naming_the_file(checkout: Path, file: str, text: str) -> None:
     (checkout / file).write_text(text)
     assert_refused(cli("patches", "check", "--json", cwd=checkout), file)
+
+
+def test_interpreter_committed_on_a_path_entry_inside_the_checkout_never_runs(
+    checkout: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran"
+    fake = checkout / "bin/python3.99"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\ntouch {marker}\necho cpython 3 99 0\n")
+    fake.chmod(0o755)
+    path = os.pathsep.join([str(checkout / "bin"), "bin", os.environ.get("PATH", "")])
+    proc = cli("patches", "check", "--python", "3.99", cwd=checkout, PATH=path, HOME=str(tmp_path))
+    assert_refused(proc, "python3.99 is needed")
+    assert not marker.exists()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync.errors import BadInput
-from vimesync.pycheck.interp import Interpreter
+from vimesync.pycheck.interp import Interpreter, child_env
 
 WORKER = Path(__file__).with_name("_worker.py")
 REQUEST = struct.Struct(">cII")  # mirrors _worker.py
@@ -98,6 +98,7 @@ class _Worker:
             stderr=subprocess.PIPE,
             bufsize=0,
             close_fds=True,
+            env=child_env(),  # no GITHUB_TOKEN & co. in a process that reads PR code
         )
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.wfd = self.proc.stdin.fileno()
