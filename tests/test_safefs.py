@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,36 @@ def test_output_dir(repo: Path, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="symbolic link"):
         safefs.ensure_output_dir(repo / "sub/new")
     assert not (tmp_path / "new").exists()
+
+
+def _deep_tree(top: Path, depth: int) -> None:
+    """``a/a/.../a/f`` ``depth`` levels deep, built with descriptors (the path exceeds PATH_MAX)."""
+    fd = os.open(top, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("a", dir_fd=fd)
+        nfd = os.open("a", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = nfd
+    os.close(os.open("f", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    os.close(fd)
+
+
+def test_scratch_dir_removes_a_tree_too_deep_for_rmtree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(safefs.tempfile, "tempdir", None)  # re-read TMPDIR
+    (tmp_path / "keep").mkdir()
+    (tmp_path / "keep/file").write_text("x")
+    saved = sys.getrecursionlimit()
+    try:
+        with safefs.scratch_dir("vimesync-check-") as tmp:
+            _deep_tree(Path(tmp), 400)
+            (Path(tmp) / "link").symlink_to(tmp_path / "keep")
+            # shutil.rmtree recurses once per level: a tree deeper than the limit defeats it
+            # (as a 2,000-level tree does with the default limit).
+            sys.setrecursionlimit(len(inspect.stack()) + 150)
+    finally:
+        sys.setrecursionlimit(saved)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep"]
+    assert (tmp_path / "keep/file").exists()  # a symlink inside is removed, never followed

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from vimesync.patches.model import PatchFile
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, Provider, apply_stack
 from vimesync.pycheck.run import parse_patched
-from vimesync.safefs import ensure_output_dir
+from vimesync.safefs import ensure_output_dir, scratch_dir
 from vimesync.source import Source, open_source
 
 
@@ -65,7 +64,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
     if opts.export is not None:
         _check_export_dir(opts.export)
     with (
-        tempfile.TemporaryDirectory(prefix="vimesync-check-") as tmp,
+        scratch_dir("vimesync-check-") as tmp,  # removed however deep the tree a patch made
         open_source(opts.source, opts.rev, scratch=Path(tmp)) as source,
     ):
         scratch = Path(tmp) / "tree"

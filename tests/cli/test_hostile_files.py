@@ -93,3 +93,16 @@ def test_interpreter_committed_on_a_path_entry_inside_the_checkout_never_runs(
     proc = cli("patches", "check", "--python", "3.99", cwd=checkout, PATH=path, HOME=str(tmp_path))
     assert_refused(proc, "python3.99 is needed")
     assert not marker.exists()
+
+
+def test_patch_creating_a_2000_level_path_is_refused(checkout: Path, tmp_path: Path) -> None:
+    deep = "a/" * 2000 + "x.py"
+    header = f"diff --git a/{deep} b/{deep}\nnew file mode 100644\n"
+    patch = header + f"--- /dev/null\n+++ b/{deep}\n@@ -0,0 +1 @@\n+x\n"
+    (checkout / "patches/0002-deep.patch").write_text(patch)
+    (checkout / "patches/series").write_text("0001-a.patch\n0002-deep.patch\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = cli("patches", "check", cwd=checkout, TMPDIR=str(tmp))
+    assert_refused(proc, "0002-deep.patch", "deeper than 256 components")
+    assert list(tmp.iterdir()) == []
