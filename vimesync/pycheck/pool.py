@@ -245,9 +245,12 @@ class ParsePool:
                 if exhausted and not requeued and not any(w.inflight for w in workers):
                     break  # fewer jobs than announced: nothing left to wait for
                 remaining -= self._step(workers, requeued, on_result)
-        finally:
-            for w in workers:
-                self._stop(w)
+        except BaseException:
+            for w in workers:  # unwinding (SIGTERM, Ctrl-C, an error): no polite 2 s wait per worker
+                w.kill()
+            raise
+        for w in workers:
+            self._stop(w)
 
     def _step(
         self, workers: list[_Worker], requeued: deque[Job], on_result: Callable[[int, Outcome], None]
