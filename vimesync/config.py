@@ -47,7 +47,15 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.errors import ConfigError
-from vimesync.safefs import MAX_CONFIG_BYTES, _toml_message, input_kind, lexical, loads_toml, read_text_input
+from vimesync.safefs import (
+    MAX_CONFIG_BYTES,
+    _toml_message,
+    excerpt,
+    input_kind,
+    lexical,
+    loads_toml,
+    read_text_input,
+)
 
 CONFIG_NAME = "vimesync.toml"
 
@@ -75,7 +83,7 @@ def _check_keys(path: Path, table: str, data: dict[str, Any], allowed: set[str])
     if unknown:
         raise ConfigError(
             str(path),
-            f"unknown key {unknown[0]!r} in [{table}]",
+            f"unknown key {excerpt(unknown[0])} in [{table}]",
             hint=f"known keys: {', '.join(sorted(allowed))}",
         )
 
@@ -175,7 +183,7 @@ def check_map_pair(src: str, dst: str, *, where: str) -> None:
     if not src.strip("/") or not dst.strip("/"):
         raise ConfigError(
             where,
-            f"path map {src}={dst}: SRC and DST must both name a path",
+            f"path map {excerpt(src + '=' + dst)}: SRC and DST must both name a path",
             hint="an empty prefix matches every path; give the folders, e.g. slime/=vime/",
         )
 
@@ -186,7 +194,7 @@ def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tu
     for item in items:
         src, sep, dst = item.partition("=")
         if not sep:
-            raise ConfigError(where, f"path map {item!r} must look like SRC=DST")
+            raise ConfigError(where, f"path map {excerpt(item)} must look like SRC=DST")
         check_map_pair(src, dst, where=where)
         pairs.append((src, dst))
     return tuple(pairs)

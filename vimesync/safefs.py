@@ -280,7 +280,9 @@ def _toml_message(exc: Exception) -> tuple[str, int | None]:
     if line is None and at:
         digits = at.split(",")[0]
         line = int(digits) if digits.isdigit() and len(digits) < 12 else None
-    return msg, line
+    # Some messages quote a key ("Cannot declare ('a', 'b') twice"): keep them short and visible.
+    shown = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in msg)
+    return (shown[:120] + "…" if len(shown) > 120 else shown), line
 
 
 def loads_toml(text: str, *, where: str) -> dict[str, Any]:
@@ -315,8 +317,7 @@ def loads_json(text: str, *, where: str) -> Any:
 def excerpt(text: str, limit: int = 80) -> str:
     """A short, escaped rendering of untrusted text for an error message: quoted like ``repr``,
     control and invisible characters shown as escapes, cut to about ``limit`` characters."""
-    cut = text[:limit]
-    shown = repr(cut)
+    shown = repr(text[:limit])
     shown = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in shown)
     return shown + ("…" if len(text) > limit else "")
 

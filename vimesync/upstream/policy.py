@@ -26,7 +26,7 @@ import pathspec
 
 from vimesync.config import read_text
 from vimesync.errors import ConfigError
-from vimesync.safefs import loads_toml
+from vimesync.safefs import excerpt, loads_toml
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
 
 ACTIONS = ("include", "exclude")
@@ -164,7 +164,9 @@ def parse_policy(text: str, path: Path) -> Policy:
     unknown = sorted(set(data) - {"rule"})
     if unknown:
         raise ConfigError(
-            str(path), f"unknown top-level key {unknown[0]!r}", hint="a policy is a list of [[rule]] tables"
+            str(path),
+            f"unknown top-level key {excerpt(unknown[0])}",
+            hint="a policy is a list of [[rule]] tables",
         )
     raw_rules = data.get("rule", [])
     if not isinstance(raw_rules, list):
