@@ -192,3 +192,27 @@ def test_scratch_dir_removes_a_tree_too_deep_for_rmtree(
         sys.setrecursionlimit(saved)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep"]
     assert (tmp_path / "keep/file").exists()  # a symlink inside is removed, never followed
+
+
+def test_a_deep_tar_source_is_removed_on_close(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    from vimesync.source import open_source
+
+    archive = tmp_path / "engine.tar"
+    with tarfile.open(archive, "w", format=tarfile.PAX_FORMAT) as tf:
+        data = b"x = 1\n"
+        info = tarfile.TarInfo("pkg/" + "a/" * 300 + "x.py")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    saved = sys.getrecursionlimit()
+    try:
+        with open_source(archive, scratch=scratch) as source:
+            assert len(source.list_files()) == 1
+            sys.setrecursionlimit(len(inspect.stack()) + 150)  # as 2,000 levels do at the default
+    finally:
+        sys.setrecursionlimit(saved)
+    assert list(scratch.iterdir()) == []
