@@ -75,6 +75,7 @@ def test_symlinked_patches_folder_is_refused(checkout: Path, tmp_path: Path, sta
         ("vimesync.toml", "a = " + "[" * 50_000 + "]" * 50_000 + "\n"),
         ("pins/engine.toml", "[engine]\nstrip = " + "9" * 5000 + "\n"),
     ],
+    ids=["nested-config", "huge-int-pin"],
 )
 def test_toml_bombs_exit_2_naming_the_file(checkout: Path, file: str, text: str) -> None:
     (checkout / file).write_text(text)
