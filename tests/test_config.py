@@ -112,7 +112,7 @@ def test_symlinked_series_escaping_the_repository_is_refused(tmp_path: Path) -> 
     (repo / "patches").mkdir(parents=True)
     (repo / "patches/series").symlink_to(outside)
     write(repo / "pins/e.toml", '[engine]\nseries = "../patches/series"\n')
-    with pytest.raises(ConfigError, match="series must be inside"):
+    with pytest.raises(ConfigError, match="refusing to follow a symbolic link"):
         load_config(write(repo / "vimesync.toml", '[engine]\npin = "pins/e.toml"\n'))
 
 
@@ -120,3 +120,19 @@ def test_symlinked_series_escaping_the_repository_is_refused(tmp_path: Path) -> 
 def test_path_map_sides_must_name_a_folder(item: str) -> None:
     with pytest.raises(ConfigError, match="SRC and DST must both name a path"):
         parse_map([item])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[upstream]\n"\\u001b[2J' + "k" * 5000 + '" = 1\n',  # an unknown key, as long as the file
+        '["' + "k" * 5000 + '"]\n["' + "k" * 5000 + '"]\n',  # tomllib quotes the key it refuses
+        '[upstream]\nmap = ["\\u001b[2J' + "m" * 5000 + '"]\n',
+    ],
+    ids=["unknown-key", "declared-twice", "bad-map"],
+)
+def test_config_errors_quote_keys_short_and_escaped(tmp_path: Path, text: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path / "vimesync.toml", text))
+    message = str(info.value)
+    assert len(message) < len(str(tmp_path)) + 250 and "\x1b" not in message

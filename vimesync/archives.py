@@ -22,6 +22,7 @@ from pathlib import Path
 
 from vimesync.checkmodel import SourceInfo
 from vimesync.errors import BadInput
+from vimesync.safefs import remove_tree
 from vimesync.source import (
     DRIVE_LETTER,
     EXECUTABLE,
@@ -152,7 +153,7 @@ class TarSource(DirectorySource):
         try:
             unpacked, links, skipped, prefix = self._unpack(path, limits)
         except BaseException:
-            shutil.rmtree(self._tmp, ignore_errors=True)
+            remove_tree(self._tmp)  # never raises, however deep the tree
             raise
         root = self._tmp / prefix.rstrip("/") if prefix else self._tmp
         super().__init__(root, kind="archive", shown=path)
@@ -258,4 +259,4 @@ class TarSource(DirectorySource):
         return super().read(path)
 
     def close(self) -> None:
-        shutil.rmtree(self._tmp, ignore_errors=True)
+        remove_tree(self._tmp)  # never raises, however deep the tree

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
-from vimesync.errors import BadInput
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import PatchFile
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, Provider, apply_stack
 from vimesync.pycheck.run import parse_patched
+from vimesync.safefs import ensure_output_dir, scratch_dir
 from vimesync.source import Source, open_source
 
 
@@ -34,13 +33,9 @@ def load_stack(series_path: Path, *, strip: int) -> list[PatchFile]:
 
 def _check_export_dir(export: Path) -> None:
     """Refuse a non-empty or unusable --export before any work, so a late failure is never
-    mistaken for a failed check."""
-    if export.exists() and (not export.is_dir() or any(export.iterdir())):
-        raise BadInput(f"--export {export}: exists and is not an empty directory; refusing to write into it")
-    try:
-        export.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BadInput(f"--export {export}: cannot create it ({exc.strerror})") from None
+    mistaken for a failed check; and a symlink at it or at a folder on its way inside the
+    repository (a pull request may commit one to redirect our writes)."""
+    ensure_output_dir(export, what="--export")
 
 
 def source_provider(source: Source) -> Provider:
@@ -69,7 +64,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
     if opts.export is not None:
         _check_export_dir(opts.export)
     with (
-        tempfile.TemporaryDirectory(prefix="vimesync-check-") as tmp,
+        scratch_dir("vimesync-check-") as tmp,  # removed however deep the tree a patch made
         open_source(opts.source, opts.rev, scratch=Path(tmp)) as source,
     ):
         scratch = Path(tmp) / "tree"

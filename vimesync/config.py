@@ -41,49 +41,41 @@ against the folder of the file that names them, so a config works from any cwd.
 
 from __future__ import annotations
 
-import sys
+import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from vimesync.errors import ConfigError
+from vimesync.safefs import (
+    MAX_CONFIG_BYTES,
+    _toml_message,
+    excerpt,
+    input_kind,
+    lexical,
+    loads_toml,
+    read_text_input,
+)
 
 CONFIG_NAME = "vimesync.toml"
 
 
-def read_text(path: Path) -> str:
-    """A UTF-8 input file (config, pin, policy, metadata); ConfigError naming it when unreadable."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(str(path), "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), f"cannot read: {exc}") from None
+def read_text(path: Path, *, root: Path | None = None, max_bytes: int = MAX_CONFIG_BYTES) -> str:
+    """A UTF-8 input file (config, pin, policy, metadata), read through ``safefs``: no symlink
+    followed inside the repository, regular files only, at most ``max_bytes``. ConfigError naming
+    it when unreadable; never any of its content."""
+    return read_text_input(path, root=root, max_bytes=max_bytes)
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """Load a TOML file; ConfigError naming the file and line on any problem."""
-    text = read_text(path)
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        msg, line = toml_error(exc)
-        raise ConfigError(str(path), f"invalid TOML: {msg}", line=line) from None
+def read_toml(path: Path, *, root: Path | None = None) -> dict[str, Any]:
+    """Load a TOML file; ConfigError naming the file and line on any problem (nesting deeper than
+    ``safefs.MAX_NESTING`` and over-long integers included)."""
+    return loads_toml(read_text(path, root=root), where=str(path))
 
 
 def toml_error(exc: Exception) -> tuple[str, int | None]:
     """The message and line of a TOMLDecodeError (3.11 puts the line only in the text)."""
-    line = getattr(exc, "lineno", None)
-    msg, _, where = str(exc).partition(" (at line ")
-    if line is None and where:
-        digits = where.split(",")[0]
-        line = int(digits) if digits.isdigit() else None
-    return msg, line
+    return _toml_message(exc)
 
 
 def _check_keys(path: Path, table: str, data: dict[str, Any], allowed: set[str]) -> None:
@@ -91,7 +83,7 @@ def _check_keys(path: Path, table: str, data: dict[str, Any], allowed: set[str])
     if unknown:
         raise ConfigError(
             str(path),
-            f"unknown key {unknown[0]!r} in [{table}]",
+            f"unknown key {excerpt(unknown[0])} in [{table}]",
             hint=f"known keys: {', '.join(sorted(allowed))}",
         )
 
@@ -146,6 +138,13 @@ def _path_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> Pat
     return (path.parent / value).resolve() if value is not None else None
 
 
+def _file_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> Path | None:
+    """A repository file named by ``path``: made absolute lexically, never resolved, so that a
+    symlink on the way is refused when the file is read (``safefs``) instead of followed here."""
+    value = _str_or_none(path, table, data, key)
+    return lexical(path.parent / value) if value is not None else None
+
+
 def load_engine_pin(path: Path) -> EnginePin:
     data = read_toml(path)
     _check_keys(path, "<top>", data, {"engine"})
@@ -159,7 +158,7 @@ def load_engine_pin(path: Path) -> EnginePin:
         name=_str_or_none(path, "engine", eng, "name") or "engine",
         repo=_str_or_none(path, "engine", eng, "repo"),
         rev=_str_or_none(path, "engine", eng, "rev"),
-        series=_path_or_none(path, "engine", eng, "series"),
+        series=_file_or_none(path, "engine", eng, "series"),
         strip=strip,
         source=_path_or_none(path, "engine", eng, "source"),
         python=_str_or_none(path, "engine", eng, "python"),
@@ -184,7 +183,7 @@ def check_map_pair(src: str, dst: str, *, where: str) -> None:
     if not src.strip("/") or not dst.strip("/"):
         raise ConfigError(
             where,
-            f"path map {src}={dst}: SRC and DST must both name a path",
+            f"path map {excerpt(src + '=' + dst)}: SRC and DST must both name a path",
             hint="an empty prefix matches every path; give the folders, e.g. slime/=vime/",
         )
 
@@ -195,7 +194,7 @@ def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tu
     for item in items:
         src, sep, dst = item.partition("=")
         if not sep:
-            raise ConfigError(where, f"path map {item!r} must look like SRC=DST")
+            raise ConfigError(where, f"path map {excerpt(item)} must look like SRC=DST")
         check_map_pair(src, dst, where=where)
         pairs.append((src, dst))
     return tuple(pairs)
@@ -205,10 +204,10 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     """Load ``path``, else ``vimesync.toml`` in ``cwd`` if present, else an empty Config."""
     if path is None:
         candidate = (cwd or Path.cwd()) / CONFIG_NAME
-        if not candidate.is_file():
+        if not os.path.lexists(candidate):
             return Config()
         path = candidate
-    path = path.resolve()
+    path = lexical(path)
     data = read_toml(path)
     _check_keys(path, "<top>", data, {"upstream", "downstream", "engine"})
     up = data.get("upstream", {})
@@ -218,9 +217,9 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     eng = data.get("engine", {})
     _check_keys(path, "engine", eng, {"pin", "source"})
     up_pin_file = confined(
-        path.parent, _path_or_none(path, "upstream", up, "pin"), file=path, key="[upstream] pin"
+        path.parent, _file_or_none(path, "upstream", up, "pin"), file=path, key="[upstream] pin"
     )
-    eng_pin_file = _path_or_none(path, "engine", eng, "pin")
+    eng_pin_file = _file_or_none(path, "engine", eng, "pin")
     raw_map = up.get("map", [])
     if not isinstance(raw_map, list) or not all(isinstance(m, str) for m in raw_map):
         raise ConfigError(str(path), "[upstream] map must be a list of 'SRC=DST' strings")
@@ -232,7 +231,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         upstream_branch=_str_or_none(path, "upstream", up, "branch"),
         upstream_pin=load_upstream_pin(up_pin_file) if up_pin_file else UpstreamPin(),
         policy=confined(
-            path.parent, _path_or_none(path, "upstream", up, "policy"), file=path, key="[upstream] policy"
+            path.parent, _file_or_none(path, "upstream", up, "policy"), file=path, key="[upstream] policy"
         ),
         path_map=parse_map(raw_map, where=str(path)),
         downstream_path=_path_or_none(path, "downstream", down, "path"),
@@ -241,15 +240,16 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
 
 
 def confined(root: Path, target: Path | None, *, file: Path, key: str) -> Path | None:
-    """``target`` if it lies inside ``root`` (symlinks resolved), else ConfigError.
+    """``target`` (made absolute, never resolved) if it lies inside ``root``, else ConfigError.
 
     Pins, policies and series files are committed, so a pull request can edit them: a path
     they name must stay inside the repository, or an untrusted change could point the check at
-    any file on the CI machine and have parts of it echoed in a diagnostic."""
+    any file on the CI machine and have parts of it echoed in a diagnostic. The check is
+    lexical: symlinks are not resolved here but refused when the file is read (``safefs``)."""
     if target is None:
         return None
-    real = target.resolve()
-    if not real.is_relative_to(root.resolve()):
+    real = lexical(target)
+    if not real.is_relative_to(lexical(root)):
         raise ConfigError(
             str(file),
             f"{key} must be inside {root} (the folder holding {CONFIG_NAME})",
@@ -263,8 +263,9 @@ def _engine(path: Path, eng: dict[str, Any], pin_file: Path | None) -> EnginePin
     root = path.parent
     pin_file = confined(root, pin_file, file=path, key="[engine] pin")
     pin = load_engine_pin(pin_file) if pin_file else EnginePin()
-    if pin.file is not None:
+    if pin.file is not None and pin.series is not None:
         confined(root, pin.series, file=pin.file, key="[engine] series")
+        input_kind(pin.series, root=root)  # a symlink there (or on the way) is refused now
     source = _path_or_none(path, "engine", eng, "source")
     if source is not None and pin.source is None:
         pin = replace(pin, source=source)

@@ -57,4 +57,4 @@ def test_empty_side_of_map_exits_2(
 ) -> None:
     code, out, err = run(capsys, *audit_args, "--baseline", "HEAD~1", "--map", map_)
     assert code == 2 and out == ""
-    assert f"path map {map_}: SRC and DST must both name a path" in err
+    assert f"path map '{map_}': SRC and DST must both name a path" in err

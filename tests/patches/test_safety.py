@@ -72,3 +72,10 @@ def test_bytes_that_are_not_utf8_round_trip() -> None:
     name = check_path(raw, patch="p", line=1)
     assert name.encode("utf-8", "surrogateescape") == raw
     assert not is_safe(b"\xff/../x")
+
+
+def test_depth_is_capped_like_git_and_path_max() -> None:
+    assert is_safe("/".join(["a"] * 256))
+    assert not is_safe("/".join(["a"] * 257))
+    with pytest.raises(PatchError, match="deeper than 256 components"):
+        check_path("a/" * 2000 + "x.py", patch="deep.patch")

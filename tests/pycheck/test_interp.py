@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,37 @@ def test_pyenv_versions_are_found(tmp_path: Path) -> None:
 def test_python2_is_refused() -> None:
     with pytest.raises(BadInput, match="not supported"):
         interp.find_interpreter((2, 7))
+
+
+@pytest.fixture()
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    repo = tmp_path / "checkout"
+    (repo / ".git").mkdir(parents=True)
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def test_path_entries_inside_the_checkout_never_run(tmp_path: Path, checkout: Path) -> None:
+    marker = tmp_path / "ran"
+    trap = f"touch {marker}; echo cpython 3 99 0"
+    fake_python(checkout / "bin/python3.99", trap)  # absolute entry inside the checkout
+    fake_python(checkout / "rel/python3.99", trap)  # relative entry: resolved against the cwd
+    other = tmp_path / "elsewhere"
+    (other / "vimesync.toml").parent.mkdir()
+    (other / "vimesync.toml").write_text("")  # another checkout vimesync manages
+    fake_python(other / "bin/python3.99", trap)
+    scratch = Path(tempfile.gettempdir()) / f"vimesync-check-test-{os.getpid()}"
+    fake_python(scratch / "python3.99", trap)
+    try:
+        entries = [str(checkout / "bin"), "rel", str(other / "bin"), str(scratch)]
+        with pytest.raises(BadInput, match="python3.99 is needed"):
+            interp.find_interpreter((3, 99), env=clean_env(tmp_path, os.pathsep.join(entries)))
+    finally:
+        (scratch / "python3.99").unlink()
+        scratch.rmdir()
+    assert not marker.exists()
+    # The same interpreter outside the checkout is found: the filter, not the fake, stopped it.
+    fake_python(tmp_path / "tools/python3.99", trap)
+    env = clean_env(tmp_path, os.pathsep.join([*entries, str(tmp_path / "tools")]))
+    assert interp.find_interpreter((3, 99), env=env).executable == str(tmp_path / "tools/python3.99")
+    assert marker.exists()

@@ -92,3 +92,15 @@ def test_fewer_jobs_than_announced_does_not_hang() -> None:
     results: dict[int, Outcome] = {}
     ParsePool(running(), jobs=2).run(sources(b"x = 1\n"), 5, results.__setitem__)
     assert list(results) == [0]
+
+
+def test_workers_get_a_minimal_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_secret_for_the_test")
+    dump = tmp_path / "env"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\nenv > "{dump}"\nexec "{sys.executable}" "$@"\n')
+    wrapper.chmod(0o755)
+    here = running()
+    results = run(ParsePool(Interpreter(str(wrapper), here.version), jobs=1), sources(b"x = 1\n"))
+    assert results[0].ok
+    assert "ghs_secret_for_the_test" not in dump.read_text() and "PATH=" in dump.read_text()

@@ -6,8 +6,9 @@ import sys
 
 import pytest
 
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, ConfigError
 from vimesync.pycheck import target as t
+from vimesync.pycheck.target import resolve_target
 
 
 def reader(files: dict[str, str]) -> t.Reader:
@@ -73,3 +74,36 @@ def test_wheel_metadata_declares_the_target() -> None:
     # pyproject.toml, when there is one, wins
     files["pyproject.toml"] = pyproject(">=3.12")
     assert t.resolve_target(None, reader(files), names).version == (3, 12)
+
+
+def _reader(files: dict[str, bytes]):
+    return lambda path: files.get(path)
+
+
+@pytest.mark.parametrize(
+    "pyproject",
+    [
+        b'[project]\nrequires-python = ">=3.10"\nx = ' + b"[" * 50_000 + b"]" * 50_000,
+        b'[project]\nrequires-python = ">=3.10"\nx = ' + b"9" * 5000,
+    ],
+)
+def test_hostile_patched_pyproject_is_a_config_error(pyproject: bytes) -> None:
+    with pytest.raises(ConfigError, match=r"pyproject.toml \(patched tree\)"):
+        resolve_target(None, _reader({"pyproject.toml": pyproject}))
+
+
+def test_huge_numbers_in_version_files_are_not_tracebacks() -> None:
+    files = {
+        ".python-version": b"3" * 5000 + b"." + b"1" * 5000 + b"\n3.11\n",
+        "pyproject.toml": b'[project]\nrequires-python = ">=3.' + b"1" * 5000 + b'"\n',
+    }
+    assert resolve_target(None, _reader(files)).version == (3, 11)
+    with pytest.raises(BadInput, match="not a Python version"):
+        resolve_target("3." + "1" * 5000, _reader({}))
+
+
+def test_metadata_requires_python_is_read_from_the_header_only() -> None:
+    # 20 MB of spaces after the field: a quadratic regex would take hours on it.
+    meta = b"Metadata-Version: 2.1\nRequires-Python: >=3.9" + b" " * 20_000_000 + b"x\n"
+    t = resolve_target(None, _reader({"x.dist-info/METADATA": meta}), ["x.dist-info/METADATA"])
+    assert t.version == (3, 9)

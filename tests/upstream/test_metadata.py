@@ -82,3 +82,24 @@ def test_bad_metadata_file(tmp_path: Path, text: str, message: str) -> None:
     f.write_text(text)
     with pytest.raises(ConfigError, match=message):
         load_metadata(f)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 200_000 + "]" * 200_000, "nested deeper"),
+        ('[{"number": ' + "7" * 5000 + "}]", "a number is too long"),
+    ],
+)
+def test_pr_metadata_bombs_are_config_errors(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "prs.json"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message) as info:
+        load_metadata(path)
+    assert info.value.path == str(path)
+
+
+def test_pr_metadata_symlink_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "prs.json").symlink_to("/proc/self/environ")
+    with pytest.raises(ConfigError, match="symbolic link"):
+        load_metadata(tmp_path / "prs.json")

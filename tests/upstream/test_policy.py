@@ -120,3 +120,21 @@ def test_rule_lines_skip_multiline_strings() -> None:
 def test_missing_policy_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no such file"):
         load_policy(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize(
+    "text", ["[[rule]]\nx = " + "{a = " * 2000 + "1" + "}" * 2000, "[[rule]]\nx = " + "1" * 5000]
+)
+def test_policy_toml_bombs_are_config_errors(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "policy.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="invalid TOML") as info:
+        load_policy(path)
+    assert info.value.path == str(path)
+
+
+def test_symlinked_policy_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "vimesync.toml").write_text("")
+    (tmp_path / "sop").symlink_to("/proc/self")
+    with pytest.raises(ConfigError, match="sop: it is a symbolic link"):
+        load_policy(tmp_path / "sop/environ")

@@ -16,12 +16,11 @@ file diffs cleanly. Written atomically (temp file in the same folder, then renam
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from vimesync import safefs
 from vimesync.audit.model import Ledger, Review
 from vimesync.config import read_toml
 from vimesync.errors import ConfigError
@@ -40,11 +39,21 @@ def ledger_relpath(sync: str) -> str:
     return f"{LEDGER_DIR}/{file_safe(sync)}.toml"
 
 
+def _root(path: Path) -> Path | None:
+    """The downstream root of a ledger at ``<root>/sop/reviews/<name>.toml``: from there down no
+    folder may be a symlink (a committed ``sop/reviews -> /elsewhere`` is refused)."""
+    depth = len(Path(LEDGER_DIR).parts)
+    if path.parent.parts[-depth:] == Path(LEDGER_DIR).parts:
+        return path.parents[depth]
+    return None
+
+
 def read_ledger(path: Path, sync: str) -> Ledger:
-    """Load a ledger; an absent file is an empty ledger. ConfigError on a malformed one."""
-    if not path.exists():
+    """Load a ledger; an absent file is an empty ledger. ConfigError on a malformed one, and on a
+    symlink at the file or at a folder on its way (``safefs``)."""
+    if safefs.input_kind(path, root=_root(path)) == "missing":
         return Ledger(sync=sync)
-    data = read_toml(path)
+    data = read_toml(path, root=_root(path))
     raw = data.get("review", [])
     if not isinstance(raw, list):
         raise ConfigError(str(path), "review must be an array of tables ([[review]])")
@@ -94,15 +103,7 @@ def dumps(ledger: Ledger) -> str:
 
 
 def write_ledger(path: Path, ledger: Ledger) -> None:
-    """Write atomically: a reader sees the old ledger or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(dumps(ledger))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write atomically: a reader sees the old ledger or the new one, never half of one. Missing
+    folders are created; a symlink at the file or a folder on its way is refused."""
+    data = dumps(ledger).encode("utf-8")
+    safefs.write_atomic(path, data, root=_root(path), mkdirs=True, what="review ledger")

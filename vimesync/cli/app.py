@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import typer
 
@@ -68,11 +72,51 @@ def _fail(message: str, code: int, argv: list[str], *, hint: str | None = None) 
     sys.exit(code)
 
 
+class Terminated(BaseException):
+    """SIGTERM (a CI timeout, ``kill``) as an exception: unwinding runs every ``with`` block, so
+    scratch folders and worker processes are cleaned up as on Ctrl-C. A BaseException, so that
+    no ``except Exception`` on the way can swallow it."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    # Once: a second SIGTERM during the cleanup must not abandon it half-way (SIGKILL still works).
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated(signum)
+
+
+@contextmanager
+def _signals_unwind() -> Iterator[None]:
+    """SIGTERM raises Terminated and SIGINT KeyboardInterrupt for the duration of the command
+    (not when the job set either to be ignored, nor outside the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    if saved[signal.SIGTERM] != signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    if saved[signal.SIGINT] not in (signal.SIG_IGN, signal.default_int_handler):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. User mistakes become a one-line message and exit 2, never a traceback."""
     args = list(sys.argv[1:] if argv is None else argv)
+    with _signals_unwind():
+        _main(args)
+
+
+def _main(args: list[str]) -> None:
     try:
         rv = app(args=args, standalone_mode=False)
+    except Terminated:
+        output.error("terminated")
+        sys.exit(128 + signal.SIGTERM)
     except VimesyncError as exc:
         _fail(exc.message, exc.exit_code, args, hint=exc.hint)
     except typer.Exit as exc:

@@ -25,6 +25,7 @@ from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
 from vimesync.config import Config, load_config, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.safefs import check_output_path, write_atomic
 
 
 def _check_opts(cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None):
@@ -79,8 +80,9 @@ def report(
 
         parse_target(publish)  # fail on a bad target before any work
         require_token()
-    if out_file is not None and (out_file.is_dir() or not out_file.parent.is_dir()):
-        raise BadInput(f"--output {out_file}: not a file in an existing folder")
+    if out_file is not None:
+        # Before any work: a symlink there (or on a folder inside the checkout) is refused.
+        check_output_path(out_file, what="--output")
     cfg = load_config(config)
     if upstream_repo is not None:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+", upstream_repo):
@@ -107,7 +109,7 @@ def report(
     markdown = render_markdown(result)
     text = json.dumps(render_json(result), indent=2) + "\n" if fmt == "json" else markdown
     if out_file is not None:
-        out_file.write_text(text, encoding="utf-8")
+        write_atomic(out_file, text.encode("utf-8"), what="--output")
         output.stderr.print(f"wrote {output.escape(str(out_file))}")
     elif fmt == "json":
         output.emit_json(render_json(result))

@@ -12,7 +12,10 @@ import re
 
 from vimesync.errors import PatchError
 
-MAX_PATH_BYTES = 4096
+MAX_PATH_BYTES = 4096  # PATH_MAX on Linux
+# Deeper paths buy nothing real and cost recursion: cleaning up a 2,000-level tree made
+# shutil.rmtree hit RecursionError and leave the scratch folder behind.
+MAX_PATH_COMPONENTS = 256
 
 # Windows drive letters ("C:", "c:foo"): absolute or drive-relative there, so never portable.
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -37,6 +40,8 @@ def _problem(path: str) -> str | None:
         return "empty path"
     if len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
         return f"path longer than {MAX_PATH_BYTES} bytes"
+    if path.count("/") >= MAX_PATH_COMPONENTS:
+        return f"path deeper than {MAX_PATH_COMPONENTS} components"
     if "\0" in path:
         return "NUL byte in path"
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):

@@ -8,6 +8,9 @@ real pythonX.Y, verified by running it (PATH entries may be pyenv shims that fai
 2. the running interpreter;
 3. pyenv (``$PYENV_ROOT/versions``) and uv (``~/.local/share/uv/python``) installs;
 4. ``pythonX.Y`` in each PATH directory (pyenv shim folders last), then a few usual prefixes.
+   Only absolute PATH entries outside the checkout are searched: a relative entry, one inside
+   the repository around the cwd or any folder holding ``vimesync.toml``, or one inside our
+   scratch folders is skipped, since a pull request could commit a ``python3.14`` there.
 
 Failing that, a target *older* than the running interpreter is parsed by the running one with
 ``feature_version``; a newer one is an error naming the interpreter needed.
@@ -19,11 +22,13 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync.errors import BadInput
+from vimesync.safefs import find_root, lexical
 
 MIN_WORKER = (3, 8)  # _worker.py runs on 3.8+
 _PROBE = "import sys;print(sys.implementation.name,*sys.version_info[:3])"
@@ -56,6 +61,28 @@ class Interpreter:
         return f"{self.executable} ({v}{extra})"
 
 
+# What an interpreter needs to start (pyenv shims need their PYENV_* selection); nothing else of
+# the job's environment (GITHUB_TOKEN, cloud credentials) reaches a process that parses PR code.
+_CHILD_ENV = (
+    "PATH",
+    "HOME",
+    "TMPDIR",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "SYSTEMROOT",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+)
+
+
+def child_env() -> dict[str, str]:
+    """A minimal environment for probes and parse workers."""
+    env = {k: v for k, v in os.environ.items() if k in _CHILD_ENV or k.startswith("VIMESYNC_WORKER_")}
+    env.setdefault("PATH", os.defpath)
+    return env
+
+
 def running() -> Interpreter:
     return Interpreter(sys.executable, tuple(sys.version_info[:3]), sys.implementation.name)  # type: ignore[arg-type]
 
@@ -73,6 +100,7 @@ def probe(executable: str | os.PathLike[str], timeout: float = 15.0) -> Interpre
         proc = subprocess.run(
             [exe, "-I", "-S", "-c", _PROBE],
             capture_output=True,
+            env=child_env(),
             stdin=subprocess.DEVNULL,
             timeout=timeout,
             check=False,
@@ -109,8 +137,9 @@ def candidates(version: tuple[int, int], env: Mapping[str, str] | None = None) -
         for d in _numeric_desc(list(uv.glob(f"cpython-{x}.{y}.*"))):
             yield str(d / "bin" / name)
     shims: list[str] = []  # pyenv shims fail unless a version is selected: try them last
+    untrusted = _untrusted_roots()
     for folder in env.get("PATH", "").split(os.pathsep):
-        if not folder:
+        if not folder or not _trusted_path_entry(folder, untrusted):
             continue
         path = str(Path(folder) / name)
         if Path(folder).name == "shims":
@@ -120,6 +149,40 @@ def candidates(version: tuple[int, int], env: Mapping[str, str] | None = None) -
     yield from shims
     for prefix in ("/usr/local/bin", "/usr/bin", "/opt/homebrew/bin", f"/opt/python/cp{x}{y}-cp{x}{y}/bin"):
         yield f"{prefix}/{name}"
+
+
+def _untrusted_roots() -> list[Path]:
+    """Folders whose content a pull request may have written: the checkout around the cwd and
+    the system temp folder's ``vimesync-*`` scratch folders (matched by name, see below)."""
+    cwd = lexical(os.getcwd())
+    home = os.environ.get("HOME")
+    root = find_root(cwd / "x")
+    if root == Path(root.anchor) or (home and root == lexical(home)):
+        return []  # the cwd is not a checkout: excluding all of $HOME or / would exclude everything
+    return [root]
+
+
+def _trusted_path_entry(folder: str, untrusted: list[Path]) -> bool:
+    """True for an absolute PATH folder that lies outside every place a pull request writes."""
+    if not os.path.isabs(folder):
+        return False  # relative to the cwd, i.e. to the checkout
+    tmp = lexical(tempfile.gettempdir())
+    for path in {lexical(folder), lexical(os.path.realpath(folder))}:
+        if any(path.is_relative_to(r) for r in untrusted):
+            return False
+        if (
+            path.is_relative_to(tmp)
+            and path != tmp
+            and path.relative_to(tmp).parts[0].startswith("vimesync-")
+        ):
+            return False
+        home = os.environ.get("HOME")
+        for anc in (path, *path.parents):
+            if home and anc == lexical(home):
+                break
+            if os.path.lexists(anc / "vimesync.toml"):
+                return False  # inside a checkout vimesync manages (a --config elsewhere)
+    return True
 
 
 def find_interpreter(

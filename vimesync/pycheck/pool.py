@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync.errors import BadInput
-from vimesync.pycheck.interp import Interpreter
+from vimesync.pycheck.interp import Interpreter, child_env
 
 WORKER = Path(__file__).with_name("_worker.py")
 REQUEST = struct.Struct(">cII")  # mirrors _worker.py
@@ -98,6 +98,7 @@ class _Worker:
             stderr=subprocess.PIPE,
             bufsize=0,
             close_fds=True,
+            env=child_env(),  # no GITHUB_TOKEN & co. in a process that reads PR code
         )
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.wfd = self.proc.stdin.fileno()
@@ -244,9 +245,12 @@ class ParsePool:
                 if exhausted and not requeued and not any(w.inflight for w in workers):
                     break  # fewer jobs than announced: nothing left to wait for
                 remaining -= self._step(workers, requeued, on_result)
-        finally:
-            for w in workers:
-                self._stop(w)
+        except BaseException:
+            for w in workers:  # unwinding (SIGTERM, Ctrl-C, an error): no polite 2 s wait per worker
+                w.kill()
+            raise
+        for w in workers:
+            self._stop(w)
 
     def _step(
         self, workers: list[_Worker], requeued: deque[Job], on_result: Callable[[int, Outcome], None]

@@ -8,14 +8,17 @@ miss); changed files come from the caller's scratch tree. The grammar target is 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import find_interpreter
 from vimesync.pycheck.model import ParseReport, PyFile
 from vimesync.pycheck.target import metadata_files, resolve_target
 from vimesync.pycheck.tree import FileInput, Progress, parse_tree
+from vimesync.safefs import Missing, NotARegularFile, read_input
 from vimesync.source import Source
+
+MAX_TARGET_FILE = 64 * 1024 * 1024  # pyproject.toml & co. in the scratch tree (bounded by the patches)
 
 Changed = Mapping[str, bytes | Path | None]  # relpath -> new content (bytes or a scratch file); None: deleted
 
@@ -42,7 +45,12 @@ def parse_patched(
             content = changed[path]
             if content is None or isinstance(content, bytes):
                 return content
-            return content.read_bytes() if content.is_file() and not content.is_symlink() else None
+            # A scratch file: never through a symlink, at it or at a folder below the scratch root.
+            root = content.parents[len(PurePosixPath(path).parts) - 1]
+            try:
+                return read_input(content, max_bytes=MAX_TARGET_FILE, root=root, what=path)
+            except (Missing, NotARegularFile):
+                return None
         e = entries.get(path)
         return source.read(path) if e is not None and not e.is_symlink else None
 

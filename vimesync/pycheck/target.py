@@ -7,13 +7,19 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, ConfigError
+from vimesync.safefs import excerpt, loads_toml
 
 FROM_FLAG = "--python"
 FROM_PYPROJECT = "requires-python in pyproject.toml"
 FROM_PYTHON_VERSION = ".python-version"
 FROM_METADATA = "Requires-Python in {}"  # a wheel's *.dist-info/METADATA or an sdist's PKG-INFO
 FROM_RUNNING = "running interpreter"
+
+MAX_PYPROJECT_BYTES = 4 * 1024 * 1024
+HEADER_BYTES = 64 * 1024  # of .python-version and core metadata: the version is near the top
+MAX_SPEC_CHARS = 1000  # a requires-python specifier
+_PATCHED = "(patched tree)"
 
 Reader = Callable[[str], bytes | None]  # relative path -> bytes, None when the tree has no such file
 
@@ -30,9 +36,9 @@ class Target:
 
 def parse_version(text: str, *, what: str = "--python") -> tuple[int, int]:
     """``"3.12"`` (also ``"3.12.1"``, ``"python3.12"``) -> (3, 12); BadInput otherwise."""
-    m = re.fullmatch(r"\s*(?:python|py|cpython-?)?(\d+)\.(\d+)(?:\.\d+\S*)?\s*", text, re.IGNORECASE)
+    m = re.fullmatch(r"\s*(?:python|py|cpython-?)?(\d{1,4})\.(\d{1,4})(?:\.\d+\S*)?\s*", text, re.IGNORECASE)
     if not m:
-        raise BadInput(f"{what}: {text!r} is not a Python version like 3.12")
+        raise BadInput(f"{what}: {excerpt(text, 40)} is not a Python version like 3.12")
     return int(m.group(1)), int(m.group(2))
 
 
@@ -54,19 +60,23 @@ def resolve_target(explicit: str | None, read: Reader, metadata: Iterable[str] =
         return Target(parse_version(explicit), FROM_FLAG)
     pyproject = read("pyproject.toml")
     if pyproject is not None:
+        if len(pyproject) > MAX_PYPROJECT_BYTES:
+            raise ConfigError(f"pyproject.toml {_PATCHED}", f"larger than {MAX_PYPROJECT_BYTES} bytes")
         spec = requires_python(pyproject)
         low = lower_bound(spec) if spec else None
         if low is not None:
             return Target(low, FROM_PYPROJECT)
     pinned = read(".python-version")
     if pinned is not None:
-        m = re.search(rb"(?m)^[^#\n]*?(\d+)\.(\d+)", pinned)
+        # The first lines only, and short numbers: int() of a 5,000-digit run raises ValueError.
+        m = re.search(rb"(?m)^[^#\n]*?(?<!\d)(\d{1,4})\.(\d{1,4})(?!\d)", pinned[:HEADER_BYTES])
         if m:
             return Target((int(m.group(1)), int(m.group(2))), FROM_PYTHON_VERSION)
     for name in metadata:
         data = read(name)
-        m = re.search(rb"(?im)^Requires-Python:[ \t]*(.+?)[ \t]*\r?$", data or b"")
-        low = lower_bound(m.group(1).decode("utf-8", "replace")) if m else None
+        # The header is at the top; the Description after it may be megabytes long.
+        m = re.search(rb"(?im)^Requires-Python:[ \t]*([^\r\n]+)", (data or b"")[:HEADER_BYTES])
+        low = lower_bound(m.group(1).decode("utf-8", "replace").strip()) if m else None
         if low is not None:
             return Target(low, FROM_METADATA.format(name))
     return Target(sys.version_info[:2], FROM_RUNNING)
@@ -74,13 +84,15 @@ def resolve_target(explicit: str | None, read: Reader, metadata: Iterable[str] =
 
 def requires_python(pyproject: bytes) -> str | None:
     """``[project] requires-python`` of a pyproject.toml, or None (also for a file that is not TOML)."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - python 3.10
-        import tomli as tomllib
     try:
-        data = tomllib.loads(pyproject.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = pyproject.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    try:
+        data = loads_toml(text, where=f"pyproject.toml {_PATCHED}")
+    except ConfigError as exc:
+        if "nested" in exc.message or "number is too long" in exc.message:
+            raise  # hostile, not merely broken: say so
         return None
     project = data.get("project")
     spec = project.get("requires-python") if isinstance(project, dict) else None
@@ -94,15 +106,17 @@ def lower_bound(spec: str) -> tuple[int, int] | None:
         from packaging.specifiers import InvalidSpecifier, SpecifierSet
     except ImportError:  # packaging is not a dependency; a small parser covers the usual forms
         return _lower_bound_plain(spec)
+    if len(spec) > MAX_SPEC_CHARS:
+        return None
     try:
         specs = SpecifierSet(spec)
-    except InvalidSpecifier:
+    except (InvalidSpecifier, ValueError):
         return _lower_bound_plain(spec)
     bounds = [s for s in specs if s.operator in (">=", ">", "==", "~=", "===")]
     # The answer is the X.Y of some lower bound, or the minor after it (">=3.10,!=3.10.*").
     candidates = set()
     for s in bounds:
-        m = re.match(r"(\d+)(?:\.(\d+))?", s.version)
+        m = re.match(r"(\d{1,4})(?:\.(\d{1,4}))?(?!\d)", s.version)
         if m:
             major, minor = int(m.group(1)), int(m.group(2) or 0)
             candidates |= {(major, minor), (major, minor + 1)}
@@ -116,6 +130,6 @@ def lower_bound(spec: str) -> tuple[int, int] | None:
 def _lower_bound_plain(spec: str) -> tuple[int, int] | None:
     lows = [
         (int(m.group(1)), int(m.group(2) or 0))
-        for m in re.finditer(r"(?:>=|~=|===|==|>)\s*(\d+)(?:\.(\d+))?", spec)
+        for m in re.finditer(r"(?:>=|~=|===|==|>)\s*(\d{1,4})(?:\.(\d{1,4}))?(?!\d)", spec)
     ]
     return min(lows) if lows else None

@@ -10,15 +10,9 @@ This is the one call behind ``vimesync report`` and ``vimesync demo``::
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 from vimesync import git
 from vimesync.audit.audit import default_sync_name, load_excluded_globs, run_audit
@@ -26,8 +20,10 @@ from vimesync.audit.model import AuditResult
 from vimesync.check import run_check
 from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
 from vimesync.config import Config
+from vimesync.errors import ConfigError
 from vimesync.report.links import github_repo_of
 from vimesync.report.model import EnginePatches, SyncReport, build_engine, build_report
+from vimesync.safefs import loads_toml
 from vimesync.upstream.model import WalkResult
 
 
@@ -65,8 +61,8 @@ def _toml_at(repo: Path, rev: str, file: Path | None) -> dict[str, Any] | None:
     with git.CatFile(repo) as cat:
         data = cat.read(entries[0].oid)
     try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return loads_toml(data.decode("utf-8"), where=rel)  # bounded nesting and integers
+    except (UnicodeDecodeError, ConfigError):
         return None
 
 

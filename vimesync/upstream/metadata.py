@@ -9,7 +9,6 @@ PR number (GitHub's "rebase and merge") to their PR through ``mergeCommit``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -17,7 +16,10 @@ from typing import Any
 
 from vimesync.config import read_text
 from vimesync.errors import ConfigError
+from vimesync.safefs import loads_json
 from vimesync.upstream.model import DirectCommit, PullRequest, WalkResult
+
+MAX_METADATA_BYTES = 64 * 1024 * 1024  # gh pr list of thousands of PRs with their files fits well
 
 
 @dataclass(frozen=True)
@@ -65,11 +67,8 @@ def parse_metadata(data: Any, *, where: str = "<metadata>") -> dict[int, PRMeta]
 
 def load_metadata(path: Path) -> dict[int, PRMeta]:
     """Read a ``gh pr list --json`` file; ConfigError naming the file when it is not usable."""
-    text = read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(str(path), f"invalid JSON: {exc.msg}", line=exc.lineno) from None
+    text = read_text(path, max_bytes=MAX_METADATA_BYTES)
+    data = loads_json(text, where=str(path))  # bounded nesting and integers
     return parse_metadata(data, where=str(path))
 
 

@@ -24,8 +24,9 @@ from typing import Any
 
 import pathspec
 
-from vimesync.config import read_text, toml_error, tomllib
+from vimesync.config import read_text
 from vimesync.errors import ConfigError
+from vimesync.safefs import excerpt, loads_toml
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
 
 ACTIONS = ("include", "exclude")
@@ -159,15 +160,13 @@ def _parse_rule(path: Path, text: str, index: int, line: int | None, raw: Any) -
 
 def parse_policy(text: str, path: Path) -> Policy:
     """Parse policy TOML ``text`` (read from ``path``, named in errors)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        msg, line = toml_error(exc)
-        raise ConfigError(str(path), f"invalid TOML: {msg}", line=line) from None
+    data = loads_toml(text, where=str(path))  # bounded nesting and integers
     unknown = sorted(set(data) - {"rule"})
     if unknown:
         raise ConfigError(
-            str(path), f"unknown top-level key {unknown[0]!r}", hint="a policy is a list of [[rule]] tables"
+            str(path),
+            f"unknown top-level key {excerpt(unknown[0])}",
+            hint="a policy is a list of [[rule]] tables",
         )
     raw_rules = data.get("rule", [])
     if not isinstance(raw_rules, list):

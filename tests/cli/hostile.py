@@ -1,0 +1,54 @@
+"""A downstream checkout a pull request controls, and the real CLI run in it as CI runs it
+(with a secret in the environment that must never reach stdout or stderr)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.test_check import ENGINE, Stack
+
+SECRET = "ghs_NotARealTokenButSecret0123456789"
+
+
+def cli(*args: str, cwd: Path | None = None, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200", "GITHUB_TOKEN": SECRET, **extra_env}
+    return subprocess.run(
+        [sys.executable, "-m", "vimesync", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
+
+
+def assert_refused(proc: subprocess.CompletedProcess[str], *expect: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert SECRET not in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    for text in expect:
+        assert text in proc.stderr
+
+
+def make_stack(tmp_path: Path) -> Stack:
+    s = Stack(tmp_path)
+    s.add("0001-a.patch", {"eng/util.py": ENGINE["eng/util.py"] + "\n\ndef there():\n    return 2\n"})
+    return s
+
+
+def make_checkout(tmp_path: Path, stack: Stack) -> Path:
+    """A downstream checkout whose config and pin name the stack, the PR's playground."""
+    repo = tmp_path / "checkout"
+    (repo / "pins").mkdir(parents=True)
+    (repo / ".git").mkdir()  # marks the repository root (no git command needs it)
+    (repo / "patches").mkdir()
+    for name in ("0001-a.patch", "series"):
+        (repo / "patches" / name).write_bytes((stack.dir / name).read_bytes())
+    (repo / "pins/engine.toml").write_text(
+        f'[engine]\nrev = "{stack.pin}"\nseries = "../patches"\nsource = "{stack.repo.path}"\n'
+    )
+    (repo / "vimesync.toml").write_text('[engine]\npin = "pins/engine.toml"\n')
+    return repo
