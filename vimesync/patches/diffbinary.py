@@ -15,6 +15,7 @@ import zlib
 from collections.abc import Callable, Sequence
 
 from vimesync.errors import PatchError
+from vimesync.patches.binary import BinaryPatchError, delta_sizes
 from vimesync.patches.model import BinaryHunk
 
 MAX_BINARY_BYTES = 64 * 1024 * 1024
@@ -82,6 +83,14 @@ def _hunk(lines: Sequence[bytes], k: int, error: ErrorFactory, label: str) -> tu
             line=k + 1,
             file=label,
         )
+    if method == "delta" and len(data) >= 4:
+        # Our own limits, checked while the patch is read so nothing is allocated for them later:
+        # a size varint longer than 64 bits, a result over binary.MAX_RESULT. (A delta that does
+        # not fit the file is git's "does not apply", decided when applying.)
+        try:
+            delta_sizes(data)
+        except BinaryPatchError as exc:
+            raise error(str(exc), line=k + 1, file=label) from None
     return BinaryHunk(method=method, size=size, data=data), j
 
 
