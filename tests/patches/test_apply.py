@@ -321,6 +321,16 @@ def test_no_newline_in_the_middle_of_a_preimage_is_not_quadratic() -> None:
     assert [f.reason for f in res.failures] == ["context does not match"]
 
 
+def test_hashing_long_lines_is_charged_to_the_budget() -> None:
+    # A last old line without "\\n" is compared with git's whitespace-blind hash, in Python, on
+    # every candidate line that starts with it: 20 distinct 256 KiB lines cost 5 M units here.
+    data = b"".join(b"q\n" + b"x" * (1 << 18) + b"%d\n" % i for i in range(20))
+    h = hunk(3, 3, [("-", b"q\n"), ("+", b"r\n"), (" ", b"x")])
+    res = apply_content(data, modify("f", h), budget=1_000_000)
+    assert [f.reason[:23] for f in res.failures] == ["search budget exhausted"]
+    assert [f.reason for f in apply_content(data, modify("f", h)).failures] == ["context does not match"]
+
+
 def _git_match_fragment(image: list[bytes], pre: list[bytes], c: int, match_end: bool) -> bool:
     # git's match_fragment for these shapes, as the applier did it before: the whole tail.
     if any(git_line_hash(p) != git_line_hash(image[c + i]) for i, p in enumerate(pre)):

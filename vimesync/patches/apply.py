@@ -70,8 +70,12 @@ def split_lines(data: bytes) -> list[bytes]:
 
 def git_line_hash(line: bytes) -> int:
     """git's ``hash_line``: a whitespace-blind 32-bit hash (part of its matching rule)."""
+    return _hash_bytes(line.translate(None, _GIT_SPACE))
+
+
+def _hash_bytes(stripped: bytes) -> int:
     h = 0
-    for b in line.translate(None, _GIT_SPACE):
+    for b in stripped:
         h = (h * 3 + b) & 0xFFFFFFFF
     return h
 
@@ -171,7 +175,7 @@ class Image:
             at = self.find(pre, pos, match_beginning, match_end)
         except _Exhausted:
             self.budget = -1
-            return f"search budget exhausted ({SEARCH_BUDGET:,} lines compared): {_NOT_DECIDED}"
+            return f"search budget exhausted: {_NOT_DECIDED}"
         if at < 0:
             if match_beginning and match_end:
                 return "hunk must match the whole file"
@@ -266,7 +270,7 @@ class Image:
                 not match_end
                 and not p.endswith(b"\n")
                 and got.startswith(p)
-                and git_line_hash(got) == git_line_hash(p)
+                and self._hash(got) == self._hash(p)
             )
         return self._matches_bytes(pre, c, match_end)
 
@@ -279,8 +283,9 @@ class Image:
     def _hash(self, line: bytes) -> int:
         h = self._hashes.get(line)
         if h is None:
-            self.spend(len(line) // 8)  # hashing runs in Python, byte by byte, once per distinct line
-            h = self._hashes[line] = git_line_hash(line)
+            stripped = line.translate(None, _GIT_SPACE)
+            self.spend(3 * len(stripped) + len(line) // 64)  # a Python loop, byte by byte
+            h = self._hashes[line] = _hash_bytes(stripped)
         return h
 
     def _matches_bytes(self, pre: list[bytes], c: int, match_end: bool) -> bool:
