@@ -144,7 +144,7 @@ def _varint(value: int) -> bytes:
             return bytes(out)
 
 
-def _delta_patch(src: bytes, delta: bytes) -> bytes:
+def _delta_patch(src: bytes, delta: bytes, path: str = "b.bin") -> bytes:
     """A ``GIT binary patch`` section carrying ``delta`` (zlib + base85, as git writes it)."""
     z = zlib.compress(delta, 9)
     lines = []
@@ -154,7 +154,7 @@ def _delta_patch(src: bytes, delta: bytes) -> bytes:
         lines.append(chr(ord("A") + n - 1 if n <= 26 else ord("a") + n - 27).encode())
         lines[-1] += base64.b85encode(chunk + b"\0" * (-n % 4)) + b"\n"
     return (
-        b"diff --git a/b.bin b/b.bin\n"
+        f"diff --git a/{path} b/{path}\n".encode()
         + f"index {blob_oid(src)}..{'1' * 40} 100644\n".encode()
         + b"GIT binary patch\n"
         + f"delta {len(delta)}\n".encode()
@@ -215,3 +215,13 @@ def test_large_delta_result_is_held_once() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert int(done.stdout) < 192 + 120  # MiB: one copy plus the interpreter, not two
     assert MAX_RESULT >= 192 << 20
+
+
+def test_binary_data_and_results_held_by_one_patch_are_capped() -> None:
+    # Three 40-byte deltas, each announcing a 200 MiB result: the patch would hold 600 MiB.
+    src = b"\0" * 0x10000
+    delta = _varint(len(src)) + _varint(200 << 20) + b"\x80"
+    sections = [_delta_patch(src, delta, f"f{i}.bin") for i in range(3)]
+    assert len(parse_patch(b"".join(sections[:2]), name="two.patch").files) == 2
+    with pytest.raises(PatchError, match=r"three\.patch:\d+: f2\.bin: .*over 512 MiB"):
+        parse_patch(b"".join(sections), name="three.patch")
