@@ -412,3 +412,18 @@ def test_one_zip_member_read_is_capped(tmp_path: Path, monkeypatch: pytest.Monke
         assert src.read("pkg/a.py") == b"A"
         with pytest.raises(BadInput, match="'pkg/big.bin' is 2097152 bytes, over the 1 MiB cap"):
             src.read("pkg/big.bin")
+
+
+@pytest.mark.parametrize("kind", ["tar", "zip"])
+def test_member_names_too_deep_or_long_are_refused_before_writing(tmp_path: Path, kind: str) -> None:
+    # 2,000 folders deep: creating the folders used to end in a RecursionError traceback.
+    for n, name in enumerate(["a/" * 2000 + "x.py", "eng/" + "n" * 3000 + ".py"]):
+        if kind == "tar":
+            archive = make_tar(tmp_path / f"d{n}.tar.gz", [(name, b"x = 1\n"), ("eng/b.py", b"")])
+        else:
+            archive = make_zip(tmp_path / f"d{n}.zip", {name: b"x = 1\n", "eng/b.py": b""})
+        with pytest.raises(
+            BadInput, match=r"unsafe member .*\.\.\.': more than 2048 characters or 128 folders"
+        ):
+            open_source(archive, scratch=tmp_path)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("vimesync-src-")]

@@ -66,6 +66,22 @@ def _strip_prefix(names: Iterable[str], *, require_marker: bool) -> str:
     return tops.pop() + "/"
 
 
+MAX_NAME_LENGTH = 2048  # characters of a member name: it must fit below a scratch folder
+MAX_NAME_DEPTH = 128  # folders in a member name
+
+
+def _member_name(archive: Path, raw: str) -> str:
+    """The safe relative name of a member, or BadInput (before anything is written for it)."""
+    if len(raw) > MAX_NAME_LENGTH or raw.count("/") > MAX_NAME_DEPTH:
+        shown = raw[:60] + "..."
+        why = f"more than {MAX_NAME_LENGTH} characters or {MAX_NAME_DEPTH} folders deep"
+        raise BadInput(f"{archive}: unsafe member {shown!r}: {why}")
+    try:
+        return safe_relpath(raw)
+    except BadInput as exc:
+        raise BadInput(f"{archive}: {exc}") from None
+
+
 _MAX_LINK_TARGET = 4096  # bytes, PATH_MAX
 _MAX_LINK_HOPS = 40  # links followed to resolve one target (the kernel's limit)
 _MAX_LINK_STEPS = 1_000_000  # path components walked to check all of an archive's links
@@ -184,10 +200,7 @@ class ZipSource(Source):
             raise BadInput(f"{path}: {total} bytes uncompressed exceed the cap of {limits.max_total_size}")
         names: dict[str, zipfile.ZipInfo] = {}
         for info in infos:
-            try:
-                name = safe_relpath(info.filename)
-            except BadInput as exc:
-                raise BadInput(f"{path}: {exc}") from None
+            name = _member_name(path, info.filename)
             if name in names:
                 raise BadInput(f"{path}: duplicate member {info.filename!r}")
             names[name] = info
@@ -274,10 +287,7 @@ class TarSource(DirectorySource):
                     if m.ischr() or m.isblk() or m.isfifo():
                         skipped += 1
                         continue
-                    try:
-                        name = safe_relpath(m.name)
-                    except BadInput as exc:
-                        raise BadInput(f"{path}: {exc}") from None
+                    name = _member_name(path, m.name)
                     if name in files or name in links:
                         raise BadInput(f"{path}: duplicate member {m.name!r}")
                     self._claim(path, m.name, name, dirs, files, links)
