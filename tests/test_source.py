@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 import tarfile
 import zipfile
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepo import Repo
-from vimesync import git
+from vimesync import archives, git
 from vimesync.errors import BadInput, GitError
 from vimesync.source import EXECUTABLE, REGULAR, SYMLINK, Limits, open_source
 
@@ -328,3 +329,101 @@ def test_hard_links_count_toward_the_cap(tmp_path: Path) -> None:
         open_source(archive, scratch=tmp_path, limits=Limits(max_total_size=1_000_000))
     with open_source(archive, scratch=tmp_path) as src:
         assert src.read("c19.py") == b"x" * 100_000  # the single folder "eng" was stripped
+
+
+@pytest.mark.parametrize("kind", ["tar", "zip"])
+def test_link_chains_climbing_out_are_refused(tmp_path: Path, kind: str) -> None:
+    # Each target alone stays inside ("l1/.." is "."), but on disk l1 is the tree itself, so
+    # l2 is its parent: an export would write a link out of the destination.
+    chains = [
+        {"l1": ".", "l2": "l1/.."},
+        {"l1": "sub", "sub/l2": "../l1/../.."},
+        {"l1": ".", "l2": "l1/l1/l1/../x"},
+        {"a": "b", "b": "a"},  # a loop
+    ]
+    for n, chain in enumerate(chains):
+        if kind == "tar":
+            members = [("eng/sub/x.py", b""), *(tar_link(f"eng/{k}", v) for k, v in chain.items())]
+            archive = make_tar(tmp_path / f"c{n}.tar.gz", members)
+        else:
+            names = {k: v.encode() for k, v in chain.items()}  # a wheel's root is the tree's
+            modes = dict.fromkeys(names, 0o120777)
+            archive = make_zip(tmp_path / f"c{n}.whl", {"sub/x.py": b"", **names}, modes=modes)
+        with pytest.raises(
+            BadInput, match=r"unsafe member .*(points outside the archive|more than 40 links)"
+        ):
+            open_source(archive, scratch=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("c")) == []
+
+
+def test_link_chains_inside_the_tree_are_kept_and_exported_inside(tmp_path: Path) -> None:
+    chain = {"l1": "sub", "l2": "l1/x.py", "l3": "l1/../a.py", "sub/up": "../l1/../sub"}
+    members = [
+        ("eng/a.py", b"A"),
+        ("eng/sub/x.py", b"X"),
+        *(tar_link(f"eng/{k}", v) for k, v in chain.items()),
+    ]
+    archive = make_tar(tmp_path / "eng.tar.gz", members)
+    dest = tmp_path / "out"
+    with open_source(archive, scratch=tmp_path) as src:
+        src.export(dest)
+    assert (dest / "l2").read_bytes() == b"X" and (dest / "l3").read_bytes() == b"A"
+    for name in chain:
+        assert Path(os.path.realpath(dest / name)).is_relative_to(dest)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["eng.tar.gz", "out"]
+
+
+@pytest.mark.parametrize("suffix,mode", [(".tar.gz", "w:gz"), (".tar.xz", "w:xz"), (".tar.bz2", "w:bz2")])
+def test_truncated_or_corrupt_tarballs_are_errors(tmp_path: Path, suffix: str, mode: str) -> None:
+    good = tmp_path / f"good{suffix}"
+    with tarfile.open(good, mode) as tf:
+        for i in range(50):
+            data = b"x = %d\n" % i * 100
+            info = tarfile.TarInfo(f"eng/m{i}.py")
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    raw = good.read_bytes()
+    with open_source(good, scratch=tmp_path) as src:
+        assert len(src.list_files()) == 50
+    flipped = bytearray(raw)
+    flipped[-9] ^= 0x55  # the stream's check value: only a read to the very end sees it
+    bad = {"cut": raw[:-12], "flipped": bytes(flipped), "half": raw[: len(raw) // 2]}
+    for name, content in bad.items():
+        (tmp_path / f"{name}{suffix}").write_bytes(content)
+        with pytest.raises(BadInput, match=rf"{name}{re.escape(suffix)}: corrupt"):
+            open_source(tmp_path / f"{name}{suffix}", scratch=tmp_path)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("vimesync-src-")]
+
+
+def test_tar_without_its_end_block_is_truncated(tmp_path: Path) -> None:
+    plain = make_tar(tmp_path / "t.tar.gz", [("eng/a.py", b"A" * 600), ("eng/b.py", b"B")])
+    import gzip
+
+    raw = gzip.decompress(plain.read_bytes())
+    (tmp_path / "cut.tar").write_bytes(raw[: 512 + 1024])  # a.py complete, b.py's header gone
+    with pytest.raises(BadInput, match="cut.tar: corrupt or truncated archive: no end-of-archive block"):
+        open_source(tmp_path / "cut.tar", scratch=tmp_path)
+
+
+def test_one_zip_member_read_is_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(archives, "MAX_MEMBER_READ", 1 << 20)
+    whl = make_zip(tmp_path / "x.whl", {"pkg/big.bin": b"\0" * (2 << 20), "pkg/a.py": b"A"})
+    with open_source(whl) as src:
+        assert src.read("pkg/a.py") == b"A"
+        with pytest.raises(BadInput, match="'pkg/big.bin' is 2097152 bytes, over the 1 MiB cap"):
+            src.read("pkg/big.bin")
+
+
+@pytest.mark.parametrize("kind", ["tar", "zip"])
+def test_member_names_too_deep_or_long_are_refused_before_writing(tmp_path: Path, kind: str) -> None:
+    # 2,000 folders deep: creating the folders used to end in a RecursionError traceback.
+    for n, name in enumerate(["a/" * 2000 + "x.py", "eng/" + "n" * 3000 + ".py"]):
+        if kind == "tar":
+            archive = make_tar(tmp_path / f"d{n}.tar.gz", [(name, b"x = 1\n"), ("eng/b.py", b"")])
+        else:
+            archive = make_zip(tmp_path / f"d{n}.zip", {name: b"x = 1\n", "eng/b.py": b""})
+        with pytest.raises(
+            BadInput, match=r"unsafe member .*\.\.\.': more than 2048 characters or 128 folders"
+        ):
+            open_source(archive, scratch=tmp_path)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("vimesync-src-")]

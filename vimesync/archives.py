@@ -9,6 +9,7 @@ and nothing is ever written outside the private scratch folder.
 
 from __future__ import annotations
 
+import lzma
 import os
 import posixpath
 import shutil
@@ -40,6 +41,9 @@ TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tbz2", ".tar.xz", ".txz
 # A single top-level folder of a .zip is stripped only when it looks like a project root
 # (GitHub source zips, zipped sdists); a wheel's top level is the import package itself.
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "PKG-INFO")
+# One zip member is read into memory whole (to hash, parse, patch or export it): a member
+# announcing more is refused when read (the parser skips anything over 10 MiB unread).
+MAX_MEMBER_READ = 256 << 20
 
 
 def _strip_prefix(names: Iterable[str], *, require_marker: bool) -> str:
@@ -63,13 +67,84 @@ def _strip_prefix(names: Iterable[str], *, require_marker: bool) -> str:
     return tops.pop() + "/"
 
 
-def _check_link(archive: Path, member: str, target: str, prefix: str) -> None:
-    """A link must stay inside the (stripped) tree: relative, and not climbing out of it."""
-    if not target or target.startswith("/") or DRIVE_LETTER.match(target) or "\\" in target:
-        raise BadInput(f"{archive}: unsafe member {member!r}: link to {target!r} points outside the archive")
-    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(member), target))
-    if resolved == ".." or resolved.startswith("../") or not (resolved + "/").startswith(prefix):
-        raise BadInput(f"{archive}: unsafe member {member!r}: link to {target!r} points outside the archive")
+MAX_NAME_LENGTH = 2048  # characters of a member name: it must fit below a scratch folder
+MAX_NAME_DEPTH = 128  # folders in a member name
+
+
+def _member_name(archive: Path, raw: str) -> str:
+    """The safe relative name of a member, or BadInput (before anything is written for it)."""
+    if len(raw) > MAX_NAME_LENGTH or raw.count("/") > MAX_NAME_DEPTH:
+        shown = raw[:60] + "..."
+        why = f"more than {MAX_NAME_LENGTH} characters or {MAX_NAME_DEPTH} folders deep"
+        raise BadInput(f"{archive}: unsafe member {shown!r}: {why}")
+    try:
+        return safe_relpath(raw)
+    except BadInput as exc:
+        raise BadInput(f"{archive}: {exc}") from None
+
+
+_MAX_LINK_TARGET = 4096  # bytes, PATH_MAX
+_MAX_LINK_HOPS = 40  # links followed to resolve one target (the kernel's limit)
+_MAX_LINK_STEPS = 1_000_000  # path components walked to check all of an archive's links
+
+
+def _check_links(archive: Path, links: dict[str, str], prefix: str) -> None:
+    """Every link must stay inside the (stripped) tree, resolved the way the kernel will once
+    the tree is on disk: component by component, through the archive's own links. A lexical
+    check of each target alone misses chains (``l1 -> .``, ``l2 -> l1/..`` climbs out).
+
+    ``links`` maps member names (with ``prefix``) to targets; members never live below a link
+    (checked before), so a link's own folder is a real folder.
+    """
+    tree = {name[len(prefix) :]: target for name, target in links.items()}
+    done: dict[str, list[str] | None] = {}  # link -> the folders of its resolved path (None: outside)
+    steps = 0
+
+    def unsafe(name: str, why: str) -> BadInput:
+        target = tree[name] if len(tree[name]) <= 100 else tree[name][:97] + "..."
+        return BadInput(f"{archive}: unsafe member {prefix + name!r}: link to {target!r} {why}")
+
+    def resolve(name: str, depth: int) -> list[str] | None:
+        nonlocal steps
+        if name in done:
+            return done[name]
+        if depth > _MAX_LINK_HOPS:
+            raise unsafe(name, f"goes through more than {_MAX_LINK_HOPS} links")
+        target = tree[name]
+        if not target or target.startswith("/") or DRIVE_LETTER.match(target) or "\\" in target:
+            done[name] = None
+            return None
+        if len(target) > _MAX_LINK_TARGET:
+            raise unsafe(name, f"is longer than {_MAX_LINK_TARGET} bytes")
+        done[name] = None  # a link met again while resolving itself is a loop: treated as outside
+        # ``path`` holds each prefix of the path walked so far: "a", "a/b", ...
+        folder = posixpath.dirname(name)
+        path: list[str] = []
+        for part in folder.split("/") if folder else ():
+            path.append(f"{path[-1]}/{part}" if path else part)
+        for part in target.split("/"):
+            steps += 1
+            if steps > _MAX_LINK_STEPS:
+                raise BadInput(f"{archive}: link targets too complex to check (over {_MAX_LINK_STEPS} steps)")
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not path:
+                    return None
+                path.pop()
+                continue
+            path.append(f"{path[-1]}/{part}" if path else part)
+            if path[-1] in tree:
+                through = resolve(path[-1], depth + 1)
+                if through is None:
+                    return None
+                path = list(through)
+        done[name] = path
+        return path
+
+    for name in tree:
+        if resolve(name, 0) is None:
+            raise unsafe(name, "points outside the archive (or loops)")
 
 
 def _check_parents(archive: Path, files: Collection[str]) -> None:
@@ -80,6 +155,29 @@ def _check_parents(archive: Path, files: Collection[str]) -> None:
             parent = "/".join(parts[:i])
             if parent in files:
                 raise BadInput(f"{archive}: unsafe member {name!r}: {parent!r} is a file or link, not a dir")
+
+
+_MAX_TRAILER = 16 << 20  # bytes after the end-of-archive block (tar pads to its record size)
+
+
+def _check_end(archive: Path, tf: tarfile.TarFile) -> None:
+    """After the last member: the end-of-archive block must be there, and a compressed stream
+    must end cleanly (gzip/xz/bz2 check their CRC there), so a truncated or corrupted tarball
+    is an error, never a silently shorter source. ``tarfile`` itself stops quietly at a missing
+    header and never reads a stream's trailer."""
+    fileobj = tf.fileobj
+    assert fileobj is not None
+    fileobj.seek(tf.offset)
+    block = fileobj.read(tarfile.BLOCKSIZE)
+    if len(block) != tarfile.BLOCKSIZE or block.count(0) != tarfile.BLOCKSIZE:
+        raise BadInput(
+            f"{archive}: corrupt or truncated archive: no end-of-archive block after the last member"
+        )
+    drained = 0
+    while chunk := fileobj.read(1 << 20):
+        drained += len(chunk)
+        if drained > _MAX_TRAILER:
+            raise BadInput(f"{archive}: more than {_MAX_TRAILER >> 20} MiB after the end of the archive")
 
 
 class ZipSource(Source):
@@ -103,10 +201,7 @@ class ZipSource(Source):
             raise BadInput(f"{path}: {total} bytes uncompressed exceed the cap of {limits.max_total_size}")
         names: dict[str, zipfile.ZipInfo] = {}
         for info in infos:
-            try:
-                name = safe_relpath(info.filename)
-            except BadInput as exc:
-                raise BadInput(f"{path}: {exc}") from None
+            name = _member_name(path, info.filename)
             if name in names:
                 raise BadInput(f"{path}: duplicate member {info.filename!r}")
             names[name] = info
@@ -114,24 +209,32 @@ class ZipSource(Source):
         wheel = path.name.lower().endswith(".whl")
         prefix = "" if wheel else _strip_prefix(names, require_marker=True)
         files: dict[str, Entry] = {}
+        links: dict[str, str] = {}
         self._members: dict[str, zipfile.ZipInfo] = {}
         for name, info in names.items():
             unix = info.external_attr >> 16
             if stat.S_ISLNK(unix):
-                link = self._read_member(path, info).decode("utf-8", "replace")
-                _check_link(path, info.filename, link, prefix)
+                if info.file_size > _MAX_LINK_TARGET:
+                    raise BadInput(f"{path}: unsafe member {info.filename!r}: link target over 4096 bytes")
+                links[name] = self._read_member(path, info).decode("utf-8", "replace")
                 mode = SYMLINK
             else:
                 mode = EXECUTABLE if unix & 0o100 else REGULAR
             rel = name[len(prefix) :]
             files[rel] = Entry(mode, info.file_size)
             self._members[rel] = info
+        _check_links(path, links, prefix)
         super().__init__(SourceInfo(kind="archive", path=str(path), rev=None), files)
         self._path = path
         if prefix:
             self.notes = (f"stripped the archive's top-level folder {prefix.rstrip('/')!r}",)
 
     def _read_member(self, path: Path, info: zipfile.ZipInfo) -> bytes:
+        if info.file_size > MAX_MEMBER_READ:
+            raise BadInput(
+                f"{path}: member {info.filename!r} is {info.file_size} bytes, "
+                f"over the {MAX_MEMBER_READ >> 20} MiB cap for one file"
+            )
         try:
             return self._zip.read(info)
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
@@ -185,10 +288,7 @@ class TarSource(DirectorySource):
                     if m.ischr() or m.isblk() or m.isfifo():
                         skipped += 1
                         continue
-                    try:
-                        name = safe_relpath(m.name)
-                    except BadInput as exc:
-                        raise BadInput(f"{path}: {exc}") from None
+                    name = _member_name(path, m.name)
                     if name in files or name in links:
                         raise BadInput(f"{path}: duplicate member {m.name!r}")
                     self._claim(path, m.name, name, dirs, files, links)
@@ -203,13 +303,12 @@ class TarSource(DirectorySource):
                         if src not in files:
                             why = f"hard link to unknown {m.linkname!r}"
                             raise BadInput(f"{path}: unsafe member {m.name!r}: {why}")
-                        content = (self._tmp / src).read_bytes()
-                        total += len(content)
+                        total += (self._tmp / src).stat().st_size
                         if total > limits.max_total_size:
                             raise BadInput(
                                 f"{path}: more than {limits.max_total_size} bytes uncompressed (cap)"
                             )
-                        self._place(name).write_bytes(content)
+                        shutil.copyfile(self._tmp / src, self._place(name))  # streamed, not read whole
                         files.add(name)
                     elif m.isreg():
                         total += m.size
@@ -227,11 +326,11 @@ class TarSource(DirectorySource):
                         files.add(name)
                     else:
                         skipped += 1
-        except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+                _check_end(path, tf)
+        except (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError) as exc:
             raise BadInput(f"{path}: corrupt or unreadable archive: {exc}") from exc
         prefix = _strip_prefix(list(files) + list(links), require_marker=False)
-        for name, target in raw_links.items():
-            _check_link(path, name, target, prefix)
+        _check_links(path, raw_links, prefix)
         return files, links, skipped, prefix
 
     @staticmethod

@@ -7,8 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.patches.treehelp import hunk, modify
-from vimesync.patches.apply import Image, apply_content, apply_file, git_line_hash, split_lines
-from vimesync.patches.model import FilePatch
+from vimesync.patches.apply import (
+    NOT_TRIED,
+    SEARCH_BUDGET,
+    Image,
+    apply_content,
+    apply_file,
+    git_line_hash,
+    split_lines,
+)
+from vimesync.patches.model import FilePatch, Hunk
 
 
 def lines(*items: str) -> bytes:
@@ -114,11 +122,14 @@ def test_creation_and_deletion_rules() -> None:
     assert "No such file" in apply_file(None, modify("f", CHANGE_C)).failures[0].reason
 
 
-def test_failures_are_collected_for_every_hunk() -> None:
+def test_a_file_stops_at_its_first_failed_hunk_unless_all_are_asked_for() -> None:
     bad1 = hunk(1, 1, [(" ", b"q\n"), ("-", b"r\n"), (" ", b"s\n")])
     good = hunk(2, 2, [(" ", b"b\n"), ("-", b"c\n"), ("+", b"C\n"), (" ", b"d\n")])
     bad2 = hunk(9, 9, [(" ", b"t\n"), ("-", b"u\n"), (" ", b"v\n")])
-    res = apply_content(lines("a", "b", "c", "d", "e"), modify("f", bad1, good, bad2))
+    fp = modify("f", bad1, good, bad2)
+    res = apply_content(lines("a", "b", "c", "d", "e"), fp)
+    assert [f.hunk for f in res.failures] == [1] and res.data is None  # git stops there too
+    res = apply_content(lines("a", "b", "c", "d", "e"), fp, all_hunks=True)  # --keep-going
     assert [f.hunk for f in res.failures] == [1, 3] and res.data is None
 
 
@@ -249,3 +260,103 @@ def test_hostile_repetitive_file_stays_fast() -> None:
     assert not apply_content(b"\n" * 50_000, modify("f", *many_blank)).ok
     assert not apply_content(b"a\nb\n" * 25_000, modify("f", *alternating)).ok
     assert time.perf_counter() - t < 5.0
+
+
+# ---------------------------------------------------------------------------------------------
+# bounded search: hostile shapes that used to take minutes
+
+
+def _rewrite_all(n: int) -> Hunk:
+    # Rewrites every line with itself: all of them become "written by a hunk", so every later
+    # hunk finds its context everywhere and may use it nowhere.
+    return hunk(1, 1, [("-", b"x\n")] * n + [("+", b"x\n")] * n)
+
+
+def _stuck(i: int) -> Hunk:
+    at = 10 + 3 * i
+    return hunk(at, at, [(" ", b"x\n"), ("-", b"x\n"), ("+", b"y\n"), (" ", b"x\n")])
+
+
+def test_hunks_after_a_files_first_failure_are_not_tried() -> None:
+    # 100,000 lines and 2,000 such hunks: 0.08 s of scanning per failed hunk, minutes in all.
+    fp = modify("f", _rewrite_all(100_000), *map(_stuck, range(2_000)))
+    res = apply_content(b"x\n" * 100_000, fp)
+    assert [(f.hunk, f.reason) for f in res.failures] == [(2, "context does not match")]
+
+
+def test_keep_going_search_is_bounded_per_file() -> None:
+    fp = modify("f", _rewrite_all(20_000), *map(_stuck, range(2_000)))
+    res = apply_content(b"x\n" * 20_000, fp, all_hunks=True, budget=2_000_000)
+    reasons = [f.reason for f in res.failures]
+    assert len(reasons) == 2_000 and res.data is None
+    assert reasons[0] == "context does not match"  # searched everywhere, within the budget
+    tried = reasons.index(NOT_TRIED)
+    assert reasons[tried - 1].startswith("search budget exhausted")
+    assert set(reasons[tried:]) == {NOT_TRIED}
+
+
+def test_keep_going_budget_is_far_above_a_real_drifted_file() -> None:
+    # 50,000 distinct lines and 100 hunks that all fail: every one is searched and diagnosed.
+    before = lines(*(f"line {i}" for i in range(50_000)))
+    drifted = [
+        hunk(i * 400 + 2, i * 400 + 2, [(" ", b"line %d\n" % (i * 400 + 1)), ("-", b"gone\n"), (" ", b"z\n")])
+        for i in range(100)
+    ]
+    image = Image(before)
+    for nth, h in enumerate(drifted, 1):
+        reason = image.apply_hunk(h)
+        assert reason == "context does not match"
+        nearest = image.diagnose("f", nth, h, reason).nearest_line
+        assert nearest == ((nth - 1) * 400 + 2 if nth <= 64 else None)  # 64: the diagnosis cap
+    assert SEARCH_BUDGET - image.budget < SEARCH_BUDGET // 5
+    res = apply_content(before, modify("f", *drifted), all_hunks=True)
+    assert [f.reason for f in res.failures] == ["context does not match"] * 100
+
+
+def test_no_newline_in_the_middle_of_a_preimage_is_not_quadratic() -> None:
+    # A "\\ No newline" line in the middle: git's byte comparison used to join the whole rest
+    # of the file at every candidate line (90 s for this one hunk).
+    h = hunk(5, 5, [(" ", b"x\n"), ("-", b"x"), ("+", b"z\n"), (" ", b"x\n")])
+    res = apply_content(b"x\n" * 100_000, modify("f", h))
+    assert [f.reason for f in res.failures] == ["context does not match"]
+
+
+def test_hashing_long_lines_is_charged_to_the_budget() -> None:
+    # A last old line without "\\n" is compared with git's whitespace-blind hash, in Python, on
+    # every candidate line that starts with it: 20 distinct 256 KiB lines cost 5 M units here.
+    data = b"".join(b"q\n" + b"x" * (1 << 18) + b"%d\n" % i for i in range(20))
+    h = hunk(3, 3, [("-", b"q\n"), ("+", b"r\n"), (" ", b"x")])
+    res = apply_content(data, modify("f", h), budget=1_000_000)
+    assert [f.reason[:23] for f in res.failures] == ["search budget exhausted"]
+    assert [f.reason for f in apply_content(data, modify("f", h)).failures] == ["context does not match"]
+
+
+def _git_match_fragment(image: list[bytes], pre: list[bytes], c: int, match_end: bool) -> bool:
+    # git's match_fragment for these shapes, as the applier did it before: the whole tail.
+    if any(git_line_hash(p) != git_line_hash(image[c + i]) for i, p in enumerate(pre)):
+        return False
+    want, tail = b"".join(pre), b"".join(image[c:])
+    return not (match_end and len(want) != len(tail)) and tail.startswith(want)
+
+
+_PIECES = [b"x\n", b"x", b"x \n", b"xx\n", b" x\n", b"y\n", b"\n", b"x\r\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8),
+    st.lists(st.sampled_from(_PIECES), min_size=1, max_size=4),
+    st.booleans(),
+)
+def test_bytewise_match_reads_only_what_it_compares(
+    image_lines: list[bytes], pre: list[bytes], match_end: bool
+) -> None:
+    image_lines = [line if line.endswith(b"\n") else line + b"\n" for line in image_lines[:-1]] + [
+        image_lines[-1]
+    ]
+    image = Image(b"".join(image_lines))
+    for c in range(len(image.lines) - len(pre) + 1):
+        if match_end and c != len(image.lines) - len(pre):
+            continue
+        want = _git_match_fragment(image.lines, pre, c, match_end)
+        assert image._matches_bytes(pre, c, match_end) == want

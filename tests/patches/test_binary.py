@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import os
 import random
+import resource
+import subprocess
+import sys
+import textwrap
+import zlib
 
 import pytest
 
 from tests.patches.treehelp import compare_with_git, git_diff
-from vimesync.patches.binary import BinaryPatchError, apply_binary, apply_delta, blob_oid
+from vimesync.errors import PatchError
+from vimesync.patches.binary import MAX_RESULT, BinaryPatchError, apply_binary, apply_delta, blob_oid
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import BinaryHunk, FilePatch
 
@@ -121,3 +129,99 @@ def test_binary_without_data_matches_git(extra: tuple[str, ...]) -> None:
     delete = git_diff(before, {"b.bin": BLOB}, extra=extra)
     (r,) = compare_with_git(before, [delete])
     assert r.ok == bool(extra)
+
+
+# ---------------------------------------------------------------------------------------------
+# hostile deltas: bounded work before anything is allocated
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append(value & 0x7F | (0x80 if value >> 7 else 0))
+        value >>= 7
+        if not value:
+            return bytes(out)
+
+
+def _delta_patch(src: bytes, delta: bytes, path: str = "b.bin") -> bytes:
+    """A ``GIT binary patch`` section carrying ``delta`` (zlib + base85, as git writes it)."""
+    z = zlib.compress(delta, 9)
+    lines = []
+    for i in range(0, len(z), 52):
+        chunk = z[i : i + 52]
+        n = len(chunk)
+        lines.append(chr(ord("A") + n - 1 if n <= 26 else ord("a") + n - 27).encode())
+        lines[-1] += base64.b85encode(chunk + b"\0" * (-n % 4)) + b"\n"
+    return (
+        f"diff --git a/{path} b/{path}\n".encode()
+        + f"index {blob_oid(src)}..{'1' * 40} 100644\n".encode()
+        + b"GIT binary patch\n"
+        + f"delta {len(delta)}\n".encode()
+        + b"".join(lines)
+        + b"\nliteral 0\nHcmV?d00001\n\n"
+    )
+
+
+def test_endless_size_varint_is_refused_while_parsing() -> None:
+    # 2 MB of continuation bytes: the old decoder was quadratic in them (1 MB took 37 s).
+    patch = _delta_patch(b"wxyz", b"\x04" + b"\xff" * (2 << 20) + b"\x01")
+    assert len(patch) < 4000
+    with pytest.raises(PatchError, match=r"evil\.patch:4: b\.bin: .*delta size longer than 10 bytes"):
+        parse_patch(patch, name="evil.patch")
+
+
+def test_delta_announcing_a_huge_result_is_refused_before_allocating() -> None:
+    # 214 bytes of "copy 64 KiB" opcodes announcing 1 GiB: used to be built (and held twice).
+    src = b"\0" * 0x10000
+    delta = _varint(len(src)) + _varint(1 << 30) + b"\x80" * (1 << 14)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(PatchError, match=r"evil\.patch:4: b\.bin: .*1024 MiB, over the 256 MiB cap"):
+        parse_patch(_delta_patch(src, delta), name="evil.patch")
+    with pytest.raises(BinaryPatchError, match="over the 256 MiB cap"):
+        apply_delta(src, delta)
+    # sanity bound only (the peak of the whole test process): nothing near 1 GiB was touched
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200 << 10
+
+
+@pytest.mark.parametrize("ops", [b"\x80" * 3, b"\x80"])  # 192 KiB into 128 KiB; 64 KiB of 128 KiB
+def test_opcodes_overrunning_or_underrunning_the_announced_size_are_refused(ops: bytes) -> None:
+    src = b"s" * 0x10000
+    with pytest.raises(BinaryPatchError, match="gone wild"):
+        apply_delta(src, _varint(len(src)) + _varint(0x20000) + ops)
+
+
+def test_large_delta_result_is_held_once() -> None:
+    # 192 MiB built from 64 KiB copies, in a fresh interpreter so its peak RSS is this run's own.
+    code = textwrap.dedent(
+        """
+        import resource, sys
+        from vimesync.patches.binary import apply_delta
+        src = bytes(range(256)) * 256
+        size = 192 << 20
+        head = bytearray()
+        for value in (len(src), size):
+            while True:
+                head.append(value & 0x7F | (0x80 if value >> 7 else 0))
+                value >>= 7
+                if not value:
+                    break
+        out = apply_delta(src, bytes(head) + b"\\x80" * (size >> 16))
+        assert type(out) is bytes and len(out) == size and out[-256:] == src[:256]
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10)
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert int(done.stdout) < 192 + 120  # MiB: one copy plus the interpreter, not two
+    assert MAX_RESULT >= 192 << 20
+
+
+def test_binary_data_and_results_held_by_one_patch_are_capped() -> None:
+    # Three 40-byte deltas, each announcing a 200 MiB result: the patch would hold 600 MiB.
+    src = b"\0" * 0x10000
+    delta = _varint(len(src)) + _varint(200 << 20) + b"\x80"
+    sections = [_delta_patch(src, delta, f"f{i}.bin") for i in range(3)]
+    assert len(parse_patch(b"".join(sections[:2]), name="two.patch").files) == 2
+    with pytest.raises(PatchError, match=r"three\.patch:\d+: f2\.bin: .*over 512 MiB"):
+        parse_patch(b"".join(sections), name="three.patch")

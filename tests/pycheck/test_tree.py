@@ -176,6 +176,31 @@ def test_zip_members_through_the_loader(tmp_path: Path) -> None:
     assert [f.path for f in report.failed] == ["e/b.py"]
 
 
+def test_zip_members_read_to_be_hashed_are_held_only_up_to_a_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 16 members of 1 MiB (300 x 9.9 MiB in the report: 3 GB held at once); a 2 MiB budget here.
+    import tracemalloc
+    import zipfile
+
+    from vimesync.pycheck import tree
+
+    monkeypatch.setattr(tree, "MAX_HELD", 2 << 20)
+    with zipfile.ZipFile(tmp_path / "e.whl", "w", zipfile.ZIP_DEFLATED) as zf:
+        for i in range(16):
+            zf.writestr(f"e/m{i}.py", b"# %d\n" % i + b"#" * (1 << 20) + b"\n")
+        zf.writestr("e/bad.py", b"x = (\n")
+    with open_source(tmp_path / "e.whl") as src:
+        tracemalloc.start()
+        try:
+            report = parse(src.python_files(), loader=src.read_many, jobs=1)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert report.files == 17 and [f.path for f in report.failed] == ["e/bad.py"]
+    assert peak < 8 << 20  # the budget plus members in flight, not all 16 MiB
+
+
 def test_binary_files_have_no_markers() -> None:
     assert conflict_markers("x.bin", b"\0\n<<<<<<< a\n>>>>>>> b\n") == []
 

@@ -83,6 +83,14 @@ BAD = [
         "rule 2: unknown key 'tittle'",
     ),
     ('[[rule]]\naction = "exclude"\nreason = "r"\ntitle = "(unclosed"\n', 4, "rule 1: bad title regex"),
+    # Python syntax RE2 does not have, a pattern over the length cap, a thousand groups.
+    ('[[rule]]\naction = "exclude"\nreason = "r"\ntitle = "(?<=a)b"\n', 4, "rule 1: bad title regex"),
+    (
+        '[[rule]]\nprs = [1]\naction = "exclude"\nreason = "r"\ntitle = "%s"\n' % ("a" * 1001),
+        5,
+        "longer than 1000",
+    ),
+    ('[[rule]]\naction = "exclude"\nreason = "r"\ntitle = "%s"\n' % ("()" * 150), 4, "150 groups, over"),
     ('# c\n\n[[rule]]\naction = "exclude"\nprs = [1]\n', 3, "rule 1: needs a non-empty reason"),
     ('[[rule]]\naction = "drop"\nreason = "r"\nprs = [1]\n', 2, "rule 1: action must be"),
     ('[[rule]]\naction = "exclude"\nreason = "r"\n', 1, "needs at least one matcher"),
@@ -138,3 +146,29 @@ def test_symlinked_policy_is_refused(tmp_path: Path) -> None:
     (tmp_path / "sop").symlink_to("/proc/self")
     with pytest.raises(ConfigError, match="sop: it is a symbolic link"):
         load_policy(tmp_path / "sop/environ")
+
+
+@pytest.mark.parametrize(
+    "title_regex", ["(a+)+$", "^(.+)+\\u0000", "(x+x+)+y", "^(a|a?)+$"], ids=["nested", "nul", "xx", "alt"]
+)
+def test_title_regexes_run_in_linear_time(tmp_path: Path, title_regex: str) -> None:
+    # Each of these backtracks exponentially in Python's re: 100,000 characters would never end.
+    pol = _policy(tmp_path, f'[[rule]]\naction = "exclude"\nreason = "r"\ntitle = "{title_regex}"\n')
+    for title in ("a" * 100_000 + "b", "x" * 100_000, "Fix the scheduler " * 5_000):
+        assert decide(_pr(title=title), pol).status == APPLICABLE
+
+
+def test_title_regex_matches_like_python_for_the_documented_syntax(tmp_path: Path) -> None:
+    pol = _policy(
+        tmp_path, '[[rule]]\naction = "exclude"\nreason = "r"\ntitle = \'(?i)\\b(npu|ascend)\\b\'\n'
+    )
+    assert decide(_pr(title="[NPU] fix"), pol).status == EXCLUDED
+    assert decide(_pr(title="Ascend: kernels"), pol).status == EXCLUDED
+    assert decide(_pr(title="input fix"), pol).status == APPLICABLE
+    assert decide(_pr(title="lone \ud800 surrogate npu"), pol).status == EXCLUDED
+
+
+def test_bad_title_regex_prints_nothing_of_its_own(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ConfigError, match="rule 1: bad title regex"):
+        _policy(tmp_path, '[[rule]]\naction = "exclude"\nreason = "r"\ntitle = "(?!x)"\n')
+    assert capfd.readouterr() == ("", "")  # RE2's own logging is off

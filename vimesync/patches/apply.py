@@ -14,8 +14,13 @@ This mirrors git's ``apply.c`` (v2.39, default options: no fuzz, ``--whitespace=
   when the rest of that line is whitespace (git compares ``preimage->len`` bytes after a
   whitespace-blind line hash).
 
-Failures are collected for every hunk (like ``--reject``) so a report can name them all;
-the verdict is what git's is: any failed hunk fails the file.
+Like git, the hunks of a file after its first failed one are not tried, unless the caller asks
+for all of them (``patches check --keep-going``, like ``git apply --reject``) so a report can name
+every failure; the verdict is git's either way: any failed hunk fails the file.
+
+Searching is bounded per file by a work budget (``SEARCH_BUDGET``, in lines compared) far above
+what any real patch stack needs; a hostile file/patch pair that exhausts it gets its remaining
+hunks reported as not tried, instead of minutes of scanning.
 """
 
 from __future__ import annotations
@@ -31,6 +36,14 @@ _GIT_SPACE = b" \t\n\r"  # git's sane_ctype isspace(); \v and \f are not spaces 
 _MAX_VOTES_PER_LINE = 512  # diagnostics: ignore lines (blank, "}") that occur everywhere
 _MAX_NEAREST = 64  # diagnostics: look for the nearest match of this many failed hunks per file
 _NEAR = 64  # search this far from the start line one line at a time, then by index
+# Work per file, in lines compared: a candidate position costs its preimage length plus
+# _CANDIDATE_COST (Python overhead), a search by index (C speed) one unit per 16 lines of the
+# file, a diagnosis one per line. A failed hunk in a file of 100,000 lines costs about 110,000
+# (most of it the diagnosis, done for at most 64 hunks per file); a hostile pair would
+# otherwise spend minutes per hunk. About 2-4 s of work on this budget.
+SEARCH_BUDGET = 50_000_000
+_CANDIDATE_COST = 32
+NOT_TRIED = "not tried: search budget exhausted"
 
 
 @dataclass(frozen=True)
@@ -57,13 +70,17 @@ def split_lines(data: bytes) -> list[bytes]:
 
 def git_line_hash(line: bytes) -> int:
     """git's ``hash_line``: a whitespace-blind 32-bit hash (part of its matching rule)."""
+    return _hash_bytes(line.translate(None, _GIT_SPACE))
+
+
+def _hash_bytes(stripped: bytes) -> int:
     h = 0
-    for b in line.translate(None, _GIT_SPACE):
+    for b in stripped:
         h = (h * 3 + b) & 0xFFFFFFFF
     return h
 
 
-def apply_file(original: bytes | None, fp: FilePatch) -> FileApplied:
+def apply_file(original: bytes | None, fp: FilePatch, *, all_hunks: bool = False) -> FileApplied:
     """Apply ``fp`` to ``original`` (``None``: the file does not exist) like ``git apply``.
 
     Existence rules: a creation needs a missing file, anything else an existing one (a
@@ -74,14 +91,23 @@ def apply_file(original: bytes | None, fp: FilePatch) -> FileApplied:
         return _file_failure(fp.path, "already exists in working directory")
     if original is None and not (fp.is_new or fp.new_if_missing):
         return _file_failure(fp.path, "No such file or directory")
-    return apply_content(original or b"", fp, creating=original is None)
+    return apply_content(original or b"", fp, creating=original is None, all_hunks=all_hunks)
 
 
-def apply_content(data: bytes, fp: FilePatch, *, creating: bool = False) -> FileApplied:
+def apply_content(
+    data: bytes,
+    fp: FilePatch,
+    *,
+    creating: bool = False,
+    all_hunks: bool = False,
+    budget: int = SEARCH_BUDGET,
+) -> FileApplied:
     """Apply ``fp``'s hunks (or binary data) to ``data``, the file's current content.
 
     ``creating`` says the file is being created (git then wants an empty preimage for binary
-    patches). Existence checks are the caller's (see :func:`apply_file`, ``tree``).
+    patches). ``all_hunks`` tries every hunk after a failure (to report them all) instead of
+    stopping at the first; ``budget`` bounds the search work (see ``SEARCH_BUDGET``). Existence
+    checks are the caller's (see :func:`apply_file`, ``tree``).
     """
     path = fp.path
     if fp.binary is not None or fp.binary_without_data:
@@ -91,16 +117,24 @@ def apply_content(data: bytes, fp: FilePatch, *, creating: bool = False) -> File
             return _file_failure(path, str(exc))
         offsets: tuple[HunkOffset, ...] = ()
     else:
-        image = Image(data)
+        image = Image(data, budget)
         offsets_list: list[HunkOffset] = []
         failures: list[HunkFailure] = []
         for nth, hunk in enumerate(fp.hunks, 1):
+            if image.budget < 0:
+                failures.append(HunkFailure(file=path, hunk=nth, header=hunk.header, reason=NOT_TRIED))
+                continue
             outcome = image.apply_hunk(hunk)
             if isinstance(outcome, int):
                 if outcome:
                     offsets_list.append(HunkOffset(path, nth, outcome))
+                continue
+            if image.budget < 0:
+                failures.append(HunkFailure(file=path, hunk=nth, header=hunk.header, reason=outcome))
             else:
                 failures.append(image.diagnose(path, nth, hunk, outcome))
+            if not all_hunks:
+                break  # git stops at a file's first failed hunk
         if failures:
             return FileApplied(path, None, tuple(offsets_list), tuple(failures))
         result = image.data()
@@ -119,9 +153,11 @@ def _file_failure(path: str, reason: str) -> FileApplied:
 class Image:
     """A file being patched: its lines plus git's per-line "written by a hunk" flag."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, budget: int = SEARCH_BUDGET) -> None:
         self.lines = split_lines(data)
         self.patched = bytearray(len(self.lines))
+        self.budget = budget  # work left (see SEARCH_BUDGET); below 0: searching stopped
+        self._hashes: dict[bytes, int] = {}  # git_line_hash of each distinct line seen
         self._diagnosed = 0  # failed hunks described so far
         self._codes: _LineCodes | None = None  # built on the first far search, then kept in step
 
@@ -135,7 +171,11 @@ class Image:
         match_beginning = hunk.old_start in (0, 1)
         match_end = hunk.trailing_context == 0
         pos = hunk.new_start - 1 if hunk.new_start else 0
-        at = self.find(pre, pos, match_beginning, match_end)
+        try:
+            at = self.find(pre, pos, match_beginning, match_end)
+        except _Exhausted:
+            self.budget = -1
+            return f"search budget exhausted: {_NOT_DECIDED}"
         if at < 0:
             if match_beginning and match_end:
                 return "hunk must match the whole file"
@@ -174,6 +214,7 @@ class Image:
         lines = self.lines
         reach = max(start, last - start)
         near = reach if anchor is None else min(reach, _NEAR)
+        self.spend(near)  # the loop itself, even where no candidate is in range
         for d in range(near + 1):
             for c in (start + d, start - d) if d else (start,):
                 if 0 <= c <= last and (anchor is None or lines[c + k] == anchor):
@@ -184,6 +225,7 @@ class Image:
         # Farther away: find the exact lines with bytes.find over line codes (C speed, so a
         # hostile file of repeated lines costs what it costs git), merging both directions in
         # git's order: nearest first, forward before backward at equal distance.
+        self.spend(nr // 16 + 1)  # the index scans below read the whole file, at C speed
         if self._codes is None:
             self._codes = _LineCodes(lines)
         needle = self._codes.needle(pre[:exact])
@@ -208,6 +250,7 @@ class Image:
         """git's ``match_fragment`` at line ``c`` (bounds already checked by the caller).
         ``simple``: every preimage line but the last ends with a newline (see :func:`_simple`)."""
         n = len(pre)
+        self.spend(n + _CANDIDATE_COST)
         if self.patched.find(1, c, c + n) != -1:
             return False
         lines = self.lines
@@ -227,21 +270,43 @@ class Image:
                 not match_end
                 and not p.endswith(b"\n")
                 and got.startswith(p)
-                and git_line_hash(got) == git_line_hash(p)
+                and self._hash(got) == self._hash(p)
             )
         return self._matches_bytes(pre, c, match_end)
 
+    def spend(self, units: int) -> None:
+        """Charge search work; raise _Exhausted once the file's budget is gone."""
+        self.budget -= units
+        if self.budget < 0:
+            raise _Exhausted
+
+    def _hash(self, line: bytes) -> int:
+        h = self._hashes.get(line)
+        if h is None:
+            stripped = line.translate(None, _GIT_SPACE)
+            self.spend(3 * len(stripped) + len(line) // 64)  # a Python loop, byte by byte
+            h = self._hashes[line] = _hash_bytes(stripped)
+        return h
+
     def _matches_bytes(self, pre: list[bytes], c: int, match_end: bool) -> bool:
-        # Hostile shapes (a "no newline" line in the middle): do exactly what git does.
+        # Hostile shapes (a "no newline" line in the middle): do exactly what git does, comparing
+        # len(preimage) bytes of the image from line c (never more: joining the whole tail per
+        # candidate made a hostile hunk quadratic in the file).
         n = len(pre)
+        self.spend(8 * n + _CANDIDATE_COST)  # Python work per line here, not a C slice compare
+        lines = self.lines
         for i in range(n):
-            if git_line_hash(pre[i]) != git_line_hash(self.lines[c + i]):
+            if self._hash(pre[i]) != self._hash(lines[c + i]):
                 return False
         want = b"".join(pre)
-        tail = b"".join(self.lines[c:])
-        if match_end and len(want) != len(tail):
-            return False
-        return tail.startswith(want)
+        if match_end:  # the caller only asks at c = len(lines) - n: the tail is these n lines
+            tail = b"".join(lines[c:])
+            return len(want) == len(tail) and tail == want
+        end, size = c + n, sum(map(len, lines[c : c + n]))
+        while size < len(want) and end < len(lines):
+            size += len(lines[end])
+            end += 1
+        return b"".join(lines[c:end]).startswith(want)
 
     # -----------------------------------------------------------------------------------------
     # diagnostics (only computed on failure)
@@ -264,7 +329,10 @@ class Image:
         if len(pre) > len(self.lines):
             reason = f"preimage ({len(pre)} lines) is longer than the file ({len(self.lines)} lines)"
         self._diagnosed += 1
-        nearest, matched = self._nearest(pre, pos) if self._diagnosed <= _MAX_NEAREST else (None, None)
+        nearest, matched = None, None
+        if self._diagnosed <= _MAX_NEAREST and self.budget >= len(self.lines) + len(pre):
+            self.budget -= len(self.lines) + len(pre)
+            nearest, matched = self._nearest(pre, pos)
         return HunkFailure(
             file=path,
             hunk=nth,
@@ -301,6 +369,13 @@ class Image:
         lines = self.lines
         matched = sum(1 for i, want in enumerate(pre) if best + i < len(lines) and lines[best + i] == want)
         return best, matched
+
+
+class _Exhausted(Exception):
+    """The file's search budget ran out (internal to this module)."""
+
+
+_NOT_DECIDED = "the hunk was not searched for everywhere, so whether it applies is not decided"
 
 
 class _LineCodes:

@@ -9,11 +9,15 @@ binary patch either applies exactly or is refused with a clear reason, never ski
 from __future__ import annotations
 
 import hashlib
+import io
 
 from vimesync.patches.model import FilePatch
 
 NULL_OID = "0" * 40
-MAX_RESULT = 1 << 30  # a delta announcing a bigger result is refused before allocating
+# A delta announcing a bigger result is refused before anything is allocated. Patches are at most
+# 64 MiB (diffbinary.MAX_BINARY_BYTES), and no binary file a patch stack edits comes near this.
+MAX_RESULT = 256 << 20
+MAX_VARINT_BYTES = 10  # a 64-bit size in 7-bit groups
 _DELTA_SIZE_MIN = 4
 _HEX = frozenset("0123456789abcdef")
 
@@ -24,7 +28,9 @@ class BinaryPatchError(ValueError):
 
 def blob_oid(data: bytes) -> str:
     """The git blob id (sha1) of ``data``."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)  # no concatenation: a large result is never copied to be hashed
+    return h.hexdigest()
 
 
 def _full_oid(oid: str | None) -> bool:
@@ -69,50 +75,76 @@ def apply_binary(original: bytes | None, fp: FilePatch, *, creating: bool | None
     return result
 
 
-def _varint(delta: bytes, i: int) -> tuple[int, int]:
-    # git's get_delta_hdr_size: little-endian 7-bit groups, stops at the end of the data.
+def read_varint(delta: bytes, i: int) -> tuple[int, int]:
+    """git's ``get_delta_hdr_size`` at ``delta[i]``: little-endian 7-bit groups; (value, next index).
+
+    At most ``MAX_VARINT_BYTES`` bytes are read (a 64-bit size never needs more), so a hostile run
+    of continuation bytes costs nothing; a longer one is refused.
+    """
     size = shift = 0
-    while i < len(delta):
+    end = min(len(delta), i + MAX_VARINT_BYTES)
+    while i < end:
         byte = delta[i]
         i += 1
         size |= (byte & 0x7F) << shift
         shift += 7
         if not byte & 0x80:
-            break
-    return size, i
+            return size, i
+    if i < len(delta):
+        raise BinaryPatchError(f"corrupt binary patch: delta size longer than {MAX_VARINT_BYTES} bytes")
+    return size, i  # git stops at the end of the data too
+
+
+def delta_sizes(delta: bytes, *, max_size: int = MAX_RESULT) -> tuple[int, int, int]:
+    """The (source size, result size, index of the first opcode) a delta announces; raise
+    BinaryPatchError for a delta too short, a size varint too long or a result over ``max_size``."""
+    if len(delta) < _DELTA_SIZE_MIN:
+        raise BinaryPatchError("binary patch does not apply: delta too short")
+    src_size, i = read_varint(delta, 0)
+    size, i = read_varint(delta, i)
+    if size > max_size:
+        raise BinaryPatchError(
+            f"binary patch result too large: the delta announces {_mib(size)}, over the {_mib(max_size)} cap"
+        )
+    return src_size, size, i
+
+
+def _mib(n: int) -> str:
+    return f"{n} bytes" if n < 1 << 20 else f"{n / (1 << 20):.0f} MiB"
 
 
 def apply_delta(src: bytes, delta: bytes, *, max_size: int = MAX_RESULT) -> bytes:
-    """git's ``patch_delta``: replay copy/insert opcodes against ``src``; raise on any defect."""
-    if len(delta) < _DELTA_SIZE_MIN:
-        raise BinaryPatchError("binary patch does not apply: delta too short")
-    src_size, i = _varint(delta, 0)
+    """git's ``patch_delta``: replay copy/insert opcodes against ``src``; raise on any defect.
+
+    The result is built in one buffer of the announced size, allocated only after that size is
+    checked against ``max_size``; every opcode is checked against the room left before it copies.
+    """
+    src_size, size, i = delta_sizes(delta, max_size=max_size)
     if src_size != len(src):
         raise BinaryPatchError(
-            f"binary patch does not apply: delta expects {src_size} bytes, file has {len(src)}"
+            f"binary patch does not apply: delta expects {_mib(src_size)}, file has {_mib(len(src))}"
         )
-    size, i = _varint(delta, i)
-    if size > max_size:
-        raise BinaryPatchError(f"binary patch result too large ({size} bytes)")
-    out = bytearray()
+    # One buffer of exactly ``size`` bytes that getvalue() hands back as bytes without a copy
+    # (a bytearray would need bytes(out): the result held twice).
+    out = io.BytesIO()
+    if size:
+        out.seek(size - 1)
+        out.write(b"\0")
+    view = out.getbuffer()
+    source = memoryview(src)
+    data = memoryview(delta)
+    at = 0
     top = len(delta)
+    wild = "binary patch does not apply: delta replay has gone wild"
     while i < top:
         cmd = delta[i]
         i += 1
         if cmd & 0x80:
             off = length = 0
-            for bit, shift, is_off in (
-                (0x01, 0, True),
-                (0x02, 8, True),
-                (0x04, 16, True),
-                (0x08, 24, True),
-                (0x10, 0, False),
-                (0x20, 8, False),
-                (0x40, 16, False),
-            ):
+            for bit, shift, is_off in _COPY_FIELDS:
                 if cmd & bit:
                     if i >= top:
-                        raise BinaryPatchError("binary patch does not apply: delta replay has gone wild")
+                        raise BinaryPatchError(wild)
                     if is_off:
                         off |= delta[i] << shift
                     else:
@@ -120,16 +152,32 @@ def apply_delta(src: bytes, delta: bytes, *, max_size: int = MAX_RESULT) -> byte
                     i += 1
             if length == 0:
                 length = 0x10000
-            if off + length > len(src) or length > size - len(out):
-                raise BinaryPatchError("binary patch does not apply: delta replay has gone wild")
-            out += src[off : off + length]
+            if off + length > len(src) or length > size - at:
+                raise BinaryPatchError(wild)
+            view[at : at + length] = source[off : off + length]
+            at += length
         elif cmd:
-            if cmd > size - len(out) or cmd > top - i:
-                raise BinaryPatchError("binary patch does not apply: delta replay has gone wild")
-            out += delta[i : i + cmd]
+            if cmd > size - at or cmd > top - i:
+                raise BinaryPatchError(wild)
+            view[at : at + cmd] = data[i : i + cmd]
+            at += cmd
             i += cmd
         else:
             raise BinaryPatchError("binary patch does not apply: unexpected delta opcode 0")
-    if len(out) != size:
-        raise BinaryPatchError("binary patch does not apply: delta replay has gone wild")
-    return bytes(out)
+    view.release()
+    source.release()
+    data.release()
+    if at != size:
+        raise BinaryPatchError(wild)
+    return out.getvalue()
+
+
+_COPY_FIELDS = (
+    (0x01, 0, True),
+    (0x02, 8, True),
+    (0x04, 16, True),
+    (0x08, 24, True),
+    (0x10, 0, False),
+    (0x20, 8, False),
+    (0x40, 16, False),
+)

@@ -15,9 +15,13 @@ import zlib
 from collections.abc import Callable, Sequence
 
 from vimesync.errors import PatchError
+from vimesync.patches.binary import BinaryPatchError, delta_sizes
 from vimesync.patches.model import BinaryHunk
 
 MAX_BINARY_BYTES = 64 * 1024 * 1024
+# A parsed patch holds its binary data inflated, and applying it holds the results until the
+# patch is written out: per patch, both together may add up to this much (as announced).
+MAX_BINARY_HELD = 512 << 20
 
 ErrorFactory = Callable[..., PatchError]
 _SIZE = re.compile(rb"[ \t\n\v\f\r]*([+-]?)(\d*)")
@@ -82,6 +86,14 @@ def _hunk(lines: Sequence[bytes], k: int, error: ErrorFactory, label: str) -> tu
             line=k + 1,
             file=label,
         )
+    if method == "delta" and len(data) >= 4:
+        # Our own limits, checked while the patch is read so nothing is allocated for them later:
+        # a size varint longer than 64 bits, a result over binary.MAX_RESULT. (A delta that does
+        # not fit the file is git's "does not apply", decided when applying.)
+        try:
+            delta_sizes(data)
+        except BinaryPatchError as exc:
+            raise error(str(exc), line=k + 1, file=label) from None
     return BinaryHunk(method=method, size=size, data=data), j
 
 
@@ -96,6 +108,14 @@ def _inflate(data: bytes, size: int) -> bytes | None:
     if not d.eof or len(out) != size:
         return None
     return out
+
+
+def held_size(hunk: BinaryHunk) -> int:
+    """The bytes a binary hunk holds: its inflated data, plus the result a delta announces
+    (a literal is its result)."""
+    if hunk.method == "delta" and len(hunk.data) >= 4:
+        return hunk.size + delta_sizes(hunk.data)[1]
+    return hunk.size
 
 
 def parse_binary(lines: Sequence[bytes], k: int, error: ErrorFactory, label: str) -> tuple[BinaryHunk, int]:

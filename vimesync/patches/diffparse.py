@@ -24,7 +24,7 @@ from itertools import accumulate
 
 from vimesync.errors import PatchError
 from vimesync.patches.dep3 import parse_dep3
-from vimesync.patches.diffbinary import parse_binary
+from vimesync.patches.diffbinary import MAX_BINARY_HELD, held_size, parse_binary
 from vimesync.patches.diffforeign import refuse_foreign
 from vimesync.patches.diffheader import HeaderReader, Section
 from vimesync.patches.model import FilePatch, Hunk, PatchFile
@@ -63,6 +63,7 @@ class _Parser:
         total = len(data)
         self.remaining = [total - done for done in accumulate(map(len, self.lines), initial=0)]
         self.headers = HeaderReader(self.lines, strip, self.error)
+        self.binary_held = 0  # bytes the binary hunks so far hold, with their results
 
     def error(
         self, message: str, *, line: int | None = None, file: str | None = None, hunk: int | None = None
@@ -145,7 +146,12 @@ class _Parser:
         if not hunks:
             line = self.lines[k] if k < self.n else b""
             if line == b"GIT binary patch\n":
+                at = k + 1
                 binary, k = parse_binary(self.lines, k + 1, self.error, label)
+                self.binary_held += held_size(binary)
+                if self.binary_held > MAX_BINARY_HELD:
+                    why = f"the patch's binary data and results come to over {MAX_BINARY_HELD >> 20} MiB"
+                    raise self.error(why, line=at, file=label)
             elif line.endswith(b" differ\n") and line.startswith((b"Binary files ", b"Files ")):
                 without_data = True
                 k += 1

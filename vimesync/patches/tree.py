@@ -117,9 +117,10 @@ def directory_provider(source: Path) -> Provider:
 class ScratchTree:
     """A scratch directory that patches are applied to, plus an optional lazy provider."""
 
-    def __init__(self, root: Path, provider: Provider | None = None) -> None:
+    def __init__(self, root: Path, provider: Provider | None = None, *, all_hunks: bool = False) -> None:
         self.root = Path(os.path.abspath(root))
         self.provider = provider
+        self.all_hunks = all_hunks  # try a file's hunks after its first failure (--keep-going)
         self._written: set[str] = set()  # paths whose truth is now the scratch directory
         self._removing: set[str] = set()  # paths the patch being applied deletes or renames away
         self._components: dict[str, int | None] = {}  # leading directories seen by this check
@@ -287,7 +288,7 @@ class ScratchTree:
                 raise _Refused(f"new mode ({new_mode:o}) of {new} does not match old mode ({old_mode:o})")
         if new is not None:
             self._check_not_beyond_symlink(new, symlinks)
-        applied = apply_content(data, fp, creating=creating)
+        applied = apply_content(data, fp, creating=creating, all_hunks=self.all_hunks)
         if not applied.ok:
             return None, applied.offsets, applied.failures
         if new is not None and _kind(new_mode or MODE_FILE) not in (_kind(MODE_FILE), MODE_LINK):
@@ -430,8 +431,8 @@ def apply_stack(
     provider: Provider | None = None,
 ) -> tuple[PatchResult, ...]:
     """Apply ``patches`` in order. Without ``keep_going`` the patches after the first failure
-    are reported as ``skipped``."""
-    tree = ScratchTree(root, provider)
+    are reported as ``skipped``, and a file's hunks after its first failed one are not tried."""
+    tree = ScratchTree(root, provider, all_hunks=keep_going)
     results: list[PatchResult] = []
     failed = False
     for patch in patches:

@@ -25,6 +25,9 @@ from vimesync.pycheck.pool import DEFAULT_TIMEOUT, Job, Outcome, ParsePool
 from vimesync.pycheck.target import Target
 
 MAX_SIZE = 10 << 20  # bytes; larger files are reported, not parsed
+# Bytes of files read only to be hashed (zip members) that are kept for parsing; the rest are
+# read again when parsed, so 300 members of 9.9 MiB never sit in memory at once.
+MAX_HELD = 256 << 20
 WORKER_REV = 1  # bump when the worker's verdicts or messages change, so old cache entries stop matching
 
 Loader = Callable[[list[str]], Iterable[tuple[str, bytes]]]  # paths -> (path, bytes) in the same order
@@ -130,10 +133,18 @@ def parse_tree(
                 data[f.path] = got
         elif f.oid is None:
             need_key.append(f)
-    if need_key:  # e.g. zip members: no hash without the bytes
-        data.update(_load(loader, [f.path for f in need_key]))
+    held = sum(map(len, data.values()))
+    for batch in _batches(need_key, MAX_HELD):  # e.g. zip members: no hash without the bytes
+        for path, content in _load(loader, [f.path for f in batch]):
+            if len(content) > max_size:
+                failures[path] = ParseFailure(path, None, _too_large(len(content), max_size))
+                continue
+            keys[path] = blob_oid(content)
+            if held + len(content) <= MAX_HELD:
+                data[path] = content
+                held += len(content)
     for f in python:
-        if f.path in failures:
+        if f.path in failures or f.path in keys:
             continue
         if f.path in data and len(data[f.path]) > max_size:
             failures[f.path] = ParseFailure(f.path, None, _too_large(len(data[f.path]), max_size))
@@ -204,6 +215,21 @@ def _lasting(outcome: Outcome) -> bool:
 
 def _size(f: PyFile, data: dict[str, bytes]) -> int:
     return len(data[f.path]) if f.path in data else f.size
+
+
+def _batches(files: list[PyFile], budget: int) -> Iterator[list[PyFile]]:
+    """``files`` in order, in runs whose announced sizes add up to at most ``budget`` (a loader
+    may read a whole run at once)."""
+    run: list[PyFile] = []
+    size = 0
+    for f in files:
+        if run and size + f.size > budget:
+            yield run
+            run, size = [], 0
+        run.append(f)
+        size += f.size
+    if run:
+        yield run
 
 
 def _load(loader: Loader | None, paths: list[str]) -> Iterator[tuple[str, bytes]]:

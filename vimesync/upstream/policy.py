@@ -1,4 +1,4 @@
-"""The sync policy: ``[[rule]]`` tables that exclude (or explicitly include) upstream PRs.
+r"""The sync policy: ``[[rule]]`` tables that exclude (or explicitly include) upstream PRs.
 
 ::
 
@@ -6,23 +6,34 @@
     action = "include"                       # "include" | "exclude"
     reason = "mirrored as requested"         # required: shown next to the PR
     prs = [2199]                             # matchers (one or more, all must hold):
-    # title = "(?i)\\b(npu|ascend)\\b"       #   Python regex, searched in the title
+    # title = "(?i)\\b(npu|ascend)\\b"       #   RE2 regex, searched in the title
     # labels = ["npu"]                       #   any of these labels (needs PR metadata)
     # paths = ["docker/npu_patch/**"]        #   gitignore-style globs; EVERY changed path must match
 
 The first matching rule decides; no match means applicable. Errors name the file, the rule
 (1-based) and its line, since tomllib reports lines only for syntax errors.
+
+Title regexes run on RE2 (``google-re2``), which matches in time linear in the title whatever
+the pattern, so a policy cannot stall a run with catastrophic backtracking (``(a+)+$``). The
+syntax is Python's for everything RE2 has: classes, ``|``, groups (also ``(?P<name>…)`` and
+``(?:…)``), greedy and lazy repeats ``* + ? {m,n}`` (``n`` at most 1000), anchors ``^ $ \A \z``,
+``\b \B``, ``\d \w \s`` (ASCII only, unlike Python), flags ``(?i) (?m) (?s) (?U)``. Not
+accepted: look-ahead/behind ``(?=…) (?!…) (?<=…) (?<!…)``, back-references ``\1 (?P=name)``,
+possessive repeats, ``\Z`` (write ``\z``), ``\uXXXX`` escapes (write the character, or a TOML
+``\u`` escape). A pattern is at most ``MAX_TITLE_REGEX`` characters with at most
+``MAX_TITLE_GROUPS`` groups; anything else is a ConfigError naming the rule.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pathspec
+import re2
 
 from vimesync.config import read_text
 from vimesync.errors import ConfigError
@@ -34,6 +45,44 @@ MATCHERS = ("prs", "title", "labels", "paths")
 RULE_KEYS = {"action", "reason", *MATCHERS}
 
 _RULE_HEADER = re.compile(r"^\s*\[\[\s*rule\s*\]\]")
+MAX_TITLE_REGEX = 1000  # characters
+MAX_TITLE_GROUPS = 100
+
+
+@dataclass(frozen=True)
+class TitleRegex:
+    """A title matcher: an RE2 pattern (linear-time search; see the module docstring)."""
+
+    pattern: str
+    _compiled: Any = field(repr=False, compare=False)
+
+    @classmethod
+    def compile(cls, pattern: str) -> TitleRegex:
+        """Compile ``pattern``; ValueError (with RE2's reason) when it is too long, has too many
+        groups or is not RE2 syntax."""
+        if len(pattern) > MAX_TITLE_REGEX:
+            raise ValueError(f"longer than {MAX_TITLE_REGEX} characters")
+        options = re2.Options()
+        options.log_errors = False  # RE2 would print its own copy of the error on stderr
+        try:
+            compiled = re2.compile(pattern, options)
+        except re2.error as exc:
+            reason = exc.args[0] if exc.args else exc
+            if isinstance(reason, bytes):
+                reason = reason.decode("utf-8", "replace")
+            raise ValueError(str(reason)) from None
+        except (TypeError, ValueError, UnicodeError) as exc:  # e.g. a lone surrogate
+            raise ValueError(str(exc)) from None
+        if compiled.groups > MAX_TITLE_GROUPS:
+            raise ValueError(f"{compiled.groups} groups, over the limit of {MAX_TITLE_GROUPS}")
+        return cls(pattern, compiled)
+
+    def search(self, title: str) -> bool:
+        """Whether the pattern occurs in ``title``."""
+        try:
+            return self._compiled.search(title) is not None
+        except UnicodeError:  # lone surrogates (from JSON escapes) cannot be UTF-8 for RE2
+            return self._compiled.search(title.encode("utf-8", "replace").decode("utf-8")) is not None
 
 
 @dataclass(frozen=True)
@@ -43,7 +92,7 @@ class Rule:
     action: str
     reason: str
     prs: frozenset[int] | None = None
-    title: re.Pattern[str] | None = None
+    title: TitleRegex | None = None
     labels: frozenset[str] | None = None
     paths: tuple[str, ...] | None = None
     _spec: pathspec.GitIgnoreSpec | None = None
@@ -138,9 +187,12 @@ def _parse_rule(path: Path, text: str, index: int, line: int | None, raw: Any) -
         if not isinstance(raw["title"], str):
             raise fail("title must be a regex string", "title")
         try:
-            kwargs["title"] = re.compile(raw["title"])
-        except re.error as exc:
-            raise fail(f"bad title regex {raw['title']!r}: {exc}", "title") from None
+            kwargs["title"] = TitleRegex.compile(raw["title"])
+        except ValueError as exc:
+            shown = raw["title"] if len(raw["title"]) <= 60 else raw["title"][:57] + "..."
+            raise fail(
+                f"bad title regex {shown!r}: {exc}", "title", hint="title regexes use RE2 syntax"
+            ) from None
     if "labels" in raw:
         labels = raw["labels"]
         if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels) or not labels:
