@@ -108,7 +108,7 @@ def report(
     text = json.dumps(render_json(result), indent=2) + "\n" if fmt == "json" else markdown
     if out_file is not None:
         out_file.write_text(text, encoding="utf-8")
-        output.stderr.print(f"wrote {output.escape(str(out_file))}")
+        output.stderr.print(output.styled(f"wrote {out_file}"))
     elif fmt == "json":
         output.emit_json(render_json(result))
     else:
@@ -119,5 +119,5 @@ def report(
 
         done = do_publish(publish, markdown)
         verb = "updated" if done.changed else "already up to date:"
-        output.stderr.print(f"{verb} {output.escape(done.url or done.target)}")
+        output.stderr.print(output.styled(f"{verb} {done.url or done.target}"))
     return EXIT_OK if result.checks_ok else EXIT_CHECK_FAILED
