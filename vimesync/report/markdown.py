@@ -12,6 +12,7 @@ from vimesync.checkmodel import CheckReport
 from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.links import Ref, pr_ref
+from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
 from vimesync.text import plural, visible
 
@@ -282,11 +283,15 @@ def render_validation(c: CheckReport | Skipped) -> list[str]:
 
 
 def render_markdown(report: SyncReport) -> str:
-    """The whole report: four ``##`` sections, LF line endings, one trailing newline."""
+    """The whole report: four ``##`` sections, LF line endings, one trailing newline; @mentions
+    neutralised (``<code>@name</code>``) and the publish markers' text made inert."""
     blocks = [
         render_summary(report.summary),
         render_engine(report.engine),
         render_audit(report.audit, report.upstream_name),
         render_validation(report.validation),
     ]
-    return "\n\n".join("\n".join(b) for b in blocks) + "\n"
+    text = "\n\n".join("\n".join(b) for b in blocks) + "\n"
+    # Last, on the final text: no @mention pings anyone and no publish marker can be planted,
+    # whether the report is published, written with --output or printed.
+    return neutralize_markers(neutralize_mentions(text))
