@@ -24,6 +24,7 @@ Only plain records (``PRMeta``, ``PullInfo``) leave this module: no PyGithub obj
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -88,6 +89,7 @@ def _default_budget() -> WaitBudget:
     return _process_budget
 
 
+@functools.cache
 def _bounded_connections() -> tuple[type, type]:
     """PyGithub's requests-based connection classes, reading with a deadline, a size cap and
     same-origin redirects only."""
