@@ -115,3 +115,39 @@ def test_errors_and_report_messages(capsys: pytest.CaptureFixture[str], tmp_path
     code, out, err = run(capsys, "walk", "--config", str(missing), "--json")
     assert code == 2 and out.isascii() and json.loads(out)["exit_code"] == 2
     assert_inert(err)
+
+
+@pytest.mark.parametrize("misbehaviour", ["lists", "redirect", "endless"])
+def test_a_misbehaving_github_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, misbehaviour: str
+) -> None:
+    from tests.fakegithub import TOKEN, FakeGitHub, serve
+
+    r = Repo(tmp_path / "r")
+    r.commit("start", {"README.md": "x\n"})
+    r.commit("Add a (#1)", {"a.py": "a\n"})
+    config = tmp_path / "vimesync.toml"
+    config.write_text('[upstream]\nrepo = "THUDM/slime"\n')
+    fake = FakeGitHub(range(1, 3))
+    with serve(FakeGitHub(range(1, 2))) as elsewhere, serve(fake) as url:
+        fake.lists = {"message": "an object"} if misbehaviour == "lists" else None
+        fake.redirect = f"{elsewhere}/steal" if misbehaviour == "redirect" else None
+        fake.endless = misbehaviour == "endless"
+        monkeypatch.setenv("VIMESYNC_GITHUB_API", url)
+        monkeypatch.setenv("VIMESYNC_CACHE_DIR", str(tmp_path / "cache"))
+        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+        args = [
+            "walk",
+            "--upstream",
+            str(r.path),
+            "--range",
+            "HEAD~1..HEAD",
+            "--github",
+            "--config",
+            str(config),
+        ]
+        code, out, err = run(capsys, *args)
+        assert code == 2 and out == "" and err.startswith("error: ") and "Traceback" not in err
+        assert TOKEN not in err
+        code, out, err = run(capsys, *args, "--json")
+        assert code == 2 and json.loads(out)["exit_code"] == 2 and TOKEN not in out + err
