@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -37,6 +38,11 @@ class FakeGitHub:
         self.requests: list[tuple[str, dict[str, str]]] = []
         self.queries: list[dict[str, list[str]]] = []
         self.patches: list[tuple[str, Any]] = []  # (path, JSON payload) of each PATCH that succeeded
+        # Misbehaviour, for the client's bounds:
+        self.trickle: float | None = None  # seconds between the bytes of each answer
+        self.redirect: str | None = None  # answer everything with a 301 to this Location
+        self.lists: Any = None  # served where a list belongs (an object, a list of strings...)
+        self.endless = False  # the pulls list never reaches an old PR: page after full page
 
     def handle(
         self,
@@ -51,6 +57,15 @@ class FakeGitHub:
         if self.script:
             status, extra = self.script.pop(0)
             return status, extra, {"message": "API rate limit exceeded" if status in (403, 429) else "boom"}
+        if self.redirect is not None:
+            return 301, {"Location": self.redirect}, {"message": "Moved Permanently"}
+        if self.lists is not None and (path.endswith("/pulls") or path.endswith("/files")):
+            return 200, {}, self.lists
+        if self.endless and path.endswith("/pulls"):
+            page = int(query.get("page", ["1"])[0])
+            first = 10**6 * page
+            next_page = f'<http://127.0.0.1/repos/o/r/pulls?page={page + 1}>; rel="next"'
+            return 200, {"Link": next_page}, [_pr(n) for n in range(first + 100, first, -1)]
         one = re.fullmatch(r"/repos/[^/]+/[^/]+/pulls/([0-9]+)", path)
         if one:
             n = int(one[1])
@@ -107,7 +122,16 @@ def serve(fake: FakeGitHub) -> Iterator[str]:
             for k, v in extra.items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(data)
+            if fake.trickle is None:
+                self.wfile.write(data)
+                return
+            try:
+                for i in range(len(data)):  # one byte at a time: each read is quick, the whole never
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+                    time.sleep(fake.trickle)
+            except OSError:
+                pass  # the client gave up, as it should
 
         def log_message(self, *args: object) -> None:
             pass

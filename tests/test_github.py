@@ -10,7 +10,7 @@ import pytest
 
 from tests.fakegithub import TOKEN, FakeGitHub, serve
 from vimesync.errors import GitHubError
-from vimesync.github import GitHubClient, PullInfo, api_url, fetch_metadata, token_from_env
+from vimesync.github import GitHubClient, PullInfo, WaitBudget, api_url, fetch_metadata, token_from_env
 
 
 @pytest.fixture
@@ -22,6 +22,7 @@ def server() -> Iterator[tuple[FakeGitHub, str]]:
 
 def _client(url: str, tmp_path: Path, **kw: Any) -> tuple[GitHubClient, list[float]]:
     slept: list[float] = []
+    kw.setdefault("wait_budget", WaitBudget(60.0))  # not the process's: tests wait by the dozen
     client = GitHubClient(
         "THUDM/slime", token=TOKEN, base_url=url, cache=tmp_path / "cache", sleep=slept.append, **kw
     )
@@ -208,3 +209,108 @@ def test_set_pull_body_refusals_are_clean_errors(
     with pytest.raises(GitHubError, match=match) as exc:
         client.set_pull_body(7, "body")
     assert TOKEN not in exc.value.message + (exc.value.hint or "") and slept == [] and not fake.patches
+
+
+# -- a misbehaving server: every bound ends in a GitHubError naming the endpoint, never the token
+
+
+def _clean(exc: pytest.ExceptionInfo[GitHubError]) -> str:
+    text = exc.value.message + " " + (exc.value.hint or "")
+    assert TOKEN not in text
+    return text
+
+
+def test_a_trickled_answer_meets_the_overall_deadline(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
+    fake, url = server
+    fake.trickle = 0.02  # each byte in time for the per-read timeout, the whole answer in ~4 minutes
+    client, _ = _client(url, tmp_path, timeout=5, deadline=0.3)
+    with pytest.raises(GitHubError) as exc:
+        client.pull_request(7)
+    assert "/repos/THUDM/slime/pulls/7: no complete answer within the deadline" in _clean(exc)
+
+
+@pytest.mark.parametrize("where", ["another port", "another host", "another scheme"])
+def test_a_redirect_elsewhere_is_not_followed(
+    server: tuple[FakeGitHub, str], tmp_path: Path, where: str
+) -> None:
+    fake, url = server
+    other = FakeGitHub(range(1, 3))
+    with serve(other) as other_url:
+        fake.redirect = {
+            "another port": f"{other_url}/repos/THUDM/slime/pulls/7",
+            "another host": "http://localhost:1/steal",
+            "another scheme": url.replace("http://", "https://") + "/x",
+        }[where]
+        client, _ = _client(url, tmp_path)
+        with pytest.raises(GitHubError) as exc:
+            client.pull_request(7)
+    assert "a redirect to another host (not followed" in _clean(exc)
+    assert other.requests == []  # the token went nowhere else
+
+
+def test_a_redirect_loop_on_the_same_host_is_cut(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
+    fake, url = server
+    fake.redirect = "/repos/THUDM/slime/pulls/8"  # 7 -> 8 -> 8 ... (PyGithub would recurse)
+    client, _ = _client(url, tmp_path)
+    with pytest.raises(GitHubError) as exc:
+        client.pull_request(7)
+    assert "GitHub /repos/THUDM/slime/pulls/7" in _clean(exc)
+    assert len(fake.requests) <= 7
+
+
+@pytest.mark.parametrize("answer", [{"message": "not a list"}, ["a", "b"], [{"number": "12"}], "text", 5])
+def test_a_list_of_another_shape_names_the_endpoint(
+    server: tuple[FakeGitHub, str], tmp_path: Path, answer: object
+) -> None:
+    fake, url = server
+    fake.lists = answer
+    client, _ = _client(url, tmp_path)
+    with pytest.raises(GitHubError) as exc:
+        client.merged_prs([249])
+    assert "unexpected answer for /repos/THUDM/slime/pulls" in _clean(exc)
+    if not (isinstance(answer, list) and all(isinstance(i, dict) for i in answer)):
+        with pytest.raises(GitHubError, match="unexpected answer for /repos/THUDM/slime/pulls/249/files"):
+            client._files(249)
+
+
+def test_item_fields_of_another_shape_are_dropped(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
+    fake, url = server
+    fake.prs[1] = {**fake.prs[1], "user": ["x"], "labels": [{"name": 3}, "l"], "title": {"t": 1}}
+    client, _ = _client(url, tmp_path)
+    meta = client.merged_prs([249])[249]
+    assert (meta.author, meta.labels, meta.title) == (None, (), None)
+    fake.bodies[7] = ["not", "text"]  # type: ignore[assignment]
+    with pytest.raises(GitHubError, match="pulls/7: expected a pull request with a text body"):
+        client.pull_request(7)
+
+
+def test_endless_pages_stop_at_the_page_cap(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
+    fake, url = server
+    fake.endless = True
+    client, _ = _client(url, tmp_path, max_pages=4)
+    with pytest.raises(GitHubError) as exc:
+        client.merged_prs([1])
+    assert "/repos/THUDM/slime/pulls: more than 4 pages" in _clean(exc)
+    assert len(fake.requests) == 4
+
+
+def test_rate_limit_waits_are_bounded_in_total(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
+    fake, url = server
+    budget = WaitBudget(60.0)  # shared, as by every client of one process
+    fake.script = [(429, {"Retry-After": "25"})] * 2
+    client, slept = _client(url, tmp_path, wait_budget=budget)
+    assert 249 in client.merged_prs([249])
+    fake.script = [(429, {"Retry-After": "25"})]
+    other, other_slept = _client(url, tmp_path / "other", wait_budget=budget)
+    with pytest.raises(GitHubError) as exc:
+        other.merged_prs([248])
+    assert "beyond what vimesync waits in one run" in _clean(exc)
+    assert slept == [25.0, 25.0] and other_slept == []
+
+
+def test_bounds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("VIMESYNC_GITHUB_DEADLINE", "2.5")
+    assert GitHubClient("a/b", base_url="http://127.0.0.1:9", cache=tmp_path).deadline == 2.5
+    monkeypatch.setenv("VIMESYNC_GITHUB_DEADLINE", "soon")
+    with pytest.raises(GitHubError, match="VIMESYNC_GITHUB_DEADLINE must be a number"):
+        GitHubClient("a/b", base_url="http://127.0.0.1:9", cache=tmp_path)

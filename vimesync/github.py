@@ -7,18 +7,28 @@
 - ``per_page=100``; PRs are listed newest first and paging stops once the oldest wanted PR is passed;
 - every GET is cached on disk with its ETag and revalidated with ``If-None-Match`` (a 304 costs
   no rate limit and proves the cached copy current);
-- 403/429 rate limits wait at most ``max_wait`` seconds (``Retry-After`` or the reset time),
-  otherwise fail with a clear GitHubError; 5xx are retried ``retries`` times with short backoff
-  (only idempotent requests are made: GET, and PATCH of a whole field).
+- 403/429 rate limits wait at most ``max_wait`` seconds (``Retry-After`` or the reset time), and
+  all waits of the process together at most ``VIMESYNC_GITHUB_WAIT_BUDGET`` (60 s), otherwise fail
+  with a clear GitHubError; 5xx are retried ``retries`` times with short backoff (only idempotent
+  requests are made: GET, and PATCH of a whole field);
+- bounded, because the server is not trusted to end anything: every call (redirects, 202s and
+  retries included) has an overall deadline (``VIMESYNC_GITHUB_DEADLINE``, 60 s) on top of the
+  per-read ``timeout``, an answer is at most 32 MiB, a listing at most ``max_pages`` pages, and a
+  redirect is followed only to the same scheme, host and port (at most 5 times): the token
+  never goes anywhere else;
+- an answer of the wrong shape (an object where a list belongs, a list of strings) is a
+  GitHubError naming the endpoint.
 
 Only plain records (``PRMeta``, ``PullInfo``) leave this module: no PyGithub object does.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -30,6 +40,133 @@ from vimesync.upstream.metadata import PRMeta
 
 API_URL = "https://api.github.com"
 PER_PAGE = 100
+MAX_PAGES = 100  # of a listing: 10,000 PRs
+MAX_BYTES = 32 * 1024 * 1024  # of one answer
+MAX_REDIRECTS = 5
+DEADLINE = 60.0  # seconds for one call, whatever the server does
+WAIT_BUDGET = 60.0  # seconds of rate-limit waits in one process
+
+
+def _seconds(name: str, default: float) -> float:
+    """A positive number of seconds from the environment variable ``name``, else ``default``."""
+    try:
+        value = float(os.environ.get(name) or default)
+    except ValueError:
+        raise GitHubError(f"{name} must be a number of seconds") from None
+    if not value > 0:
+        raise GitHubError(f"{name} must be a positive number of seconds")
+    return value
+
+
+class _Abort(Exception):
+    """A bound was hit inside one HTTP exchange (message without the token or the answer)."""
+
+
+class _CallLimits(threading.local):
+    """The bounds of the call in progress on this thread, read by the connection classes."""
+
+    deadline = float("inf")  # time.monotonic() after which no more is read or sent
+    redirects = 0
+
+
+_limits = _CallLimits()
+
+
+class WaitBudget:
+    """Seconds of rate-limit waiting left, shared by every client of the process."""
+
+    def __init__(self, seconds: float) -> None:
+        self.left = seconds
+
+
+_process_budget: WaitBudget | None = None
+
+
+def _default_budget() -> WaitBudget:
+    global _process_budget
+    if _process_budget is None:
+        _process_budget = WaitBudget(_seconds("VIMESYNC_GITHUB_WAIT_BUDGET", WAIT_BUDGET))
+    return _process_budget
+
+
+@functools.cache
+def _bounded_connections() -> tuple[type, type]:
+    """PyGithub's requests-based connection classes, reading with a deadline, a size cap and
+    same-origin redirects only."""
+    from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, RequestsResponse
+
+    class Bounded:
+        protocol: str
+        host: str
+        port: int
+        verb: str
+        url: str
+        input: Any
+        headers: dict[str, str]
+        timeout: int | None
+        verify: Any
+        session: Any
+
+        def getresponse(self) -> Any:
+            if time.monotonic() > _limits.deadline:
+                raise _Abort("no answer within the deadline")
+            r = self.session.request(
+                self.verb,
+                f"{self.protocol}://{self.host}:{self.port}{self.url}",
+                headers=self.headers,
+                data=self.input,
+                timeout=self.timeout,  # for the connection and each read
+                verify=self.verify,
+                allow_redirects=False,
+                stream=True,
+            )
+            try:
+                if r.status_code in (301, 302, 303, 307, 308):
+                    self._check_redirect(r.headers.get("location") or "")
+                # read1 returns what has arrived, so a trickle cannot hold a read past the deadline
+                # (urllib3 2); requests leaves decoding (gzip) to the reader.
+                read = getattr(r.raw, "read1", None) or r.raw.read
+                chunks: list[bytes] = []
+                size = 0
+                while chunk := read(65536, decode_content=True):
+                    size += len(chunk)
+                    if size > MAX_BYTES:
+                        raise _Abort(f"an answer larger than {MAX_BYTES // (1024 * 1024)} MiB")
+                    if time.monotonic() > _limits.deadline:
+                        raise _Abort("no complete answer within the deadline")
+                    chunks.append(chunk)
+                r._content = b"".join(chunks)
+            finally:
+                r.close()
+            return RequestsResponse(r)
+
+        def _check_redirect(self, location: str) -> None:
+            from urllib.parse import urljoin, urlsplit
+
+            here = urlsplit(f"{self.protocol}://{self.host}:{self.port}/")
+            there = urlsplit(urljoin(f"{self.protocol}://{self.host}:{self.port}{self.url}", location))
+            default = {"http": 80, "https": 443}
+            try:
+                same = (there.scheme, there.hostname, there.port or default.get(there.scheme)) == (
+                    here.scheme,
+                    here.hostname,
+                    here.port,
+                )
+            except ValueError:  # a port that is no number
+                same = False
+            if not same:
+                raise _Abort("a redirect to another host (not followed: the token stays with GitHub)")
+            _limits.redirects += 1
+            if _limits.redirects > MAX_REDIRECTS:
+                raise _Abort(f"more than {MAX_REDIRECTS} redirects")
+
+    class BoundedHTTP(Bounded, HTTPRequestsConnectionClass):
+        pass
+
+    class BoundedHTTPS(Bounded, HTTPSRequestsConnectionClass):
+        pass
+
+    return BoundedHTTP, BoundedHTTPS
 
 
 def token_from_env() -> str | None:
@@ -76,9 +213,13 @@ class GitHubClient:
         max_wait: float = 60.0,
         retries: int = 3,
         timeout: int = 15,
+        deadline: float | None = None,
+        max_pages: int = MAX_PAGES,
+        wait_budget: WaitBudget | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         from github import Auth, Github
+        from github.Requester import Requester
 
         if repo.count("/") != 1:
             raise GitHubError(
@@ -90,7 +231,13 @@ class GitHubClient:
         self.cache = cache if cache is not None else cache_dir()
         self.requests = 0  # HTTP requests made (for tests and --verbose figures)
         self.not_modified = 0
+        self.deadline = deadline if deadline is not None else _seconds("VIMESYNC_GITHUB_DEADLINE", DEADLINE)
+        self.max_pages = max_pages
+        self.budget = wait_budget if wait_budget is not None else _default_budget()
         self._sleep = sleep
+        # Every connection PyGithub makes from now on reads within the call's bounds (class-wide:
+        # vimesync is the only user of PyGithub in its process).
+        Requester.injectConnectionClasses(*_bounded_connections())
         # retry=None: PyGithub's own retry would sleep through rate limits for up to an hour.
         self._gh = Github(
             auth=Auth.Token(token) if token else None,
@@ -119,21 +266,30 @@ class GitHubClient:
         from github.GithubException import GithubException
 
         failures = 0
-        while True:
-            self.requests += 1
-            try:
-                return self._gh.requester.requestJsonAndCheck(verb, url, params, headers, body)
-            except GithubException as exc:
-                failures += 1
-                self._handle(exc, url, failures)
-            except Exception as exc:  # connection refused, timeouts, DNS: requests' own errors
-                if type(exc).__module__.startswith(("requests", "urllib3", "http", "socket")) or isinstance(
-                    exc, OSError
-                ):
-                    raise GitHubError(
-                        f"cannot reach GitHub at {self._gh.requester.base_url}: {exc}"
-                    ) from None
-                raise
+        _limits.deadline = time.monotonic() + self.deadline
+        _limits.redirects = 0
+        try:
+            while True:
+                self.requests += 1
+                try:
+                    return self._gh.requester.requestJsonAndCheck(verb, url, params, headers, body)
+                except GithubException as exc:
+                    failures += 1
+                    self._handle(exc, url, failures)
+                except _Abort as exc:
+                    raise GitHubError(f"GitHub {url}: {exc}", hint=_BOUND_HINT) from None
+                except Exception as exc:  # connection refused, timeouts, DNS: requests' own errors
+                    if type(exc).__module__.startswith(
+                        ("requests", "urllib3", "http", "socket")
+                    ) or isinstance(exc, OSError):
+                        # requests' messages name the host and path, never the headers (the token).
+                        raise GitHubError(
+                            f"cannot reach GitHub at {self._gh.requester.base_url}: {exc}"
+                        ) from None
+                    # PyGithub's own complaints (a redirect loop, a 202 forever): no traceback.
+                    raise GitHubError(f"GitHub {url}: unusable answer ({type(exc).__name__})") from None
+        finally:
+            _limits.deadline = float("inf")
 
     def get(self, url: str, params: dict[str, Any] | None = None) -> Any:
         """GET ``url`` (relative to the API root) as JSON, through the ETag cache."""
@@ -172,16 +328,26 @@ class GitHubClient:
                     f"GitHub refused {url} (403): {message or 'forbidden'}",
                     hint="check that the token (GITHUB_TOKEN or GH_TOKEN) may do this",
                 )
-            wait = 60.0 if wait is None else wait
+            wait = 60.0 if wait is None else max(wait, 0.0)
+            hint = "try again later, set GITHUB_TOKEN for a higher limit, or use --pr-metadata FILE"
             if wait > self.max_wait or failures > self.retries:
                 raise GitHubError(
                     f"GitHub rate limit on {url}: it asks to wait {wait:.0f}s, more than vimesync waits "
                     f"({self.max_wait:.0f}s)",
-                    hint="try again later, set GITHUB_TOKEN for a higher limit, or use --pr-metadata FILE",
+                    hint=hint,
                 )
-            self._sleep(max(wait, 0.0))
+            if wait > self.budget.left:
+                raise GitHubError(
+                    f"GitHub rate limit on {url}: it asks to wait {wait:.0f}s more, beyond what vimesync "
+                    "waits in one run (VIMESYNC_GITHUB_WAIT_BUDGET)",
+                    hint=hint,
+                )
+            self.budget.left -= wait
+            # The wait is not the server's time: the call's deadline starts again after it.
+            self._sleep(wait)
+            _limits.deadline = time.monotonic() + self.deadline
             return
-        if status >= 500 and failures <= self.retries:
+        if isinstance(status, int) and status >= 500 and failures <= self.retries:
             self._sleep(min(0.5 * 2 ** (failures - 1), 4.0))
             return
         if status == 401:
@@ -197,10 +363,14 @@ class GitHubClient:
 
     def pull_request(self, number: int) -> PullInfo:
         """The description and web address of PR ``number`` (revalidated, so never stale)."""
-        item = self.get(f"/repos/{self.repo}/pulls/{number}")
+        url = f"/repos/{self.repo}/pulls/{number}"
+        item = self.get(url)
         if not isinstance(item, dict):
-            raise GitHubError(f"GitHub returned an unexpected answer for /repos/{self.repo}/pulls/{number}")
-        return PullInfo(body=item.get("body") or "", html_url=item.get("html_url") or "")
+            raise _shape_error(url, "an object")
+        body, html_url = item.get("body") or "", item.get("html_url") or ""
+        if not isinstance(body, str) or not isinstance(html_url, str):
+            raise _shape_error(url, "a pull request with a text body")
+        return PullInfo(body=body, html_url=html_url)
 
     def set_pull_body(self, number: int, body: str) -> None:
         """Replace the description of PR ``number`` (a whole-field PATCH: safe to retry)."""
@@ -215,8 +385,8 @@ class GitHubClient:
         if not wanted:
             return found
         oldest = min(wanted)
-        page = 1
-        while True:
+        url = f"/repos/{self.repo}/pulls"
+        for page in range(1, self.max_pages + 1):
             params = {
                 "state": "closed",
                 "sort": "created",
@@ -224,42 +394,73 @@ class GitHubClient:
                 "per_page": PER_PAGE,
                 "page": page,
             }
-            items = self.get(f"/repos/{self.repo}/pulls", params)
-            if not isinstance(items, list):
-                raise GitHubError(f"GitHub returned an unexpected page for /repos/{self.repo}/pulls")
-            for item in items:
-                n = item.get("number")
+            items = _list_of_objects(self.get(url, params), url)
+            numbers = [_int(i.get("number"), url) for i in items]
+            for item, n in zip(items, numbers, strict=True):
                 if n in wanted and item.get("merged_at"):
-                    found[n] = _meta(item)
+                    found[n] = _meta(item, url)
             # PR numbers grow with creation time: once past the oldest wanted one, stop.
-            if len(items) < PER_PAGE or not items or min(i.get("number", 0) for i in items) <= oldest:
+            if len(items) < PER_PAGE or min(numbers) <= oldest or wanted <= set(found):
                 break
-            if wanted <= set(found):
-                break
-            page += 1
+        else:
+            raise _pages_error(url, self.max_pages)
         if files:
             for n, meta in found.items():
                 found[n] = PRMeta(**{**meta.__dict__, "files": tuple(self._files(n))})
         return found
 
     def _files(self, number: int) -> list[str]:
+        url = f"/repos/{self.repo}/pulls/{number}/files"
         paths: list[str] = []
-        page = 1
-        while True:
-            items = self.get(f"/repos/{self.repo}/pulls/{number}/files", {"per_page": PER_PAGE, "page": page})
-            paths.extend(i["filename"] for i in items if isinstance(i, dict) and "filename" in i)
+        for page in range(1, self.max_pages + 1):
+            items = _list_of_objects(self.get(url, {"per_page": PER_PAGE, "page": page}), url)
+            paths.extend(i["filename"] for i in items if isinstance(i.get("filename"), str))
             if len(items) < PER_PAGE:
                 return paths
-            page += 1
+        raise _pages_error(url, self.max_pages)
 
 
-def _meta(item: dict[str, Any]) -> PRMeta:
+_BOUND_HINT = "GitHub (or VIMESYNC_GITHUB_API) misbehaved; try again later or use --pr-metadata FILE"
+
+
+def _shape_error(url: str, expected: str) -> GitHubError:
+    return GitHubError(f"GitHub returned an unexpected answer for {url}: expected {expected}")
+
+
+def _pages_error(url: str, pages: int) -> GitHubError:
+    return GitHubError(
+        f"GitHub {url}: more than {pages} pages, vimesync stops there",
+        hint="narrow the range, or use --pr-metadata FILE",
+    )
+
+
+def _list_of_objects(data: Any, url: str) -> list[dict[str, Any]]:
+    if not isinstance(data, list) or not all(isinstance(i, dict) for i in data):
+        raise _shape_error(url, "a list of objects")
+    return data
+
+
+def _int(value: Any, url: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _shape_error(url, "pull requests with a number")
+    return value
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _meta(item: dict[str, Any], url: str) -> PRMeta:
+    labels = item.get("labels") or []
+    user = item.get("user")
+    if not isinstance(labels, list):
+        raise _shape_error(url, "labels as a list")
     return PRMeta(
-        number=item["number"],
-        title=item.get("title"),
-        labels=tuple(lb["name"] for lb in item.get("labels") or [] if isinstance(lb, dict) and "name" in lb),
-        author=(item.get("user") or {}).get("login"),
-        merge_commit=item.get("merge_commit_sha"),
+        number=_int(item.get("number"), url),
+        title=_text(item.get("title")),
+        labels=tuple(lb["name"] for lb in labels if isinstance(lb, dict) and isinstance(lb.get("name"), str)),
+        author=_text(user.get("login")) if isinstance(user, dict) else None,
+        merge_commit=_text(item.get("merge_commit_sha")),
     )
 
 

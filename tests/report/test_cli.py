@@ -84,6 +84,15 @@ def test_report_json_to_file(demo: Demo, tmp_path: Path, capsys) -> None:
     assert doc["audit"] == {"skipped": "No --baseline given: no audit of the changed paths."}
 
 
+def test_report_terminal_messages_show_names_as_text(demo: Demo, tmp_path: Path, capsys) -> None:
+    cfg = str(_config_without_engine(demo, tmp_path))
+    target = tmp_path / "[bold]r[red] [link=x]y \x1b[2J\u202e.md"  # no "/": one file
+    code, out, err = run(["report", "--config", cfg, "--output", str(target)], capsys)
+    assert code == 0 and out == "" and target.is_file()
+    assert f"wrote {tmp_path}/[bold]r[red] [link=x]y \\x1b[2J\\u202e.md" in err
+    assert "\x1b" not in err and "\u202e" not in err
+
+
 def test_bad_inputs_exit_2(demo: Demo, tmp_path: Path, capsys) -> None:
     cfg = str(_config_without_engine(demo, tmp_path))
     assert run(["report", "--config", cfg, "--format", "html"], capsys)[0] == 2

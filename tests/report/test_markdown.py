@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -196,3 +197,67 @@ def test_code_and_cell() -> None:
 def test_capped_lists_say_how_many_more(n: int, more: str) -> None:
     lines = _capped([f"- p{i}" for i in range(n)], "path")
     assert len(lines) == MAX_LIST + 1 and lines[-1] == more
+
+
+HOSTILE = "x | y\n`tick` <!-- c --> <script>alert(1)</script> <details> \x1b[31m \u202e [a](javascript:x)"
+
+
+def _hostile_engine() -> str:
+    """The engine section of a report whose pins, names and headers hold hostile text."""
+    from vimesync.report.markdown import render_engine
+    from vimesync.report.model import build_engine
+
+    dep3 = replace(
+        samples.patches()[0].dep3,
+        fields=(
+            ("description", HOSTILE),
+            ("origin", "https://example.com/a|b<c>`d`(e) <!--x-->"),
+            ("bug", "javascript:alert(1) https://x.org/ok"),
+            ("forwarded", "https://github.com/o/r/pull/5|injected"),
+        ),
+    )
+    engine = build_engine(
+        [("0001-" + HOSTILE.replace("\n", " ") + ".patch", dep3)],
+        engine=HOSTILE,
+        pin="main | <!-- vimesync:report:end --> `x` \x1b[2J",
+        source="",
+        engine_repo="o/r",
+        previous_pin="v1 <script>",
+    )
+    return "\n".join(render_engine(engine))
+
+
+def test_pin_rev_and_header_values_are_escaped() -> None:
+    md = _hostile_engine()
+    assert "\x1b" not in md and "\u202e" not in md  # shown as \x1b, \u202e
+    line = md.splitlines()[2]
+    assert line.startswith("The x \\| y \\`tick\\` \\<!-- c --\\> \\<script\\>alert(1)\\</script\\>")
+    # A pin that is no commit sha (read from a pin file, no source given) is code, not markdown.
+    assert line.endswith(
+        "source pin is ``main | <!-- vimesync:report:end --> `x` \\x1b[2J`` (was `v1 <script>`)."
+    )
+    (row,) = [line for line in md.splitlines() if line.startswith("| ``0001-")]
+    # One row of exactly two cells: no unescaped pipe beyond the three borders.
+    assert len(re.findall(r"(?<!\\)\|", row)) == 3
+    assert "[https://example.com/a\\|b](https://example.com/a%7Cb)" in row
+    assert "[https://x.org/ok](https://x.org/ok)" in row and "javascript:alert" not in row
+    assert "forwarded [o/r#5](https://github.com/o/r/pull/5) |" in row
+
+
+def test_only_http_urls_become_links() -> None:
+    from vimesync.report.links import Ref
+    from vimesync.report.markdown import link, safe_url
+
+    assert safe_url("javascript:alert(1)") is None and safe_url("data:text/html,x") is None
+    assert safe_url("https://x.org/a b|c") == "https://x.org/a%20b%7Cc"
+    assert link(Ref(text="javascript:alert(1)", url="javascript:alert(1)")) == "`javascript:alert(1)`"
+
+
+def test_titles_with_html_backticks_and_controls_stay_inert() -> None:
+    walk = replace(samples.walk(), prs=(replace(samples.walk().prs[0], title=HOSTILE),))
+    md = render_markdown(_demo(walk=walk))
+    (item,) = [line for line in md.splitlines() if "tick" in line]
+    assert item.endswith(
+        "x \\| y \\`tick\\` \\<!-- c --\\> \\<script\\>alert(1)\\</script\\> \\<details\\> \\\\x1b\\[31m "
+        "\\\\u202e \\[a\\](javascript:x)"
+    )

@@ -146,3 +146,40 @@ def test_no_live_mention_survives_any_markdown(text: str) -> None:
     once = neutralize_mentions(text)
     assert live_mentions(once) == []
     assert neutralize_mentions(once) == once
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1e"])
+def test_only_lf_and_cr_break_lines(sep: str) -> None:
+    # str.splitlines would make "```" a line of its own, a fence that hides the mention from us;
+    # GitHub sees one line of prose, in which it is live.
+    text = f"- `x{sep}```{sep}` @octocat {sep}```{sep}@hubot\n"
+    once = neutralize_mentions(text)
+    assert "<code>@octocat</code>" in once and "<code>@hubot</code>" in once
+    assert live_mentions(once) == []
+
+
+# Each would take hours if the neutraliser were still quadratic (300 KB with one "@": ~15 min).
+_BIG = 1_000_000
+_LINEAR_CASES = {
+    "one long word": "a" * _BIG + " @x\n",
+    "a long handle": "@" + "a" * _BIG + "_b @x\n",
+    "unclosed comments": "<!-- " * (_BIG // 5) + "@x\n",
+    "unclosed quoted attributes": "<a b='" * (_BIG // 6) + "@x\n",
+    "unmatched backtick runs": "".join("`" * n + " " for n in range(1, 1400)) + "@x\n",
+    "cells of code": "| `a` <b c='" * (_BIG // 24) + "@x\n",
+}
+
+
+@pytest.mark.parametrize("text", _LINEAR_CASES.values(), ids=_LINEAR_CASES.keys())
+def test_linear_on_megabytes(text: str) -> None:
+    assert neutralize_mentions(text).endswith("<code>@x</code>\n")
+
+
+def test_publish_markers_are_made_inert() -> None:
+    from vimesync.report.mentions import END, START, neutralize_markers
+
+    text = f"- `x/{END}` and `{START}`\n"
+    once = neutralize_markers(text)
+    assert START not in once and END not in once
+    assert once == "- `x/<!-\\- vimesync:report:end -->` and `<!-\\- vimesync:report:start -->`\n"
+    assert neutralize_markers(once) == once

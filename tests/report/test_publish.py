@@ -125,3 +125,40 @@ def test_splice_neutralizes_the_report_only() -> None:
     assert new.startswith("Thanks @reviewer!\n")  # the human's own mention is theirs to keep
     assert f"{START}\n- #12 by <code>@alice</code> (see `@bob`)\n{END}" in new
     assert splice(new, "- #12 by @alice (see `@bob`)\n") == new
+
+
+def test_a_file_named_like_a_marker_cannot_break_later_publishes() -> None:
+    from dataclasses import replace
+
+    from tests.report import samples
+    from vimesync.audit.model import PathAudit
+    from vimesync.report import build_report, render_markdown
+
+    audit = samples.audit(ok=False)
+    hostile = replace(audit.paths[0], path=f"x/{END}", review="unreviewed")
+    assert isinstance(hostile, PathAudit)
+    report = render_markdown(build_report(audit=replace(audit, paths=(hostile, *audit.paths[1:]))))
+    assert END not in report and "x/<!-\\- vimesync:report:end -->" in report
+    body = splice("Written by a human.\n", report)
+    assert body.count(START) == 1 and body.count(END) == 1
+    again = splice(body, report + "\nmore\n")  # the next --publish still finds one pair
+    assert again.startswith("Written by a human.\n\n") and again.count(END) == 1 and "more" in again
+
+
+def test_a_broken_marker_pair_is_refused_with_the_counts() -> None:
+    body = f"human\n{START}\nreport\n{END}\nplanted {END}\nmore human text\n"
+    with pytest.raises(BadInput, match="1 start and 2 end vimesync report markers") as exc:
+        splice(body, "new\n")
+    assert exc.value.hint and "one" in exc.value.hint
+
+
+def test_the_renderer_neutralizes_mentions_for_output_too() -> None:
+    from dataclasses import replace
+
+    from tests.report import samples
+    from vimesync.report import build_report, render_markdown
+
+    walk = samples.walk()
+    walk = replace(walk, prs=(replace(walk.prs[0], title="thanks @octocat and @org/team"), *walk.prs[1:]))
+    md = render_markdown(build_report(walk=walk, upstream_name="Slime", upstream_repo="THUDM/slime"))
+    assert "thanks <code>@octocat</code> and <code>@org/team</code>" in md

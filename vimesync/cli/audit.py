@@ -124,7 +124,8 @@ def render(result: AuditResult) -> None:
         f"{plural(len(result.paths), 'changed path')} {result.baseline[:8]}..{result.head[:8]} "
         f"against upstream {result.upstream_tip[:8]}: {per_class}"
     )
-    output.out(f"ledger: {result.ledger_path} (sync {result.sync})")
+    # Paths, names and the sync come from the repository: shown as text, one line each.
+    output.stdout.print(output.styled(f"ledger: {result.ledger_path} (sync {result.sync})"))
     for p in result.paths:
         if p.ok:
             continue
@@ -133,7 +134,7 @@ def render(result: AuditResult) -> None:
             if p.review == STALE
             else ""
         )
-        output.out(f"  {p.review:<10} {p.cls:<15} {p.path}{extra}")
+        output.stdout.print(output.styled(f"  {p.review:<10} {p.cls:<15} {p.path}{extra}"))
     if result.ok:
         output.out("OK: every changed path is identical to upstream or reviewed at its head content.")
     else:
@@ -188,5 +189,7 @@ def review(
         }
         output.emit_json(doc)
     else:
-        output.out(f"recorded {plural(len(reviews), 'review')} by {by} in {ledger_relpath(sync)}")
+        output.stdout.print(
+            output.styled(f"recorded {plural(len(reviews), 'review')} by {by} in {ledger_relpath(sync)}")
+        )
     return EXIT_OK

@@ -1,4 +1,10 @@
-"""Where the CLI writes: results to stdout, diagnostics and progress to stderr."""
+"""Where the CLI writes: results to stdout, diagnostics and progress to stderr.
+
+Every string that came from a file, a commit or the user is shown, never obeyed: :func:`escape`
+makes it inert for rich markup *and* shows its control characters as escapes (``\\x1b``,
+``\\r``, ``\\u202e``), so neither ``[/tmp]`` in a hunk line nor an ESC sequence in a commit
+subject can crash, restyle or rewrite the terminal. :func:`out` does the same for a whole line.
+"""
 
 from __future__ import annotations
 
@@ -7,35 +13,51 @@ import sys
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape as _markup_escape
+from rich.text import Text
 
-stdout = Console(soft_wrap=True, highlight=False)
-stderr = Console(stderr=True, soft_wrap=True, highlight=False)
+from vimesync.text import visible
 
-
-def out(text: str) -> None:
-    stdout.print(text, markup=False)
-
-
-def error(message: str, *, hint: str | None = None) -> None:
-    stderr.print(f"[bold red]error:[/] {escape(message)}")
-    if hint:
-        stderr.print(f"[dim]hint:[/] {escape(hint)}")
-
-
-def warn(message: str) -> None:
-    stderr.print(f"[yellow]warning:[/] {escape(message)}")
-
-
-def emit_json(doc: Any) -> None:
-    """Exactly one JSON document on stdout."""
-    sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False, default=str) + "\n")
-    sys.stdout.flush()
+# No emoji codes (":rocket:" in a title stays text), no highlighting of numbers or paths.
+stdout = Console(soft_wrap=True, highlight=False, emoji=False)
+stderr = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 
 
 def escape(text: str) -> str:
-    from rich.markup import escape as _escape
+    """``text`` for a rich markup string: markup escaped, controls shown. Prefer :func:`styled`:
+    rich reads a trailing backslash of an escaped value differently before ``[`` and elsewhere."""
+    return _markup_escape(visible(str(text)))
 
-    return _escape(text)
+
+def styled(*parts: str | tuple[str, str]) -> Text:
+    """One line from pieces, each ``text`` or ``(text, style)``: never read as markup, control
+    characters shown escaped. What every renderer prints, table cells included."""
+    line = Text()
+    for part in parts:
+        text, style = part if isinstance(part, tuple) else (part, "")
+        line.append(visible(str(text)), style=style or None)
+    return line
+
+
+def out(text: str) -> None:
+    """One or more plain lines on stdout, no markup; control characters shown escaped."""
+    stdout.print(visible(text, newlines=True), markup=False)
+
+
+def error(message: str, *, hint: str | None = None) -> None:
+    stderr.print(styled(("error:", "bold red"), " ", message))
+    if hint:
+        stderr.print(styled(("hint:", "dim"), " ", hint))
+
+
+def warn(message: str) -> None:
+    stderr.print(styled(("warning:", "yellow"), " ", message))
+
+
+def emit_json(doc: Any) -> None:
+    """Exactly one JSON document on stdout (ASCII only: no raw control or bidi character)."""
+    sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False, default=str, ensure_ascii=True) + "\n")
+    sys.stdout.flush()
 
 
 def progress_enabled() -> bool:

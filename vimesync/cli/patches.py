@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from vimesync.checkmodel import CheckReport, check_options, check_to_dict
 from vimesync.cli import output
@@ -75,8 +76,12 @@ def check(
     else:
         render(report)
         if export is not None:
-            output.stderr.print(f"exported the patched tree to {output.escape(str(export))}")
+            output.stderr.print(output.styled(f"exported the patched tree to {export}"))
     return EXIT_OK if report.ok else EXIT_CHECK_FAILED
+
+
+# Every string below that comes from the source, the series or a patch goes through
+# output.styled: shown as text (control characters escaped), never read as rich markup.
 
 
 def render(report: CheckReport) -> None:
@@ -84,7 +89,7 @@ def render(report: CheckReport) -> None:
     con = output.stdout
     src = report.source
     at = f" @ {src.rev}" if src.rev else ""
-    con.print(f"[bold]{output.escape(report.engine)}[/] source: {src.kind} {output.escape(src.path)}{at}")
+    con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}"))
     con.print(_table(report))
     for p in report.patches:
         _render_patch_details(p)
@@ -104,44 +109,47 @@ def _table(report: CheckReport) -> Table:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for i, p in enumerate(report.patches, 1):
         if p.skipped:
-            verdict = "[dim]skipped[/]"
+            verdict = output.styled(("skipped", "dim"))
         elif not p.ok:
-            verdict = "[bold red]FAILED[/]"
+            verdict = output.styled(("FAILED", "bold red"))
         elif p.offsets:
-            verdict = f"[yellow]applied, {len(p.offsets)} at offset[/]"
+            verdict = output.styled((f"applied, {len(p.offsets)} at offset", "yellow"))
         else:
-            verdict = "[green]applied[/]"
-        table.add_row(str(i), output.escape(p.name), verdict, str(p.files), str(p.hunks))
+            verdict = output.styled(("applied", "green"))
+        table.add_row(str(i), output.styled(p.name), verdict, str(p.files), str(p.hunks))
     return table
 
 
 def _render_patch_details(p: PatchResult) -> None:
     con = output.stdout
-    name = output.escape(p.name)
     for o in p.offsets:
-        con.print(f"  {name}: {output.escape(o.file)} hunk #{o.hunk} applied at offset {o.offset:+d}")
+        con.print(output.styled(f"  {p.name}: {o.file} hunk #{o.hunk} applied at offset {o.offset:+d}"))
     for f in p.failures:
         if f.hunk:
             text = f"{f.file}: hunk #{f.hunk} ({f.header}): {f.reason}"
         else:  # file-level reasons usually start with the path already
             text = f.reason if f.reason.startswith(f.file) else f"{f.file}: {f.reason}"
-        con.print(f"[red]  {name}: {output.escape(text)}[/]")
+        con.print(output.styled((f"  {p.name}: {text}", "red")))
         if f.first_mismatch is not None:
             at = (
                 f"line {f.mismatch_line} (hunk line {f.first_mismatch})"
                 if f.mismatch_line
                 else f"hunk line {f.first_mismatch}"
             )
-            con.print(f"    {at} expected: {f.expected!r}")
-            con.print(f"    {'':>{len(at)}} found:    {f.found!r}")
+            con.print(output.styled(f"    {at} expected: {f.expected!r}"))
+            con.print(output.styled(f"    {'':>{len(at)}} found:    {f.found!r}"))
         if f.nearest_line is not None:
             matched = getattr(f, "nearest_matched", None)
             extent = f", {matched} of the hunk's context/removed lines match there" if matched else ""
-            con.print(f"    closest match starts at line {f.nearest_line}{extent}")
+            con.print(output.styled(f"    closest match starts at line {f.nearest_line}{extent}"))
     missing = [f for f in p.failures if not f.hunk and "No such file" in f.reason]
     if missing and len(missing) == len(p.failures) == p.files:
         con.print(
-            "    [yellow]hint:[/] none of the files this patch names exist in the source: check --strip (-pN)"
+            output.styled(
+                "    ",
+                ("hint:", "yellow"),
+                " none of the files this patch names exist in the source: check --strip (-pN)",
+            )
         )
 
 
@@ -149,21 +157,25 @@ def _render_python(report: CheckReport) -> None:
     con = output.stdout
     py = report.python
     if py is None:
-        con.print("[dim]Python files not parsed: the stack did not apply (--keep-going parses anyway).[/]")
+        con.print(
+            output.styled(
+                ("Python files not parsed: the stack did not apply (--keep-going parses anyway).", "dim")
+            )
+        )
         return
     cached = f", {py.cached:,} from cache" if py.cached else ""
-    how = f"{py.version_source}; {output.escape(py.interpreter)}{cached}"
-    con.print(f"Parsed {plural(py.files, 'Python file')} with the {py.version} grammar ({how}).")
+    how = f"{py.version_source}; {py.interpreter}{cached}"
+    con.print(
+        output.styled(f"Parsed {plural(py.files, 'Python file')} with the {py.version} grammar ({how}).")
+    )
     for bad in py.failed:
         line = f":{bad.line}" if bad.line else ""
-        con.print(f"[red]  {output.escape(bad.path)}{line}: {output.escape(bad.message)}[/]")
+        con.print(output.styled((f"  {bad.path}{line}: {bad.message}", "red")))
     for c in py.conflict_markers:
-        con.print(
-            f"[red]  {output.escape(c.path)}:{c.line}: leftover conflict marker {output.escape(c.text)!r}[/]"
-        )
+        con.print(output.styled((f"  {c.path}:{c.line}: leftover conflict marker {c.text!r}", "red")))
 
 
-def _verdict(report: CheckReport) -> str:
+def _verdict(report: CheckReport) -> Text:
     """The last line: what passed, or everything that failed, counted."""
     n = len(report.patches)
     to = "the exact pin" if report.source.kind == "git" else "the source"
@@ -172,9 +184,9 @@ def _verdict(report: CheckReport) -> str:
         patches = "the only patch applies" if n == 1 else f"all {n} patches apply sequentially"
         if n == 0:
             files = f"{plural(py.files, 'Python file')} of {to} {'parses' if py.files == 1 else 'parse'}"
-            return f"[bold green]OK[/]: the series is empty, nothing to apply; {files}."
+            return output.styled(("OK", "bold green"), f": the series is empty, nothing to apply; {files}.")
         parsed = plural(py.files, "patched Python file") + (" parses" if py.files == 1 else " parse")
-        return f"[bold green]OK[/]: {patches} to {to}; {parsed}."
+        return output.styled(("OK", "bold green"), f": {patches} to {to}; {parsed}.")
     problems = []
     failed = sum(1 for p in report.patches if not p.ok and not p.skipped)
     skipped = sum(1 for p in report.patches if p.skipped)
@@ -188,4 +200,4 @@ def _verdict(report: CheckReport) -> str:
         )
     if py is not None and py.conflict_markers:
         problems.append(plural(len(py.conflict_markers), "leftover conflict marker"))
-    return "[bold red]FAILED[/]: " + "; ".join(problems) + "."
+    return output.styled(("FAILED", "bold red"), ": " + "; ".join(problems) + ".")

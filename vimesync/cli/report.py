@@ -110,7 +110,7 @@ def report(
     text = json.dumps(render_json(result), indent=2) + "\n" if fmt == "json" else markdown
     if out_file is not None:
         write_atomic(out_file, text.encode("utf-8"), what="--output")
-        output.stderr.print(f"wrote {output.escape(str(out_file))}")
+        output.stderr.print(output.styled(f"wrote {out_file}"))
     elif fmt == "json":
         output.emit_json(render_json(result))
     else:
@@ -121,5 +121,5 @@ def report(
 
         done = do_publish(publish, markdown)
         verb = "updated" if done.changed else "already up to date:"
-        output.stderr.print(f"{verb} {output.escape(done.url or done.target)}")
+        output.stderr.print(output.styled(f"{verb} {done.url or done.target}"))
     return EXIT_OK if result.checks_ok else EXIT_CHECK_FAILED

@@ -79,7 +79,11 @@ _STYLE = {APPLICABLE: "green", EXCLUDED: "red", MIRRORED: "cyan"}
 def _render(result: WalkResult) -> None:
     from rich.table import Table
 
-    table = Table(title=f"{result.upstream} {result.base[:12]}..{result.tip[:12]}", title_justify="left")
+    # Titles, reasons and the upstream name come from commits and config: output.styled shows them
+    # as text (never rich markup, control characters escaped).
+    table = Table(
+        title=output.styled(f"{result.upstream} {result.base[:12]}..{result.tip[:12]}"), title_justify="left"
+    )
     table.add_column("PR", justify="right", no_wrap=True)
     table.add_column("title", overflow="fold")
     table.add_column("status", no_wrap=True)
@@ -95,14 +99,17 @@ def _render(result: WalkResult) -> None:
         if pr.reverts:
             reason = _joined(reason, f"reverts #{pr.reverts}")
         table.add_row(
-            f"#{pr.number}", output.escape(pr.title), f"[{_STYLE[status]}]{status}[/]", output.escape(reason)
+            f"#{pr.number}",
+            output.styled(pr.title),
+            output.styled((status, _STYLE[status])),
+            output.styled(reason),
         )
     output.stdout.print(table)
     if result.direct_commits:
         output.out(f"direct commits (no PR): {len(result.direct_commits):,}")
         for c in result.direct_commits:
             extra = f"  (reverts #{c.reverts})" if c.reverts else ""
-            output.out(f"  {c.sha[:12]} {c.title}{extra}")
+            output.stdout.print(output.styled(f"  {c.sha[:12]} {c.title}{extra}"))
     t = _totals(result)
     output.out(
         f"{plural(t['prs'], 'PR')}: {t[APPLICABLE]:,} applicable, {t[EXCLUDED]:,} excluded, "

@@ -12,8 +12,9 @@ from vimesync.checkmodel import CheckReport
 from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.links import Ref, pr_ref
+from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
-from vimesync.text import plural
+from vimesync.text import plural, visible
 
 DASH = "—"
 MAX_LIST = 50  # longest list of paths/failures printed before "… and N more"
@@ -21,6 +22,11 @@ MAX_LIST = 50  # longest list of paths/failures printed before "… and N more"
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~&$])")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _BARE = re.compile(r"(?<![\w/#&\\])#(\d+)\b")
+_SHA = re.compile(r"[0-9a-f]{7,64}")
+_HTTP = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:[/?#]|$)", re.IGNORECASE)
+# What a link destination keeps as it is; anything else (space, <, >, |, quotes, backticks,
+# brackets, parentheses, backslash, controls, non-ASCII) is percent-encoded.
+_URL_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#@!$&+,;=%]")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -31,7 +37,7 @@ def escape(text: str, *, repo: str | None = None) -> str:
     """Inline text: markdown punctuation backslash-escaped, newlines as spaces, and bare ``#N``
     linked to ``repo`` (or, with no repo, quoted as code) rather than left for GitHub to link
     to the wrong repository."""
-    out = _SPECIAL.sub(r"\\\1", _NEWLINES.sub(" ", text.strip()))
+    out = _SPECIAL.sub(r"\\\1", visible(_NEWLINES.sub(" ", text.strip())))
     # Left bare, GitHub would link "#N" to the repository the report is published in.
     return _BARE.sub(lambda m: link(pr_ref(repo, int(m.group(1)))), out)
 
@@ -44,7 +50,7 @@ def cell(text: str, *, repo: str | None = None) -> str:
 
 def code(text: str, *, in_table: bool = False) -> str:
     """An inline code span that survives backticks (longer fence) and, in tables, pipes."""
-    text = _NEWLINES.sub(" ", text)
+    text = visible(_NEWLINES.sub(" ", text))
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
@@ -53,12 +59,27 @@ def code(text: str, *, in_table: bool = False) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def safe_url(url: str) -> str | None:
+    """``url`` as a link destination: only http(s) to a plain host, every character that could
+    end the destination, the link, the table cell or the line percent-encoded; else None."""
+    if not _HTTP.match(url):
+        return None  # javascript:, data:, mailto:, relative: shown as code, never linked
+    return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m[0].encode()), url)
+
+
 def link(ref: Ref) -> str:
-    if not ref.url:
-        return code(ref.text)  # "#N" of an unknown repository: shown, never linked to the wrong one
-    text = _SPECIAL.sub(r"\\\1", ref.text)
-    url = ref.url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
+    url = safe_url(ref.url) if ref.url else None
+    if url is None:
+        # "#N" of an unknown repository, or not a web address: shown, never linked.
+        return code(ref.text, in_table=True)
+    text = _SPECIAL.sub(r"\\\1", visible(_NEWLINES.sub(" ", ref.text)))
     return f"[{text}]({url})"
+
+
+def rev(value: str) -> str:
+    """A pin's revision: a commit sha as it is, anything else (a branch, a tag, text from the pin
+    file) as code."""
+    return value if _SHA.fullmatch(value) else code(value)
 
 
 def _capped(lines: Sequence[str], what: str) -> list[str]:
@@ -143,11 +164,11 @@ def render_engine(e: EnginePatches | Skipped) -> list[str]:
     if e.pin is None:
         out.append(f"The {engine} source is {code(e.source)} (not a pinned git revision).")
     elif e.previous_pin == e.pin:
-        out.append(f"The {engine} source pin remains {e.pin}.")
+        out.append(f"The {engine} source pin remains {rev(e.pin)}.")
     elif e.previous_pin:
-        out.append(f"The {engine} source pin is {e.pin} (was {e.previous_pin}).")
+        out.append(f"The {engine} source pin is {rev(e.pin)} (was {rev(e.previous_pin)}).")
     else:
-        out.append(f"The {engine} source pin is {e.pin}.")
+        out.append(f"The {engine} source pin is {rev(e.pin)}.")
     out.append("")
     if not e.rows:
         return [*out, "The series has no patches."]
@@ -163,7 +184,8 @@ def _audit_line(p: PathAudit) -> str:
     line = f"- {code(p.path)} ({p.cls}): {p.review}"
     if p.review == STALE:
         line += (
-            f", reviewed by {escape(p.reviewed_by or '?')} at {(p.reviewed_oid or '?')[:8]}, changed since"
+            f", reviewed by {escape(p.reviewed_by or '?')} at {escape((p.reviewed_oid or '?')[:8])}, "
+            "changed since"
         )
     return line
 
@@ -227,7 +249,7 @@ def render_validation(c: CheckReport | Skipped) -> list[str]:
     out = ["## Validation", ""]
     if isinstance(c, Skipped):
         return [*out, escape(c.reason)]
-    target = f"the exact pin {c.source.rev}" if c.source.rev else f"the source {code(c.source.path)}"
+    target = f"the exact pin {rev(c.source.rev)}" if c.source.rev else f"the source {code(c.source.path)}"
     py = c.python
     n = len(c.patches)
     if c.patches_ok:
@@ -261,11 +283,15 @@ def render_validation(c: CheckReport | Skipped) -> list[str]:
 
 
 def render_markdown(report: SyncReport) -> str:
-    """The whole report: four ``##`` sections, LF line endings, one trailing newline."""
+    """The whole report: four ``##`` sections, LF line endings, one trailing newline; @mentions
+    neutralised (``<code>@name</code>``) and the publish markers' text made inert."""
     blocks = [
         render_summary(report.summary),
         render_engine(report.engine),
         render_audit(report.audit, report.upstream_name),
         render_validation(report.validation),
     ]
-    return "\n\n".join("\n".join(b) for b in blocks) + "\n"
+    text = "\n\n".join("\n".join(b) for b in blocks) + "\n"
+    # Last, on the final text: no @mention pings anyone and no publish marker can be planted,
+    # whether the report is published, written with --output or printed.
+    return neutralize_markers(neutralize_mentions(text))

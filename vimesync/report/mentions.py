@@ -20,6 +20,7 @@ wrong guess therefore shows a ``<code>`` tag inside a code span; it does not lea
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable, Iterator
@@ -34,17 +35,25 @@ _MENTION_END = r"(?![A-Za-z0-9]|_+[A-Za-z0-9]|\.[A-Za-z0-9])"
 # None crosses a blank line: that ends the paragraph, and with it any inline construct.
 _SP = r"(?:[ \t]*(?:\r?\n[ \t]*)?)"  # optional space, at most one line break
 _SP1 = r"(?:[ \t]+(?:\r?\n[ \t]*)?|\r?\n[ \t]*)"  # the same, at least one character
-_ATTR = rf"""{_SP1}[A-Za-z_:][A-Za-z0-9_.:-]*(?:{_SP}={_SP}(?:[^\s"'=<>`]+|'[^'\n]*'|"[^"\n]*"))?"""
+# A quoted value stops at "<" (CommonMark allows it there): otherwise every "<a b='" of a long
+# line would rescan the line, quadratic. Not seeing such a tag only ever neutralises more.
+_ATTR = rf"""{_SP1}[A-Za-z_:][A-Za-z0-9_.:-]*(?:{_SP}={_SP}(?:[^\s"'=<>`]+|'[^'\n<]*'|"[^"\n<]*"))?"""
+# Comments are found by _Comments (a regex would rescan the rest of the paragraph per "<!--").
 _HTML = (
-    r"<!--(?:(?!\n[ \t]*\r?\n).)*?-->"
-    rf"|<[A-Za-z][A-Za-z0-9-]*(?:{_ATTR})*{_SP}/?>"
+    rf"<[A-Za-z][A-Za-z0-9-]*(?:{_ATTR})*{_SP}/?>"
     rf"|</[A-Za-z][A-Za-z0-9-]*{_SP}>"
     r"|<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>"
     r"|<[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+>"
 )
 _ESCAPE = r"\\[!-/:-@\[-`{-~]"
 
-_INLINE_TOKENS = re.compile(rf"(?P<escape>{_ESCAPE})|(?P<html>{_HTML})|(?P<ticks>`+)", re.DOTALL)
+_INLINE_TOKENS = re.compile(
+    rf"(?P<escape>{_ESCAPE})|(?P<comment><!--)|(?P<html>{_HTML})|(?P<ticks>`+)", re.DOTALL
+)
+_COMMENT_BREAK = re.compile(r"\n[ \t]*\r?\n")  # a blank line: a comment cannot cross it
+_TICK_RUNS = re.compile(r"`+")
+# GitHub breaks lines at LF, CR and CRLF only: not at U+2028, U+0085, VT or FF as str.splitlines.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _TOKENS = re.compile(
     # "@a@b" mentions only a, but once a is wrapped "@b" would begin a text node: take it along.
     # "\@" counts even after a letter: in an HTML block the backslash stays, and precedes the @.
@@ -53,7 +62,9 @@ _TOKENS = re.compile(
     rf"(?P<handle>{_HANDLE}(?:{_AT}[A-Za-z0-9_./-]*)*){_MENTION_END}(?P<close></code>)?)"
     rf"|(?P<keep>{_ESCAPE}"
     r"|(?<![^\s*_~(])(?:https?://|www\.)[^\s<>()]*"  # what GitHub autolinks, or a link's URL
-    r"|[A-Za-z0-9_]*[A-Za-z0-9](?:@[A-Za-z0-9_.-]*[A-Za-z0-9])+)",  # a@b.c, repo@sha: no mention
+    # a@b.c, repo@sha: no mention. Tried at the start of a word only: from every letter of a
+    # long word it would rescan the word (quadratic).
+    r"|(?<![A-Za-z0-9_])[A-Za-z0-9_]*[A-Za-z0-9](?:@[A-Za-z0-9_.-]*[A-Za-z0-9])+)",
     re.DOTALL,
 )
 _FENCE = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")  # a backtick fence's info has no backtick
@@ -83,13 +94,27 @@ _BLOCK_START = re.compile(r"^ {0,3}(?:[-+*][ \t]|[0-9]{1,9}[.)][ \t]|#{1,6}(?:[ 
 _BLANK = re.compile(r"^[ \t]*\r?\n?$")
 
 
+START = "<!-- vimesync:report:start -->"
+END = "<!-- vimesync:report:end -->"
+# Inside a code span (a file name, a hunk line) the marker text would be read back as a marker
+# by the next --publish. "<!-\-" shows the same words and is no marker.
+_INERT = {marker: marker.replace("<!--", "<!-\\-", 1) for marker in (START, END)}
+
+
+def neutralize_markers(markdown: str) -> str:
+    """``markdown`` with the publish markers' text made inert wherever it occurs."""
+    for marker, inert in _INERT.items():
+        markdown = markdown.replace(marker, inert)
+    return markdown
+
+
 def neutralize_mentions(markdown: str) -> str:
     """``markdown`` with every GitHub @mention outside code made ``<code>@name</code>``."""
     out: list[str] = []
     prose: list[tuple[str, bool]] = []  # lines outside fences, and whether in an HTML block
     fence: str | None = None  # the opening fence while inside a fenced code block
     html: re.Pattern[str] | None | bool = False  # in an HTML block: its end (None: a blank line)
-    lines = markdown.splitlines(keepends=True)
+    lines = split_lines(markdown)
     for i, line in enumerate(lines):
         m = _FENCE.match(line)
         if fence is None:
@@ -115,6 +140,11 @@ def neutralize_mentions(markdown: str) -> str:
             prose.append((line, in_html))
     out.append(_neutralize_prose(prose))
     return "".join(out)
+
+
+def split_lines(text: str) -> list[str]:
+    """``text`` cut into lines as GitHub cuts it (LF, CR, CRLF), each with its line ending."""
+    return _LINE.findall(text)
 
 
 def _neutralize_prose(lines: list[tuple[str, bool]]) -> str:
@@ -153,23 +183,45 @@ def _neutralize_prose(lines: list[tuple[str, bool]]) -> str:
 def _protected_spans(text: str, start: int, end: int, *, code: bool) -> Iterator[tuple[int, int]]:
     """Code spans, HTML tags and comments in the inline text ``text[start:end]``, read left to
     right as CommonMark does: a backtick run opens a code span closed by the next run of the same
-    length; a run without one is literal text."""
+    length; a run without one is literal text. Linear: every closing run and comment end is looked
+    up, never searched for again from each opener."""
+    runs: dict[int, list[int]] | None = None  # backtick runs by length: their start positions
+    close_at = blank_at = -1  # the next "-->" and blank line found, and from where
+    close_from = blank_from = end + 1
     pos = start
     while m := _INLINE_TOKENS.search(text, pos, end):
         pos = m.end()
-        if m["html"]:
+        if m["comment"]:
+            # The first "-->" after "<!--" ends it, unless a blank line comes first (or no "-->").
+            # (-1: there is none after close_from, nor after any later pos)
+            if not (close_from <= pos and (close_at < 0 or pos <= close_at)):
+                close_from, close_at = pos, text.find("-->", pos, end)
+            if close_at < 0:
+                continue
+            if not (blank_from <= pos <= blank_at):
+                found = _COMMENT_BREAK.search(text, pos, end)
+                blank_from, blank_at = pos, found.start() if found else end
+            if blank_at >= close_at:
+                yield m.start(), close_at + 3
+                pos = close_at + 3
+        elif m["html"]:
             yield m.start(), m.end()
         elif m["ticks"] and code:
+            if runs is None:
+                runs = {}
+                for r in _TICK_RUNS.finditer(text, start, end):
+                    runs.setdefault(len(r[0]), []).append(r.start())
             n = len(m["ticks"])
-            close = re.compile(rf"(?<!`)`{{{n}}}(?!`)").search(text, pos, end)
-            if close:
-                yield m.start(), close.end()
-                pos = close.end()
+            same = runs.get(n, [])
+            i = bisect.bisect_left(same, pos)
+            if i < len(same):
+                yield m.start(), same[i] + n
+                pos = same[i] + n
 
 
 def _line_bounds(text: str) -> Iterator[tuple[int, int, str]]:
     pos = 0
-    for line in text.splitlines(keepends=True):
+    for line in split_lines(text):
         yield pos, pos + len(line), line
         pos += len(line)
 

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 from vimesync.errors import BadInput
 from vimesync.github import GitHubClient, api_url, token_from_env
-from vimesync.report.mentions import neutralize_mentions
+from vimesync.report.mentions import END, START, neutralize_markers, neutralize_mentions
 
-START = "<!-- vimesync:report:start -->"
-END = "<!-- vimesync:report:end -->"
+__all__ = ["END", "START", "PublishResult", "parse_target", "publish", "require_token", "splice"]
 
 _TARGET = re.compile(r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)#(?P<n>[1-9][0-9]*)$")
 
@@ -46,7 +45,10 @@ def splice(body: str | None, report: str) -> str:
     """
     body = body or ""
     nl = "\r\n" if "\r\n" in body else "\n"
-    text = neutralize_mentions(report.replace("\r\n", "\n")).rstrip("\n").replace("\n", nl)
+    # Neutralised again here (the renderer already did: both are idempotent), so that no report,
+    # whoever rendered it, can ping anyone or plant a second marker.
+    text = neutralize_mentions(report.replace("\r\n", "\n"))
+    text = neutralize_markers(text).rstrip("\n").replace("\n", nl)
     block = f"{START}{nl}{text}{nl}{END}"
     starts, ends = body.count(START), body.count(END)
     if starts == 0 and ends == 0:
@@ -54,9 +56,12 @@ def splice(body: str | None, report: str) -> str:
         return f"{human}{nl}{nl}{block}{nl}" if human else f"{block}{nl}"
     i, j = body.find(START), body.find(END)
     if starts != 1 or ends != 1 or j < i:
+        # Which text is ours is then a guess: refuse rather than overwrite what a human wrote.
         raise BadInput(
-            "the PR description has unbalanced vimesync report markers",
-            hint=f"keep exactly one {START} ... {END} pair (or remove both) and publish again",
+            f"the PR description has {starts} start and {ends} end vimesync report markers"
+            + (", the end before the start" if starts == ends == 1 else "")
+            + ": expected one pair",
+            hint=f"edit the PR description to keep one {START} ... {END} pair (or none) and publish again",
         )
     return body[:i] + block + body[j + len(END) :]
 
