@@ -26,7 +26,8 @@ from vimesync import git
 from vimesync.errors import GitError
 from vimesync.upstream.model import MIRRORED, Decision, PullRequest
 
-UPSTREAM_PR_RE = re.compile(r"^Upstream-PR:\s*(?:([\w.-]+/[\w.-]+))?#(\d+)\s*$", re.M | re.I)
+# Downstream messages are hostile input: linear-time patterns only, PR numbers of at most 9 digits.
+UPSTREAM_PR_RE = re.compile(r"^Upstream-PR:\s*(?:([\w.-]+/[\w.-]+))?#(\d{1,9})\s*$", re.M | re.I)
 UPSTREAM_COMMIT_RE = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.M | re.I)
 CHERRY_RE = re.compile(r"\(cherry picked from commit ([0-9a-f]{7,40})\)")
 _COMMIT_LINE = re.compile(rb"^commit ([0-9a-f]{40})$", re.M)
@@ -216,8 +217,10 @@ def upstream_diffs(
 def _lookup_commit(index: DownstreamIndex, sha: str) -> str | None:
     if sha in index.commits:
         return index.commits[sha]
-    for key, down in index.short_commits.items():  # abbreviated shas in trailers
-        if sha.startswith(key):
+    # Abbreviated shas in trailers: look up each prefix of ``sha`` (the longest, most specific,
+    # wins) rather than scanning every trailer for every upstream commit.
+    for n in range(len(sha) - 1, 6, -1):
+        if (down := index.short_commits.get(sha[:n])) is not None:
             return down
     return None
 
