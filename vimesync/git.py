@@ -18,6 +18,7 @@ key (``<x>`` any name)                              verdict   why
 extensions.partialClone, remote.<x>.promisor,       refuse    lazy fetch: any missing object starts
 remote.<x>.partialCloneFilter                                 ``git fetch`` (``uploadpack``, helpers...)
 filter.<x>.clean / .smudge / .process               refuse    commands; -c cannot name unknown drivers
+                                                              (git-lfs's own three values are allowed)
 merge.<x>.driver                                    refuse    a command; same
 core.worktree (unless it is the folder we use,      refuse    reads files outside what we were given
 or one of its parents)
@@ -123,6 +124,7 @@ _DIFF_COMMANDS = {
 }
 _DIFF_FLAGS = ("--no-ext-diff", "--no-textconv")
 _TEXTCONV_COMMANDS = {"blame", "grep"}
+_REENABLE = {"--ext-diff", "--textconv"}
 _CREATING = {"init", "clone"}
 
 # Names of environment variables git never needs and a child must never see.
@@ -142,28 +144,48 @@ def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+_OPTIONS_WITH_VALUE = {"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"}
+
+
+def _subcommand(args: Sequence[str]) -> int:
+    """The index of the subcommand in ``args`` (after global options such as ``-c k=v``)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in _OPTIONS_WITH_VALUE else 1
+    return i
+
+
 def _argv(args: Sequence[str]) -> list[str]:
     """The full command line: hardened options, then ``args`` with diff drivers switched off."""
-    if not args:
-        return [*_SAFE_ARGV]
-    cmd, rest = args[0], list(args[1:])
-    if cmd in _DIFF_COMMANDS:
-        rest = [*_DIFF_FLAGS, *rest]
-    elif cmd in _TEXTCONV_COMMANDS:
-        rest = ["--no-textconv", *rest]
-    return [*_SAFE_ARGV, cmd, *rest]
+    i = _subcommand(args)
+    if i >= len(args):
+        return [*_SAFE_ARGV, *args]
+    flags: tuple[str, ...] = ()
+    rest = list(args[i + 1 :])
+    if args[i] in _DIFF_COMMANDS or args[i] in _TEXTCONV_COMMANDS:
+        flags = _DIFF_FLAGS if args[i] in _DIFF_COMMANDS else ("--no-textconv",)
+        # Nothing may switch them back on (options end at "--"; paths after it are kept).
+        end = rest.index("--") if "--" in rest else len(rest)
+        rest = [a for a in rest[:end] if a not in _REENABLE] + rest[end:]
+    return [*_SAFE_ARGV, *args[: i + 1], *flags, *rest]
+
+
+def _command(args: Sequence[str]) -> str:
+    i = _subcommand(args)
+    return args[i] if i < len(args) else ""
 
 
 def _env_for(args: Sequence[str], extra: dict[str, str] | None) -> dict[str, str]:
     env = git_env(extra)
-    if args and args[0] == "clone" and not (extra and "GIT_ALLOW_PROTOCOL" in extra):
+    if _command(args) == "clone" and not (extra and "GIT_ALLOW_PROTOCOL" in extra):
         env["GIT_ALLOW_PROTOCOL"] = "file"  # vimesync clones only local repositories it built
     return env
 
 
 def _message(repo: Path, args: Sequence[str], stderr: bytes) -> str:
-    msg = stderr.decode("utf-8", "replace").strip()[:_MAX_MESSAGE] or f"git {args[0]} failed"
-    return f"{repo}: git {args[0]}: {msg}"
+    cmd = _command(args) or "(no command)"
+    msg = stderr.decode("utf-8", "replace").strip()[:_MAX_MESSAGE] or f"git {cmd} failed"
+    return f"{repo}: git {cmd}: {msg}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,6 +195,13 @@ _PARTIAL = re.compile(r"^(extensions\.partialclone|remote\..+\.(promisor|partial
 _DRIVER_COMMAND = re.compile(r"^(filter\..+\.(clean|smudge|process)|merge\..+\.driver)$")
 # Verdicts: (cwd, ceiling) -> the git dir's common dir and a stamp of the files that decide; a
 # repository whose config or alternates change (tests, the demo) is inspected again.
+# What ``git lfs install --local`` (actions/checkout with lfs: true) writes: run only by commands
+# that convert between work tree and objects, which vimesync never runs in such a repository.
+_GIT_LFS = {
+    "filter.lfs.clean": "git-lfs clean -- %f",
+    "filter.lfs.smudge": "git-lfs smudge -- %f",
+    "filter.lfs.process": "git-lfs filter-process",
+}
 _checked: dict[tuple[str, str], tuple[Path, tuple[object, ...]]] = {}
 
 
@@ -181,7 +210,7 @@ def refused_key(key: str, value: str | None, *, git_dir: Path, cwd: Path) -> str
     name = key.lower() if key.count(".") < 2 else _fold(key)
     if _PARTIAL.match(name):
         return "lazy fetching (a partial clone) runs commands to fetch missing objects"
-    if _DRIVER_COMMAND.match(name):
+    if _DRIVER_COMMAND.match(name) and _GIT_LFS.get(name) != value:
         return "it names a command git would run"
     if name == "core.worktree" and value is not None:
         tree = (git_dir / value).resolve()
@@ -279,7 +308,7 @@ def _stamp(common: Path) -> tuple[object, ...]:
 
 
 def _guard(cwd: Path, args: Sequence[str], extra: dict[str, str] | None) -> None:
-    if not args or args[0] not in _CREATING:
+    if _command(args) not in _CREATING:
         inspect_repository(cwd, extra)
 
 
@@ -366,6 +395,7 @@ def git_dir(path: Path) -> Path:
         raise GitError(f"{path}: no such directory")
     if not path.is_dir():
         raise GitError(f"{path}: not a directory")
+    inspect_repository(path)  # a refused repository says why, not "not a git repository"
     try:
         out = run(path, ["rev-parse", "--absolute-git-dir"])
     except GitError as exc:
