@@ -90,6 +90,7 @@ _SAFE_CONFIG = (
     "credential.helper=",
     "protocol.allow=never",
     "color.ui=false",
+    "trailer.separators=:",
     "advice.graftFileDeprecated=false",
     "maintenance.auto=false",
     "gc.auto=0",
