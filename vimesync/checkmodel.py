@@ -12,6 +12,7 @@ from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ParseReport
+from vimesync.repopaths import repository_path
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def check_options(
 ) -> CheckOptions:
     """Merge flags over the config and engine pin (flags win); BadInput naming what is missing."""
     pin = config.engine
-    src = source or pin.source
+    src = repository_path(source, config, "engine_source")
     ser = series or pin.series
     where = f" (or set it in {pin.file})" if pin.file else " (or set it in an engine pin, see pins/)"
     if src is None:

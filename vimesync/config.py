@@ -125,6 +125,9 @@ class Config:
     path_map: tuple[tuple[str, str], ...] = ()
     downstream_path: Path | None = None
     engine: EnginePin = field(default_factory=EnginePin)
+    # Which file and key named each repository path above ("upstream_path", "downstream_path",
+    # "engine_source"): those are repository content; vimesync.repopaths decides whether to trust them.
+    path_origins: tuple[tuple[str, Path, str], ...] = ()
 
 
 def _str_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> str | None:
@@ -223,19 +226,26 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     raw_map = up.get("map", [])
     if not isinstance(raw_map, list) or not all(isinstance(m, str) for m in raw_map):
         raise ConfigError(str(path), "[upstream] map must be a list of 'SRC=DST' strings")
+    upstream_path = _path_or_none(path, "upstream", up, "path")
+    downstream_path = _path_or_none(path, "downstream", down, "path")
+    engine, source_file = _engine(path, eng, eng_pin_file)
+    origins = [("upstream_path", path, "[upstream] path")] if upstream_path else []
+    origins += [("downstream_path", path, "[downstream] path")] if downstream_path else []
+    origins += [("engine_source", source_file, "[engine] source")] if source_file else []
     return Config(
         file=path,
         upstream_name=_str_or_none(path, "upstream", up, "name") or "upstream",
         upstream_repo=_str_or_none(path, "upstream", up, "repo"),
-        upstream_path=_path_or_none(path, "upstream", up, "path"),
+        upstream_path=upstream_path,
         upstream_branch=_str_or_none(path, "upstream", up, "branch"),
         upstream_pin=load_upstream_pin(up_pin_file) if up_pin_file else UpstreamPin(),
         policy=confined(
             path.parent, _file_or_none(path, "upstream", up, "policy"), file=path, key="[upstream] policy"
         ),
         path_map=parse_map(raw_map, where=str(path)),
-        downstream_path=_path_or_none(path, "downstream", down, "path"),
-        engine=_engine(path, eng, eng_pin_file),
+        downstream_path=downstream_path,
+        engine=engine,
+        path_origins=tuple(origins),
     )
 
 
@@ -258,8 +268,9 @@ def confined(root: Path, target: Path | None, *, file: Path, key: str) -> Path |
     return real
 
 
-def _engine(path: Path, eng: dict[str, Any], pin_file: Path | None) -> EnginePin:
-    """The engine pin, with the config's machine-local ``source`` filling a pin that has none."""
+def _engine(path: Path, eng: dict[str, Any], pin_file: Path | None) -> tuple[EnginePin, Path | None]:
+    """The engine pin, with the config's machine-local ``source`` filling a pin that has none,
+    and the file that named the source."""
     root = path.parent
     pin_file = confined(root, pin_file, file=path, key="[engine] pin")
     pin = load_engine_pin(pin_file) if pin_file else EnginePin()
@@ -267,6 +278,8 @@ def _engine(path: Path, eng: dict[str, Any], pin_file: Path | None) -> EnginePin
         confined(root, pin.series, file=pin.file, key="[engine] series")
         input_kind(pin.series, root=root)  # a symlink there (or on the way) is refused now
     source = _path_or_none(path, "engine", eng, "source")
-    if source is not None and pin.source is None:
-        pin = replace(pin, source=source)
-    return pin
+    if pin.source is not None:
+        return pin, pin.file
+    if source is not None:
+        return replace(pin, source=source), path
+    return pin, None

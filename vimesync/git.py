@@ -1,15 +1,57 @@
 """The one place vimesync talks to git.
 
 Every call runs ``git`` with an explicit ``cwd`` (or ``--git-dir``), a scrubbed environment
-(no inherited GIT_* variables, no system/global config, no prompts, no optional locks) and
-machine-readable (``-z``) output parsed by small pure helpers. Read paths never touch a
-repository's work tree, index or refs. Nothing else in vimesync runs git directly.
+(no inherited GIT_* variables or secrets, no system/global config, no prompts, no optional
+locks) and machine-readable (``-z``) output parsed by small pure helpers. Read paths never
+touch a repository's work tree, index or refs. Nothing else in vimesync runs git directly.
+
+Repositories are hostile input (a pull request may commit one, or name one in a pin), so no
+command may run because of what a repository says. Every call carries ``_SAFE_CONFIG`` (command
+scope beats the repository's own config) and ``_SAFE_ENV``; every diff-producing command gets
+``--no-ext-diff --no-textconv``; and before the first command in a repository its config is
+listed (includes followed, as git itself reads them) and the repository refused, naming the key
+(never its value), when a key is set that these cannot disarm. The table, key by key:
+
+==================================================  ========  ==========================================
+key (``<x>`` any name)                              verdict   why
+==================================================  ========  ==========================================
+extensions.partialClone, remote.<x>.promisor,       refuse    lazy fetch: any missing object starts
+remote.<x>.partialCloneFilter                                 ``git fetch`` (``uploadpack``, helpers...)
+filter.<x>.clean / .smudge / .process               refuse    commands; -c cannot name unknown drivers
+                                                              (git-lfs's own three values are allowed)
+merge.<x>.driver                                    refuse    a command; same
+core.worktree (unless it is the folder we use,      refuse    reads files outside what we were given
+or one of its parents)
+objects/info/alternates outside the git dir         refuse    reads objects from elsewhere on the machine
+diff.<x>.textconv, diff.<x>.command, diff.external  disarmed  ``--no-textconv --no-ext-diff`` (+ -c)
+core.fsmonitor, core.hooksPath (and hooks/*)        disarmed  -c core.fsmonitor=false, hooksPath=/dev/null
+core.pager, pager.<cmd>                             disarmed  --no-pager, -c core.pager=cat, no tty
+log.showSignature, gpg.program, gpg.<fmt>.program   disarmed  -c showSignature=false, programs=/dev/null
+credential.helper, core.askPass                     disarmed  -c credential.helper= (resets), askPass=
+core.sshCommand, core.gitProxy, remote.<x>.vcs,     disarmed  transports only: GIT_ALLOW_PROTOCOL=""
+remote.<x>.uploadpack/receivepack, url.<x>.*,                 allows none (``clone``: ``file`` only),
+protocol.<x>.allow, core.alternateRefsCommand                 and no lazy fetch (refused above)
+core.attributesFile                                 disarmed  -c core.attributesFile=/dev/null
+refs/replace/*, core.useReplaceRefs, info/grafts    disarmed  GIT_NO_REPLACE_OBJECTS, GIT_GRAFT_FILE
+color.*                                             disarmed  -c color.ui=false (output we parse)
+include.path, includeIf.<cond>.path                 checked   listed with the including file's keys
+core.editor, sequence.editor, alias.*, difftool.*,  allowed   never run by the commands vimesync runs
+mergetool.*, sendemail.*, web.browser,                        (no editing, no aliases: builtins win)
+submodule.<x>.update, uploadpack.packObjectsHook
+diff.<x>.xfuncname / funcname                       allowed   a regex, not a command
+trace2.*                                            allowed   read from system/global config only
+==================================================  ========  ==========================================
+
+The verdict is cached per git directory for the process. ``init`` and ``clone`` create
+repositories and are not inspected (their target is ours).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,29 +69,252 @@ DEFAULT_IDENTITY = {
     "GIT_COMMITTER_EMAIL": "vimesync@localhost",
 }
 
+# Command-scope config on every call: it overrides the repository's own (see the table above).
+_SAFE_CONFIG = (
+    # safe.directory: read repositories owned by another user (CI caches, mirrors) without a global config.
+    "safe.directory=*",
+    "core.quotepath=false",
+    "core.fsmonitor=false",
+    "core.hooksPath=" + os.devnull,
+    "core.pager=cat",
+    "core.askPass=",
+    "core.sshCommand=",
+    "core.attributesFile=" + os.devnull,
+    "core.useReplaceRefs=false",
+    "diff.external=",
+    "log.showSignature=false",
+    "gpg.program=" + os.devnull,
+    "gpg.openpgp.program=" + os.devnull,
+    "gpg.x509.program=" + os.devnull,
+    "gpg.ssh.program=" + os.devnull,
+    "credential.helper=",
+    "protocol.allow=never",
+    "color.ui=false",
+    "trailer.separators=:",
+    "advice.graftFileDeprecated=false",
+    "maintenance.auto=false",
+    "gc.auto=0",
+)
+_SAFE_ARGV = ("git", "--no-pager", "--no-replace-objects", *(a for kv in _SAFE_CONFIG for a in ("-c", kv)))
+
+_SAFE_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_PAGER": "cat",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    "GIT_NO_LAZY_FETCH": "1",  # honoured by git >= 2.45; partial clones are refused anyway
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_GRAFT_FILE": os.devnull,
+    "GIT_ALLOW_PROTOCOL": "",  # no transport at all: overrides protocol.<x>.allow in the repository
+    "LC_ALL": "C",
+    "LANG": "C",
+}
+
+# Commands that produce diffs: textconv and external diff drivers are switched off in each.
+_DIFF_COMMANDS = {
+    "diff",
+    "log",
+    "show",
+    "diff-tree",
+    "diff-index",
+    "diff-files",
+    "format-patch",
+    "whatchanged",
+}
+_DIFF_FLAGS = ("--no-ext-diff", "--no-textconv")
+_TEXTCONV_COMMANDS = {"blame", "grep"}
+_REENABLE = {"--ext-diff", "--textconv"}
+_CREATING = {"init", "clone"}
+
+# Names of environment variables git never needs and a child must never see.
+_SECRET_NAME = re.compile(
+    r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|(^|_)KEY($|_)|(^|_)PAT$|^ACTIONS_|^GH_|^SSH_ASKPASS$",
+    re.IGNORECASE,
+)
+_MAX_MESSAGE = 1000  # characters of git's stderr kept in an error
+
 
 def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment every git child gets: the caller's minus GIT_*, plus hermetic settings."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        {
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_OPTIONAL_LOCKS": "0",
-            "GIT_PAGER": "cat",
-            "LC_ALL": "C",
-            "LANG": "C",
-        }
-    )
+    """The environment every git child gets: the caller's minus GIT_* and secrets, plus hermetic settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and not _SECRET_NAME.search(k)}
+    env.update(_SAFE_ENV)
     if extra:
         env.update(extra)
     return env
 
 
-def _argv(repo: Path, args: Sequence[str]) -> list[str]:
-    # safe.directory: read repositories owned by another user (CI caches, mirrors) without a global config.
-    return ["git", "-c", "safe.directory=*", "-c", "core.quotepath=false", *args]
+_OPTIONS_WITH_VALUE = {"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"}
+
+
+def _subcommand(args: Sequence[str]) -> int:
+    """The index of the subcommand in ``args`` (after global options such as ``-c k=v``)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in _OPTIONS_WITH_VALUE else 1
+    return i
+
+
+def _argv(args: Sequence[str]) -> list[str]:
+    """The full command line: hardened options, then ``args`` with diff drivers switched off."""
+    i = _subcommand(args)
+    if i >= len(args):
+        return [*_SAFE_ARGV, *args]
+    flags: tuple[str, ...] = ()
+    rest = list(args[i + 1 :])
+    if args[i] in _DIFF_COMMANDS or args[i] in _TEXTCONV_COMMANDS:
+        flags = _DIFF_FLAGS if args[i] in _DIFF_COMMANDS else ("--no-textconv",)
+        # Nothing may switch them back on (options end at "--"; paths after it are kept).
+        end = rest.index("--") if "--" in rest else len(rest)
+        rest = [a for a in rest[:end] if a not in _REENABLE] + rest[end:]
+    return [*_SAFE_ARGV, *args[: i + 1], *flags, *rest]
+
+
+def _command(args: Sequence[str]) -> str:
+    i = _subcommand(args)
+    return args[i] if i < len(args) else ""
+
+
+def _env_for(args: Sequence[str], extra: dict[str, str] | None) -> dict[str, str]:
+    env = git_env(extra)
+    if _command(args) == "clone" and not (extra and "GIT_ALLOW_PROTOCOL" in extra):
+        env["GIT_ALLOW_PROTOCOL"] = "file"  # vimesync clones only local repositories it built
+    return env
+
+
+def _message(repo: Path, args: Sequence[str], stderr: bytes) -> str:
+    cmd = _command(args) or "(no command)"
+    msg = stderr.decode("utf-8", "replace").strip()[:_MAX_MESSAGE] or f"git {cmd} failed"
+    return f"{repo}: git {cmd}: {msg}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Inspecting a repository before its first use
+
+_PARTIAL = re.compile(r"^(extensions\.partialclone|remote\..+\.(promisor|partialclonefilter))$")
+_DRIVER_COMMAND = re.compile(r"^(filter\..+\.(clean|smudge|process)|merge\..+\.driver)$")
+# Verdicts: (cwd, ceiling) -> the git dir's common dir and a stamp of the files that decide; a
+# repository whose config or alternates change (tests, the demo) is inspected again.
+# What ``git lfs install --local`` (actions/checkout with lfs: true) writes: run only by commands
+# that convert between work tree and objects, which vimesync never runs in such a repository.
+_GIT_LFS = {
+    "filter.lfs.clean": "git-lfs clean -- %f",
+    "filter.lfs.smudge": "git-lfs smudge -- %f",
+    "filter.lfs.process": "git-lfs filter-process",
+}
+_checked: dict[tuple[str, str], tuple[Path, tuple[object, ...]]] = {}
+
+
+def refused_key(key: str, value: str | None, *, git_dir: Path, cwd: Path) -> str | None:
+    """Why ``key`` (as ``git config --list`` names it) makes a repository unusable, or None."""
+    name = key.lower() if key.count(".") < 2 else _fold(key)
+    if _PARTIAL.match(name):
+        return "lazy fetching (a partial clone) runs commands to fetch missing objects"
+    if _DRIVER_COMMAND.match(name) and _GIT_LFS.get(name) != value:
+        return "it names a command git would run"
+    if name == "core.worktree" and value is not None:
+        tree = (git_dir / value).resolve()
+        here = cwd.resolve()
+        if tree != here and tree not in here.parents:
+            return "it points the work tree outside the repository"
+    return None
+
+
+def _fold(key: str) -> str:
+    # Section and variable names are case-insensitive, the subsection in between is not.
+    section, _, rest = key.partition(".")
+    sub, _, var = rest.rpartition(".")
+    return f"{section.lower()}.{sub}.{var.lower()}"
+
+
+def parse_config_list(out: bytes) -> Iterator[tuple[str, str, str | None]]:
+    """(scope, key, value or None) from ``git config --list -z --show-scope``."""
+    toks = out.split(b"\0")
+    for scope, entry in zip(toks[0::2], toks[1::2], strict=False):
+        key, nl, value = entry.decode("utf-8", "surrogateescape").partition("\n")
+        yield scope.decode(), key, value if nl else None
+
+
+def _outside_alternate(objects: Path, root: Path, depth: int = 0) -> Path | None:
+    """The first alternate object store (followed as git does, 5 deep) outside ``root``."""
+    try:
+        lines = (objects / "info" / "alternates").read_bytes().decode("utf-8", "surrogateescape").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if not line.strip() or line.startswith("#"):
+            continue
+        alt = (objects / line.strip()).resolve()
+        if not alt.is_relative_to(root):
+            return alt
+        if depth < 5 and (deeper := _outside_alternate(alt, root, depth + 1)) is not None:
+            return deeper
+    return None
+
+
+def inspect_repository(cwd: Path, extra: dict[str, str] | None = None) -> None:
+    """GitError naming the repository and the key when its config could make git run a command
+    (see the module docstring); nothing when ``cwd`` is not in a repository. Cached per git dir."""
+    slot = (str(cwd), (extra or {}).get("GIT_CEILING_DIRECTORIES", ""))
+    if (seen := _checked.get(slot)) is not None and _stamp(seen[0]) == seen[1]:
+        return
+    env = git_env(extra)
+
+    def query(args: list[str]) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([*_SAFE_ARGV, *args], cwd=cwd, capture_output=True, env=env, check=False)
+
+    try:
+        dirs = query(["rev-parse", "--absolute-git-dir", "--git-common-dir"])
+    except (FileNotFoundError, NotADirectoryError):
+        return  # the command itself says what is wrong
+    if dirs.returncode != 0:
+        return  # not a repository (yet): nothing to inspect
+    lines = dirs.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) < 2:
+        return
+    git_dir, common = Path(lines[0]), (cwd / lines[1]).resolve()
+    stamp = _stamp(common)
+    if not any(c == common and s == stamp for c, s in _checked.values()):
+        listed = query(["config", "--list", "-z", "--show-scope"])
+        if listed.returncode != 0:
+            raise GitError(_message(cwd, ["config"], listed.stderr))
+        for scope, key, value in parse_config_list(listed.stdout):
+            if scope == "command":
+                continue
+            why = refused_key(key, value, git_dir=git_dir, cwd=cwd)
+            if why:
+                raise GitError(
+                    f"{cwd}: refusing a repository that sets {ascii(key[:200])}: {why}",
+                    hint="vimesync runs no command a repository names; use a plain clone or mirror",
+                )
+        alt = _outside_alternate(common / "objects", common)
+        if alt is not None:
+            raise GitError(
+                f"{cwd}: refusing a repository whose objects/info/alternates points outside it",
+                hint="use a clone that holds its own objects (git repack -a -d, then remove the file)",
+            )
+    _checked[slot] = (common, stamp)
+
+
+def _stamp(common: Path) -> tuple[object, ...]:
+    def one(path: Path) -> object:
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    return (one(common / "config"), one(common / "config.worktree"), one(common / "objects/info/alternates"))
+
+
+def _guard(cwd: Path, args: Sequence[str], extra: dict[str, str] | None) -> None:
+    if _command(args) not in _CREATING:
+        inspect_repository(cwd, extra)
+
+
+# ---------------------------------------------------------------------------------------------
+# Running git
 
 
 def run(
@@ -62,21 +327,23 @@ def run(
 ) -> bytes:
     """Run ``git args`` in ``repo`` and return stdout. Raise GitError with git's message on failure."""
     try:
+        _guard(repo, args, env)
         proc = subprocess.run(
-            _argv(repo, args),
+            _argv(args),
             cwd=repo,
             input=input,
             capture_output=True,
-            env=git_env(env),
+            env=_env_for(args, env),
             check=False,
         )
     except FileNotFoundError as exc:
+        if not repo.exists():
+            raise GitError(f"{repo}: no such directory") from exc
         raise GitError("git is not installed or not on PATH") from exc
     except NotADirectoryError as exc:
         raise GitError(f"{repo}: not a directory") from exc
     if check and proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed"
-        raise GitError(f"{repo}: git {args[0]}: {msg}")
+        raise GitError(_message(repo, args, proc.stderr))
     return proc.stdout
 
 
@@ -85,7 +352,8 @@ def run_status(
 ) -> tuple[int, bytes, bytes]:
     """Run ``git args`` in ``cwd``; return (exit code, stdout, stderr) without raising on failure."""
     try:
-        proc = subprocess.run(_argv(cwd, args), cwd=cwd, capture_output=True, env=git_env(env), check=False)
+        _guard(cwd, args, env)
+        proc = subprocess.run(_argv(args), cwd=cwd, capture_output=True, env=_env_for(args, env), check=False)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH") from exc
     return proc.returncode, proc.stdout, proc.stderr
@@ -93,32 +361,29 @@ def run_status(
 
 def run_ok(repo: Path, args: Sequence[str], *, env: dict[str, str] | None = None) -> bool:
     """True when ``git args`` exits 0 (for predicates such as ``merge-base --is-ancestor``)."""
-    proc = subprocess.run(_argv(repo, args), cwd=repo, capture_output=True, env=git_env(env), check=False)
+    _guard(repo, args, env)
+    proc = subprocess.run(_argv(args), cwd=repo, capture_output=True, env=_env_for(args, env), check=False)
     return proc.returncode == 0
 
 
 def stream(repo: Path, args: Sequence[str], *, env: dict[str, str] | None = None) -> Iterator[bytes]:
     """Yield chunks of ``git args`` stdout as it runs (one process, for long logs)."""
-    proc = subprocess.Popen(
-        _argv(repo, args),
-        cwd=repo,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=git_env(env),
-    )
-    assert proc.stdout is not None
-    try:
-        while chunk := proc.stdout.read(1 << 16):
-            yield chunk
-    finally:
-        proc.stdout.close()
-        err = proc.stderr.read() if proc.stderr else b""
-        code = proc.wait()
-        if proc.stderr:
-            proc.stderr.close()
-    if code != 0:
-        msg = err.decode("utf-8", "replace").strip() or f"git {args[0]} failed"
-        raise GitError(f"{repo}: git {args[0]}: {msg}")
+    _guard(repo, args, env)
+    # stderr to a file: a chatty git must never block on a full stderr pipe we do not read yet.
+    with tempfile.TemporaryFile() as errf:
+        proc = subprocess.Popen(
+            _argv(args), cwd=repo, stdout=subprocess.PIPE, stderr=errf, env=_env_for(args, env)
+        )
+        assert proc.stdout is not None
+        try:
+            while chunk := proc.stdout.read(1 << 16):
+                yield chunk
+        finally:
+            proc.stdout.close()
+            code = proc.wait()
+        if code != 0:
+            errf.seek(0)
+            raise GitError(_message(repo, args, errf.read(_MAX_MESSAGE * 4)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,6 +396,7 @@ def git_dir(path: Path) -> Path:
         raise GitError(f"{path}: no such directory")
     if not path.is_dir():
         raise GitError(f"{path}: not a directory")
+    inspect_repository(path)  # a refused repository says why, not "not a git repository"
     try:
         out = run(path, ["rev-parse", "--absolute-git-dir"])
     except GitError as exc:
@@ -203,8 +469,9 @@ class CatFile:
     """A long-lived ``git cat-file --batch`` for reading many blobs through one process."""
 
     def __init__(self, repo: Path) -> None:
+        _guard(repo, ["cat-file"], None)
         self._proc = subprocess.Popen(
-            _argv(repo, ["cat-file", "--batch"]),
+            _argv(["cat-file", "--batch"]),
             cwd=repo,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -255,8 +522,9 @@ def repo_at(path: Path) -> Path | None:
     if not path.is_dir():
         return None
     extra = {"GIT_CEILING_DIRECTORIES": str(path.parent)}
+    _guard(path, ["rev-parse"], extra)
     out = subprocess.run(
-        _argv(path, ["rev-parse", "--absolute-git-dir", "--is-bare-repository", "--show-cdup"]),
+        _argv(["rev-parse", "--absolute-git-dir", "--is-bare-repository", "--show-cdup"]),
         cwd=path,
         capture_output=True,
         env=git_env(extra),
@@ -284,8 +552,9 @@ def cat_blobs(repo: Path, oids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
 
     if not oids:
         return
+    _guard(repo, ["cat-file"], None)
     proc = subprocess.Popen(
-        _argv(repo, ["cat-file", "--batch"]),
+        _argv(["cat-file", "--batch"]),
         cwd=repo,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

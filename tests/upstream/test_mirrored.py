@@ -90,3 +90,17 @@ def test_map_paths_and_changed_lines() -> None:
     mapped = map_paths(diff, MAP)
     assert b"a/vime/a.py b/vime/a.py" in mapped and b"+++ b/vime/a.py" in mapped
     assert set(changed_lines(mapped)) == {b"vime/a.py\0-oldline", b"vime/a.py\0+newline"}
+
+
+def test_only_real_trailers_count(tmp_path: Path) -> None:
+    """``Upstream-PR:``/``Upstream-Commit:`` count only in the trailer block git itself parses."""
+    d = Repo(tmp_path / "d")
+    d.commit("import", {"a": "a\n"})
+    d.commit(
+        "Talk\n\nUpstream-PR: THUDM/slime#11\nUpstream-Commit: abcdef1\n\nmore prose after it", {"b": "b\n"}
+    )
+    d.commit("Port\n\nprose\n\nUpstream-PR: THUDM/slime#12\nUpstream-Commit: 1234567\nSigned-off-by: A <a@x>")
+    d.commit("Quote\n\n    Upstream-PR: THUDM/slime#13", {"c": "c\n"})  # indented: a quoted message
+    index = scan_downstream(d.path, upstream_repo="THUDM/slime")
+    assert set(index.prs) == {12}
+    assert set(index.short_commits) == {"1234567"}

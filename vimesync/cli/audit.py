@@ -18,6 +18,7 @@ from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.config import Config, load_config, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.repopaths import repository_path
 from vimesync.text import plural
 
 audit_app = typer.Typer(
@@ -50,11 +51,11 @@ SyncOpt = Annotated[
 
 
 def _downstream(cfg: Config, downstream: Path | None) -> Path:
-    return downstream or cfg.downstream_path or Path.cwd()
+    return repository_path(downstream, cfg, "downstream_path") or Path.cwd()
 
 
 def _upstream(cfg: Config, upstream: Path | None) -> Path:
-    path = upstream or cfg.upstream_path
+    path = repository_path(upstream, cfg, "upstream_path")
     if path is None:
         raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
     return path

@@ -21,6 +21,7 @@ from vimesync.check import run_check
 from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
 from vimesync.config import Config
 from vimesync.errors import ConfigError
+from vimesync.repopaths import repository_path
 from vimesync.report.links import github_repo_of
 from vimesync.report.model import EnginePatches, SyncReport, build_engine, build_report
 from vimesync.safefs import loads_toml
@@ -171,8 +172,8 @@ def _walk(inputs: ReportInputs) -> WalkResult:
 def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None) -> SyncReport:
     """Walk, check and audit what ``inputs`` allow, then build the report."""
     cfg = inputs.config
-    upstream = inputs.upstream or cfg.upstream_path
-    downstream = inputs.downstream or cfg.downstream_path
+    upstream = repository_path(inputs.upstream, cfg, "upstream_path")
+    downstream = repository_path(inputs.downstream, cfg, "downstream_path")
     skipped: dict[str, str] = {}
 
     walk = _walk(inputs) if upstream is not None else None

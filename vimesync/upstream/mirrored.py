@@ -2,7 +2,8 @@
 
 Evidence, strongest first:
 
-1. trailers in downstream messages: ``Upstream-PR: owner/repo#N``, ``Upstream-Commit: <sha>``,
+1. trailers in downstream messages (as git parses them: the message's last paragraph):
+   ``Upstream-PR: owner/repo#N``, ``Upstream-Commit: <sha>``,
    ``(cherry picked from commit <sha>)``, or the very same commit in downstream history;
 2. ``git patch-id --stable`` equality of the PR's whole diff, or of every one of its commits,
    with downstream commits (survives reworded messages and moved line numbers);
@@ -26,7 +27,8 @@ from vimesync import git
 from vimesync.errors import GitError
 from vimesync.upstream.model import MIRRORED, Decision, PullRequest
 
-UPSTREAM_PR_RE = re.compile(r"^Upstream-PR:\s*(?:([\w.-]+/[\w.-]+))?#(\d+)\s*$", re.M | re.I)
+# Downstream messages are hostile input: linear-time patterns only, PR numbers of at most 9 digits.
+UPSTREAM_PR_RE = re.compile(r"^Upstream-PR:\s*(?:([\w.-]+/[\w.-]+))?#(\d{1,9})\s*$", re.M | re.I)
 UPSTREAM_COMMIT_RE = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.M | re.I)
 CHERRY_RE = re.compile(r"\(cherry picked from commit ([0-9a-f]{7,40})\)")
 _COMMIT_LINE = re.compile(rb"^commit ([0-9a-f]{40})$", re.M)
@@ -65,7 +67,16 @@ def split_commits(log: bytes) -> list[tuple[str, bytes]]:
 def message_of(text: bytes) -> str:
     """The (de-indented) message part of one commit's text."""
     head = text.split(b"\ndiff --git ", 1)[0]
+    head = head.rpartition(_TRAILERS_MARK)[0] if _TRAILERS_MARK in head else head
     return "\n".join(line[4:] for line in head.decode("utf-8", "replace").splitlines())
+
+
+def trailers_of(text: bytes) -> str:
+    """The ``Upstream-PR``/``Upstream-Commit`` trailers git found in one commit's text (by git's
+    own trailer rules: the last paragraph, so such a line in the middle of a message is no trailer)."""
+    head = text.split(b"\ndiff --git ", 1)[0]
+    _, mark, tail = head.rpartition(_TRAILERS_MARK)
+    return "\n".join(line.strip() for line in tail.decode("utf-8", "replace").splitlines()) if mark else ""
 
 
 def map_paths(diff: bytes, path_map: Sequence[tuple[str, str]]) -> bytes:
@@ -119,7 +130,12 @@ def patch_ids(repo: Path, log: bytes) -> dict[str, str]:
 # ---------------------------------------------------------------------------------------------
 # Reading both sides
 
-_LOG_FMT = "--format=commit %H%n%w(0,4,4)%B"
+# The message (indented: patch-id skips it), then a mark and the trailers git itself recognises.
+_TRAILERS_MARK = b"\x1fvimesync-trailers"
+_LOG_FMT = (
+    "--format=commit %H%n%w(0,4,4)%B%n%x1fvimesync-trailers%n"
+    "%(trailers:key=Upstream-PR,key=Upstream-Commit,unfold,separator=%x0a)"
+)
 
 
 def scan_downstream(
@@ -155,11 +171,11 @@ def scan_downstream(
     want_repo = upstream_repo.lower() if upstream_repo else None
     for sha, text in parts:
         commits.setdefault(sha, sha)  # shared history: the very same commit
-        msg = message_of(text)
-        for m in UPSTREAM_PR_RE.finditer(msg):
+        msg, trailers = message_of(text), trailers_of(text)
+        for m in UPSTREAM_PR_RE.finditer(trailers):
             if want_repo is None or m.group(1) is None or m.group(1).lower() == want_repo:
                 prs.setdefault(int(m.group(2)), sha)
-        for m in (*UPSTREAM_COMMIT_RE.finditer(msg), *CHERRY_RE.finditer(msg)):
+        for m in (*UPSTREAM_COMMIT_RE.finditer(trailers), *CHERRY_RE.finditer(msg)):
             commits.setdefault(m.group(1), sha)
         body = text.split(b"\ndiff --git ", 1)
         if len(body) == 2:
@@ -216,8 +232,10 @@ def upstream_diffs(
 def _lookup_commit(index: DownstreamIndex, sha: str) -> str | None:
     if sha in index.commits:
         return index.commits[sha]
-    for key, down in index.short_commits.items():  # abbreviated shas in trailers
-        if sha.startswith(key):
+    # Abbreviated shas in trailers: look up each prefix of ``sha`` (the longest, most specific,
+    # wins) rather than scanning every trailer for every upstream commit.
+    for n in range(len(sha) - 1, 6, -1):
+        if (down := index.short_commits.get(sha[:n])) is not None:
             return down
     return None
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from vimesync import git
 from vimesync.config import Config
 from vimesync.errors import BadInput
+from vimesync.repopaths import repository_path
 from vimesync.upstream import metadata, mirrored
 from vimesync.upstream import policy as policy_mod
 from vimesync.upstream.model import WalkResult
@@ -85,7 +86,7 @@ def walk_and_classify(
     Arguments win over ``config``; ``None`` means "take it from the config" (and nothing if unset).
     """
     config = config or Config()
-    upstream = upstream or config.upstream_path
+    upstream = repository_path(upstream, config, "upstream_path")
     if upstream is None:
         raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
     base, tip = parse_range(range_, config)
@@ -122,7 +123,7 @@ def walk_and_classify(
         notes.append("the policy has labels rules but no PR metadata was given (--pr-metadata or --github)")
     prs = policy_mod.classify(result.prs, pol)
 
-    downstream = downstream or config.downstream_path
+    downstream = repository_path(downstream, config, "downstream_path")
     if downstream is not None and prs:
         git.git_dir(downstream)
         index = mirrored.scan_downstream(

@@ -17,6 +17,7 @@ Attribution, per first-parent commit:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -26,10 +27,16 @@ from vimesync import git
 from vimesync.errors import BadInput, GitError
 from vimesync.upstream.model import Commit, DirectCommit, PullRequest, WalkResult
 
-MERGE_PR_RE = re.compile(r"^Merge pull request #(\d+) from \S")
-SUFFIX_PR_RE = re.compile(r"\s*\(#(\d+)\)\s*$")
+# Commit messages are hostile input: every pattern here runs in linear time on any text, and PR
+# numbers are at most 9 digits (int() of thousands of digits is slow, and no PR has them).
+MERGE_PR_RE = re.compile(r"^Merge pull request #(\d{1,9}) from \S")
+_SUFFIX_TAIL_RE = re.compile(r"\(#(\d{1,9})\)\Z")  # matched on the right-stripped end only
+_SUFFIX_TAIL = len("(#123456789)")
 REVERT_RE = re.compile(r'^Revert "(.*)"(?:\s*\(#\d+\))?\s*$')
 REVERTS_SHA_RE = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
+
+MAX_MESSAGE = 1 << 20  # bytes kept of a commit message (and of any token of the log); the rest is skipped
+MAX_SUBJECT = 4096  # characters kept of a subject
 
 # NUL-separated fields; every record starts with two NULs, which a path (never empty) cannot produce.
 _LOG_FORMAT = "%x00%x00%H %P%x00%an <%ae>%x00%cI%x00%B"
@@ -48,15 +55,24 @@ class FirstParent:
 # Parsing (pure)
 
 
-def _tokens(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    buf = b""
+def _tokens(chunks: Iterable[bytes], limit: int = MAX_MESSAGE) -> Iterator[bytes]:
+    """NUL-separated tokens of a stream, each cut to ``limit`` bytes: linear in the stream, and a
+    50 MB commit message costs one pass over it, never a copy per chunk."""
+    parts: list[bytes] = []
+    kept = 0
     for chunk in chunks:
-        buf += chunk
-        parts = buf.split(b"\0")
-        buf = parts.pop()
-        yield from parts
-    if buf:
-        yield buf
+        start = 0
+        while (end := chunk.find(b"\0", start)) != -1:
+            if kept < limit:
+                parts.append(chunk[start : min(end, start + limit - kept)])
+            yield b"".join(parts)
+            parts, kept, start = [], 0, end + 1
+        if kept < limit and start < len(chunk):
+            piece = chunk[start : start + limit - kept]
+            parts.append(piece)
+            kept += len(piece)
+    if parts:
+        yield b"".join(parts)
 
 
 def parse_log(chunks: Iterable[bytes]) -> Iterator[FirstParent]:
@@ -84,7 +100,7 @@ def parse_log(chunks: Iterable[bytes]) -> Iterator[FirstParent]:
         commit = Commit(
             sha=ids[0],
             parents=tuple(ids[1:]),
-            subject=subject.strip(),
+            subject=subject.strip()[:MAX_SUBJECT],
             body=body.strip("\n"),
             author=header[1].decode("utf-8", "replace"),
             date=header[2].decode(),
@@ -92,13 +108,24 @@ def parse_log(chunks: Iterable[bytes]) -> Iterator[FirstParent]:
         yield FirstParent(commit=commit, paths=tuple(paths))
 
 
+def split_suffix(subject: str) -> tuple[str, int | None]:
+    """``("Fix x", 12)`` for ``"Fix x (#12)"``; ``(subject, None)`` without a ``(#N)`` suffix.
+
+    Only the end of the right-stripped subject is looked at, so a long run of spaces costs one
+    pass (a ``\\s*\\(#\\d+\\)\\s*$`` search is quadratic on it).
+    """
+    text = subject.rstrip()
+    m = _SUFFIX_TAIL_RE.search(text, max(0, len(text) - _SUFFIX_TAIL))
+    if m is None:
+        return subject, None
+    return text[: m.start()].rstrip(), int(m.group(1))
+
+
 def pr_number(commit: Commit) -> int | None:
     """The PR a first-parent commit lands, from its subject; None for a direct commit."""
     if m := MERGE_PR_RE.match(commit.subject):
         return int(m.group(1))
-    if m := SUFFIX_PR_RE.search(commit.subject):
-        return int(m.group(1))
-    return None
+    return split_suffix(commit.subject)[1]
 
 
 def pr_title(commit: Commit) -> str:
@@ -108,7 +135,7 @@ def pr_title(commit: Commit) -> str:
             if line.strip():
                 return line.strip()
         return commit.subject
-    return SUFFIX_PR_RE.sub("", commit.subject).strip()
+    return split_suffix(commit.subject)[0].strip()
 
 
 def revert_target(commit: Commit) -> tuple[str | None, str | None]:
@@ -206,6 +233,17 @@ def attribute(
     return _link_reverts(first_parents, prs, directs, outside)
 
 
+def _prefixed(sorted_keys: list[str], values: dict[str, int], prefix: str) -> set[int | None]:
+    """The values of the keys starting with ``prefix``, up to two (the caller wants one or none):
+    a bisection, so many reverts of abbreviated shas never each scan every commit of the range."""
+    found: set[int | None] = set()
+    i = bisect.bisect_left(sorted_keys, prefix)
+    while i < len(sorted_keys) and sorted_keys[i].startswith(prefix) and len(found) < 2:
+        found.add(values[sorted_keys[i]])
+        i += 1
+    return found
+
+
 def _link_reverts(
     first_parents: list[FirstParent],
     prs: list[PullRequest],
@@ -220,11 +258,12 @@ def _link_reverts(
             by_sha[sha] = pr.number
         by_title.setdefault(pr.title, []).append((position[pr.merge_commit], pr.number))
     commit_of = {fp.commit.sha: fp.commit for fp in first_parents}
+    sorted_shas = sorted(by_sha)
 
     def find(commit: Commit, own: int | None) -> int | None:
         sha, subject = revert_target(commit)
         if sha:
-            hits = {n for s, n in by_sha.items() if s.startswith(sha)} if len(sha) < 40 else {by_sha.get(sha)}
+            hits = _prefixed(sorted_shas, by_sha, sha) if len(sha) < 40 else {by_sha.get(sha)}
             hits.discard(None)
             if len(hits) == 1:
                 return hits.pop()
@@ -244,9 +283,8 @@ def _link_reverts(
             candidates = [n for pos, n in by_title.get(key, []) if pos < here and n != own]
             if candidates:
                 return candidates[-1]
-        if m := SUFFIX_PR_RE.search(quoted):  # cites its PR number: trust it even outside the range
-            return int(m.group(1))
-        return None
+        # Cites its PR number: trust it even outside the range.
+        return split_suffix(quoted)[1]
 
     linked_prs = [replace(pr, reverts=find(commit_of[pr.merge_commit], pr.number)) for pr in prs]
     linked_directs = [replace(d, reverts=find(commit_of[d.sha], None)) for d in directs]
