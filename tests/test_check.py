@@ -14,9 +14,11 @@ import pytest
 from tests.gitrepo import Repo
 from tests.patches.treehelp import git_diff
 from vimesync import git
-from vimesync.check import run_check
+from vimesync.check import changed_files, run_check, source_provider
 from vimesync.checkmodel import CheckOptions
 from vimesync.errors import BadInput, GitError, PatchError
+from vimesync.patches.tree import MODE_LINK
+from vimesync.source import DirectorySource
 
 ENGINE = {
     "pyproject.toml": '[project]\nname = "eng"\nrequires-python = ">=3.10"\n',
@@ -300,3 +302,19 @@ def test_a_git_tree_with_a_file_and_a_folder_of_one_name_is_refused(tmp_path: Pa
     run = _check_cli("--source", repo.path, "--rev", commit, "--series", series, "--export", tmp_path / "o")
     assert run.returncode == 2 and b"'L' is both a file and a folder" in run.stderr, run.stderr
     assert _state(outside) == before and not list((tmp_path / "o").rglob("secret.py"))
+
+
+def test_changed_files_never_reach_through_a_symlink(tmp_path: Path) -> None:
+    """The final tree as the parser and --export see it: a touched path below a symlink does not
+    exist (never read through it), and neither does a source file below a path the stack made a
+    file or symlink (the second line of defence, should the tree ever let such a stack through)."""
+    src, scratch = tmp_path / "src", tmp_path / "scratch"
+    (src / "L").mkdir(parents=True)
+    (src / "L" / "x.py").write_bytes(SECRET)
+    scratch.mkdir()
+    (scratch / "L").symlink_to(src / "L")
+    with DirectorySource(src) as source:
+        changed = changed_files(scratch, {"L", "L/x.py"}, source_provider(source))
+    assert changed == {"L": (os.fsencode(src / "L"), MODE_LINK), "L/x.py": None}
+    with DirectorySource(src) as source:
+        assert changed_files(scratch, {"L"}, source_provider(source)) == changed

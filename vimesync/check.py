@@ -83,8 +83,9 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
     ):
         scratch = Path(tmp) / "tree"
         scratch.mkdir()
-        results = apply_stack(scratch, patches, keep_going=opts.keep_going, provider=source_provider(source))
-        changed = changed_files(scratch, {p for r in results for p in r.touched}, source)
+        provider = source_provider(source)
+        results = apply_stack(scratch, patches, keep_going=opts.keep_going, provider=provider)
+        changed = changed_files(scratch, {p for r in results for p in r.touched}, provider)
         python = None
         if all(r.ok for r in results) or opts.keep_going:
             # A symlink has nothing of its own to parse: for the parser it is gone, like a deletion.
@@ -107,13 +108,13 @@ Changes = Mapping[str, "tuple[bytes, int] | None"]  # path -> (bytes, git mode),
 
 
 def changed_files(
-    scratch: Path, touched: Iterable[str], source: Source | None = None
+    scratch: Path, touched: Iterable[str], provider: Provider | None = None
 ) -> dict[str, tuple[bytes, int] | None]:
     """The stack's changes as the final tree has them: a touched path's bytes and mode read from
     the scratch tree without following any symlink (a path below a symlink or a file does not
-    exist, whatever the symlink points at), or None when it is gone. Source files below a path
-    the stack made a file or symlink are gone too (the tree refuses such stacks; this is the
-    second line of defence, so the parser and --export never reach through one)."""
+    exist, whatever the symlink points at), or None when it is gone. Source files (``provider``)
+    below a path the stack made a file or symlink are gone too: the tree refuses such stacks, and
+    this second line of defence keeps the parser and --export from ever reaching through one."""
     changed: dict[str, tuple[bytes, int] | None] = {}
     for rel in sorted(touched):
         got = nofollow.read_entry(scratch, rel)
@@ -123,12 +124,10 @@ def changed_files(
             changed[rel] = (got[1], MODE_LINK)
         else:
             changed[rel] = (got[1], MODE_EXEC if got[0].st_mode & stat.S_IXUSR else MODE_FILE)
-    blockers = {p for p, c in changed.items() if c is not None}
-    if source is not None and blockers:
-        for path in source.list_files():
-            parts = path.split("/")
-            if path not in changed and any("/".join(parts[:i]) in blockers for i in range(1, len(parts))):
-                changed[path] = None
+    if provider is not None:
+        for blocker in [p for p, c in changed.items() if c is not None]:
+            for below in provider.files_under(blocker):
+                changed.setdefault(below, None)
     return changed
 
 

@@ -82,7 +82,8 @@ def disagreements(start: Spec, trees: list[Spec], *, renames: bool = False) -> l
         for d in (ref, full, src):
             write_tree(d, start)
         with DirectorySource(src) as source:
-            trees_ = {"full": ScratchTree(full), "lazy": ScratchTree(lazy, source_provider(source))}
+            provider = source_provider(source)
+            trees_ = {"full": ScratchTree(full), "lazy": ScratchTree(lazy, provider)}
             touched: dict[str, set[str]] = {"lazy": set()}
             alive = {"full": True, "lazy": True}
             for i, data in enumerate(patches):
@@ -116,7 +117,7 @@ def disagreements(start: Spec, trees: list[Spec], *, renames: bool = False) -> l
                         out = Path(tmp, f"export-{i}")
                         out.mkdir()
                         try:
-                            export_tree(source, changed_files(lazy, touched["lazy"]), out)
+                            export_tree(source, changed_files(lazy, touched["lazy"], provider), out)
                         except Exception as exc:
                             problems.append(f"patch {i} lazy: export error {exc!r}")
                             alive[mode] = False

@@ -6,11 +6,12 @@ written (git's two-phase ``write_out_results``: removals, then creations). Withi
 git applies sections in order and a path touched twice is patched from the first result
 (its ``fn_table``); renames and copies always read the original file. We mirror that.
 
-Security (patches come from untrusted PRs): every path component is checked with ``lstat``
-before reading or writing; nothing is read or written through a symlink, whether it was in
-the tree or created by an earlier patch, and nothing outside ``root``. Such a patch fails
-with a HunkFailure naming the path (git refuses these too). Paths that are not plain
-relative paths raise PatchError.
+Security (patches come from untrusted PRs): every read and write walks the path one component
+at a time from ``root`` with ``O_NOFOLLOW`` folder descriptors (``vimesync.nofollow``); nothing
+is read or written through a symlink, whether it was in the tree or created by an earlier
+patch, and nothing outside ``root``. A patch reading or writing beyond a symlink is refused
+(PatchError naming the path; git refuses these too), as are paths that are not plain relative
+paths.
 
 Lazy sources: a :class:`Provider` answers for paths not yet in the scratch directory: ``entry(path)
 -> (bytes, mode) | None`` (mode 0o100644/0o100755, 0o120000 for a symlink whose bytes are its
@@ -23,7 +24,9 @@ The default (no provider) is the scratch directory alone: the full tree.
 Where we differ from git, on purpose: a patch git would abort while writing (a file where a
 directory must go, a non-empty directory where a file or symlink must go) fails here before
 anything is written, where git leaves the files it wrote first; gitlink (submodule) entries are
-refused.
+refused; a symlink pointing outside the tree is never followed, not even to ask, as git's
+``lstat`` of a new path would, whether the path beyond it loops (git's verdict there depends on
+the machine's files; ours does not).
 """
 
 from __future__ import annotations
