@@ -14,11 +14,11 @@ import pytest
 from tests.gitrepo import Repo
 from tests.patches.treehelp import git_diff
 from vimesync import git
-from vimesync.check import changed_files, run_check, source_provider
+from vimesync.check import changed_files, export_tree, run_check, source_provider
 from vimesync.checkmodel import CheckOptions
 from vimesync.errors import BadInput, GitError, PatchError
-from vimesync.patches.tree import MODE_LINK
-from vimesync.source import DirectorySource
+from vimesync.patches.tree import MODE_FILE, MODE_LINK
+from vimesync.source import DirectorySource, open_source
 
 ENGINE = {
     "pyproject.toml": '[project]\nname = "eng"\nrequires-python = ">=3.10"\n',
@@ -318,3 +318,25 @@ def test_changed_files_never_reach_through_a_symlink(tmp_path: Path) -> None:
     assert changed == {"L": (os.fsencode(src / "L"), MODE_LINK), "L/x.py": None}
     with DirectorySource(src) as source:
         assert changed_files(scratch, {"L"}, source_provider(source)) == changed
+
+
+def test_export_never_writes_through_a_symlink_it_created(stack: Stack, tmp_path: Path) -> None:
+    """The last line of defence: changes that would put a file below a symlink they also write
+    (no checked stack produces them) stop with bad input, and nothing outside is touched."""
+    outside, before = _outside(tmp_path)
+    changes = {"L": (os.fsencode(outside), MODE_LINK), "L/secret.py": (b"pwned\n", MODE_FILE)}
+    with open_source(stack.repo.path, stack.pin) as source, pytest.raises(BadInput, match="symbolic link"):
+        export_tree(source, changes, tmp_path / "out")
+    assert _state(outside) == before
+
+
+def test_a_git_tree_with_a_name_twice_is_refused(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "engine")
+    repo.commit("base", {"a.py": "a = 1\n"})
+    one = git.run(repo.path, ["hash-object", "-w", "--stdin"], input=b"a = 1\n").decode().strip()
+    two = git.run(repo.path, ["hash-object", "-w", "--stdin"], input=b"a = 2\n").decode().strip()
+    raw = b"100644 a.py\0" + bytes.fromhex(one) + b"100644 a.py\0" + bytes.fromhex(two)
+    tree = git.run(repo.path, ["hash-object", "-t", "tree", "-w", "--literally", "--stdin"], input=raw)
+    commit = repo.git("commit-tree", "-m", "twice", tree.decode().strip()).strip()
+    with pytest.raises(BadInput, match="'a.py' appears twice"):
+        open_source(repo.path, commit)

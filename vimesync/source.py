@@ -125,11 +125,16 @@ def _refuse_file_parents(shown: str, files: Mapping[str, Entry]) -> None:
     """No path may be both a file (or symlink) and the parent of another path: a git tree with a
     duplicate entry name, or a hand-made archive, would otherwise have ``--export`` (and the
     scratch tree) write ``L/x`` through the symlink ``L``."""
+    folders: set[str] = set()
     for path in files:
-        parts = path.split("/")
-        for i in range(1, len(parts)):
-            if "/".join(parts[:i]) in files:
-                raise BadInput(f"{shown}: {'/'.join(parts[:i])!r} is both a file and a folder in the source")
+        while "/" in path:
+            path = path.rsplit("/", 1)[0]
+            if path in folders:
+                break
+            folders.add(path)
+    clash = folders.intersection(files)
+    if clash:
+        raise BadInput(f"{shown}: {min(clash)!r} is both a file and a folder in the source")
 
 
 def write_file(dest: Path, path: str, data: bytes, mode: int) -> None:
@@ -192,6 +197,8 @@ class GitSource(Source):
             if e.mode == GITLINK:
                 submodules += 1
             elif e.kind == "blob":
+                if e.path in files:  # a tree with a duplicate entry name (git never writes one)
+                    raise BadInput(f"{path}: {e.path!r} appears twice in the tree of {sha}")
                 mode = e.mode if e.mode in (EXECUTABLE, SYMLINK) else REGULAR
                 files[e.path] = Entry(mode=mode, size=e.size, oid=e.oid)
         super().__init__(SourceInfo(kind="git", path=str(path), rev=sha), files)

@@ -83,9 +83,9 @@ def _read(f: PyFile, cap: int) -> bytes | str:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):
                 return "cannot read file: not a regular file"
-            if st.st_size > cap:
+            if 0 <= cap < st.st_size:
                 return _too_large(st.st_size, cap)
-            return fh.read(cap + 1)
+            return fh.read() if cap < 0 else fh.read(cap + 1)
     except OSError as exc:
         return f"cannot read file: {exc.strerror or exc}"
 
