@@ -27,13 +27,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, seed, settings
 from hypothesis import strategies as st
 
-from tests.patches.treehelp import Spec, git_diff, snapshot, write_tree
+from tests.patches.treehelp import IDENTITY, Spec, git_diff, snapshot, write_tree
+from vimesync import git
 from vimesync.check import changed_files, export_tree, source_provider
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.gitapply import git_apply
 from vimesync.patches.tree import ScratchTree
-from vimesync.source import DirectorySource
+from vimesync.source import DirectorySource, GitSource
 
 PATHS = ["a", "a/b", "a/b/c", "d", "d/e", "d/f"]
 EXTRA = ["a/z", "a/b/z", "d/z"]  # untouched by the patches: only ever in the starting tree
@@ -83,10 +84,13 @@ def _shuffled(patch: bytes, order: int) -> bytes:
     return b"\n".join(x.rstrip(b"\n") for x in sections) + b"\n"
 
 
-def disagreements(start: Spec, trees: list[Spec], *, renames: bool = False, order: int = 0) -> list[str]:
+def disagreements(
+    start: Spec, trees: list[Spec], *, renames: bool = False, order: int = 0, git_source: bool = False
+) -> list[str]:
     """Apply the stack with git and with both modes of the applier; describe every disagreement
     (empty when they agree). Internal errors of the applier are disagreements too. ``order``:
-    when not 0, each patch's file sections are shuffled with that seed."""
+    when not 0, each patch's file sections are shuffled with that seed. ``git_source``: the lazy
+    mode reads a commit of the starting tree (GitSource) instead of a folder."""
     extra = ("-M", "--binary") if renames else ("--no-renames", "--binary")
     patches = [git_diff(a, b, extra=extra) for a, b in zip(trees, trees[1:], strict=False) if a != b]
     if order:
@@ -98,7 +102,11 @@ def disagreements(start: Spec, trees: list[Spec], *, renames: bool = False, orde
             d.mkdir()
         for d in (ref, full, src):
             write_tree(d, start)
-        with DirectorySource(src) as source:
+        if git_source:
+            git.run(src, ["init", "-q", "--template="])
+            git.run(src, ["add", "-A"])
+            git.run(src, ["commit", "-q", "--allow-empty", "-m", "start"], env=IDENTITY)
+        with GitSource(src, None) if git_source else DirectorySource(src) as source:
             provider = source_provider(source)
             trees_ = {"full": ScratchTree(full), "lazy": ScratchTree(lazy, provider)}
             touched: dict[str, set[str]] = {"lazy": set()}
@@ -174,10 +182,11 @@ FOUND: list[tuple[Spec, list[Spec]]] = [
 ]
 
 
+@pytest.mark.parametrize("git_source", [False, True], ids=["directory", "git"])
 @pytest.mark.parametrize("case", range(len(FOUND)))
-def test_found_stacks_agree_with_git(case: int) -> None:
+def test_found_stacks_agree_with_git(case: int, git_source: bool) -> None:
     start, trees = FOUND[case]
-    assert disagreements(start, trees) == []
+    assert disagreements(start, trees, git_source=git_source) == []
 
 
 @seed(20261130)
