@@ -168,25 +168,35 @@ def stacks(draw: st.DrawFn) -> tuple[Spec, list[Spec], bool, int]:
     return start, trees, draw(st.booleans()), draw(st.sampled_from([0, 0, 1, 2]))
 
 
-# Stacks the fuzzer found (the issue's classes): each disagreed with git before the fix.
-FOUND: list[tuple[Spec, list[Spec]]] = [
+# Stacks the fuzzer found (the issue's classes and two of our own): each disagreed with git before
+# the fix. (start, trees, diff with renames, section order)
+FOUND: list[tuple[Spec, list[Spec], bool, int]] = [
     # a folder replaced by a symlink while it still holds an untouched file: git refuses
-    ({"d/e": b"1\n", "d/z": b"untouched\n"}, [{"d/e": b"1\n"}, {"d": ("l", b"a")}, {}]),
+    ({"d/e": b"1\n", "d/z": b"untouched\n"}, [{"d/e": b"1\n"}, {"d": ("l", b"a")}, {}], False, 0),
     # a folder emptied by one patch, created as a file by the next: git applies
-    ({"d/e": b"1\n"}, [{"d/e": b"1\n"}, {}, {"d": b"2\n"}]),
-    # folder -> file and folder -> symlink within one patch
-    ({"a/b/c": b"1\n"}, [{"a/b/c": b"1\n"}, {"a": b"2\n"}, {"a": ("l", b"d")}]),
-    ({"a/b": b"1\n"}, [{"a/b": b"1\n"}, {"a": ("l", b"..")}, {"a/b": b"1\n"}]),
+    ({"d/e": b"1\n"}, [{"d/e": b"1\n"}, {}, {"d": b"2\n"}], False, 0),
+    # folder -> file and folder -> symlink within one patch (internal errors before)
+    ({"a/b/c": b"1\n"}, [{"a/b/c": b"1\n"}, {"a": b"2\n"}, {"a": ("l", b"d")}], False, 0),
+    ({"a/b": b"1\n"}, [{"a/b": b"1\n"}, {"a": ("l", b"..")}, {"a/b": b"1\n"}], False, 0),
     # issue item 4: a file below a folder that becomes a symlink to the outside
-    ({}, [{}, {"a/b": b"1\n"}, {"a": ("l", b"../outside")}]),
+    ({}, [{}, {"a/b": b"1\n"}, {"a": ("l", b"../outside")}], False, 0),
+    # a new path below a symlink that points at itself: git's lstat fails with ELOOP
+    ({"d": ("l", b"d")}, [{"d": ("l", b"d")}, {"d/f": ("x", b"1\n")}], False, 0),
+    # a pure rename of a path that is a folder on disk: git's gitlink no-op (a documented difference)
+    (
+        {"a/b/c": ("x", b""), "a/b/z": b"untouched\n", "d": b"1\n2\n"},
+        [{"a/b": ("x", b"1\n"), "d": b"1\n2\n"}, {"a": ("x", b"1\n"), "d": b"1\n"}],
+        True,
+        2,
+    ),
 ]
 
 
 @pytest.mark.parametrize("git_source", [False, True], ids=["directory", "git"])
 @pytest.mark.parametrize("case", range(len(FOUND)))
 def test_found_stacks_agree_with_git(case: int, git_source: bool) -> None:
-    start, trees = FOUND[case]
-    assert disagreements(start, trees, git_source=git_source) == []
+    start, trees, renames, order = FOUND[case]
+    assert disagreements(start, trees, renames=renames, order=order, git_source=git_source) == []
 
 
 @seed(20261130)
@@ -197,7 +207,8 @@ def test_found_stacks_agree_with_git(case: int, git_source: bool) -> None:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(stack=stacks())
-@example(stack=(FOUND[0][0], FOUND[0][1], False, 0))
+@example(stack=FOUND[0])
+@example(stack=FOUND[1])
 def test_random_type_change_stacks_agree_with_git(stack: tuple[Spec, list[Spec], bool, int]) -> None:
     start, trees, renames, order = stack
     assert disagreements(start, trees, renames=renames, order=order) == []

@@ -140,6 +140,7 @@ class ScratchTree:
         self.root = Path(os.path.abspath(root))
         self.provider = provider
         self._written: set[str] = set()  # paths whose truth is now the scratch directory
+        self._written_below: set[str] = set()  # the folders holding a path of _written
         self._removing: set[str] = set()  # paths the patch being applied deletes or renames away
         self._components: dict[str, int | None] = {}  # leading directories seen by this check
 
@@ -165,8 +166,7 @@ class ScratchTree:
     def _source_files_left(self, folder: str) -> bool:
         """Does the source still hold a file below ``folder`` that no patch wrote or deleted?"""
         assert self.provider is not None
-        below = folder + "/"
-        if not any(p.startswith(below) for p in self._written):
+        if folder not in self._written_below:
             return True  # nothing below was touched, and a source folder holds files
         return any(p not in self._written for p in self.provider.files_under(folder))
 
@@ -415,8 +415,16 @@ class ScratchTree:
                 touched[plan.new_path] = None
         return list(touched)
 
-    def _remove(self, rel: str, *, rmdir_empty: bool) -> None:
+    def _mark_written(self, rel: str) -> None:
         self._written.add(rel)
+        while "/" in rel:
+            rel = rel.rsplit("/", 1)[0]
+            if rel in self._written_below:
+                break
+            self._written_below.add(rel)
+
+    def _remove(self, rel: str, *, rmdir_empty: bool) -> None:
+        self._mark_written(rel)
         try:
             with nofollow.parent_dir(self.root, rel) as (fd, name):
                 try:
@@ -441,7 +449,7 @@ class ScratchTree:
             parent = os.path.dirname(parent)
 
     def _create(self, rel: str, mode: int, data: bytes) -> None:
-        self._written.add(rel)
+        self._mark_written(rel)
         try:
             with nofollow.parent_dir(self.root, rel, create=True) as (fd, name):
                 try:
