@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from tests.gitrepo import Repo
+from tests.patches.treehelp import git_diff
 from vimesync import git
-from vimesync.check import run_check
+from vimesync.check import changed_files, export_tree, run_check, source_provider
 from vimesync.checkmodel import CheckOptions
 from vimesync.errors import BadInput, GitError, PatchError
+from vimesync.patches.tree import MODE_FILE, MODE_LINK
+from vimesync.source import DirectorySource, open_source
 
 ENGINE = {
     "pyproject.toml": '[project]\nname = "eng"\nrequires-python = ">=3.10"\n',
@@ -200,3 +207,136 @@ def test_bad_stacks_are_bad_input(stack: Stack, mutate, error: type[Exception], 
 def test_unknown_rev_is_bad_input(stack: Stack) -> None:
     with pytest.raises(GitError, match="unknown revision"):
         run_check(stack.opts(rev="no-such-branch"))
+
+
+# ---------------------------------------------------------------------------------------------
+# hostile stacks and sources: nothing outside the scratch tree is read, nothing outside --export
+# written (end to end through the CLI, as CI runs it)
+
+SECRET = b"<<<<<<< SECRET-hunter2\nTOKEN = (\n"  # a marker and a syntax error: any read shows
+
+
+def _outside(tmp_path: Path) -> tuple[Path, dict[str, tuple[int, int, bytes]]]:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_bytes(SECRET)
+    os.utime(outside / "secret.py", ns=(1_000_000_000, 1_000_000_000))
+    return outside, _state(outside)
+
+
+def _state(folder: Path) -> dict[str, tuple[int, int, bytes]]:
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        st = p.lstat()
+        out[str(p)] = (st.st_mtime_ns, st.st_mode, p.read_bytes() if p.is_file() else b"")
+    return out
+
+
+def _check_cli(*args: str | Path) -> subprocess.CompletedProcess[bytes]:
+    cmd = [sys.executable, "-m", "vimesync", "patches", "check", "--json", "--no-cache", *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+
+
+def _series(folder: Path, patches: list[bytes]) -> Path:
+    folder.mkdir()
+    names = []
+    for i, data in enumerate(patches):
+        names.append(f"{i:04d}.patch")
+        (folder / names[-1]).write_bytes(data)
+    (folder / "series").write_text("".join(n + "\n" for n in names))
+    return folder / "series"
+
+
+@pytest.mark.parametrize("kind", ["git", "directory"])
+def test_a_file_below_a_folder_turned_symlink_is_gone(stack: Stack, tmp_path: Path, kind: str) -> None:
+    """Issue 7 item 4: patch 1 creates L/secret.py, patch 2 deletes it and makes L a symlink to a
+    folder outside holding a secret.py. In git's tree L/secret.py does not exist: it is neither
+    parsed nor exported, and nothing outside is read, written or chmodded."""
+    outside, before = _outside(tmp_path)
+    target = os.fsencode(outside)
+    one = git_diff({}, {"L/secret.py": b"x = 1\n"})
+    two = git_diff({"L/secret.py": b"x = 1\n"}, {"L": ("l", target)})
+    series = _series(tmp_path / "p", [one, two])
+    out = tmp_path / "out"
+    source: Path = stack.repo.path
+    if kind == "directory":
+        source = tmp_path / "tree"
+        for name, text in ENGINE.items():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            (source / name).write_text(text)
+    rev = ["--rev", stack.pin] if kind == "git" else []
+    run = _check_cli("--source", source, *rev, "--series", series, "--export", out)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    assert doc["ok"] is True and b"hunter2" not in run.stdout + run.stderr
+    assert os.readlink(out / "L") == os.fsdecode(target) and (out / "eng/core.py").is_file()
+    assert _state(outside) == before
+
+
+def test_a_symlink_replacing_a_folder_that_keeps_files_fails(stack: Stack, tmp_path: Path) -> None:
+    """git refuses to put a symlink where a folder still holds a file the patch keeps: the check
+    fails (exit 1), and --export never writes that file through the symlink."""
+    outside, before = _outside(tmp_path)
+    util = ENGINE["eng/util.py"].encode()
+    series = _series(tmp_path / "p", [git_diff({"eng/util.py": util}, {"eng": ("l", os.fsencode(outside))})])
+    run = _check_cli(
+        "--source", stack.repo.path, "--rev", stack.pin, "--series", series, "--export", tmp_path / "o"
+    )
+    assert run.returncode == 1, run.stderr
+    assert b"hunter2" not in run.stdout + run.stderr and _state(outside) == before
+
+
+def test_a_git_tree_with_a_file_and_a_folder_of_one_name_is_refused(tmp_path: Path) -> None:
+    """A tree holding a symlink ``L`` and a tree ``L`` (a duplicate entry name, which git itself
+    never writes) would have --export write ``L/x.py`` through the link: refused, naming it."""
+    outside, before = _outside(tmp_path)
+    repo = Repo(tmp_path / "engine")
+    repo.commit("base", {"a.py": "a = 1\n"})
+    blob = git.run(repo.path, ["hash-object", "-w", "--stdin"], input=b"x = 1\n").decode().strip()
+    link = git.run(repo.path, ["hash-object", "-w", "--stdin"], input=os.fsencode(outside)).decode().strip()
+    inner = git.run(repo.path, ["mktree"], input=f"100644 blob {blob}\tsecret.py\n".encode()).decode().strip()
+    raw = b"120000 L\0" + bytes.fromhex(link) + b"40000 L\0" + bytes.fromhex(inner)
+    tree = git.run(repo.path, ["hash-object", "-t", "tree", "-w", "--literally", "--stdin"], input=raw)
+    commit = repo.git("commit-tree", "-m", "evil", tree.decode().strip()).strip()
+    series = _series(tmp_path / "p", [git_diff({"a.py": b"a = 1\n"}, {"a.py": b"a = 2\n"})])
+    run = _check_cli("--source", repo.path, "--rev", commit, "--series", series, "--export", tmp_path / "o")
+    assert run.returncode == 2 and b"'L' is both a file and a folder" in run.stderr, run.stderr
+    assert _state(outside) == before and not list((tmp_path / "o").rglob("secret.py"))
+
+
+def test_changed_files_never_reach_through_a_symlink(tmp_path: Path) -> None:
+    """The final tree as the parser and --export see it: a touched path below a symlink does not
+    exist (never read through it), and neither does a source file below a path the stack made a
+    file or symlink (the second line of defence, should the tree ever let such a stack through)."""
+    src, scratch = tmp_path / "src", tmp_path / "scratch"
+    (src / "L").mkdir(parents=True)
+    (src / "L" / "x.py").write_bytes(SECRET)
+    scratch.mkdir()
+    (scratch / "L").symlink_to(src / "L")
+    with DirectorySource(src) as source:
+        changed = changed_files(scratch, {"L", "L/x.py"}, source_provider(source))
+    assert changed == {"L": (os.fsencode(src / "L"), MODE_LINK), "L/x.py": None}
+    with DirectorySource(src) as source:
+        assert changed_files(scratch, {"L"}, source_provider(source)) == changed
+
+
+def test_export_never_writes_through_a_symlink_it_created(stack: Stack, tmp_path: Path) -> None:
+    """The last line of defence: changes that would put a file below a symlink they also write
+    (no checked stack produces them) stop with bad input, and nothing outside is touched."""
+    outside, before = _outside(tmp_path)
+    changes = {"L": (os.fsencode(outside), MODE_LINK), "L/secret.py": (b"pwned\n", MODE_FILE)}
+    with open_source(stack.repo.path, stack.pin) as source, pytest.raises(BadInput, match="symbolic link"):
+        export_tree(source, changes, tmp_path / "out")
+    assert _state(outside) == before
+
+
+def test_a_git_tree_with_a_name_twice_is_refused(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "engine")
+    repo.commit("base", {"a.py": "a = 1\n"})
+    one = git.run(repo.path, ["hash-object", "-w", "--stdin"], input=b"a = 1\n").decode().strip()
+    two = git.run(repo.path, ["hash-object", "-w", "--stdin"], input=b"a = 2\n").decode().strip()
+    raw = b"100644 a.py\0" + bytes.fromhex(one) + b"100644 a.py\0" + bytes.fromhex(two)
+    tree = git.run(repo.path, ["hash-object", "-t", "tree", "-w", "--literally", "--stdin"], input=raw)
+    commit = repo.git("commit-tree", "-m", "twice", tree.decode().strip()).strip()
+    with pytest.raises(BadInput, match="'a.py' appears twice"):
+        open_source(repo.path, commit)

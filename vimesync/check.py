@@ -9,19 +9,20 @@ the parse cache's keys, so a warm run reads almost nothing).
 
 from __future__ import annotations
 
-import os
+import bisect
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from vimesync import nofollow
 from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import PatchFile
 from vimesync.patches.series import load_series, read_patch
-from vimesync.patches.tree import MODE_DIR, Provider, apply_stack
+from vimesync.patches.tree import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK, Provider, apply_stack
 from vimesync.pycheck.run import parse_patched
 from vimesync.safefs import ensure_output_dir, scratch_dir
-from vimesync.source import Source, open_source
+from vimesync.source import Source, open_source, write_file
 
 
 def load_stack(series_path: Path, *, strip: int) -> list[PatchFile]:
@@ -41,21 +42,29 @@ def _check_export_dir(export: Path) -> None:
 def source_provider(source: Source) -> Provider:
     """Answer the scratch tree's first-touch questions from the (read-only) source."""
     files = source.list_files()
+    ordered = sorted(files)
     dirs = {p.rsplit("/", 1)[0] for p in files if "/" in p}
     for d in list(dirs):
         while "/" in d:
             d = d.rsplit("/", 1)[0]
             dirs.add(d)
 
-    def provide(path: str) -> tuple[bytes, int] | None:
-        entry = files.get(path)
-        if entry is not None:
-            return source.read(path), entry.mode
+    def entry(path: str) -> tuple[bytes, int] | None:
+        e = files.get(path)
+        if e is not None:
+            return source.read(path), e.mode
         if path in dirs:
             return b"", MODE_DIR
         return None
 
-    return provide
+    def files_under(folder: str) -> Iterator[str]:
+        below = folder + "/"
+        for path in ordered[bisect.bisect_left(ordered, below) :]:
+            if not path.startswith(below):
+                break
+            yield path
+
+    return Provider(entry=entry, files_under=files_under)
 
 
 def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> CheckReport:
@@ -69,15 +78,18 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
     ):
         scratch = Path(tmp) / "tree"
         scratch.mkdir()
-        results = apply_stack(scratch, patches, keep_going=opts.keep_going, provider=source_provider(source))
-        changed = _changed(scratch, {p for r in results for p in r.touched})
+        provider = source_provider(source)
+        results = apply_stack(scratch, patches, keep_going=opts.keep_going, provider=provider)
+        changed = changed_files(scratch, {p for r in results for p in r.touched}, provider)
         python = None
         if all(r.ok for r in results) or opts.keep_going:
+            # A symlink has nothing of its own to parse: for the parser it is gone, like a deletion.
+            contents = {p: c[0] if c is not None and c[1] != MODE_LINK else None for p, c in changed.items()}
             python = parse_patched(
-                source, changed, python=opts.python, use_cache=opts.use_cache, progress=progress
+                source, contents, python=opts.python, use_cache=opts.use_cache, progress=progress
             )
         if opts.export is not None:
-            _export(source, changed, opts.export)
+            export_tree(source, changed, opts.export)
     return CheckReport(
         source=source.info,
         series=str(opts.series),
@@ -87,32 +99,39 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
     )
 
 
-def _changed(scratch: Path, touched: Iterable[str]) -> dict[str, Path | None]:
-    """The stack's changes as the parser takes them: a scratch file, or None when it is gone.
-    lstat only: a patch may create a symlink pointing anywhere, and we never follow one."""
-    changed: dict[str, Path | None] = {}
+Changes = Mapping[str, "tuple[bytes, int] | None"]  # path -> (bytes, git mode), None: not in the tree
+
+
+def changed_files(
+    scratch: Path, touched: Iterable[str], provider: Provider | None = None
+) -> dict[str, tuple[bytes, int] | None]:
+    """The stack's changes as the final tree has them: a touched path's bytes and mode read from
+    the scratch tree without following any symlink (a path below a symlink or a file does not
+    exist, whatever the symlink points at), or None when it is gone. Source files (``provider``)
+    below a path the stack made a file or symlink are gone too: the tree refuses such stacks, and
+    this second line of defence keeps the parser and --export from ever reaching through one."""
+    changed: dict[str, tuple[bytes, int] | None] = {}
     for rel in sorted(touched):
-        p = scratch / rel
-        try:
-            st = p.lstat()
-        except FileNotFoundError:
+        got = nofollow.read_entry(scratch, rel)
+        if got is None or stat.S_ISDIR(got[0].st_mode):
             changed[rel] = None
-            continue
-        changed[rel] = p if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode) else None
+        elif stat.S_ISLNK(got[0].st_mode):
+            changed[rel] = (got[1], MODE_LINK)
+        else:
+            changed[rel] = (got[1], MODE_EXEC if got[0].st_mode & stat.S_IXUSR else MODE_FILE)
+    if provider is not None:
+        for blocker in [p for p, c in changed.items() if c is not None]:
+            for below in provider.files_under(blocker):
+                changed.setdefault(below, None)
     return changed
 
 
-def _export(source: Source, changed: dict[str, Path | None], dest: Path) -> None:
-    """Write the whole patched tree: untouched files from the source, changed ones from scratch."""
+def export_tree(source: Source, changed: Changes, dest: Path) -> None:
+    """Write the whole patched tree: untouched files from the source, changed ones from scratch.
+    Nothing is written through a symlink, nothing outside ``dest``, nothing reused or chmodded
+    by path (see :func:`vimesync.source.write_file`)."""
     dest.mkdir(parents=True, exist_ok=True)
     source.export(dest, skip=changed.keys())
-    for rel, src in changed.items():
-        if src is None:
-            continue  # deleted by the stack
-        out = dest / rel
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_symlink():
-            out.symlink_to(os.readlink(src))
-        else:
-            out.write_bytes(src.read_bytes())
-            out.chmod(src.lstat().st_mode & 0o777)
+    for rel, content in changed.items():
+        if content is not None:
+            write_file(dest, rel, *content)

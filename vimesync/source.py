@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from vimesync import git
+from vimesync import git, nofollow
 from vimesync.checkmodel import SourceInfo
 from vimesync.errors import BadInput, GitError
 from vimesync.pycheck.model import PyFile
@@ -65,6 +65,7 @@ class Source:
     def __init__(self, info: SourceInfo, files: dict[str, Entry]) -> None:
         self.info = info
         self._files = files
+        _refuse_file_parents(info.path, files)
 
     def list_files(self) -> Mapping[str, Entry]:
         """Every file, ``/``-separated relative path -> Entry (read-only view)."""
@@ -103,6 +104,7 @@ class Source:
         paths = [p for p in (self._files if only is None else only) if p not in skip]
         for p in paths:
             self.entry(p)  # unknown path -> BadInput before writing anything
+        dest.mkdir(parents=True, exist_ok=True)
         count = 0
         for path, data in self.read_many(paths):
             write_file(dest, path, data, self._files[path].mode)
@@ -119,20 +121,33 @@ class Source:
         self.close()
 
 
-def write_file(dest: Path, path: str, data: bytes, mode: int) -> Path:
-    """Create ``dest/path`` (refusing unsafe paths and existing files) with git ``mode``."""
-    target = dest / safe_relpath(path, what="path")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if mode == SYMLINK:
-        os.symlink(os.fsdecode(data), target)
-        return target
-    perm = 0o755 if mode == EXECUTABLE else 0o644
-    # O_EXCL also refuses an existing symlink, so nothing is ever written through one.
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), perm)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.chmod(target, perm)  # umask must not drop the exec bit
-    return target
+def _refuse_file_parents(shown: str, files: Mapping[str, Entry]) -> None:
+    """No path may be both a file (or symlink) and the parent of another path: a git tree with a
+    duplicate entry name, or a hand-made archive, would otherwise have ``--export`` (and the
+    scratch tree) write ``L/x`` through the symlink ``L``."""
+    folders: set[str] = set()
+    for path in files:
+        while "/" in path:
+            path = path.rsplit("/", 1)[0]
+            if path in folders:
+                break
+            folders.add(path)
+    clash = folders.intersection(files)
+    if clash:
+        raise BadInput(f"{shown}: {min(clash)!r} is both a file and a folder in the source")
+
+
+def write_file(dest: Path, path: str, data: bytes, mode: int) -> None:
+    """Create ``dest/path`` with git ``mode``, its folders included: never through a symlink in any
+    component, never over an existing file (O_EXCL|O_NOFOLLOW), the mode set on the descriptor."""
+    rel = safe_relpath(path, what="path")
+    try:
+        if mode == SYMLINK:
+            nofollow.symlink_new(dest, rel, data)
+        else:
+            nofollow.write_new(dest, rel, data, executable=mode == EXECUTABLE)
+    except nofollow.NotInTree:
+        raise BadInput(f"{dest}: cannot write {rel!r}: a parent is a file or symbolic link") from None
 
 
 DRIVE_LETTER = re.compile(r"^[A-Za-z]:")
@@ -182,6 +197,8 @@ class GitSource(Source):
             if e.mode == GITLINK:
                 submodules += 1
             elif e.kind == "blob":
+                if e.path in files:  # a tree with a duplicate entry name (git never writes one)
+                    raise BadInput(f"{path}: {e.path!r} appears twice in the tree of {sha}")
                 mode = e.mode if e.mode in (EXECUTABLE, SYMLINK) else REGULAR
                 files[e.path] = Entry(mode=mode, size=e.size, oid=e.oid)
         super().__init__(SourceInfo(kind="git", path=str(path), rev=sha), files)
@@ -244,16 +261,18 @@ class DirectorySource(Source):
         self._root = root
 
     def _disk_path(self, path: str) -> Path | None:
+        # Read in place by the parser (O_NOFOLLOW on the file); the scan listed no path through
+        # a symlink, so no leading component is one unless the folder changes under us.
         return self._root / path
 
     def read(self, path: str) -> bytes:
+        """Walked from the root without following any symlink (the scan never listed a path
+        through one; this holds even if the folder changed since)."""
         e = self.entry(path)
-        full = self._root / path
-        if e.is_symlink:
-            return os.fsencode(os.readlink(full))
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as fh:
-            return fh.read()
+        got = nofollow.read_entry(self._root, path)
+        if got is None or stat.S_IFMT(got[0].st_mode) != (stat.S_IFLNK if e.is_symlink else stat.S_IFREG):
+            raise BadInput(f"{self.info.path}: {path!r} changed while being read")
+        return got[1]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.gitapply import git_apply
 from vimesync.patches.model import FilePatch, PatchFile
-from vimesync.patches.tree import apply_patch_to_tree, apply_stack, directory_provider
+from vimesync.patches.tree import Provider, apply_patch_to_tree, apply_stack, directory_provider
 
 BASE = {
     "pkg/__init__.py": b"",
@@ -216,9 +216,11 @@ def test_lazy_provider_gives_the_same_tree(tmp_path: Path) -> None:
     asked: list[str] = []
     from_src = directory_provider(src)
 
-    def provider(path: str) -> tuple[bytes, int] | None:
+    def entry(path: str) -> tuple[bytes, int] | None:
         asked.append(path)
-        return from_src(path)
+        return from_src.entry(path)
+
+    provider = Provider(entry=entry, files_under=from_src.files_under)
 
     one = _merge(BASE, CASES["rename-with-hunks"])
     two = _merge(one, {"pkg/sub/deep.py": None, "pkg/sub/deep2.py": b"d\n"})

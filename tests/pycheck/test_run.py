@@ -36,7 +36,7 @@ def test_changes_replace_and_delete_source_files(engine: Repo, tmp_path: Path) -
     with open_source(engine.path) as src:
         report = parse_patched(
             src,
-            {"e/old.py": None, "e/new.py": scratch / "e/new.py", "e/keep.py": b"y = 2\n"},
+            {"e/old.py": None, "e/new.py": (scratch / "e/new.py").read_bytes(), "e/keep.py": b"y = 2\n"},
             cache_dir=tmp_path / "cache",
         )
     assert report.files == 3 and report.version_source == "requires-python in pyproject.toml"

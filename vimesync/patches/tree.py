@@ -6,37 +6,42 @@ written (git's two-phase ``write_out_results``: removals, then creations). Withi
 git applies sections in order and a path touched twice is patched from the first result
 (its ``fn_table``); renames and copies always read the original file. We mirror that.
 
-Security (patches come from untrusted PRs): every path component is checked with ``lstat``
-before reading or writing; nothing is read or written through a symlink, whether it was in
-the tree or created by an earlier patch, and nothing outside ``root``. Such a patch fails
-with a HunkFailure naming the path (git refuses these too). Paths that are not plain
-relative paths raise PatchError.
+Security (patches come from untrusted PRs): every read and write walks the path one component
+at a time from ``root`` with ``O_NOFOLLOW`` folder descriptors (``vimesync.nofollow``); nothing
+is read or written through a symlink, whether it was in the tree or created by an earlier
+patch, and nothing outside ``root``. A patch reading or writing beyond a symlink is refused
+(PatchError naming the path; git refuses these too), as are paths that are not plain relative
+paths.
 
-Lazy sources: a ``provider(path) -> (bytes, mode) | None`` answers for files not yet in the
-scratch directory (mode 0o100644/0o100755, 0o120000 for a symlink whose bytes are its target,
-0o040000 for a directory). Once the tree writes or deletes a path, the scratch directory is
-the truth for it. The default provider reads ``root`` itself.
+Lazy sources: a :class:`Provider` answers for paths not yet in the scratch directory: ``entry(path)
+-> (bytes, mode) | None`` (mode 0o100644/0o100755, 0o120000 for a symlink whose bytes are its
+target, 0o040000 for a directory) and ``files_under(folder)`` (every file and symlink below a
+folder). Once the tree writes or deletes a path, the scratch directory is the truth for it; a
+folder of the source exists as long as one of its files does (git has no empty folders), so a
+folder every patch so far has emptied is gone, and one that still holds an untouched file is not.
+The default (no provider) is the scratch directory alone: the full tree.
 
 Where we differ from git, on purpose: a patch git would abort while writing (a file where a
-directory must go, a non-empty directory where a file must go) fails here before anything is
-written, where git leaves the files it wrote first; gitlink (submodule) entries are refused;
-with a lazy provider a directory counts as cleared for a new file only when the patch removes
-files below it (a provider cannot list a directory).
+directory must go, a non-empty directory where a file or symlink must go) fails here before
+anything is written, where git leaves the files it wrote first; gitlink (submodule) entries are
+refused; a symlink pointing outside the tree is never followed, not even to ask, as git's
+``lstat`` of a new path would, whether the path beyond it loops (git's verdict there depends on
+the machine's files; ours does not).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from vimesync import nofollow
 from vimesync.errors import PatchError
 from vimesync.patches.apply import apply_content
 from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, PatchFile, PatchResult
-
-Provider = Callable[[str], "tuple[bytes, int] | None"]
 
 S_IFMT = 0o170000
 MODE_FILE = 0o100644
@@ -89,29 +94,43 @@ def _check_rel(patch: str, path: str) -> str:
 
 
 def read_entry(root: Path, rel: str) -> tuple[bytes, int] | None:
-    """(bytes, mode) of ``root/rel`` read with lstat, never following a final symlink; None when
-    missing. Leading components are the caller's to check (the tree checks each one)."""
-    full = os.path.join(root, rel)
+    """(bytes, mode) of ``root/rel``, walked without following any symlink (a path below a symlink
+    or a file does not exist: None); a symlink's bytes are its target."""
     try:
-        st = os.lstat(full)
-    except (FileNotFoundError, NotADirectoryError):
+        got = nofollow.read_entry(root, rel)
+    except OSError as exc:
+        raise _Refused(f"{rel}: not a regular file") if exc.errno == errno.EINVAL else exc from None
+    if got is None:
         return None
+    st, data = got
     if stat.S_ISLNK(st.st_mode):
-        return os.fsencode(os.readlink(full)), MODE_LINK
+        return data, MODE_LINK
     if stat.S_ISDIR(st.st_mode):
         return b"", MODE_DIR
-    if not stat.S_ISREG(st.st_mode):
-        raise _Refused(f"{rel}: not a regular file")
-    fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read()
     return data, MODE_EXEC if st.st_mode & stat.S_IXUSR else MODE_FILE
+
+
+@dataclass(frozen=True)
+class Provider:
+    """Read-only answers about the original tree (see the module doc)."""
+
+    entry: Callable[[str], tuple[bytes, int] | None]
+    files_under: Callable[[str], Iterable[str]]
 
 
 def directory_provider(source: Path) -> Provider:
     """A provider that reads original files from another directory (a plain-directory source)."""
     top = Path(os.path.abspath(source))
-    return lambda rel: read_entry(top, rel)
+
+    def files_under(folder: str) -> Iterable[str]:
+        if read_entry(top, folder) != (b"", MODE_DIR):
+            return
+        for dirpath, dirnames, filenames in os.walk(top / folder):  # never descends into a symlink
+            rel = os.path.relpath(dirpath, top).replace(os.sep, "/")
+            for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+                yield f"{rel}/{name}"
+
+    return Provider(entry=lambda rel: read_entry(top, rel), files_under=files_under)
 
 
 class ScratchTree:
@@ -122,6 +141,7 @@ class ScratchTree:
         self.provider = provider
         self.all_hunks = all_hunks  # try a file's hunks after its first failure (--keep-going)
         self._written: set[str] = set()  # paths whose truth is now the scratch directory
+        self._written_below: set[str] = set()  # the folders holding a path of _written
         self._removing: set[str] = set()  # paths the patch being applied deletes or renames away
         self._components: dict[str, int | None] = {}  # leading directories seen by this check
 
@@ -131,27 +151,33 @@ class ScratchTree:
         return read_entry(self.root, rel)
 
     def _entry(self, rel: str) -> tuple[bytes, int] | None:
-        if self.provider is None or rel in self._written:
-            return self._disk(rel)
-        return self.provider(rel)
+        """The current (bytes, mode) of ``rel`` in the tree the patches see, assuming its leading
+        components are folders. The scratch directory only holds what patches wrote, so it
+        wins; else the source, where a folder exists while one of its files is still there."""
+        disk = self._disk(rel)
+        if disk is not None or self.provider is None:
+            return disk
+        got = self.provider.entry(rel)
+        if got is None:
+            return None
+        if got[1] != MODE_DIR:
+            return None if rel in self._written else got
+        return got if self._source_files_left(rel) else None
+
+    def _source_files_left(self, folder: str) -> bool:
+        """Does the source still hold a file below ``folder`` that no patch wrote or deleted?"""
+        assert self.provider is not None
+        if folder not in self._written_below:
+            return True  # nothing below was touched, and a source folder holds files
+        return any(p not in self._written for p in self.provider.files_under(folder))
 
     def _component(self, rel: str) -> int | None:
-        """The kind of a leading directory component: a symlink or file anywhere wins.
-        Cached while one patch is checked (nothing on disk changes until it is written)."""
-        if rel in self._components:
-            return self._components[rel]
-        kind = self._components[rel] = self._component_uncached(rel)
-        return kind
-
-    def _component_uncached(self, rel: str) -> int | None:
-        disk = self._disk(rel)
-        if disk is not None and disk[1] != MODE_DIR:
-            return disk[1]
-        if self.provider is not None and rel not in self._written:
-            got = self.provider(rel)
-            if got is not None:
-                return got[1]
-        return disk[1] if disk else None
+        """The kind of a leading component (None: missing). Cached while one patch is checked
+        (nothing on disk changes until it is written)."""
+        if rel not in self._components:
+            got = self._entry(rel)
+            self._components[rel] = None if got is None else got[1]
+        return self._components[rel]
 
     def symlink_prefix(self, rel: str) -> str | None:
         """The first leading component of ``rel`` that is a symlink (or not a directory)."""
@@ -165,9 +191,47 @@ class ScratchTree:
                 return prefix
         return None
 
+    def _follows_into_a_loop(self, rel: str) -> bool:
+        """Would ``lstat(rel)`` fail with ELOOP? git's check_to_create lstats a new path before
+        anything is written, following symlinks in its leading components, and fails on any
+        error but "missing". Resolved inside the tree only: a link leaving it (absolute, or above
+        the root) is never followed here, and counts as leading nowhere."""
+        todo = rel.split("/")
+        resolved: list[str] = []
+        hops = 0
+        while todo:
+            name = todo.pop(0)
+            if name in ("", "."):
+                continue
+            if name == "..":
+                if not resolved:
+                    return False
+                resolved.pop()
+                continue
+            path = "/".join([*resolved, name])
+            kind = self._component(path)
+            if kind is None or not todo:
+                return False
+            if kind == MODE_DIR:
+                resolved.append(name)
+            elif kind == MODE_LINK:
+                hops += 1
+                got = self._entry(path)
+                target = got[0].split(b"\0", 1)[0] if got else b""
+                if hops > 40:  # Linux's MAXSYMLINKS
+                    return True
+                if target.startswith(b"/"):
+                    return False
+                todo = os.fsdecode(target).split("/") + todo
+            else:
+                return False  # ENOTDIR: a missing file as far as git is concerned
+        return False
+
     def lookup(self, rel: str) -> tuple[bytes, int] | None:
         """The current (bytes, mode) of ``rel``; _Refused when a component is a symlink."""
         blocked = self.symlink_prefix(rel)
+        if blocked is not None and self._component(blocked) != MODE_LINK:
+            raise _Refused(f"{rel}: Not a directory ('{blocked}' is a file)")
         if blocked is not None:
             raise _Unsafe(f"reading from '{rel}' beyond a symbolic link ('{blocked}')")
         return self._entry(rel)
@@ -272,6 +336,8 @@ class ScratchTree:
                     new_mode = st_mode
         if new is not None and (creating or fp.is_rename or fp.is_copy):  # check_to_create
             ok_if_exists = fn.get(new) in (_TO_BE_DELETED, _WAS_DELETED)
+            if self._follows_into_a_loop(new):
+                raise _Refused(f"{new}: Too many levels of symbolic links")
             if not ok_if_exists and self.symlink_prefix(new) is None:
                 entry = self._entry(new)
                 if entry is not None and entry[1] != MODE_DIR:
@@ -300,12 +366,13 @@ class ScratchTree:
         """Will git's phase 0 remove directory ``rel`` before creating a file there? Only when
         every file under it is deleted or renamed away by this patch and no subdirectory is
         empty (git removes emptied parents one deletion at a time, bottom up)."""
-        top = os.path.join(self.root, rel)
-        if self.provider is not None and not any(p.startswith(rel + "/") for p in self._removing):
-            # A lazy source cannot list the directory; only a patch removing files below it
-            # (a directory-to-file type change) can clear it.
-            return False
-        for dirpath, dirnames, filenames in os.walk(top):
+        if self.provider is not None and any(
+            p not in self._written and p not in self._removing for p in self.provider.files_under(rel)
+        ):
+            return False  # an untouched file of the source is still there
+        if nofollow.lstat(self.root, rel) is None:
+            return True  # only in the source, and every file of it goes away
+        for dirpath, dirnames, filenames in os.walk(self.root / rel):  # never follows a symlink
             if not dirnames and not filenames:
                 return False
             for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
@@ -349,69 +416,62 @@ class ScratchTree:
                 touched[plan.new_path] = None
         return list(touched)
 
-    def _safe_parent(self, rel: str, *, create: bool) -> str:
-        """The absolute path of ``rel`` after checking (and creating) its parents with lstat;
-        "" when a parent is missing and ``create`` is false."""
-        parts = rel.split("/")
-        cur = str(self.root)
-        for part in parts[:-1]:
-            cur = os.path.join(cur, part)
-            try:
-                st = os.lstat(cur)
-            except FileNotFoundError:
-                if not create:
-                    return ""
-                os.mkdir(cur, 0o777)
-                continue
-            if not stat.S_ISDIR(st.st_mode):
-                raise _Refused(
-                    f"'{rel}' is beyond a symbolic link or file ('{os.path.relpath(cur, self.root)}')"
-                )
-        return os.path.join(cur, parts[-1])
+    def _mark_written(self, rel: str) -> None:
+        self._written.add(rel)
+        while "/" in rel:
+            rel = rel.rsplit("/", 1)[0]
+            if rel in self._written_below:
+                break
+            self._written_below.add(rel)
 
     def _remove(self, rel: str, *, rmdir_empty: bool) -> None:
-        full = self._safe_parent(rel, create=False)
-        self._written.add(rel)
-        if not full:
-            return
+        self._mark_written(rel)
         try:
-            st = os.lstat(full)
-        except FileNotFoundError:
-            st = None
-        if st is not None:
-            if stat.S_ISDIR(st.st_mode):
-                os.rmdir(full)
-            else:
-                os.unlink(full)
-        if rmdir_empty:
-            parent = os.path.dirname(rel)
-            while parent:
+            with nofollow.parent_dir(self.root, rel) as (fd, name):
                 try:
-                    os.rmdir(os.path.join(self.root, parent))
-                except OSError:
-                    break
-                parent = os.path.dirname(parent)
+                    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                except FileNotFoundError:
+                    st = None  # only in the source: nothing on disk to remove
+                if st is not None and stat.S_ISDIR(st.st_mode):
+                    os.rmdir(name, dir_fd=fd)
+                elif st is not None:
+                    os.unlink(name, dir_fd=fd)
+        except nofollow.NotInTree as exc:
+            if exc.errno != errno.ENOENT:  # only reachable if the tree changed under us
+                raise _Refused(f"'{rel}' is beyond a symbolic link or file") from None
+            return
+        parent = os.path.dirname(rel)
+        while rmdir_empty and parent:  # git's remove_path: emptied parents go too
+            try:
+                with nofollow.parent_dir(self.root, parent) as (fd, name):
+                    os.rmdir(name, dir_fd=fd)
+            except OSError:
+                break
+            parent = os.path.dirname(parent)
 
     def _create(self, rel: str, mode: int, data: bytes) -> None:
-        full = self._safe_parent(rel, create=True)
-        self._written.add(rel)
+        self._mark_written(rel)
         try:
-            st = os.lstat(full)
-        except FileNotFoundError:
-            st = None
-        if st is not None:  # replaced within this patch, or an empty directory in the way
-            if stat.S_ISDIR(st.st_mode):
-                os.rmdir(full)
-            else:
-                os.unlink(full)
-        if _kind(mode) == MODE_LINK:
-            # git's symlink(buf, path): the target ends at the first NUL byte.
-            os.symlink(data.split(b"\0", 1)[0], full)
-            return
-        flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(full, flags, 0o777 if mode & 0o100 else 0o666)  # the umask applies, as for git
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            with nofollow.parent_dir(self.root, rel, create=True) as (fd, name):
+                try:
+                    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                except FileNotFoundError:
+                    st = None
+                if st is not None and stat.S_ISDIR(st.st_mode):  # an emptied directory in the way
+                    os.rmdir(name, dir_fd=fd)
+                elif st is not None:  # replaced within this patch
+                    os.unlink(name, dir_fd=fd)
+                if _kind(mode) == MODE_LINK:
+                    # git's symlink(buf, path): the target ends at the first NUL byte.
+                    os.symlink(data.split(b"\0", 1)[0], name, dir_fd=fd)
+                    return
+                flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
+                # the umask applies, as for git
+                out = os.open(name, flags, 0o777 if mode & 0o100 else 0o666, dir_fd=fd)
+                with os.fdopen(out, "wb") as fh:
+                    fh.write(data)
+        except nofollow.NotInTree:  # only reachable if the tree changed under us
+            raise _Refused(f"'{rel}' is beyond a symbolic link or file") from None
 
 
 def apply_patch_to_tree(root: Path, patch: PatchFile, provider: Provider | None = None) -> PatchResult:

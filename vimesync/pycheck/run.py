@@ -1,26 +1,24 @@
 """One call for ``patches check``: parse the tree "pinned source + the files the stack changed".
 
 Untouched files are parsed in place from the source (a git source's blobs are read only on a cache
-miss); changed files come from the caller's scratch tree. The grammar target is read from the
+miss); changed files come from the caller as bytes, read from its scratch tree without following
+a symlink (``check.changed_files``), so nothing here opens a scratch path. The grammar target is read from the
 *patched* pyproject.toml / .python-version, since a patch may bump requires-python.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import find_interpreter
 from vimesync.pycheck.model import ParseReport, PyFile
 from vimesync.pycheck.target import metadata_files, resolve_target
 from vimesync.pycheck.tree import FileInput, Progress, parse_tree
-from vimesync.safefs import Missing, NotARegularFile, read_input
 from vimesync.source import Source
 
-MAX_TARGET_FILE = 64 * 1024 * 1024  # pyproject.toml & co. in the scratch tree (bounded by the patches)
-
-Changed = Mapping[str, bytes | Path | None]  # relpath -> new content (bytes or a scratch file); None: deleted
+Changed = Mapping[str, bytes | None]  # relpath -> new content; None: deleted (or now a symlink)
 
 
 def parse_patched(
@@ -42,15 +40,7 @@ def parse_patched(
 
     def read(path: str) -> bytes | None:
         if path in changed:
-            content = changed[path]
-            if content is None or isinstance(content, bytes):
-                return content
-            # A scratch file: never through a symlink, at it or at a folder below the scratch root.
-            root = content.parents[len(PurePosixPath(path).parts) - 1]
-            try:
-                return read_input(content, max_bytes=MAX_TARGET_FILE, root=root, what=path)
-            except (Missing, NotARegularFile):
-                return None
+            return changed[path]
         e = entries.get(path)
         return source.read(path) if e is not None and not e.is_symlink else None
 
@@ -58,9 +48,8 @@ def parse_patched(
     interpreter = find_interpreter(target.version)
     files: list[FileInput] = list(source.python_files(exclude=changed.keys()))
     for path, content in changed.items():
-        if content is None or (isinstance(content, Path) and content.is_symlink()):
-            continue  # deleted, or now a symlink: nothing of its own to parse
-        files.append(PyFile(path, data=content) if isinstance(content, bytes) else PyFile(path, file=content))
+        if content is not None:  # else deleted, or now a symlink: nothing of its own to parse
+            files.append(PyFile(path, size=len(content), data=content))
     with ParseCache(cache_dir, enabled=use_cache) as cache:
         report = parse_tree(
             files,

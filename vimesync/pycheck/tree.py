@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
@@ -75,15 +76,19 @@ def _too_large(size: int, cap: int) -> str:
 
 
 def _read(f: PyFile, cap: int) -> bytes | str:
-    """The bytes of an on-disk input, or a failure message."""
+    """The bytes of an on-disk input, or a failure message. Regular files only: the last component
+    is never followed (the callers give paths they listed without following any symlink), and a
+    FIFO or device is never waited on or read."""
     assert f.file is not None
     try:
-        fd = os.open(f.file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(f.file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
         with os.fdopen(fd, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size > cap:
-                return _too_large(size, cap)
-            return fh.read()
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return "cannot read file: not a regular file"
+            if 0 <= cap < st.st_size:
+                return _too_large(st.st_size, cap)
+            return fh.read() if cap < 0 else fh.read(cap + 1)
     except OSError as exc:
         return f"cannot read file: {exc.strerror or exc}"
 
