@@ -25,20 +25,22 @@ class NotInTree(OSError):
     """A leading component is missing, a symlink or not a folder: the path is not in the tree."""
 
 
-def _open_child_dir(parent: int, name: str, *, create: bool) -> int:
+def _open_child_dir(parent: int, name: str, *, create: bool, shown: str) -> int:
+    """Open the folder ``name`` below ``parent``; NotInTree (its filename: ``shown``, the path
+    so far) when it is missing, a symlink or not a folder. Other errors (EACCES, ...) propagate."""
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=parent)
     except FileNotFoundError:
         if not create:
-            raise NotInTree(errno.ENOENT, "no such folder", name) from None
+            raise NotInTree(errno.ENOENT, "no such folder", shown) from None
         try:
             os.mkdir(name, 0o777, dir_fd=parent)
         except FileExistsError:
             pass  # created meanwhile, or a non-folder: the open below decides
-        return _open_child_dir(parent, name, create=False)
+        return _open_child_dir(parent, name, create=False, shown=shown)
     except OSError as exc:  # ELOOP (a symlink), ENOTDIR (a file)
         if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-            raise NotInTree(errno.ENOTDIR, "not a folder (or a symbolic link)", name) from None
+            raise NotInTree(errno.ENOTDIR, "not a folder (or a symbolic link)", shown) from None
         raise
 
 
@@ -52,8 +54,8 @@ def parent_dir(root: str | Path, rel: str, *, create: bool = False) -> Iterator[
         raise ValueError(f"not a plain relative path: {rel!r}")
     fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        for part in parts[:-1]:
-            child = _open_child_dir(fd, part, create=create)
+        for i, part in enumerate(parts[:-1]):
+            child = _open_child_dir(fd, part, create=create, shown="/".join(parts[: i + 1]))
             os.close(fd)
             fd = child
         yield fd, parts[-1]

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from vimesync import nofollow
 from vimesync.errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -131,38 +132,26 @@ def _parent_fd(
     area = _refused_area(p, os.path.realpath(base))
     if area is not None:
         raise NotARegularFile(where, f"refusing to use a path under {area}")
+    rel = p.relative_to(base).as_posix()
+    walk = contextlib.ExitStack()
     try:
-        fd = os.open(base, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
+        fd, name = walk.enter_context(nofollow.parent_dir(base, rel, create=create))
+    except nofollow.NotInTree as exc:
+        if exc.errno == errno.ENOENT:
+            raise Missing(where, "no such file") from None
+        here = base / exc.filename
+        try:
+            kind = _describe(os.lstat(here))
+        except OSError:
+            kind = "not a folder"
+        raise NotARegularFile(where, f"refusing to follow {here}: it is {kind} inside {base}") from None
+    except FileNotFoundError:  # the root itself
         raise Missing(where, "no such file") from None
     except OSError as exc:
-        raise ConfigError(where, f"cannot open folder {base}: {exc.strerror}") from None
-    try:
-        here = base
-        for part in p.parent.relative_to(base).parts:
-            here = here / part
-            try:
-                nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise Missing(where, "no such file") from None
-                try:
-                    os.mkdir(part, 0o777, dir_fd=fd)
-                    nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                except OSError as exc:
-                    raise ConfigError(where, f"cannot create folder {here}: {exc.strerror}") from None
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                    st = os.stat(part, dir_fd=fd, follow_symlinks=False)
-                    raise NotARegularFile(
-                        where, f"refusing to follow {here}: it is {_describe(st)} inside {base}"
-                    ) from None
-                raise ConfigError(where, f"cannot open folder {here}: {exc.strerror}") from None
-            os.close(fd)
-            fd = nfd
-        yield fd, p.name
-    finally:
-        os.close(fd)
+        shown = f" {exc.filename}" if exc.filename else ""
+        raise ConfigError(where, f"cannot open or create folder{shown}: {exc.strerror}") from None
+    with walk:
+        yield fd, name
 
 
 def _open_regular(fd: int, name: str, where: str) -> int:
