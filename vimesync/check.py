@@ -16,6 +16,8 @@ from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
+from vimesync.errors import PatchError
+from vimesync.patches.diffbinary import held_size
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import PatchFile
 from vimesync.patches.series import load_series, read_patch
@@ -24,12 +26,24 @@ from vimesync.pycheck.run import parse_patched
 from vimesync.safefs import ensure_output_dir, scratch_dir
 from vimesync.source import Source, open_source, write_file
 
+MAX_STACK_BINARY = 1 << 30  # two patches at their own cap (diffbinary.MAX_BINARY_HELD)
 
-def load_stack(series_path: Path, *, strip: int) -> list[PatchFile]:
+
+def load_stack(series_path: Path, *, strip: int, max_binary: int = MAX_STACK_BINARY) -> list[PatchFile]:
     """Read and parse every patch of the series up front: a malformed or unsafe patch is bad
-    input (exit 2, naming the patch) before any source is opened."""
+    input (exit 2, naming the patch) before any source is opened. The binary data the whole
+    stack holds (inflated payloads and the results deltas announce) is capped like one patch's,
+    so many small patches cannot add up to what one may not hold."""
     series = load_series(series_path, default_strip=strip)
-    return [parse_patch(read_patch(e), name=e.name, strip=e.strip) for e in series.entries]
+    stack: list[PatchFile] = []
+    held = 0
+    for e in series.entries:
+        patch = parse_patch(read_patch(e), name=e.name, strip=e.strip)
+        held += sum(held_size(fp.binary) for fp in patch.files if fp.binary is not None)
+        if held > max_binary:
+            raise PatchError(e.name, f"the series' binary data comes to over {max_binary >> 20} MiB")
+        stack.append(patch)
+    return stack
 
 
 def _check_export_dir(export: Path) -> None:

@@ -225,3 +225,23 @@ def test_binary_data_and_results_held_by_one_patch_are_capped() -> None:
     assert len(parse_patch(b"".join(sections[:2]), name="two.patch").files) == 2
     with pytest.raises(PatchError, match=r"three\.patch:\d+: f2\.bin: .*over 512 MiB"):
         parse_patch(b"".join(sections), name="three.patch")
+
+
+def test_binary_data_held_by_the_whole_series_is_capped(tmp_path) -> None:
+    # Each patch holds 400 MiB of announced delta results (under its own 512 MiB cap); three of
+    # them would hold 1.2 GiB, so the series is refused at the third, before any is applied.
+    from vimesync.check import MAX_STACK_BINARY, load_stack
+
+    src = b"\0" * 0x10000
+    delta = _varint(len(src)) + _varint(200 << 20) + b"\x80"
+    for i in range(3):
+        (tmp_path / f"p{i}.patch").write_bytes(
+            b"".join(_delta_patch(src, delta, f"f{i}{j}.bin") for j in range(2))
+        )
+    (tmp_path / "series").write_text("p0.patch\np1.patch\n")
+    assert len(load_stack(tmp_path / "series", strip=1)) == 2
+    (tmp_path / "series").write_text("p0.patch\np1.patch\np2.patch\n")
+    with pytest.raises(
+        PatchError, match=rf"p2\.patch: the series' binary data comes to over {MAX_STACK_BINARY >> 20} MiB"
+    ):
+        load_stack(tmp_path / "series", strip=1)
