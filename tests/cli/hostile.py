@@ -3,26 +3,17 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.cli.test_patches_cli import run_cli
 from tests.test_check import ENGINE, Stack
 
 SECRET = "ghs_NotARealTokenButSecret0123456789"
 
 
 def cli(*args: str, cwd: Path | None = None, **extra_env: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200", "GITHUB_TOKEN": SECRET, **extra_env}
-    return subprocess.run(
-        [sys.executable, "-m", "vimesync", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
+    return run_cli(*args, cwd=cwd, GITHUB_TOKEN=SECRET, **extra_env)
 
 
 def assert_refused(proc: subprocess.CompletedProcess[str], *expect: str) -> None:

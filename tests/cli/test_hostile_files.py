@@ -10,18 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.hostile import SECRET, assert_refused, cli, make_checkout, make_stack
+from tests.cli.hostile import SECRET, assert_refused, cli
 from tests.test_check import Stack
-
-
-@pytest.fixture()
-def stack(tmp_path: Path) -> Stack:
-    return make_stack(tmp_path)
-
-
-@pytest.fixture()
-def checkout(tmp_path: Path, stack: Stack) -> Path:
-    return make_checkout(tmp_path, stack)
 
 
 @pytest.mark.parametrize("json_out", [False, True])

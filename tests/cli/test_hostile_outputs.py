@@ -4,20 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from tests.cli.hostile import assert_refused, cli, make_checkout, make_stack
-from tests.test_check import Stack
-
-
-@pytest.fixture()
-def stack(tmp_path: Path) -> Stack:
-    return make_stack(tmp_path)
-
-
-@pytest.fixture()
-def checkout(tmp_path: Path, stack: Stack) -> Path:
-    return make_checkout(tmp_path, stack)
+from tests.cli.hostile import assert_refused, cli
 
 
 def test_export_through_a_committed_symlink_is_refused(checkout: Path, tmp_path: Path) -> None:

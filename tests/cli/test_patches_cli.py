@@ -22,9 +22,9 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return int(exc.value.code or 0), out, err
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """A real process, as a user or CI runs it."""
-    env = {**os.environ, "COLUMNS": "200"}
+def run_cli(*args: str, cwd: Path | None = None, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    """A real process, as a user or CI runs it (``extra_env`` on top of ours)."""
+    env = {**os.environ, "COLUMNS": "200", **extra_env}
     return subprocess.run(
         [sys.executable, "-m", "vimesync", *args],
         capture_output=True,
@@ -33,6 +33,9 @@ def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
         env=env,
         timeout=120,
     )
+
+
+cli = run_cli
 
 
 def check_args(stack: Stack) -> list[str]:
