@@ -360,3 +360,13 @@ def test_bytewise_match_reads_only_what_it_compares(
             continue
         want = _git_match_fragment(image.lines, pre, c, match_end)
         assert image._matches_bytes(pre, c, match_end) == want
+
+
+def test_a_failing_hunk_shows_only_the_start_of_a_huge_source_line() -> None:
+    # The source may be anything (a pin naming a pseudo file, a minified bundle): a diagnostic
+    # names the line, it never copies a whole file into the output.
+    secret = b"TOKEN=" + b"s" * 1_000_000 + b"\n"
+    res = apply_content(secret, modify("f", hunk(1, 1, [("-", b"x\n"), ("+", b"y\n")])))
+    (failure,) = res.failures
+    assert failure.found is not None and len(failure.found) < 300
+    assert failure.found.endswith("(1,000,007 bytes)")

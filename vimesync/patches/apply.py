@@ -420,5 +420,12 @@ def _simple(pre: list[bytes]) -> bool:
     return all(p.endswith(b"\n") for p in pre[:-1])
 
 
+MAX_SHOWN = 200  # bytes of a line shown in a diagnostic: enough to recognise it, never a whole file
+
+
 def _show(line: bytes) -> str:
+    """A line for a diagnostic: at most MAX_SHOWN bytes of it (a source line can be a whole file,
+    e.g. a minified or pseudo file), decoded; renderers escape what it contains."""
+    if len(line) > MAX_SHOWN:
+        return line[:MAX_SHOWN].decode("utf-8", "replace") + f"... ({len(line):,} bytes)"
     return line.decode("utf-8", "replace")
