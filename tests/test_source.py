@@ -427,3 +427,24 @@ def test_member_names_too_deep_or_long_are_refused_before_writing(tmp_path: Path
         ):
             open_source(archive, scratch=tmp_path)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("vimesync-src-")]
+
+
+@pytest.mark.parametrize("where", ["/proc/self", "/proc/self/cwd", "/sys/kernel", "/dev"])
+def test_pseudo_file_systems_are_never_sources(where: str) -> None:
+    # A pin naming /proc/self would put the job's environment into a hunk diagnostic.
+    with pytest.raises(BadInput, match="refusing a source under"):
+        open_source(Path(where))
+
+
+def test_a_symlink_to_proc_is_not_a_source(tmp_path: Path) -> None:
+    (tmp_path / "engine").symlink_to("/proc/self")
+    with pytest.raises(BadInput, match="refusing a source under /proc"):
+        open_source(tmp_path / "engine")
+
+
+def test_a_directory_source_has_a_file_cap(tmp_path: Path) -> None:
+    for i in range(30):
+        (tmp_path / f"f{i}.py").write_text("x = 1\n")
+    assert len(open_source(tmp_path, limits=Limits(max_members=30)).list_files()) == 30
+    with pytest.raises(BadInput, match="holds over 29 files"):
+        open_source(tmp_path, limits=Limits(max_members=29))

@@ -138,7 +138,9 @@ def _str_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> str 
 
 def _path_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> Path | None:
     value = _str_or_none(path, table, data, key)
-    return (path.parent / value).resolve() if value is not None else None
+    # Lexical, never resolved: a symlink inside the checkout on the way is refused by
+    # repopaths.repository_path, not followed here.
+    return lexical(path.parent / value) if value is not None else None
 
 
 def _file_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> Path | None:

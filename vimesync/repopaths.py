@@ -1,49 +1,98 @@
-"""Which repository paths to trust: flags from the CI job over paths named by repository content.
+"""Which locations to trust: flags from the job over locations named by repository content.
 
-A pull request controls every file of the checkout, so it can commit a whole repository as
-ordinary files (``evil.git/config``, ``evil.git/objects/…``) and point ``[upstream] path``,
-``[downstream] path`` or an ``[engine] source`` at it. Such a path is refused when it lies inside
-the downstream work tree (the git top level holding the config) and is not that work tree
-itself; a config outside any work tree has no checkout to protect. A flag (``--upstream``,
-``--downstream``, ``--source``) comes from the job, is trusted, and wins over the file anyway.
+A location is a repository or engine source path: ``[upstream] path``, ``[downstream] path``,
+``[engine] source`` (config or pin). A pull request controls every file of the checkout, so it
+can commit a whole repository as ordinary files (``evil.git/config``) or a symlink, and point a
+location at them, or at anything on the machine. So, for a location named by a file:
+
+- it may not reach through a symlink inside the checkout (it is checked component by component,
+  never resolved), nor lie under ``/proc``, ``/dev`` or ``/sys``;
+- inside the checkout, it may not be a repository other than the checkout itself (a repository
+  committed as files would be read with its own config);
+- in an untrusted checkout (CI, see :func:`untrusted_checkout`) it must lie inside the checkout:
+  a location elsewhere on the runner comes from the job, as a flag, or not at all.
+
+A flag (``--upstream``, ``--downstream``, ``--source``) comes from the job and wins over any file;
+it is only refused under a pseudo file system.
 """
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
 from vimesync import git
 from vimesync.config import Config
-from vimesync.errors import ConfigError
+from vimesync.errors import BadInput, ConfigError
+from vimesync.safefs import lexical, pseudo_area
 
 RepoField = Literal["upstream_path", "downstream_path", "engine_source"]
 
 _FLAGS = {"upstream_path": "--upstream", "downstream_path": "--downstream", "engine_source": "--source"}
 
+UNTRUSTED_ENV = "VIMESYNC_UNTRUSTED"
+# Set by the CI systems we know (GitHub Actions, GitLab, Buildkite, CircleCI, Travis set CI).
+_CI_MARKERS = ("CI", "JENKINS_URL", "TF_BUILD", "BUILDKITE", "GITHUB_ACTIONS", "GITLAB_CI")
+
+
+def untrusted_checkout() -> bool:
+    """True when the checkout must be treated as a stranger's: ``VIMESYNC_UNTRUSTED=1``, or any
+    CI marker in the environment unless ``VIMESYNC_UNTRUSTED=0`` (a job on trusted refs only)."""
+    explicit = os.environ.get(UNTRUSTED_ENV, "").strip().lower()
+    if explicit in ("1", "true", "yes"):
+        return True
+    if explicit in ("0", "false", "no"):
+        return False
+    return any(os.environ.get(m, "").strip().lower() not in ("", "0", "false") for m in _CI_MARKERS)
+
 
 def repository_path(flag: Path | None, config: Config, name: RepoField) -> Path | None:
-    """``flag`` when given; else the config's path, checked when a file named it."""
+    """``flag`` when given; else the config's location, checked when a file named it."""
     if flag is not None:
+        _check_not_pseudo(flag, what=_FLAGS[name])
         return flag
     path = config.engine.source if name == "engine_source" else getattr(config, name)
     if path is None:
         return None
     origin = next(((file, key) for field, file, key in config.path_origins if field == name), None)
-    if origin is not None:
-        _check_not_embedded(path, name, *origin)
+    if origin is None:
+        _check_not_pseudo(path, what=name)
+        return path
+    file, key = origin
+    _check_named_location(path, name, file, key)
     return path
 
 
-def _check_not_embedded(path: Path, name: RepoField, file: Path, key: str) -> None:
-    root = work_tree_of(file.parent.resolve())
-    real = path.resolve()
-    if root is None or real == root or not real.is_relative_to(root):
+def _check_not_pseudo(path: Path, *, what: str, file: Path | None = None) -> None:
+    area = pseudo_area(lexical(path), os.path.realpath(path))
+    if area is None:
+        return
+    message = f"{what} names {path}, under {area}: not a repository or source tree"
+    raise ConfigError(str(file), message) if file is not None else BadInput(message)
+
+
+def _check_named_location(path: Path, name: RepoField, file: Path, key: str) -> None:
+    _check_not_pseudo(path, what=key, file=file)
+    here = lexical(path)
+    root = work_tree_of(lexical(file).parent)
+    inside = root is not None and (here == root or here.is_relative_to(root))
+    if root is not None and inside:
+        _check_no_symlink(here, root, file, key)
+    elif root is not None and untrusted_checkout():
+        raise ConfigError(
+            str(file),
+            f"{key} names {path}, outside the checkout {root}; in an untrusted checkout (CI) a "
+            "location outside it comes only from the job",
+            hint=f"pass {_FLAGS[name]} PATH on the command line (or set {UNTRUSTED_ENV}=0 in a job "
+            "that only runs on trusted refs)",
+        )
+    if not inside or here == root:
         return
     # An engine source may be a plain folder or an archive of the checkout: only a repository,
     # which git would read with the repository's own config, is refused there.
-    if name == "engine_source" and not _looks_like_repository(real):
+    if name == "engine_source" and not _looks_like_repository(here):
         return
     raise ConfigError(
         str(file),
@@ -53,20 +102,37 @@ def _check_not_embedded(path: Path, name: RepoField, file: Path, key: str) -> No
     )
 
 
+def _check_no_symlink(here: Path, root: Path, file: Path, key: str) -> None:
+    """Refuse a location that reaches through a symlink below the checkout's root."""
+    walked = root
+    for part in here.relative_to(root).parts:
+        walked = walked / part
+        if walked.is_symlink():
+            raise ConfigError(
+                str(file),
+                f"{key} reaches through {walked}, a symbolic link inside the checkout {root}; "
+                "refusing to follow it",
+            )
+
+
 @lru_cache(maxsize=16)
 def work_tree_of(folder: Path) -> Path | None:
-    """The top level of the git work tree holding ``folder``; None outside any work tree (a
-    config kept beside the repositories it names, as on a maintainer's machine)."""
-    code, out, _ = git.run_status(folder, ["rev-parse", "--show-toplevel"])
-    top = out.decode("utf-8", "surrogateescape").strip()
-    return Path(top).resolve() if code == 0 and top else None
+    """The top level of the git work tree holding ``folder``, as ``folder`` spells it (symlinks
+    above it kept); None outside any work tree (a config kept beside the repositories it names,
+    as on a maintainer's machine)."""
+    code, out, _ = git.run_status(folder, ["rev-parse", "--show-cdup"])
+    if code != 0:
+        return None
+    cdup = out.decode("utf-8", "surrogateescape").strip()
+    return lexical(folder / cdup) if cdup else lexical(folder)
 
 
 def _looks_like_repository(path: Path) -> bool:
-    # What git's own discovery accepts: a .git entry, or a bare layout (HEAD, objects/, refs/).
+    """What git's discovery could take for a repository, judged without following a symlink (a
+    committed ``HEAD`` may be one): a ``.git`` entry, or any of a git directory's own files."""
     try:
-        if (path / ".git").exists():
+        if any(os.path.lexists(path / n) for n in (".git", "HEAD", "commondir", "gitdir", "objects")):
             return True
-        return (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
     except OSError:
-        return False
+        return True
+    return git.repo_at(path) is not None

@@ -92,7 +92,9 @@ def find_root(path: Path | str, root: Path | str | None = None) -> Path:
     return best
 
 
-def _refused_area(*paths: Path | str) -> str | None:
+def pseudo_area(*paths: Path | str) -> str | None:
+    """``/proc``, ``/dev`` or ``/sys`` when a path lies there (pseudo files: sizes lie, reads may
+    block or leak the process's own environment), else None."""
     for candidate in map(str, paths):
         for area in _REFUSED:
             if candidate == area or candidate.startswith(area + "/"):
@@ -129,7 +131,7 @@ def _parent_fd(
         raise NotARegularFile(where, "not a file", is_dir=True)
     base = find_root(p, root)
     # Below ``base`` nothing is followed, so the path is where it says, or the root's real place.
-    area = _refused_area(p, os.path.realpath(base))
+    area = pseudo_area(p, os.path.realpath(base))
     if area is not None:
         raise NotARegularFile(where, f"refusing to use a path under {area}")
     rel = p.relative_to(base).as_posix()

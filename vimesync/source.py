@@ -28,6 +28,7 @@ from vimesync import git, nofollow
 from vimesync.checkmodel import SourceInfo
 from vimesync.errors import BadInput, GitError
 from vimesync.pycheck.model import PyFile
+from vimesync.safefs import pseudo_area
 
 REGULAR = 0o100644
 EXECUTABLE = 0o100755
@@ -234,7 +235,7 @@ class GitSource(Source):
 # directory (also the unpacked form of a tarball)
 
 
-def _scan(root: Path) -> dict[str, Entry]:
+def _scan(root: Path, max_files: int) -> dict[str, Entry]:
     files: dict[str, Entry] = {}
     stack = [("", os.fspath(root))]
     while stack:
@@ -252,12 +253,17 @@ def _scan(root: Path) -> dict[str, Entry]:
                 elif stat.S_ISREG(st.st_mode):
                     files[rel] = Entry(EXECUTABLE if st.st_mode & 0o100 else REGULAR, st.st_size)
                 # sockets, fifos, devices: not part of a source tree
+                if len(files) > max_files:
+                    raise BadInput(f"{root}: holds over {max_files:,} files; not an engine source tree")
     return files
 
 
 class DirectorySource(Source):
-    def __init__(self, root: Path, *, kind: str = "directory", shown: Path | None = None) -> None:
-        super().__init__(SourceInfo(kind=kind, path=str(shown or root), rev=None), _scan(root))
+    def __init__(
+        self, root: Path, *, kind: str = "directory", shown: Path | None = None, max_files: int = 200_000
+    ) -> None:
+        info = SourceInfo(kind=kind, path=str(shown or root), rev=None)
+        super().__init__(info, _scan(root, max_files))
         self._root = root
 
     def _disk_path(self, path: str) -> Path | None:
@@ -287,6 +293,9 @@ def open_source(
     temp dir), removed by ``close()``. Raises BadInput/GitError with a message naming the problem.
     """
     limits = limits or Limits()
+    area = pseudo_area(path, os.path.realpath(path))
+    if area is not None:
+        raise BadInput(f"{path}: refusing a source under {area}: not a source tree")
     if not path.exists() and not path.is_symlink():
         raise BadInput(f"{path}: no such file or directory")
     if path.is_dir():
@@ -294,7 +303,7 @@ def open_source(
             return GitSource(path, rev)
         if rev is not None:
             raise GitError(f"{path}: a revision ({rev!r}) was given but this is not a git repository")
-        return DirectorySource(path)
+        return DirectorySource(path, max_files=limits.max_members)
     if rev is not None:
         raise GitError(f"{path}: a revision ({rev!r}) was given but this is not a git repository")
     if not path.is_file():

@@ -98,10 +98,13 @@ def test_path_entries_inside_the_checkout_never_run(tmp_path: Path, checkout: Pa
     (other / "vimesync.toml").parent.mkdir()
     (other / "vimesync.toml").write_text("")  # another checkout vimesync manages
     fake_python(other / "bin/python3.99", trap)
+    gitco = tmp_path / "gitco"  # a checkout with no vimesync.toml at its root (config in ci/)
+    (gitco / ".git").mkdir(parents=True)
+    fake_python(gitco / "tools/python3.99", trap)
     scratch = Path(tempfile.gettempdir()) / f"vimesync-check-test-{os.getpid()}"
     fake_python(scratch / "python3.99", trap)
     try:
-        entries = [str(checkout / "bin"), "rel", str(other / "bin"), str(scratch)]
+        entries = [str(checkout / "bin"), "rel", str(other / "bin"), str(gitco / "tools"), str(scratch)]
         with pytest.raises(BadInput, match="python3.99 is needed"):
             interp.find_interpreter((3, 99), env=clean_env(tmp_path, os.pathsep.join(entries)))
     finally:
