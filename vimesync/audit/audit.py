@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-import pathspec
-
 from vimesync import git
 from vimesync.audit.ledger import LEDGER_DIR, ledger_relpath, read_ledger
 from vimesync.audit.model import (
@@ -38,6 +36,7 @@ from vimesync.audit.model import (
 )
 from vimesync.config import check_map_pair
 from vimesync.errors import BadInput
+from vimesync.globs import PathGlobs
 
 PathMap = Sequence[tuple[str, str]]
 
@@ -72,8 +71,7 @@ def to_upstream(path: str, path_map: PathMap) -> str:
 
 def excluded_matcher(globs: Iterable[str]) -> Callable[[str], bool]:
     """A predicate for "under an excluded path" with gitignore-style globs (``dir/``, ``**``, ``*.md``)."""
-    spec = pathspec.GitIgnoreSpec.from_lines(list(globs))
-    return spec.match_file
+    return PathGlobs(globs)  # matches surrogate-escaped (non-UTF-8) paths too
 
 
 def load_excluded_globs(policy: Path | None) -> tuple[str, ...]:

@@ -64,7 +64,7 @@ def safe_url(url: str) -> str | None:
     end the destination, the link, the table cell or the line percent-encoded; else None."""
     if not _HTTP.match(url):
         return None  # javascript:, data:, mailto:, relative: shown as code, never linked
-    return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m[0].encode()), url)
+    return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m[0].encode("utf-8", "replace")), url)
 
 
 def link(ref: Ref) -> str:

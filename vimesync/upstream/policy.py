@@ -32,11 +32,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import pathspec
 import re2
 
 from vimesync.config import read_text
 from vimesync.errors import ConfigError
+from vimesync.globs import PathGlobs
 from vimesync.safefs import excerpt, loads_toml
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
 
@@ -95,13 +95,13 @@ class Rule:
     title: TitleRegex | None = None
     labels: frozenset[str] | None = None
     paths: tuple[str, ...] | None = None
-    _spec: pathspec.GitIgnoreSpec | None = None
+    _spec: PathGlobs | None = None
 
     def path_matches(self, paths: Iterable[str]) -> list[str]:
         """The given paths this rule's globs match (all of them when it has no globs)."""
         if self._spec is None:
             return list(paths)
-        return [p for p in paths if self._spec.match_file(p)]
+        return [p for p in paths if self._spec(p)]
 
     def matches(self, pr: PullRequest) -> bool:
         """All of the rule's matchers hold for ``pr``."""
@@ -203,7 +203,7 @@ def _parse_rule(path: Path, text: str, index: int, line: int | None, raw: Any) -
         if not isinstance(globs, list) or not globs or not all(isinstance(g, str) and g for g in globs):
             raise fail("paths must be a non-empty list of glob strings", "paths")
         try:
-            kwargs["_spec"] = pathspec.GitIgnoreSpec.from_lines(globs)
+            kwargs["_spec"] = PathGlobs(globs)
         except Exception as exc:  # pathspec raises its own error types for bad globs
             raise fail(f"bad paths glob: {exc}", "paths") from None
         kwargs["paths"] = tuple(globs)
