@@ -117,3 +117,14 @@ def test_lone_surrogate_titles_from_github(repos: tuple[Path, Path, Path], tmp_p
         proc = run_cli(*report, "--github", cwd=tmp_path, **env)
         assert_clean(proc, 1)
         assert "\\\\ud800 from GitHub 8" in proc.stdout
+
+
+def test_a_non_utf8_path_cannot_be_reviewed(repos: tuple[Path, Path, Path]) -> None:
+    """TOML cannot hold the name: refused, naming it escaped, and no ledger is written."""
+    up, down, _ = repos
+    review = ["audit", "review", "--downstream", str(down), "--upstream", str(up), "--sync", "s"]
+    for target in (f"vime/{ODD}bad.py", "."):
+        proc = cli(*review, target, "--by", "al", "--baseline", "HEAD~1")
+        assert_clean(proc, 2)
+        assert "vime/\\udcffbad.py: path is not UTF-8, so the review ledger cannot record it" in proc.stderr
+    assert not (down / "sop").exists()
