@@ -203,6 +203,11 @@ def test_many_rules_against_a_huge_pr_match_each_path_once(tmp_path: Path) -> No
     d = decide(_pr(1, "big", paths), pol)
     assert d.status == APPLICABLE and d.partial_paths == ("docker/x7/a", "slime/keep9.py")
     assert decide(_pr(2, "npu", ("docker/x7/a", "docker/x7/b/c")), pol).rule == 8
+    from vimesync.upstream.policy import Policy
+
+    assert (
+        decide(_pr(2, "npu", ("docker/x7/a",)), Policy(file=None, rules=pol.rules)).rule == 8
+    )  # same prefilter
     # A rule's own negations still hold: docker/x7/keep is not excluded by rule 8.
     assert decide(_pr(3, "k", ("docker/x7/a", "docker/x7/keep")), pol).partial_paths == ("docker/x7/a",)
 

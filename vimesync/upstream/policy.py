@@ -132,12 +132,11 @@ class Rule:
 class Policy:
     file: Path | None
     rules: tuple[Rule, ...] = ()
-    _globs: GlobLists = field(default_factory=lambda: GlobLists(()), repr=False, compare=False)
+    _globs: GlobLists = field(init=False, repr=False, compare=False)
 
-    @classmethod
-    def of(cls, file: Path | None, rules: tuple[Rule, ...]) -> Policy:
-        """A policy whose rules' globs share one prefilter (see :class:`GlobLists`)."""
-        return cls(file, rules, GlobLists([r._spec for r in rules if r._spec is not None]))
+    def __post_init__(self) -> None:
+        # The rules' globs share one prefilter (see GlobLists); frozen, so set it this way.
+        object.__setattr__(self, "_globs", GlobLists([r._spec for r in self.rules if r._spec is not None]))
 
     @property
     def needs_labels(self) -> bool:
@@ -252,7 +251,7 @@ def parse_policy(text: str, path: Path) -> Policy:
         _parse_rule(path, text, i, lines[i - 1] if i - 1 < len(lines) else None, raw)
         for i, raw in enumerate(raw_rules, start=1)
     )
-    return Policy.of(path, rules)
+    return Policy(file=path, rules=rules)
 
 
 def load_policy(path: Path) -> Policy:
