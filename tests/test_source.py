@@ -448,3 +448,32 @@ def test_a_directory_source_has_a_file_cap(tmp_path: Path) -> None:
     assert len(open_source(tmp_path, limits=Limits(max_members=30)).list_files()) == 30
     with pytest.raises(BadInput, match="holds over 29 files"):
         open_source(tmp_path, limits=Limits(max_members=29))
+
+
+def gnu_sparse_tar(path: Path, name: str, real_size: int) -> Path:
+    """A .tar.gz holding one GNU sparse member of ``real_size`` bytes that are all a hole."""
+    info = tarfile.TarInfo(name)
+    info.mode = 0o644
+    header = bytearray(info.tobuf(tarfile.GNU_FORMAT))
+    header[156:157] = tarfile.GNUTYPE_SPARSE
+    header[386:410] = b"%011o\0%011o\0" % (real_size, 0)  # one map entry: (offset, 0 bytes)
+    header[483:495] = b"%011o\0" % real_size  # the size the member unpacks to
+    header[148:156] = b" " * 8
+    header[148:156] = b"%06o\0 " % sum(header[:512])
+    with tarfile.open(path, "w:gz") as tf:  # a well-formed archive around the raw member
+        tf.addfile(tarfile.TarInfo("pkg/a.py"))
+        assert tf.fileobj is not None
+        tf.fileobj.write(bytes(header))
+        tf.offset += len(header)
+    return path
+
+
+def test_sparse_members_are_refused_before_writing(tmp_path: Path) -> None:
+    # ~4 GB of zeros under the size cap: unpacking it would take seconds and fill the scratch disk.
+    archive = gnu_sparse_tar(tmp_path / "sparse.tar.gz", "pkg/huge.bin", (4 << 30) - (1 << 20))
+    assert archive.stat().st_size < 4096
+    with tarfile.open(archive) as tf:
+        assert [m.issparse() for m in tf] == [False, True]  # what the fixture claims
+    with pytest.raises(BadInput, match=r"sparse\.tar\.gz: unsafe member 'pkg/huge\.bin': a sparse file"):
+        open_source(archive, scratch=tmp_path)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("vimesync-src-")]  # cleaned up

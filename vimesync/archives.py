@@ -288,6 +288,10 @@ class TarSource(DirectorySource):
                     if m.ischr() or m.isblk() or m.isfifo():
                         skipped += 1
                         continue
+                    if m.issparse():
+                        # Source trees have none; a few KB can announce gigabytes of holes
+                        # that extractfile() would write out as zeros.
+                        raise BadInput(f"{path}: unsafe member {m.name!r}: a sparse file")
                     name = _member_name(path, m.name)
                     if name in files or name in links:
                         raise BadInput(f"{path}: duplicate member {m.name!r}")

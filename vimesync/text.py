@@ -12,13 +12,16 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 
 # C0 and C1 controls (tab and, unless asked, newline excepted), DEL, the bidi embeddings,
 # overrides and isolates, the line/paragraph separators and the BOM: text that a terminal or a
-# renderer would act on (move the cursor, recolour, reorder) instead of showing.
+# renderer would act on (move the cursor, recolour, reorder) instead of showing. Also lone
+# surrogates (a path's undecodable bytes kept by surrogateescape, a ``\ud800`` JSON escape):
+# no UTF-8 writer can encode them, so they are shown as ``\udcff`` too.
 _CONTROL = re.compile(
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
 )
 _CONTROL_KEEP_NL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
 )
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _SHORT = {"\n": "\\n", "\r": "\\r"}
@@ -35,3 +38,12 @@ def visible(text: str, *, newlines: bool = False) -> str:
     """``text`` with every control character shown as an escape (ESC as ``\\x1b``, U+202E as
     ``\\u202e``): nothing a terminal acts on. Newlines are kept only when ``newlines`` is true."""
     return (_CONTROL_KEEP_NL if newlines else _CONTROL).sub(_shown, text)
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD: what a UTF-8-only matcher (RE2,
+    pathspec's RE2 backend) can take. One replacement character per undecodable byte of a
+    surrogate-escaped path, so such a path still matches ``**`` or ``*.py``."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub("\ufffd", text)

@@ -119,6 +119,21 @@ def test_report_publish_through_the_cli(demo: Demo, tmp_path: Path, capsys, monk
     assert [m for m, _, _ in state.requests].count("PATCH") == 1
 
 
+def test_report_publish_over_githubs_limit_exits_2(
+    demo: Demo, tmp_path: Path, capsys, monkeypatch, github
+) -> None:
+    state, api = github
+    state.body = "Written by a human.\n" + "h" * 65_000
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_cli_token")
+    monkeypatch.setenv("VIMESYNC_GITHUB_API", api)
+    cfg = str(_config_without_engine(demo, tmp_path))
+    code, _, err = run(["report", "--config", cfg, "--publish", "vime/vime#7"], capsys)
+    assert code == 2 and "Traceback" not in err
+    flat = " ".join(err.split())
+    assert "over GitHub's limit of 65,536; nothing was published" in flat and "--output" in flat
+    assert [m for m, _, _ in state.requests] == ["GET"]  # never sent
+
+
 def test_report_engine_table_from_the_series_without_a_source(demo: Demo, tmp_path: Path, capsys) -> None:
     cfg = _config_without_engine(demo, tmp_path)
     cfg.write_text(cfg.read_text() + f'\n[engine]\npin = "{demo.downstream}/pins/vllm.toml"\n')

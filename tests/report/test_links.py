@@ -65,3 +65,25 @@ def test_unknown_repository_is_never_linked() -> None:
 )
 def test_github_repo_of(url: str, repo: str | None) -> None:
     assert github_repo_of(url) == repo
+
+
+def test_many_references_are_found_in_linear_time_and_rendered_capped() -> None:
+    """20,000 URLs and 20,000 ``owner/repo#N`` in one Origin: each match was checked against every
+    earlier one (about a minute); now one pass. The Markdown cell shows the first MAX_REFS."""
+    from vimesync.report.markdown import MAX_REFS, _purpose_cell
+
+    urls = " ".join(f"https://example.org/p/{i}" for i in range(20_000))
+    shorts = " ".join(f"o/r#{i}" for i in range(20_000))
+    dep3 = Dep3(text="", fields=(("origin", f"{urls} {shorts} commit:{'c' * 40} #7"),))
+    refs = dep3_refs(dep3, default_repo="o/r")
+    assert len(refs) == 40_001  # o/r#7 is already there
+    assert refs[0].text == "https://example.org/p/0" and refs[-1].text == "o/r@cccccccc"
+    cell = _purpose_cell("Fix", True, refs)
+    assert cell.count("](") == MAX_REFS and cell.endswith(f"and {40_001 - MAX_REFS:,} more references")
+    assert len(cell) < 2_000
+    # Overlaps are still resolved the same way: a GitHub URL is not also a bare URL or a #N.
+    assert [r.text for r in find_refs("https://github.com/a/b/pull/5 #5 x/y#5", default_repo="a/b")] == [
+        "a/b#5",
+        "a/b#5",
+        "x/y#5",
+    ]

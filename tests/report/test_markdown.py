@@ -261,3 +261,17 @@ def test_titles_with_html_backticks_and_controls_stay_inert() -> None:
         "x \\| y \\`tick\\` \\<!-- c --\\> \\<script\\>alert(1)\\</script\\> \\<details\\> \\\\x1b\\[31m "
         "\\\\u202e \\[a\\](javascript:x)"
     )
+
+
+def test_lone_surrogates_are_shown_escaped_and_encodable() -> None:
+    """A non-UTF-8 file name (surrogate-escaped) or a ``\\ud800`` title: escaped in every Markdown
+    form, so the report encodes as UTF-8."""
+    from vimesync.report.markdown import safe_url
+    from vimesync.text import utf8_safe, visible
+
+    assert visible("a\udcffb\ud800") == "a\\udcffb\\ud800"
+    assert utf8_safe("x/\udcff.py") == "x/\ufffd.py"
+    for out in (escape("t \ud800 x"), cell("vime/\udcffbad.py"), code("vime/\udcffbad.py", in_table=True)):
+        out.encode("utf-8")
+        assert "udcff" in out or "ud800" in out
+    assert safe_url("https://x.org/\udcff") == "https://x.org/%3F"

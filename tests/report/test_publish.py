@@ -162,3 +162,19 @@ def test_the_renderer_neutralizes_mentions_for_output_too() -> None:
     walk = replace(walk, prs=(replace(walk.prs[0], title="thanks @octocat and @org/team"), *walk.prs[1:]))
     md = render_markdown(build_report(walk=walk, upstream_name="Slime", upstream_repo="THUDM/slime"))
     assert "thanks <code>@octocat</code> and <code>@org/team</code>" in md
+
+
+def test_a_description_over_githubs_limit_is_never_sent(github, tmp_path: Path) -> None:
+    """GitHub answers 422 to a body over 65,536 characters: refused before the PATCH (and, when
+    the report alone is too long, before any request), naming the length and the limit."""
+    state, api = github
+    client = _client(api, tmp_path)
+    with pytest.raises(BadInput, match=r"over GitHub's limit of 65,536") as exc:
+        publish("vime/vime#7", "x" * 70_000 + "\n", client=client)
+    assert "70,0" in str(exc.value) and "--output" in (exc.value.hint or "")
+    assert state.requests == []
+    state.body = HUMAN + "h" * 65_000  # fits alone, and so does the report: not together
+    with pytest.raises(BadInput, match=r"the description would be 65,[0-9]{3} characters"):
+        publish("vime/vime#7", "## Summary\n\n" + "r" * 500 + "\n", client=client)
+    assert [m for m, _, _ in state.requests] == ["GET"]
+    assert publish("vime/vime#7", "## Summary\n\nshort\n", client=client).changed is True

@@ -172,3 +172,55 @@ def test_bad_title_regex_prints_nothing_of_its_own(tmp_path: Path, capfd: pytest
     with pytest.raises(ConfigError, match="rule 1: bad title regex"):
         _policy(tmp_path, '[[rule]]\naction = "exclude"\nreason = "r"\ntitle = "(?!x)"\n')
     assert capfd.readouterr() == ("", "")  # RE2's own logging is off
+
+
+def _rules(n: int, globs: str) -> str:
+    return "".join(
+        f'[[rule]]\naction = "exclude"\nreason = "r{i}"\npaths = {globs.format(i=i)}\n' for i in range(n)
+    )
+
+
+def test_rule_and_glob_caps_name_the_policy_file(tmp_path: Path) -> None:
+    from vimesync.upstream.policy import MAX_RULE_GLOBS, MAX_RULES
+
+    assert len(_policy(tmp_path, _rules(MAX_RULES, '["docker/x{i}/**"]')).rules) == MAX_RULES
+    with pytest.raises(
+        ConfigError, match=rf"policy\.toml: {MAX_RULES + 1} rules, over the limit of {MAX_RULES}"
+    ):
+        _policy(tmp_path, _rules(MAX_RULES + 1, '["docker/x{i}/**"]'))
+    many = "[" + ", ".join(f'"d{j}/**"' for j in range(MAX_RULE_GLOBS + 1)) + "]"
+    with pytest.raises(ConfigError, match=rf"policy\.toml:4: rule 1: {MAX_RULE_GLOBS + 1} paths globs, over"):
+        _policy(tmp_path, _rules(1, many))
+
+
+def test_many_rules_against_a_huge_pr_match_each_path_once(tmp_path: Path) -> None:
+    """256 path rules × 100,000 changed paths: 25.6M glob matches (~30 s) before; now the paths
+    no rule can match are dropped by one prefilter pass, and each rule sees the rest once."""
+    pol = _policy(tmp_path, _rules(256, '["docker/x{i}/**", "slime/keep{i}.py", "!docker/x{i}/keep"]'))
+    paths = tuple(
+        sorted(f"slime/mod{i % 50}/f{i}.py" for i in range(100_000)) + ["docker/x7/a", "slime/keep9.py"]
+    )
+    d = decide(_pr(1, "big", paths), pol)
+    assert d.status == APPLICABLE and d.partial_paths == ("docker/x7/a", "slime/keep9.py")
+    assert decide(_pr(2, "npu", ("docker/x7/a", "docker/x7/b/c")), pol).rule == 8
+    from vimesync.upstream.policy import Policy
+
+    assert (
+        decide(_pr(2, "npu", ("docker/x7/a",)), Policy(file=None, rules=pol.rules)).rule == 8
+    )  # same prefilter
+    # A rule's own negations still hold: docker/x7/keep is not excluded by rule 8.
+    assert decide(_pr(3, "k", ("docker/x7/a", "docker/x7/keep")), pol).partial_paths == ("docker/x7/a",)
+
+
+def test_audit_matches_every_exclude_rule_of_a_policy_at_the_caps(tmp_path: Path) -> None:
+    """256 rules × 64 globs: one pathspec set of 16,384 globs is more than RE2 compiles ("failed
+    to compile Set", a traceback); one set per rule, behind sharded prefilters, is not."""
+    from vimesync.audit.audit import excluded_matcher, load_excluded_globs
+
+    globs = "[" + ", ".join(f'"d{{i}}/s{j}/**"' for j in range(63)) + ', "!d{i}/s0/keep"]'
+    f = tmp_path / "policy.toml"
+    f.write_text(_rules(256, globs))
+    is_excluded = excluded_matcher(load_excluded_globs(f))
+    assert is_excluded("d255/s62/a.py") and is_excluded("d0/s0/x")
+    assert not is_excluded("d0/s0/keep") and not is_excluded("d0/s63/a.py") and not is_excluded("x.py")
+    assert is_excluded("d3/s1/\udcff.py")  # a non-UTF-8 name still matches

@@ -43,7 +43,8 @@ def test_tokens_of_a_huge_message_are_linear_and_capped() -> None:
     stream = itertools.chain([b"\0\0abc \0a <a@x>\0date\0"], _chunks(256 << 20), [b"\0path\0"])
     toks = list(_tokens(stream))
     assert toks[:5] == [b"", b"", b"abc ", b"a <a@x>", b"date"]
-    assert len(toks[5]) == MAX_MESSAGE and toks[6:] == [b"path"]
+    # The head, plus the end of its (uncut) first line, where a (#N) suffix lives.
+    assert len(toks[5]) == MAX_MESSAGE + len("(#123456789)") and toks[6:] == [b"path"]
 
 
 def test_tokens_split_exactly_like_bytes_split() -> None:
@@ -146,6 +147,30 @@ def test_walk_of_a_huge_message(tmp_path: Path) -> None:
     message = tmp_path / "message"
     message.write_text("Big " + "x" * (4 << 20) + " (#5)\n\n" + "body " * 200_000)
     r.git("commit", "-q", "-F", str(message))
+    r.write({"b.py": "b\n"})
+    message.write_text("Direct " + "y" * (4 << 20) + "\n")
+    r.git("commit", "-q", "-F", str(message))
     result = walk(r.path, base, "HEAD")
-    [d] = result.direct_commits  # the (#5) lies beyond the kept subject
-    assert len(d.title) == MAX_SUBJECT and d.paths == ("a.py",)
+    # The (#5) lies far beyond the kept subject: still found, on the whole first line.
+    [pr] = result.prs
+    assert pr.number == 5 and pr.title == "Big " + "x" * (MAX_SUBJECT - len(" (#5)") - 4)
+    assert pr.paths == ("a.py",)
+    [d] = result.direct_commits
+    assert len(d.title) == MAX_SUBJECT and d.paths == ("b.py",)
+
+
+def test_a_padded_subject_keeps_its_pr_number() -> None:
+    """A subject padded past MAX_SUBJECT, or past the MAX_MESSAGE cut, keeps its real ``(#N)``."""
+    for pad in ("x" * 10_000, " " * 10_000, "x" * (MAX_SUBJECT - 3), "x" * (MAX_MESSAGE + 5)):
+        record = b"\0\0" + b"a" * 40 + b" \0x <x@y>\0date\0Fix " + pad.encode() + b" (#77)  \0\nf.py\0"
+        [fp] = list(parse_log([record]))
+        assert len(fp.commit.subject) <= MAX_SUBJECT
+        assert pr_number(fp.commit) == 77
+        assert pr_title(fp.commit).startswith("Fix")
+    # Cut in the middle of the suffix, in chunks, with trailing blanks in later chunks.
+    record = b"\0\0" + b"a" * 40 + b" \0x <x@y>\0date\0Fix " + b"x" * 100 + b" (#77)" + b" " * 500
+    for size in (1, 7, 64):
+        chunks = [record[i : i + size] for i in range(0, len(record), size)] + [b"\nbody\0\nf.py\0"]
+        toks = list(_tokens(chunks, limit=100))
+        assert toks[5].startswith(b"Fix ") and split_suffix(toks[5].decode())[1] == 77, toks[5]
+        assert toks[6:] == [b"\nf.py"]

@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-import pathspec
-
 from vimesync import git
 from vimesync.audit.ledger import LEDGER_DIR, ledger_relpath, read_ledger
 from vimesync.audit.model import (
@@ -38,6 +36,7 @@ from vimesync.audit.model import (
 )
 from vimesync.config import check_map_pair
 from vimesync.errors import BadInput
+from vimesync.globs import GlobLists, PathGlobs
 
 PathMap = Sequence[tuple[str, str]]
 
@@ -70,23 +69,20 @@ def to_upstream(path: str, path_map: PathMap) -> str:
     return src + rest if src.endswith("/") or not src else f"{src}/{rest}"
 
 
-def excluded_matcher(globs: Iterable[str]) -> Callable[[str], bool]:
-    """A predicate for "under an excluded path" with gitignore-style globs (``dir/``, ``**``, ``*.md``)."""
-    spec = pathspec.GitIgnoreSpec.from_lines(list(globs))
-    return spec.match_file
+def excluded_matcher(globs: Iterable[Sequence[str]]) -> Callable[[str], bool]:
+    """A predicate for "under an excluded path": some list of gitignore-style globs (``dir/``,
+    ``**``, ``*.md``, ``!keep``; one list per exclude rule, its negations its own) matches the
+    path. Surrogate-escaped (non-UTF-8) paths match too."""
+    return GlobLists([PathGlobs(g) for g in globs]).any
 
 
-def load_excluded_globs(policy: Path | None) -> tuple[str, ...]:
-    """The ``paths`` globs of every ``exclude`` rule of the policy (``vimesync.upstream.policy``)."""
+def load_excluded_globs(policy: Path | None) -> tuple[tuple[str, ...], ...]:
+    """The ``paths`` globs of each ``exclude`` rule of the policy (``vimesync.upstream.policy``)."""
     if policy is None:
         return ()
     from vimesync.upstream.policy import load_policy
 
-    globs: list[str] = []
-    for rule in load_policy(policy).rules:
-        if rule.action == "exclude" and rule.paths:
-            globs += rule.paths
-    return tuple(globs)
+    return tuple(r.paths for r in load_policy(policy).rules if r.action == "exclude" and r.paths)
 
 
 def check_path_map(path_map: PathMap) -> None:
@@ -205,7 +201,7 @@ def run_audit(
     *,
     sync: str,
     path_map: PathMap = (),
-    excluded_globs: Iterable[str] = (),
+    excluded_globs: Iterable[Sequence[str]] = (),  # one list per exclude rule
     ledger_root: Path | None = None,
     upstream_base: str | None = None,
 ) -> AuditResult:

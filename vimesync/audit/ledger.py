@@ -23,7 +23,8 @@ from pathlib import Path
 from vimesync import safefs
 from vimesync.audit.model import Ledger, Review
 from vimesync.config import read_toml
-from vimesync.errors import ConfigError
+from vimesync.errors import BadInput, ConfigError
+from vimesync.text import visible
 
 LEDGER_DIR = "sop/reviews"
 
@@ -104,6 +105,16 @@ def dumps(ledger: Ledger) -> str:
 
 def write_ledger(path: Path, ledger: Ledger) -> None:
     """Write atomically: a reader sees the old ledger or the new one, never half of one. Missing
-    folders are created; a symlink at the file or a folder on its way is refused."""
+    folders are created; a symlink at the file or a folder on its way is refused. A path (or
+    name) that is not UTF-8 cannot be written as TOML: BadInput naming it, nothing written."""
+    for r in ledger.reviews:
+        for what, value in (("path", r.path), ("--by", r.by)):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise BadInput(
+                    f"{visible(value)}: {what} is not UTF-8, so the review ledger cannot record it",
+                    hint="rename the file to a UTF-8 name" if what == "path" else None,
+                ) from None
     data = dumps(ledger).encode("utf-8")
     safefs.write_atomic(path, data, root=_root(path), mkdirs=True, what="review ledger")

@@ -60,10 +60,16 @@ def find_refs(text: str, *, default_repo: str | None = None, kind: str = "") -> 
     ``owner/repo#N`` as written, ``commit:<sha>`` (linked when ``default_repo`` is known), other URLs
     verbatim. Words such as "no" or "not-needed" yield nothing."""
     found: list[tuple[int, Ref]] = []
-    taken: list[tuple[int, int]] = []
+    # One flag per character: a span is free when none of its characters is taken. The matches of
+    # one pattern never overlap, so each pass checks and marks every character at most once:
+    # linear in the text (a list of taken spans scanned per match was quadratic).
+    flags = bytearray(len(text))
 
     def free(m: re.Match[str]) -> bool:
-        return not any(a < m.end() and m.start() < b for a, b in taken)
+        return flags.find(1, m.start(), m.end()) == -1
+
+    def take(span: tuple[int, int]) -> None:
+        flags[span[0] : span[1]] = b"\x01" * (span[1] - span[0])
 
     for m in _GH_URL.finditer(text):
         repo, what, ident = m["repo"], m["what"], m["id"]
@@ -74,16 +80,16 @@ def find_refs(text: str, *, default_repo: str | None = None, kind: str = "") -> 
             path = "pull" if what.startswith("pull") else "issues"
             ref = Ref(text=f"{repo}#{n}", url=f"{GITHUB}/{repo}/{path}/{n}", kind=kind)
         found.append((m.start(), ref))
-        taken.append(m.span())
+        take(m.span())
     for m in _URL.finditer(text):
         if free(m):
             found.append((m.start(), Ref(text=m.group(0), url=m.group(0), kind=kind)))
-            taken.append(m.span())
+            take(m.span())
     for m in _SHORT.finditer(text):
         if free(m):
             repo, n = m["repo"], int(m["n"])
             found.append((m.start(), Ref(text=f"{repo}#{n}", url=f"{GITHUB}/{repo}/issues/{n}", kind=kind)))
-            taken.append(m.span())
+            take(m.span())
     for m in _COMMIT.finditer(text):
         if free(m):
             sha = m["sha"]
@@ -94,7 +100,7 @@ def find_refs(text: str, *, default_repo: str | None = None, kind: str = "") -> 
             else:
                 ref = Ref(text=f"commit {sha[:8]}", url="", kind=kind)
             found.append((m.start(), ref))
-            taken.append(m.span())
+            take(m.span())
     if default_repo:
         for m in _BARE.finditer(text):
             if free(m):

@@ -18,6 +18,7 @@ from vimesync.text import plural, visible
 
 DASH = "—"
 MAX_LIST = 50  # longest list of paths/failures printed before "… and N more"
+MAX_REFS = 10  # references shown per patch row (the JSON report keeps them all)
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~&$])")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
@@ -64,7 +65,7 @@ def safe_url(url: str) -> str | None:
     end the destination, the link, the table cell or the line percent-encoded; else None."""
     if not _HTTP.match(url):
         return None  # javascript:, data:, mailto:, relative: shown as code, never linked
-    return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m[0].encode()), url)
+    return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m[0].encode("utf-8", "replace")), url)
 
 
 def link(ref: Ref) -> str:
@@ -147,8 +148,10 @@ def _purpose_cell(row_purpose: str | None, has_header: bool, refs: Sequence[Ref]
     if not has_header:
         return DASH
     parts = []
-    for r in refs:
+    for r in refs[:MAX_REFS]:
         parts.append(f"{r.kind} {link(r)}" if r.kind else link(r))
+    if len(refs) > MAX_REFS:
+        parts.append(f"and {plural(len(refs) - MAX_REFS, 'more reference')}")
     refs_text = ", ".join(parts)
     purpose = cell(row_purpose) if row_purpose else ""
     if purpose and refs_text:

@@ -18,6 +18,9 @@ from vimesync.report.mentions import END, START, neutralize_markers, neutralize_
 
 __all__ = ["END", "START", "PublishResult", "parse_target", "publish", "require_token", "splice"]
 
+# GitHub refuses a longer pull-request description (422 "body is too long").
+MAX_BODY = 65_536  # characters
+
 _TARGET = re.compile(r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)#(?P<n>[1-9][0-9]*)$")
 
 
@@ -84,6 +87,7 @@ def publish(target: str, report: str, *, client: GitHubClient | None = None) -> 
     the environment.
     """
     repo, number = parse_target(target)
+    _check_length(target, splice(None, report))  # before any request: the report alone is too long
     own = client is None
     if client is None:
         client = GitHubClient(repo, token=require_token(), base_url=api_url())
@@ -92,9 +96,19 @@ def publish(target: str, report: str, *, client: GitHubClient | None = None) -> 
     try:
         pull = client.pull_request(number)
         new = splice(pull.body, report)
+        _check_length(target, new)  # never sent: GitHub would refuse it
         if new != pull.body:
             client.set_pull_body(number, new)
         return PublishResult(target=f"{repo}#{number}", url=pull.html_url, changed=new != pull.body)
     finally:
         if own:
             client.close()
+
+
+def _check_length(target: str, body: str) -> None:
+    if len(body) > MAX_BODY:
+        raise BadInput(
+            f"--publish {target}: the description would be {len(body):,} characters, over GitHub's "
+            f"limit of {MAX_BODY:,}; nothing was published",
+            hint="write the report to a file with --output and attach or link it instead",
+        )

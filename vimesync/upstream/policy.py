@@ -22,21 +22,27 @@ accepted: look-ahead/behind ``(?=…) (?!…) (?<=…) (?<!…)``, back-referenc
 possessive repeats, ``\Z`` (write ``\z``), ``\uXXXX`` escapes (write the character, or a TOML
 ``\u`` escape). A pattern is at most ``MAX_TITLE_REGEX`` characters with at most
 ``MAX_TITLE_GROUPS`` groups; anything else is a ConfigError naming the rule.
+
+Path matching costs (rules with ``paths``) × (paths a PR changes), and an upstream PR may change
+tens of thousands of files, so a policy holds at most ``MAX_RULES`` (256) rules and a rule at most
+``MAX_RULE_GLOBS`` (64) globs (a ConfigError naming the file otherwise); each rule's globs are
+compiled once, and each rule matches a PR's paths at most once per PR.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import pathspec
 import re2
 
 from vimesync.config import read_text
 from vimesync.errors import ConfigError
+from vimesync.globs import GlobLists, PathGlobs
 from vimesync.safefs import excerpt, loads_toml
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
 
@@ -47,6 +53,8 @@ RULE_KEYS = {"action", "reason", *MATCHERS}
 _RULE_HEADER = re.compile(r"^\s*\[\[\s*rule\s*\]\]")
 MAX_TITLE_REGEX = 1000  # characters
 MAX_TITLE_GROUPS = 100
+MAX_RULES = 256
+MAX_RULE_GLOBS = 64
 
 
 @dataclass(frozen=True)
@@ -95,16 +103,17 @@ class Rule:
     title: TitleRegex | None = None
     labels: frozenset[str] | None = None
     paths: tuple[str, ...] | None = None
-    _spec: pathspec.GitIgnoreSpec | None = None
+    _spec: PathGlobs | None = None
 
     def path_matches(self, paths: Iterable[str]) -> list[str]:
         """The given paths this rule's globs match (all of them when it has no globs)."""
         if self._spec is None:
             return list(paths)
-        return [p for p in paths if self._spec.match_file(p)]
+        return [p for p in paths if self._spec(p)]
 
-    def matches(self, pr: PullRequest) -> bool:
-        """All of the rule's matchers hold for ``pr``."""
+    def matches(self, pr: PullRequest, hits: Callable[[], list[str]] | None = None) -> bool:
+        """All of the rule's matchers hold for ``pr``. The paths, the costly matcher, are looked at
+        last, through ``hits`` (``path_matches(pr.paths)``, cached by the caller) when given."""
         if self.prs is not None and pr.number not in self.prs:
             return False
         if self.title is not None and not self.title.search(pr.title):
@@ -113,8 +122,9 @@ class Rule:
             return False
         if self.paths is not None:
             # A PR that changes nothing is not "all in these paths": never exclude it by paths.
-            if not pr.paths or len(self.path_matches(pr.paths)) != len(pr.paths):
+            if not pr.paths:
                 return False
+            return len(hits() if hits else self.path_matches(pr.paths)) == len(pr.paths)
         return True
 
 
@@ -122,6 +132,11 @@ class Rule:
 class Policy:
     file: Path | None
     rules: tuple[Rule, ...] = ()
+    _globs: GlobLists = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # The rules' globs share one prefilter (see GlobLists); frozen, so set it this way.
+        object.__setattr__(self, "_globs", GlobLists([r._spec for r in self.rules if r._spec is not None]))
 
     @property
     def needs_labels(self) -> bool:
@@ -202,9 +217,11 @@ def _parse_rule(path: Path, text: str, index: int, line: int | None, raw: Any) -
         globs = raw["paths"]
         if not isinstance(globs, list) or not globs or not all(isinstance(g, str) and g for g in globs):
             raise fail("paths must be a non-empty list of glob strings", "paths")
+        if len(globs) > MAX_RULE_GLOBS:
+            raise fail(f"{len(globs)} paths globs, over the limit of {MAX_RULE_GLOBS}", "paths")
         try:
-            kwargs["_spec"] = pathspec.GitIgnoreSpec.from_lines(globs)
-        except Exception as exc:  # pathspec raises its own error types for bad globs
+            kwargs["_spec"] = PathGlobs(globs)
+        except ValueError as exc:  # pathspec's or RE2's reason
             raise fail(f"bad paths glob: {exc}", "paths") from None
         kwargs["paths"] = tuple(globs)
     return Rule(index=index, line=line, action=action, reason=reason.strip(), **kwargs)
@@ -223,6 +240,12 @@ def parse_policy(text: str, path: Path) -> Policy:
     raw_rules = data.get("rule", [])
     if not isinstance(raw_rules, list):
         raise ConfigError(str(path), "'rule' must be an array of tables: write [[rule]], not [rule]")
+    if len(raw_rules) > MAX_RULES:
+        raise ConfigError(
+            str(path),
+            f"{len(raw_rules)} rules, over the limit of {MAX_RULES}",
+            hint="merge rules: one rule may list many PRs, labels or globs",
+        )
     lines = _rule_lines(text)
     rules = tuple(
         _parse_rule(path, text, i, lines[i - 1] if i - 1 < len(lines) else None, raw)
@@ -243,17 +266,27 @@ def decide(pr: PullRequest, policy: Policy) -> Decision:
     Applicable PRs that an exclude ``paths`` rule matches only partly carry those paths in
     ``partial_paths`` so a maintainer can see PRs that are half in an excluded area.
     """
+    hits: dict[int, list[str]] = {}  # rule index -> the PR's paths its globs match, each once
+    candidates: list[list[str]] = []  # [the PR's paths some rule may match], found once
+
+    def hits_of(rule: Rule) -> list[str]:
+        if not candidates:
+            candidates.append(policy._globs.candidates(pr.paths))
+        if rule.index not in hits:
+            hits[rule.index] = rule.path_matches(candidates[0])
+        return hits[rule.index]
+
     for rule in policy.rules:
-        if rule.matches(pr):
+        if rule.matches(pr, partial(hits_of, rule)):
             status = EXCLUDED if rule.action == "exclude" else APPLICABLE
             return Decision(status=status, reason=rule.reason, rule=rule.index, action=rule.action)
-    partial: set[str] = set()
+    half: set[str] = set()
     for rule in policy.rules:
         if rule.action == "exclude" and rule.paths is not None and pr.paths:
-            hit = rule.path_matches(pr.paths)
+            hit = hits_of(rule)
             if hit and len(hit) < len(pr.paths):
-                partial.update(hit)
-    return Decision(status=APPLICABLE, reason="", partial_paths=tuple(sorted(partial)))
+                half.update(hit)
+    return Decision(status=APPLICABLE, reason="", partial_paths=tuple(sorted(half)))
 
 
 def classify(prs: Iterable[PullRequest], policy: Policy) -> tuple[PullRequest, ...]:

@@ -57,22 +57,51 @@ class FirstParent:
 
 def _tokens(chunks: Iterable[bytes], limit: int = MAX_MESSAGE) -> Iterator[bytes]:
     """NUL-separated tokens of a stream, each cut to ``limit`` bytes: linear in the stream, and a
-    50 MB commit message costs one pass over it, never a copy per chunk."""
+    50 MB commit message costs one pass over it, never a copy per chunk.
+
+    A token cut inside its first line keeps that line's last ``_SUFFIX_TAIL`` bytes after its
+    head, so a subject padded past the cap keeps its ``(#N)`` suffix."""
     parts: list[bytes] = []
     kept = 0
+    tail = b""  # of the first line, while it runs past the cap
+    in_line = True  # the skipped bytes still belong to the first line
+
+    def cut(piece: bytes) -> None:
+        nonlocal tail, in_line
+        if in_line:
+            nl = piece.find(b"\n")
+            if nl != -1:
+                piece, in_line = piece[:nl], False
+            piece = piece.rstrip()  # trailing blanks after a suffix must not push it out
+            if piece:
+                tail = (tail + piece[-_SUFFIX_TAIL:])[-_SUFFIX_TAIL:]
+
+    def token() -> bytes:
+        head = b"".join(parts)
+        return head + tail if tail and b"\n" not in head else head
+
     for chunk in chunks:
         start = 0
         while (end := chunk.find(b"\0", start)) != -1:
             if kept < limit:
                 parts.append(chunk[start : min(end, start + limit - kept)])
-            yield b"".join(parts)
-            parts, kept, start = [], 0, end + 1
-        if kept < limit and start < len(chunk):
-            piece = chunk[start : start + limit - kept]
-            parts.append(piece)
-            kept += len(piece)
+                if end > start + limit - kept:
+                    cut(chunk[start + limit - kept : end])
+            else:
+                cut(chunk[start:end])
+            yield token()
+            parts, kept, start, tail, in_line = [], 0, end + 1, b"", True
+        if start < len(chunk):
+            if kept < limit:
+                piece = chunk[start : start + limit - kept]
+                parts.append(piece)
+                kept += len(piece)
+                if len(chunk) - start > len(piece):
+                    cut(chunk[start + len(piece) :])
+            else:
+                cut(chunk[start:])
     if parts:
-        yield b"".join(parts)
+        yield token()
 
 
 def parse_log(chunks: Iterable[bytes]) -> Iterator[FirstParent]:
@@ -100,7 +129,7 @@ def parse_log(chunks: Iterable[bytes]) -> Iterator[FirstParent]:
         commit = Commit(
             sha=ids[0],
             parents=tuple(ids[1:]),
-            subject=subject.strip()[:MAX_SUBJECT],
+            subject=_kept_subject(subject.strip()),
             body=body.strip("\n"),
             author=header[1].decode("utf-8", "replace"),
             date=header[2].decode(),
@@ -119,6 +148,17 @@ def split_suffix(subject: str) -> tuple[str, int | None]:
     if m is None:
         return subject, None
     return text[: m.start()].rstrip(), int(m.group(1))
+
+
+def _kept_subject(subject: str) -> str:
+    """``subject`` cut to MAX_SUBJECT characters for display, its ``(#N)`` suffix kept: the suffix
+    is found on the whole first line (one pass from its end) before the cut, so padding a subject
+    cannot turn a PR into a direct commit."""
+    if len(subject) <= MAX_SUBJECT:
+        return subject
+    title, number = split_suffix(subject)
+    suffix = "" if number is None else f" (#{number})"
+    return title[: MAX_SUBJECT - len(suffix)] + suffix
 
 
 def pr_number(commit: Commit) -> int | None:
