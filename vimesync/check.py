@@ -16,7 +16,6 @@ from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
-from vimesync.errors import PatchError
 from vimesync.patches.diffbinary import held_size
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import PatchFile
@@ -26,7 +25,9 @@ from vimesync.pycheck.run import parse_patched
 from vimesync.safefs import ensure_output_dir, scratch_dir
 from vimesync.source import Source, open_source, write_file
 
-MAX_STACK_BINARY = 1 << 30  # two patches at their own cap (diffbinary.MAX_BINARY_HELD)
+# Two patches at their own cap (diffbinary.MAX_BINARY_HELD). With the read-back of the files
+# written, a worst-case series peaks at a few hundred MiB.
+MAX_STACK_BINARY = 256 << 20
 
 
 def load_stack(series_path: Path, *, strip: int, max_binary: int = MAX_STACK_BINARY) -> list[PatchFile]:
@@ -38,12 +39,17 @@ def load_stack(series_path: Path, *, strip: int, max_binary: int = MAX_STACK_BIN
     stack: list[PatchFile] = []
     held = 0
     for e in series.entries:
-        patch = parse_patch(read_patch(e), name=e.name, strip=e.strip)
+        patch = parse_patch(read_patch(e), name=e.name, strip=e.strip, series_binary=(held, max_binary))
         held += sum(held_size(fp.binary) for fp in patch.files if fp.binary is not None)
-        if held > max_binary:
-            raise PatchError(e.name, f"the series' binary data comes to over {max_binary >> 20} MiB")
         stack.append(patch)
     return stack
+
+
+def _drain(stack: list[PatchFile]) -> Iterator[PatchFile]:
+    """Yield the patches of ``stack`` in order, emptying it, so none is kept once used."""
+    stack.reverse()
+    while stack:
+        yield stack.pop()
 
 
 def _check_export_dir(export: Path) -> None:
@@ -93,7 +99,9 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         scratch = Path(tmp) / "tree"
         scratch.mkdir()
         provider = source_provider(source)
-        results = apply_stack(scratch, patches, keep_going=opts.keep_going, provider=provider)
+        # Each patch is dropped once applied: its binary data is on disk by then, and the files
+        # read back below would otherwise be a second copy of it.
+        results = apply_stack(scratch, _drain(patches), keep_going=opts.keep_going, provider=provider)
         changed = changed_files(scratch, {p for r in results for p in r.touched}, provider)
         python = None
         if all(r.ok for r in results) or opts.keep_going:

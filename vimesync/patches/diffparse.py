@@ -35,23 +35,34 @@ MAX_LINE_NUMBER = 10_000_000  # hunk positions and counts
 MAX_HUNKS_PER_FILE = 100_000
 
 
-def parse_patch(data: bytes, *, name: str, strip: int = 1, max_bytes: int = MAX_PATCH_BYTES) -> PatchFile:
+def parse_patch(
+    data: bytes,
+    *,
+    name: str,
+    strip: int = 1,
+    max_bytes: int = MAX_PATCH_BYTES,
+    series_binary: tuple[int, int] | None = None,
+) -> PatchFile:
     """Parse one patch file the way ``git apply -p<strip>`` reads it.
 
     Accepts git diffs (extended headers, renames, copies, modes, binary patches), plain unified
     diffs and ``git format-patch`` mails. The free text before the first file section is kept
     verbatim as ``header`` and parsed as DEP-3. Raises PatchError (naming the patch, the patch
     line and the file) for anything git would reject, for unsafe paths, and for input git would
-    partly ignore (see the module docstring)."""
+    partly ignore (see the module docstring).
+
+    ``series_binary`` is (binary data the patches before this one hold, the series' cap): the
+    patch is refused at the binary hunk that takes the sum over the cap, before more of its
+    data is inflated (see ``diffbinary.held_size``)."""
     if strip < 0:
         raise PatchError(name, f"invalid strip level -p{strip}")
     if len(data) > max_bytes:
         raise PatchError(name, f"patch is {len(data)} bytes, over the {max_bytes}-byte limit")
-    return _Parser(data, name, strip).parse()
+    return _Parser(data, name, strip, series_binary or (0, -1)).parse()
 
 
 class _Parser:
-    def __init__(self, data: bytes, name: str, strip: int) -> None:
+    def __init__(self, data: bytes, name: str, strip: int, series_binary: tuple[int, int]) -> None:
         self.data = data
         self.name = name
         parts = data.split(b"\n")
@@ -64,6 +75,7 @@ class _Parser:
         self.remaining = [total - done for done in accumulate(map(len, self.lines), initial=0)]
         self.headers = HeaderReader(self.lines, strip, self.error)
         self.binary_held = 0  # bytes the binary hunks so far hold, with their results
+        self.series_held, self.series_cap = series_binary  # cap -1: no series
 
     def error(
         self, message: str, *, line: int | None = None, file: str | None = None, hunk: int | None = None
@@ -151,6 +163,9 @@ class _Parser:
                 self.binary_held += held_size(binary)
                 if self.binary_held > MAX_BINARY_HELD:
                     why = f"the patch's binary data and results come to over {MAX_BINARY_HELD >> 20} MiB"
+                    raise self.error(why, line=at, file=label)
+                if 0 <= self.series_cap < self.series_held + self.binary_held:
+                    why = f"the series' binary data comes to over {self.series_cap >> 20} MiB"
                     raise self.error(why, line=at, file=label)
             elif line.endswith(b" differ\n") and line.startswith((b"Binary files ", b"Files ")):
                 without_data = True
