@@ -368,3 +368,19 @@ def test_applied_patches_are_dropped_before_the_tree_is_read_back(stack: Stack) 
     assert done.returncode == 0, done.stderr
     # MiB: 72 read back (or parsed) plus the interpreter; holding the patches too made it 72 more.
     assert int(done.stdout) < 72 + 70
+
+
+def test_lines_of_the_whole_series_are_capped_before_parsing(tmp_path: Path) -> None:
+    # Each patch under its own line cap; together over the series' (here lowered to 100,000
+    # lines): refused at the patch that crosses it, before it is parsed (the real cap, 2M lines,
+    # bounds what the parsed stack holds to ~0.5 GB; 256 MiB of patches could hold ~24 GB).
+    from vimesync.check import load_stack
+
+    for i in range(3):
+        body = b"+\n" * 40_000
+        head = b"--- /dev/null\n+++ b/f%d.txt\n@@ -0,0 +1,40000 @@\n" % i
+        (tmp_path / f"p{i}.patch").write_bytes(head + body)
+    (tmp_path / "series").write_text("p0.patch\np1.patch\np2.patch\n")
+    assert len(load_stack(tmp_path / "series", strip=1, max_lines=3 * 40_003)) == 3
+    with pytest.raises(PatchError, match=r"p2\.patch: the series' patches come to over 100000 lines"):
+        load_stack(tmp_path / "series", strip=1, max_lines=100_000)

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
+from vimesync.errors import PatchError
 from vimesync.patches.diffbinary import held_size
-from vimesync.patches.diffparse import parse_patch
+from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
 from vimesync.patches.model import PatchFile
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK, Provider, apply_stack
@@ -28,18 +29,34 @@ from vimesync.source import Source, open_source, write_file
 # Two patches at their own cap (diffbinary.MAX_BINARY_HELD). With the read-back of the files
 # written, a worst-case series peaks at a few hundred MiB.
 MAX_STACK_BINARY = 256 << 20
+# Lines of all the patches together (a hunk line is held as ~100 bytes; diffparse.MAX_PATCH_LINES
+# per patch): a worst-case series peaks at about 0.5 GB.
+MAX_STACK_LINES = 2_000_000
 
 
-def load_stack(series_path: Path, *, strip: int, max_binary: int = MAX_STACK_BINARY) -> list[PatchFile]:
+def load_stack(
+    series_path: Path,
+    *,
+    strip: int,
+    max_binary: int = MAX_STACK_BINARY,
+    max_lines: int = MAX_STACK_LINES,
+) -> list[PatchFile]:
     """Read and parse every patch of the series up front: a malformed or unsafe patch is bad
     input (exit 2, naming the patch) before any source is opened. The binary data the whole
     stack holds (inflated payloads and the results deltas announce) is capped like one patch's,
-    so many small patches cannot add up to what one may not hold."""
+    so many small patches cannot add up to what one may not hold; so are the lines of all the
+    patches, counted before each is parsed."""
     series = load_series(series_path, default_strip=strip)
     stack: list[PatchFile] = []
-    held = 0
+    held = lines = 0
     for e in series.entries:
-        patch = parse_patch(read_patch(e), name=e.name, strip=e.strip, series_binary=(held, max_binary))
+        data = read_patch(e)
+        count = data.count(b"\n")  # over MAX_PATCH_LINES: parse_patch names the patch's own cap
+        lines += min(count, MAX_PATCH_LINES)
+        if lines > max_lines:
+            raise PatchError(e.name, f"the series' patches come to over {max_lines} lines")
+        patch = parse_patch(data, name=e.name, strip=e.strip, series_binary=(held, max_binary))
+        del data  # parsed: the bytes are not needed while the next patch is read
         held += sum(held_size(fp.binary) for fp in patch.files if fp.binary is not None)
         stack.append(patch)
     return stack

@@ -21,7 +21,7 @@ from tests.gitrepo import Repo
 from vimesync import git
 from vimesync.errors import GitError, PatchError
 from vimesync.patches import diffparse
-from vimesync.patches.diffparse import parse_patch
+from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
 from vimesync.patches.model import FilePatch, PatchFile
 
 
@@ -618,3 +618,11 @@ def test_mutated_patches_parse_or_raise_patch_error(cuts: list[tuple[int, int, b
         assert exc.patch == "fuzz.patch"
     else:
         assert all(fp.old_path or fp.new_path for fp in pf.files)
+
+
+def test_lines_per_patch_are_capped_before_splitting() -> None:
+    # 60 MB of "+" lines: split into lines and hunk tuples it took ~6 GB (about 200 bytes a line).
+    n = 30_000_000
+    data = b"--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,%d @@\n" % n + b"+\n" * n
+    with pytest.raises(PatchError, match=rf"big\.patch: patch has more than {MAX_PATCH_LINES} lines"):
+        parse_patch(data, name="big.patch")

@@ -33,6 +33,9 @@ from vimesync.patches.safety import check_path
 MAX_PATCH_BYTES = 64 * 1024 * 1024
 MAX_LINE_NUMBER = 10_000_000  # hunk positions and counts
 MAX_HUNKS_PER_FILE = 100_000
+# Every line of a patch costs ~100-250 bytes while parsed (a bytes object per line, its offset,
+# its hunk entry): 1M lines peak at ~300 MB, and are 20-100 times what a real engine patch has.
+MAX_PATCH_LINES = 1_000_000
 
 
 def parse_patch(
@@ -58,6 +61,8 @@ def parse_patch(
         raise PatchError(name, f"invalid strip level -p{strip}")
     if len(data) > max_bytes:
         raise PatchError(name, f"patch is {len(data)} bytes, over the {max_bytes}-byte limit")
+    if data.count(b"\n") > MAX_PATCH_LINES:  # counted before any line is split off
+        raise PatchError(name, f"patch has more than {MAX_PATCH_LINES} lines")
     return _Parser(data, name, strip, series_binary or (0, -1)).parse()
 
 
