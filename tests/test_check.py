@@ -384,3 +384,22 @@ def test_lines_of_the_whole_series_are_capped_before_parsing(tmp_path: Path) -> 
     assert len(load_stack(tmp_path / "series", strip=1, max_lines=3 * 40_003)) == 3
     with pytest.raises(PatchError, match=r"p2\.patch: the series' patches come to over 100000 lines"):
         load_stack(tmp_path / "series", strip=1, max_lines=100_000)
+
+
+def test_files_the_whole_series_changes_are_capped(tmp_path: Path) -> None:
+    # 300,000 one-line files in a 32 MB patch took 43 s to parse, check and write (the real cap,
+    # MAX_STACK_FILES, is lowered here to 5): refused at the section that crosses the cap.
+    from vimesync.check import MAX_STACK_FILES, load_stack
+
+    for i in range(2):
+        sections = [
+            b"diff --git a/f%d/%d.txt b/f%d/%d.txt\nnew file mode 100644\n--- /dev/null\n"
+            b"+++ b/f%d/%d.txt\n@@ -0,0 +1 @@\n+x\n" % ((i, j) * 3)
+            for j in range(3)
+        ]
+        (tmp_path / f"p{i}.patch").write_bytes(b"".join(sections))
+    (tmp_path / "series").write_text("p0.patch\np1.patch\n")
+    assert len(load_stack(tmp_path / "series", strip=1, max_files=6)) == 2
+    with pytest.raises(PatchError, match=r"p1\.patch:13: the series' patches change more than 5 files"):
+        load_stack(tmp_path / "series", strip=1, max_files=5)
+    assert MAX_STACK_FILES == 50_000

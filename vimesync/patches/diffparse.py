@@ -45,6 +45,7 @@ def parse_patch(
     strip: int = 1,
     max_bytes: int = MAX_PATCH_BYTES,
     series_binary: tuple[int, int] | None = None,
+    series_files: tuple[int, int] | None = None,
 ) -> PatchFile:
     """Parse one patch file the way ``git apply -p<strip>`` reads it.
 
@@ -56,18 +57,26 @@ def parse_patch(
 
     ``series_binary`` is (binary data the patches before this one hold, the series' cap): the
     patch is refused at the binary hunk that takes the sum over the cap, before more of its
-    data is inflated (see ``diffbinary.held_size``)."""
+    data is inflated (see ``diffbinary.held_size``). ``series_files`` likewise caps the file
+    sections of the series (each costs a few hundred microseconds to check and write)."""
     if strip < 0:
         raise PatchError(name, f"invalid strip level -p{strip}")
     if len(data) > max_bytes:
         raise PatchError(name, f"patch is {len(data)} bytes, over the {max_bytes}-byte limit")
     if data.count(b"\n") > MAX_PATCH_LINES:  # counted before any line is split off
         raise PatchError(name, f"patch has more than {MAX_PATCH_LINES} lines")
-    return _Parser(data, name, strip, series_binary or (0, -1)).parse()
+    return _Parser(data, name, strip, series_binary or (0, -1), series_files or (0, -1)).parse()
 
 
 class _Parser:
-    def __init__(self, data: bytes, name: str, strip: int, series_binary: tuple[int, int]) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        name: str,
+        strip: int,
+        series_binary: tuple[int, int],
+        series_files: tuple[int, int],
+    ) -> None:
         self.data = data
         self.name = name
         parts = data.split(b"\n")
@@ -81,6 +90,7 @@ class _Parser:
         self.headers = HeaderReader(self.lines, strip, self.error)
         self.binary_held = 0  # bytes the binary hunks so far hold, with their results
         self.series_held, self.series_cap = series_binary  # cap -1: no series
+        self.series_files, self.series_files_cap = series_files
 
     def error(
         self, message: str, *, line: int | None = None, file: str | None = None, hunk: int | None = None
@@ -98,6 +108,9 @@ class _Parser:
             if found is None:
                 break
             sec, body = found
+            if 0 <= self.series_files_cap <= self.series_files + len(files):
+                why = f"the series' patches change more than {self.series_files_cap} files"
+                raise self.error(why, line=sec.line + 1)
             if first_section is None:
                 first_section = sec.line
             else:
