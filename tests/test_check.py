@@ -340,3 +340,66 @@ def test_a_git_tree_with_a_name_twice_is_refused(tmp_path: Path) -> None:
     commit = repo.git("commit-tree", "-m", "twice", tree.decode().strip()).strip()
     with pytest.raises(BadInput, match="'a.py' appears twice"):
         open_source(repo.path, commit)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads VmHWM from /proc")
+def test_applied_patches_are_dropped_before_the_tree_is_read_back(stack: Stack) -> None:
+    # Three patches, each creating a 24 MiB binary file. The parsed stack used to stay alive while
+    # the changed files were read back from the scratch tree: every byte held twice (a series at
+    # the old 1 GiB binary cap peaked over 2 GB). A fresh interpreter reports its own peak
+    # (VmHWM: unlike ru_maxrss, not inherited from the process that started it).
+    for i in range(3):
+        stack.add(f"000{i + 3}-blob.patch", {f"data/blob{i}.bin": b"\0" + bytes([i + 1]) * (24 << 20)})
+    code = (
+        "import re, sys\n"
+        "from pathlib import Path\n"
+        "from vimesync.check import run_check\n"
+        "from vimesync.checkmodel import CheckOptions\n"
+        "r = run_check(CheckOptions(source=Path(sys.argv[1]), series=Path(sys.argv[2]), rev=sys.argv[3],"
+        " use_cache=False))\n"
+        "assert all(p.ok for p in r.patches), r.patches\n"
+        "print(int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)) >> 10)\n"
+    )
+    args = [str(stack.repo.path), str(stack.dir / "series"), stack.pin]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=stack.dir
+    )
+    assert done.returncode == 0, done.stderr
+    # MiB: 72 read back (or parsed) plus the interpreter; holding the patches too made it 72 more.
+    assert int(done.stdout) < 72 + 70
+
+
+def test_lines_of_the_whole_series_are_capped_before_parsing(tmp_path: Path) -> None:
+    # Each patch under its own line cap; together over the series' (here lowered to 100,000
+    # lines): refused at the patch that crosses it, before it is parsed (the real cap, 2M lines,
+    # bounds what the parsed stack holds to ~0.5 GB; 256 MiB of patches could hold ~24 GB).
+    from vimesync.check import load_stack
+
+    for i in range(3):
+        body = b"+\n" * 40_000
+        head = b"--- /dev/null\n+++ b/f%d.txt\n@@ -0,0 +1,40000 @@\n" % i
+        (tmp_path / f"p{i}.patch").write_bytes(head + body)
+    (tmp_path / "series").write_text("p0.patch\np1.patch\np2.patch\n")
+    assert len(load_stack(tmp_path / "series", strip=1, max_lines=3 * 40_003)) == 3
+    with pytest.raises(PatchError, match=r"p2\.patch: the series' patches come to over 100000 lines"):
+        load_stack(tmp_path / "series", strip=1, max_lines=100_000)
+
+
+def test_files_the_whole_series_changes_are_capped(tmp_path: Path) -> None:
+    # 300,000 one-line files in a 32 MB patch took 43 s to parse, check and write (the real cap,
+    # MAX_STACK_FILES, is lowered here to 5): refused at the section that crosses the cap.
+    from vimesync.check import MAX_STACK_FILES, load_stack
+
+    for i in range(2):
+        sections = [
+            b"diff --git a/f%d/%d.txt b/f%d/%d.txt\nnew file mode 100644\n--- /dev/null\n"
+            b"+++ b/f%d/%d.txt\n@@ -0,0 +1 @@\n+x\n" % ((i, j) * 3)
+            for j in range(3)
+        ]
+        (tmp_path / f"p{i}.patch").write_bytes(b"".join(sections))
+    (tmp_path / "series").write_text("p0.patch\np1.patch\n")
+    assert len(load_stack(tmp_path / "series", strip=1, max_files=6)) == 2
+    with pytest.raises(PatchError, match=r"p1\.patch:13: the series' patches change more than 5 files"):
+        load_stack(tmp_path / "series", strip=1, max_files=5)
+    assert MAX_STACK_FILES == 50_000

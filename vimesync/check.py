@@ -18,7 +18,7 @@ from vimesync import nofollow
 from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
 from vimesync.errors import PatchError
 from vimesync.patches.diffbinary import held_size
-from vimesync.patches.diffparse import parse_patch
+from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
 from vimesync.patches.model import PatchFile
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK, Provider, apply_stack
@@ -26,24 +26,58 @@ from vimesync.pycheck.run import parse_patched
 from vimesync.safefs import ensure_output_dir, scratch_dir
 from vimesync.source import Source, open_source, write_file
 
-MAX_STACK_BINARY = 1 << 30  # two patches at their own cap (diffbinary.MAX_BINARY_HELD)
+# Two patches at their own cap (diffbinary.MAX_BINARY_HELD). With the read-back of the files
+# written, a worst-case series peaks at a few hundred MiB.
+MAX_STACK_BINARY = 256 << 20
+# File sections of all the patches together: each costs ~150 microseconds to parse, check and
+# write (300,000 took 43 s); real stacks change hundreds.
+MAX_STACK_FILES = 50_000
+# Lines of all the patches together (a hunk line is held as ~100 bytes; diffparse.MAX_PATCH_LINES
+# per patch): a worst-case series peaks at about 0.5 GB.
+MAX_STACK_LINES = 2_000_000
 
 
-def load_stack(series_path: Path, *, strip: int, max_binary: int = MAX_STACK_BINARY) -> list[PatchFile]:
+def load_stack(
+    series_path: Path,
+    *,
+    strip: int,
+    max_binary: int = MAX_STACK_BINARY,
+    max_lines: int = MAX_STACK_LINES,
+    max_files: int = MAX_STACK_FILES,
+) -> list[PatchFile]:
     """Read and parse every patch of the series up front: a malformed or unsafe patch is bad
     input (exit 2, naming the patch) before any source is opened. The binary data the whole
     stack holds (inflated payloads and the results deltas announce) is capped like one patch's,
-    so many small patches cannot add up to what one may not hold."""
+    so many small patches cannot add up to what one may not hold; so are the lines of all the
+    patches, counted before each is parsed, and the files they change."""
     series = load_series(series_path, default_strip=strip)
     stack: list[PatchFile] = []
-    held = 0
+    held = lines = files = 0
     for e in series.entries:
-        patch = parse_patch(read_patch(e), name=e.name, strip=e.strip)
+        data = read_patch(e)
+        count = data.count(b"\n")  # over MAX_PATCH_LINES: parse_patch names the patch's own cap
+        lines += min(count, MAX_PATCH_LINES)
+        if lines > max_lines:
+            raise PatchError(e.name, f"the series' patches come to over {max_lines} lines")
+        patch = parse_patch(
+            data,
+            name=e.name,
+            strip=e.strip,
+            series_binary=(held, max_binary),
+            series_files=(files, max_files),
+        )
+        del data  # parsed: the bytes are not needed while the next patch is read
         held += sum(held_size(fp.binary) for fp in patch.files if fp.binary is not None)
-        if held > max_binary:
-            raise PatchError(e.name, f"the series' binary data comes to over {max_binary >> 20} MiB")
+        files += len(patch.files)
         stack.append(patch)
     return stack
+
+
+def _drain(stack: list[PatchFile]) -> Iterator[PatchFile]:
+    """Yield the patches of ``stack`` in order, emptying it, so none is kept once used."""
+    stack.reverse()
+    while stack:
+        yield stack.pop()
 
 
 def _check_export_dir(export: Path) -> None:
@@ -93,7 +127,9 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         scratch = Path(tmp) / "tree"
         scratch.mkdir()
         provider = source_provider(source)
-        results = apply_stack(scratch, patches, keep_going=opts.keep_going, provider=provider)
+        # Each patch is dropped once applied: its binary data is on disk by then, and the files
+        # read back below would otherwise be a second copy of it.
+        results = apply_stack(scratch, _drain(patches), keep_going=opts.keep_going, provider=provider)
         changed = changed_files(scratch, {p for r in results for p in r.touched}, provider)
         python = None
         if all(r.ok for r in results) or opts.keep_going:

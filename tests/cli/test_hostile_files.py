@@ -97,3 +97,28 @@ def test_patch_creating_a_2000_level_path_is_refused(checkout: Path, tmp_path: P
     proc = cli("patches", "check", cwd=checkout, TMPDIR=str(tmp))
     assert_refused(proc, "0002-deep.patch", "deeper than 256 components")
     assert list(tmp.iterdir()) == []
+
+
+def test_patch_creating_a_name_too_long_fails_naming_the_patch_and_file(checkout: Path) -> None:
+    # A 300-byte file name: the scratch tree's OSError escaped as "error: bbb….py: File name too
+    # long" (exit 2, no patch named). git says the patch does not apply: a failed check, exit 1.
+    long = "a" * 255 + "/" + "b" * 300 + ".py"
+    patch = f"diff --git a/{long} b/{long}\nnew file mode 100644\n--- /dev/null\n+++ b/{long}\n"
+    (checkout / "patches/0002-long.patch").write_text(patch + "@@ -0,0 +1 @@\n+x = 1\n")
+    (checkout / "patches/series").write_text("0001-a.patch\n0002-long.patch\n")
+    proc = cli("patches", "check", "--json", cwd=checkout)
+    assert proc.returncode == 1, proc.stderr
+    failed = [p for p in json.loads(proc.stdout)["patches"] if not p["ok"]]
+    assert [p["name"] for p in failed] == ["0002-long.patch"]
+    assert "File name too long" in json.dumps(failed) and "Traceback" not in proc.stderr
+
+
+def test_long_unsafe_path_is_only_excerpted(checkout: Path) -> None:
+    # A 4.5 KB path with "..": the error line quoted all of it.
+    bad = "/".join(["c" * 50] * 90) + "/../x.py"
+    patch = f"diff --git a/{bad} b/{bad}\nnew file mode 100644\n--- /dev/null\n+++ b/{bad}\n"
+    (checkout / "patches/0002-bad.patch").write_text(patch + "@@ -0,0 +1 @@\n+x = 1\n")
+    (checkout / "patches/series").write_text("0001-a.patch\n0002-bad.patch\n")
+    proc = cli("patches", "check", cwd=checkout)
+    assert_refused(proc, "0002-bad.patch", "unsafe path '" + "c" * 50 + "/", "'…")
+    assert len(proc.stderr) < 400

@@ -92,3 +92,35 @@ def test_description_on_continuation_lines_only() -> None:
         and d.description == "Long text starts here\nand goes on."
         and d.summary == "Long text starts here"
     )
+
+
+def test_long_continuations_are_joined_once() -> None:
+    # 8 MB of continuation lines (cap lifted): growing the value line by line copied it every
+    # line (3 MB: 25 s, 8 MB: minutes); one join is linear.
+    lines = [b" line %d of a long description\n" % i for i in range(250_000)]
+    header = b"Description: first\n" + b"".join(lines) + b"Subject: s\n" + b" folded\n" * 250_000
+    d = parse_dep3(header, max_bytes=len(header))
+    assert d is not None and d.description is not None
+    assert d.description.count("\n") == 250_000
+    assert d.description.endswith("line 249999 of a long description")
+    subject = d.get("subject")
+    assert subject is not None and subject.startswith("s folded folded") and subject.count(" ") == 250_000
+
+
+def test_mime_decoding_is_bounded() -> None:
+    # 288 KB of encoded-word starts: the standard decoder rescans the line (55 s). A value over
+    # MAX_MIME_CHARS keeps its raw text; a short one is still decoded.
+    hostile = "=?a?q?x" * 41_000
+    header = b"Subject: " + hostile.encode() + b"\nFrom: =?UTF-8?q?Caf=C3=A9?= <c@x>\n"
+    d = parse_dep3(header, max_bytes=1 << 20)
+    assert d is not None and d.get("subject") == hostile and d.get("from") == "Café <c@x>"
+
+
+def test_fields_after_the_header_cap_are_ignored() -> None:
+    # Only the first MAX_HEADER_BYTES are read for fields (the default cap); text keeps it all.
+    from vimesync.patches.dep3 import MAX_HEADER_BYTES
+
+    filler = b"Description: x\n" + b" filler line\n" * (MAX_HEADER_BYTES // 13 + 1)
+    d = parse_dep3(filler + b"Author: late\n" + b" =?a?q?x" * 1000 + b"\n")
+    assert d is not None and d.get("author") is None and d.text.endswith("=?a?q?x\n")
+    assert d.description is not None and len(d.description) < MAX_HEADER_BYTES

@@ -21,7 +21,7 @@ from tests.gitrepo import Repo
 from vimesync import git
 from vimesync.errors import GitError, PatchError
 from vimesync.patches import diffparse
-from vimesync.patches.diffparse import parse_patch
+from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
 from vimesync.patches.model import FilePatch, PatchFile
 
 
@@ -618,3 +618,48 @@ def test_mutated_patches_parse_or_raise_patch_error(cuts: list[tuple[int, int, b
         assert exc.patch == "fuzz.patch"
     else:
         assert all(fp.old_path or fp.new_path for fp in pf.files)
+
+
+def test_lines_per_patch_are_capped_before_splitting() -> None:
+    # 60 MB of "+" lines: split into lines and hunk tuples it took ~6 GB (about 200 bytes a line).
+    n = 30_000_000
+    data = b"--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,%d @@\n" % n + b"+\n" * n
+    with pytest.raises(PatchError, match=rf"big\.patch: patch has more than {MAX_PATCH_LINES} lines"):
+        parse_patch(data, name="big.patch")
+
+
+def test_hunk_lines_are_stored_compactly() -> None:
+    # A (tag, bytes) tuple per line held ~100 bytes a line (an 18 MB patch of "+" lines: 2.3 GB).
+    # Now a hunk keeps one string of tags, one buffer and an offset per line.
+    import tracemalloc
+
+    n = 50_000
+    data = b"--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,%d @@\n" % n + b"+\n" * n
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        patch = parse_patch(data, name="big.patch")
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held < 8 * n  # bytes; tuples took ~100 a line
+    hunk = patch.files[0].hunks[0]
+    assert len(hunk.lines) == n and hunk.lines[0] == ("+", b"\n") and hunk.lines[-1] == ("+", b"\n")
+    assert hunk.new_lines == [b"\n"] * n and hunk.old_lines == [] and hunk.leading_context == 0
+
+
+def test_hunk_lines_read_like_a_tuple_of_pairs() -> None:
+    from vimesync.patches.model import Hunk, HunkLines
+
+    pairs = ((" ", b"a\n"), ("-", b"b"), ("+", b""), ("+", b"c\r\n"), (" ", b"d\n"))
+    lines = HunkLines(pairs)
+    assert lines == pairs and tuple(lines) == pairs and list(lines) == list(pairs)
+    assert lines[1] == ("-", b"b") and lines[-1] == (" ", b"d\n") and lines[1:3] == pairs[1:3]
+    assert ("+", b"") in lines and ("+", b"c\n") not in lines and len(lines) == 5
+    with pytest.raises(IndexError):
+        lines[5]
+    h = Hunk(1, 3, 1, 4, "@@ -1,3 +1,4 @@", pairs, 3)  # type: ignore[arg-type]
+    assert h == Hunk(1, 3, 1, 4, "@@ -1,3 +1,4 @@", lines, 3) and isinstance(h.lines, HunkLines)
+    assert h.old_lines == [b"a\n", b"b", b"d\n"] and h.new_lines == [b"a\n", b"", b"c\r\n", b"d\n"]
+    assert (h.leading_context, h.trailing_context) == (1, 1)
+    assert HunkLines() == () and Hunk(1, 0, 1, 0, "", (), 1).leading_context == 0  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.gitapply import git_apply
 from vimesync.patches.model import FilePatch, PatchFile
-from vimesync.patches.tree import Provider, apply_patch_to_tree, apply_stack, directory_provider
+from vimesync.patches.tree import Provider, ScratchTree, apply_patch_to_tree, apply_stack, directory_provider
 
 BASE = {
     "pkg/__init__.py": b"",
@@ -352,3 +352,23 @@ def test_lazy_provider_type_changes_between_file_and_dir(tmp_path: Path) -> None
     r_lazy = apply_stack(lazy, patches, keep_going=True, provider=directory_provider(src))
     assert [r.ok for r in r_full] == [r.ok for r in r_lazy] == [True, False]
     assert (lazy / "d").read_bytes() == b"now a file\n" and (lazy / "f" / "y").read_bytes() == b"y\n"
+
+
+@pytest.mark.parametrize("kind", ["create", "modify"])
+def test_name_too_long_for_the_file_system_fails_like_git(tmp_path: Path, kind: str) -> None:
+    # The scratch tree's OSError (ENAMETOOLONG) escaped as a bare message; git says the patch
+    # does not apply, so it is a failed patch naming the file.
+    name = "d/" + "b" * 300 + ".py"
+    head = "new file mode 100644\n--- /dev/null\n" if kind == "create" else f"--- a/{name}\n"
+    hunk = "@@ -0,0 +1 @@\n+x = 1\n" if kind == "create" else "@@ -1 +1 @@\n-x\n+y\n"
+    text = f"diff --git a/{name} b/{name}\n{head}+++ b/{name}\n{hunk}"
+    mine, ref = tmp_path / "mine", tmp_path / "ref"
+    for root in (mine, ref):
+        write_tree(root, {"d/keep.py": b"x\n"})
+    (tmp_path / "long.patch").write_text(text)
+    applied, _err = git_apply(ref, tmp_path / "long.patch", 1)
+    result = ScratchTree(mine).apply(parse_patch(text.encode(), name="long.patch"))
+    assert not applied and not result.ok
+    assert [f.file for f in result.failures] == [name]
+    assert "File name too long" in result.failures[0].reason
+    assert sorted(p.name for p in mine.rglob("*")) == ["d", "keep.py"]

@@ -14,9 +14,9 @@ import io
 from vimesync.patches.model import FilePatch
 
 NULL_OID = "0" * 40
-# A delta announcing a bigger result is refused before anything is allocated. Patches are at most
-# 64 MiB (diffbinary.MAX_BINARY_BYTES), and no binary file a patch stack edits comes near this.
-MAX_RESULT = 256 << 20
+# A delta announcing a bigger result is refused before anything is allocated. A literal is at most
+# as large (diffbinary.MAX_BINARY_BYTES); engine patch stacks carry no binary file near this.
+MAX_RESULT = 64 << 20
 MAX_VARINT_BYTES = 10  # a 64-bit size in 7-bit groups
 _DELTA_SIZE_MIN = 4
 _HEX = frozenset("0123456789abcdef")

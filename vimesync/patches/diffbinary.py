@@ -18,10 +18,11 @@ from vimesync.errors import PatchError
 from vimesync.patches.binary import BinaryPatchError, delta_sizes
 from vimesync.patches.model import BinaryHunk
 
-MAX_BINARY_BYTES = 64 * 1024 * 1024
+MAX_BINARY_BYTES = 64 << 20  # one hunk's inflated data (= binary.MAX_RESULT)
 # A parsed patch holds its binary data inflated, and applying it holds the results until the
-# patch is written out: per patch, both together may add up to this much (as announced).
-MAX_BINARY_HELD = 512 << 20
+# patch is written out: per patch, both together may add up to this much (as announced). The
+# whole series holds at most twice this (check.MAX_STACK_BINARY).
+MAX_BINARY_HELD = 128 << 20
 
 ErrorFactory = Callable[..., PatchError]
 _SIZE = re.compile(rb"[ \t\n\v\f\r]*([+-]?)(\d*)")

@@ -20,6 +20,7 @@ Everything else (names, -pN, timestamps, "\\ No newline", binary hunks) follows 
 from __future__ import annotations
 
 import re
+from array import array
 from itertools import accumulate
 
 from vimesync.errors import PatchError
@@ -27,31 +28,62 @@ from vimesync.patches.dep3 import parse_dep3
 from vimesync.patches.diffbinary import MAX_BINARY_HELD, held_size, parse_binary
 from vimesync.patches.diffforeign import refuse_foreign
 from vimesync.patches.diffheader import HeaderReader, Section
-from vimesync.patches.model import FilePatch, Hunk, PatchFile
+from vimesync.patches.model import FilePatch, Hunk, HunkLines, PatchFile
 from vimesync.patches.safety import check_path
 
 MAX_PATCH_BYTES = 64 * 1024 * 1024
 MAX_LINE_NUMBER = 10_000_000  # hunk positions and counts
 MAX_HUNKS_PER_FILE = 100_000
+# Every line of a patch costs ~100-250 bytes while parsed (a bytes object per line, its offset,
+# its hunk entry): 1M lines peak at ~300 MB, and are 20-100 times what a real engine patch has.
+MAX_PATCH_LINES = 1_000_000
 
 
-def parse_patch(data: bytes, *, name: str, strip: int = 1, max_bytes: int = MAX_PATCH_BYTES) -> PatchFile:
+def parse_patch(
+    data: bytes,
+    *,
+    name: str,
+    strip: int = 1,
+    max_bytes: int = MAX_PATCH_BYTES,
+    series_binary: tuple[int, int] | None = None,
+    series_files: tuple[int, int] | None = None,
+) -> PatchFile:
     """Parse one patch file the way ``git apply -p<strip>`` reads it.
 
     Accepts git diffs (extended headers, renames, copies, modes, binary patches), plain unified
     diffs and ``git format-patch`` mails. The free text before the first file section is kept
     verbatim as ``header`` and parsed as DEP-3. Raises PatchError (naming the patch, the patch
     line and the file) for anything git would reject, for unsafe paths, and for input git would
-    partly ignore (see the module docstring)."""
+    partly ignore (see the module docstring).
+
+    ``series_binary`` is (binary data the patches before this one hold, the series' cap): the
+    patch is refused at the binary hunk that takes the sum over the cap, before more of its
+    data is inflated (see ``diffbinary.held_size``). ``series_files`` likewise caps the file
+    sections of the series (each costs a few hundred microseconds to check and write)."""
     if strip < 0:
         raise PatchError(name, f"invalid strip level -p{strip}")
     if len(data) > max_bytes:
         raise PatchError(name, f"patch is {len(data)} bytes, over the {max_bytes}-byte limit")
-    return _Parser(data, name, strip).parse()
+    if data.count(b"\n") > MAX_PATCH_LINES:  # counted before any line is split off
+        raise PatchError(name, f"patch has more than {MAX_PATCH_LINES} lines")
+    parser = _Parser(data, name, strip, series_binary or (0, -1), series_files or (0, -1))
+    try:
+        return parser.parse()
+    finally:
+        # The header reader holds the parser's bound method: without this the cycle kept every
+        # line of the patch alive until the garbage collector ran.
+        del parser.headers
 
 
 class _Parser:
-    def __init__(self, data: bytes, name: str, strip: int) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        name: str,
+        strip: int,
+        series_binary: tuple[int, int],
+        series_files: tuple[int, int],
+    ) -> None:
         self.data = data
         self.name = name
         parts = data.split(b"\n")
@@ -59,11 +91,14 @@ class _Parser:
         if parts[-1]:
             self.lines.append(parts[-1])  # last line without a newline
         self.n = len(self.lines)
-        # remaining[i]: bytes from the start of line i to the end (git's "size")
+        # remaining[i]: bytes from the start of line i to the end (git's "size"); an array, not a
+        # list of ints: 8 bytes a line instead of ~36
         total = len(data)
-        self.remaining = [total - done for done in accumulate(map(len, self.lines), initial=0)]
+        self.remaining = array("Q", (total - done for done in accumulate(map(len, self.lines), initial=0)))
         self.headers = HeaderReader(self.lines, strip, self.error)
         self.binary_held = 0  # bytes the binary hunks so far hold, with their results
+        self.series_held, self.series_cap = series_binary  # cap -1: no series
+        self.series_files, self.series_files_cap = series_files
 
     def error(
         self, message: str, *, line: int | None = None, file: str | None = None, hunk: int | None = None
@@ -81,6 +116,9 @@ class _Parser:
             if found is None:
                 break
             sec, body = found
+            if 0 <= self.series_files_cap <= self.series_files + len(files):
+                why = f"the series' patches change more than {self.series_files_cap} files"
+                raise self.error(why, line=sec.line + 1)
             if first_section is None:
                 first_section = sec.line
             else:
@@ -152,6 +190,9 @@ class _Parser:
                 if self.binary_held > MAX_BINARY_HELD:
                     why = f"the patch's binary data and results come to over {MAX_BINARY_HELD >> 20} MiB"
                     raise self.error(why, line=at, file=label)
+                if 0 <= self.series_cap < self.series_held + self.binary_held:
+                    why = f"the series' binary data comes to over {self.series_cap >> 20} MiB"
+                    raise self.error(why, line=at, file=label)
             elif line.endswith(b" differ\n") and line.startswith((b"Binary files ", b"Files ")):
                 without_data = True
                 k += 1
@@ -198,7 +239,10 @@ class _Parser:
         old, new = old_count, new_count
         added = deleted = 0
         lines, n, remaining = self.lines, self.n, self.remaining
-        body: list[tuple[str, bytes]] = []
+        # the hunk's lines, stored compactly (model.HunkLines): tags, contents, end offsets
+        tags: list[str] = []
+        body = bytearray()
+        ends = array("I")
         m = k + 1
         while m < n and (old or new):
             line = lines[m]
@@ -237,9 +281,13 @@ class _Parser:
             no_eol = nxt[:1] == b"\\" and (old or new or (remaining[m + 1] > 12 and nxt[:2] == b"\\ "))
             if c == 0x0A:  # an empty context line (newer GNU diff)
                 if not no_eol:
-                    body.append((" ", b"\n"))
+                    tags.append(" ")
+                    body += b"\n"
+                    ends.append(len(body))
             else:
-                body.append((tag, line[1:-1] if no_eol else line[1:]))
+                tags.append(tag)
+                body += line[1:-1] if no_eol else line[1:]
+                ends.append(len(body))
             m += 1
         if old or new:
             raise self._count_error(m, k, old, new, label, index)
@@ -250,7 +298,8 @@ class _Parser:
         if m < n and remaining[m] > 12 and lines[m].startswith(b"\\ "):
             m += 1  # "\ No newline at end of file" after the last counted line
         header = head.rstrip(b"\r\n").decode("utf-8", "replace")
-        return Hunk(old_start, old_count, new_start, new_count, header, tuple(body), k + 1), m
+        lines_ = HunkLines.from_parts("".join(tags), bytes(body), ends)
+        return Hunk(old_start, old_count, new_start, new_count, header, lines_, k + 1), m
 
     def _count_error(self, m: int, k: int, old: int, new: int, label: str, index: int) -> PatchError:
         if old < 0 or new < 0:

@@ -6,8 +6,11 @@ non-UTF-8 text and "\\ No newline at end of file" survive byte-exactly.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import overload
 
 # ---------------------------------------------------------------------------------------------
 # Series (quilt) and DEP-3
@@ -67,45 +70,119 @@ class Dep3:
 # Parsed diffs
 
 
+class HunkLines(Sequence[tuple[str, bytes]]):
+    """A hunk's (tag, content) lines, stored compactly: one string of tags, one buffer of the
+    contents and their end offsets (~5 bytes a line plus its content, where a tuple per line took
+    ~100). Reads like a tuple of pairs: indexing, iteration, ``len``, ``in``, ``==``."""
+
+    __slots__ = ("_data", "_ends", "_tags")
+
+    def __init__(self, pairs: Iterable[tuple[str, bytes]] = ()) -> None:
+        tags: list[str] = []
+        data = bytearray()
+        ends = array("I")  # offsets within one hunk: a patch is at most 64 MiB
+        for tag, content in pairs:
+            tags.append(tag)
+            data += content
+            ends.append(len(data))
+        self._tags = "".join(tags)
+        self._data = bytes(data)
+        self._ends = ends
+
+    @classmethod
+    def from_parts(cls, tags: str, data: bytes, ends: array) -> HunkLines:  # type: ignore[type-arg]
+        """Adopt ready parts: ``ends[i]`` is where line ``i``'s content ends in ``data``."""
+        self = cls.__new__(cls)
+        self._tags, self._data, self._ends = tags, data, ends
+        return self
+
+    def __len__(self) -> int:
+        return len(self._tags)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, bytes]: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[tuple[str, bytes], ...]: ...
+    def __getitem__(self, i: int | slice) -> tuple[str, bytes] | tuple[tuple[str, bytes], ...]:
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self))))
+        n = len(self._tags)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("hunk line index out of range")
+        start = self._ends[i - 1] if i else 0
+        return self._tags[i], self._data[start : self._ends[i]]
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        data, start = self._data, 0
+        for tag, end in zip(self._tags, self._ends, strict=True):
+            yield tag, data[start:end]
+            start = end
+
+    def side(self, skip: str) -> list[bytes]:
+        """The contents of the lines whose tag is not ``skip``, in order."""
+        data, start, out = self._data, 0, []
+        for tag, end in zip(self._tags, self._ends, strict=True):
+            if tag != skip:
+                out.append(data[start:end])
+            start = end
+        return out
+
+    @property
+    def tags(self) -> str:
+        return self._tags
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, HunkLines):
+            return (self._tags, self._data, self._ends) == (other._tags, other._data, other._ends)
+        if isinstance(other, (tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self._tags, self._data))
+
+    def __repr__(self) -> str:
+        return f"HunkLines({tuple(self)!r})"
+
+
 @dataclass(frozen=True)
 class Hunk:
     """One ``@@`` hunk. ``lines`` are (tag, content) with tag in " -+"; content is the exact
     file bytes of the line including its terminator ("\\n", "\\r\\n"), or without one when the
-    patch marked it "\\ No newline at end of file"."""
+    patch marked it "\\ No newline at end of file". Given as any sequence of pairs, they are
+    kept as :class:`HunkLines`."""
 
     old_start: int
     old_count: int
     new_start: int
     new_count: int
     header: str  # the whole "@@ -a,b +c,d @@ section" line, decoded for display
-    lines: tuple[tuple[str, bytes], ...]
+    lines: HunkLines
     patch_line: int  # 1-based line of the @@ header in the patch file
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.lines, HunkLines):
+            object.__setattr__(self, "lines", HunkLines(self.lines))
 
     @property
     def old_lines(self) -> list[bytes]:
-        return [c for t, c in self.lines if t != "+"]
+        return self.lines.side("+")
 
     @property
     def new_lines(self) -> list[bytes]:
-        return [c for t, c in self.lines if t != "-"]
+        return self.lines.side("-")
 
     @property
     def leading_context(self) -> int:
-        n = 0
-        for t, _ in self.lines:
-            if t != " ":
-                break
-            n += 1
-        return n
+        tags = self.lines.tags
+        return len(tags) - len(tags.lstrip(" "))
 
     @property
     def trailing_context(self) -> int:
-        n = 0
-        for t, _ in reversed(self.lines):
-            if t != " ":
-                break
-            n += 1
-        return n
+        tags = self.lines.tags
+        return len(tags) - len(tags.rstrip(" "))
 
 
 @dataclass(frozen=True)

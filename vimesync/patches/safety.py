@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from vimesync.errors import PatchError
+from vimesync.safefs import excerpt
 
 MAX_PATH_BYTES = 4096  # PATH_MAX on Linux
 # Deeper paths buy nothing real and cost recursion: cleaning up a 2,000-level tree made
@@ -78,10 +79,10 @@ def check_path(path: bytes | str, *, patch: str, line: int | None = None) -> str
     escapes so the file name round-trips byte-exactly), or raise PatchError naming the patch
     and line when the path is unsafe: empty, absolute, a drive letter, ``..`` or ``.``, an empty
     component, a ``.git`` component in any case or filesystem alias, NUL, control characters or
-    a backslash."""
+    a backslash. The message quotes a short, escaped excerpt of the path."""
     text = path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path
     problem = _problem(text)
     if problem:
         shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-        raise PatchError(patch, f"unsafe path {shown!r}: {problem}", line=line)
+        raise PatchError(patch, f"unsafe path {excerpt(shown)}: {problem}", line=line)
     return text

@@ -42,6 +42,7 @@ from vimesync import nofollow
 from vimesync.errors import PatchError
 from vimesync.patches.apply import apply_content
 from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, PatchFile, PatchResult
+from vimesync.safefs import excerpt
 
 S_IFMT = 0o170000
 MODE_FILE = 0o100644
@@ -87,7 +88,7 @@ def _check_rel(patch: str, path: str) -> str:
     # Last line of defence: the parser validates paths, but the tree never trusts them.
     parts = path.split("/")
     if not path or path.startswith("/") or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
-        raise PatchError(patch, f"unsafe path {path!r}", file=path)
+        raise PatchError(patch, f"unsafe path {excerpt(path)}", file=excerpt(path))
     if "\0" in path:
         raise PatchError(patch, "path contains NUL", file=path)
     return path
@@ -144,6 +145,10 @@ class ScratchTree:
         self._written_below: set[str] = set()  # the folders holding a path of _written
         self._removing: set[str] = set()  # paths the patch being applied deletes or renames away
         self._components: dict[str, int | None] = {}  # leading directories seen by this check
+        try:
+            self._name_max = os.pathconf(self.root, "PC_NAME_MAX")
+        except (OSError, ValueError):
+            self._name_max = 255
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -267,6 +272,10 @@ class ScratchTree:
             except _Refused as exc:
                 failures.append(HunkFailure(file=fp.path, hunk=0, header="", reason=str(exc)))
                 continue
+            except OSError as exc:  # the scratch tree cannot hold the path: git's "does not apply"
+                reason = f"{excerpt(fp.path)}: {exc.strerror or 'cannot be read'}"
+                failures.append(HunkFailure(file=fp.path, hunk=0, header="", reason=reason))
+                continue
             offsets.extend(found_offsets)
             if hunk_failures:
                 failures.extend(hunk_failures)
@@ -277,11 +286,11 @@ class ScratchTree:
                 fn[plan.new_path] = plan
             if plan.old_path is not None and (plan.new_path is None or fp.is_rename):
                 fn[plan.old_path] = _WAS_DELETED
-        touched: list[str] = []
+        touched: dict[str, None] = {}
         self._components = {}  # the write phase changes directories
         if not failures:
             try:
-                touched = self._write(plans)
+                self._write(plans, touched)
             except _Refused as exc:  # only reachable if the tree changed under us
                 failures.append(HunkFailure(file="", hunk=0, header="", reason=str(exc)))
         return PatchResult(
@@ -291,7 +300,7 @@ class ScratchTree:
             hunks=patch.hunk_count,
             offsets=tuple(offsets),
             failures=tuple(failures),
-            touched=tuple(touched),
+            touched=tuple(touched),  # what was written, also when writing stopped half way
             dep3=patch.dep3,
         )
 
@@ -354,6 +363,7 @@ class ScratchTree:
                 raise _Refused(f"new mode ({new_mode:o}) of {new} does not match old mode ({old_mode:o})")
         if new is not None:
             self._check_not_beyond_symlink(new, symlinks)
+            self._check_name_lengths(new)
         applied = apply_content(data, fp, creating=creating, all_hunks=self.all_hunks)
         if not applied.ok:
             return None, applied.offsets, applied.failures
@@ -399,22 +409,35 @@ class ScratchTree:
             if self._component(prefix) == MODE_LINK:
                 raise _Unsafe(f"affected file '{rel}' is beyond a symbolic link ('{prefix}')")
 
+    def _check_name_lengths(self, rel: str) -> None:
+        """A component the file system cannot hold (git: "unable to write file ...: File name too
+        long"): refused before anything is written, like the other write failures."""
+        for part in rel.split("/"):
+            if len(os.fsencode(part)) > self._name_max:
+                raise _Refused(f"cannot create {excerpt(rel)}: File name too long")
+
     # -- writing ------------------------------------------------------------------------------
 
-    def _write(self, plans: list[_Planned]) -> list[str]:
-        """git's ``write_out_results``: phase 0 removes, phase 1 creates, in patch order."""
-        touched: dict[str, None] = {}
-        for plan in plans:
-            fp = plan.fp
-            if plan.is_delete or not (plan.old_path is None or fp.is_copy):
-                assert plan.old_path is not None
-                self._remove(plan.old_path, rmdir_empty=plan.is_delete or fp.is_rename)
-                touched[plan.old_path] = None
-        for plan in plans:
-            if plan.new_path is not None:
-                self._create(plan.new_path, plan.new_mode, plan.result or b"")
-                touched[plan.new_path] = None
-        return list(touched)
+    def _write(self, plans: list[_Planned], touched: dict[str, None]) -> None:
+        """git's ``write_out_results``: phase 0 removes, phase 1 creates, in patch order; the
+        paths written go to ``touched`` as they are. An OSError (the file system refusing a path
+        or running out of room) is _Refused naming the path, never a bare message."""
+        rel = ""
+        try:
+            for plan in plans:
+                fp = plan.fp
+                if plan.is_delete or not (plan.old_path is None or fp.is_copy):
+                    assert plan.old_path is not None
+                    rel = plan.old_path
+                    self._remove(rel, rmdir_empty=plan.is_delete or fp.is_rename)
+                    touched[rel] = None
+            for plan in plans:
+                if plan.new_path is not None:
+                    rel = plan.new_path
+                    self._create(rel, plan.new_mode, plan.result or b"")
+                    touched[rel] = None
+        except OSError as exc:
+            raise _Refused(f"unable to write {excerpt(rel)}: {exc.strerror or 'failed'}") from None
 
     def _mark_written(self, rel: str) -> None:
         self._written.add(rel)
