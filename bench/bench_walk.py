@@ -157,7 +157,17 @@ def main(argv: list[str] | None = None) -> int:
             policy.write_text(DEFAULT_POLICY)
         base, sep, tip = args.range.partition("..")
         git_range = [tip, f"^{base}"] if sep else [args.range]
-        bare = ["git", "log", "--first-parent", "-m", "--name-only", *git_range]
+        # git_env() points GIT_GRAFT_FILE at /dev/null (see vimesync.git), which git advises about.
+        bare = [
+            "git",
+            "-c",
+            "advice.graftFileDeprecated=false",
+            "log",
+            "--first-parent",
+            "-m",
+            "--name-only",
+            *git_range,
+        ]
         count = git.run(repo, ["rev-list", "--count", *git_range]).decode().strip()
         fp = git.run(repo, ["rev-list", "--first-parent", "--count", *git_range]).decode().strip()
 
