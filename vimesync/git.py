@@ -156,8 +156,20 @@ def _subcommand(args: Sequence[str]) -> int:
     return i
 
 
+def _refuse_nul(cwd: Path | str | None, args: Sequence[str]) -> None:
+    """GitError for a NUL byte in an argument or the folder (the OS would raise ValueError)."""
+    if cwd is not None and "\0" in str(cwd):
+        raise GitError("refusing to run git in a folder whose name holds a NUL byte")
+    for arg in args:
+        if "\0" in arg:
+            raise GitError(
+                f"refusing to run git {_command(args) or '(no command)'}: an argument holds a NUL byte"
+            )
+
+
 def _argv(args: Sequence[str]) -> list[str]:
     """The full command line: hardened options, then ``args`` with diff drivers switched off."""
+    _refuse_nul(None, args)
     i = _subcommand(args)
     if i >= len(args):
         return [*_SAFE_ARGV, *args]
@@ -309,6 +321,7 @@ def _stamp(common: Path) -> tuple[object, ...]:
 
 
 def _guard(cwd: Path, args: Sequence[str], extra: dict[str, str] | None) -> None:
+    _refuse_nul(cwd, args)
     if _command(args) not in _CREATING:
         inspect_repository(cwd, extra)
 
