@@ -44,6 +44,10 @@ MIN_LINES = 3  # below this, similarity proves nothing (a one-line bump matches 
 MAX_DOWNSTREAM = 20_000  # commits scanned at most, newest first
 MAX_COMMIT_TEXT = 8 * 1024 * 1024  # one commit's message and diff held at most (a large commit: ~1 MB)
 MAX_LOG_TEXT = 64 * 1024 * 1024  # all commits' diffs held at most, per side
+# Distinct changed lines compared by content (the largest commit of THUDM/slime has 8k, its whole
+# history 264k): past them a commit is matched by trailers and patch-id only.
+MAX_LINE_KEYS = 50_000  # per commit
+MAX_INDEX_KEYS = 1_000_000  # in the downstream index (~250 MB)
 # Git diffs a file over this as binary (``Binary files ... differ`` and its blob ids, which
 # patch-id still hashes): a 98 MB file of ``a\n`` would otherwise cost git 2 GB of line records.
 _BIG_FILES = ("-c", f"core.bigFileThreshold={MAX_COMMIT_TEXT}")
@@ -61,6 +65,7 @@ class DownstreamIndex:
     short_commits: dict[str, str] = field(default_factory=dict)  # abbreviated upstream sha -> downstream sha
     scanned: int = 0
     too_big: int = 0  # commits whose diff was over the bounds: matched by trailers only
+    no_content: int = 0  # commits with too many changed lines: matched by trailers and patch-id
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,6 +186,13 @@ def map_paths(diff: bytes, path_map: Sequence[tuple[str, str]]) -> bytes:
 
 def changed_lines(diff: bytes) -> Counter[bytes]:
     """Changed lines keyed by file, whitespace-insensitive, trivial lines dropped."""
+    keys = line_keys(diff, None)
+    assert keys is not None
+    return keys
+
+
+def line_keys(diff: bytes, limit: int | None = MAX_LINE_KEYS) -> Counter[bytes] | None:
+    """``changed_lines``, or None as soon as there are more than ``limit`` distinct keys."""
     keys: Counter[bytes] = Counter()
     path = b""
     for raw in diff.split(b"\n"):
@@ -191,6 +203,8 @@ def changed_lines(diff: bytes) -> Counter[bytes]:
             text = b"".join(raw[1:].split())
             if len(text) >= 3:  # skip "}", ")", blank lines: they match anything
                 keys[path + head + text] += 1
+                if limit is not None and len(keys) > limit:
+                    return None
         elif raw.startswith(b"diff --git "):
             path = raw.rsplit(b" b/", 1)[-1] + b"\0"
     return keys
@@ -246,7 +260,8 @@ def scan_downstream(
     lines: dict[str, Counter[bytes]] = {}
     feed: list[bytes] = []  # the whole commits, as the log had them, for patch-id
     want_repo = upstream_repo.lower() if upstream_repo else None
-    scanned = too_big = 0
+    scanned = too_big = no_content = 0
+    budget = MAX_INDEX_KEYS
     for sha, text, whole in stream_commits(git.stream(repo, [*args, git.resolve(repo, rev)])):
         scanned += 1
         commits.setdefault(sha, sha)  # shared history: the very same commit
@@ -262,7 +277,12 @@ def scan_downstream(
         feed.append(b"commit " + sha.encode() + text)
         body = text.split(b"\ndiff --git ", 1)
         if len(body) == 2:
-            lines[sha] = changed_lines(b"diff --git " + body[1])
+            keys = line_keys(b"diff --git " + body[1], min(MAX_LINE_KEYS, budget))
+            if keys is None:
+                no_content += 1
+                continue
+            lines[sha] = keys
+            budget -= len(keys)
     pids = patch_ids(repo, b"".join(feed))
     del feed
     by_pid: dict[str, str] = {}
@@ -282,6 +302,7 @@ def scan_downstream(
         short_commits=short,
         scanned=scanned,
         too_big=too_big,
+        no_content=no_content,
     )
 
 
@@ -367,7 +388,8 @@ def find_mirror(
     own = [ids[s] for s in pr.commits if s in ids and s in diffs and not diffs[s].is_merge]
     if own and all(p in index.patch_ids for p in own):
         return "patch-id of each commit", index.patch_ids[own[-1]]
-    hit = _similar(index, changed_lines(whole)) if whole else None
+    want = line_keys(whole) if whole else None
+    hit = _similar(index, want) if want is not None else None
     if hit:
         return f"similar content ({hit[1]:.0%} of changed lines)", hit[0]
     return None

@@ -140,5 +140,11 @@ def walk_and_classify(
                 f" (over {mirrored.MAX_COMMIT_TEXT >> 20} MiB each or {mirrored.MAX_LOG_TEXT >> 20} MiB"
                 " in all): only their trailers were read"
             )
+        if index.no_content:
+            notes.append(
+                f"{index.no_content} downstream commit(s) change too many lines to compare by content"
+                f" (over {mirrored.MAX_LINE_KEYS} distinct lines each or {mirrored.MAX_INDEX_KEYS} in all):"
+                " only their trailers and patch-ids were used"
+            )
         prs = mirrored.mark_mirrored(upstream, prs, index, config.path_map, notes)
     return replace(result, prs=prs, notes=result.notes + tuple(notes))
