@@ -135,15 +135,17 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _str_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> str | None:
-    """A string value; these name paths, revisions, branches and repositories, which never hold
-    a control character (a NUL would reach git or the OS as a ValueError traceback)."""
+    """A string value. Paths, revisions, branches and repositories never hold a control character
+    (a NUL would reach git or the OS as a ValueError traceback); a display ``name`` may, shown
+    escaped, but not a NUL."""
     if key not in data:
         return None
     value = str(_typed(path, table, key, data[key], str))
-    if _CONTROL.search(value):
-        raise ConfigError(
-            str(path), f"[{table}] {key} must not contain control characters (NUL, newline, tab...)"
-        )
+    if "\0" in value:
+        raise ConfigError(str(path), f"[{table}] {key} must not contain a NUL character")
+    if key != "name" and _CONTROL.search(value):
+        what = "control characters (newline, tab, ESC...)"
+        raise ConfigError(str(path), f"[{table}] {key} must not contain {what}")
     return value
 
 
