@@ -460,3 +460,19 @@ def test_embedded_engine_source_is_refused(capsys: pytest.CaptureFixture[str], t
     )
     assert code != 2 or "[engine] source" not in err, err
     assert not marker.exists()
+
+
+def test_a_nul_byte_for_git_is_a_git_error_not_a_value_error(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "r")
+    repo.commit("one", {"a": "1\n"})
+    calls = [
+        lambda: git.run(repo.path, ["log", "main\0x"]),
+        lambda: git.run_status(repo.path, ["rev-parse", "a\0b"]),
+        lambda: git.run_ok(repo.path, ["rev-parse", "--verify", "a\0b"]),
+        lambda: list(git.stream(repo.path, ["log", "-p", "main\0x"])),
+        lambda: git.resolve(repo.path, "main\0x"),
+        lambda: git.run(Path(str(repo.path) + "\0x"), ["status"]),
+    ]
+    for call in calls:
+        with pytest.raises(git.GitError, match="NUL byte"):
+            call()

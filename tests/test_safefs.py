@@ -92,6 +92,53 @@ def test_toml_bombs_are_config_errors(text: str, message: str) -> None:
     assert str(info.value).startswith("f.toml") and "hunter2" not in str(info.value)
 
 
+_MB = 1024 * 1024
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # tomllib's work per dotted key grows with the square of its parts: 80 KB took 33 s
+        ("a" + ".a" * _MB + " = 1", "more than 32 dotted parts"),
+        ("[" + "a." * _MB + "a]", "more than 32 dotted parts"),
+        ("[[" + '"a" . ' * (_MB // 4) + "a]]", "more than 32 dotted parts"),
+        ("x = {" + "a." * _MB + "a = 1}", "more than 32 dotted parts"),
+        # an unterminated string used to be rescanned from every later position (100 KB: 31 s)
+        ('x = "' + '\\"' * _MB, "Unterminated string"),
+        ('x = "' + '\\"' * 2000 + "\n" + "y = 1\n" * (_MB // 6), "Illegal character"),
+        ("x = '" + "a'" * _MB, "Expected newline"),
+        ('x = """' + '\\"' * _MB, "Unterminated string"),
+        ("x = " + '"""\\"' * (_MB // 2), "Expected newline"),
+        ("x = '''" + "''a" * (_MB // 2), "Expected \"'''\""),
+        ('"' * 3 * _MB, "invalid TOML"),
+        ("'" * 3 * _MB, "invalid TOML"),
+        ('"\\' * _MB, "invalid TOML"),
+        ("# \"'\"\"\"'''\n" * (_MB // 6) + "a = " + "[" * _MB, "nested deeper than 64 levels"),
+        ("a = " + "{b = " * _MB, "nested deeper than 64 levels"),
+    ],
+    ids=lambda v: v[:12] if isinstance(v, str) and len(v) > 40 else None,
+)
+def test_hostile_toml_shapes_are_refused_in_one_pass(text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as info:
+        safefs.loads_toml(text, where="f.toml")
+    assert str(info.value).startswith("f.toml")
+
+
+def test_toml_keys_floats_and_multiline_strings_within_the_bounds_still_load() -> None:
+    parts = ".".join(f"k{i}" for i in range(31))
+    text = (
+        f"{parts} = 1.5\n"
+        'q = """ ""\\""" ""\n[ "" """\n'
+        "r = ''''' '' ['''''\n"
+        '"a"."b" = \'.\'\n'
+        f"[t.{parts[3:]}]\n"
+        f'x = [1.5, 07:32:00.999, "{".".join("abcdefghijklmnopqrstuvwxyz0123456789")}"]\n'
+    )
+    data = safefs.loads_toml(text, where="f")
+    assert data["t"]["k1"]["k2"] and data["a"]["b"] == "."
+    assert data["q"] == ' """"" ""\n[ "" ' and data["r"] == "'' '' [''"
+
+
 def test_brackets_inside_toml_strings_do_not_count_as_nesting() -> None:
     text = (
         'title = "'
@@ -110,7 +157,14 @@ def test_brackets_inside_toml_strings_do_not_count_as_nesting() -> None:
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("[" * 100_000 + "]" * 100_000, "nested deeper"), ("1" * 5000, "a number is too long")],
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested deeper"),
+        ("[" * 65 + "]" * 65, "nested deeper than 64"),
+        ('{"a": ' * 400_000, "nested deeper"),
+        ('"' + '\\"' * 2 * _MB, "Unterminated string"),  # quadratic under the old regex pre-scan
+        ("1" * 5000, "a number is too long"),
+    ],
+    ids=["deep-arrays", "65-levels", "deep-objects", "unterminated", "long-int"],
 )
 def test_json_bombs_are_config_errors(text: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):

@@ -42,6 +42,7 @@ against the folder of the file that names them, so a config works from any cwd.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -130,10 +131,22 @@ class Config:
     path_origins: tuple[tuple[str, Path, str], ...] = ()
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _str_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> str | None:
+    """A string value. Paths, revisions, branches and repositories never hold a control character
+    (a NUL would reach git or the OS as a ValueError traceback); a display ``name`` may, shown
+    escaped, but not a NUL."""
     if key not in data:
         return None
-    return str(_typed(path, table, key, data[key], str))
+    value = str(_typed(path, table, key, data[key], str))
+    if "\0" in value:
+        raise ConfigError(str(path), f"[{table}] {key} must not contain a NUL character")
+    if key != "name" and _CONTROL.search(value):
+        what = "control characters (newline, tab, ESC...)"
+        raise ConfigError(str(path), f"[{table}] {key} must not contain {what}")
+    return value
 
 
 def _path_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> Path | None:

@@ -156,8 +156,20 @@ def _subcommand(args: Sequence[str]) -> int:
     return i
 
 
+def _refuse_nul(cwd: Path | str | None, args: Sequence[str]) -> None:
+    """GitError for a NUL byte in an argument or the folder (the OS would raise ValueError)."""
+    if cwd is not None and "\0" in str(cwd):
+        raise GitError("refusing to run git in a folder whose name holds a NUL byte")
+    for arg in args:
+        if "\0" in arg:
+            raise GitError(
+                f"refusing to run git {_command(args) or '(no command)'}: an argument holds a NUL byte"
+            )
+
+
 def _argv(args: Sequence[str]) -> list[str]:
     """The full command line: hardened options, then ``args`` with diff drivers switched off."""
+    _refuse_nul(None, args)
     i = _subcommand(args)
     if i >= len(args):
         return [*_SAFE_ARGV, *args]
@@ -309,6 +321,7 @@ def _stamp(common: Path) -> tuple[object, ...]:
 
 
 def _guard(cwd: Path, args: Sequence[str], extra: dict[str, str] | None) -> None:
+    _refuse_nul(cwd, args)
     if _command(args) not in _CREATING:
         inspect_repository(cwd, extra)
 
@@ -366,21 +379,49 @@ def run_ok(repo: Path, args: Sequence[str], *, env: dict[str, str] | None = None
     return proc.returncode == 0
 
 
-def stream(repo: Path, args: Sequence[str], *, env: dict[str, str] | None = None) -> Iterator[bytes]:
-    """Yield chunks of ``git args`` stdout as it runs (one process, for long logs)."""
+def stream(
+    repo: Path, args: Sequence[str], *, env: dict[str, str] | None = None, input: bytes | None = None
+) -> Iterator[bytes]:
+    """Yield chunks of ``git args`` stdout as it runs (one process, for long logs); ``input`` is
+    written to its stdin by a helper thread, so neither side can block the other."""
+    import threading
+
     _guard(repo, args, env)
     # stderr to a file: a chatty git must never block on a full stderr pipe we do not read yet.
     with tempfile.TemporaryFile() as errf:
         proc = subprocess.Popen(
-            _argv(args), cwd=repo, stdout=subprocess.PIPE, stderr=errf, env=_env_for(args, env)
+            _argv(args),
+            cwd=repo,
+            stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errf,
+            env=_env_for(args, env),
         )
         assert proc.stdout is not None
+        writer = None
+        if input is not None:
+            stdin = proc.stdin
+            assert stdin is not None
+
+            def feed() -> None:
+                try:
+                    stdin.write(input)
+                    stdin.close()
+                except (BrokenPipeError, ValueError, OSError):
+                    pass  # git stopped reading; its exit code says why
+
+            writer = threading.Thread(target=feed, name="git-stream-stdin", daemon=True)
+            writer.start()
         try:
             while chunk := proc.stdout.read(1 << 16):
                 yield chunk
         finally:
             proc.stdout.close()
+            if proc.poll() is None and writer is not None and writer.is_alive():
+                proc.kill()
             code = proc.wait()
+            if writer is not None:
+                writer.join(timeout=5)
         if code != 0:
             errf.seek(0)
             raise GitError(_message(repo, args, errf.read(_MAX_MESSAGE * 4)))

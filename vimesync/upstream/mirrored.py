@@ -11,15 +11,20 @@ Evidence, strongest first:
    (survives small conflict edits, which change a patch-id).
 
 Upstream paths are rewritten through the path map (``slime/`` -> ``vime/``) before comparing.
-Downstream is read with ONE ``git log -p`` piped through ONE ``git patch-id --stable``;
+Downstream is read with ONE streamed ``git log -p`` piped through ONE ``git patch-id --stable``;
 upstream diffs likewise with one ``git log --no-walk --stdin`` and one patch-id.
+
+Both histories are hostile input (a PR commit can add a 98 MB file that compresses to 100 KB):
+the log is read as a stream and split as it comes, each commit's text is held up to
+MAX_COMMIT_TEXT and all of them up to MAX_LOG_TEXT. A commit over either bound is still indexed
+by its message and trailers, but its diff takes no part in patch-id or content matching.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -32,10 +37,20 @@ UPSTREAM_PR_RE = re.compile(r"^Upstream-PR:\s*(?:([\w.-]+/[\w.-]+))?#(\d{1,9})\s
 UPSTREAM_COMMIT_RE = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.M | re.I)
 CHERRY_RE = re.compile(r"\(cherry picked from commit ([0-9a-f]{7,40})\)")
 _COMMIT_LINE = re.compile(rb"^commit ([0-9a-f]{40})$", re.M)
+_COMMIT_MARK = re.compile(rb"^commit ([0-9a-f]{40})(?=\n)", re.M)  # complete lines only (streaming)
 
 SIMILARITY = 0.75  # share of changed lines that must agree for "similar content"
 MIN_LINES = 3  # below this, similarity proves nothing (a one-line bump matches any other)
 MAX_DOWNSTREAM = 20_000  # commits scanned at most, newest first
+MAX_COMMIT_TEXT = 8 * 1024 * 1024  # one commit's message and diff held at most (a large commit: ~1 MB)
+MAX_LOG_TEXT = 64 * 1024 * 1024  # all commits' diffs held at most, per side
+# Distinct changed lines compared by content (the largest commit of THUDM/slime has 8k, its whole
+# history 264k): past them a commit is matched by trailers and patch-id only.
+MAX_LINE_KEYS = 50_000  # per commit
+MAX_INDEX_KEYS = 1_000_000  # in the downstream index (~250 MB)
+# Git diffs a file over this as binary (``Binary files ... differ`` and its blob ids, which
+# patch-id still hashes): a 98 MB file of ``a\n`` would otherwise cost git 2 GB of line records.
+_BIG_FILES = ("-c", f"core.bigFileThreshold={MAX_COMMIT_TEXT}")
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,8 @@ class DownstreamIndex:
     postings: dict[bytes, list[str]] = field(default_factory=dict)  # changed-line key -> downstream shas
     short_commits: dict[str, str] = field(default_factory=dict)  # abbreviated upstream sha -> downstream sha
     scanned: int = 0
+    too_big: int = 0  # commits whose diff was over the bounds: matched by trailers only
+    no_content: int = 0  # commits with too many changed lines: matched by trailers and patch-id
 
 
 # ---------------------------------------------------------------------------------------------
@@ -62,6 +79,71 @@ def split_commits(log: bytes) -> list[tuple[str, bytes]]:
         (m.group(1).decode(), log[m.end() : marks[i + 1].start() if i + 1 < len(marks) else len(log)])
         for i, m in enumerate(marks)
     ]
+
+
+@dataclass
+class _Held:
+    """The bytes of the log held so far (MAX_LOG_TEXT over all commits)."""
+
+    left: int = MAX_LOG_TEXT
+
+
+def stream_commits(
+    chunks: Iterable[bytes], held: _Held | None = None, cap: int = MAX_COMMIT_TEXT
+) -> Iterator[tuple[str, bytes, bool]]:
+    """``split_commits`` over a stream: ``(sha, text, whole)`` per commit, as it arrives. ``text``
+    is cut at ``cap`` bytes (or where ``held`` runs out), and then ``whole`` is False; the bytes
+    past the cut are read and dropped, so memory stays bounded whatever one commit holds."""
+    held = held if held is not None else _Held()
+    sha: str | None = None
+    parts: list[bytes] = []
+    size = 0
+    whole = True
+    carry = b""  # the start of a line that may still become ``commit <sha>``
+    at_line_start = True  # whether ``carry`` (or the next chunk) starts a line
+
+    def add(piece: bytes) -> None:
+        nonlocal size, whole
+        if not piece or sha is None:
+            return
+        if whole and size + len(piece) <= min(cap, size + held.left):
+            parts.append(piece)
+            size += len(piece)
+            held.left -= len(piece)
+            return
+        if whole:  # keep the head up to the bound: the message and trailers come first
+            room = max(0, min(cap, size + held.left) - size)
+            parts.append(piece[:room])
+            size += room
+            held.left -= room
+            whole = False
+
+    def done() -> tuple[str, bytes, bool]:
+        assert sha is not None
+        return sha, b"".join(parts), whole
+
+    for chunk in chunks:
+        data = carry + chunk
+        cut = data.rfind(b"\n") + 1
+        if len(data) - cut <= len("commit ") + 40:
+            body, carry = data[:cut], data[cut:]
+        else:  # a long unfinished line cannot be a commit line: pass it on now
+            body, carry = data, b""
+        pos = 0
+        for m in _COMMIT_MARK.finditer(body):
+            if m.start() == 0 and not at_line_start:
+                continue
+            add(body[pos : m.start()])
+            if sha is not None:
+                yield done()
+            sha, parts, size, whole = m.group(1).decode(), [], 0, True
+            pos = m.end()
+        add(body[pos:])
+        if body:
+            at_line_start = body.endswith(b"\n")
+    add(carry)
+    if sha is not None:
+        yield done()
 
 
 def message_of(text: bytes) -> str:
@@ -104,6 +186,13 @@ def map_paths(diff: bytes, path_map: Sequence[tuple[str, str]]) -> bytes:
 
 def changed_lines(diff: bytes) -> Counter[bytes]:
     """Changed lines keyed by file, whitespace-insensitive, trivial lines dropped."""
+    keys = line_keys(diff, None)
+    assert keys is not None
+    return keys
+
+
+def line_keys(diff: bytes, limit: int | None = MAX_LINE_KEYS) -> Counter[bytes] | None:
+    """``changed_lines``, or None as soon as there are more than ``limit`` distinct keys."""
     keys: Counter[bytes] = Counter()
     path = b""
     for raw in diff.split(b"\n"):
@@ -114,6 +203,8 @@ def changed_lines(diff: bytes) -> Counter[bytes]:
             text = b"".join(raw[1:].split())
             if len(text) >= 3:  # skip "}", ")", blank lines: they match anything
                 keys[path + head + text] += 1
+                if limit is not None and len(keys) > limit:
+                    return None
         elif raw.startswith(b"diff --git "):
             path = raw.rsplit(b" b/", 1)[-1] + b"\0"
     return keys
@@ -153,6 +244,7 @@ def scan_downstream(
     a PR merged after it. Merges are read for trailers only.
     """
     args = [
+        *_BIG_FILES,
         "log",
         "-p",
         "--no-renames",
@@ -163,13 +255,15 @@ def scan_downstream(
     ]
     if since:
         args.append(f"--since={since}")
-    log = git.run(repo, [*args, git.resolve(repo, rev)])
     prs: dict[int, str] = {}
     commits: dict[str, str] = {}
     lines: dict[str, Counter[bytes]] = {}
-    parts = split_commits(log)
+    feed: list[bytes] = []  # the whole commits, as the log had them, for patch-id
     want_repo = upstream_repo.lower() if upstream_repo else None
-    for sha, text in parts:
+    scanned = too_big = no_content = 0
+    budget = MAX_INDEX_KEYS
+    for sha, text, whole in stream_commits(git.stream(repo, [*args, git.resolve(repo, rev)])):
+        scanned += 1
         commits.setdefault(sha, sha)  # shared history: the very same commit
         msg, trailers = message_of(text), trailers_of(text)
         for m in UPSTREAM_PR_RE.finditer(trailers):
@@ -177,10 +271,20 @@ def scan_downstream(
                 prs.setdefault(int(m.group(2)), sha)
         for m in (*UPSTREAM_COMMIT_RE.finditer(trailers), *CHERRY_RE.finditer(msg)):
             commits.setdefault(m.group(1), sha)
+        if not whole:
+            too_big += 1
+            continue
+        feed.append(b"commit " + sha.encode() + text)
         body = text.split(b"\ndiff --git ", 1)
         if len(body) == 2:
-            lines[sha] = changed_lines(b"diff --git " + body[1])
-    pids = patch_ids(repo, log)
+            keys = line_keys(b"diff --git " + body[1], min(MAX_LINE_KEYS, budget))
+            if keys is None:
+                no_content += 1
+                continue
+            lines[sha] = keys
+            budget -= len(keys)
+    pids = patch_ids(repo, b"".join(feed))
+    del feed
     by_pid: dict[str, str] = {}
     for sha, pid in pids.items():
         by_pid.setdefault(pid, sha)
@@ -196,7 +300,9 @@ def scan_downstream(
         lines=lines,
         postings=postings,
         short_commits=short,
-        scanned=len(parts),
+        scanned=scanned,
+        too_big=too_big,
+        no_content=no_content,
     )
 
 
@@ -204,7 +310,8 @@ def scan_downstream(
 class UpstreamDiff:
     sha: str
     is_merge: bool
-    diff: bytes  # path-mapped; a merge's is against its first parent
+    diff: bytes  # path-mapped; a merge's is against its first parent; empty when over the bounds
+    whole: bool = True  # False: the diff was over the bounds and takes no part in matching
 
 
 def upstream_diffs(
@@ -214,14 +321,17 @@ def upstream_diffs(
     wanted = list(dict.fromkeys(shas))
     if not wanted:
         return {}
-    args = ["log", "--no-walk=unsorted", "--stdin", "-p", "--no-renames", "--diff-merges=first-parent"]
+    args = [*_BIG_FILES, "log", "--no-walk=unsorted", "--stdin", "-p", "--no-renames"]
+    args.append("--diff-merges=first-parent")
     # Parents go in the indented message area, which patch-id skips.
     fmt = "--format=commit %H%n    %P"
-    log = git.run(repo, [*args, "--no-color", fmt], input="\n".join(wanted).encode() + b"\n")
+    stdin = "\n".join(wanted).encode() + b"\n"
     out = {}
-    for sha, text in split_commits(log):
+    log = git.stream(repo, [*args, "--no-color", fmt], input=stdin)
+    for sha, text, whole in stream_commits(log):
         parents = text.split(b"\n", 2)[1].split() if text.count(b"\n") >= 2 else []
-        out[sha] = UpstreamDiff(sha=sha, is_merge=len(parents) > 1, diff=map_paths(text, path_map))
+        diff = map_paths(text, path_map) if whole else b""
+        out[sha] = UpstreamDiff(sha=sha, is_merge=len(parents) > 1, diff=diff, whole=whole)
     return out
 
 
@@ -278,10 +388,24 @@ def find_mirror(
     own = [ids[s] for s in pr.commits if s in ids and s in diffs and not diffs[s].is_merge]
     if own and all(p in index.patch_ids for p in own):
         return "patch-id of each commit", index.patch_ids[own[-1]]
-    hit = _similar(index, changed_lines(whole)) if whole else None
+    want = line_keys(whole) if whole else None
+    hit = _similar(index, want) if want is not None else None
     if hit:
         return f"similar content ({hit[1]:.0%} of changed lines)", hit[0]
     return None
+
+
+def _bounded(chunks: Iterable[bytes], cap: int = MAX_COMMIT_TEXT) -> bytes | None:
+    """The streamed output, or None (the rest read and dropped) once it is over ``cap``."""
+    parts: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size <= cap:
+            parts.append(chunk)
+        elif parts:
+            parts.clear()
+    return b"".join(parts) if size <= cap else None
 
 
 def _feed(items: Iterable[tuple[str, bytes]]) -> bytes:
@@ -293,8 +417,10 @@ def mark_mirrored(
     prs: Sequence[PullRequest],
     index: DownstreamIndex,
     path_map: Sequence[tuple[str, str]] = (),
+    notes: list[str] | None = None,
 ) -> tuple[PullRequest, ...]:
-    """``prs`` with a MIRRORED decision for those the downstream carries (others unchanged)."""
+    """``prs`` with a MIRRORED decision for those the downstream carries (others unchanged).
+    ``notes`` gets a line when some PR's diff was over the bounds (matched by trailers only)."""
     todo = [
         pr
         for pr in prs
@@ -302,15 +428,20 @@ def mark_mirrored(
     ]
     diffs = upstream_diffs(upstream, (s for pr in todo for s in pr.commits), path_map)
     wholes: dict[str, bytes] = {}
+    too_big = {pr.number for pr in todo if any(s in diffs and not diffs[s].whole for s in pr.commits)}
     for pr in todo:
         singles = [s for s in pr.commits if s in diffs and not diffs[s].is_merge]
         if pr.kind == "rebase" and len(singles) > 1:
             # One diff over the whole rebase-merged series, for a downstream that squashed it.
-            args = ["diff", "--no-renames", "--no-color", f"{pr.commits[0]}^", pr.merge_commit]
+            args = [*_BIG_FILES, "diff", "--no-renames", "--no-color", f"{pr.commits[0]}^", pr.merge_commit]
             try:
-                wholes[pr.merge_commit] = map_paths(git.run(upstream, args), path_map)
+                diff = _bounded(git.stream(upstream, args))
             except GitError:  # the series starts at the root commit: its per-commit ids still count
-                pass
+                continue
+            if diff is None:
+                too_big.add(pr.number)
+            else:
+                wholes[pr.merge_commit] = map_paths(diff, path_map)
         elif pr.merge_commit in diffs:
             wholes[pr.merge_commit] = diffs[pr.merge_commit].diff
     ids = patch_ids(upstream, _feed((sha, d.diff) for sha, d in diffs.items()))
@@ -318,6 +449,12 @@ def mark_mirrored(
     labels = {f"{i:040x}": m for i, m in enumerate(wholes, start=1)}
     for label, pid in patch_ids(upstream, _feed((lb, wholes[m]) for lb, m in labels.items())).items():
         ids["whole:" + labels[label]] = pid
+    if too_big and notes is not None:
+        shown = ", ".join(f"#{n}" for n in sorted(too_big)[:5]) + (", ..." if len(too_big) > 5 else "")
+        notes.append(
+            f"{len(too_big)} upstream PR(s) ({shown}) have a diff over {MAX_COMMIT_TEXT >> 20} MiB:"
+            " only trailers can show them mirrored"
+        )
     out = []
     for pr in prs:
         found = find_mirror(pr, index, diffs, ids, wholes.get(pr.merge_commit, b""))

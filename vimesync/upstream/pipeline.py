@@ -134,5 +134,17 @@ def walk_and_classify(
         )
         if index.scanned >= mirrored.MAX_DOWNSTREAM:
             notes.append(f"only the newest {index.scanned} downstream commits were searched for mirrored PRs")
-        prs = mirrored.mark_mirrored(upstream, prs, index, config.path_map)
+        if index.too_big:
+            notes.append(
+                f"{index.too_big} downstream commit(s) too large to compare"
+                f" (over {mirrored.MAX_COMMIT_TEXT >> 20} MiB each or {mirrored.MAX_LOG_TEXT >> 20} MiB"
+                " in all): only their trailers were read"
+            )
+        if index.no_content:
+            notes.append(
+                f"{index.no_content} downstream commit(s) change too many lines to compare by content"
+                f" (over {mirrored.MAX_LINE_KEYS} distinct lines each or {mirrored.MAX_INDEX_KEYS} in all):"
+                " only their trailers and patch-ids were used"
+            )
+        prs = mirrored.mark_mirrored(upstream, prs, index, config.path_map, notes)
     return replace(result, prs=prs, notes=result.notes + tuple(notes))
