@@ -109,3 +109,40 @@ def test_a_committed_repository_with_a_symlinked_head_is_still_a_repository(
     code, _, err = run(capsys, "patches", "check", "--config", str(down / "vimesync.toml"))
     assert code == 2 and "[engine] source" in err and "repository inside" in err, err
     assert os.path.islink(evil / "HEAD")
+
+
+@pytest.mark.parametrize("trap_config", ["[core\n broken", "[core]\n\tbare = false\n\tworktree = /\n"])
+def test_a_pin_in_a_folder_dressed_as_a_repository_cannot_move_the_checkout(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, trap_config: str
+) -> None:
+    # The checkout is found from the file system (.git, which git never tracks), not by running
+    # git in a folder the pull request controls, which it can make look like any repository.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.py").write_text('SECRET = "s"\n')
+    down, _ = build_downstream(tmp_path / "down")
+    d = down.path
+    trap = d / "trap"
+    for sub in ("objects", "refs"):
+        (trap / sub).mkdir(parents=True)
+    (trap / "HEAD").write_text("ref: refs/heads/main\n")
+    (trap / "config").write_text(trap_config)
+    (d / "patches").mkdir()
+    (d / "patches/series").write_text("")
+    (trap / "pin.toml").write_text(f'[engine]\nseries = "../patches/series"\nsource = "{outside}"\n')
+    (d / "vimesync.toml").write_text('[engine]\npin = "trap/pin.toml"\n')
+    monkeypatch.setenv("CI", "true")
+    code, _, err = run(capsys, "patches", "check", "--config", str(d / "vimesync.toml"))
+    assert code == 2 and "outside the checkout" in err, err
+
+
+def test_a_pin_inside_a_committed_repository_naming_it_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    down, _, _ = embedded(tmp_path, tmp_path / "marker")
+    (down / "patches").mkdir()
+    (down / "patches/series").write_text("")
+    (down / "evil.git/pin.toml").write_text('[engine]\nseries = "../patches/series"\nsource = "."\n')
+    (down / "vimesync.toml").write_text('[engine]\npin = "evil.git/pin.toml"\n')
+    code, _, err = run(capsys, "patches", "check", "--config", str(down / "vimesync.toml"))
+    assert code == 2 and "repository inside" in err, err

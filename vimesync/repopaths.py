@@ -19,7 +19,6 @@ it is only refused under a pseudo file system.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -80,11 +79,11 @@ def _check_named_location(path: Path, name: RepoField, file: Path, key: str) -> 
     inside = root is not None and (here == root or here.is_relative_to(root))
     if root is not None and inside:
         _check_no_symlink(here, root, file, key)
-    elif root is not None and untrusted_checkout():
+    elif untrusted_checkout():
         raise ConfigError(
             str(file),
-            f"{key} names {path}, outside the checkout {root}; in an untrusted checkout (CI) a "
-            "location outside it comes only from the job",
+            f"{key} names {path}, outside the checkout {root or '(none found above the file)'}; in an "
+            "untrusted checkout (CI) a location outside it comes only from the job",
             hint=f"pass {_FLAGS[name]} PATH on the command line (or set {UNTRUSTED_ENV}=0 in a job "
             "that only runs on trusted refs)",
         )
@@ -115,16 +114,16 @@ def _check_no_symlink(here: Path, root: Path, file: Path, key: str) -> None:
             )
 
 
-@lru_cache(maxsize=16)
 def work_tree_of(folder: Path) -> Path | None:
-    """The top level of the git work tree holding ``folder``, as ``folder`` spells it (symlinks
-    above it kept); None outside any work tree (a config kept beside the repositories it names,
-    as on a maintainer's machine)."""
-    code, out, _ = git.run_status(folder, ["rev-parse", "--show-cdup"])
-    if code != 0:
-        return None
-    cdup = out.decode("utf-8", "surrogateescape").strip()
-    return lexical(folder / cdup) if cdup else lexical(folder)
+    """The checkout holding ``folder``: its innermost ancestor with a ``.git`` entry, or None.
+
+    Judged from the file system, never by running git in ``folder``: a pull request controls
+    every folder of the checkout and can make one look like a bare repository (or break git
+    there), but git refuses to track a ``.git`` entry, so it cannot plant one."""
+    for anc in (folder, *folder.parents):
+        if os.path.lexists(anc / ".git"):
+            return anc
+    return None
 
 
 def _looks_like_repository(path: Path) -> bool:

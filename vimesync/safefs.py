@@ -36,7 +36,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-MAX_CONFIG_BYTES = 4 * 1024 * 1024  # vimesync.toml, pins, policy, ledger: a few KB in practice
+MAX_CONFIG_BYTES = 1024 * 1024  # vimesync.toml, pins, policy, ledger: a few KB in practice; tomllib
+# takes seconds on a few MiB of hostile (valid) TOML, so the cap is also a time bound
 MAX_NESTING = 64  # TOML/JSON arrays and tables; real files use fewer than 5 levels
 _MARKERS = (".git", "vimesync.toml")  # what makes a folder a repository root
 _REFUSED = ("/proc", "/dev", "/sys")  # pseudo-files: sizes lie, reads may block or leak

@@ -116,3 +116,16 @@ def test_path_entries_inside_the_checkout_never_run(tmp_path: Path, checkout: Pa
     env = clean_env(tmp_path, os.pathsep.join([*entries, str(tmp_path / "tools")]))
     assert interp.find_interpreter((3, 99), env=env).executable == str(tmp_path / "tools/python3.99")
     assert marker.exists()
+
+
+def test_a_checkout_that_is_home_itself_is_still_a_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"  # a job whose HOME is the checkout (or a dotfiles repository)
+    (home / ".git").mkdir(parents=True)
+    marker = tmp_path / "ran"
+    fake_python(home / "bin/python3.99", f"touch {marker}; echo cpython 3 99 0")
+    monkeypatch.setenv("HOME", str(home))
+    with pytest.raises(BadInput, match="python3.99 is needed"):
+        interp.find_interpreter((3, 99), env={**clean_env(tmp_path, str(home / "bin")), "HOME": str(home)})
+    assert not marker.exists()

@@ -179,10 +179,12 @@ def _trusted_path_entry(folder: str, untrusted: list[Path]) -> bool:
         home = os.environ.get("HOME")
         pyenv = lexical(os.environ.get("PYENV_ROOT") or Path(home or "/nonexistent") / ".pyenv")
         for anc in (path, *path.parents):
-            if (home and anc == lexical(home)) or anc == pyenv:
+            if anc == pyenv:
                 break  # pyenv's own folders are a git clone of pyenv, not a checkout
             if os.path.lexists(anc / "vimesync.toml") or os.path.lexists(anc / ".git"):
-                return False  # inside a checkout (a --config elsewhere, the cwd outside it)
+                return False  # inside a checkout (a --config elsewhere, the cwd outside it, $HOME)
+            if home and anc == lexical(home):
+                break
     return True
 
 

@@ -19,7 +19,8 @@ from vimesync.errors import ConfigError
 from vimesync.safefs import loads_json
 from vimesync.upstream.model import DirectCommit, PullRequest, WalkResult
 
-MAX_METADATA_BYTES = 64 * 1024 * 1024  # gh pr list of thousands of PRs with their files fits well
+MAX_METADATA_BYTES = 16 * 1024 * 1024  # gh pr list of thousands of PRs with their files fits well;
+# 64 MiB of tiny JSON values held ~3 GB while parsing
 
 
 @dataclass(frozen=True)
