@@ -67,5 +67,9 @@ class GitError(BadInput):
     """A git command failed in a way that means the input is wrong (not a repo, unknown rev)."""
 
 
+class GitTimeout(GitError):
+    """A git command ran past the time its caller allowed (it was killed)."""
+
+
 class GitHubError(VimesyncError):
     """GitHub could not be reached or refused us (rate limit, auth). Never carries the token."""

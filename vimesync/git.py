@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from vimesync.errors import GitError
+from vimesync.errors import GitError, GitTimeout
 
 NULL_SHA = "0" * 40
 
@@ -380,10 +380,17 @@ def run_ok(repo: Path, args: Sequence[str], *, env: dict[str, str] | None = None
 
 
 def stream(
-    repo: Path, args: Sequence[str], *, env: dict[str, str] | None = None, input: bytes | None = None
+    repo: Path,
+    args: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    input: bytes | None = None,
+    deadline: float | None = None,
 ) -> Iterator[bytes]:
     """Yield chunks of ``git args`` stdout as it runs (one process, for long logs); ``input`` is
-    written to its stdin by a helper thread, so neither side can block the other."""
+    written to its stdin by a helper thread, so neither side can block the other. ``deadline``
+    (seconds): git is killed when it runs longer, and GitTimeout is raised after the chunks it
+    wrote (hostile content can make git's own diffing take minutes)."""
     import threading
 
     _guard(repo, args, env)
@@ -412,6 +419,10 @@ def stream(
 
             writer = threading.Thread(target=feed, name="git-stream-stdin", daemon=True)
             writer.start()
+        timer = threading.Timer(deadline, proc.kill) if deadline is not None else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         try:
             while chunk := proc.stdout.read(1 << 16):
                 yield chunk
@@ -420,8 +431,12 @@ def stream(
             if proc.poll() is None and writer is not None and writer.is_alive():
                 proc.kill()
             code = proc.wait()
+            if timer is not None:
+                timer.cancel()
             if writer is not None:
                 writer.join(timeout=5)
+        if timer is not None and timer.finished.is_set() and code != 0:
+            raise GitTimeout(f"{repo}: git {_command(args)} ran over {deadline:g} s and was stopped")
         if code != 0:
             errf.seek(0)
             raise GitError(_message(repo, args, errf.read(_MAX_MESSAGE * 4)))

@@ -79,3 +79,10 @@ def test_depth_is_capped_like_git_and_path_max() -> None:
     assert not is_safe("/".join(["a"] * 257))
     with pytest.raises(PatchError, match="deeper than 256 components"):
         check_path("a/" * 2000 + "x.py", patch="deep.patch")
+
+
+def test_length_is_capped_at_path_max_less_its_nul() -> None:
+    # PATH_MAX (4096) counts the terminating NUL: git cannot create a 4,096-byte path either.
+    name = "/".join(["b" * 200] * 21)
+    assert is_safe(name[:4095])
+    assert not is_safe(name[:4096])

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from tests.gitrepo import Repo
 from vimesync.upstream import mirrored
 from vimesync.upstream.mirrored import mark_mirrored, scan_downstream, split_commits, stream_commits
@@ -134,3 +136,35 @@ def test_a_commit_of_too_many_distinct_lines_is_compared_by_patch_id_only(tmp_pa
     found = mark_mirrored(up.path, walk(up.path, None, "main").prs, index)
     status = {pr.number: pr.decision.mirrored_by if pr.decision else None for pr in found}
     assert status == {5: "patch-id of the PR", 6: None}
+
+
+def _slow_diff_pair(seed: int) -> tuple[bytes, bytes]:
+    """Two 1 MB files of random a/b lines: git needs seconds to diff them (8 MB: minutes)."""
+    rng = random.Random(seed)
+    return tuple(b"".join(rng.choice((b"a\n", b"b\n")) for _ in range(500_000)) for _ in range(2))  # type: ignore[return-value]
+
+
+def test_git_is_stopped_at_the_deadline(tmp_path: Path) -> None:
+    from vimesync import git
+    from vimesync.errors import GitTimeout
+
+    old, new = _slow_diff_pair(3)
+    (tmp_path / "a").write_bytes(old)
+    (tmp_path / "b").write_bytes(new)
+    with pytest.raises(GitTimeout, match="ran over 0.3 s"):
+        for _ in git.stream(tmp_path, ["diff", "--no-index", "a", "b"], deadline=0.3):
+            pass
+
+
+def test_downstream_history_git_is_slow_to_diff_is_read_for_trailers_only(tmp_path: Path) -> None:
+    # A pull request commits files whose diffs take git minutes: the content pass stops at its
+    # deadline, and every commit is still read for its trailers (a second pass without diffs).
+    old, new = _slow_diff_pair(4)
+    down = Repo(tmp_path / "down")
+    down.commit("start", {"s": "s\n"})
+    down.commit("carry #7\n\nUpstream-PR: o/r#7", {"seven.py": "x = 7\n"})
+    down.commit("data", {"data.txt": old})
+    down.commit("data again", {"data.txt": new})
+    index = scan_downstream(down.path, upstream_repo="o/r", content_seconds=0.3)
+    assert index.timed_out
+    assert 7 in index.prs and index.scanned == 4

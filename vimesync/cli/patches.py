@@ -45,7 +45,12 @@ def check(
         Path | None, typer.Option(help="Write the whole patched tree here (must be empty or absent).")
     ] = None,
     keep_going: Annotated[
-        bool, typer.Option("--keep-going", help="Apply every patch and hunk even after one fails.")
+        bool,
+        typer.Option(
+            "--keep-going",
+            help="Go on after a failing patch (left out whole, as git apply without --reject"
+            " leaves it) and try every hunk of a failing file.",
+        ),
     ] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Parse every file afresh.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,

@@ -13,7 +13,7 @@ import re
 from vimesync.errors import PatchError
 from vimesync.safefs import excerpt
 
-MAX_PATH_BYTES = 4096  # PATH_MAX on Linux
+MAX_PATH_BYTES = 4095  # PATH_MAX on Linux (4096) counts the terminating NUL
 # Deeper paths buy nothing real and cost recursion: cleaning up a 2,000-level tree made
 # shutil.rmtree hit RecursionError and leave the scratch folder behind.
 MAX_PATH_COMPONENTS = 256

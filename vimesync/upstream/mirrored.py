@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vimesync import git
-from vimesync.errors import GitError
+from vimesync.errors import GitError, GitTimeout
 from vimesync.upstream.model import MIRRORED, Decision, PullRequest
 
 # Downstream messages are hostile input: linear-time patterns only, PR numbers of at most 9 digits.
@@ -46,6 +46,7 @@ MAX_COMMIT_TEXT = 8 * 1024 * 1024  # one commit's message and diff held at most 
 MAX_LOG_TEXT = 64 * 1024 * 1024  # all commits' diffs held at most, per side
 # Distinct changed lines compared by content (the largest commit of THUDM/slime has 8k, its whole
 # history 264k): past them a commit is matched by trailers and patch-id only.
+CONTENT_SECONDS = 30.0  # git's own diffing of the downstream history (hostile files: minutes)
 MAX_LINE_KEYS = 50_000  # per commit
 MAX_INDEX_KEYS = 1_000_000  # in the downstream index (~250 MB)
 # Git diffs a file over this as binary (``Binary files ... differ`` and its blob ids, which
@@ -66,6 +67,7 @@ class DownstreamIndex:
     scanned: int = 0
     too_big: int = 0  # commits whose diff was over the bounds: matched by trailers only
     no_content: int = 0  # commits with too many changed lines: matched by trailers and patch-id
+    timed_out: bool = False  # git's diffing ran over CONTENT_SECONDS: later commits by trailers only
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,6 +238,7 @@ def scan_downstream(
     since: str | None = None,
     max_count: int = MAX_DOWNSTREAM,
     rev: str = "HEAD",
+    content_seconds: float = CONTENT_SECONDS,
 ) -> DownstreamIndex:
     """Read trailers, patch-ids and changed lines of the downstream's recent history at ``rev``
     (``HEAD``; a report passes the pre-sync baseline, so the sync's own commits don't count).
@@ -262,8 +265,11 @@ def scan_downstream(
     want_repo = upstream_repo.lower() if upstream_repo else None
     scanned = too_big = no_content = 0
     budget = MAX_INDEX_KEYS
-    for sha, text, whole in stream_commits(git.stream(repo, [*args, git.resolve(repo, rev)])):
-        scanned += 1
+    tip = git.resolve(repo, rev)
+    seen: set[str] = set()
+
+    def read_trailers(sha: str, text: bytes) -> None:
+        seen.add(sha)
         commits.setdefault(sha, sha)  # shared history: the very same commit
         msg, trailers = message_of(text), trailers_of(text)
         for m in UPSTREAM_PR_RE.finditer(trailers):
@@ -271,18 +277,38 @@ def scan_downstream(
                 prs.setdefault(int(m.group(2)), sha)
         for m in (*UPSTREAM_COMMIT_RE.finditer(trailers), *CHERRY_RE.finditer(msg)):
             commits.setdefault(m.group(1), sha)
-        if not whole:
-            too_big += 1
-            continue
-        feed.append(b"commit " + sha.encode() + text)
-        body = text.split(b"\ndiff --git ", 1)
-        if len(body) == 2:
-            keys = line_keys(b"diff --git " + body[1], min(MAX_LINE_KEYS, budget))
-            if keys is None:
-                no_content += 1
+
+    timed_out = False
+    current = None
+    try:
+        for sha, text, whole in stream_commits(git.stream(repo, [*args, tip], deadline=content_seconds)):
+            scanned += 1
+            current = sha
+            read_trailers(sha, text)
+            if not whole:
+                too_big += 1
                 continue
-            lines[sha] = keys
-            budget -= len(keys)
+            feed.append(b"commit " + sha.encode() + text)
+            body = text.split(b"\ndiff --git ", 1)
+            if len(body) == 2:
+                keys = line_keys(b"diff --git " + body[1], min(MAX_LINE_KEYS, budget))
+                if keys is None:
+                    no_content += 1
+                    continue
+                lines[sha] = keys
+                budget -= len(keys)
+    except GitTimeout:
+        # The commit git was diffing may be cut short: its content is not used, and every commit
+        # not read yet is read again without diffs, for its trailers.
+        timed_out = True
+        if current is not None and feed and feed[-1].startswith(b"commit " + current.encode()):
+            feed.pop()
+            lines.pop(current, None)
+        rest = [a for a in args if a not in ("-p", *_BIG_FILES)]
+        for sha, text, _ in stream_commits(git.stream(repo, [*rest, tip])):
+            if sha not in seen:
+                scanned += 1
+                read_trailers(sha, text)
     pids = patch_ids(repo, b"".join(feed))
     del feed
     by_pid: dict[str, str] = {}
@@ -303,6 +329,7 @@ def scan_downstream(
         scanned=scanned,
         too_big=too_big,
         no_content=no_content,
+        timed_out=timed_out,
     )
 
 
@@ -327,11 +354,20 @@ def upstream_diffs(
     fmt = "--format=commit %H%n    %P"
     stdin = "\n".join(wanted).encode() + b"\n"
     out = {}
-    log = git.stream(repo, [*args, "--no-color", fmt], input=stdin)
-    for sha, text, whole in stream_commits(log):
-        parents = text.split(b"\n", 2)[1].split() if text.count(b"\n") >= 2 else []
-        diff = map_paths(text, path_map) if whole else b""
-        out[sha] = UpstreamDiff(sha=sha, is_merge=len(parents) > 1, diff=diff, whole=whole)
+    log = git.stream(repo, [*args, "--no-color", fmt], input=stdin, deadline=CONTENT_SECONDS)
+    try:
+        for sha, text, whole in stream_commits(log):
+            parents = text.split(b"\n", 2)[1].split() if text.count(b"\n") >= 2 else []
+            diff = map_paths(text, path_map) if whole else b""
+            out[sha] = UpstreamDiff(sha=sha, is_merge=len(parents) > 1, diff=diff, whole=whole)
+    except GitTimeout:
+        # git's own diffing ran too long (hostile content): the commit it was on and every later
+        # one take no part in content matching, like a diff over the bounds.
+        done = [s for s in wanted if s in out]
+        if done:
+            out.pop(done[-1])
+        for s in wanted:
+            out.setdefault(s, UpstreamDiff(sha=s, is_merge=False, diff=b"", whole=False))
     return out
 
 

@@ -140,6 +140,11 @@ def walk_and_classify(
                 f" (over {mirrored.MAX_COMMIT_TEXT >> 20} MiB each or {mirrored.MAX_LOG_TEXT >> 20} MiB"
                 " in all): only their trailers were read"
             )
+        if index.timed_out:
+            notes.append(
+                f"comparing the downstream history by content ran over {mirrored.CONTENT_SECONDS:g} s"
+                " (git's own diffing): later commits were matched by their trailers only"
+            )
         if index.no_content:
             notes.append(
                 f"{index.no_content} downstream commit(s) change too many lines to compare by content"
