@@ -432,15 +432,19 @@ def find_mirror(
 
 
 def _bounded(chunks: Iterable[bytes], cap: int = MAX_COMMIT_TEXT) -> bytes | None:
-    """The streamed output, or None (the rest read and dropped) once it is over ``cap``."""
+    """The streamed output, or None (the rest read and dropped) once it is over ``cap``, or when
+    git ran past its deadline."""
     parts: list[bytes] = []
     size = 0
-    for chunk in chunks:
-        size += len(chunk)
-        if size <= cap:
-            parts.append(chunk)
-        elif parts:
-            parts.clear()
+    try:
+        for chunk in chunks:
+            size += len(chunk)
+            if size <= cap:
+                parts.append(chunk)
+            elif parts:
+                parts.clear()
+    except GitTimeout:
+        return None
     return b"".join(parts) if size <= cap else None
 
 
@@ -471,7 +475,7 @@ def mark_mirrored(
             # One diff over the whole rebase-merged series, for a downstream that squashed it.
             args = [*_BIG_FILES, "diff", "--no-renames", "--no-color", f"{pr.commits[0]}^", pr.merge_commit]
             try:
-                diff = _bounded(git.stream(upstream, args))
+                diff = _bounded(git.stream(upstream, args, deadline=CONTENT_SECONDS))
             except GitError:  # the series starts at the root commit: its per-commit ids still count
                 continue
             if diff is None:
