@@ -45,9 +45,13 @@ def demo(
         d = build_demo(root)
         cfg = load_config(d.downstream / "vimesync.toml")
         output.stderr.print(
-            f"[dim]demo: upstream {output.escape(str(d.upstream))} ({d.base[:8]}..{d.tip[:8]}), "
-            f"downstream {output.escape(str(d.downstream))} "
-            f"(sync {d.baseline[:8]}..{d.head[:8]}), engine {d.engine} @ {d.engine_rev[:8]}[/]"
+            output.styled(
+                (
+                    f"demo: upstream {d.upstream} ({d.base[:8]}..{d.tip[:8]}), downstream {d.downstream} "
+                    f"(sync {d.baseline[:8]}..{d.head[:8]}), engine {d.engine} @ {d.engine_rev[:8]}",
+                    "dim",
+                )
+            )
         )
         inputs = ReportInputs(config=cfg, baseline=d.baseline, head=d.head, check=check_options(cfg))
         with parse_progress(enabled=output.progress_enabled()) as progress:
@@ -61,8 +65,12 @@ def demo(
         output.out(render_markdown(report).rstrip("\n"))
     if keep is not None:
         output.stderr.print(
-            f"[dim]The example is in {output.escape(str(root))}: cd {output.escape(str(d.downstream))} "
-            "and try `vimesync walk`, "
-            "`vimesync patches check`, `vimesync audit --baseline HEAD~1`, `vimesync report`.[/]"
+            output.styled(
+                (
+                    f"The example is in {root}: cd {d.downstream} and try `vimesync walk`, "
+                    "`vimesync patches check`, `vimesync audit --baseline HEAD~1`, `vimesync report`.",
+                    "dim",
+                )
+            )
         )
     return EXIT_OK if report.checks_ok else EXIT_CHECK_FAILED

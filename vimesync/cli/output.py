@@ -1,9 +1,9 @@
 """Where the CLI writes: results to stdout, diagnostics and progress to stderr.
 
-Every string that came from a file, a commit or the user is shown, never obeyed: :func:`escape`
-makes it inert for rich markup *and* shows its control characters as escapes (``\\x1b``,
-``\\r``, ``\\u202e``), so neither ``[/tmp]`` in a hunk line nor an ESC sequence in a commit
-subject can crash, restyle or rewrite the terminal. :func:`out` does the same for a whole line.
+Every string that came from a file, a commit or the user is shown, never obeyed: :func:`styled`
+builds rich ``Text`` (never parsed as markup) with its control characters shown as escapes
+(``\\x1b``, ``\\r``, ``\\u202e``), so neither ``[/tmp]`` in a hunk line nor an ESC sequence in a
+commit subject can crash, restyle or rewrite the terminal. :func:`out` does the same for a whole line.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import sys
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape as _markup_escape
 from rich.text import Text
 
 from vimesync.text import visible
@@ -21,12 +20,6 @@ from vimesync.text import visible
 # No emoji codes (":rocket:" in a title stays text), no highlighting of numbers or paths.
 stdout = Console(soft_wrap=True, highlight=False, emoji=False)
 stderr = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
-
-
-def escape(text: str) -> str:
-    """``text`` for a rich markup string: markup escaped, controls shown. Prefer :func:`styled`:
-    rich reads a trailing backslash of an escaped value differently before ``[`` and elsewhere."""
-    return _markup_escape(visible(str(text)))
 
 
 def styled(*parts: str | tuple[str, str]) -> Text:
