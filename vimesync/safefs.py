@@ -63,7 +63,9 @@ def lexical(path: Path | str) -> Path:
     return Path(os.path.abspath(path))
 
 
-def _marked(folder: Path) -> bool:
+def marks_checkout(folder: Path) -> bool:
+    """True when ``folder`` holds ``.git`` or ``vimesync.toml``: the root of a checkout (a pull
+    request can plant the latter deeper down, which only ever makes callers stricter)."""
     return any(os.path.lexists(folder / m) for m in _MARKERS)
 
 
@@ -85,7 +87,7 @@ def find_root(path: Path | str, root: Path | str | None = None) -> Path:
     for anc in p.parents:
         if stop is not None and not (anc != stop and anc.is_relative_to(stop)):
             break
-        if _marked(anc) and (best is None or best.is_relative_to(anc)):
+        if marks_checkout(anc) and (best is None or best.is_relative_to(anc)):
             best = anc
     if best is None:
         cwd = lexical(os.getcwd())

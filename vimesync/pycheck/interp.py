@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync.errors import BadInput
-from vimesync.safefs import find_root, lexical
+from vimesync.safefs import find_root, lexical, marks_checkout
 
 MIN_WORKER = (3, 8)  # _worker.py runs on 3.8+
 _PROBE = "import sys;print(sys.implementation.name,*sys.version_info[:3])"
@@ -181,7 +181,7 @@ def _trusted_path_entry(folder: str, untrusted: list[Path]) -> bool:
         for anc in (path, *path.parents):
             if anc == pyenv:
                 break  # pyenv's own folders are a git clone of pyenv, not a checkout
-            if os.path.lexists(anc / "vimesync.toml") or os.path.lexists(anc / ".git"):
+            if marks_checkout(anc):
                 return False  # inside a checkout (a --config elsewhere, the cwd outside it, $HOME)
             if home and anc == lexical(home):
                 break
