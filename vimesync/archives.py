@@ -23,7 +23,7 @@ from pathlib import Path
 
 from vimesync.checkmodel import SourceInfo
 from vimesync.errors import BadInput
-from vimesync.safefs import remove_tree
+from vimesync.safefs import excerpt, remove_tree
 from vimesync.source import (
     DRIVE_LETTER,
     EXECUTABLE,
@@ -101,8 +101,9 @@ def _check_links(archive: Path, links: dict[str, str], prefix: str) -> None:
     steps = 0
 
     def unsafe(name: str, why: str) -> BadInput:
-        target = tree[name] if len(tree[name]) <= 100 else tree[name][:97] + "..."
-        return BadInput(f"{archive}: unsafe member {prefix + name!r}: link to {target!r} {why}")
+        return BadInput(
+            f"{archive}: unsafe member {prefix + name!r}: link to {excerpt(tree[name], 100)} {why}"
+        )
 
     def resolve(name: str, depth: int) -> list[str] | None:
         nonlocal steps
