@@ -252,7 +252,7 @@ def test_a_deep_tar_source_is_removed_on_close(tmp_path: Path) -> None:
     import io
     import tarfile
 
-    from vimesync.source import open_source
+    from vimesync.sources import open_source
 
     archive = tmp_path / "engine.tar"
     with tarfile.open(archive, "w", format=tarfile.PAX_FORMAT) as tf:

@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.errors import GitHubError
-from vimesync.upstream.metadata import PRMeta
 
 API_URL = "https://api.github.com"
 PER_PAGE = 100
@@ -45,6 +44,18 @@ MAX_BYTES = 32 * 1024 * 1024  # of one answer
 MAX_REDIRECTS = 5
 DEADLINE = 60.0  # seconds for one call, whatever the server does
 WAIT_BUDGET = 60.0  # seconds of rate-limit waits in one process
+
+
+@dataclass(frozen=True)
+class PRMeta:
+    """A merged PR as GitHub (or ``gh pr list --json``) describes it."""
+
+    number: int
+    title: str | None = None
+    labels: tuple[str, ...] = ()
+    author: str | None = None
+    merge_commit: str | None = None
+    files: tuple[str, ...] | None = None
 
 
 def _seconds(name: str, default: float) -> float:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepo import Repo
-from vimesync.audit.audit import (
+from vimesync.audit.compare import (
     default_sync_name,
     load_excluded_globs,
     reviews_for,

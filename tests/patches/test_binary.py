@@ -232,7 +232,7 @@ def test_binary_data_and_results_held_by_one_patch_are_capped() -> None:
 def test_binary_data_held_by_the_whole_series_is_capped(tmp_path) -> None:
     # Each patch holds 100 MiB of announced delta results (under its own 128 MiB cap); three of
     # them would hold 300 MiB, so the series is refused at the third's first hunk over the cap.
-    from vimesync.check import MAX_STACK_BINARY, load_stack
+    from vimesync.check.run import MAX_STACK_BINARY, load_stack
 
     src = b"\0" * 0x10000
     delta = _varint(len(src)) + _varint(50 << 20) + b"\x80"

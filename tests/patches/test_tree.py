@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.patches.gitapply import git_apply
 from tests.patches.treehelp import compare_with_git, git_diff, hunk, snapshot, write_tree
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
-from vimesync.patches.gitapply import git_apply
 from vimesync.patches.model import FilePatch, PatchFile
 from vimesync.patches.tree import Provider, ScratchTree, apply_patch_to_tree, apply_stack, directory_provider
 

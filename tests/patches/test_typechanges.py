@@ -27,14 +27,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, seed, settings
 from hypothesis import strategies as st
 
+from tests.patches.gitapply import git_apply
 from tests.patches.treehelp import IDENTITY, Spec, git_diff, snapshot, write_tree
 from vimesync import git
-from vimesync.check import changed_files, export_tree, source_provider
+from vimesync.check.run import changed_files, export_tree, source_provider
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
-from vimesync.patches.gitapply import git_apply
 from vimesync.patches.tree import ScratchTree
-from vimesync.source import DirectorySource, GitSource
+from vimesync.sources.directory import DirectorySource
+from vimesync.sources.gitsource import GitSource
 
 PATHS = ["a", "a/b", "a/b/c", "d", "d/e", "d/f"]
 EXTRA = ["a/z", "a/b/z", "d/z"]  # untouched by the patches: only ever in the starting tree

@@ -13,10 +13,10 @@ import stat
 import tempfile
 from pathlib import Path
 
+from tests.patches.gitapply import git_apply
 from vimesync import git
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
-from vimesync.patches.gitapply import git_apply
 from vimesync.patches.model import FilePatch, Hunk, HunkFailure, PatchResult
 from vimesync.patches.tree import ScratchTree
 

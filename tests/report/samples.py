@@ -17,7 +17,7 @@ from vimesync.audit.model import (
     AuditResult,
     PathAudit,
 )
-from vimesync.checkmodel import CheckReport, SourceInfo
+from vimesync.check.model import CheckReport, SourceInfo
 from vimesync.patches.model import Dep3, HunkFailure, PatchResult
 from vimesync.pycheck.model import ParseReport
 from vimesync.upstream.model import (

@@ -87,9 +87,9 @@ def audit(
     """Classify every path changed between --baseline and --head: identical, translated, downstream-only,
     deleted, excluded; report unreviewed paths and stale reviews."""
     # Imported here, not at the top: every command would pay for them at start-up.
-    from vimesync.audit.audit import default_sync_name, load_excluded_globs, run_audit
-    from vimesync.report.generate import upstream_base_of
-    from vimesync.report.json import audit_json
+    from vimesync.audit.compare import default_sync_name, load_excluded_globs, run_audit
+    from vimesync.audit.document import audit_json
+    from vimesync.audit.syncname import upstream_base_of
 
     if ctx.invoked_subcommand is not None:
         return EXIT_OK
@@ -162,9 +162,9 @@ def review(
 ) -> int:
     """Record that NAME reviewed PATH... at their content in --head, in sop/reviews/<sync>.toml."""
     # Imported here, not at the top: every command would pay for them at start-up.
-    from vimesync.audit.audit import reviews_for
+    from vimesync.audit.compare import reviews_for
     from vimesync.audit.ledger import ledger_relpath, read_ledger, record, write_ledger
-    from vimesync.report.generate import sync_name
+    from vimesync.audit.syncname import sync_name
 
     cfg = load_config(config)
     down = _downstream(cfg, downstream)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from vimesync.checkmodel import check_options
+from vimesync.check.model import check_options
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
@@ -34,8 +34,8 @@ def demo(
     """
     # Imported here, not at the top: every command would pay for them at start-up.
     from vimesync.demo.build import build_demo
+    from vimesync.report.document import render_json
     from vimesync.report.generate import ReportInputs, generate_report
-    from vimesync.report.json import render_json
     from vimesync.report.markdown import render_markdown
 
     if fmt not in ("markdown", "json"):

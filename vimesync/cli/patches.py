@@ -11,7 +11,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from vimesync.checkmodel import CheckReport, check_options, check_to_dict
+from vimesync.check.model import CheckReport, check_options, check_to_dict
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
@@ -70,7 +70,7 @@ def check(
         export=export,
         use_cache=not no_cache,
     )
-    from vimesync.check import run_check  # here, not at the top: other commands skip its imports
+    from vimesync.check.run import run_check  # here, not at the top: other commands skip its imports
 
     with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
         report = run_check(opts, progress=progress)

@@ -19,7 +19,7 @@ from typing import Annotated
 
 import typer
 
-from vimesync.checkmodel import check_options
+from vimesync.check.model import check_options
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
@@ -69,8 +69,8 @@ def report(
 ) -> int:
     """Write the sync PR description: summary, engine patches, final audit, validation."""
     # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.report.document import render_json
     from vimesync.report.generate import ReportInputs, generate_report
-    from vimesync.report.json import render_json
     from vimesync.report.markdown import render_markdown
 
     if fmt not in ("markdown", "json"):

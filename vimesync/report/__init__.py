@@ -12,7 +12,7 @@ Typical use (this is what ``vimesync report`` and ``vimesync demo`` call)::
 
 from __future__ import annotations
 
-from vimesync.report.json import render_json
+from vimesync.report.document import render_json
 from vimesync.report.markdown import render_markdown
 from vimesync.report.model import SyncReport, build_report
 

@@ -12,19 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from vimesync import git
-from vimesync.audit.audit import default_sync_name, load_excluded_globs, run_audit
+from vimesync.audit.compare import default_sync_name, load_excluded_globs, run_audit
 from vimesync.audit.model import AuditResult
-from vimesync.check import run_check
-from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
+from vimesync.audit.syncname import upstream_base_of
+from vimesync.check.model import CheckOptions, CheckReport, ProgressFn
+from vimesync.check.run import run_check
 from vimesync.config import Config
-from vimesync.errors import ConfigError
+from vimesync.pins import pinned_at
 from vimesync.repopaths import repository_path
 from vimesync.report.links import github_repo_of
 from vimesync.report.model import EnginePatches, SyncReport, build_engine, build_report
-from vimesync.safefs import loads_toml
 from vimesync.upstream.model import WalkResult
 
 
@@ -46,83 +45,6 @@ class ReportInputs:
     strip: int | None = None  # default -pN for ``series`` (default: the engine pin's)
     pr_metadata: Path | None = None
     github: bool = False
-
-
-def _toml_at(repo: Path, rev: str, file: Path | None) -> dict[str, Any] | None:
-    """A TOML file of ``repo`` as committed at ``rev`` (None when absent or outside the repo)."""
-    if file is None:
-        return None
-    try:
-        rel = file.resolve().relative_to(repo.resolve()).as_posix()
-        entries = git.ls_tree(repo, rev, [rel])
-    except (ValueError, git.GitError):
-        return None
-    if len(entries) != 1 or entries[0].kind != "blob":
-        return None
-    with git.CatFile(repo) as cat:
-        data = cat.read(entries[0].oid)
-    try:
-        return loads_toml(data.decode("utf-8"), where=rel)  # bounded nesting and integers
-    except (UnicodeDecodeError, ConfigError):
-        return None
-
-
-def pinned_at(repo: Path, rev: str, pin_file: Path | None, table: str, key: str) -> str | None:
-    """``[table] key`` of a pin file as it was at ``rev`` (e.g. the engine rev before the sync)."""
-    data = _toml_at(repo, rev, pin_file)
-    value = (data or {}).get(table, {}).get(key)
-    return value if isinstance(value, str) else None
-
-
-def upstream_base_of(
-    config: Config,
-    *,
-    upstream: Path,
-    tip: str,
-    downstream: Path | None = None,
-    baseline: str | None = None,
-    upstream_base: str | None = None,
-) -> str | None:
-    """The upstream commit the sync starts from (full sha when it resolves), or None.
-
-    ``upstream_base`` when given, else the upstream pin's ``synced`` as committed at the
-    downstream ``baseline`` (stable for the whole sync, even after the pin is bumped), else the
-    pin's current ``synced`` unless it already equals the tip.
-    """
-    tip_sha = git.resolve(upstream, tip)
-    base = upstream_base
-    if base is None and downstream is not None and baseline is not None:
-        base = pinned_at(downstream, baseline, config.upstream_pin.file, "upstream", "synced")
-    if base is None and config.upstream_pin.synced:
-        base = config.upstream_pin.synced
-    if base is None:
-        return None
-    try:
-        base = git.resolve(upstream, base)
-    except git.GitError:
-        pass
-    return None if base == tip_sha else base
-
-
-def sync_name(
-    config: Config,
-    *,
-    upstream: Path,
-    tip: str,
-    downstream: Path | None = None,
-    baseline: str | None = None,
-    upstream_base: str | None = None,
-) -> str:
-    """The ledger name of this sync: ``<upstream base8>..<tip8>`` (see :func:`upstream_base_of`)."""
-    base = upstream_base_of(
-        config,
-        upstream=upstream,
-        tip=tip,
-        downstream=downstream,
-        baseline=baseline,
-        upstream_base=upstream_base,
-    )
-    return default_sync_name(base, git.resolve(upstream, tip))
 
 
 def engine_from_series(

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from vimesync.audit.model import CLASSES, STALE, AuditResult, PathAudit
-from vimesync.checkmodel import CheckReport
+from vimesync.check.model import CheckReport
 from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.links import Ref, pr_ref

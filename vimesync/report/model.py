@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vimesync.audit.model import AuditResult
-from vimesync.checkmodel import CheckReport
+from vimesync.check.model import CheckReport
 from vimesync.patches.model import Dep3
 from vimesync.report.links import GITHUB, Ref, dep3_refs, pr_ref
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult

@@ -10,27 +10,18 @@ PR number (GitHub's "rebase and merge") to their PR through ``mergeCommit``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from vimesync.config import read_text
 from vimesync.errors import ConfigError
+from vimesync.github import PRMeta
 from vimesync.safefs import loads_json
 from vimesync.upstream.model import DirectCommit, PullRequest, WalkResult
 
 MAX_METADATA_BYTES = 16 * 1024 * 1024  # gh pr list of thousands of PRs with their files fits well;
 # 64 MiB of tiny JSON values held ~3 GB while parsing
-
-
-@dataclass(frozen=True)
-class PRMeta:
-    number: int
-    title: str | None = None
-    labels: tuple[str, ...] = ()
-    author: str | None = None
-    merge_commit: str | None = None
-    files: tuple[str, ...] | None = None
 
 
 def _name(item: Any) -> str | None:

@@ -21,18 +21,18 @@ import zlib
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-from vimesync.checkmodel import SourceInfo
 from vimesync.errors import BadInput
 from vimesync.safefs import excerpt, remove_tree
-from vimesync.source import (
+from vimesync.sources.directory import DirectorySource
+from vimesync.sources.model import (
     DRIVE_LETTER,
     EXECUTABLE,
     REGULAR,
     SYMLINK,
-    DirectorySource,
     Entry,
     Limits,
     Source,
+    SourceInfo,
     safe_relpath,
 )
 

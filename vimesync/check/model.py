@@ -13,13 +13,7 @@ from vimesync.errors import BadInput
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ParseReport
 from vimesync.repopaths import repository_path
-
-
-@dataclass(frozen=True)
-class SourceInfo:
-    kind: str  # "git" | "directory" | "archive"
-    path: str
-    rev: str | None  # full resolved sha for git sources, else None
+from vimesync.sources.model import SourceInfo
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,12 @@ import pytest
 from tests.gitrepo import Repo
 from tests.patches.treehelp import git_diff
 from vimesync import git
-from vimesync.check import changed_files, export_tree, run_check, source_provider
-from vimesync.checkmodel import CheckOptions
+from vimesync.check.model import CheckOptions
+from vimesync.check.run import changed_files, export_tree, run_check, source_provider
 from vimesync.errors import BadInput, GitError, PatchError
 from vimesync.patches.tree import MODE_FILE, MODE_LINK
-from vimesync.source import DirectorySource, open_source
+from vimesync.sources import open_source
+from vimesync.sources.directory import DirectorySource
 
 ENGINE = {
     "pyproject.toml": '[project]\nname = "eng"\nrequires-python = ">=3.10"\n',
@@ -353,8 +354,8 @@ def test_applied_patches_are_dropped_before_the_tree_is_read_back(stack: Stack) 
     code = (
         "import re, sys\n"
         "from pathlib import Path\n"
-        "from vimesync.check import run_check\n"
-        "from vimesync.checkmodel import CheckOptions\n"
+        "from vimesync.check.run import run_check\n"
+        "from vimesync.check.model import CheckOptions\n"
         "r = run_check(CheckOptions(source=Path(sys.argv[1]), series=Path(sys.argv[2]), rev=sys.argv[3],"
         " use_cache=False))\n"
         "assert all(p.ok for p in r.patches), r.patches\n"
@@ -374,7 +375,7 @@ def test_lines_of_the_whole_series_are_capped_before_parsing(tmp_path: Path) -> 
     # Each patch under its own line cap; together over the series' (here lowered to 100,000
     # lines): refused at the patch that crosses it, before it is parsed (the real cap, 2M lines,
     # bounds what the parsed stack holds to ~0.5 GB; 256 MiB of patches could hold ~24 GB).
-    from vimesync.check import load_stack
+    from vimesync.check.run import load_stack
 
     for i in range(3):
         body = b"+\n" * 40_000
@@ -389,7 +390,7 @@ def test_lines_of_the_whole_series_are_capped_before_parsing(tmp_path: Path) -> 
 def test_files_the_whole_series_changes_are_capped(tmp_path: Path) -> None:
     # 300,000 one-line files in a 32 MB patch took 43 s to parse, check and write (the real cap,
     # MAX_STACK_FILES, is lowered here to 5): refused at the section that crosses the cap.
-    from vimesync.check import MAX_STACK_FILES, load_stack
+    from vimesync.check.run import MAX_STACK_FILES, load_stack
 
     for i in range(2):
         sections = [

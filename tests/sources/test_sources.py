@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepo import Repo
-from vimesync import archives, git
+from vimesync import git
 from vimesync.errors import BadInput, GitError
-from vimesync.source import EXECUTABLE, REGULAR, SYMLINK, Limits, open_source
+from vimesync.sources import archive as archives
+from vimesync.sources import open_source
+from vimesync.sources.model import EXECUTABLE, REGULAR, SYMLINK, Limits
 
 # ---------------------------------------------------------------------------------------------
 # git

@@ -14,9 +14,9 @@ from pathlib import Path
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import find_interpreter
 from vimesync.pycheck.model import ParseReport, PyFile
+from vimesync.pycheck.scan import FileInput, Progress, parse_tree
 from vimesync.pycheck.target import metadata_files, resolve_target
-from vimesync.pycheck.tree import FileInput, Progress, parse_tree
-from vimesync.source import Source
+from vimesync.sources import Source
 
 Changed = Mapping[str, bytes | None]  # relpath -> new content; None: deleted (or now a symlink)
 

@@ -15,16 +15,17 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from vimesync import nofollow
-from vimesync.checkmodel import CheckOptions, CheckReport, ProgressFn
+from vimesync.check.model import CheckOptions, CheckReport, ProgressFn
+from vimesync.check.parse import parse_patched
 from vimesync.errors import PatchError
 from vimesync.patches.diffbinary import held_size
 from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
 from vimesync.patches.model import PatchFile
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK, Provider, apply_stack
-from vimesync.pycheck.run import parse_patched
 from vimesync.safefs import ensure_output_dir, scratch_dir
-from vimesync.source import Source, open_source, write_file
+from vimesync.sources import Source, open_source
+from vimesync.sources.model import write_file
 
 # Two patches at their own cap (diffbinary.MAX_BINARY_HELD). With the read-back of the files
 # written, a worst-case series peaks at a few hundred MiB.
@@ -179,7 +180,7 @@ def changed_files(
 def export_tree(source: Source, changed: Changes, dest: Path) -> None:
     """Write the whole patched tree: untouched files from the source, changed ones from scratch.
     Nothing is written through a symlink, nothing outside ``dest``, nothing reused or chmodded
-    by path (see :func:`vimesync.source.write_file`)."""
+    by path (see :func:`vimesync.sources.model.write_file`)."""
     dest.mkdir(parents=True, exist_ok=True)
     source.export(dest, skip=changed.keys())
     for rel, content in changed.items():

@@ -13,9 +13,9 @@ from vimesync.errors import BadInput
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import Interpreter, find_interpreter, running
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
+from vimesync.pycheck.scan import blob_oid, conflict_markers, parse_tree
 from vimesync.pycheck.target import FROM_FLAG, Target
-from vimesync.pycheck.tree import blob_oid, conflict_markers, parse_tree
-from vimesync.source import open_source
+from vimesync.sources import open_source
 
 HERE = Target(sys.version_info[:2], "running interpreter")
 PEP701 = b'x = f"{\'a\' if x else "b"}"\n'  # nested same quotes: 3.12 grammar only
@@ -183,7 +183,7 @@ def test_zip_members_read_to_be_hashed_are_held_only_up_to_a_budget(
     import tracemalloc
     import zipfile
 
-    from vimesync.pycheck import tree
+    from vimesync.pycheck import scan as tree
 
     monkeypatch.setattr(tree, "MAX_HELD", 2 << 20)
     with zipfile.ZipFile(tmp_path / "e.whl", "w", zipfile.ZIP_DEFLATED) as zf:

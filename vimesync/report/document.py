@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
-from vimesync.audit.model import AuditResult
-from vimesync.checkmodel import CheckReport, check_to_dict
+from vimesync.audit.document import audit_json
+from vimesync.check.model import CheckReport, check_to_dict
 from vimesync.report.links import Ref
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
 
@@ -64,24 +63,6 @@ def engine_json(e: EnginePatches) -> dict[str, Any]:
             }
             for r in e.rows
         ],
-    }
-
-
-def audit_json(a: AuditResult) -> dict[str, Any]:
-    return {
-        "ok": a.ok,
-        "baseline": a.baseline,
-        "head": a.head,
-        "upstream_tip": a.upstream_tip,
-        "upstream_base": a.upstream_base,
-        "sync": a.sync,
-        "ledger": a.ledger_path,
-        "path_map": [{"upstream": s, "downstream": d} for s, d in a.path_map],
-        "changed": len(a.paths),
-        "counts": a.counts(),
-        "unreviewed": [p.path for p in a.unreviewed],
-        "stale": [p.path for p in a.stale],
-        "paths": [asdict(p) for p in a.paths],
     }
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepo import Repo
+from vimesync.check.parse import parse_patched
 from vimesync.errors import BadInput
-from vimesync.pycheck.run import parse_patched
-from vimesync.source import open_source
+from vimesync.sources import open_source
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepo import Repo
-from vimesync.report.generate import pinned_at
+from vimesync.pins import pinned_at
 
 
 @pytest.mark.parametrize(

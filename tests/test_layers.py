@@ -1,0 +1,174 @@
+"""The package reads as the pipeline: no module imports a later step, and nothing imports in a circle.
+
+Every import counts, including those deferred into a function body (a deferred import hides a
+cycle from Python, not from the design). See docs/ARCHITECTURE.md for the picture.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "vimesync"
+
+# Lowest first. A module may import its own unit and any unit of an earlier layer.
+# Infrastructure modules are units of their own; among them only the no-cycle rule applies.
+INFRA = ("errors", "text", "nofollow", "safefs", "git", "globs", "config", "repopaths", "github", "pins")
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("__init__",),
+    INFRA,
+    ("patches",),
+    ("pycheck",),
+    ("sources",),
+    ("check",),
+    ("upstream",),
+    ("carry",),
+    ("audit",),
+    ("report",),
+    ("demo",),
+    ("cli",),  # with vimesync.__main__
+)
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "demo/data" in path.as_posix():  # the demo engine's files are data, not vimesync code
+            continue
+        out[_module_name(path)] = path
+    return out
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The vimesync modules ``name`` imports (``from pkg import mod`` resolves to the module)."""
+    is_pkg = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_pkg else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in known else mod for a in node.names]
+        for t in targets:
+            while t and t not in known:
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                found.add(t)
+    return found
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    unit = parts[1] if len(parts) > 1 else "__init__"
+    return "cli" if unit == "__main__" else unit
+
+
+def _layer(unit: str) -> int:
+    for i, units in enumerate(LAYERS):
+        if unit in units:
+            return i
+    raise AssertionError(f"vimesync.{unit} belongs to no layer: add it to LAYERS and docs/ARCHITECTURE.md")
+
+
+GRAPH = {name: _imports(name, path, set(_modules())) for name, path in _modules().items()}
+
+
+def test_every_module_has_a_layer() -> None:
+    for name in GRAPH:
+        _layer(_unit(name))
+
+
+def test_no_module_imports_a_later_step() -> None:
+    upward = []
+    for name, deps in GRAPH.items():
+        unit = _unit(name)
+        for dep in deps:
+            other = _unit(dep)
+            if other != unit and _layer(other) >= _layer(unit) and not (unit in INFRA and other in INFRA):
+                upward.append(f"{name} -> {dep}")
+    assert not upward, "imports against the pipeline's direction:\n" + "\n".join(sorted(upward))
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[frozenset[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, it = work[-1]
+            for dep in it:
+                if dep not in index:
+                    index[dep] = low[dep] = counter
+                    counter += 1
+                    stack.append(dep)
+                    on.add(dep)
+                    work.append((dep, iter(sorted(graph.get(dep, ())))))
+                    break
+                if dep in on:
+                    low[node] = min(low[node], index[dep])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = set()
+                    while True:
+                        m = stack.pop()
+                        on.discard(m)
+                        comp.add(m)
+                        if m == node:
+                            break
+                    if len(comp) > 1:
+                        out.append(frozenset(comp))
+    return out
+
+
+def test_no_import_cycles() -> None:
+    cycles = _cycles(GRAPH)
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(sorted(c)) for c in cycles)
+
+
+@pytest.mark.parametrize(
+    "graph, expected",
+    [
+        ({"a": {"b"}, "b": {"a"}}, [frozenset({"a", "b"})]),
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
+        ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [frozenset({"a", "b", "c"})]),
+    ],
+)
+def test_the_cycle_finder_finds_cycles(graph: dict[str, set[str]], expected: list[frozenset[str]]) -> None:
+    assert _cycles(graph) == expected
+
+
+def test_the_import_reader_sees_deferred_and_relative_imports(tmp_path: Path) -> None:
+    f = tmp_path / "m.py"
+    f.write_text("def f():\n    from vimesync.report import markdown\n    from . import git\n")
+    known = {"vimesync.report", "vimesync.report.markdown", "vimesync.git", "vimesync.cli.m"}
+    assert _imports("vimesync.cli.m", f, known) == {"vimesync.report.markdown"}

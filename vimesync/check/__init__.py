@@ -1,0 +1,1 @@
+"""`patches check`: series -> parse every patch -> source -> apply the stack -> parse the Python."""

@@ -1,0 +1,175 @@
+"""What every pinned source is: a read-only listing of files (:class:`Entry`) that hands out their
+bytes, the :class:`SourceInfo` shown in reports, and the archive :class:`Limits`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from vimesync import nofollow
+from vimesync.errors import BadInput
+from vimesync.pycheck.model import PyFile
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    kind: str  # "git" | "directory" | "archive"
+    path: str
+    rev: str | None  # full resolved sha for git sources, else None
+
+
+REGULAR = 0o100644
+EXECUTABLE = 0o100755
+SYMLINK = 0o120000
+GITLINK = 0o160000
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file of a source: ``mode`` as git spells it, ``size`` in bytes, ``oid`` for git sources."""
+
+    mode: int  # REGULAR, EXECUTABLE or SYMLINK
+    size: int
+    oid: str | None = None
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.mode == SYMLINK
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps applied to archives before (tar: while) anything is unpacked: zip bombs, inode floods."""
+
+    max_members: int = 200_000
+    max_total_size: int = 4 << 30  # uncompressed bytes
+
+
+class Source:
+    """Common interface; use :func:`open_source`. A context manager: ``close()`` frees processes/scratch."""
+
+    info: SourceInfo
+    notes: tuple[str, ...] = ()  # facts worth telling the user ("using HEAD", "skipped 2 submodules")
+
+    def __init__(self, info: SourceInfo, files: dict[str, Entry]) -> None:
+        self.info = info
+        self._files = files
+        _refuse_file_parents(info.path, files)
+
+    def list_files(self) -> Mapping[str, Entry]:
+        """Every file, ``/``-separated relative path -> Entry (read-only view)."""
+        return MappingProxyType(self._files)
+
+    def entry(self, path: str) -> Entry:
+        try:
+            return self._files[path]
+        except KeyError:
+            raise BadInput(f"{self.info.path}: no file {path!r} in the source") from None
+
+    def read(self, path: str) -> bytes:
+        """The bytes of ``path``; for a symlink, its target (as git stores it)."""
+        raise NotImplementedError
+
+    def read_many(self, paths: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+        """``(path, bytes)`` for each path, in order; sources override this with a bulk read."""
+        for path in paths:
+            yield path, self.read(path)
+
+    def python_files(self, *, exclude: Collection[str] = ()) -> list[PyFile]:
+        """The ``*.py`` regular files (not symlinks), minus ``exclude`` (files the stack touched),
+        as parser inputs. Contents are read later through ``read_many``, or by path when on disk."""
+        out = []
+        for path, e in self._files.items():
+            if path.endswith(".py") and not e.is_symlink and path not in exclude:
+                out.append(PyFile(path=path, size=e.size, oid=e.oid, file=self._disk_path(path)))
+        return out
+
+    def _disk_path(self, path: str) -> Path | None:
+        return None
+
+    def export(self, dest: Path, *, only: Iterable[str] | None = None, skip: Collection[str] = ()) -> int:
+        """Write files (all, or ``only``), minus ``skip``, under ``dest`` with their modes; symlinks as
+        symlinks. Never overwrites and never writes outside ``dest``. Returns the number written."""
+        paths = [p for p in (self._files if only is None else only) if p not in skip]
+        for p in paths:
+            self.entry(p)  # unknown path -> BadInput before writing anything
+        dest.mkdir(parents=True, exist_ok=True)
+        count = 0
+        for path, data in self.read_many(paths):
+            write_file(dest, path, data, self._files[path].mode)
+            count += 1
+        return count
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> Source:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _refuse_file_parents(shown: str, files: Mapping[str, Entry]) -> None:
+    """No path may be both a file (or symlink) and the parent of another path: a git tree with a
+    duplicate entry name, or a hand-made archive, would otherwise have ``--export`` (and the
+    scratch tree) write ``L/x`` through the symlink ``L``."""
+    folders: set[str] = set()
+    for path in files:
+        while "/" in path:
+            path = path.rsplit("/", 1)[0]
+            if path in folders:
+                break
+            folders.add(path)
+    clash = folders.intersection(files)
+    if clash:
+        raise BadInput(f"{shown}: {min(clash)!r} is both a file and a folder in the source")
+
+
+def write_file(dest: Path, path: str, data: bytes, mode: int) -> None:
+    """Create ``dest/path`` with git ``mode``, its folders included: never through a symlink in any
+    component, never over an existing file (O_EXCL|O_NOFOLLOW), the mode set on the descriptor."""
+    rel = safe_relpath(path, what="path")
+    try:
+        if mode == SYMLINK:
+            nofollow.symlink_new(dest, rel, data)
+        else:
+            nofollow.write_new(dest, rel, data, executable=mode == EXECUTABLE)
+    except nofollow.NotInTree:
+        raise BadInput(f"{dest}: cannot write {rel!r}: a parent is a file or symbolic link") from None
+
+
+DRIVE_LETTER = re.compile(r"^[A-Za-z]:")
+
+
+def safe_relpath(name: str, *, what: str = "member") -> str:
+    """Normalize an archive/tree path to ``a/b/c``; raise BadInput for anything that could escape."""
+    why = None
+    if "\0" in name:
+        why = "contains a NUL byte"
+    elif "\\" in name:
+        why = "contains a backslash"
+    elif name.startswith("/"):
+        why = "is absolute"
+    elif DRIVE_LETTER.match(name):
+        why = "has a drive letter"
+    else:
+        parts = name.split("/")
+        while parts and parts[0] == ".":  # "./pkg/x.py" as tar writes it
+            parts.pop(0)
+        if parts and parts[-1] == "":  # a directory name "pkg/"
+            parts.pop()
+        if not parts:
+            why = "is empty"
+        elif ".." in parts:
+            why = "contains '..'"
+        elif "" in parts or "." in parts:
+            why = "has an empty or '.' component"
+        elif any(p.lower() == ".git" for p in parts):
+            why = "contains a .git component"
+        else:
+            return "/".join(parts)
+    raise BadInput(f"unsafe {what} {name!r}: {why}")
