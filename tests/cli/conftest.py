@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.hostile import make_checkout, make_stack
-from tests.test_check import Stack
+from tests.check.test_run import Stack
 
 
 @pytest.fixture()

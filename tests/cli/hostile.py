@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from tests.cli.test_patches_cli import run_cli
-from tests.test_check import ENGINE, Stack
+from tests.check.test_run import ENGINE, Stack
 
 SECRET = "ghs_NotARealTokenButSecret0123456789"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.hostile import SECRET, assert_refused, cli
-from tests.test_check import Stack
+from tests.check.test_run import Stack
 
 
 @pytest.mark.parametrize("json_out", [False, True])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepo import Repo
-from tests.test_check import ENGINE, Stack
+from tests.check.test_run import ENGINE, Stack
 from vimesync.cli.app import main
 
 MARKUP = "[bold]B[/bold] [/tmp] [link=https://x]y[/link] list[str]"

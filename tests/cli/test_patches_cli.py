@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_check import ENGINE, Stack
+from tests.check.test_run import ENGINE, Stack
 from vimesync.cli.app import main
 
 
