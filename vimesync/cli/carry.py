@@ -1,0 +1,230 @@
+"""``vimesync carry``: bring the applicable upstream PRs into a new sync branch.
+
+Exit codes: 0 carried (or nothing to carry, or a plan printed); 1 stopped at a conflict (the
+worktree is in git's conflict state; resolve, ``git add``, ``--continue``), or ``--continue`` with
+files still unresolved; 2 bad input.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from vimesync.cli import output
+from vimesync.cli.app import app
+from vimesync.config import load_config
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+
+
+def _identity() -> dict[str, str]:
+    """The committer of the commits carry makes: GIT_COMMITTER_* of the job, else vimesync's."""
+    who = {}
+    for key in ("GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE"):
+        value = os.environ.get(key)
+        if value and "\0" not in value and "\n" not in value:
+            who[key] = value
+    return who
+
+
+def _label(pr: Any, sha: str = "") -> str:
+    return f"#{pr}" if pr is not None else f"{sha[:12]} (direct)"
+
+
+def _render(result: Any) -> None:
+    for c in result.carried:
+        commit = (c.get("commit") or "")[:12]
+        output.stdout.print(
+            output.styled(
+                ("carried ", "green"), f"{_label(c['pr'], c['upstream_commit'])} {c['title']}  -> {commit}"
+            )
+        )
+    for s in result.skipped:
+        output.stdout.print(
+            output.styled(
+                ("skipped ", "yellow"),
+                f"{_label(s['pr'], s.get('upstream_commit', ''))} {s['title']}: {s['reason']}",
+            )
+        )
+    for p in result.planned:
+        tags = []
+        if p["conflict"]:
+            tags.append(f"would conflict in {', '.join(p['conflict'])}")
+        if p["empty"]:
+            tags.append("empty after the merge")
+        if p["translation_hits"]:
+            tags.append(f"{p['translation_hits']} translation hit(s)")
+        if p["left_out"]:
+            tags.append(f"leaves out {', '.join(p['left_out'])}")
+        output.stdout.print(
+            output.styled(
+                ("plan ", "cyan"),
+                f"{_label(p['pr'], p['upstream_commit'])} {p['title']}"
+                + (f"  [{'; '.join(tags)}]" if tags else ""),
+            )
+        )
+        for path in p["paths"]:
+            output.stdout.print(output.styled(f"    {path}"))
+    for note in result.notes:
+        output.warn(note)
+    if result.status == "nothing":
+        output.out(f"nothing to carry: {result.base[:12]}..{result.tip[:12]}")
+    elif result.status == "planned":
+        n = sum(1 for p in result.planned if p["conflict"])
+        output.out(f"dry run: {len(result.planned)} to carry, {n} would conflict; nothing was changed")
+    elif result.status == "conflict":
+        c = result.conflict
+        output.stdout.print(
+            output.styled(("conflict ", "bold red"), f"{_label(c['pr'], c['upstream_commit'])} {c['title']}")
+        )
+        for f in c["files"]:
+            output.stdout.print(
+                output.styled(
+                    f"    {f['path']} ({f['why']})" + (f": {', '.join(f['hunks'])}" if f["hunks"] else "")
+                )
+            )
+        output.stdout.print(output.styled(f"worktree: {result.worktree}"))
+        output.out(
+            "resolve the files there and git add them, then: vimesync carry --continue"
+            "  (or --skip to leave this PR out, --abort to drop the carry)"
+        )
+    else:
+        output.stdout.print(output.styled(f"branch {result.branch} in worktree {result.worktree}"))
+        output.out(f"{len(result.carried)} carried, {len(result.skipped)} skipped")
+
+
+def _doc(result: Any) -> dict[str, Any]:
+    return {
+        "status": result.status,
+        "range": {"base": result.base, "tip": result.tip},
+        "carried": result.carried,
+        "skipped": result.skipped,
+        "conflict": result.conflict,
+        "planned": result.planned,
+        "branch": result.branch,
+        "worktree": result.worktree,
+        "pin_commit": result.pin_commit,
+        "notes": result.notes,
+        **({"message": "nothing to carry"} if result.status == "nothing" else {}),
+    }
+
+
+def _downstream(cfg: Any, downstream: Path | None) -> Path:
+    from vimesync import git
+    from vimesync.repopaths import repository_path
+
+    path = repository_path(downstream, cfg, "downstream_path") or Path.cwd()
+    git.git_dir(path)
+    top = git.run(path, ["rev-parse", "--show-toplevel"], check=False).decode().strip()
+    return Path(top) if top else path
+
+
+@app.command("carry")
+def carry_command(
+    range_: Annotated[
+        str | None, typer.Option("--range", help="BASE..TIP (default: pin's synced..branch).")
+    ] = None,
+    pr: Annotated[list[int] | None, typer.Option("--pr", help="Carry only this PR (repeatable).")] = None,
+    policy: Annotated[Path | None, typer.Option("--policy", help="Policy file (default: config).")] = None,
+    branch: Annotated[str | None, typer.Option("--branch", help="New branch (default: sync/<tip8>).")] = None,
+    onto: Annotated[str, typer.Option("--onto", help="Start the branch here.")] = "HEAD",
+    worktree: Annotated[
+        Path | None, typer.Option("--worktree", help="Folder of the linked worktree.")
+    ] = None,
+    squash: Annotated[bool, typer.Option("--squash", help="One commit for every carried PR.")] = False,
+    direct: Annotated[str, typer.Option("--direct", help="Direct pushes: skip or include.")] = "skip",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; change nothing.")] = False,
+    continue_: Annotated[bool, typer.Option("--continue", help="Go on after resolving a conflict.")] = False,
+    skip: Annotated[bool, typer.Option("--skip", help="Leave out the conflicting PR and go on.")] = False,
+    abort: Annotated[bool, typer.Option("--abort", help="Remove the branch, worktree and state.")] = False,
+    status: Annotated[bool, typer.Option("--status", help="Where the carry stands.")] = False,
+    upstream: Annotated[
+        Path | None, typer.Option("--upstream", help="Upstream clone (default: config).")
+    ] = None,
+    downstream: Annotated[
+        Path | None, typer.Option("--downstream", help="Downstream repo (default: config, else .).")
+    ] = None,
+    pr_metadata: Annotated[Path | None, typer.Option("--pr-metadata", help="gh pr list JSON.")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="vimesync.toml (default: ./vimesync.toml).")
+    ] = None,
+) -> int:
+    """Carry the applicable upstream PRs into a new sync branch (path map, translations, 3-way merge)."""
+    from vimesync.carry import run as carry_run
+    from vimesync.carry import session
+    from vimesync.carry.transform import load_transform
+
+    modes = [
+        name
+        for name, on in (
+            ("--continue", continue_),
+            ("--skip", skip),
+            ("--abort", abort),
+            ("--status", status),
+        )
+        if on
+    ]
+    if len(modes) > 1:
+        raise BadInput(f"{' and '.join(modes)}: give one of them")
+    cfg = load_config(config)
+    repo = _downstream(cfg, downstream)
+    if status:
+        doc = session.status(repo)
+        if json_:
+            output.emit_json(doc)
+        elif not doc["in_progress"]:
+            output.out("no carry in progress")
+        else:
+            output.out(
+                f"carry {doc['base'][:12]}..{doc['tip'][:12]} on {doc['branch']} ({doc['worktree']}):"
+                f" {doc['done']}/{doc['total']} done"
+            )
+            if doc["conflict"]:
+                c = doc["conflict"]
+                output.stdout.print(
+                    output.styled(
+                        f"stopped at a conflict: {_label(c['pr'], c['upstream_commit'])} {c['title']}"
+                    )
+                )
+                for f in c["files"]:
+                    output.stdout.print(output.styled(f"    {f['path']} ({f['why']})"))
+                output.out("next: resolve, git add, vimesync carry --continue (or --skip, --abort)")
+            else:
+                output.out("interrupted: vimesync carry --continue goes on, --abort drops it")
+        return EXIT_OK
+    if abort:
+        doc = session.abort(repo)
+        if json_:
+            output.emit_json(doc)
+        else:
+            output.stdout.print(
+                output.styled(f"aborted: removed branch {doc['branch']} and worktree {doc['worktree']}")
+            )
+        return EXIT_OK
+    transform = load_transform(cfg)
+    if continue_:
+        result = session.resume(repo, transform, identity=_identity())
+    elif skip:
+        result = session.skip(repo, transform, identity=_identity())
+    else:
+        opts = carry_run.Options(
+            range_=range_,
+            prs=tuple(pr or ()),
+            policy=policy,
+            branch=branch,
+            onto=onto,
+            worktree=worktree,
+            squash=squash,
+            direct=direct,
+            dry_run=dry_run,
+            pr_metadata=pr_metadata,
+        )
+        result = carry_run.start(repo, cfg, transform, opts, upstream=upstream, identity=_identity())
+    if json_:
+        output.emit_json(_doc(result))
+    else:
+        _render(result)
+    return EXIT_CHECK_FAILED if result.status == "conflict" else EXIT_OK
