@@ -124,7 +124,7 @@ class TranslateSpec:
     line: int | None  # of its table header in the config file
 
 
-_TRANSLATE_HEADER = re.compile(r"^\s*\[\[\s*upstream\s*\.\s*translate\s*\]\]", re.M)
+_TRANSLATE_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*upstream[ \t]*\.[ \t]*translate[ \t]*\]\]", re.M)
 MAX_TRANSLATIONS = 64
 
 
