@@ -23,6 +23,9 @@ map = ["slime/=vime/"]
 [[upstream.translate]]
 pattern = '\\b(from|import) slime\\b'
 replace = '\\1 vime'
+
+[downstream]
+path = "."
 """
 
 PIN = """\

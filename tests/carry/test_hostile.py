@@ -85,7 +85,8 @@ def test_translation_output_and_matches_are_bounded(tmp_path: Path) -> None:
 def test_translation_spares_binaries_symlinks_and_unmatched_paths(tmp_path: Path) -> None:
     cfg = _config(
         tmp_path,
-        "[upstream]\n[[upstream.translate]]\npattern = 'slime'\nreplace = 'vime'\npaths = ['*.py', '!skip.py']\n",
+        "[upstream]\n[[upstream.translate]]\npattern = 'slime'\nreplace = 'vime'\n"
+        "paths = ['*.py', '!skip.py']\n",
     )
     t = load_transform(cfg)
     assert t.content("a/x.py", b"slime slime", 0o100644) == (b"vime vime", 2)
@@ -98,7 +99,8 @@ def test_translation_spares_binaries_symlinks_and_unmatched_paths(tmp_path: Path
 def test_replacement_groups(tmp_path: Path) -> None:
     cfg = _config(
         tmp_path,
-        "[upstream]\n[[upstream.translate]]\npattern = '(?P<kw>from|import) slime'\nreplace = '\\g<kw> vime\\\\'\n",
+        "[upstream]\n[[upstream.translate]]\npattern = '(?P<kw>from|import) slime'\n"
+        "replace = '\\g<kw> vime\\\\'\n",
     )
     assert load_transform(cfg).content("x.py", b"from slime", 0o100644) == (b"from vime\\", 1)
 
