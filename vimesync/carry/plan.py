@@ -128,7 +128,7 @@ def build_plan(
             entries.append((pos, Skip(pr.number, pr.title, reason, pr.merge_commit)))
             continue
         steps = tuple(s for s in pr.commits if s in first) or (pr.merge_commit,)
-        excluded = _excluded_rules(d.partial_paths if d else (), policy)
+        excluded = _excluded_rules(pr.paths, policy)
         entries.append((pos, Item(pr.number, pr.title, pr.kind, steps, pr.merge_commit, excluded=excluded)))
     if not wanted:
         for c in walk.direct_commits:
@@ -146,15 +146,15 @@ def build_plan(
 
 
 def _excluded_rules(paths: Sequence[str], policy: Policy | None) -> tuple[tuple[str, str], ...]:
-    """(path, "policy rule N: reason") for each excluded path of a partly excluded PR."""
+    """(path, "policy rule N: reason") for each of a carried PR's paths under an exclude rule's
+    ``paths`` (also when an include rule carries the PR: its excluded area stays out)."""
+    rules = [r for r in (policy.rules if policy else ()) if r.action == "exclude" and r.paths is not None]
     out = []
     for path in paths:
-        why = "an excluded path"
-        for rule in policy.rules if policy else ():
-            if rule.action == "exclude" and rule.paths is not None and rule.path_matches([path]):
-                why = f"policy rule {rule.index}: {rule.reason}"
+        for rule in rules:
+            if rule.path_matches([path]):
+                out.append((path, f"policy rule {rule.index}: {rule.reason}"))
                 break
-        out.append((path, why))
     return tuple(out)
 
 

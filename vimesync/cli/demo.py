@@ -67,8 +67,10 @@ def demo(
         output.stderr.print(
             output.styled(
                 (
-                    f"The example is in {root}: cd {d.downstream} and try `vimesync walk`, "
-                    "`vimesync patches check`, `vimesync audit --baseline HEAD~1`, `vimesync report`.",
+                    f"The example is in {root}: cd {d.downstream} (the sync branch `vimesync carry` made)"
+                    " and try `vimesync walk --range "
+                    f"{d.base[:12]}..{d.tip[:12]}`, `vimesync patches check`, `vimesync audit --baseline main`,"
+                    f" `vimesync report --baseline main`; {d.checkout} is the fork on main, before the sync.",
                     "dim",
                 )
             )

@@ -84,6 +84,10 @@ def pin_range(inputs: ReportInputs, downstream: Path | None) -> str | None:
     cfg = inputs.config
     if inputs.range_ is not None or downstream is None or inputs.baseline is None:
         return inputs.range_
+    if not git.is_ancestor(
+        downstream, git.resolve(downstream, inputs.baseline), git.resolve(downstream, inputs.head)
+    ):
+        return None  # a reversed --baseline/--head: the audit says so
     pin = cfg.upstream_pin.file
     base = pinned_at(downstream, inputs.baseline, pin, "upstream", "synced")
     if not base:
