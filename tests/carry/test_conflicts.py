@@ -94,14 +94,23 @@ import os, signal, sys
 sys.path.insert(0, {root!r})
 from vimesync.carry import run
 from vimesync.cli.app import main
-real = run._record
+run.CHECKPOINT = 1  # the branch moves after every commit
+real = run.FastImport.commit
 count = [0]
-def record(*a, **k):
-    real(*a, **k)
-    count[0] += 1
+def commit(self, *a, **k):
     if count[0] == {after}:
-        os.kill(os.getpid(), signal.SIGKILL)  # after moving the branch, before saving the state
-run._record = record
+        self.proc.stdin.flush()
+        import time
+        from vimesync import git
+        for _ in range(200):  # until fast-import has landed the last checkpoint
+            out = git.run(self.repo, ["rev-list", "--count", "main.." + self.ref]).decode()
+            if out.strip() == str({after}):
+                break
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGKILL)  # the branch moved, the state was not saved
+    count[0] += 1
+    return real(self, *a, **k)
+run.FastImport.commit = commit
 os.chdir({cwd!r})
 main(["carry"])
 """
@@ -117,6 +126,8 @@ def test_a_killed_carry_is_resumed_or_aborted(tmp_path: Path, capsys, after: int
         capture_output=True,
     ).returncode
     assert code == -signal.SIGKILL
+    moved = pair.down.git("rev-list", "--count", f"main..sync/{pair.tip[:8]}").strip()
+    assert moved == str(after)  # the branch moved past what the state file says
     code, out, _ = cli(capsys, "carry", "--status", cwd=pair.down.path)
     assert code == 0 and "interrupted" in out
     code, doc = pair.carry(capsys, "--continue")

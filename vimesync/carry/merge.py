@@ -98,6 +98,49 @@ def parse_raw(out: bytes) -> list[Raw]:
     return recs
 
 
+def upstream_changes(upstream: Path, pairs: list[tuple[str, str | None]]) -> dict[str, list[Raw]]:
+    """The change of each ``(commit, parent)`` (parent None: a root commit against nothing),
+    through one ``git diff-tree --stdin`` (and one more for root commits)."""
+    out: dict[str, list[Raw]] = {}
+    with_parent = [(c, p) for c, p in pairs if p is not None]
+    if with_parent:
+        stdin = "".join(f"{c} {p}\n" for c, p in with_parent).encode()
+        raw = git.run(upstream, ["diff-tree", "--stdin", "-r", "-z", "-M", "--raw"], input=stdin)
+        out.update(_split_stdin_output(raw))
+    for c, p in pairs:
+        if p is None:
+            out[c] = upstream_change(upstream, c, None)
+        out.setdefault(c, [])
+    return out
+
+
+def _split_stdin_output(out: bytes) -> dict[str, list[Raw]]:
+    """``diff-tree --stdin -z --raw`` output: a commit id, then its records, per commit."""
+    toks = out.split(b"\0")
+    found: dict[str, list[Raw]] = {}
+    i = 0
+    current: list[bytes] = []
+    sha = None
+    while i < len(toks):
+        tok = toks[i]
+        if not tok:
+            i += 1
+            continue
+        if tok.startswith(b":"):
+            status = tok.split()[4][:1]
+            n = 3 if status in (b"R", b"C") else 2
+            current.extend(toks[i : i + n])
+            i += n
+            continue
+        if sha is not None:
+            found[sha] = parse_raw(b"\0".join(current) + b"\0")
+        sha, current = tok.decode().split()[0], []
+        i += 1
+    if sha is not None:
+        found[sha] = parse_raw(b"\0".join(current) + b"\0") if current else []
+    return found
+
+
 def upstream_change(upstream: Path, commit: str, parent: str | None) -> list[Raw]:
     """The change of ``commit`` against ``parent`` (None: the root commit against nothing)."""
     args = ["diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id"]

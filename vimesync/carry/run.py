@@ -18,7 +18,19 @@ from vimesync import git
 from vimesync.carry import gitops
 from vimesync.carry import plan as plan_mod
 from vimesync.carry import state as state_mod
-from vimesync.carry.merge import Blobs, Change, Conflict, Merger, Tree, blob_writer, upstream_change
+from vimesync.carry.fastimport import FastImport, ident, raw_date
+from vimesync.carry.merge import (
+    Blobs,
+    Change,
+    Conflict,
+    Entry,
+    Merger,
+    Raw,
+    Tree,
+    blob_writer,
+    upstream_change,
+    upstream_changes,
+)
 from vimesync.carry.pin import bump_synced
 from vimesync.carry.plan import Item, Meta, build_plan, message_for, read_meta
 from vimesync.carry.state import State
@@ -75,37 +87,41 @@ def _runs(item: Item, metas: dict[str, Meta]) -> list[tuple[str | None, str]]:
 
 
 class Engine:
-    """The merge machinery of one run: the tree, blobs, the temporary index."""
+    """The merge machinery of one run: the tree in memory, blobs, the upstream changes."""
 
     def __init__(
-        self, downstream: Path, upstream: Path, transform: Transform, start_tree_rev: str, scratch: Path
+        self, downstream: Path, upstream: Path, transform: Transform, start_tree: str, scratch: Path
     ) -> None:
         self.downstream = downstream
         self.upstream = upstream
         self.blobs = Blobs(downstream, upstream, gitops.object_format(downstream))
+        self.start_tree = start_tree
         self.merger = Merger(
             downstream=downstream,
             upstream=upstream,
-            tree=Tree.read(downstream, start_tree_rev),
+            tree=Tree.read(downstream, start_tree),
             transform=transform,
             blobs=self.blobs,
             scratch=scratch,
         )
+        self.start_entries = dict(self.merger.tree.entries)
         self.scratch = scratch
         self.metas: dict[str, Meta] = {}
-        self._index: gitops.Index | None = None
-        self.start = start_tree_rev
-
-    @property
-    def index(self) -> gitops.Index:
-        if self._index is None:
-            self._index = gitops.Index(self.downstream, self.scratch, self.start)
-        return self._index
+        self.changes: dict[str, list[Raw]] = {}
 
     def meta(self, sha: str) -> Meta:
         if sha not in self.metas:
             self.metas[sha] = read_meta(self.blobs.up, sha)
         return self.metas[sha]
+
+    def prefetch(self, items: Sequence[Item]) -> None:
+        """Every upstream change the items need, through one ``git diff-tree --stdin``."""
+        pairs: list[tuple[str, str | None]] = []
+        for item in items:
+            for sha in item.steps:
+                self.meta(sha)
+            pairs += [(last, parent) for parent, last in _runs(item, self.metas) if last not in self.changes]
+        self.changes.update(upstream_changes(self.upstream, pairs))
 
     def merge(self, item: Item) -> Change:
         for sha in item.steps:
@@ -113,17 +129,24 @@ class Engine:
         left = {p for p, _ in item.excluded}
         change = Change()
         for parent, last in _runs(item, self.metas):
-            raws = upstream_change(self.upstream, last, parent)
+            raws = (
+                self.changes[last] if last in self.changes else upstream_change(self.upstream, last, parent)
+            )
             self.merger.apply(raws, excluded=left.__contains__, label=item.label, change=change)
             if change.conflicts:
                 break
         return change
 
-    def write(self, change: Change) -> str:
-        """Write the change's blobs, put it in the temporary index, return the tree."""
-        self.blobs.flush(blob_writer(self.downstream, self.scratch))
-        self.index.update(change.updates)
-        return self.index.write_tree()
+    def tree_now(self) -> str:
+        """The in-memory tree as a tree object (its blobs must be in the downstream already)."""
+        entries = self.merger.tree.entries
+        diff: dict[str, Entry | None] = {p: e for p, e in entries.items() if self.start_entries.get(p) != e}
+        diff.update({p: None for p in self.start_entries if p not in entries})
+        if not diff:
+            return self.start_tree
+        index = gitops.Index(self.downstream, self.scratch, self.start_tree)
+        index.update(diff)
+        return index.write_tree()
 
     def close(self) -> None:
         self.blobs.close()
@@ -276,6 +299,9 @@ def _identity(identity: dict[str, str] | None) -> dict[str, str]:
     return env
 
 
+CHECKPOINT = 50  # carried commits between two branch updates (a killed carry resumes from there)
+
+
 def run(
     downstream: Path, state: State, transform: Transform, *, identity: dict[str, str] | None = None
 ) -> Result:
@@ -283,39 +309,79 @@ def run(
     who = _identity(identity)
     ref = f"refs/heads/{state.branch}"
     up = Path(state.upstream)
+    committer = ident(
+        who["GIT_COMMITTER_NAME"], who["GIT_COMMITTER_EMAIL"], raw_date(who.get("GIT_COMMITTER_DATE"))
+    )
     with scratch_dir("vimesync-carry-") as tmp:
         engine = Engine(downstream, up, transform, _current_tree(downstream, state), Path(tmp))
+        writer: FastImport | None = FastImport(downstream, ref, state.last)
         try:
+            engine.prefetch(state.items[state.next :])
+            landed = 0
             while state.phase == "items" and state.next < len(state.items):
                 item = state.items[state.next]
-                current = _current_tree(downstream, state)
                 change = engine.merge(item)
                 if change.conflicts:
-                    _stop_at_conflict(downstream, state, engine, change, item, current)
+                    _land(downstream, state, writer, engine)
+                    writer = None
+                    _stop_at_conflict(downstream, state, engine, change, item)
                     return _result(state, "conflict")
-                if not change.updates:
+                tree = engine.merger.tree.entries
+                real = [(p, e) for p, e in change.updates.items() if tree.get(p) != e]
+                if not real:
                     state.skipped.append(_skip(item, EMPTY))
-                    _advance(downstream, state)
+                    state.next += 1
                     continue
-                tree = engine.write(change)
+                assert writer is not None
+                engine.blobs.flush(writer.blobs)
                 engine.merger.commit_change(change)
-                if tree == current:
-                    state.skipped.append(_skip(item, EMPTY))
-                else:
-                    _record(downstream, state, ref, item, tree, sorted(change.paths), engine, who)
-                _advance(downstream, state)
+                entry: dict[str, Any] = {
+                    "pr": item.pr,
+                    "title": item.title,
+                    "upstream_commit": item.upstream_commit,
+                    "paths": sorted(change.paths),
+                    "commit": None,
+                }
+                if not state.squash:
+                    metas = [engine.meta(s) for s in item.steps]
+                    message = message_for(item, metas, state.upstream_repo, item.excluded)
+                    who_up = metas[-1]
+                    author = ident(
+                        who_up.author_name, who_up.author_email, who_up.author_date or raw_date(None)
+                    )
+                    entry["commit"] = writer.commit(message, author, committer, real)
+                    landed += 1
+                    if landed % CHECKPOINT == 0:
+                        writer.checkpoint()
+                state.carried.append(entry)
+                state.next += 1
+            _land(downstream, state, writer, engine)
+            writer = None
         finally:
+            if writer is not None:
+                writer.kill()
             engine.close()
     return finish(downstream, state, identity=identity)
 
 
+def _land(downstream: Path, state: State, writer: FastImport | None, engine: Engine) -> None:
+    """Finish fast-import (the branch moves to the last carried commit); marks become shas."""
+    if writer is None:
+        return
+    for c in state.carried:
+        if isinstance(c.get("commit"), int):
+            c["commit"] = writer.sha(c["commit"])
+    last = writer.sha(writer.last_mark) if writer.last_mark is not None else None
+    writer.close()
+    if last is not None:
+        state.last = last
+    if state.squash:
+        state.squash_tree = engine.tree_now()
+    state_mod.save(downstream, state)
+
+
 def _skip(item: Item, reason: str) -> dict[str, Any]:
     return {"pr": item.pr, "title": item.title, "reason": reason, "upstream_commit": item.upstream_commit}
-
-
-def _advance(downstream: Path, state: State) -> None:
-    state.next += 1
-    state_mod.save(downstream, state)
 
 
 def _record(
@@ -349,12 +415,13 @@ def _meta(state: State, sha: str) -> Meta:
         return read_meta(cat, sha)
 
 
-def _stop_at_conflict(
-    downstream: Path, state: State, engine: Engine, change: Change, item: Item, current: str
-) -> None:
+def _stop_at_conflict(downstream: Path, state: State, engine: Engine, change: Change, item: Item) -> None:
     """Leave the worktree in git's conflict state for ``item`` and record it."""
-    clean = engine.write(change)  # the clean part of the item (blobs of every stage written too)
-    engine.index.reset(current)
+    current = _current_tree(downstream, state)
+    engine.blobs.flush(blob_writer(downstream, engine.scratch))  # the clean part and every stage
+    index = gitops.Index(downstream, engine.scratch, current)
+    index.update(change.updates)
+    clean = index.write_tree()
     wt = Path(state.worktree)
     if state.worktree_tree is None:
         gitops.add_worktree(downstream, wt, state.branch)

@@ -10,6 +10,7 @@ from typing import Any
 from vimesync.carry import gitops
 from vimesync.carry import state as state_mod
 from vimesync.carry.run import (
+    EMPTY,
     EMPTY_RESOLVED,
     SKIPPED,
     Result,
@@ -45,8 +46,13 @@ def _reconcile(downstream: Path, state: State) -> None:
     found = gitops.upstream_commits_of(downstream, state.last, at)
     for sha, upstream_commit in found:
         if state.phase == "items" and not state.squash and state.next < len(state.items):
-            item = state.items[state.next]
-            if upstream_commit == item.upstream_commit:
+            # Items between two landed commits made no commit: they were empty after the merge.
+            ahead = [i.upstream_commit for i in state.items[state.next :]]
+            if upstream_commit in ahead:
+                for item in state.items[state.next : state.next + ahead.index(upstream_commit)]:
+                    state.skipped.append(_skip(item, EMPTY))
+                state.next += ahead.index(upstream_commit)
+                item = state.items[state.next]
                 state.carried.append(
                     {
                         "pr": item.pr,
