@@ -155,3 +155,19 @@ def test_existing_branch_or_worktree_is_refused(pair: Pair, capsys) -> None:
     )
     assert code == 2 and "already exists" in err
     assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()
+
+
+def test_a_file_merged_twice_reads_the_first_merge_before_it_lands(tmp_path: Path, capsys) -> None:
+    # The downstream diverged at the end of a file; two PRs change its start in turn. The second
+    # merge reads the first one's result, which fast-import has not made readable yet.
+    pair = build_pair(tmp_path)
+    lines = [f"line {i}\n" for i in range(30)]
+    pair.up.commit("add long (#10)", {"slime/long.py": "".join(lines)})
+    pair.up.commit("edit 1 (#11)", {"slime/long.py": "".join(["first\n", *lines[1:]])})
+    pair.up.commit("edit 2 (#12)", {"slime/long.py": "".join(["first\n", "second\n", *lines[2:]])})
+    tip = pair.up.head()
+    pair.down.commit("mine", {"vime/long.py": "".join([*lines[:-1], "downstream\n"])})
+    code, doc = pair.carry(capsys, "--range", f"{pair.tip}..{tip}", "--branch", "twice")
+    assert code == 0, doc
+    got = tree(pair.down.path, "twice")["vime/long.py"][1].decode()
+    assert got == "".join(["first\n", "second\n", *lines[2:-1], "downstream\n"])

@@ -159,6 +159,8 @@ class Blobs:
         self.cache: dict[str, bytes] = {}  # produced here
         self.wanted: set[str] = set()  # to be written into the downstream
         self.upstream_oids: set[str] = set()  # untranslated upstream objects (read from the upstream)
+        # Written through fast-import, which makes them readable only at its next checkpoint.
+        self.kept: dict[str, bytes] = {}
 
     def hash(self, data: bytes) -> str:
         h = hashlib.new(self.algo)
@@ -174,6 +176,8 @@ class Blobs:
     def read(self, oid: str) -> bytes:
         if oid in self.cache:
             return self.cache[oid]
+        if oid in self.kept:
+            return self.kept[oid]
         if oid in self.upstream_oids:
             return self.up.read(oid)
         return self.down.read(oid)
@@ -184,7 +188,9 @@ class Blobs:
 
     def flush(self, write: Callable[[dict[str, bytes]], None]) -> None:
         if self.wanted:
-            write({oid: self.read(oid) for oid in sorted(self.wanted)})
+            data = {oid: self.read(oid) for oid in sorted(self.wanted)}
+            write(data)
+            self.kept.update(data)
         self.wanted.clear()
         self.cache.clear()
         self.upstream_oids.clear()
