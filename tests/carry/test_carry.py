@@ -122,6 +122,25 @@ def test_empty_after_merge_is_skipped_never_an_empty_commit(pair: Pair, capsys) 
     reasons = {s["pr"]: s["reason"] for s in doc["skipped"]}
     assert [c["pr"] for c in doc["carried"]] == [2, 3]
     assert "empty after the merge" in reasons[1]
+    # Recorded in the pin bump, so the walk sees it mirrored like the carried ones.
+    assert "Upstream-PR: THUDM/slime#1" in pair.down.git("log", "-1", "--format=%B", doc["branch"])
+    code, out, _ = cli(
+        capsys,
+        "walk",
+        "--json",
+        "--downstream",
+        ".",
+        "--downstream-rev",
+        doc["branch"],
+        "--range",
+        f"{pair.base}..{pair.tip}",
+        cwd=pair.down.path,
+    )
+    assert {p["number"]: p["status"] for p in json.loads(out)["prs"]} == {
+        1: "mirrored",
+        2: "mirrored",
+        3: "mirrored",
+    }
 
 
 def test_squash_makes_one_commit_with_every_trailer(pair: Pair, capsys) -> None:

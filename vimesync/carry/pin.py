@@ -77,21 +77,28 @@ def _scratch():  # type: ignore[no-untyped-def]
     return scratch_dir("vimesync-pin-")
 
 
+EMPTY_REASONS = (
+    "already in the downstream (empty after the merge)",
+    "empty after the conflict was resolved",
+)
+SKIPPED_REASON = "skipped at a conflict (--skip)"
+
+
 def _message(state: State) -> str:
-    carried = len(state.carried)
+    """The pin bump's message. Its trailers record the PRs that made no commit: ``Upstream-PR``
+    for those already in the downstream (so the next walk sees them mirrored, like the carried
+    ones), ``Carry-Skipped`` for those skipped at a conflict (the report lists them as not carried)."""
+    repo = state.upstream_repo or ""
+    empty = [s for s in state.skipped if s.get("pr") is not None and s.get("reason") in EMPTY_REASONS]
+    skipped = [s for s in state.skipped if s.get("pr") is not None and s.get("reason") == SKIPPED_REASON]
     lines = [
         f"Sync upstream through {state.tip[:12]}",
         "",
-        f"vimesync carry {state.base[:12]}..{state.tip[:12]}: {carried} carried,"
-        f" {len(state.skipped)} not carried.",
+        f"vimesync carry {state.base[:12]}..{state.tip[:12]}: {len(state.carried)} carried,"
+        f" {len(empty)} already in the downstream, {len(skipped)} skipped at a conflict.",
     ]
-    skipped = [
-        s
-        for s in state.skipped
-        if s.get("pr") is not None and s.get("reason") == "skipped at a conflict (--skip)"
-    ]
-    if skipped:
-        lines.append("")
-        repo = state.upstream_repo or ""
-        lines += [f"Carry-Skipped: {repo}#{s['pr']}" for s in skipped]
+    trailers = [f"Upstream-PR: {repo}#{s['pr']}" for s in empty]
+    trailers += [f"Carry-Skipped: {repo}#{s['pr']}" for s in skipped]
+    if trailers:
+        lines += ["", *trailers]
     return "\n".join(lines) + "\n"
