@@ -15,8 +15,8 @@ against the folder of the file that names them, so a config works from any cwd.
     map = ["slime/=vime/"]          # upstream path prefix = downstream path prefix
 
     [[upstream.translate]]          # content rewrites `vimesync carry` applies (carry/transform.py)
-    pattern = '\b(from|import) slime\b'
-    replace = '\1 vime'
+    pattern = '\\b(from|import) slime\\b'
+    replace = '\\1 vime'
     paths = ["**/*.py"]             # optional: gitignore globs on the downstream path
 
     [downstream]
