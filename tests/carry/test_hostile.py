@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.carry.pair import CONFIG, build_pair, cli
+from tests.carry.pair import CONFIG, build_pair, cli, tree
 from vimesync import git
 from vimesync.carry.plan import Item, Meta, message_for
 from vimesync.carry.transform import MAX_MATCHES, load_transform
@@ -187,3 +187,19 @@ def test_commit_hooks_never_run(tmp_path: Path, capsys) -> None:
     code, doc = pair.carry(capsys)
     assert code == 0
     assert not marker.exists()
+
+
+def test_hostile_titles_and_paths_cannot_break_the_terminal_output(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    pair.up.commit("[bold red]x[/] \x1b[2J\u202e (#9)", {"slime/[link=x]\x1b.py": "from slime import y\n"})
+    tip = pair.up.head()
+    for args in (["--dry-run"], []):
+        code, out, err = cli(
+            capsys, "carry", "--range", f"{pair.tip}..{tip}", "--branch", "h", *args, cwd=pair.down.path
+        )
+        assert code == 0, err
+        assert "\x1b" not in out + err and "\u202e" not in out + err
+        assert "[bold red]x[/] \\x1b[2J\\u202e" in out
+        assert "vime/[link=x]\\x1b.py" in out or args == []
+    got = tree(pair.down.path, "h")
+    assert got["vime/[link=x]\x1b.py"][1] == b"from vime import y\n"
