@@ -149,3 +149,20 @@ def test_a_killed_carry_is_aborted(tmp_path: Path, capsys) -> None:
     code, out, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
     assert code == 0
     assert pair.down.git("for-each-ref") == refs
+
+
+def test_squash_stops_at_a_conflict_and_continues_into_one_commit(pair: Pair, capsys) -> None:
+    code, doc = pair.carry(capsys, "--squash")
+    assert code == 1 and doc["conflict"]["pr"] == 2
+    wt = Path(doc["worktree"])
+    assert (wt / "vime/c.py").read_text() == "import vime.c\n"  # PR 1, carried before the conflict
+    (wt / "vime/a.py").write_text("from vime import x\nprint(2)\nprint('downstream')\n")
+    git.run(wt, ["add", "vime/a.py"])
+    code, doc = pair.carry(capsys, "--continue", cwd=wt)
+    assert code == 0 and [c["pr"] for c in doc["carried"]] == [1, 2, 3]
+    log = pair.down.git("log", "--format=%s", f"main..{doc['branch']}").splitlines()
+    assert len(log) == 2  # the squash commit and the pin bump
+    got = tree(pair.down.path, doc["branch"])
+    assert got["vime/a.py"][1] == b"from vime import x\nprint(2)\nprint('downstream')\n"
+    assert got["vime/d.py"][1] == b"import vime.c\n" and "vime/c.py" not in got
+    assert git.run(wt, ["status", "--porcelain"]) == b""
