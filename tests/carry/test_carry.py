@@ -190,3 +190,18 @@ def test_a_file_merged_twice_reads_the_first_merge_before_it_lands(tmp_path: Pat
     assert code == 0, doc
     got = tree(pair.down.path, "twice")["vime/long.py"][1].decode()
     assert got == "".join(["first\n", "second\n", *lines[2:-1], "downstream\n"])
+
+
+def test_the_committer_is_the_job_or_the_repository_user(pair: Pair, capsys, monkeypatch) -> None:
+    pair.down.git("config", "user.name", "Vime Maintainer")
+    pair.down.git("config", "user.email", "maint@vime.example")
+    code, doc = pair.carry(capsys)
+    assert code == 0
+    who = pair.down.git("log", "--format=%cn <%ce>", f"main..{doc['branch']}").splitlines()
+    assert set(who) == {"Vime Maintainer <maint@vime.example>"}
+    assert pair.down.git("log", "-1", "--format=%an", doc["branch"]).strip() == "Vime Maintainer"  # the pin bump
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "CI Job")
+    code, doc = pair.carry(capsys, "--branch", "ci", "--worktree", str(pair.root / "ci"))
+    assert {
+        line.split(" <")[0] for line in pair.down.git("log", "--format=%cn", "main..ci").splitlines()
+    } == {"CI Job"}

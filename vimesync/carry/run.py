@@ -296,6 +296,10 @@ def _current_tree(downstream: Path, state: State) -> str:
 def _identity(identity: dict[str, str] | None) -> dict[str, str]:
     env = dict(git.DEFAULT_IDENTITY)
     env.update(identity or {})
+    # Commits of our own (the pin bump, --squash) are authored by the committer unless told otherwise.
+    for part in ("NAME", "EMAIL", "DATE"):
+        if f"GIT_AUTHOR_{part}" not in (identity or {}) and f"GIT_COMMITTER_{part}" in env:
+            env[f"GIT_AUTHOR_{part}"] = env[f"GIT_COMMITTER_{part}"]
     return env
 
 

@@ -19,13 +19,30 @@ from vimesync.config import load_config
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 
 
-def _identity() -> dict[str, str]:
-    """The committer of the commits carry makes: GIT_COMMITTER_* of the job, else vimesync's."""
-    who = {}
+def _identity(repo: Path) -> dict[str, str]:
+    """The committer of the commits carry makes: GIT_COMMITTER_* of the job, else ``user.name``/
+    ``user.email`` of the repository's own config or of ``~/.gitconfig``, else vimesync's."""
+    from vimesync import git
+
+    def clean(value: str | None) -> str | None:
+        value = (value or "").strip()
+        return value if value and not any(c in value for c in "\0\n<>") and len(value) < 200 else None
+
+    who: dict[str, str] = {}
     for key in ("GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE"):
-        value = os.environ.get(key)
-        if value and "\0" not in value and "\n" not in value:
+        if value := clean(os.environ.get(key)):
             who[key] = value
+    sources: list[list[str]] = [[]]
+    home = os.path.expanduser("~/.gitconfig")
+    if os.path.isfile(home):
+        sources.append(["--file", home])
+    for key, env in (("user.name", "GIT_COMMITTER_NAME"), ("user.email", "GIT_COMMITTER_EMAIL")):
+        for source in sources:
+            if env in who:
+                break
+            out = git.run(repo, ["config", *source, "--get", key], check=False).decode("utf-8", "replace")
+            if value := clean(out):
+                who[env] = value
     return who
 
 
@@ -206,9 +223,9 @@ def carry_command(
         return EXIT_OK
     transform = load_transform(cfg)
     if continue_:
-        result = session.resume(repo, transform, identity=_identity())
+        result = session.resume(repo, transform, identity=_identity(repo))
     elif skip:
-        result = session.skip(repo, transform, identity=_identity())
+        result = session.skip(repo, transform, identity=_identity(repo))
     else:
         opts = carry_run.Options(
             range_=range_,
@@ -222,7 +239,7 @@ def carry_command(
             dry_run=dry_run,
             pr_metadata=pr_metadata,
         )
-        result = carry_run.start(repo, cfg, transform, opts, upstream=upstream, identity=_identity())
+        result = carry_run.start(repo, cfg, transform, opts, upstream=upstream, identity=_identity(repo))
     if json_:
         output.emit_json(_doc(result))
     else:
