@@ -166,3 +166,16 @@ def test_squash_stops_at_a_conflict_and_continues_into_one_commit(pair: Pair, ca
     assert got["vime/a.py"][1] == b"from vime import x\nprint(2)\nprint('downstream')\n"
     assert got["vime/d.py"][1] == b"import vime.c\n" and "vime/c.py" not in got
     assert git.run(wt, ["status", "--porcelain"]) == b""
+
+
+def test_a_commit_someone_else_made_on_the_branch_is_never_taken_over(pair: Pair, capsys) -> None:
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    wt = Path(doc["worktree"])
+    (wt / "vime/a.py").write_text("resolved\n")
+    git.run(wt, ["add", "vime/a.py"])
+    git.run(wt, ["commit", "-q", "-m", "my own commit"], env=git.DEFAULT_IDENTITY)
+    code, _, err = cli(capsys, "carry", "--continue", cwd=wt)
+    assert code == 2 and "which this carry did not make" in err
+    code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0 and not wt.exists()

@@ -65,9 +65,14 @@ def _reconcile(downstream: Path, state: State) -> None:
                 state.last = sha
                 state.next += 1
                 continue
-        if state.phase in ("pin", "items") and upstream_commit is None and sha == at:
-            state.last = sha
-            state.phase = "done" if state.phase == "pin" else state.phase
+        if state.phase == "pin" and upstream_commit is None and sha == at:
+            state.last = sha  # the pin bump landed
+            state.phase = "done"
+            continue
+        last_carried = state.carried[-1]["upstream_commit"] if state.carried else None
+        if state.phase == "items" and state.squash and sha == at and upstream_commit == last_carried:
+            state.last = sha  # the squash commit landed
+            state.phase = "pin"
             continue
         raise BadInput(
             f"the sync branch {state.branch} moved to {at[:12]}, which this carry did not make",
