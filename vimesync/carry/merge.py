@@ -28,7 +28,8 @@ from vimesync.errors import GitError
 
 LINK, GITLINK = 0o120000, 0o160000
 NULL = "0" * 40
-MAX_HUNK_LINES = 20_000  # files longer than this list every upstream hunk of a conflict
+MAX_HUNK_LINES = 5_000  # longer files: a conflict names no hunks (difflib is quadratic at worst)
+MAX_TEXT_MERGE = 16 << 20  # bytes: larger files are not merged line by line (a conflict, like a binary)
 
 
 @dataclass(frozen=True)
@@ -417,7 +418,10 @@ class Merger:
 
     def _texts(self, *entries: Entry) -> bool:
         for e in entries:
-            if e.mode in (LINK, GITLINK) or is_binary(self._content(e)):
+            if e.mode in (LINK, GITLINK):
+                return False
+            data = self._content(e)
+            if len(data) > MAX_TEXT_MERGE or is_binary(data):
                 return False
         return True
 
