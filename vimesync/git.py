@@ -59,7 +59,14 @@ from typing import IO
 
 from vimesync.errors import GitError, GitTimeout
 
-NULL_SHA = "0" * 40
+NULL_SHA = "0" * 40  # git's "no object": a root commit's base, a deleted file's oid
+
+# Tree entry modes as git writes them (ls-tree, diff headers); one set for sources and patches.
+MODE_FILE = 0o100644
+MODE_EXEC = 0o100755
+MODE_LINK = 0o120000  # a symlink: its bytes are its target
+MODE_DIR = 0o040000
+MODE_GITLINK = 0o160000  # a submodule; what git calls a directory found where a file was expected
 
 # Fixed identity for commits vimesync itself creates (demo, fixtures); callers may override.
 DEFAULT_IDENTITY = {
