@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,17 @@ from vimesync.safefs import (
 )
 
 CONFIG_NAME = "vimesync.toml"
+
+
+def cache_root(env: Mapping[str, str] | None = None) -> Path:
+    """vimesync's cache folder (parse results, GitHub responses): ``$VIMESYNC_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/vimesync``, else ``~/.cache/vimesync``. From the job's environment only."""
+    env = os.environ if env is None else env
+    if env.get("VIMESYNC_CACHE_DIR"):
+        return Path(env["VIMESYNC_CACHE_DIR"])
+    if env.get("XDG_CACHE_HOME"):
+        return Path(env["XDG_CACHE_HOME"]) / "vimesync"
+    return Path.home() / ".cache" / "vimesync"
 
 
 def read_text(path: Path, *, root: Path | None = None, max_bytes: int = MAX_CONFIG_BYTES) -> str:

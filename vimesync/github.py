@@ -28,6 +28,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vimesync.config import cache_root
 from vimesync.errors import GitHubError
 
 API_URL = "https://api.github.com"
@@ -204,11 +206,16 @@ class PullInfo:
 
 
 def cache_dir() -> Path:
-    """Where HTTP responses are cached (``VIMESYNC_CACHE_DIR`` or ``~/.cache/vimesync``)."""
-    root = os.environ.get("VIMESYNC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vimesync"
-    )
-    return Path(root) / "github"
+    """Where HTTP responses are cached: ``github/`` in vimesync's cache folder."""
+    return cache_root() / "github"
+
+
+# owner/name as GitHub allows them: the one check for a repository named by config, a flag or a link.
+REPO_PATTERN = r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}"
+
+
+def is_repo_name(text: str) -> bool:
+    return re.fullmatch(REPO_PATTERN, text) is not None
 
 
 class GitHubClient:
@@ -232,7 +239,7 @@ class GitHubClient:
         from github import Auth, Github
         from github.Requester import Requester
 
-        if repo.count("/") != 1:
+        if not is_repo_name(repo):
             raise GitHubError(
                 f"{repo!r} is not an owner/name repository", hint="set [upstream] repo in vimesync.toml"
             )

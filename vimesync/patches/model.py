@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import overload
 
+MAX_PATCH_BYTES = 64 * 1024 * 1024  # one patch file, read (series) and parsed (diffparse)
+
 # ---------------------------------------------------------------------------------------------
 # Series (quilt) and DEP-3
 
