@@ -51,7 +51,6 @@ from typing import Any
 from vimesync.errors import ConfigError
 from vimesync.safefs import (
     MAX_CONFIG_BYTES,
-    _toml_message,
     excerpt,
     input_kind,
     lexical,
@@ -84,11 +83,6 @@ def read_toml(path: Path, *, root: Path | None = None) -> dict[str, Any]:
     """Load a TOML file; ConfigError naming the file and line on any problem (nesting deeper than
     ``safefs.MAX_NESTING`` and over-long integers included)."""
     return loads_toml(read_text(path, root=root), where=str(path))
-
-
-def toml_error(exc: Exception) -> tuple[str, int | None]:
-    """The message and line of a TOMLDecodeError (3.11 puts the line only in the text)."""
-    return _toml_message(exc)
 
 
 def _check_keys(path: Path, table: str, data: dict[str, Any], allowed: set[str]) -> None:

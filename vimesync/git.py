@@ -68,14 +68,6 @@ MODE_LINK = 0o120000  # a symlink: its bytes are its target
 MODE_DIR = 0o040000
 MODE_GITLINK = 0o160000  # a submodule; what git calls a directory found where a file was expected
 
-# Fixed identity for commits vimesync itself creates (demo, fixtures); callers may override.
-DEFAULT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "vimesync",
-    "GIT_AUTHOR_EMAIL": "vimesync@localhost",
-    "GIT_COMMITTER_NAME": "vimesync",
-    "GIT_COMMITTER_EMAIL": "vimesync@localhost",
-}
-
 # Command-scope config on every call: it overrides the repository's own (see the table above).
 _SAFE_CONFIG = (
     # safe.directory: read repositories owned by another user (CI caches, mirrors) without a global config.
@@ -465,14 +457,6 @@ def git_dir(path: Path) -> Path:
     except GitError as exc:
         raise GitError(f"{path}: not a git repository") from exc
     return Path(out.decode().strip())
-
-
-def is_repo(path: Path) -> bool:
-    try:
-        git_dir(path)
-    except GitError:
-        return False
-    return True
 
 
 def resolve(repo: Path, rev: str, *, kind: str = "commit") -> str:

@@ -720,7 +720,7 @@ def test_hunk_lines_are_stored_compactly() -> None:
     assert held < 8 * n  # bytes; tuples took ~100 a line
     hunk = patch.files[0].hunks[0]
     assert len(hunk.lines) == n and hunk.lines[0] == ("+", b"\n") and hunk.lines[-1] == ("+", b"\n")
-    assert hunk.new_lines == [b"\n"] * n and hunk.old_lines == [] and hunk.leading_context == 0
+    assert hunk.new_lines == [b"\n"] * n and hunk.old_lines == [] and hunk.lines.tags == "+" * n
 
 
 def test_hunk_lines_read_like_a_tuple_of_pairs() -> None:
@@ -736,5 +736,5 @@ def test_hunk_lines_read_like_a_tuple_of_pairs() -> None:
     h = Hunk(1, 3, 1, 4, "@@ -1,3 +1,4 @@", pairs, 3)  # type: ignore[arg-type]
     assert h == Hunk(1, 3, 1, 4, "@@ -1,3 +1,4 @@", lines, 3) and isinstance(h.lines, HunkLines)
     assert h.old_lines == [b"a\n", b"b", b"d\n"] and h.new_lines == [b"a\n", b"", b"c\r\n", b"d\n"]
-    assert (h.leading_context, h.trailing_context) == (1, 1)
-    assert HunkLines() == () and Hunk(1, 0, 1, 0, "", (), 1).leading_context == 0  # type: ignore[arg-type]
+    assert h.lines.tags == " -++ " and h.trailing_context == 1
+    assert HunkLines() == () and Hunk(1, 0, 1, 0, "", (), 1).trailing_context == 0  # type: ignore[arg-type]
