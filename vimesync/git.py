@@ -512,19 +512,24 @@ def ls_tree(repo: Path, rev: str, paths: Sequence[str] = ()) -> list[TreeEntry]:
     return parse_ls_tree(run(repo, args))
 
 
+def _cat_file_batch(repo: Path) -> subprocess.Popen[bytes]:
+    """``git cat-file --batch`` in ``repo``, guarded like every call: requests on stdin."""
+    _guard(repo, ["cat-file"], None)
+    return subprocess.Popen(
+        _argv(["cat-file", "--batch"]),
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=git_env(),
+    )
+
+
 class CatFile:
     """A long-lived ``git cat-file --batch`` for reading many blobs through one process."""
 
     def __init__(self, repo: Path) -> None:
-        _guard(repo, ["cat-file"], None)
-        self._proc = subprocess.Popen(
-            _argv(["cat-file", "--batch"]),
-            cwd=repo,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=git_env(),
-        )
+        self._proc = _cat_file_batch(repo)
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._in: IO[bytes] = self._proc.stdin
         self._out: IO[bytes] = self._proc.stdout
@@ -599,15 +604,7 @@ def cat_blobs(repo: Path, oids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
 
     if not oids:
         return
-    _guard(repo, ["cat-file"], None)
-    proc = subprocess.Popen(
-        _argv(["cat-file", "--batch"]),
-        cwd=repo,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=git_env(),
-    )
+    proc = _cat_file_batch(repo)
     assert proc.stdin is not None and proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
 
