@@ -15,9 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "vimesync"
 
 # Lowest first. A module may import its own unit and any unit of an earlier layer.
 # Infrastructure modules are units of their own; among them only the no-cycle rule applies.
-INFRA = (
-    "errors", "text", "nofollow", "safefs", "tomledit", "git", "globs", "config", "repopaths", "github", "pins",
-)  # fmt: skip
+INFRA = ("errors", "text", "nofollow", "safefs", "tomledit", "git", "globs", "config", "repopaths")
+INFRA += ("github", "pins")
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__",),
     INFRA,
