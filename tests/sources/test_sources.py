@@ -15,9 +15,10 @@ import pytest
 from tests.gitrepo import Repo
 from vimesync import git
 from vimesync.errors import BadInput, GitError
+from vimesync.git import MODE_EXEC, MODE_FILE, MODE_LINK
 from vimesync.sources import archive as archives
 from vimesync.sources import open_source
-from vimesync.sources.model import EXECUTABLE, REGULAR, SYMLINK, Limits
+from vimesync.sources.model import Limits
 
 # ---------------------------------------------------------------------------------------------
 # git
@@ -42,8 +43,8 @@ def test_git_work_tree_at_head(repo: Repo) -> None:
         assert any("HEAD" in n for n in src.notes)
         files = src.list_files()
         assert set(files) == {"pkg/__init__.py", "pkg/a.py", "README", "run.sh", "link.py"}
-        assert files["run.sh"].mode == EXECUTABLE and files["README"].mode == REGULAR
-        assert files["link.py"].mode == SYMLINK and src.read("link.py") == b"pkg/a.py"
+        assert files["run.sh"].mode == MODE_EXEC and files["README"].mode == MODE_FILE
+        assert files["link.py"].mode == MODE_LINK and src.read("link.py") == b"pkg/a.py"
         assert src.read("pkg/a.py") == b"A = 2\n"
         assert dict(src.read_many(["README", "pkg/a.py"])) == {"README": b"v1\n", "pkg/a.py": b"A = 2\n"}
         py = {f.path: f for f in src.python_files()}
@@ -134,7 +135,7 @@ def test_directory_source(tmp_path: Path) -> None:
     with open_source(root) as src:
         files = src.list_files()
         assert set(files) == {"pkg/m.py", "tool", "pkg/outside"}
-        assert files["tool"].mode == EXECUTABLE and files["pkg/outside"].mode == SYMLINK
+        assert files["tool"].mode == MODE_EXEC and files["pkg/outside"].mode == MODE_LINK
         assert src.read("pkg/outside") == b"/etc/passwd"  # the link, never its target
         [py] = src.python_files()
         assert py.file == root / "pkg/m.py" and py.oid is None
@@ -200,7 +201,7 @@ def test_wheel_keeps_its_layout(tmp_path: Path) -> None:
         assert src.info.kind == "archive" and src.info.rev is None
         files = src.list_files()
         assert set(files) == {"eng/__init__.py", "eng/cli.py", "eng-1.0.dist-info/METADATA"}
-        assert files["eng/cli.py"].mode == EXECUTABLE
+        assert files["eng/cli.py"].mode == MODE_EXEC
         assert src.read("eng/cli.py") == b"x = 1\n"
         assert {f.path for f in src.python_files()} == {"eng/__init__.py", "eng/cli.py"}
 
@@ -233,7 +234,7 @@ def test_sdist_strips_the_top_folder_and_keeps_inside_links(tmp_path: Path) -> N
     with open_source(sdist, scratch=tmp_path) as src:
         files = src.list_files()
         assert set(files) == {"PKG-INFO", "eng/a.py", "eng/b.py", "eng/c.py"}
-        assert files["eng/b.py"].mode == SYMLINK and src.read("eng/b.py") == b"a.py"
+        assert files["eng/b.py"].mode == MODE_LINK and src.read("eng/b.py") == b"a.py"
         assert src.read("eng/c.py") == b"A = 1\n"
         assert any("device/fifo" in n for n in src.notes)
         unpacked = [p for p in tmp_path.iterdir() if p.name.startswith("vimesync-src-")]

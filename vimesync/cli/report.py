@@ -12,7 +12,6 @@ file does not parse, or a changed path is unreviewed or its review is stale; 2 b
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
@@ -25,6 +24,7 @@ from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
 from vimesync.config import Config, load_config, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.github import is_repo_name
 from vimesync.safefs import check_output_path, write_atomic
 
 
@@ -85,7 +85,7 @@ def report(
         check_output_path(out_file, what="--output")
     cfg = load_config(config)
     if upstream_repo is not None:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+", upstream_repo):
+        if not is_repo_name(upstream_repo):
             raise BadInput(f"--upstream-repo {upstream_repo!r}: expected owner/name, e.g. THUDM/slime")
         cfg = replace(cfg, upstream_repo=upstream_repo)
     inputs = ReportInputs(

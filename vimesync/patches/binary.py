@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import io
 
+from vimesync.git import NULL_SHA
 from vimesync.patches.model import FilePatch
 
-NULL_OID = "0" * 40
 # A delta announcing a bigger result is refused before anything is allocated. A literal is at most
 # as large (diffbinary.MAX_BINARY_BYTES); engine patch stacks carry no binary file near this.
 MAX_RESULT = 64 << 20
@@ -56,7 +56,7 @@ def apply_binary(original: bytes | None, fp: FilePatch, *, creating: bool | None
             )
     elif current:
         raise BinaryPatchError("the patch applies to an empty file but it is not empty")
-    if fp.new_oid == NULL_OID:
+    if fp.new_oid == NULL_SHA:
         return b""  # deletion: git needs no data for it
     hunk = fp.binary
     if hunk is None:

@@ -8,11 +8,12 @@ cache off for the run with a note saying why.
 
 from __future__ import annotations
 
-import os
 import sqlite3
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from vimesync.config import cache_root
 
 DB_NAME = "parse-cache.sqlite3"
 SCHEMA = 1
@@ -31,14 +32,7 @@ class Cached:
         return self.message is None
 
 
-def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$VIMESYNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/vimesync``, else ``~/.cache/vimesync``."""
-    env = os.environ if env is None else env
-    if env.get("VIMESYNC_CACHE_DIR"):
-        return Path(env["VIMESYNC_CACHE_DIR"])
-    if env.get("XDG_CACHE_HOME"):
-        return Path(env["XDG_CACHE_HOME"]) / "vimesync"
-    return Path.home() / ".cache" / "vimesync"
+default_cache_dir = cache_root  # one resolver for every cache of vimesync (config.cache_root)
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.errors import BadInput
-from vimesync.sources.model import EXECUTABLE, REGULAR, SYMLINK, Entry, Source, SourceInfo
+from vimesync.git import MODE_EXEC, MODE_FILE, MODE_LINK
+from vimesync.sources.model import Entry, Source, SourceInfo
 
 
 def _scan(root: Path, max_files: int) -> dict[str, Entry]:
@@ -26,9 +27,9 @@ def _scan(root: Path, max_files: int) -> dict[str, Entry]:
                 if stat.S_ISDIR(st.st_mode):
                     stack.append((rel + "/", d.path))
                 elif stat.S_ISLNK(st.st_mode):
-                    files[rel] = Entry(SYMLINK, len(os.fsencode(os.readlink(d.path))))
+                    files[rel] = Entry(MODE_LINK, len(os.fsencode(os.readlink(d.path))))
                 elif stat.S_ISREG(st.st_mode):
-                    files[rel] = Entry(EXECUTABLE if st.st_mode & 0o100 else REGULAR, st.st_size)
+                    files[rel] = Entry(MODE_EXEC if st.st_mode & 0o100 else MODE_FILE, st.st_size)
                 # sockets, fifos, devices: not part of a source tree
                 if len(files) > max_files:
                     raise BadInput(f"{root}: holds over {max_files:,} files; not an engine source tree")

@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from vimesync import nofollow
 from vimesync.errors import BadInput
+from vimesync.git import MODE_EXEC, MODE_LINK
 from vimesync.pycheck.model import PyFile
 
 
@@ -21,23 +22,17 @@ class SourceInfo:
     rev: str | None  # full resolved sha for git sources, else None
 
 
-REGULAR = 0o100644
-EXECUTABLE = 0o100755
-SYMLINK = 0o120000
-GITLINK = 0o160000
-
-
 @dataclass(frozen=True)
 class Entry:
     """One file of a source: ``mode`` as git spells it, ``size`` in bytes, ``oid`` for git sources."""
 
-    mode: int  # REGULAR, EXECUTABLE or SYMLINK
+    mode: int  # MODE_FILE, MODE_EXEC or MODE_LINK
     size: int
     oid: str | None = None
 
     @property
     def is_symlink(self) -> bool:
-        return self.mode == SYMLINK
+        return self.mode == MODE_LINK
 
 
 @dataclass(frozen=True)
@@ -134,10 +129,10 @@ def write_file(dest: Path, path: str, data: bytes, mode: int) -> None:
     component, never over an existing file (O_EXCL|O_NOFOLLOW), the mode set on the descriptor."""
     rel = safe_relpath(path, what="path")
     try:
-        if mode == SYMLINK:
+        if mode == MODE_LINK:
             nofollow.symlink_new(dest, rel, data)
         else:
-            nofollow.write_new(dest, rel, data, executable=mode == EXECUTABLE)
+            nofollow.write_new(dest, rel, data, executable=mode == MODE_EXEC)
     except nofollow.NotInTree:
         raise BadInput(f"{dest}: cannot write {rel!r}: a parent is a file or symbolic link") from None
 
