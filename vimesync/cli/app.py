@@ -7,50 +7,76 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 from vimesync import __version__
 from vimesync.cli import output
 from vimesync.errors import EXIT_BAD_INPUT, VimesyncError
 
-app = typer.Typer(
-    name="vimesync",
-    help="Keep a downstream fork in sync with its upstream and its pinned engine patch stack.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+if TYPE_CHECKING:
+    import typer
+
+HELP = "Keep a downstream fork in sync with its upstream and its pinned engine patch stack."
 
 
-def _version(value: bool) -> None:
-    if value:
-        output.out(f"vimesync {__version__}")
-        raise typer.Exit(0)
+def build_app() -> typer.Typer:
+    """The whole command tree, every command and group registered here and nowhere else.
 
+    Command modules define plain functions over the aliases of :mod:`vimesync.cli.options` and
+    never import this module. Help is click's plain formatter (``rich_markup_mode=None``): no
+    ``<bool>``/``<str>`` type column, and ``--help`` does not import rich.
+    """
+    import typer
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version."
-    ),
-) -> None:
-    """Walk, classify, apply, audit, report."""
+    from vimesync.cli import audit, demo, patches, report, walk
 
+    settings: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
-def _register() -> None:
-    # Each command group lives in its own module and attaches itself to ``app``.
-    import importlib
+    def group(help: str, **kwargs: Any) -> typer.Typer:
+        return typer.Typer(help=help, context_settings=settings, rich_markup_mode=None, **kwargs)
 
-    for name in ("patches", "walk", "audit", "report", "demo"):
-        try:
-            importlib.import_module(f"vimesync.cli.{name}")
-        except ModuleNotFoundError as exc:  # a group not built yet
-            if exc.name != f"vimesync.cli.{name}":
-                raise
+    app = typer.Typer(
+        name="vimesync",
+        help=HELP,
+        no_args_is_help=True,
+        add_completion=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings=settings,
+    )
 
+    def show_version(value: bool) -> None:
+        if value:
+            output.out(f"vimesync {__version__}")
+            raise typer.Exit(0)
 
-_register()
+    @app.callback()
+    def _root(
+        # A default, not Annotated: this module imports typer only here, and typer reads annotations by name.
+        version: bool = typer.Option(
+            False, "--version", callback=show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ) -> None:
+        """Walk, classify, apply, audit, report."""
+
+    app.command("walk")(walk.walk_command)
+
+    patches_app = group("Work with the engine patch stack.", no_args_is_help=True)
+    patches_app.command("check")(patches.check)
+    app.add_typer(patches_app, name="patches")
+
+    audit_app = group(
+        "Audit the paths a sync changed against the upstream tip (vimesync audit [OPTIONS]); "
+        "record reviews (vimesync audit review PATH... --by NAME [OPTIONS]).",
+        invoke_without_command=True,
+    )
+    audit_app.callback()(audit.audit)
+    audit_app.command("review")(audit.review)
+    app.add_typer(audit_app, name="audit")
+
+    app.command("report")(report.report)
+    app.command("demo")(demo.demo)
+    return app
 
 
 def _usage_error(exc: BaseException) -> bool:
@@ -107,13 +133,19 @@ def _signals_unwind() -> Iterator[None]:
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. User mistakes become a one-line message and exit 2, never a traceback."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:  # answered before typer and rich are imported: start-up is the cost
+        sys.stdout.write(f"vimesync {__version__}\n")
+        sys.stdout.flush()
+        sys.exit(0)
     with _signals_unwind():
         _main(args)
 
 
 def _main(args: list[str]) -> None:
+    import typer
+
     try:
-        rv = app(args=args, standalone_mode=False)
+        rv = build_app()(args=args, prog_name="vimesync", standalone_mode=False)
     except Terminated:
         output.error("terminated")
         sys.exit(128 + signal.SIGTERM)
