@@ -7,6 +7,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from vimesync import __version__
@@ -79,6 +80,93 @@ def build_app() -> typer.Typer:
     return app
 
 
+def _plain_coercion(command: Any) -> None:
+    """Coerce our options without pydantic.
+
+    typer (0.2x) turns every parameter value into its type through a pydantic ``TypeAdapter``:
+    importing pydantic and building the adapters costs about 0.1 s of CPU per run, more than the
+    ``git log`` a whole walk reads. Every option of ours is a bool, str, int (``min`` only), Path,
+    Enum or list[str]; those are coerced here, with typer's messages. Anything else, or a typer
+    without this hook, keeps typer's own coercion (tests/cli/test_contract.py compares the two).
+    """
+    plain = _plain_runtime_class()
+    if plain is None:
+        return
+
+    def seed(param: Any) -> Any:
+        desc = getattr(param, "type_descriptor", None)
+        if desc is not None and hasattr(param, "_runtime_param") and _plain_kind(desc.annotation):
+            param._runtime_param = plain(parameter_info=desc.parameter_info, annotation=desc.annotation)
+        return param
+
+    for param in command.params:
+        seed(param)
+    help_option = command.get_help_option  # -h/--help: made per context, not in .params
+    command.get_help_option = lambda ctx: seed(help_option(ctx))
+    for sub in (getattr(command, "commands", None) or {}).values():
+        _plain_coercion(sub)
+
+
+def _plain_kind(annotation: Any) -> bool:
+    from enum import Enum
+    from pathlib import Path
+
+    if annotation in (bool, str, int, Path, list[str]):
+        return True
+    return isinstance(annotation, type) and issubclass(annotation, Enum)
+
+
+@cache
+def _plain_runtime_class() -> Any:
+    try:
+        from typer._coercion import RuntimeParam
+    except ImportError:
+        return None
+    from dataclasses import dataclass
+    from enum import Enum
+    from pathlib import Path
+
+    import typer
+
+    @dataclass(frozen=True)
+    class PlainRuntimeParam(RuntimeParam):  # type: ignore[misc]
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            kind = self.annotation
+            if kind == list[str]:
+                return [str(v) for v in value]
+            if kind is str or kind is bool:
+                return kind(value)
+            if kind is Path:
+                return Path(value)
+            if kind is int:
+                try:
+                    number = int(value)
+                except (TypeError, ValueError):
+                    raise typer.BadParameter(
+                        "Input should be a valid integer, unable to parse string as an integer",
+                        ctx=ctx,
+                        param=param,
+                    ) from None
+                low = getattr(self.parameter_info, "min", None)
+                if low is not None and number < low:
+                    raise typer.BadParameter(
+                        f"Input should be greater than or equal to {low}", ctx=ctx, param=param
+                    )
+                return number
+            assert issubclass(kind, Enum)
+            if isinstance(value, kind):
+                return value
+            for member in kind:
+                if str(member.value).lower() == str(value).lower():
+                    return member
+            choices = ", ".join(repr(m.value) for m in kind)
+            raise typer.BadParameter(
+                f"Value error, {str(value)!r} is not one of {choices}.", ctx=ctx, param=param
+            )
+
+    return PlainRuntimeParam
+
+
 def _usage_error(exc: BaseException) -> bool:
     """click's (or typer's vendored click's) usage errors: they know how to show themselves."""
     return callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int)
@@ -143,9 +231,12 @@ def main(argv: list[str] | None = None) -> None:
 
 def _main(args: list[str]) -> None:
     import typer
+    import typer.main
 
     try:
-        rv = build_app()(args=args, prog_name="vimesync", standalone_mode=False)
+        command = typer.main.get_command(build_app())
+        _plain_coercion(command)
+        rv = command.main(args=args, prog_name="vimesync", standalone_mode=False)
     except Terminated:
         output.error("terminated")
         sys.exit(128 + signal.SIGTERM)
