@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def measure(cmd: list[str], runs: int, cwd: Path | None = None) -> tuple[float, float]:
     """Median wall and median CPU seconds of ``runs`` runs of ``cmd`` (after one warm-up run)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cwd = cwd or ROOT  # python -m puts the working folder first on sys.path: make it this tree
     walls, cpus = [], []
     for i in range(runs + 1):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

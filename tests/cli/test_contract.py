@@ -170,13 +170,17 @@ def test_audit_and_audit_review_each_apply_their_options(
     assert code == 1 and json.loads(out)["sync"] == "s"
     # review names the ledger from the upstream options when no --sync is given
     review = ["audit", "review", "vime/a.py", "--by", "al", "--downstream", str(down), "--baseline", "HEAD~1"]
-    code, out, _ = run(capsys, *review, "--upstream", str(up), "--upstream-base", "HEAD", "--format", "json")
+    upstream = Repo(up)
+    base = upstream.head()[:8]
+    tip = upstream.commit("later", {"slime/b.py": "b = 1\n"})[:8]
+    code, out, _ = run(
+        capsys, *review, "--upstream", str(up), "--upstream-base", "HEAD~1", "--format", "json"
+    )
     doc = json.loads(out)
     assert (
-        code == 0
-        and doc["sync"].endswith("..") is False
-        and [r["path"] for r in doc["reviews"]] == ["vime/a.py"]
+        code == 0 and doc["sync"] == f"{base}..{tip}" and doc["ledger"] == f"sop/reviews/{base}..{tip}.toml"
     )
+    assert [r["path"] for r in doc["reviews"]] == ["vime/a.py"]
     code, out, _ = run(capsys, *review, "--sync", "s")
     assert code == 0 and "recorded 1 review by al in sop/reviews/s.toml" in out
     code, out, _ = run(capsys, *check)
