@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepo import Repo
+from tests.pycheck.hookworker import use_hook_worker
 from vimesync.errors import BadInput
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import Interpreter, find_interpreter, running
@@ -59,6 +60,26 @@ def test_reports_failures_by_path(tmp_path: Path) -> None:
     assert report.version == HERE.text and report.interpreter == running().describe()
 
 
+def test_compiler_only_errors_fail_with_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "disk.py").write_bytes(b"def f():\n    pass\nnonlocal x\n")
+    files = [
+        ("ret.py", b"x = 1\nreturn x\n"),
+        ("aw.py", b"import asyncio\nawait asyncio.sleep(0)\n"),
+        ("dup.py", b"def f(a, a):\n    pass\n"),
+        ("glob.py", b"def f():\n    x = 1\n    global x\n"),
+        ("disk.py", tmp_path / "disk.py"),
+        ("ok.py", b"async def f():\n    await g()\n"),
+    ]
+    report = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert [(f.path, f.line, f.message) for f in report.failed] == [
+        ("aw.py", 2, "SyntaxError: 'await' outside function"),
+        ("disk.py", 3, "SyntaxError: nonlocal declaration not allowed at module level"),
+        ("dup.py", 1, "SyntaxError: duplicate argument 'a' in function definition"),
+        ("glob.py", 3, "SyntaxError: name 'x' is assigned to before global declaration"),
+        ("ret.py", 2, "SyntaxError: 'return' outside function"),
+    ]
+
+
 def test_312_syntax_needs_the_312_grammar() -> None:
     files = [("new.py", TYPE_ALIAS), ("fstr.py", PEP701)]
     old = parse(files, target=Target((3, 11), FROM_FLAG), interpreter=exact((3, 11)))
@@ -88,7 +109,7 @@ def test_cache_hits_misses_and_progress(tmp_path: Path) -> None:
 
 
 def test_crashes_are_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VIMESYNC_WORKER_TEST_HOOKS", "1")
+    use_hook_worker(monkeypatch, tmp_path)
     cache = ParseCache(tmp_path)
     files = [("boom.py", b"# vimesync-test: crash\n"), ("ok.py", b"x = 1\n")]
     for _ in range(2):
@@ -206,7 +227,7 @@ def test_binary_files_have_no_markers() -> None:
 
 
 def test_identical_contents_parse_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VIMESYNC_WORKER_TEST_HOOKS", "1")
+    use_hook_worker(monkeypatch, tmp_path)
     cache = ParseCache(tmp_path)
     files = [(f"p{i}/__init__.py", b"") for i in range(30)] + [(f"b{i}.py", b"(\n") for i in range(3)]
     files += [("alloc.py", b"# vimesync-test: alloc\n")]

@@ -29,7 +29,9 @@ MAX_SIZE = 10 << 20  # bytes; larger files are reported, not parsed
 # Bytes of files read only to be hashed (zip members) that are kept for parsing; the rest are
 # read again when parsed, so 300 members of 9.9 MiB never sit in memory at once.
 MAX_HELD = 256 << 20
-WORKER_REV = 1  # bump when the worker's verdicts or messages change, so old cache entries stop matching
+# Bump when the worker's verdicts or messages change, so old cache entries stop matching
+# (2: compiled to bytecode, so compiler-only errors fail).
+WORKER_REV = 2
 
 Loader = Callable[[list[str]], Iterable[tuple[str, bytes]]]  # paths -> (path, bytes) in the same order
 Progress = Callable[[int, int], None]
