@@ -48,6 +48,7 @@ repositories and are not inspected (their target is ours).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -60,6 +61,14 @@ from typing import IO
 from vimesync.errors import GitError, GitTimeout
 
 NULL_SHA = "0" * 40
+
+
+def blob_oid(data: bytes) -> str:
+    """The git blob id of ``data``, as ``git hash-object`` computes it (no git process: sha1 of
+    ``"blob <size>\\0" + data``, fed in two parts so a large content is never copied)."""
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
 
 # Fixed identity for commits vimesync itself creates (demo, fixtures); callers may override.
 DEFAULT_IDENTITY = {

@@ -11,10 +11,11 @@ import pytest
 from tests.gitrepo import Repo
 from tests.pycheck.hookworker import use_hook_worker
 from vimesync.errors import BadInput
+from vimesync.git import blob_oid
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import Interpreter, find_interpreter, running
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
-from vimesync.pycheck.scan import blob_oid, conflict_markers, parse_tree
+from vimesync.pycheck.scan import conflict_markers, parse_tree
 from vimesync.pycheck.target import FROM_FLAG, Target
 from vimesync.sources import open_source
 

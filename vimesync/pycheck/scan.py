@@ -12,13 +12,13 @@ tree was provided.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
+from vimesync.git import blob_oid
 from vimesync.pycheck.cache import Cached, ParseCache
 from vimesync.pycheck.interp import Interpreter
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
@@ -41,13 +41,6 @@ FileInput = PyFile | tuple[str, bytes | Path]
 # A lone "=======" is also a reStructuredText underline (docstrings), so it only counts in a file
 # that has an opening or closing marker too.
 _MARKER = re.compile(rb"^(?:<{7}|>{7}|\|{7})(?:[ \t][^\n]*)?\r?$|^={7}\r?$", re.MULTILINE)
-
-
-def blob_oid(data: bytes) -> str:
-    """The git blob id of ``data`` (sha1 of ``"blob <size>\\0" + data``)."""
-    h = hashlib.sha1(b"blob %d\0" % len(data))
-    h.update(data)
-    return h.hexdigest()
 
 
 def conflict_markers(path: str, data: bytes) -> list[ConflictMarker]:
