@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ from tests.gitrepo import Repo
 from tests.pycheck.hookworker import use_hook_worker
 from vimesync.errors import BadInput
 from vimesync.git import blob_oid
+from vimesync.pycheck import scan
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import Interpreter, find_interpreter, running
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
@@ -236,3 +238,68 @@ def test_identical_contents_parse_once(tmp_path: Path, monkeypatch: pytest.Monke
     assert report.files == 34 and [f.path for f in report.failed] == ["alloc.py", "b0.py", "b1.py", "b2.py"]
     again = parse(files, cache=cache, mem_limit=1 << 30)
     assert again.cached == 33 and again.failed == report.failed  # our memory cap's MemoryError is not cached
+
+
+def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every on-disk file the parser reads (into the list, by tree path)."""
+    reads: list[str] = []
+    real = scan._read_stat
+
+    def counting(f: PyFile, cap: int) -> object:
+        reads.append(f.path)
+        return real(f, cap)
+
+    monkeypatch.setattr(scan, "_read_stat", counting)
+    return reads
+
+
+def test_unchanged_files_on_disk_are_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reads = _counting_reads(monkeypatch)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name, text in (("a.py", b"x = 1\n"), ("b.py", b"def (:\n"), ("c.py", b"y = 2\n")):
+        (tree / name).write_bytes(text)
+        os.utime(tree / name, ns=(1_000_000_000, 1_000_000_000))  # long before the cache's write time
+    files = [(n, tree / n) for n in ("a.py", "b.py", "c.py")]
+    first = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert sorted(reads) == ["a.py", "b.py", "c.py"] and [f.path for f in first.failed] == ["b.py"]
+    reads.clear()
+    second = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert reads == [] and second.cached == 3 and second.failed == first.failed
+    (tree / "c.py").write_bytes(b"y = (2\n")  # changed: new size and mtime
+    os.utime(tree / "c.py", ns=(2_000_000_000, 2_000_000_000))
+    third = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert reads == ["c.py"] and [f.path for f in third.failed] == ["b.py", "c.py"]
+    # Another interpreter has no outcome for the unread files: they are read (by us) and parsed.
+    reads.clear()
+    fv = Interpreter(sys.executable, tuple(sys.version_info[:3]), feature_version=(3, 8))  # type: ignore[arg-type]
+    other = parse(files, cache=ParseCache(tmp_path / "cache"), interpreter=fv)
+    assert sorted(reads) == ["a.py", "b.py", "c.py"] and other.cached == 0
+    assert [f.path for f in other.failed] == ["b.py", "c.py"]
+
+
+def test_racy_file_changed_within_the_cache_time_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's racy-git rule: a record whose mtime is not older than the cache's write time is not
+    trusted, so a same-size edit with the mtime reset to that time is still seen."""
+    stamp = 1_700_000_000_000_000_000
+    monkeypatch.setattr(ParseCache, "fs_now", lambda self: stamp)
+    reads = _counting_reads(monkeypatch)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "racy.py").write_bytes(b"x = 1\n")
+    (tree / "old.py").write_bytes(b"z = 1\n")
+    os.utime(tree / "racy.py", ns=(stamp, stamp))  # modified in the tick the cache was written
+    os.utime(tree / "old.py", ns=(stamp - 1, stamp - 1))
+    files = [("racy.py", tree / "racy.py"), ("old.py", tree / "old.py")]
+    assert parse(files, cache=ParseCache(tmp_path / "cache")).ok
+    inode = (tree / "racy.py").stat().st_ino
+    with open(tree / "racy.py", "r+b") as fh:  # same inode, same size, then the mtime reset
+        fh.write(b"x = (\n")
+    os.utime(tree / "racy.py", ns=(stamp, stamp))
+    assert (tree / "racy.py").stat().st_ino == inode
+    reads.clear()
+    report = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert reads == ["racy.py"]  # re-hashed; old.py is older than the cache time: trusted, unread
+    assert [(f.path, f.line) for f in report.failed] == [("racy.py", 1)]

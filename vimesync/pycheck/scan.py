@@ -7,7 +7,9 @@ still scanned for conflict markers when touched.
 
 Cache keys are git blob ids: free for files read from a git source (no read at all on a hit), and
 computed with sha1 for anything else, so an untouched file hits the same entry whichever way the
-tree was provided.
+tree was provided. A file parsed in place from disk whose (absolute path, size, mtime_ns, inode)
+the cache already knows (and that passes the racy-git rule, see ``cache``) is not even read: its
+blob id comes from the cache.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
 from vimesync.git import blob_oid
-from vimesync.pycheck.cache import Cached, ParseCache
+from vimesync.pycheck.cache import Cached, ParseCache, StatKey
 from vimesync.pycheck.interp import Interpreter
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
 from vimesync.pycheck.pool import DEFAULT_TIMEOUT, Job, Outcome, ParsePool
@@ -71,9 +73,15 @@ def _too_large(size: int, cap: int) -> str:
 
 
 def _read(f: PyFile, cap: int) -> bytes | str:
-    """The bytes of an on-disk input, or a failure message. Regular files only: the last component
-    is never followed (the callers give paths they listed without following any symlink), and a
-    FIFO or device is never waited on or read."""
+    """The bytes of an on-disk input, or a failure message (see :func:`_read_stat`)."""
+    got = _read_stat(f, cap)
+    return got if isinstance(got, str) else got[0]
+
+
+def _read_stat(f: PyFile, cap: int) -> tuple[bytes, StatKey] | str:
+    """The bytes of an on-disk input and its stat key, or a failure message. Regular files only:
+    the last component is never followed (the callers give paths they listed without following
+    any symlink), and a FIFO or device is never waited on or read."""
     assert f.file is not None
     try:
         fd = os.open(f.file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
@@ -83,9 +91,28 @@ def _read(f: PyFile, cap: int) -> bytes | str:
                 return "cannot read file: not a regular file"
             if 0 <= cap < st.st_size:
                 return _too_large(st.st_size, cap)
-            return fh.read() if cap < 0 else fh.read(cap + 1)
+            data = fh.read() if cap < 0 else fh.read(cap + 1)
+            return data, StatKey(st.st_size, st.st_mtime_ns, st.st_ino)
     except OSError as exc:
         return f"cannot read file: {exc.strerror or exc}"
+
+
+def _stat_keys(files: list[PyFile]) -> dict[bytes, StatKey]:
+    """Absolute path -> lstat key of each on-disk regular file (others are left to the read)."""
+    out: dict[bytes, StatKey] = {}
+    for f in files:
+        assert f.file is not None
+        try:
+            st = os.lstat(f.file)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out[_abs(f.file)] = StatKey(st.st_size, st.st_mtime_ns, st.st_ino)
+    return out
+
+
+def _abs(file: Path) -> bytes:
+    return os.fsencode(os.path.abspath(file))
 
 
 def parse_tree(
@@ -120,19 +147,39 @@ def parse_tree(
     data: dict[str, bytes] = {}  # bytes already in memory (given, or read to be hashed)
     keys: dict[str, str] = {}  # path -> content key
     need_key: list[PyFile] = []
+    on_disk: list[PyFile] = []
     for f in python:
         if 0 <= max_size < f.size:
             failures[f.path] = ParseFailure(f.path, None, _too_large(f.size, max_size))
         elif f.data is not None:
             data[f.path] = f.data
         elif f.oid is None and f.file is not None:
-            got = _read(f, max_size)
-            if isinstance(got, str):
-                failures[f.path] = ParseFailure(f.path, None, got)
-            else:
-                data[f.path] = got
+            on_disk.append(f)
         elif f.oid is None:
             need_key.append(f)
+    stats: list[tuple[bytes, StatKey, str]] = []  # files read and hashed now, for the next run
+    by_stat: list[str] = []  # files whose key came from their lstat record, unread
+    if on_disk:
+        now = _stat_keys(on_disk) if cache is not None and cache.enabled else {}
+        known = cache.known_oids(now) if cache is not None else {}
+        for f in on_disk:
+            assert f.file is not None
+            where = _abs(f.file) if now else b""
+            if where in known and now[where].size <= max_size:
+                keys[f.path] = known[where]  # unchanged since hashed: not read
+                by_stat.append(f.path)
+                continue
+            got = _read_stat(f, max_size)
+            if isinstance(got, str):
+                failures[f.path] = ParseFailure(f.path, None, got)
+                continue
+            data[f.path] = got[0]
+            if len(got[0]) <= max_size:  # else reported below
+                keys[f.path] = blob_oid(got[0])
+                if now:
+                    stats.append((where, got[1], keys[f.path]))
+        if cache is not None:
+            cache.put_stats(stats)
     held = sum(map(len, data.values()))
     for batch in _batches(need_key, MAX_HELD):  # e.g. zip members: no hash without the bytes
         for path, content in _load(loader, [f.path for f in batch]):
@@ -152,6 +199,24 @@ def parse_tree(
         keys[f.path] = f.oid or blob_oid(data[f.path])
 
     hits = cache.get_many(env, set(keys.values())) if cache is not None else {}
+    if any(keys[p] not in hits for p in by_stat):
+        # Known by stat but never parsed by this interpreter: read now (never through a symlink,
+        # by us, not a worker) and keyed by what was read, in case it changed since the lstat.
+        for path in by_stat:
+            if keys[path] in hits:
+                continue
+            text = _read(by_path[path], max_size)
+            if isinstance(text, str):
+                failures[path] = ParseFailure(path, None, text)
+                del keys[path]
+            elif len(text) > max_size:
+                failures[path] = ParseFailure(path, None, _too_large(len(text), max_size))
+                del keys[path]
+            else:
+                data[path] = text
+                keys[path] = blob_oid(text)
+        if cache is not None:
+            hits.update(cache.get_many(env, set(keys.values()) - hits.keys()))
     for path, key in keys.items():
         hit = hits.get(key)
         if hit is not None and not hit.ok:
