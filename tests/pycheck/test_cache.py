@@ -6,7 +6,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from vimesync.pycheck.cache import DB_NAME, Cached, ParseCache, StatKey, default_cache_dir
+from vimesync.pycheck.cache import DB_NAME, Cached, ParseCache, default_cache_dir
+from vimesync.pycheck.model import StatKey
 
 OK = Cached(None)
 BAD = Cached("SyntaxError: invalid syntax", 3, 7)

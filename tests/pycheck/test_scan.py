@@ -16,7 +16,7 @@ from vimesync.git import blob_oid
 from vimesync.pycheck import scan
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import Interpreter, find_interpreter, running
-from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
+from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
 from vimesync.pycheck.scan import conflict_markers, parse_tree
 from vimesync.pycheck.target import FROM_FLAG, Target
 from vimesync.sources import open_source
@@ -253,6 +253,15 @@ def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return reads
 
 
+def _listed(tree: Path, *names: str) -> list[PyFile]:
+    """On-disk inputs as a directory source lists them: with their lstat key."""
+    out = []
+    for n in names:
+        st = os.lstat(tree / n)
+        out.append(PyFile(n, st.st_size, file=tree / n, stat=StatKey(st.st_size, st.st_mtime_ns, st.st_ino)))
+    return out
+
+
 def test_unchanged_files_on_disk_are_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reads = _counting_reads(monkeypatch)
     tree = tmp_path / "tree"
@@ -260,7 +269,7 @@ def test_unchanged_files_on_disk_are_not_read_again(tmp_path: Path, monkeypatch:
     for name, text in (("a.py", b"x = 1\n"), ("b.py", b"def (:\n"), ("c.py", b"y = 2\n")):
         (tree / name).write_bytes(text)
         os.utime(tree / name, ns=(1_000_000_000, 1_000_000_000))  # long before the cache's write time
-    files = [(n, tree / n) for n in ("a.py", "b.py", "c.py")]
+    files = _listed(tree, "a.py", "b.py", "c.py")
     first = parse(files, cache=ParseCache(tmp_path / "cache"))
     assert sorted(reads) == ["a.py", "b.py", "c.py"] and [f.path for f in first.failed] == ["b.py"]
     reads.clear()
@@ -268,6 +277,7 @@ def test_unchanged_files_on_disk_are_not_read_again(tmp_path: Path, monkeypatch:
     assert reads == [] and second.cached == 3 and second.failed == first.failed
     (tree / "c.py").write_bytes(b"y = (2\n")  # changed: new size and mtime
     os.utime(tree / "c.py", ns=(2_000_000_000, 2_000_000_000))
+    files = _listed(tree, "a.py", "b.py", "c.py")
     third = parse(files, cache=ParseCache(tmp_path / "cache"))
     assert reads == ["c.py"] and [f.path for f in third.failed] == ["b.py", "c.py"]
     # Another interpreter has no outcome for the unread files: they are read (by us) and parsed.
@@ -292,13 +302,14 @@ def test_racy_file_changed_within_the_cache_time_is_caught(
     (tree / "old.py").write_bytes(b"z = 1\n")
     os.utime(tree / "racy.py", ns=(stamp, stamp))  # modified in the tick the cache was written
     os.utime(tree / "old.py", ns=(stamp - 1, stamp - 1))
-    files = [("racy.py", tree / "racy.py"), ("old.py", tree / "old.py")]
+    files = _listed(tree, "racy.py", "old.py")
     assert parse(files, cache=ParseCache(tmp_path / "cache")).ok
     inode = (tree / "racy.py").stat().st_ino
     with open(tree / "racy.py", "r+b") as fh:  # same inode, same size, then the mtime reset
         fh.write(b"x = (\n")
     os.utime(tree / "racy.py", ns=(stamp, stamp))
     assert (tree / "racy.py").stat().st_ino == inode
+    assert _listed(tree, "racy.py", "old.py") == files  # the same keys as when cached
     reads.clear()
     report = parse(files, cache=ParseCache(tmp_path / "cache"))
     assert reads == ["racy.py"]  # re-hashed; old.py is older than the cache time: trusted, unread

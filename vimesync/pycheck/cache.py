@@ -20,19 +20,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from vimesync.pycheck.model import StatKey
+
 DB_NAME = "parse-cache.sqlite3"
 SCHEMA = 2  # 2: the stats table
 MAX_DB_BYTES = 256 << 20  # past this the file is simply started afresh (no eviction bookkeeping)
 _CHUNK = 500  # keys per SELECT (well under SQLite's bound-parameter limit)
-
-
-@dataclass(frozen=True)
-class StatKey:
-    """What ``lstat`` says of a file on disk; equal keys (and an old enough record) mean the same content."""
-
-    size: int
-    mtime_ns: int
-    inode: int
 
 
 @dataclass(frozen=True)
@@ -182,10 +175,10 @@ class ParseCache:
                     now = files.get(path) if isinstance(path, bytes) else None
                     if (
                         now is not None
+                        and now == (size, mtime, inode)
                         and isinstance(oid, str)
                         and isinstance(written, int)
-                        and StatKey(size, mtime, inode) == now
-                        and now.mtime_ns < written
+                        and now[1] < written  # its mtime, older than the cache's write time
                     ):
                         found[path] = oid
         except sqlite3.Error as exc:

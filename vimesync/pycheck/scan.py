@@ -7,9 +7,9 @@ still scanned for conflict markers when touched.
 
 Cache keys are git blob ids: free for files read from a git source (no read at all on a hit), and
 computed with sha1 for anything else, so an untouched file hits the same entry whichever way the
-tree was provided. A file parsed in place from disk whose (absolute path, size, mtime_ns, inode)
-the cache already knows (and that passes the racy-git rule, see ``cache``) is not even read: its
-blob id comes from the cache.
+tree was provided. A file parsed in place from disk whose (absolute path, size, mtime_ns, inode),
+as its source listed it (``PyFile.stat``), the cache already knows (and that passes the racy-git
+rule, see ``cache``) is not even read: its blob id comes from the cache.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
 from vimesync.git import blob_oid
-from vimesync.pycheck.cache import Cached, ParseCache, StatKey
+from vimesync.pycheck.cache import Cached, ParseCache
 from vimesync.pycheck.interp import Interpreter
-from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
+from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
 from vimesync.pycheck.pool import DEFAULT_TIMEOUT, Job, Outcome, ParsePool
 from vimesync.pycheck.target import Target
 
@@ -97,20 +97,6 @@ def _read_stat(f: PyFile, cap: int) -> tuple[bytes, StatKey] | str:
         return f"cannot read file: {exc.strerror or exc}"
 
 
-def _stat_keys(files: list[PyFile]) -> dict[bytes, StatKey]:
-    """Absolute path -> lstat key of each on-disk regular file (others are left to the read)."""
-    out: dict[bytes, StatKey] = {}
-    for f in files:
-        assert f.file is not None
-        try:
-            st = os.lstat(f.file)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode):
-            out[_abs(f.file)] = StatKey(st.st_size, st.st_mtime_ns, st.st_ino)
-    return out
-
-
 def _abs(file: Path) -> bytes:
     return os.fsencode(os.path.abspath(file))
 
@@ -160,13 +146,14 @@ def parse_tree(
     stats: list[tuple[bytes, StatKey, str]] = []  # files read and hashed now, for the next run
     by_stat: list[str] = []  # files whose key came from their lstat record, unread
     if on_disk:
-        now = _stat_keys(on_disk) if cache is not None and cache.enabled else {}
-        known = cache.known_oids(now) if cache is not None else {}
+        keyed = cache is not None and cache.enabled
+        where = {f.path: _abs(f.file) for f in on_disk if f.stat is not None and f.file} if keyed else {}
+        now = {where[f.path]: f.stat for f in on_disk if f.path in where and f.stat is not None}
+        known = cache.known_oids(now) if cache is not None and now else {}
         for f in on_disk:
-            assert f.file is not None
-            where = _abs(f.file) if now else b""
-            if where in known and now[where].size <= max_size:
-                keys[f.path] = known[where]  # unchanged since hashed: not read
+            at = where.get(f.path)
+            if at in known and now[at].size <= max_size:
+                keys[f.path] = known[at]  # unchanged since hashed: not read
                 by_stat.append(f.path)
                 continue
             got = _read_stat(f, max_size)
@@ -176,8 +163,8 @@ def parse_tree(
             data[f.path] = got[0]
             if len(got[0]) <= max_size:  # else reported below
                 keys[f.path] = blob_oid(got[0])
-                if now:
-                    stats.append((where, got[1], keys[f.path]))
+                if at is not None:
+                    stats.append((at, got[1], keys[f.path]))
         if cache is not None:
             cache.put_stats(stats)
     held = sum(map(len, data.values()))

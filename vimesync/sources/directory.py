@@ -9,10 +9,12 @@ from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.errors import BadInput
+from vimesync.pycheck.model import StatKey
 from vimesync.sources.model import EXECUTABLE, REGULAR, SYMLINK, Entry, Source, SourceInfo
 
 
-def _scan(root: Path, max_files: int) -> dict[str, Entry]:
+def _scan(root: Path, max_files: int, stats: dict[str, StatKey]) -> dict[str, Entry]:
+    """Every file below ``root`` (and into ``stats``, each regular file's lstat key)."""
     files: dict[str, Entry] = {}
     stack = [("", os.fspath(root))]
     while stack:
@@ -29,6 +31,7 @@ def _scan(root: Path, max_files: int) -> dict[str, Entry]:
                     files[rel] = Entry(SYMLINK, len(os.fsencode(os.readlink(d.path))))
                 elif stat.S_ISREG(st.st_mode):
                     files[rel] = Entry(EXECUTABLE if st.st_mode & 0o100 else REGULAR, st.st_size)
+                    stats[rel] = StatKey(st.st_size, st.st_mtime_ns, st.st_ino)
                 # sockets, fifos, devices: not part of a source tree
                 if len(files) > max_files:
                     raise BadInput(f"{root}: holds over {max_files:,} files; not an engine source tree")
@@ -40,8 +43,14 @@ class DirectorySource(Source):
         self, root: Path, *, kind: str = "directory", shown: Path | None = None, max_files: int = 200_000
     ) -> None:
         info = SourceInfo(kind=kind, path=str(shown or root), rev=None)
-        super().__init__(info, _scan(root, max_files))
+        self._stats: dict[str, StatKey] = {}
+        super().__init__(info, _scan(root, max_files, self._stats))
         self._root = root
+        # A folder of our own (an unpacked archive) is new each run: nothing to key by stat.
+        self._keep_stats = shown is None
+
+    def _stat(self, path: str) -> StatKey | None:
+        return self._stats.get(path) if self._keep_stats else None
 
     def _disk_path(self, path: str) -> Path | None:
         # Read in place by the parser (O_NOFOLLOW on the file); the scan listed no path through
