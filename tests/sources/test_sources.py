@@ -138,7 +138,7 @@ def test_directory_source(tmp_path: Path) -> None:
         assert files["tool"].mode == EXECUTABLE and files["pkg/outside"].mode == SYMLINK
         assert src.read("pkg/outside") == b"/etc/passwd"  # the link, never its target
         [py] = src.python_files()
-        assert py.file == root / "pkg/m.py" and py.oid is None
+        assert py.file is not None and Path(py.file) == root / "pkg/m.py" and py.oid is None
 
 
 def test_missing_path(tmp_path: Path) -> None:
@@ -490,7 +490,7 @@ def test_a_folder_lists_its_files_stat_keys_an_unpacked_archive_does_not(tmp_pat
     st = os.lstat(tree / "eng/a.py")
     with open_source(tree) as src:
         (f,) = src.python_files()
-        assert f.stat == StatKey(6, st.st_mtime_ns, st.st_ino) and f.file == tree / "eng/a.py"
+        assert f.stat == StatKey(6, st.st_mtime_ns, st.st_ino) and Path(f.file) == tree / "eng/a.py"
     sdist = tmp_path / "eng-1.0.tar.gz"
     with tarfile.open(sdist, "w:gz") as tar:
         tar.add(tree / "eng/a.py", arcname="eng-1.0/eng/a.py")

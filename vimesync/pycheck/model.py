@@ -28,7 +28,7 @@ class PyFile:
     size: int = -1  # bytes, -1 when unknown
     oid: str | None = None
     data: bytes | None = field(default=None, repr=False)
-    file: Path | None = None
+    file: str | Path | None = None  # a str is cheaper to make, thousands of times
     stat: StatKey | None = None
 
 

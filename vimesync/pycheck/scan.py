@@ -97,7 +97,7 @@ def _read_stat(f: PyFile, cap: int) -> tuple[bytes, StatKey] | str:
         return f"cannot read file: {exc.strerror or exc}"
 
 
-def _abs(file: Path) -> bytes:
+def _abs(file: str | Path) -> bytes:
     return os.fsencode(os.path.abspath(file))
 
 

@@ -46,16 +46,17 @@ class DirectorySource(Source):
         self._stats: dict[str, StatKey] = {}
         super().__init__(info, _scan(root, max_files, self._stats))
         self._root = root
+        self._abs_root = os.path.join(os.path.abspath(root), "")
         # A folder of our own (an unpacked archive) is new each run: nothing to key by stat.
         self._keep_stats = shown is None
 
     def _stat(self, path: str) -> StatKey | None:
         return self._stats.get(path) if self._keep_stats else None
 
-    def _disk_path(self, path: str) -> Path | None:
+    def _disk_path(self, path: str) -> str | Path | None:
         # Read in place by the parser (O_NOFOLLOW on the file); the scan listed no path through
         # a symlink, so no leading component is one unless the folder changes under us.
-        return self._root / path
+        return self._abs_root + path  # a str: thousands of Path objects cost more than the stat
 
     def read(self, path: str) -> bytes:
         """Walked from the root without following any symlink (the scan never listed a path

@@ -89,7 +89,7 @@ class Source:
                 out.append(PyFile(path, size=e.size, oid=e.oid, file=file, stat=stat))
         return out
 
-    def _disk_path(self, path: str) -> Path | None:
+    def _disk_path(self, path: str) -> str | Path | None:
         return None
 
     def _stat(self, path: str) -> StatKey | None:
