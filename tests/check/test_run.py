@@ -434,3 +434,25 @@ def test_source_notes_reach_the_text_json_and_report(stack: Stack, tmp_path: Pat
     assert json.loads(run_cli(*args, "--json").stdout)["source"]["notes"] == [note]
     # A git source at an exact revision has nothing to say.
     assert check_to_dict(run_check(stack.opts()))["source"]["notes"] == []
+
+
+def test_a_hostile_top_folder_name_in_a_source_note_stays_text(stack: Stack, tmp_path: Path) -> None:
+    from tests.cli.test_patches_cli import run_cli  # which imports this module
+
+    top = "eng-\x1b[31m[bold]x\u202e|*"  # one folder: no "/" in it
+    sdist = tmp_path / "eng.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tar:
+        for name, text in ENGINE.items():
+            info = tarfile.TarInfo(f"{top}/{name}")
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    report = run_check(stack.opts(source=sdist, rev=None))
+    (note,) = report.source_notes
+    assert "\x1b" not in note  # the name is shown as its repr
+    md = "\n".join(render_validation(report))
+    assert "[bold]" not in md and "\\|\\*" in md  # Markdown-escaped
+    args = ["patches", "check", "--source", str(sdist), "--series", str(stack.dir / "series"), "--no-cache"]
+    text = run_cli(*args)
+    assert text.returncode == 0 and "\x1b" not in text.stdout and "\u202e" not in text.stdout
+    assert "  note: stripped the archive's top-level folder" in text.stdout.splitlines()[1]
+    assert json.loads(run_cli(*args, "--json").stdout)["source"]["notes"] == [note]
