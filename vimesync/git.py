@@ -70,6 +70,7 @@ def blob_oid(data: bytes) -> str:
     h.update(data)
     return h.hexdigest()
 
+
 # Fixed identity for commits vimesync itself creates (demo, fixtures); callers may override.
 DEFAULT_IDENTITY = {
     "GIT_AUTHOR_NAME": "vimesync",
