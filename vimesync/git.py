@@ -48,6 +48,7 @@ repositories and are not inspected (their target is ours).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -67,6 +68,23 @@ MODE_EXEC = 0o100755
 MODE_LINK = 0o120000  # a symlink: its bytes are its target
 MODE_DIR = 0o040000
 MODE_GITLINK = 0o160000  # a submodule; what git calls a directory found where a file was expected
+
+
+def blob_oid(data: bytes) -> str:
+    """The git blob id of ``data``, as ``git hash-object`` computes it (no git process: sha1 of
+    ``"blob <size>\\0" + data``, fed in two parts so a large content is never copied)."""
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+# Fixed identity for commits vimesync itself creates (demo, fixtures); callers may override.
+DEFAULT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "vimesync",
+    "GIT_AUTHOR_EMAIL": "vimesync@localhost",
+    "GIT_COMMITTER_NAME": "vimesync",
+    "GIT_COMMITTER_EMAIL": "vimesync@localhost",
+}
 
 # Command-scope config on every call: it overrides the repository's own (see the table above).
 _SAFE_CONFIG = (

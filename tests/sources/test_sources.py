@@ -16,6 +16,7 @@ from tests.gitrepo import Repo
 from vimesync import git
 from vimesync.errors import BadInput, GitError
 from vimesync.git import MODE_EXEC, MODE_FILE, MODE_LINK
+from vimesync.pycheck.model import StatKey
 from vimesync.sources import archive as archives
 from vimesync.sources import open_source
 from vimesync.sources.model import Limits
@@ -138,7 +139,7 @@ def test_directory_source(tmp_path: Path) -> None:
         assert files["tool"].mode == MODE_EXEC and files["pkg/outside"].mode == MODE_LINK
         assert src.read("pkg/outside") == b"/etc/passwd"  # the link, never its target
         [py] = src.python_files()
-        assert py.file == root / "pkg/m.py" and py.oid is None
+        assert py.file is not None and Path(py.file) == root / "pkg/m.py" and py.oid is None
 
 
 def test_missing_path(tmp_path: Path) -> None:
@@ -480,3 +481,20 @@ def test_sparse_members_are_refused_before_writing(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match=r"sparse\.tar\.gz: unsafe member 'pkg/huge\.bin': a sparse file"):
         open_source(archive, scratch=tmp_path)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("vimesync-src-")]  # cleaned up
+
+
+def test_a_folder_lists_its_files_stat_keys_an_unpacked_archive_does_not(tmp_path: Path) -> None:
+    """The parse cache keys files by stat only in a tree that stays where it is across runs."""
+    tree = tmp_path / "tree"
+    (tree / "eng").mkdir(parents=True)
+    (tree / "eng/a.py").write_bytes(b"x = 1\n")
+    st = os.lstat(tree / "eng/a.py")
+    with open_source(tree) as src:
+        (f,) = src.python_files()
+        assert f.stat == StatKey(6, st.st_mtime_ns, st.st_ino) and Path(f.file) == tree / "eng/a.py"
+    sdist = tmp_path / "eng-1.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tar:
+        tar.add(tree / "eng/a.py", arcname="eng-1.0/eng/a.py")
+    with open_source(sdist, scratch=tmp_path) as src:
+        (f,) = src.python_files()
+        assert f.file is not None and f.stat is None

@@ -87,6 +87,8 @@ def render(report: CheckReport) -> None:
     src = report.source
     at = f" @ {src.rev}" if src.rev else ""
     con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}"))
+    for note in report.source_notes:
+        con.print(output.styled((f"  note: {note}", "dim")))
     con.print(_table(report))
     for p in report.patches:
         _render_patch_details(p)

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from vimesync import nofollow
 from vimesync.errors import BadInput
 from vimesync.git import MODE_EXEC, MODE_LINK
-from vimesync.pycheck.model import PyFile
+from vimesync.pycheck.model import PyFile, StatKey
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,16 @@ class Source:
         out = []
         for path, e in self._files.items():
             if path.endswith(".py") and not e.is_symlink and path not in exclude:
-                out.append(PyFile(path=path, size=e.size, oid=e.oid, file=self._disk_path(path)))
+                file = self._disk_path(path)
+                stat = self._stat(path) if file else None
+                out.append(PyFile(path, size=e.size, oid=e.oid, file=file, stat=stat))
         return out
 
-    def _disk_path(self, path: str) -> Path | None:
+    def _disk_path(self, path: str) -> str | Path | None:
+        return None
+
+    def _stat(self, path: str) -> StatKey | None:
+        """The lstat key of an on-disk file as listed, when the tree stays in place across runs."""
         return None
 
     def export(self, dest: Path, *, only: Iterable[str] | None = None, skip: Collection[str] = ()) -> int:
