@@ -78,14 +78,6 @@ def blob_oid(data: bytes) -> str:
     return h.hexdigest()
 
 
-# Fixed identity for commits vimesync itself creates (demo, fixtures); callers may override.
-DEFAULT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "vimesync",
-    "GIT_AUTHOR_EMAIL": "vimesync@localhost",
-    "GIT_COMMITTER_NAME": "vimesync",
-    "GIT_COMMITTER_EMAIL": "vimesync@localhost",
-}
-
 # Command-scope config on every call: it overrides the repository's own (see the table above).
 _SAFE_CONFIG = (
     # safe.directory: read repositories owned by another user (CI caches, mirrors) without a global config.
