@@ -49,7 +49,10 @@ paths = ["**/*.py"]
 path = "."
 """
 IDENTITY = {
-    **git.DEFAULT_IDENTITY,
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@localhost",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@localhost",
     "GIT_AUTHOR_DATE": "1700000000 +0000",
     "GIT_COMMITTER_DATE": "1700000000 +0000",
 }

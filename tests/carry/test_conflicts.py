@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.carry.pair import Pair, build_pair, cli, tree
+from tests.gitrepo import IDENTITY
 from vimesync import git
 
 
@@ -174,7 +175,7 @@ def test_a_commit_someone_else_made_on_the_branch_is_never_taken_over(pair: Pair
     wt = Path(doc["worktree"])
     (wt / "vime/a.py").write_text("resolved\n")
     git.run(wt, ["add", "vime/a.py"])
-    git.run(wt, ["commit", "-q", "-m", "my own commit"], env=git.DEFAULT_IDENTITY)
+    git.run(wt, ["commit", "-q", "-m", "my own commit"], env=IDENTITY)
     code, _, err = cli(capsys, "carry", "--continue", cwd=wt)
     assert code == 2 and "which this carry did not make" in err
     code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)

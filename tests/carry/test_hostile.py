@@ -203,3 +203,25 @@ def test_hostile_titles_and_paths_cannot_break_the_terminal_output(tmp_path: Pat
         assert "vime/[link=x]\\x1b.py" in out or args == []
     got = tree(pair.down.path, "h")
     assert got["vime/[link=x]\x1b.py"][1] == b"from vime import y\n"
+
+
+def test_options_a_resumed_carry_would_ignore_are_refused(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    code, _, err = cli(capsys, "carry", "--continue", "--squash", cwd=pair.down.path)
+    assert code == 2 and "--squash: not used by --continue" in err
+    code, _, err = cli(capsys, "carry", "--abort", "--status", cwd=pair.down.path)
+    assert code == 2 and "give one of them" in err
+    code, _, err = cli(capsys, "carry", "--json", "--format", "text", cwd=pair.down.path)
+    assert code == 2
+
+
+def test_a_hostile_pin_on_the_branch_is_bad_input(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    good = (pair.down.path / "pins/slime.toml").read_text()
+    pair.down.commit("break the pin", {"pins/slime.toml": good + "[" * 100})
+    pair.down.commit("mend the pin", {"pins/slime.toml": good})
+    # The checkout's pin is fine; the one on the sync branch (from --onto) is not.
+    code, out, err = cli(capsys, "carry", "--onto", "HEAD~1", cwd=pair.down.path)
+    assert code == 2 and "pins/slime.toml" in err and "Traceback" not in err
+    code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0 and "sync/" not in pair.down.git("branch")

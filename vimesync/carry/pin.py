@@ -1,5 +1,5 @@
 """The last commit of a carry: ``synced = "<TIP>"`` in the upstream pin, comments and layout kept
-(tomlkit edits the document in place)."""
+(``vimesync.tomledit``: checked like every TOML input, then edited in place by tomlkit)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import tomlkit
 
-from vimesync import git
+from vimesync import git, tomledit
 from vimesync.carry import gitops
 from vimesync.errors import ConfigError
 from vimesync.safefs import MAX_CONFIG_BYTES
@@ -20,10 +20,7 @@ if TYPE_CHECKING:
 def set_synced(text: str, tip: str, *, where: str) -> str:
     """``text`` (a pin file) with ``[upstream] synced`` set to ``tip``; ConfigError naming the
     file when it is not TOML."""
-    try:
-        doc = tomlkit.parse(text)
-    except Exception as exc:  # tomlkit raises its own ParseError subclasses
-        raise ConfigError(where, f"not TOML ({type(exc).__name__})") from None
+    doc = tomledit.loads(text, where=where)  # checked like every TOML input before tomlkit parses it
     table = doc.get("upstream")
     if table is None:
         table = tomlkit.table()
@@ -31,7 +28,7 @@ def set_synced(text: str, tip: str, *, where: str) -> str:
     if not isinstance(table, dict):
         raise ConfigError(where, "[upstream] is not a table")
     table["synced"] = tip
-    return tomlkit.dumps(doc)
+    return tomledit.dumps(doc)
 
 
 def bump_synced(downstream: Path, state: State, ref: str, who: dict[str, str]) -> str | None:

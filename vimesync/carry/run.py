@@ -39,6 +39,13 @@ from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.safefs import scratch_dir
 
+# Who commits when nothing else says (no GIT_COMMITTER_* and no user.name anywhere).
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "vimesync",
+    "GIT_AUTHOR_EMAIL": "vimesync@localhost",
+    "GIT_COMMITTER_NAME": "vimesync",
+    "GIT_COMMITTER_EMAIL": "vimesync@localhost",
+}
 EMPTY = "already in the downstream (empty after the merge)"
 EMPTY_RESOLVED = "empty after the conflict was resolved"
 SKIPPED = "skipped at a conflict (--skip)"
@@ -294,7 +301,7 @@ def _current_tree(downstream: Path, state: State) -> str:
 
 
 def _identity(identity: dict[str, str] | None) -> dict[str, str]:
-    env = dict(git.DEFAULT_IDENTITY)
+    env = dict(IDENTITY)
     env.update(identity or {})
     # Commits of our own (the pin bump, --squash) are authored by the committer unless told otherwise.
     for part in ("NAME", "EMAIL", "DATE"):

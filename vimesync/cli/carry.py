@@ -9,13 +9,31 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from vimesync.cli import output
-from vimesync.cli.app import app
-from vimesync.config import load_config
+from vimesync.cli.options import (
+    AbortOpt,
+    BranchOpt,
+    ConfigOpt,
+    ContinueOpt,
+    DirectOpt,
+    DownstreamOpt,
+    DryRunOpt,
+    FormatOpt,
+    JsonOpt,
+    OntoOpt,
+    PolicyOpt,
+    PrMetadataOpt,
+    PrOpt,
+    RangeOpt,
+    SkipOpt,
+    SquashOpt,
+    StatusOpt,
+    UpstreamOpt,
+    WorktreeOpt,
+    output_format,
+)
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 
 
@@ -138,41 +156,34 @@ def _downstream(cfg: Any, downstream: Path | None) -> Path:
     return Path(top) if top else path
 
 
-@app.command("carry")
 def carry_command(
-    range_: Annotated[
-        str | None, typer.Option("--range", help="BASE..TIP (default: pin's synced..branch).")
-    ] = None,
-    pr: Annotated[list[int] | None, typer.Option("--pr", help="Carry only this PR (repeatable).")] = None,
-    policy: Annotated[Path | None, typer.Option("--policy", help="Policy file (default: config).")] = None,
-    branch: Annotated[str | None, typer.Option("--branch", help="New branch (default: sync/<tip8>).")] = None,
-    onto: Annotated[str, typer.Option("--onto", help="Start the branch here.")] = "HEAD",
-    worktree: Annotated[
-        Path | None, typer.Option("--worktree", help="Folder of the linked worktree.")
-    ] = None,
-    squash: Annotated[bool, typer.Option("--squash", help="One commit for every carried PR.")] = False,
-    direct: Annotated[str, typer.Option("--direct", help="Direct pushes: skip or include.")] = "skip",
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; change nothing.")] = False,
-    continue_: Annotated[bool, typer.Option("--continue", help="Go on after resolving a conflict.")] = False,
-    skip: Annotated[bool, typer.Option("--skip", help="Leave out the conflicting PR and go on.")] = False,
-    abort: Annotated[bool, typer.Option("--abort", help="Remove the branch, worktree and state.")] = False,
-    status: Annotated[bool, typer.Option("--status", help="Where the carry stands.")] = False,
-    upstream: Annotated[
-        Path | None, typer.Option("--upstream", help="Upstream clone (default: config).")
-    ] = None,
-    downstream: Annotated[
-        Path | None, typer.Option("--downstream", help="Downstream repo (default: config, else .).")
-    ] = None,
-    pr_metadata: Annotated[Path | None, typer.Option("--pr-metadata", help="gh pr list JSON.")] = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="vimesync.toml (default: ./vimesync.toml).")
-    ] = None,
+    range_: RangeOpt = None,
+    pr: PrOpt = None,
+    policy: PolicyOpt = None,
+    branch: BranchOpt = None,
+    onto: OntoOpt = "HEAD",
+    worktree: WorktreeOpt = None,
+    squash: SquashOpt = False,
+    direct: DirectOpt = "skip",
+    dry_run: DryRunOpt = False,
+    continue_: ContinueOpt = False,
+    skip: SkipOpt = False,
+    abort: AbortOpt = False,
+    status: StatusOpt = False,
+    upstream: UpstreamOpt = None,
+    downstream: DownstreamOpt = None,
+    pr_metadata: PrMetadataOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
 ) -> int:
     """Carry the applicable upstream PRs into a new sync branch (path map, translations, 3-way merge)."""
     from vimesync.carry import run as carry_run
     from vimesync.carry import session
     from vimesync.carry.transform import load_transform
+    from vimesync.config import load_config
+
+    json_ = output_format(fmt, json_) == "json"
 
     modes = [
         name
@@ -186,6 +197,27 @@ def carry_command(
     ]
     if len(modes) > 1:
         raise BadInput(f"{' and '.join(modes)}: give one of them")
+    if modes:
+        # Options of a new carry would be silently ignored by --continue/--skip/--abort/--status.
+        given = [
+            flag
+            for flag, value in (
+                ("--range", range_),
+                ("--pr", pr),
+                ("--policy", policy),
+                ("--branch", branch),
+                ("--onto", onto if onto != "HEAD" else None),
+                ("--worktree", worktree),
+                ("--squash", squash or None),
+                ("--direct", direct if direct != "skip" else None),
+                ("--dry-run", dry_run or None),
+                ("--upstream", upstream),
+                ("--pr-metadata", pr_metadata),
+            )
+            if value
+        ]
+        if given:
+            raise BadInput(f"{', '.join(given)}: not used by {modes[0]} (the carry in progress has its own)")
     cfg = load_config(config)
     repo = _downstream(cfg, downstream)
     if status:
