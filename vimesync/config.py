@@ -14,6 +14,11 @@ against the folder of the file that names them, so a config works from any cwd.
     policy = "sop/policy.toml"
     map = ["slime/=vime/"]          # upstream path prefix = downstream path prefix
 
+    [[upstream.translate]]          # content rewrites `vimesync carry` applies (carry/transform.py)
+    pattern = '\\b(from|import) slime\\b'
+    replace = '\\1 vime'
+    paths = ["**/*.py"]             # optional: gitignore globs on the downstream path
+
     [downstream]
     path = "."
 
@@ -121,6 +126,57 @@ class UpstreamPin:
 
 
 @dataclass(frozen=True)
+class TranslateSpec:
+    """One ``[[upstream.translate]]`` table: a content rewrite applied to carried upstream files."""
+
+    pattern: str
+    replace: str
+    paths: tuple[str, ...] | None  # gitignore globs on the downstream path; None: every text file
+    line: int | None  # of its table header in the config file
+
+
+_TRANSLATE_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*upstream[ \t]*\.[ \t]*translate[ \t]*\]\]", re.M)
+MAX_TRANSLATIONS = 64
+
+
+def _translations(path: Path, text: str, raw: Any) -> tuple[TranslateSpec, ...]:
+    """The ``[[upstream.translate]]`` tables, each with the line of its header; ConfigError naming
+    the file and line for a table that is not ``pattern``/``replace`` strings and ``paths`` globs."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
+        raise ConfigError(str(path), "[upstream] translate must be [[upstream.translate]] tables")
+    if len(raw) > MAX_TRANSLATIONS:
+        raise ConfigError(str(path), f"more than {MAX_TRANSLATIONS} [[upstream.translate]] tables")
+    lines = [text.count("\n", 0, m.start()) + 1 for m in _TRANSLATE_HEADER.finditer(text)]
+    out = []
+    for i, table in enumerate(raw):
+        line = lines[i] if i < len(lines) else None
+        unknown = sorted(set(table) - {"pattern", "replace", "paths"})
+        if unknown:
+            raise ConfigError(
+                str(path), f"unknown key {excerpt(unknown[0])} in [[upstream.translate]]", line=line
+            )
+        for key in ("pattern", "replace"):
+            if not isinstance(table.get(key), str):
+                raise ConfigError(str(path), f"[[upstream.translate]] {key} must be a string", line=line)
+        globs = table.get("paths")
+        if globs is not None and (
+            not isinstance(globs, list) or not globs or not all(isinstance(g, str) for g in globs)
+        ):
+            raise ConfigError(str(path), "[[upstream.translate]] paths must be a list of globs", line=line)
+        out.append(
+            TranslateSpec(
+                pattern=table["pattern"],
+                replace=table["replace"],
+                paths=tuple(globs) if globs is not None else None,
+                line=line,
+            )
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True)
 class Config:
     file: Path | None = None
     upstream_name: str = "upstream"
@@ -130,6 +186,8 @@ class Config:
     upstream_pin: UpstreamPin = field(default_factory=UpstreamPin)
     policy: Path | None = None
     path_map: tuple[tuple[str, str], ...] = ()
+    # [[upstream.translate]] tables, as written (compiled and checked by vimesync.carry.transform).
+    translate: tuple[TranslateSpec, ...] = ()
     downstream_path: Path | None = None
     engine: EnginePin = field(default_factory=EnginePin)
     # Which file and key named each repository path above ("upstream_path", "downstream_path",
@@ -232,10 +290,11 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
             return Config()
         path = candidate
     path = lexical(path)
-    data = read_toml(path)
+    text = read_text(path)
+    data = loads_toml(text, where=str(path))
     _check_keys(path, "<top>", data, {"upstream", "downstream", "engine"})
     up = data.get("upstream", {})
-    _check_keys(path, "upstream", up, {"name", "repo", "path", "branch", "pin", "policy", "map"})
+    _check_keys(path, "upstream", up, {"name", "repo", "path", "branch", "pin", "policy", "map", "translate"})
     down = data.get("downstream", {})
     _check_keys(path, "downstream", down, {"path"})
     eng = data.get("engine", {})
@@ -264,6 +323,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
             path.parent, _file_or_none(path, "upstream", up, "policy"), file=path, key="[upstream] policy"
         ),
         path_map=parse_map(raw_map, where=str(path)),
+        translate=_translations(path, text, up.get("translate")),
         downstream_path=downstream_path,
         engine=engine,
         path_origins=tuple(origins),

@@ -388,6 +388,23 @@ def run_ok(repo: Path, args: Sequence[str], *, env: dict[str, str] | None = None
     return proc.returncode == 0
 
 
+def popen(repo: Path, args: Sequence[str], *, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """A long-lived ``git args`` (``fast-import``) with pipes to its stdin and stdout; stderr goes
+    to a temporary file the caller reads on failure (``proc.stderr_file``). Hardened like :func:`run`."""
+    _guard(repo, args, env)
+    errf = tempfile.TemporaryFile()
+    proc = subprocess.Popen(
+        _argv(args),
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=errf,
+        env=_env_for(args, env),
+    )
+    proc.stderr_file = errf  # type: ignore[attr-defined]
+    return proc
+
+
 def stream(
     repo: Path,
     args: Sequence[str],

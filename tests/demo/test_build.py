@@ -26,9 +26,11 @@ def test_engine_commit_is_the_pinned_sha(demo: Demo) -> None:
     assert cfg.engine.source == demo.engine
 
 
-def test_upstream_pin_records_the_range_base(demo: Demo) -> None:
+def test_upstream_pin_records_the_range_base_then_the_carried_tip(demo: Demo) -> None:
+    before = load_config(demo.checkout / "vimesync.toml")
+    assert before.upstream_pin.synced == demo.base
     cfg = load_config(demo.downstream / "vimesync.toml")
-    assert cfg.upstream_pin.synced == demo.base
+    assert cfg.upstream_pin.synced == demo.tip  # vimesync carry bumped it on the sync branch
     assert cfg.upstream_path == demo.upstream
     assert git.is_ancestor(demo.upstream, demo.base, demo.tip)
 
@@ -64,9 +66,12 @@ def test_the_sync_closes_the_loop(demo: Demo) -> None:
     from vimesync.upstream.pipeline import walk_and_classify
 
     cfg = load_config(demo.downstream / "vimesync.toml")
+    range_ = f"{demo.base}..{demo.tip}"
     before = walk_and_classify(
-        None, None, policy=None, downstream=None, config=cfg, downstream_rev=demo.baseline
+        None, range_, policy=None, downstream=None, config=cfg, downstream_rev=demo.baseline
     )
-    after = walk_and_classify(None, None, policy=None, downstream=None, config=cfg, downstream_rev=demo.head)
+    after = walk_and_classify(
+        None, range_, policy=None, downstream=None, config=cfg, downstream_rev=demo.head
+    )
     assert len(before.by_status(APPLICABLE)) == 7 and len(before.by_status(MIRRORED)) == 1
     assert after.by_status(APPLICABLE) == [] and len(after.by_status(MIRRORED)) == 8

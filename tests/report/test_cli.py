@@ -50,7 +50,7 @@ def test_audit_then_review_then_audit_passes(demo: Demo, tmp_path: Path, capsys,
     sync = ["--sync", "cli-test"]
     code, out, _ = run(["audit", "--config", cfg, "--baseline", demo.baseline, *sync], capsys)
     assert code == 1
-    assert "10 changed paths" in out and "unreviewed" in out
+    assert "11 changed paths" in out and "unreviewed" in out
 
     code, out, _ = run(
         ["audit", "review", ".", "--by", "alice", "--config", cfg, "--baseline", demo.baseline, *sync], capsys
@@ -59,7 +59,7 @@ def test_audit_then_review_then_audit_passes(demo: Demo, tmp_path: Path, capsys,
 
     code, out, _ = run(["audit", "--json", "--config", cfg, "--baseline", demo.baseline, *sync], capsys)
     doc = json.loads(out)
-    assert code == 0 and doc["ok"] and doc["changed"] == 10 and doc["unreviewed"] == []
+    assert code == 0 and doc["ok"] and doc["changed"] == 11 and doc["unreviewed"] == []
     (demo.downstream / "sop/reviews/cli-test.toml").unlink()
 
 
@@ -123,7 +123,7 @@ def test_report_publish_over_githubs_limit_exits_2(
     demo: Demo, tmp_path: Path, capsys, monkeypatch, github
 ) -> None:
     state, api = github
-    state.body = "Written by a human.\n" + "h" * 65_000
+    state.body = "Written by a human.\n" + "h" * 65_400
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_cli_token")
     monkeypatch.setenv("VIMESYNC_GITHUB_API", api)
     cfg = str(_config_without_engine(demo, tmp_path))

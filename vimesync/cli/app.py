@@ -29,7 +29,7 @@ def build_app() -> typer.Typer:
     """
     import typer
 
-    from vimesync.cli import audit, demo, patches, report, walk
+    from vimesync.cli import audit, carry, demo, patches, report, walk
 
     settings: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
@@ -61,6 +61,7 @@ def build_app() -> typer.Typer:
         """Walk, classify, apply, audit, report."""
 
     app.command("walk")(walk.walk_command)
+    app.command("carry")(carry.carry_command)
 
     patches_app = group("Work with the engine patch stack.", no_args_is_help=True)
     patches_app.command("check")(patches.check)

@@ -54,8 +54,10 @@ def demo(keep: KeepOpt = None, fmt: DocFormatOpt = None, json_: JsonOpt = False)
         output.stderr.print(
             output.styled(
                 (
-                    f"The example is in {root}: cd {d.downstream} and try `vimesync walk`, "
-                    "`vimesync patches check`, `vimesync audit --baseline HEAD~1`, `vimesync report`.",
+                    f"The example is in {root}: cd {d.downstream} (the sync branch `vimesync carry` made)"
+                    f" and try `vimesync walk --range {d.base[:12]}..{d.tip[:12]}`,"
+                    " `vimesync patches check`, `vimesync audit --baseline main`,"
+                    f" `vimesync report --baseline main`; {d.checkout} is the fork on main, before the sync.",
                     "dim",
                 )
             )

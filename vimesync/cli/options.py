@@ -187,6 +187,41 @@ ReviewPathsArg = Annotated[
     typer.Argument(metavar="PATH...", help="Paths (files, or folders for every changed file under them)."),
 ]
 
+# Carrying upstream PRs.
+PrOpt = Annotated[
+    list[int] | None,
+    typer.Option("--pr", metavar="N", help="Carry only this upstream PR (repeatable)."),
+]
+BranchOpt = Annotated[
+    str | None,
+    typer.Option("--branch", metavar="NAME", help="The new sync branch (default: sync/<tip8>)."),
+]
+OntoOpt = Annotated[str, typer.Option("--onto", metavar="REV", help="Start the sync branch here.")]
+WorktreeOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--worktree",
+        metavar="PATH",
+        help="Folder of the sync branch's linked worktree (default: <checkout>.<branch> beside it).",
+    ),
+]
+SquashOpt = Annotated[bool, typer.Option("--squash", help="One commit for every carried PR.")]
+DirectOpt = Annotated[
+    str,
+    typer.Option(
+        "--direct", metavar="skip|include", help="Direct pushes (no PR): skip them or carry them too."
+    ),
+]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print the plan and change nothing.")]
+ContinueOpt = Annotated[
+    bool, typer.Option("--continue", help="Go on after the conflict was resolved and git added.")
+]
+SkipOpt = Annotated[bool, typer.Option("--skip", help="Leave out the conflicting PR (recorded) and go on.")]
+AbortOpt = Annotated[
+    bool, typer.Option("--abort", help="Remove the sync branch, its worktree and the carry's state.")
+]
+StatusOpt = Annotated[bool, typer.Option("--status", help="Say where the carry in progress stands.")]
+
 # Output.
 FormatOpt = Annotated[
     Format | None,

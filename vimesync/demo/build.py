@@ -24,7 +24,8 @@ EPOCH = 1_763_000_000  # fixed clock for reproducible shas
 class Demo:
     root: Path
     upstream: Path  # Slime-like upstream clone
-    downstream: Path  # Vime-like downstream work tree (holds vimesync.toml, patches/, pins/, sop/)
+    downstream: Path  # the sync branch's worktree (vimesync carry made it): HEAD is the sync head
+    checkout: Path  # the Vime-like downstream's own checkout, on main at the baseline
     engine: Path  # bare mirror of the pinned engine
     base: str
     tip: str
@@ -142,8 +143,14 @@ def build_engine(path: Path, clock: _Clock) -> str:
     return git.resolve(path, "HEAD")
 
 
-def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[str, str]:
-    """The Vime-like fork: its own layout, then the sync commit. Returns (baseline, head)."""
+def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[str, str, Path]:
+    """The Vime-like fork: its own layout, then the sync: ``vimesync carry`` of the applicable
+    PRs onto a sync branch (in its linked worktree), and the Vime-native overlay the maintainer
+    added on top. Returns (baseline, head, the sync worktree)."""
+    from vimesync.carry.run import Options, start
+    from vimesync.carry.transform import load_transform
+    from vimesync.config import load_config
+
     repo = _init(path)
     who = {"author": "Vime Maintainer", "email": "maintainers@vime.example"}
     _commit(repo, clock, "Import Slime as Vime on vLLM", story.DOWNSTREAM_BASELINE_FILES, **who)
@@ -151,11 +158,14 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
     _commit(repo, clock, "Add the vimesync layout: patches, pins, sop", None, **who)
     for step in story.DOWNSTREAM_BEFORE_SYNC:
         baseline = _commit(repo, clock, f"{step['subject']}\n\n{step['body']}", step["files"], **who)
+    cfg = load_config(repo / "vimesync.toml")
+    result = start(repo, cfg, load_transform(cfg), Options(), identity=clock.env(**who))
+    if result.status != "done" or result.worktree is None:  # pragma: no cover - the story is ours
+        raise VimesyncError(f"demo: the carry stopped ({result.status}): {result.conflict}")
+    worktree = Path(result.worktree)
     sync = story.DOWNSTREAM_SYNC
-    trailers = "\n".join(f"Upstream-PR: {UPSTREAM_REPO}#{n}" for n in sync["carries"])
-    message = f"{sync['subject']}\n\nCarries upstream through {upstream_tip}.\n\n{trailers}"
-    head = _commit(repo, clock, message, sync["files"], **who)
-    return baseline, head
+    head = _commit(worktree, clock, f"{sync['subject']}\n\n{sync['body']}", sync["files"], **who)
+    return baseline, head, worktree
 
 
 def _install_layout(repo: Path) -> None:
@@ -175,11 +185,12 @@ def build_demo(root: Path) -> Demo:
     clock = _Clock()
     engine_rev = build_engine(root / "vllm.git", clock)
     base, tip = build_upstream(root / "slime", clock)
-    baseline, head = build_downstream(root / "vime", clock, upstream_tip=tip)
+    baseline, head, sync = build_downstream(root / "vime", clock, upstream_tip=tip)
     return Demo(
         root=root,
         upstream=root / "slime",
-        downstream=root / "vime",
+        downstream=sync,
+        checkout=root / "vime",
         engine=root / "vllm.git",
         base=base,
         tip=tip,

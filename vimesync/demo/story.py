@@ -269,25 +269,13 @@ DOWNSTREAM_BEFORE_SYNC: list[dict[str, Any]] = [
     },
 ]
 
-# The sync itself: what the maintainer carried (translated where Vime differs).
+# The sync: `vimesync carry` brings the applicable PRs over (path map and translations from
+# vimesync.toml; #2420 and its revert #2423 as the no-op pair they are), then the maintainer adds
+# the Vime-native overlay the synced code needs.
 DOWNSTREAM_SYNC: dict[str, Any] = {
-    "subject": "[Sync] Mirror Slime through the demo tip",
-    # One Upstream-PR trailer per carried PR (sop/SYNC.md step 2), so the next walk sees them as
-    # mirrored; #2420 and its revert #2423 are carried as the no-op pair they are.
-    "carries": [2410, 2415, 2419, 2420, 2423, 2430, 2434],
+    "subject": "vllm_engine: propagate the weight version to vLLM",
+    "body": "Vime-native overlay for the synced rollout: the engine learns the trainer's weight version.",
     "files": {
-        "vime/utils/ppo_utils.py": PPO_UTILS_CENTERED,
-        "vime/rollout/sglang_rollout.py": ROLLOUT_FLUSH.format(pkg="vime").replace(
-            "inference engine", "vLLM engine"
-        ),
-        "tests/test_flush.py": "from vime.rollout.sglang_rollout import flush_pipeline\n\n\ndef test_flush_every_two():\n    class E:\n        def flush_cache(self):\n            pass\n\n    assert flush_pipeline(E(), 2, 4)\n    assert not flush_pipeline(E(), 2, 3)\n",
-        "vime/backends/supa/__init__.py": "",
-        "vime/backends/supa/device.py": '"""Device helpers for Biren SUPA accelerators."""\n\n\ndef is_supa(torch) -> bool:\n    return hasattr(torch, "supa") and torch.supa.is_available()\n',
-        "vime/rollout/buffer.py": BUFFER,
-        "tests/test_buffer.py": "from vime.rollout.buffer import RolloutBuffer\n\n\ndef test_capacity():\n    b = RolloutBuffer(1)\n    b.add({'a': 1})\n    b.add({'a': 2})\n    assert b.drain() == [{'a': 2}]\n",
-        "train.py": TRAIN.format(pkg="vime", rollout="sglang_rollout")
-        + "\n\ndef train_fully_async(args, engine, trainer) -> None:\n    train(args, engine, trainer)\n",
-        "train_async.py": None,
         "vime/backends/vllm_engine.py": '"""Vime-native: drive vLLM in-process."""\n\n\ndef make_engine(model: str, weight_version: int = 0):\n    from vllm import LLMEngine\n\n    engine = LLMEngine(model)\n    engine.update_weight_version(weight_version)\n    return engine\n',
     },
 }

@@ -43,6 +43,8 @@ def summary_json(s: Summary) -> dict[str, Any]:
         "mirrored": [_pr(p) for p in s.mirrored],
         "direct_commits": [{"sha": c.sha, "title": c.title, "url": c.url or None} for c in s.direct_commits],
         "notes": list(s.notes),
+        "head_known": s.head_known,
+        "not_carried": [_pr(p) for p in s.not_carried],
     }
 
 

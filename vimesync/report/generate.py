@@ -10,7 +10,8 @@ This is the one call behind ``vimesync report`` and ``vimesync demo``::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vimesync import git
@@ -24,7 +25,7 @@ from vimesync.pins import pinned_at
 from vimesync.repopaths import repository_path
 from vimesync.report.links import github_repo_of
 from vimesync.report.model import EnginePatches, SyncReport, build_engine, build_report
-from vimesync.upstream.model import WalkResult
+from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,54 @@ def _remote_repo(repo: Path) -> str | None:
     return github_repo_of(url) if url else None
 
 
+def pin_range(inputs: ReportInputs, downstream: Path | None) -> str | None:
+    """``BASE..TIP`` from the upstream pin: ``synced`` as committed at the baseline, through
+    ``synced`` as committed at the head (the configured branch tip when the head did not move
+    it), so bumping the pin in the sync never empties the report. None: no pin to read (the
+    walk's own defaults apply)."""
+    cfg = inputs.config
+    if inputs.range_ is not None or downstream is None or inputs.baseline is None:
+        return inputs.range_
+    if not git.is_ancestor(
+        downstream, git.resolve(downstream, inputs.baseline), git.resolve(downstream, inputs.head)
+    ):
+        return None  # a reversed --baseline/--head: the audit says so
+    pin = cfg.upstream_pin.file
+    base = pinned_at(downstream, inputs.baseline, pin, "upstream", "synced")
+    if not base:
+        return None
+    head = pinned_at(downstream, inputs.head, pin, "upstream", "synced")
+    tip = head if head and head != base else (cfg.upstream_branch or "HEAD")
+    return f"{base}..{tip}"
+
+
+_SKIPPED_RE = re.compile(r"^(?:[\w.-]+/[\w.-]+)?#(\d{1,9})\s*$")
+
+
+def skipped_prs(downstream: Path, baseline: str, head: str) -> frozenset[int]:
+    """PRs a carry between ``baseline`` and ``head`` skipped at a conflict (its ``Carry-Skipped``
+    trailers, as git reads trailers: the last paragraph of a message)."""
+    out = git.run(
+        downstream,
+        ["log", "--format=%(trailers:key=Carry-Skipped,valueonly,separator=%x00)%x00", f"{baseline}..{head}"],
+    )
+    found = set()
+    for value in out.decode("utf-8", "replace").split("\0"):
+        m = _SKIPPED_RE.match(value.strip())
+        if m:
+            found.add(int(m.group(1)))
+    return frozenset(found)
+
+
+def _carried(inputs: ReportInputs, walk: WalkResult, upstream: Path, downstream: Path) -> frozenset[int]:
+    """The applicable PRs (at the baseline) that the head carries."""
+    from vimesync.upstream.pipeline import mirrored_at
+
+    applicable = walk.by_status(APPLICABLE)
+    marked = mirrored_at(upstream, applicable, downstream, inputs.head, config=inputs.config, base=walk.base)
+    return frozenset(pr.number for pr in marked if pr.decision is not None and pr.decision.status == MIRRORED)
+
+
 def _walk(inputs: ReportInputs) -> WalkResult:
     from vimesync.upstream.pipeline import walk_and_classify
 
@@ -98,9 +147,17 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
     downstream = repository_path(inputs.downstream, cfg, "downstream_path")
     skipped: dict[str, str] = {}
 
+    explicit_range = inputs.range_ is not None
+    inputs = replace(inputs, range_=pin_range(inputs, downstream))
     walk = _walk(inputs) if upstream is not None else None
     if upstream is None:
         skipped["summary"] = "No upstream repository was given (--upstream): no summary."
+    carried: frozenset[int] | None = None
+    skipped_at: frozenset[int] = frozenset()
+    if walk is not None and upstream is not None and downstream is not None and inputs.baseline is not None:
+        # What the head carries, not what the walk found: mirrored at the head, not at the baseline.
+        carried = _carried(inputs, walk, upstream, downstream)
+        skipped_at = skipped_prs(downstream, inputs.baseline, inputs.head)
 
     check: CheckReport | None = run_check(inputs.check, progress=progress) if inputs.check else None
 
@@ -125,7 +182,7 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
             downstream=downstream,
             baseline=inputs.baseline,
             # An explicit --range names the base; otherwise the pins decide (as `vimesync audit` does).
-            upstream_base=walk.base if walk and inputs.range_ and walk.base != git.NULL_SHA else None,
+            upstream_base=walk.base if walk and explicit_range and walk.base != git.NULL_SHA else None,
         )
         audit = run_audit(
             downstream,
@@ -159,4 +216,6 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
         previous_engine_pin=previous_pin,
         series=series,
         skipped=skipped,
+        carried=carried,
+        skipped_prs=skipped_at,
     )

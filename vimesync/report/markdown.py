@@ -112,6 +112,8 @@ def render_summary(s: Summary | Skipped) -> list[str]:
     if isinstance(s, Skipped):
         return [*out, escape(s.reason)]
     facts = [plural(len(s.applicable), "applicable merged PR")]
+    if s.not_carried:
+        facts.append(f"{len(s.not_carried):,} not carried")
     if s.excluded:
         facts.append(f"{len(s.excluded):,} excluded")
     if s.mirrored:
@@ -125,6 +127,8 @@ def render_summary(s: Summary | Skipped) -> list[str]:
     repo = s.upstream_repo
     if s.applicable:
         out += ["", *(_pr_item(pr, repo) for pr in s.applicable)]
+    if s.not_carried:
+        out += ["", "Not carried:", "", *(_pr_item(pr, repo, reason=True) for pr in s.not_carried)]
     if s.excluded:
         out += ["", "Excluded:", "", *(_pr_item(pr, repo, reason=True) for pr in s.excluded)]
     if s.included:

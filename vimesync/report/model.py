@@ -9,7 +9,7 @@ is a :class:`Skipped` carrying the one line that says so.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vimesync.audit.model import AuditResult
 from vimesync.check.model import CheckReport
@@ -55,6 +55,10 @@ class Summary:
     mirrored: tuple[PrLine, ...]  # already carried downstream
     direct_commits: tuple[CommitLine, ...]
     notes: tuple[str, ...] = ()  # what the walk wants the reader to know (not errors)
+    # Whether ``applicable`` is what the head carries (mirrored at the head, not at the baseline);
+    # then ``not_carried`` holds the applicable PRs the head does not carry, each with its reason.
+    head_known: bool = False
+    not_carried: tuple[PrLine, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,8 @@ class SyncReport:
             ok = ok and self.validation.ok
         if isinstance(self.audit, AuditResult):
             ok = ok and self.audit.ok
+        if isinstance(self.summary, Summary):
+            ok = ok and not self.summary.not_carried  # applicable PRs the head does not carry
         return ok
 
 
@@ -115,14 +121,37 @@ def _pr_line(pr: PullRequest, repo: str | None, reverted_by: dict[int, int] | No
     )
 
 
-def build_summary(walk: WalkResult, *, upstream_name: str, upstream_repo: str | None) -> Summary:
-    """The Summary facts of a walk. A PR without a decision counts as applicable."""
+NOT_YET = "not yet carried"
+SKIPPED_AT_CONFLICT = "skipped at a conflict (vimesync carry --skip)"
+
+
+def build_summary(
+    walk: WalkResult,
+    *,
+    upstream_name: str,
+    upstream_repo: str | None,
+    carried: frozenset[int] | None = None,
+    skipped: frozenset[int] = frozenset(),
+) -> Summary:
+    """The Summary facts of a walk. A PR without a decision counts as applicable.
+
+    ``carried`` (the applicable PRs the head carries, when the head was looked at) splits the
+    applicable PRs into carried ones (the Summary's list) and ``not_carried`` ones, with their
+    reason: ``skipped`` names those a carry skipped at a conflict."""
     repo = upstream_repo or (walk.upstream if "/" in walk.upstream else None)
 
     def status(pr: PullRequest) -> str:
         return pr.decision.status if pr.decision else APPLICABLE
 
     applicable = [pr for pr in walk.prs if status(pr) == APPLICABLE]
+    missing: list[PrLine] = []
+    if carried is not None:
+        missing = [
+            replace(_pr_line(pr, repo), reason=SKIPPED_AT_CONFLICT if pr.number in skipped else NOT_YET)
+            for pr in applicable
+            if pr.number not in carried
+        ]
+        applicable = [pr for pr in applicable if pr.number in carried]
     reverted_by = {pr.reverts: pr.number for pr in walk.prs if pr.reverts is not None}
     return Summary(
         upstream_name=upstream_name,
@@ -140,6 +169,8 @@ def build_summary(walk: WalkResult, *, upstream_name: str, upstream_repo: str | 
             for c in walk.direct_commits
         ),
         notes=tuple(getattr(walk, "notes", ())),
+        head_known=carried is not None,
+        not_carried=tuple(missing),
     )
 
 
@@ -194,6 +225,8 @@ def build_report(
     previous_engine_pin: str | None = None,
     series: EnginePatches | None = None,
     skipped: dict[str, str] | None = None,
+    carried: frozenset[int] | None = None,
+    skipped_prs: frozenset[int] = frozenset(),
 ) -> SyncReport:
     """Assemble the report. Missing inputs become Skipped sections; ``skipped`` overrides their
     one-line reasons (keys "summary", "engine", "audit", "validation").
@@ -209,7 +242,13 @@ def build_report(
     }
     return SyncReport(
         upstream_name=upstream_name,
-        summary=build_summary(walk, upstream_name=upstream_name, upstream_repo=upstream_repo)
+        summary=build_summary(
+            walk,
+            upstream_name=upstream_name,
+            upstream_repo=upstream_repo,
+            carried=carried,
+            skipped=skipped_prs,
+        )
         if walk
         else Skipped(why["summary"]),
         engine=_engine_of_check(check, engine_repo, previous_engine_pin)

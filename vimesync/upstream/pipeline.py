@@ -12,7 +12,7 @@ from vimesync.errors import BadInput
 from vimesync.repopaths import repository_path
 from vimesync.upstream import metadata, mirrored
 from vimesync.upstream import policy as policy_mod
-from vimesync.upstream.model import WalkResult
+from vimesync.upstream.model import PullRequest, WalkResult
 from vimesync.upstream.walk import walk
 
 
@@ -68,6 +68,24 @@ def _since(repo: Path, base: str) -> str | None:
         return (datetime.fromisoformat(date) - timedelta(days=2)).isoformat()
     except ValueError:
         return None
+
+
+def mirrored_at(
+    upstream: Path,
+    prs: tuple[PullRequest, ...] | list[PullRequest],
+    downstream: Path,
+    rev: str,
+    *,
+    config: Config,
+    base: str,
+) -> tuple[PullRequest, ...]:
+    """``prs`` marked MIRRORED where the downstream at ``rev`` carries them (the report's head)."""
+    if not prs:
+        return tuple(prs)
+    index = mirrored.scan_downstream(
+        downstream, upstream_repo=config.upstream_repo, since=_since(upstream, base), rev=rev
+    )
+    return mirrored.mark_mirrored(upstream, prs, index, config.path_map)
 
 
 def walk_and_classify(

@@ -1,0 +1,182 @@
+"""Conflicts: git's own conflict state, --status, --continue, --skip, --abort, a killed carry."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.carry.pair import Pair, build_pair, cli, tree
+from tests.gitrepo import IDENTITY
+from vimesync import git
+
+
+@pytest.fixture()
+def pair(tmp_path: Path) -> Pair:
+    p = build_pair(tmp_path)
+    p.down.commit("diverge", {"vime/a.py": "from vime import x\nprint(1)\nprint('downstream')\n"})
+    return p
+
+
+def test_conflict_stops_in_git_conflict_state_then_continue(pair: Pair, capsys) -> None:
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    assert [c["pr"] for c in doc["carried"]] == [1]
+    conflict = doc["conflict"]
+    assert conflict["pr"] == 2 and conflict["title"] == "Change a and util"
+    assert [f["path"] for f in conflict["files"]] == ["vime/a.py"]
+    assert conflict["files"][0]["hunks"] == ["@@ -2,1 +2,1 @@"]
+    wt = Path(doc["worktree"])
+    stages = git.run(wt, ["ls-files", "-u"]).decode().split("\n")
+    assert [line.split()[2] for line in stages if line] == ["1", "2", "3"]
+    text = (wt / "vime/a.py").read_text()
+    assert "<<<<<<< downstream" in text and ">>>>>>> upstream #2" in text
+    assert "UU vime/a.py" in git.run(wt, ["status", "--porcelain"]).decode()
+    # The clean part of the PR is staged already.
+    assert (wt / "vime/util.py").read_text() == "def f():\n    return 2\n"
+    # The state lives in the git dir, not the work tree; a second carry is refused.
+    assert (git.git_dir(pair.down.path) / "vimesync-carry.json").is_file()
+    code, _, err = cli(capsys, "carry", "--branch", "other", cwd=pair.down.path)
+    assert code == 2 and "already in progress" in err
+    code, out, _ = cli(capsys, "carry", "--status", cwd=wt)
+    assert code == 0 and "1/3 done" in out and "vime/a.py" in out
+    # --continue before resolving: exit 1, nothing moves.
+    code, _, err = cli(capsys, "carry", "--continue", cwd=wt)
+    assert code == 1 and "still in conflict" in err
+    (wt / "vime/a.py").write_text("from vime import x\nprint(2)\nprint('downstream')\n")
+    git.run(wt, ["add", "vime/a.py"])
+    code, doc = pair.carry(capsys, "--continue", cwd=wt)
+    assert code == 0 and doc["status"] == "done"
+    assert [c["pr"] for c in doc["carried"]] == [1, 2, 3]
+    msg = git.run(wt, ["log", "-1", "--format=%B", "HEAD~2"]).decode()
+    assert msg.strip().endswith(f"Upstream-Commit: {doc['carried'][1]['upstream_commit']}")
+    got = tree(pair.down.path, doc["branch"])
+    assert got["vime/a.py"][1] == b"from vime import x\nprint(2)\nprint('downstream')\n"
+    assert f'synced = "{pair.tip}"'.encode() in got["pins/slime.toml"][1]
+    assert git.run(wt, ["status", "--porcelain"]) == b""
+    assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()
+
+
+def test_skip_drops_the_pr_and_records_it(pair: Pair, capsys) -> None:
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    code, doc = pair.carry(capsys, "--skip")
+    assert code == 0 and [c["pr"] for c in doc["carried"]] == [1, 3]
+    assert {s["pr"]: s["reason"] for s in doc["skipped"]}[2] == "skipped at a conflict (--skip)"
+    wt = Path(doc["worktree"])
+    assert git.run(wt, ["status", "--porcelain"]) == b""
+    assert (wt / "vime/a.py").read_text() == "from vime import x\nprint(1)\nprint('downstream')\n"
+    assert (wt / "vime/util.py").read_text() == "def f():\n    return 1\n"  # the PR's clean part dropped too
+    pin_msg = git.run(wt, ["log", "-1", "--format=%B"]).decode()
+    assert "Carry-Skipped: THUDM/slime#2" in pin_msg
+
+
+def test_abort_leaves_the_repository_as_before(pair: Pair, capsys) -> None:
+    refs = pair.down.git("for-each-ref")
+    worktrees = pair.down.git("worktree", "list", "--porcelain")
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    code, out, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0
+    assert pair.down.git("for-each-ref") == refs
+    assert pair.down.git("worktree", "list", "--porcelain") == worktrees
+    assert not Path(doc["worktree"]).exists()
+    assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()
+    code, out, err = cli(capsys, "carry", "--continue", cwd=pair.down.path)
+    assert code == 2 and "no carry is in progress" in err
+
+
+_KILLER = """
+import os, signal, sys
+sys.path.insert(0, {root!r})
+from vimesync.carry import run
+from vimesync.cli.app import main
+run.CHECKPOINT = 1  # the branch moves after every commit
+real = run.FastImport.commit
+count = [0]
+def commit(self, *a, **k):
+    if count[0] == {after}:
+        self.proc.stdin.flush()
+        import time
+        from vimesync import git
+        for _ in range(200):  # until fast-import has landed the last checkpoint
+            out = git.run(self.repo, ["rev-list", "--count", "main.." + self.ref]).decode()
+            if out.strip() == str({after}):
+                break
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGKILL)  # the branch moved, the state was not saved
+    count[0] += 1
+    return real(self, *a, **k)
+run.FastImport.commit = commit
+os.chdir({cwd!r})
+main(["carry"])
+"""
+
+
+@pytest.mark.parametrize("after", [1, 2])
+def test_a_killed_carry_is_resumed_or_aborted(tmp_path: Path, capsys, after: int) -> None:
+    pair = build_pair(tmp_path)
+    root = str(Path(__file__).resolve().parents[2])
+    code = subprocess.run(
+        [sys.executable, "-c", _KILLER.format(root=root, after=after, cwd=str(pair.down.path))],
+        env={**os.environ, "PYTHONPATH": root},
+        capture_output=True,
+    ).returncode
+    assert code == -signal.SIGKILL
+    moved = pair.down.git("rev-list", "--count", f"main..sync/{pair.tip[:8]}").strip()
+    assert moved == str(after)  # the branch moved past what the state file says
+    code, out, _ = cli(capsys, "carry", "--status", cwd=pair.down.path)
+    assert code == 0 and "interrupted" in out
+    code, doc = pair.carry(capsys, "--continue")
+    assert code == 0 and [c["pr"] for c in doc["carried"]] == [1, 2, 3]
+    log = pair.down.git("log", "--format=%s", f"main..{doc['branch']}").splitlines()
+    assert len(log) == 4  # no PR carried twice
+    assert tree(pair.down.path, doc["branch"])["vime/d.py"][1] == b"import vime.c\n"
+
+
+def test_a_killed_carry_is_aborted(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    refs = pair.down.git("for-each-ref")
+    root = str(Path(__file__).resolve().parents[2])
+    subprocess.run(
+        [sys.executable, "-c", _KILLER.format(root=root, after=1, cwd=str(pair.down.path))],
+        env={**os.environ, "PYTHONPATH": root},
+        capture_output=True,
+    )
+    code, out, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0
+    assert pair.down.git("for-each-ref") == refs
+
+
+def test_squash_stops_at_a_conflict_and_continues_into_one_commit(pair: Pair, capsys) -> None:
+    code, doc = pair.carry(capsys, "--squash")
+    assert code == 1 and doc["conflict"]["pr"] == 2
+    wt = Path(doc["worktree"])
+    assert (wt / "vime/c.py").read_text() == "import vime.c\n"  # PR 1, carried before the conflict
+    (wt / "vime/a.py").write_text("from vime import x\nprint(2)\nprint('downstream')\n")
+    git.run(wt, ["add", "vime/a.py"])
+    code, doc = pair.carry(capsys, "--continue", cwd=wt)
+    assert code == 0 and [c["pr"] for c in doc["carried"]] == [1, 2, 3]
+    log = pair.down.git("log", "--format=%s", f"main..{doc['branch']}").splitlines()
+    assert len(log) == 2  # the squash commit and the pin bump
+    got = tree(pair.down.path, doc["branch"])
+    assert got["vime/a.py"][1] == b"from vime import x\nprint(2)\nprint('downstream')\n"
+    assert got["vime/d.py"][1] == b"import vime.c\n" and "vime/c.py" not in got
+    assert git.run(wt, ["status", "--porcelain"]) == b""
+
+
+def test_a_commit_someone_else_made_on_the_branch_is_never_taken_over(pair: Pair, capsys) -> None:
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    wt = Path(doc["worktree"])
+    (wt / "vime/a.py").write_text("resolved\n")
+    git.run(wt, ["add", "vime/a.py"])
+    git.run(wt, ["commit", "-q", "-m", "my own commit"], env=IDENTITY)
+    code, _, err = cli(capsys, "carry", "--continue", cwd=wt)
+    assert code == 2 and "which this carry did not make" in err
+    code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0 and not wt.exists()

@@ -1,0 +1,227 @@
+"""Hostile input: maps and translations that reach outside the work tree or into .git, bad
+regexes and globs (exit 2 naming file and line), hostile commit messages and paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.carry.pair import CONFIG, build_pair, cli, tree
+from vimesync import git
+from vimesync.carry.plan import Item, Meta, message_for
+from vimesync.carry.transform import MAX_MATCHES, load_transform
+from vimesync.config import load_config
+from vimesync.errors import BadInput, ConfigError
+
+
+def _config(tmp_path: Path, text: str):
+    path = tmp_path / "vimesync.toml"
+    path.write_text(text)
+    return load_config(path)
+
+
+@pytest.mark.parametrize(
+    "target", ["../x/", ".git/", "a/.git/", "/etc/", "./x/", "a//b/", ".GIT/hooks/", ".git./"]
+)
+def test_a_map_out_of_the_work_tree_or_into_git_is_refused(tmp_path: Path, target: str) -> None:
+    cfg = _config(tmp_path, f'[upstream]\nmap = ["slime/={target}"]\n')
+    with pytest.raises(ConfigError) as exc:
+        load_transform(cfg)
+    assert str(tmp_path / "vimesync.toml") in str(exc.value) and "plain folder path" in str(exc.value)
+
+
+def test_a_mapped_path_landing_in_git_is_refused(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, '[upstream]\nmap = ["slime/=vime/"]\n')
+    t = load_transform(cfg)
+    assert t.path_map.checked("slime/a.py") == "vime/a.py"
+    with pytest.raises(BadInput, match="not a plain path"):
+        t.path_map.checked("slime/../.git/hooks/post-checkout")
+    with pytest.raises(BadInput):
+        t.path_map.checked(".git/config")
+
+
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ("pattern = '(unclosed'\nreplace = 'x'", "not an RE2 regex"),
+        ("pattern = '(?<=x)y'\nreplace = 'x'", "not an RE2 regex"),
+        ("pattern = '(a)'\nreplace = '\\2'", "group 2"),
+        ("pattern = '(a)'\nreplace = '\\g<nope>'", "unknown group"),
+        ("pattern = 'a'\nreplace = '\\q'", "unknown escape"),
+        ("pattern = 'a'\nreplace = 'b'\npaths = ['[z-a]']", "paths"),
+        ("pattern = 'a'\nreplace = 'b'\npaths = 'x'", "paths must be a list"),
+        ("pattern = 'a'\nreplace = 3", "replace must be a string"),
+        ("pattern = 'a'\nreplace = 'b'\nevil = 1", "unknown key"),
+    ],
+)
+def test_bad_translation_names_file_and_line(tmp_path: Path, table: str, message: str) -> None:
+    text = '[upstream]\nname = "x"\n\n# first\n[[upstream.translate]]\npattern = "a"\nreplace = "b"\n\n'
+    text += f"[[upstream.translate]]\n{table}\n"
+    with pytest.raises(ConfigError) as exc:
+        load_transform(_config(tmp_path, text))
+    assert f"{tmp_path / 'vimesync.toml'}:9:" in str(exc.value)
+    assert message in str(exc.value)
+
+
+def test_catastrophic_patterns_run_in_linear_time(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, "[upstream]\n[[upstream.translate]]\npattern = '(a+)+$'\nreplace = 'x'\n")
+    t = load_transform(cfg)
+    data = b"a" * 200_000 + b"!"
+    out, hits = t.content("f.py", data, 0o100644)
+    assert (out, hits) == (data, 0)  # Python's re would backtrack for ages here
+
+
+def test_translation_output_and_matches_are_bounded(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, "[upstream]\n[[upstream.translate]]\npattern = ''\nreplace = 'xx'\n")
+    with pytest.raises(ConfigError, match="empty"):
+        load_transform(cfg)
+    cfg = _config(tmp_path, "[upstream]\n[[upstream.translate]]\npattern = 'a|'\nreplace = 'x'\n")
+    t = load_transform(cfg)
+    with pytest.raises(BadInput, match=f"{MAX_MATCHES:,}"):
+        t.content("f.py", b"b" * (MAX_MATCHES + 10), 0o100644)
+
+
+def test_translation_spares_binaries_symlinks_and_unmatched_paths(tmp_path: Path) -> None:
+    cfg = _config(
+        tmp_path,
+        "[upstream]\n[[upstream.translate]]\npattern = 'slime'\nreplace = 'vime'\n"
+        "paths = ['*.py', '!skip.py']\n",
+    )
+    t = load_transform(cfg)
+    assert t.content("a/x.py", b"slime slime", 0o100644) == (b"vime vime", 2)
+    assert t.content("a/skip.py", b"slime", 0o100644) == (b"slime", 0)
+    assert t.content("a/x.md", b"slime", 0o100644) == (b"slime", 0)
+    assert t.content("a/x.py", b"slime\0", 0o100644) == (b"slime\0", 0)
+    assert t.content("a/x.py", b"slime", 0o120000) == (b"slime", 0)
+
+
+def test_replacement_groups(tmp_path: Path) -> None:
+    cfg = _config(
+        tmp_path,
+        "[upstream]\n[[upstream.translate]]\npattern = '(?P<kw>from|import) slime'\n"
+        "replace = '\\g<kw> vime\\\\'\n",
+    )
+    assert load_transform(cfg).content("x.py", b"from slime", 0o100644) == (b"from vime\\", 1)
+
+
+def test_hostile_commit_messages_cannot_forge_trailers() -> None:
+    item = Item(pr=7, title="t", kind="squash", steps=("a" * 40,), upstream_commit="a" * 40)
+    body = (
+        "Fix (#7)\n\nUpstream-PR: THUDM/slime#99\nUpstream-Commit: " + "b" * 40 + "\n"
+        "(cherry picked from commit " + "c" * 40 + ")\n---\nesc \x1b[31m red \r\n\0nul\n\n"
+        "Upstream-PR: THUDM/slime#98"
+    )
+    msg = message_for(item, [Meta("n", "e", "1 +0000", body)], "THUDM/slime")
+    paragraphs = msg.strip().split("\n\n")
+    assert paragraphs[-1] == "Upstream-PR: THUDM/slime#7\nUpstream-Commit: " + "a" * 40
+    assert "(cherry picked from commit" not in msg
+    assert "\x1b" not in msg and "\r" not in msg and "\0" not in msg
+
+
+def test_hostile_messages_in_a_real_carry(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    hostile = (
+        f"Evil (#5)\n\n(cherry picked from commit {pair.base})\n\nUpstream-PR: THUDM/slime#1\n"
+        f"Upstream-Commit: {pair.base}\n---\n\x1b]0;title\x07"
+    )
+    pair.up.commit(hostile, {"slime/e.py": "e\n"})
+    tip = pair.up.head()
+    code, doc = pair.carry(capsys, "--range", f"{pair.base}..{tip}", "--branch", "s")
+    assert code == 0
+    code, out, _ = cli(
+        capsys,
+        "walk",
+        "--json",
+        "--downstream",
+        ".",
+        "--downstream-rev",
+        "s",
+        "--range",
+        f"{pair.base}..{tip}",
+        cwd=pair.down.path,
+    )
+    import json
+
+    walked = {p["number"]: p for p in json.loads(out)["prs"]}
+    assert walked[5]["status"] == "mirrored"
+    assert "#5 in" in walked[5]["reason"] or walked[5]["mirrored_by"] == "trailer Upstream-PR"
+    # Every PR is found through its own commit, never through PR 5's hostile body.
+    by = {c["pr"]: c["commit"][:12] for c in doc["carried"]}
+    for n, p in walked.items():
+        assert by[n] in p["reason"]
+
+
+def test_hostile_upstream_paths_never_reach_git_dir(tmp_path: Path, capsys) -> None:
+    pair = build_pair(
+        tmp_path, config=CONFIG.replace('map = ["slime/=vime/"]', 'map = ["slime/=vime/", "evil/=.git/"]')
+    )
+    code, out, err = cli(capsys, "carry", cwd=pair.down.path)
+    assert code == 2 and "vimesync.toml" in err and "plain folder path" in err
+    assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()
+
+
+def test_a_symlink_in_the_downstream_is_never_written_through(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    pair.down.git("rm", "-q", "-r", "vime")
+    (pair.down.path / "vime").symlink_to(outside)
+    pair.down.git("add", "vime")
+    pair.down.commit("vime is a link")
+    code, doc = pair.carry(capsys)
+    assert code == 1  # add/modify against a symlink: conflicts, nothing written outside
+    assert list(outside.iterdir()) == []
+    cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert list(outside.iterdir()) == []
+
+
+def test_commit_hooks_never_run(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    hooks = pair.down.path / ".git" / "hooks"
+    marker = tmp_path / "ran"
+    for name in ("post-checkout", "post-commit", "pre-commit", "reference-transaction", "post-index-change"):
+        hook = hooks / name
+        hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+        hook.chmod(0o755)
+    code, doc = pair.carry(capsys)
+    assert code == 0
+    assert not marker.exists()
+
+
+def test_hostile_titles_and_paths_cannot_break_the_terminal_output(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    pair.up.commit("[bold red]x[/] \x1b[2J\u202e (#9)", {"slime/[link=x]\x1b.py": "from slime import y\n"})
+    tip = pair.up.head()
+    for args in (["--dry-run"], []):
+        code, out, err = cli(
+            capsys, "carry", "--range", f"{pair.tip}..{tip}", "--branch", "h", *args, cwd=pair.down.path
+        )
+        assert code == 0, err
+        assert "\x1b" not in out + err and "\u202e" not in out + err
+        assert "[bold red]x[/] \\x1b[2J\\u202e" in out
+        assert "vime/[link=x]\\x1b.py" in out or args == []
+    got = tree(pair.down.path, "h")
+    assert got["vime/[link=x]\x1b.py"][1] == b"from vime import y\n"
+
+
+def test_options_a_resumed_carry_would_ignore_are_refused(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    code, _, err = cli(capsys, "carry", "--continue", "--squash", cwd=pair.down.path)
+    assert code == 2 and "--squash: not used by --continue" in err
+    code, _, err = cli(capsys, "carry", "--abort", "--status", cwd=pair.down.path)
+    assert code == 2 and "give one of them" in err
+    code, _, err = cli(capsys, "carry", "--json", "--format", "text", cwd=pair.down.path)
+    assert code == 2
+
+
+def test_a_hostile_pin_on_the_branch_is_bad_input(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    good = (pair.down.path / "pins/slime.toml").read_text()
+    pair.down.commit("break the pin", {"pins/slime.toml": good + "[" * 100})
+    pair.down.commit("mend the pin", {"pins/slime.toml": good})
+    # The checkout's pin is fine; the one on the sync branch (from --onto) is not.
+    code, out, err = cli(capsys, "carry", "--onto", "HEAD~1", cwd=pair.down.path)
+    assert code == 2 and "pins/slime.toml" in err and "Traceback" not in err
+    code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0 and "sync/" not in pair.down.git("branch")

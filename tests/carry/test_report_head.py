@@ -1,0 +1,84 @@
+"""The report describes the head: what it carries, what it does not (and why), over the range
+from the pin at the baseline to the pin at the head."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.carry.pair import build_pair, cli
+from vimesync.report.model import Summary, SyncReport, build_report
+from vimesync.upstream.model import WalkResult
+
+
+def test_report_counts_what_the_head_carries_and_lists_what_it_does_not(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    pair.down.commit("diverge", {"vime/a.py": "from vime import x\nprint(1)\nprint('downstream')\n"})
+    code, doc = pair.carry(capsys)
+    assert code == 1 and doc["conflict"]["pr"] == 2
+    code, doc = pair.carry(capsys, "--skip")
+    assert code == 0
+    branch = doc["branch"]
+    # The pin is bumped on the branch: the report's range still runs from the baseline's pin.
+    code, out, _ = cli(
+        capsys, "report", "--format", "json", "--baseline", "main", "--head", branch, cwd=pair.down.path
+    )
+    assert code == 1  # an applicable PR is not carried
+    summary = json.loads(out)["summary"]
+    assert (summary["base"], summary["tip"]) == (pair.base, pair.tip)
+    assert summary["head_known"] is True
+    assert [p["number"] for p in summary["applicable"]] == [1, 3]
+    assert [(p["number"], p["reason"]) for p in summary["not_carried"]] == [
+        (2, "skipped at a conflict (vimesync carry --skip)")
+    ]
+    code, md, _ = cli(capsys, "report", "--baseline", "main", "--head", branch, cwd=pair.down.path)
+    assert (
+        f"Mirror Slime from {pair.base[:8]} through {pair.tip[:8]}: 2 applicable merged PRs; 1 not carried"
+        in md
+    )
+    assert "Not carried:" in md and "skipped at a conflict" in md
+    # Before any carry: nothing carried, every applicable PR "not yet carried".
+    code, out, _ = cli(
+        capsys, "report", "--format", "json", "--baseline", "main", "--head", "main", cwd=pair.down.path
+    )
+    summary = json.loads(out)["summary"]
+    assert summary["applicable"] == [] and {p["reason"] for p in summary["not_carried"]} == {
+        "not yet carried"
+    }
+    assert (summary["base"], summary["tip"]) == (pair.base, pair.tip)  # the pin unmoved: the branch tip
+
+
+def test_everything_carried_leaves_nothing_not_carried(tmp_path: Path, capsys) -> None:
+    pair = build_pair(tmp_path)
+    code, doc = pair.carry(capsys)
+    assert code == 0
+    code, out, _ = cli(
+        capsys,
+        "report",
+        "--format",
+        "json",
+        "--baseline",
+        "main",
+        "--head",
+        doc["branch"],
+        cwd=pair.down.path,
+    )
+    summary = json.loads(out)["summary"]
+    assert [p["number"] for p in summary["applicable"]] == [1, 2, 3] and summary["not_carried"] == []
+
+
+def test_not_carried_fails_the_report_whatever_else_passes() -> None:
+    walk = WalkResult(base="a" * 40, tip="b" * 40, prs=(), direct_commits=())
+    ok = build_report(walk=walk, carried=frozenset())
+    assert isinstance(ok.summary, Summary) and ok.checks_ok
+    from tests.upstream.histories import POLICY  # noqa: F401  (the shared fixtures import cleanly)
+    from vimesync.upstream.model import PullRequest
+
+    pr = PullRequest(number=5, title="t", commits=("c" * 40,), paths=(), merge_commit="c" * 40, kind="squash")
+    bad: SyncReport = build_report(
+        walk=WalkResult(base="a" * 40, tip="b" * 40, prs=(pr,), direct_commits=()), carried=frozenset()
+    )
+    assert isinstance(bad.summary, Summary) and [p.reason for p in bad.summary.not_carried] == [
+        "not yet carried"
+    ]
+    assert not bad.checks_ok

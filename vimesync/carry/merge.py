@@ -1,0 +1,515 @@
+"""Merging one upstream change into the downstream tree, file by file, without a checkout.
+
+An upstream change is a first-parent commit against its first parent (``git diff-tree -M``).
+Each changed file is mapped to its downstream path, both its upstream pre-image and post-image
+are translated, and the downstream file is merged with them as ``git merge-file`` does: base =
+translated pre-image, ours = the downstream file, theirs = translated post-image. Adds, deletes,
+renames (both names mapped), mode changes, symbolic links, submodules and binary files are
+decided on their object ids; only two different text edits of one file reach ``git merge-file``.
+
+The tree is held in memory (path -> mode, oid); blobs the merge produces are kept until the
+caller writes them (a dry run never does).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vimesync import git
+from vimesync.carry.transform import Transform, is_binary
+from vimesync.errors import GitError
+
+LINK, GITLINK = 0o120000, 0o160000
+NULL = "0" * 40
+MAX_HUNK_LINES = 5_000  # longer files: a conflict names no hunks (difflib is quadratic at worst)
+MAX_TEXT_MERGE = 16 << 20  # bytes: larger files are not merged line by line (a conflict, like a binary)
+
+
+@dataclass(frozen=True)
+class Entry:
+    mode: int
+    oid: str
+
+
+@dataclass(frozen=True)
+class Conflict:
+    path: str  # downstream path
+    why: str  # "content", "modify/delete", "delete/modify", "add/add", "binary", "mode", "directory/file"
+    stages: tuple[tuple[int, Entry], ...]  # (1|2|3, entry)
+    worktree: Entry | None  # what the work tree shows (markers for a text conflict)
+    hunks: tuple[str, ...] = ()  # the upstream hunks that conflict ("@@ -12,3 +12,5 @@")
+
+
+@dataclass
+class Change:
+    """What merging one item (a PR's first-parent commits) did to the tree."""
+
+    updates: dict[str, Entry | None] = field(default_factory=dict)  # clean results (None: removed)
+    conflicts: list[Conflict] = field(default_factory=list)
+    paths: set[str] = field(default_factory=set)  # downstream paths the upstream change touches
+    left_out: list[str] = field(default_factory=list)  # upstream paths excluded
+    hits: int = 0  # translation matches
+
+
+@dataclass(frozen=True)
+class Raw:
+    """One ``git diff-tree --raw`` record."""
+
+    old_mode: int
+    new_mode: int
+    old_oid: str
+    new_oid: str
+    status: str
+    old_path: str | None
+    new_path: str | None
+
+
+def parse_raw(out: bytes) -> list[Raw]:
+    """``git diff-tree -r -z -M --raw`` output -> records (a rename has both paths)."""
+    toks = out.split(b"\0")
+    recs: list[Raw] = []
+    i = 0
+    while i < len(toks) and toks[i]:
+        meta = toks[i].decode().lstrip(":").split()
+        status = meta[4][0]
+        path1 = toks[i + 1].decode("utf-8", "surrogateescape")
+        i += 2
+        path2 = None
+        if status in "RC":
+            path2 = toks[i].decode("utf-8", "surrogateescape")
+            i += 1
+        old_mode, new_mode = int(meta[0], 8), int(meta[1], 8)
+        if status == "A":
+            recs.append(Raw(0, new_mode, NULL, meta[3], "A", None, path1))
+        elif status == "D":
+            recs.append(Raw(old_mode, 0, meta[2], NULL, "D", path1, None))
+        elif status == "R":
+            recs.append(Raw(old_mode, new_mode, meta[2], meta[3], "R", path1, path2))
+        elif status == "C":
+            recs.append(Raw(0, new_mode, NULL, meta[3], "A", None, path2))
+        else:  # M, T
+            recs.append(Raw(old_mode, new_mode, meta[2], meta[3], "M", path1, path1))
+    return recs
+
+
+def upstream_changes(upstream: Path, pairs: list[tuple[str, str | None]]) -> dict[str, list[Raw]]:
+    """The change of each ``(commit, parent)`` (parent None: a root commit against nothing),
+    through one ``git diff-tree --stdin`` (and one more for root commits)."""
+    out: dict[str, list[Raw]] = {}
+    with_parent = [(c, p) for c, p in pairs if p is not None]
+    if with_parent:
+        stdin = "".join(f"{c} {p}\n" for c, p in with_parent).encode()
+        raw = git.run(upstream, ["diff-tree", "--stdin", "-r", "-z", "-M", "--raw"], input=stdin)
+        out.update(_split_stdin_output(raw))
+    for c, p in pairs:
+        if p is None:
+            out[c] = upstream_change(upstream, c, None)
+        out.setdefault(c, [])
+    return out
+
+
+def _split_stdin_output(out: bytes) -> dict[str, list[Raw]]:
+    """``diff-tree --stdin -z --raw`` output: a commit id, then its records, per commit."""
+    toks = out.split(b"\0")
+    found: dict[str, list[Raw]] = {}
+    i = 0
+    current: list[bytes] = []
+    sha = None
+    while i < len(toks):
+        tok = toks[i]
+        if not tok:
+            i += 1
+            continue
+        if tok.startswith(b":"):
+            status = tok.split()[4][:1]
+            n = 3 if status in (b"R", b"C") else 2
+            current.extend(toks[i : i + n])
+            i += n
+            continue
+        if sha is not None:
+            found[sha] = parse_raw(b"\0".join(current) + b"\0")
+        sha, current = tok.decode().split()[0], []
+        i += 1
+    if sha is not None:
+        found[sha] = parse_raw(b"\0".join(current) + b"\0") if current else []
+    return found
+
+
+def upstream_change(upstream: Path, commit: str, parent: str | None) -> list[Raw]:
+    """The change of ``commit`` against ``parent`` (None: the root commit against nothing)."""
+    args = ["diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id"]
+    args += [parent, commit] if parent else ["--root", commit]
+    return parse_raw(git.run(upstream, args))
+
+
+class Blobs:
+    """Blob contents by oid: produced by this carry (translated or merged, not written yet), the
+    downstream's, or the upstream's. ``want`` marks a blob the result uses; ``flush`` writes those."""
+
+    def __init__(self, downstream: Path, upstream: Path, algo: str) -> None:
+        self.down = git.CatFile(downstream)
+        self.up = git.CatFile(upstream)
+        self.algo = algo
+        self.cache: dict[str, bytes] = {}  # produced here
+        self.wanted: set[str] = set()  # to be written into the downstream
+        self.upstream_oids: set[str] = set()  # untranslated upstream objects (read from the upstream)
+        # Written through fast-import, which makes them readable only at its next checkpoint.
+        self.kept: dict[str, bytes] = {}
+
+    def hash(self, data: bytes) -> str:
+        h = hashlib.new(self.algo)
+        h.update(b"blob %d\0" % len(data))
+        h.update(data)
+        return h.hexdigest()
+
+    def add(self, data: bytes) -> str:
+        oid = self.hash(data)
+        self.cache.setdefault(oid, data)
+        return oid
+
+    def read(self, oid: str) -> bytes:
+        if oid in self.cache:
+            return self.cache[oid]
+        if oid in self.kept:
+            return self.kept[oid]
+        if oid in self.upstream_oids:
+            return self.up.read(oid)
+        return self.down.read(oid)
+
+    def want(self, oid: str) -> None:
+        if oid in self.cache or oid in self.upstream_oids:
+            self.wanted.add(oid)
+
+    def flush(self, write: Callable[[dict[str, bytes]], None]) -> None:
+        if self.wanted:
+            data = {oid: self.read(oid) for oid in sorted(self.wanted)}
+            write(data)
+            self.kept.update(data)
+        self.wanted.clear()
+        self.cache.clear()
+        self.upstream_oids.clear()
+
+    def close(self) -> None:
+        self.down.close()
+        self.up.close()
+
+
+class Tree:
+    """The downstream tree: path -> Entry, and how many files each folder holds."""
+
+    def __init__(self, entries: dict[str, Entry]) -> None:
+        self.entries = entries
+        self.dirs: Counter[str] = Counter()
+        for path in entries:
+            self._count(path, 1)
+
+    @classmethod
+    def read(cls, repo: Path, rev: str) -> Tree:
+        return cls({e.path: Entry(e.mode, e.oid) for e in git.ls_tree(repo, rev) if e.kind != "tree"})
+
+    def _count(self, path: str, n: int) -> None:
+        i = path.find("/")
+        while i != -1:
+            self.dirs[path[:i]] += n
+            if self.dirs[path[:i]] <= 0:
+                del self.dirs[path[:i]]
+            i = path.find("/", i + 1)
+
+    def set(self, path: str, entry: Entry | None) -> None:
+        old = self.entries.pop(path, None)
+        if old is not None:
+            self._count(path, -1)
+        if entry is not None:
+            self.entries[path] = entry
+            self._count(path, 1)
+
+    def blocked(self, path: str) -> str | None:
+        """Why a file cannot be added at ``path``: a file where a folder of it is, or a folder."""
+        if self.dirs.get(path):
+            return f"{path} is a folder downstream"
+        i = path.find("/")
+        while i != -1:
+            if path[:i] in self.entries:
+                return f"{path[:i]} is a file downstream"
+            i = path.find("/", i + 1)
+        return None
+
+
+def _hunks(base: bytes, theirs: bytes, ours: bytes) -> tuple[str, ...]:
+    """The upstream hunks (base -> theirs) that overlap or touch what the downstream changed."""
+    b, t, o = base.splitlines(), theirs.splitlines(), ours.splitlines()
+    if max(len(b), len(t), len(o)) > MAX_HUNK_LINES:
+        return ("(the file is too long to pair hunks)",)
+    up = [op for op in difflib.SequenceMatcher(None, b, t, autojunk=False).get_opcodes() if op[0] != "equal"]
+    down = [
+        op for op in difflib.SequenceMatcher(None, b, o, autojunk=False).get_opcodes() if op[0] != "equal"
+    ]
+    out = []
+    for _, i1, i2, j1, j2 in up:
+        if any(d1 <= i2 and i1 <= d2 for _, d1, d2, _, _ in down):
+            out.append(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@")
+    return tuple(out) or tuple(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@" for _, i1, i2, j1, j2 in up)
+
+
+class Merger:
+    """Merges upstream changes into a Tree (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        downstream: Path,
+        upstream: Path,
+        tree: Tree,
+        transform: Transform,
+        blobs: Blobs,
+        scratch: Path,
+    ) -> None:
+        self.downstream = downstream
+        self.upstream = upstream
+        self.tree = tree
+        self.transform = transform
+        self.blobs = blobs
+        self.scratch = scratch
+        self.same_format = blobs.algo == "sha1"
+
+    # -- one side of the upstream change, translated --
+
+    def _side(self, path: str, mode: int, oid: str, change: Change) -> Entry:
+        if mode == GITLINK:
+            return Entry(mode, oid)
+        if self.same_format and (
+            mode == LINK or not any(t.applies_to(path) for t in self.transform.translations)
+        ):
+            self.blobs.upstream_oids.add(oid)
+            return Entry(mode, oid)
+        data = self.blobs.up.read(oid)
+        out, hits = self.transform.content(path, data, mode)
+        change.hits += hits
+        if not hits and self.same_format:
+            self.blobs.upstream_oids.add(oid)
+            return Entry(mode, oid)
+        return Entry(mode, self.blobs.add(out))
+
+    def _content(self, entry: Entry) -> bytes:
+        return self.blobs.read(entry.oid)
+
+    def _materialize(self, entry: Entry | None) -> None:
+        """A blob the result uses: written into the downstream with the change."""
+        if entry is not None and entry.mode != GITLINK:
+            self.blobs.want(entry.oid)
+
+    # -- the merge --
+
+    def apply(
+        self,
+        changes: Iterable[Raw],
+        *,
+        excluded: Callable[[str], bool],
+        label: str,
+        change: Change | None = None,
+    ) -> Change:
+        """Merge one upstream change (into ``change``, for an item of several commits);
+        ``excluded(upstream path)`` leaves a path out."""
+        change = change if change is not None else Change()
+        pm = self.transform.path_map
+        for raw in changes:
+            old, new = raw.old_path, raw.new_path
+            if old is not None and excluded(old):
+                change.left_out.append(old)
+                old = None
+            if new is not None and excluded(new):
+                change.left_out.append(new)
+                new = None
+            if old is None and new is None:
+                continue
+            d_old = pm.checked(old) if old is not None else None
+            d_new = pm.checked(new) if new is not None else None
+            base = self._side(d_old, raw.old_mode, raw.old_oid, change) if d_old is not None else None
+            theirs = self._side(d_new, raw.new_mode, raw.new_oid, change) if d_new is not None else None
+            if d_old is not None and d_new is not None and d_old != d_new:  # a rename
+                change.paths.update((d_old, d_new))
+                ours_old = self._current(change, d_old)
+                if ours_old is None:
+                    self._merge(change, d_new, None, self._current(change, d_new), theirs, label)
+                    continue
+                ours_new = self._current(change, d_new)
+                if ours_new is not None and ours_new != theirs:
+                    self._conflict(change, d_new, "add/add", None, ours_new, theirs, label)
+                    continue
+                change.updates[d_old] = None
+                before = len(change.conflicts)
+                self._merge(change, d_new, base, ours_old, theirs, label)
+                if d_new not in change.updates and len(change.conflicts) == before:
+                    change.updates[d_new] = ours_old  # the merge kept the downstream's file
+                continue
+            path = d_new if d_new is not None else d_old
+            assert path is not None
+            change.paths.add(path)
+            self._merge(change, path, base, self._current(change, path), theirs, label)
+        return change
+
+    def _current(self, change: Change, path: str) -> Entry | None:
+        if path in change.updates:
+            return change.updates[path]
+        return self.tree.entries.get(path)
+
+    def _merge(
+        self,
+        change: Change,
+        path: str,
+        base: Entry | None,
+        ours: Entry | None,
+        theirs: Entry | None,
+        label: str,
+    ) -> None:
+        if ours == theirs:
+            return
+        if ours == base:
+            if theirs is not None and (why := self.tree.blocked(path)) and path not in self.tree.entries:
+                self._conflict(change, path, "directory/file", None, None, theirs, label, note=why)
+                return
+            self._materialize(theirs)
+            change.updates[path] = theirs
+            return
+        if theirs == base:
+            return  # only the downstream changed it
+        if base is None or ours is None or theirs is None:
+            why = "add/add" if base is None else ("modify/delete" if theirs is None else "delete/modify")
+            if why == "add/add" and ours is not None and theirs is not None and self._texts(ours, theirs):
+                self._text_merge(change, path, None, ours, theirs, label)
+                return
+            self._conflict(change, path, why, base, ours, theirs, label)
+            return
+        mode = self._mode(base.mode, ours.mode, theirs.mode)
+        if mode is None or {base.mode, ours.mode, theirs.mode} & {LINK, GITLINK}:
+            if ours.oid == theirs.oid and mode is not None:
+                self._materialize(theirs)
+                change.updates[path] = Entry(mode, ours.oid)
+                return
+            self._conflict(change, path, "mode" if mode is None else "binary", base, ours, theirs, label)
+            return
+        if ours.oid == base.oid or ours.oid == theirs.oid:
+            self._materialize(theirs)
+            change.updates[path] = Entry(mode, theirs.oid)
+            return
+        if theirs.oid == base.oid:
+            if mode != ours.mode:
+                change.updates[path] = Entry(mode, ours.oid)
+            return
+        if not self._texts(base, ours, theirs):
+            self._conflict(change, path, "binary", base, ours, theirs, label)
+            return
+        self._text_merge(change, path, base, ours, theirs, label, mode=mode)
+
+    @staticmethod
+    def _mode(base: int, ours: int, theirs: int) -> int | None:
+        if ours == base:
+            return theirs
+        if theirs == base or ours == theirs:
+            return ours
+        return None
+
+    def _texts(self, *entries: Entry) -> bool:
+        for e in entries:
+            if e.mode in (LINK, GITLINK):
+                return False
+            data = self._content(e)
+            if len(data) > MAX_TEXT_MERGE or is_binary(data):
+                return False
+        return True
+
+    def _text_merge(
+        self,
+        change: Change,
+        path: str,
+        base: Entry | None,
+        ours: Entry,
+        theirs: Entry,
+        label: str,
+        *,
+        mode: int | None = None,
+    ) -> None:
+        data = {
+            "base": self._content(base) if base else b"",
+            "ours": self._content(ours),
+            "theirs": self._content(theirs),
+        }
+        names = {}
+        for key, content in data.items():
+            fd, name = tempfile.mkstemp(prefix=f"{key}-", dir=self.scratch)
+            with os.fdopen(fd, "wb") as f:
+                f.write(content)
+            names[key] = name
+        args = ["merge-file", "-p", "-L", "downstream", "-L", "upstream base", "-L", f"upstream {label}"]
+        code, out, err = git.run_status(
+            self.downstream, [*args, names["ours"], names["base"], names["theirs"]]
+        )
+        for name in names.values():
+            os.unlink(name)
+        if code < 0 or code > 127:
+            raise GitError(f"{path}: git merge-file failed: {err.decode('utf-8', 'replace')[:200]}")
+        final_mode = mode if mode is not None else ours.mode
+        merged = Entry(final_mode, self.blobs.add(out))
+        self._materialize(merged)
+        if code == 0:
+            change.updates[path] = merged
+            return
+        hunks = _hunks(data["base"], data["theirs"], data["ours"])
+        stages = tuple((n, e) for n, e in ((1, base), (2, ours), (3, theirs)) if e is not None)
+        for _, e in stages:
+            self._materialize(e)
+        change.conflicts.append(Conflict(path, "content", stages, merged, hunks))
+
+    def _conflict(
+        self,
+        change: Change,
+        path: str,
+        why: str,
+        base: Entry | None,
+        ours: Entry | None,
+        theirs: Entry | None,
+        label: str,
+        note: str = "",
+    ) -> None:
+        stages = tuple((n, e) for n, e in ((1, base), (2, ours), (3, theirs)) if e is not None)
+        for _, e in stages:
+            self._materialize(e)
+        shown = ours if ours is not None else theirs
+        change.conflicts.append(Conflict(path, why if not note else f"{why}: {note}", stages, shown, ()))
+
+    def commit_change(self, change: Change) -> None:
+        """Apply a clean change to the tree."""
+        for path, entry in change.updates.items():
+            self.tree.set(path, entry)
+
+
+def blob_writer(repo: Path, scratch: Path) -> Callable[[dict[str, bytes]], None]:
+    """Write blobs into ``repo`` through one ``git hash-object -w --no-filters --stdin-paths``."""
+
+    def write(blobs: dict[str, bytes]) -> None:
+        names = []
+        for i, data in enumerate(blobs.values()):
+            name = scratch / f"blob-{i}"
+            name.write_bytes(data)
+            names.append(str(name))
+        try:
+            out = git.run(
+                repo,
+                ["hash-object", "-w", "--no-filters", "--stdin-paths"],
+                input="".join(n + "\n" for n in names).encode(),
+            )
+        finally:
+            for n in names:
+                os.unlink(n)
+        got = out.decode().split()
+        if got != list(blobs):
+            raise GitError(f"{repo}: git hash-object wrote other objects than expected")
+
+    return write

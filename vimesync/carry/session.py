@@ -1,0 +1,194 @@
+"""``vimesync carry --continue | --skip | --abort | --status``: a carry that stopped (at a
+conflict, or because its process was killed) picks up from the state in the git directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from vimesync.carry import gitops
+from vimesync.carry import state as state_mod
+from vimesync.carry.run import (
+    EMPTY,
+    EMPTY_RESOLVED,
+    SKIPPED,
+    Result,
+    _identity,
+    _record,
+    _result,
+    _skip,
+    finish,
+    run,
+)
+from vimesync.carry.state import State
+from vimesync.carry.transform import Transform
+from vimesync.errors import BadInput, ConfigError, VimesyncError
+
+
+class Unresolved(VimesyncError):
+    """--continue while files are still in conflict: a failed check (exit 1), not bad input."""
+
+    exit_code = 1
+
+
+def _reconcile(downstream: Path, state: State) -> None:
+    """Bring the state up to the branch: a process killed after moving the branch and before
+    writing the state left one more carried commit (or the pin bump) on the branch."""
+    ref = f"refs/heads/{state.branch}"
+    at = gitops.branch_at(downstream, ref)
+    if at is None:
+        raise BadInput(
+            f"the sync branch {state.branch} is gone", hint="vimesync carry --abort clears the carry's state"
+        )
+    if at == state.last:
+        return
+    found = gitops.upstream_commits_of(downstream, state.last, at)
+    for sha, upstream_commit in found:
+        if state.phase == "items" and not state.squash and state.next < len(state.items):
+            # Items between two landed commits made no commit: they were empty after the merge.
+            ahead = [i.upstream_commit for i in state.items[state.next :]]
+            if upstream_commit in ahead:
+                for item in state.items[state.next : state.next + ahead.index(upstream_commit)]:
+                    state.skipped.append(_skip(item, EMPTY))
+                state.next += ahead.index(upstream_commit)
+                item = state.items[state.next]
+                state.carried.append(
+                    {
+                        "pr": item.pr,
+                        "title": item.title,
+                        "upstream_commit": item.upstream_commit,
+                        "paths": [],
+                        "commit": sha,
+                    }
+                )
+                state.last = sha
+                state.next += 1
+                continue
+        if state.phase == "pin" and upstream_commit is None and sha == at:
+            state.last = sha  # the pin bump landed
+            state.phase = "done"
+            continue
+        last_carried = state.carried[-1]["upstream_commit"] if state.carried else None
+        if state.phase == "items" and state.squash and sha == at and upstream_commit == last_carried:
+            state.last = sha  # the squash commit landed
+            state.phase = "pin"
+            continue
+        raise BadInput(
+            f"the sync branch {state.branch} moved to {at[:12]}, which this carry did not make",
+            hint="vimesync carry --abort removes the branch and the worktree",
+        )
+    state_mod.save(downstream, state)
+
+
+def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> Result:
+    """--continue: commit the resolved conflict (or find where a killed carry stopped) and go on."""
+    state = state_mod.load(downstream)
+    _reconcile(downstream, state)
+    if state.conflict is not None:
+        wt = Path(state.worktree)
+        left = gitops.unmerged(wt)
+        if left:
+            raise Unresolved(
+                f"{len(left)} file(s) still in conflict: {', '.join(left[:10])}",
+                hint=f"resolve them in {wt}, git add them, then vimesync carry --continue",
+            )
+        dirty = gitops.unstaged(wt)
+        if dirty:
+            raise Unresolved(
+                f"{len(dirty)} file(s) changed but not added: {', '.join(dirty[:10])}",
+                hint=f"git add them in {wt} (or git checkout them), then vimesync carry --continue",
+            )
+        tree = gitops.write_tree(wt)
+        item = state.items[state.next]
+        current = state.pre_conflict_tree or gitops.tree_of(downstream, state.last)
+        if tree == current:
+            state.skipped.append(_skip(item, EMPTY_RESOLVED))
+        else:
+            _record(
+                downstream, state, f"refs/heads/{state.branch}", item, tree, [], None, _identity(identity)
+            )
+        state.worktree_tree = tree
+        state.conflict = None
+        state.pre_conflict_tree = None
+        state.next += 1
+        state_mod.save(downstream, state)
+    if state.phase != "items":
+        return finish(downstream, state, identity=identity)
+    return run(downstream, state, transform, identity=identity)
+
+
+def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> Result:
+    """--skip: drop the conflicting item (recorded as not carried) and go on."""
+    state = state_mod.load(downstream)
+    _reconcile(downstream, state)
+    if state.conflict is None:
+        raise BadInput(
+            "the carry is not stopped at a conflict: nothing to skip", hint="vimesync carry --continue"
+        )
+    item = state.items[state.next]
+    before = state.pre_conflict_tree or gitops.tree_of(downstream, state.last)
+    gitops.reset_to(Path(state.worktree), before)
+    state.worktree_tree = before
+    state.skipped.append(_skip(item, SKIPPED))
+    state.conflict = None
+    state.pre_conflict_tree = None
+    state.next += 1
+    state_mod.save(downstream, state)
+    return run(downstream, state, transform, identity=identity)
+
+
+def abort(downstream: Path) -> dict[str, Any]:
+    """--abort: remove the worktree, the branch and the state; the repository is as before."""
+    path = state_mod.state_path(downstream)
+    branch: str | None
+    worktree: str | None
+    try:
+        state = state_mod.load(downstream)
+        branch, worktree = state.branch, state.worktree
+    except ConfigError:
+        branch, worktree = _salvage(path)
+    if worktree:
+        gitops.remove_worktree(downstream, Path(worktree))
+    if branch:
+        ref = f"refs/heads/{branch}"
+        if gitops.ref_exists(downstream, ref):
+            gitops.delete_branch(downstream, ref)
+    state_mod.remove(downstream)
+    return {"aborted": True, "branch": branch, "worktree": worktree}
+
+
+def _salvage(path: Path) -> tuple[str | None, str | None]:
+    """Branch and worktree of a state file we cannot fully read (best effort, never raises)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8")[: state_mod.MAX_STATE])
+    except (OSError, ValueError):
+        return None, None
+    if not isinstance(doc, dict):
+        return None, None
+    branch = doc.get("branch") if isinstance(doc.get("branch"), str) else None
+    worktree = doc.get("worktree") if isinstance(doc.get("worktree"), str) else None
+    return branch, worktree
+
+
+def status(downstream: Path) -> dict[str, Any]:
+    """Where the carry stands (one document; the CLI renders it)."""
+    if not state_mod.exists(downstream):
+        return {"in_progress": False}
+    state = state_mod.load(downstream)
+    res = _result(state, "conflict" if state.conflict else "interrupted")
+    return {
+        "in_progress": True,
+        "status": res.status,
+        "branch": state.branch,
+        "worktree": state.worktree,
+        "base": state.base,
+        "tip": state.tip,
+        "done": state.next,
+        "total": len(state.items),
+        "phase": state.phase,
+        "carried": res.carried,
+        "skipped": res.skipped,
+        "conflict": state.conflict,
+        "next": [i.to_json() for i in state.items[state.next :]],
+    }

@@ -1,0 +1,232 @@
+r"""What carrying does to an upstream file before merging it: the path map and the translations.
+
+The path map (``[upstream] map = ["slime/=vime/"]``) rewrites a path's first matching prefix;
+paths outside every map keep their name. Every mapped path must stay a plain relative path of
+the work tree: never ``..``, ``.`` or an empty component, never into ``.git`` (in any case), and
+a map whose target is not such a prefix is refused when it is loaded.
+
+Translations (``[[upstream.translate]]``, Copybara's ``core.replace``) rewrite the content of
+carried text files::
+
+    [[upstream.translate]]
+    pattern = '\b(from|import) slime\b'   # RE2 syntax (Python's, without backtracking features)
+    replace = '\1 vime'                    # \1..\99, \g<n>, \g<name>, \\ ; other text is literal
+    paths = ["**/*.py"]                    # gitignore globs on the downstream path; default: all
+
+Patterns run on RE2, in time linear in the file whatever the pattern (a hostile ``(a+)+$`` costs
+nothing), over the file's bytes. Binary files (a NUL in the first 8,000 bytes, as git decides),
+symbolic links and files over ``MAX_TRANSLATED`` bytes are never translated. One file's
+translation may produce at most ``MAX_OUTPUT`` bytes and ``MAX_MATCHES`` matches; past that the
+carry stops as bad input naming the table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import re2
+
+from vimesync.config import Config, TranslateSpec
+from vimesync.errors import BadInput, ConfigError
+from vimesync.globs import PathGlobs
+from vimesync.safefs import excerpt
+
+MAX_PATTERN = 1000  # characters of a pattern or a replacement
+MAX_TRANSLATED = 16 << 20  # files larger than this are carried as they are
+MAX_OUTPUT = 64 << 20  # bytes one translated file may grow to
+MAX_MATCHES = 1_000_000  # matches of one table in one file
+MAX_PATH = 4095
+_BINARY_PROBE = 8000  # git's own heuristic: a NUL in the first 8,000 bytes
+
+_REPL_TOKEN = re.compile(r"\\(?:([0-9]{1,2})|g<([^>]*)>|(\\)|(.?))", re.S)
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\0" in data[:_BINARY_PROBE]
+
+
+def _bad_component(part: str) -> bool:
+    # ".git" in any case (case-insensitive file systems), and git's own refusals (".git " and
+    # ".git." are the same folder on some systems).
+    return part in ("", ".", "..") or part.lower().rstrip(". ") == ".git"
+
+
+def check_path(path: str, *, what: str) -> None:
+    """BadInput unless ``path`` is a plain relative path outside ``.git`` (every component)."""
+    parts = path.split("/")
+    if (
+        not path
+        or len(path.encode("utf-8", "surrogateescape")) > MAX_PATH
+        or path.startswith("/")
+        or "\0" in path
+        or any(_bad_component(p) for p in parts)
+    ):
+        raise BadInput(
+            f"{what} {excerpt(path)}: not a plain path inside the work tree (no '..', '.', '.git' or"
+            " empty components, not absolute)",
+            hint="check [upstream] map in vimesync.toml",
+        )
+
+
+@dataclass(frozen=True)
+class PathMap:
+    pairs: tuple[tuple[str, str], ...] = ()
+
+    def __call__(self, path: str) -> str:
+        for src, dst in self.pairs:
+            if path.startswith(src):
+                return dst + path[len(src) :]
+        return path
+
+    def checked(self, path: str) -> str:
+        """The mapped path; BadInput when it would land outside the work tree or in ``.git``."""
+        mapped = self(path)
+        check_path(mapped, what=f"upstream path {excerpt(path)} maps to")
+        return mapped
+
+
+def load_map(pairs: Sequence[tuple[str, str]], *, where: str) -> PathMap:
+    """The path map, each target checked as a plain folder prefix (``../x/``, ``.git/``, ``/etc/``
+    refused: ConfigError naming ``where``)."""
+    for src, dst in pairs:
+        for side, value in (("SRC", src), ("DST", dst)):
+            stem = value.rstrip("/")
+            parts = stem.split("/")
+            if value.startswith("/") or any(_bad_component(p) for p in parts) or "\0" in value:
+                raise ConfigError(
+                    where,
+                    f"path map {excerpt(src + '=' + dst)}: {side} must be a plain folder path inside the"
+                    " repository (no '..', '.', '.git' or empty components, not absolute)",
+                )
+    return PathMap(tuple(pairs))
+
+
+@dataclass(frozen=True)
+class Translation:
+    spec: TranslateSpec
+    where: str  # "vimesync.toml:12"
+    _regex: Any = field(repr=False, compare=False)
+    _pieces: tuple[bytes | int | str, ...] = field(repr=False, compare=False)  # literal, group, name
+    _globs: PathGlobs | None = field(repr=False, compare=False)
+
+    def applies_to(self, path: str) -> bool:
+        return self._globs is None or self._globs(path)
+
+    def apply(self, data: bytes) -> tuple[bytes, int]:
+        """(translated data, number of matches); BadInput past the output or match bounds."""
+        size = [len(data), 0]
+        pieces = self._pieces
+
+        def repl(m: Any) -> bytes:
+            size[1] += 1
+            if size[1] > MAX_MATCHES:
+                raise BadInput(
+                    f"{self.where}: translation matches more than {MAX_MATCHES:,} times in one file"
+                )
+            out = b"".join(p if isinstance(p, bytes) else (m.group(p) or b"") for p in pieces)
+            size[0] += len(out)
+            if size[0] > MAX_OUTPUT:
+                raise BadInput(f"{self.where}: translation makes a file larger than {MAX_OUTPUT >> 20} MiB")
+            return out
+
+        result, count = self._regex.subn(repl, data)
+        return result, count
+
+
+def _compile(spec: TranslateSpec, where: str) -> Translation:
+    def fail(message: str) -> ConfigError:
+        return ConfigError(where.rpartition(":")[0] if spec.line else where, message, line=spec.line)
+
+    if len(spec.pattern) > MAX_PATTERN or len(spec.replace) > MAX_PATTERN:
+        raise fail(f"[[upstream.translate]] pattern and replace are at most {MAX_PATTERN} characters")
+    if not spec.pattern:
+        raise fail("[[upstream.translate]] pattern is empty")
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        regex = re2.compile(spec.pattern.encode("utf-8"), options)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else exc
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        raise fail(
+            f"[[upstream.translate]] pattern {excerpt(spec.pattern)} is not an RE2 regex: {reason}"
+        ) from None
+    names = {k.decode() if isinstance(k, bytes) else k: v for k, v in regex.groupindex.items()}
+    pieces: list[bytes | int | str] = []
+    literal = bytearray()
+    pos = 0
+    for m in _REPL_TOKEN.finditer(spec.replace):
+        literal += spec.replace[pos : m.start()].encode("utf-8")
+        pos = m.end()
+        number, name, backslash, other = m.groups()
+        if backslash:
+            literal += b"\\"
+            continue
+        if other is not None:
+            raise fail(
+                f"[[upstream.translate]] replace {excerpt(spec.replace)}: unknown escape \\{excerpt(other)}"
+                " (use \\1..\\99, \\g<name> or \\\\)"
+            )
+        if number is not None:
+            group = int(number)
+        elif name is not None and name.isdigit():
+            group = int(name)
+        elif name is not None and name in names:
+            group = names[name]
+        else:
+            raise fail(f"[[upstream.translate]] replace names an unknown group {excerpt(name or '')}")
+        if group > regex.groups:
+            raise fail(
+                f"[[upstream.translate]] replace refers to group {group}; the pattern has {regex.groups}"
+            )
+        if literal:
+            pieces.append(bytes(literal))
+            literal = bytearray()
+        pieces.append(group)
+    literal += spec.replace[pos:].encode("utf-8")
+    if literal:
+        pieces.append(bytes(literal))
+    globs = None
+    if spec.paths is not None:
+        try:
+            globs = PathGlobs(spec.paths)
+        except ValueError as exc:
+            raise fail(f"[[upstream.translate]] paths: not gitignore globs ({excerpt(str(exc))})") from None
+    return Translation(spec=spec, where=where, _regex=regex, _pieces=tuple(pieces), _globs=globs)
+
+
+@dataclass(frozen=True)
+class Transform:
+    """The path map and the translations of one carry."""
+
+    path_map: PathMap = field(default_factory=PathMap)
+    translations: tuple[Translation, ...] = ()
+
+    def content(self, path: str, data: bytes, mode: int) -> tuple[bytes, int]:
+        """``data`` of the downstream file ``path`` translated, and the number of matches. Symbolic
+        links, submodules, binary and oversized files are returned as they are."""
+        if not self.translations or mode in (0o120000, 0o160000) or len(data) > MAX_TRANSLATED:
+            return data, 0
+        if is_binary(data):
+            return data, 0
+        hits = 0
+        for t in self.translations:
+            if t.applies_to(path):
+                data, n = t.apply(data)
+                hits += n
+        return data, hits
+
+
+def load_transform(config: Config, *, path_map: Sequence[tuple[str, str]] | None = None) -> Transform:
+    """The config's map (or ``path_map``) and translations, compiled; ConfigError naming the file
+    and line of a bad table."""
+    where = str(config.file) if config.file else "vimesync.toml"
+    pm = load_map(path_map if path_map is not None else config.path_map, where=where)
+    translations = tuple(
+        _compile(spec, f"{where}:{spec.line}" if spec.line else where) for spec in config.translate
+    )
+    return Transform(path_map=pm, translations=translations)
