@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +10,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from vimesync.check.model import CheckReport, check_options, check_to_dict
+from vimesync.check.model import CheckReport, check_plan, checks_to_dict
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
@@ -26,6 +25,10 @@ app.add_typer(patches_app, name="patches")
 
 @patches_app.command("check")
 def check(
+    engine: Annotated[
+        str | None,
+        typer.Option(help="Check only this engine of the config (default: every engine it names)."),
+    ] = None,
     source: Annotated[
         Path | None,
         typer.Option(help="Engine source: git repo (work tree or bare), directory, .whl/.zip/.tar.gz."),
@@ -59,8 +62,9 @@ def check(
     ] = None,
 ) -> int:
     """Apply the patch stack to the exact pinned source and parse every Python file of the result."""
-    opts = check_options(
+    plan = check_plan(
         load_config(config),
+        engine=engine,
         source=source,
         rev=rev,
         series=series,
@@ -69,20 +73,26 @@ def check(
         keep_going=keep_going,
         export=export,
         use_cache=not no_cache,
+        require_exact=True,
     )
     from vimesync.check.run import run_check  # here, not at the top: other commands skip its imports
 
-    with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
-        report = run_check(opts, progress=progress)
-    if opts.rev and not re.fullmatch(r"[0-9a-f]{40}", opts.rev):
-        output.warn(f"rev {opts.rev!r} is not a full commit sha: the commit it names can move")
+    reports = []
+    for opts in plan:
+        for note in opts.notes:
+            output.warn(note)
+        with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
+            reports.append(run_check(opts, progress=progress))
     if json_out:
-        output.emit_json(check_to_dict(report))
+        output.emit_json(checks_to_dict(reports))
     else:
-        render(report)
+        for i, report in enumerate(reports):
+            if i:
+                output.stdout.print()
+            render(report)
         if export is not None:
             output.stderr.print(output.styled(f"exported the patched tree to {export}"))
-    return EXIT_OK if report.ok else EXIT_CHECK_FAILED
+    return EXIT_OK if all(r.ok for r in reports) else EXIT_CHECK_FAILED
 
 
 # Every string below that comes from the source, the series or a patch goes through
@@ -94,7 +104,8 @@ def render(report: CheckReport) -> None:
     con = output.stdout
     src = report.source
     at = f" @ {src.rev}" if src.rev else ""
-    con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}"))
+    exact = "" if report.exact_pin or src.kind == "directory" else " (no digest pinned: not an exact pin)"
+    con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}{exact}"))
     con.print(_table(report))
     for p in report.patches:
         _render_patch_details(p)

@@ -15,23 +15,48 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from vimesync.check.model import check_options
+from vimesync.check.model import check_options, check_plan
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
-from vimesync.config import Config, load_config, parse_map
+from vimesync.config import Config, load_config, parse_map, select_engine
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.safefs import check_output_path, write_atomic
 
+if TYPE_CHECKING:
+    from vimesync.report.generate import EngineInput
+
 
 def _check_opts(cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None):
-    if (source or cfg.engine.source) is None or (series or cfg.engine.series) is None:
+    if (source or cfg.engine.source or cfg.engine.package) is None or (series or cfg.engine.series) is None:
         return None
-    return check_options(cfg, source=source, rev=rev, series=series, strip=strip)
+    return check_options(cfg, source=source, rev=rev, series=series, strip=strip, require_exact=True)
+
+
+def _engine_inputs(cfg: Config, engine: str | None, flags: dict[str, Any]) -> tuple[EngineInput, ...]:
+    """Every engine of a config that names several (or the one ``--engine`` names): checked when
+    it has a source, else its series alone. With several engines a flag cannot say which engine
+    it is for, so it is refused (check_plan says so, naming them)."""
+    from vimesync.report.generate import EngineInput
+
+    given = {k: v for k, v in flags.items() if v is not None}
+    if engine is None and given:
+        check_plan(cfg, **given)  # raises, naming the engines
+    pins = [select_engine(cfg, engine)] if engine else list(cfg.engines)
+    inputs = []
+    for pin in pins:
+        source = given.get("source") or pin.source or pin.package
+        series = given.get("series") or pin.series
+        if source and series:
+            (opts,) = check_plan(cfg, engine=pin.key or pin.name, require_exact=True, **given)
+            inputs.append(EngineInput(pin=pin, check=opts))
+        else:
+            inputs.append(EngineInput(pin=pin, series=series, strip=given.get("strip")))
+    return tuple(inputs)
 
 
 @app.command("report")
@@ -52,6 +77,9 @@ def report(
     head: Annotated[str, typer.Option(help="The sync head.")] = "HEAD",
     map_: Annotated[list[str] | None, typer.Option("--map", help="Path map SRC=DST, repeatable.")] = None,
     sync: Annotated[str | None, typer.Option(help="Review ledger name (default: <base8>..<tip8>).")] = None,
+    engine: Annotated[
+        str | None, typer.Option(help="Report only this engine of the config (default: every engine).")
+    ] = None,
     source: Annotated[Path | None, typer.Option(help="Engine source (default: the engine pin).")] = None,
     rev: Annotated[str | None, typer.Option(help="Engine rev (default: the engine pin).")] = None,
     series: Annotated[Path | None, typer.Option(help="Quilt series file (default: the engine pin).")] = None,
@@ -88,6 +116,9 @@ def report(
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+", upstream_repo):
             raise BadInput(f"--upstream-repo {upstream_repo!r}: expected owner/name, e.g. THUDM/slime")
         cfg = replace(cfg, upstream_repo=upstream_repo)
+    several = len(cfg.engines) > 1 or engine is not None
+    flags = {"source": source, "rev": rev, "series": series, "strip": strip}
+    opts = None if several else _check_opts(cfg, source, rev, series, strip)
     inputs = ReportInputs(
         config=cfg,
         upstream=upstream,
@@ -98,11 +129,12 @@ def report(
         head=head,
         path_map=parse_map(map_) if map_ else None,
         sync=sync,
-        check=(opts := _check_opts(cfg, source, rev, series, strip)),
+        check=opts,
         series=(series or cfg.engine.series) if opts is None else None,
         strip=strip,
         pr_metadata=pr_metadata,
         github=github,
+        engines=_engine_inputs(cfg, engine, flags) if several else (),
     )
     with parse_progress(enabled=output.progress_enabled()) as progress:
         result = generate_report(inputs, progress=progress)

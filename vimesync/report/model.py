@@ -79,9 +79,19 @@ class EnginePatches:
 class SyncReport:
     upstream_name: str
     summary: Summary | Skipped
-    engine: EnginePatches | Skipped
+    engines: tuple[EnginePatches | Skipped, ...]  # one Engine patches table per engine, config order
     audit: AuditResult | Skipped
-    validation: CheckReport | Skipped
+    validations: tuple[CheckReport | Skipped, ...]  # one Validation line per engine, same order
+
+    @property
+    def engine(self) -> EnginePatches | Skipped:
+        """The first (or only) engine's table."""
+        return self.engines[0]
+
+    @property
+    def validation(self) -> CheckReport | Skipped:
+        """The first (or only) engine's check."""
+        return self.validations[0]
 
     @property
     def title(self) -> str:
@@ -94,8 +104,9 @@ class SyncReport:
     def checks_ok(self) -> bool:
         """Every check that ran passed: patches apply, Python parses, every changed path reviewed."""
         ok = True
-        if isinstance(self.validation, CheckReport):
-            ok = ok and self.validation.ok
+        for check in self.validations:
+            if isinstance(check, CheckReport):
+                ok = ok and check.ok
         if isinstance(self.audit, AuditResult):
             ok = ok and self.audit.ok
         return ok
@@ -194,12 +205,14 @@ def build_report(
     previous_engine_pin: str | None = None,
     series: EnginePatches | None = None,
     skipped: dict[str, str] | None = None,
+    engines: Sequence[tuple[EnginePatches | Skipped, CheckReport | Skipped]] = (),
 ) -> SyncReport:
     """Assemble the report. Missing inputs become Skipped sections; ``skipped`` overrides their
     one-line reasons (keys "summary", "engine", "audit", "validation").
 
     The Engine patches table comes from ``check`` when the stack was checked, else from
-    ``series`` (the series and headers read without a source, see ``generate.engine_from_series``)."""
+    ``series`` (the series and headers read without a source, see ``generate.engine_from_series``).
+    ``engines`` (table, validation) pairs, when given, are the sections of several engines."""
     why = {
         "summary": "No upstream range was given (--upstream/--range): no summary.",
         "engine": "No engine source or series was given (--source/--series): no patch table.",
@@ -212,12 +225,20 @@ def build_report(
         summary=build_summary(walk, upstream_name=upstream_name, upstream_repo=upstream_repo)
         if walk
         else Skipped(why["summary"]),
-        engine=_engine_of_check(check, engine_repo, previous_engine_pin)
-        if check
-        else series or Skipped(why["engine"]),
+        engines=tuple(e for e, _ in engines)
+        or (
+            _engine_of_check(check, engine_repo, previous_engine_pin)
+            if check
+            else series or Skipped(why["engine"]),
+        ),
         audit=audit if audit else Skipped(why["audit"]),
-        validation=check if check else Skipped(why["validation"]),
+        validations=tuple(v for _, v in engines) or (check if check else Skipped(why["validation"]),),
     )
+
+
+def engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
+    """The Engine patches table of a checked stack: its pin and its patches' headers."""
+    return _engine_of_check(check, engine_repo, previous_pin)
 
 
 def _engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
