@@ -107,6 +107,7 @@ class CheckOptions:
     source_origin: str | None = None  # who named ``source``: "--source" or the file
     require_exact: bool = False  # the gate: refuse a git rev that is not a full sha (and say it)
     notes: tuple[str, ...] = ()
+    parse: bool = True  # False: apply the stack only (lint --strict), no Python parse
 
 
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing

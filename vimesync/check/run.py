@@ -185,7 +185,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         results = apply_stack(scratch, _drain(patches), keep_going=opts.keep_going, provider=provider)
         changed = changed_files(scratch, {p for r in results for p in r.touched}, provider)
         python = None
-        if all(r.ok for r in results) or opts.keep_going:
+        if opts.parse and (all(r.ok for r in results) or opts.keep_going):
             # A symlink has nothing of its own to parse: for the parser it is gone, like a deletion.
             contents = {p: c[0] if c is not None and c[1] != MODE_LINK else None for p, c in changed.items()}
             python = parse_patched(

@@ -1,0 +1,169 @@
+"""``vimesync patches lint`` and ``vimesync patches describe``: review the patch stack's shape and
+metadata, and fill in a patch's DEP-3 header."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vimesync.cli import output
+from vimesync.cli.patches import patches_app
+from vimesync.config import Config, EnginePin, load_config, select_engine
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.safefs import excerpt, lexical
+from vimesync.text import plural
+
+
+def _targets(cfg: Config, engine: str | None, series: Path | None) -> list[tuple[EnginePin, Path]]:
+    """(engine pin, series) pairs to lint: the one ``--engine`` or ``--series`` names, else every
+    engine of the config that has a series. A ``--series`` no pin names is linted on its own."""
+    engines = cfg.engines or ((cfg.engine,) if cfg.engine.configured else ())
+    if engine is not None:
+        pin = select_engine(cfg, engine)
+        engines = (pin,)
+    if series is not None:
+        same = [
+            p
+            for p in engines
+            if p.series and lexical(p.series) in (lexical(series), lexical(series) / "series")
+        ]
+        return [(same[0] if same else EnginePin(), series)]
+    found = [(p, p.series) for p in engines if p.series is not None]
+    if not found:
+        where = f" (or set series in an engine pin of {cfg.file})" if cfg.file else ""
+        raise BadInput(f"no patch series: pass --series FILE{where}")
+    return found
+
+
+@patches_app.command("lint")
+def lint(
+    series: Annotated[Path | None, typer.Option(help="Quilt series file (default: every engine's).")] = None,
+    engine: Annotated[str | None, typer.Option(help="Lint only this engine's series.")] = None,
+    strip: Annotated[
+        int | None, typer.Option(min=0, help="Default -pN for patches (default: the pin's).")
+    ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Also apply the stack to the source: hunks at an offset are findings."),
+    ] = False,
+    source: Annotated[
+        Path | None, typer.Option(help="Engine source for --strict (default: the pin's).")
+    ] = None,
+    rev: Annotated[
+        str | None, typer.Option(help="For a git source with --strict (default: the pin's).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+    config: Annotated[
+        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
+    ] = None,
+) -> int:
+    """Check the series against its folder and every patch's header, line endings and index lines
+    (codes in docs/lint.md). Exit 1 on findings."""
+    from vimesync.lint import lint_series
+
+    cfg = load_config(config)
+    results = []
+    for pin, ser in _targets(cfg, engine, series):
+        offsets = None
+        if strict:
+            offsets = _strict_check(cfg, pin, ser, source=source, rev=rev, strip=strip)
+        results.append(
+            lint_series(ser, strip=pin.strip if strip is None else strip, repo=pin.repo, offsets=offsets)
+        )
+    findings = [f for r in results for f in r.findings]
+    if json_out:
+        doc = (
+            results[0].as_dict()
+            if len(results) == 1
+            else {
+                "ok": not findings,
+                "series": [r.as_dict() for r in results],
+            }
+        )
+        output.emit_json(doc)
+    else:
+        for f in findings:
+            output.stdout.print(output.styled(f"{f.path}:{f.line}: ", (f.code, "bold red"), f" {f.message}"))
+        patches = sum(r.patches for r in results)
+        if findings:
+            output.stdout.print(
+                output.styled(
+                    f"Found {plural(len(findings), 'finding')} in {plural(patches, 'patch', 'patches')}."
+                )
+            )
+        else:
+            output.stdout.print(
+                output.styled(
+                    ("All checks passed", "bold green"), f": {plural(patches, 'patch', 'patches')}."
+                )
+            )
+    return EXIT_CHECK_FAILED if findings else EXIT_OK
+
+
+def _strict_check(
+    cfg: Config, pin: EnginePin, series: Path, *, source: Path | None, rev: str | None, strip: int | None
+):  # type: ignore[no-untyped-def]
+    """The stack applied to the source (no parse), for O001/O002."""
+    from dataclasses import replace
+
+    from vimesync.check.model import check_plan
+    from vimesync.check.run import run_check
+
+    engine = pin.key or (pin.name if pin.file else None)
+    (opts,) = check_plan(
+        cfg, engine=engine, source=source, rev=rev, series=series, strip=strip, keep_going=True
+    )
+    opts = replace(opts, parse=False)
+    return lambda: run_check(opts).patches
+
+
+@patches_app.command("describe")
+def describe(
+    name: Annotated[str, typer.Argument(help="The patch, as the series names it.")],
+    description: Annotated[str, typer.Option(help="What the patch does and why (first line: the purpose).")],
+    upstream: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Upstream PR/commit: a URL, owner/repo#N or commit:<sha> (repeatable); sets Origin."
+        ),
+    ] = None,
+    series: Annotated[Path | None, typer.Option(help="Quilt series file (default: the engine's).")] = None,
+    engine: Annotated[str | None, typer.Option(help="The engine whose series holds the patch.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+    config: Annotated[
+        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
+    ] = None,
+) -> int:
+    """Add or update the patch's DEP-3 header in place (the diff is kept byte for byte; git apply
+    ignores the header), so the report's Purpose / PR column is filled."""
+    from vimesync.lint.describe import describe as rewrite
+    from vimesync.lint.describe import normalize_ref
+    from vimesync.patches.series import load_series, read_patch
+    from vimesync.safefs import write_atomic
+
+    cfg = load_config(config)
+    targets = _targets(cfg, engine, series)
+    matches = []
+    for pin, ser in targets:
+        for entry in load_series(ser, default_strip=pin.strip).entries:
+            if name in (entry.name, entry.path.name):
+                matches.append((pin, entry))
+    if not matches:
+        raise BadInput(f"no patch {excerpt(name)} in {', '.join(str(s) for _, s in targets)}")
+    if len(matches) > 1:
+        raise BadInput(f"{excerpt(name)} names {len(matches)} patches: pass --engine or --series")
+    pin, entry = matches[0]
+    refs = [normalize_ref(r, repo=pin.repo) for r in upstream or []]
+    old = read_patch(entry)
+    new = rewrite(old, name=entry.name, strip=entry.strip, description=description, refs=refs)
+    changed = new != old
+    if changed:
+        write_atomic(entry.path, new, what="patch")
+    if json_out:
+        output.emit_json({"ok": True, "patch": str(entry.path), "changed": changed})
+    else:
+        verb = "updated the header of" if changed else "already up to date:"
+        output.stderr.print(output.styled(f"{verb} {entry.path}"))
+    return EXIT_OK
