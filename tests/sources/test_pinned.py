@@ -212,3 +212,15 @@ def test_a_malformed_sha256_is_refused(tmp_path: Path, value: str) -> None:
     (tmp_path / "vimesync.toml").write_text('[engine]\npin = "pins/eng.toml"\n')
     with pytest.raises(ConfigError, match="sha256 must be 64 hexadecimal digits"):
         load_config(tmp_path / "vimesync.toml")
+
+
+def test_the_report_names_the_verified_digest(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, stack: Stack, pip_offline: Path
+) -> None:
+    wheel = make_wheel(pip_offline)
+    config = checkout(tmp_path, stack, "pypi:eng==1.0", digest(wheel))
+    code, out, err = run(capsys, "report", "--config", str(config))
+    assert code == 0, err
+    assert f"verified against its pin: sha256 {digest(wheel)}." in out
+    code, out, err = run(capsys, "patches", "check", "--config", str(config), "--json")
+    assert json.loads(out)["sha256"] == digest(wheel)

@@ -28,6 +28,7 @@ class CheckReport:
     # whose sha256 was verified. A directory, or an archive no pin records a digest for, is not.
     exact_pin: bool = False
     pin_file: str | None = None  # the engine pin that was checked, when one was
+    sha256: str | None = None  # the archive's digest, when it was verified against the pin
     notes: tuple[str, ...] = ()  # which settings applied from where, when flags and a pin mixed
 
     @property
@@ -48,6 +49,7 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
         "engine": report.engine,
         "pin_file": report.pin_file,
         "exact_pin": report.exact_pin,
+        "sha256": report.sha256,
         "source": asdict(report.source),
         "series": report.series,
         "patches": [

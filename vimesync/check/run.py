@@ -200,6 +200,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         python=python,
         engine=opts.engine,
         exact_pin=exact,
+        sha256=opts.sha256 if verified else None,
         pin_file=str(opts.pin_file) if opts.pin_file else None,
         notes=opts.notes,
     )

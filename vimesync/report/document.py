@@ -53,6 +53,7 @@ def engine_json(e: EnginePatches) -> dict[str, Any]:
         "previous_pin": e.previous_pin,
         "pin_changed": None if e.previous_pin is None or e.pin is None else e.previous_pin != e.pin,
         "source": e.source,
+        "sha256": e.sha256,
         "patches": [
             {
                 "name": r.name,

@@ -164,7 +164,9 @@ def render_engine(e: EnginePatches | Skipped, *, heading: bool = True) -> list[s
     if isinstance(e, Skipped):
         return [*out, escape(e.reason)]
     engine = escape(e.engine)
-    if e.pin is None:
+    if e.pin is None and e.sha256:
+        out.append(f"The {engine} source is {code(e.source)}, verified against its pin: sha256 {e.sha256}.")
+    elif e.pin is None:
         out.append(f"The {engine} source is {code(e.source)} (not a pinned git revision).")
     elif e.previous_pin == e.pin:
         out.append(f"The {engine} source pin remains {rev(e.pin)}.")

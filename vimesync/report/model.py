@@ -73,6 +73,7 @@ class EnginePatches:
     previous_pin: str | None  # the pin at the pre-sync baseline, when known
     source: str  # where the source was read from (for non-git sources)
     rows: tuple[PatchRow, ...]  # series order
+    sha256: str | None = None  # an archive source verified against its pin's digest
 
 
 @dataclass(frozen=True)
@@ -162,9 +163,11 @@ def build_engine(
     source: str,
     engine_repo: str | None,
     previous_pin: str | None,
+    sha256: str | None = None,
 ) -> EnginePatches:
     """The Engine patches facts: the pin and one row per (name, DEP-3 header), in series order."""
     return EnginePatches(
+        sha256=sha256,
         engine=engine,
         pin=pin,
         previous_pin=previous_pin,
@@ -247,6 +250,7 @@ def _engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: 
         engine=check.engine,
         pin=check.source.rev,
         source=check.source.path,
+        sha256=check.sha256,
         engine_repo=engine_repo,
         previous_pin=previous_pin,
     )
