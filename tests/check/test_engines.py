@@ -226,3 +226,22 @@ def test_the_report_refuses_a_moving_rev(capsys: pytest.CaptureFixture[str], two
     pin.write_text(pin.read_text().replace(two.b.pin, two.b.pin[:8]))
     code, _, err = run(capsys, "report", "--config", str(two.config))
     assert code == 2 and f'write rev = "{two.b.pin}"' in err
+
+
+def test_engine_and_another_series_says_which_settings_apply(two: TwoEngines) -> None:
+    (opts,) = check_plan(load_config(two.config), engine="megatron", series=two.root / "patches/sglang")
+    assert opts.engine == "MEGATRON" and opts.strip == 2
+    assert opts.notes and "still apply" in opts.notes[0] and "pins/megatron.toml" in opts.notes[0]
+
+
+def test_lint_strict_with_several_engines_needs_engine_for_a_source(
+    capsys: pytest.CaptureFixture[str], two: TwoEngines
+) -> None:
+    code, _, err = run(
+        capsys, "patches", "lint", "--config", str(two.config), "--strict", "--source", str(two.a.repo.path)
+    )
+    assert code == 2 and "--engine NAME" in err
+    code, out, err = run(capsys, "patches", "lint", "--config", str(two.config), "--strict", "--json")
+    doc = json.loads(out)
+    assert [len(s["findings"]) for s in doc["series"]] == [1, 1]  # H001 each; both apply cleanly
+    assert {f["code"] for s in doc["series"] for f in s["findings"]} == {"H001"}

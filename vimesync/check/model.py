@@ -134,7 +134,14 @@ def _pick_pins(
     """Which engine pins a check runs on, each with a note when a flag made it drop the pin."""
     engines = _engines(config)
     if engine is not None:
-        return [(select_engine(config, engine), None)]
+        pin = select_engine(config, engine)
+        note = None
+        if series is not None and pin.series is not None and not _same_series(series, pin.series):
+            note = (
+                f"--series is not the series of {pin.file} ({pin.name}); that pin's rev, strip, source, "
+                "python and sha256 still apply unless given as flags"
+            )
+        return [(pin, note)]
     if series is not None:
         named = [p for p in engines if p.series is not None and _same_series(p.series, series)]
         if named:

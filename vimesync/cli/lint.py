@@ -64,8 +64,14 @@ def lint(
     from vimesync.lint import lint_series
 
     cfg = load_config(config)
+    targets = _targets(cfg, engine, series)
+    if strict and len(targets) > 1 and (source or rev):
+        names = ", ".join(p.key or p.name for p, _ in targets)
+        raise BadInput(
+            f"{cfg.file} names {len(targets)} engines ({names}): pass --engine NAME with --source/--rev"
+        )
     results = []
-    for pin, ser in _targets(cfg, engine, series):
+    for pin, ser in targets:
         offsets = None
         if strict:
             offsets = _strict_check(cfg, pin, ser, source=source, rev=rev, strip=strip)
