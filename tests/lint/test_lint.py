@@ -180,3 +180,19 @@ def test_every_code_is_documented() -> None:
     doc = (Path(__file__).parents[2] / "docs/lint.md").read_text()
     for code in CODES:
         assert f"`{code}`" in doc, code
+
+
+def test_a_series_symlinked_outside_and_symlinked_folders_are_not_followed(
+    capsys: pytest.CaptureFixture[str], stack: Stack, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.patch").write_text("SECRET\n")
+    os.symlink(outside, stack.dir / "linked")
+    found = lint_series(stack.dir / "series").findings
+    assert not any("secret" in f.path or "SECRET" in f.message for f in found)
+    series = stack.dir / "series"
+    series.unlink()
+    series.symlink_to("/proc/self/environ")
+    code, out, err = run(capsys, "patches", "lint", "--series", str(series))
+    assert code == 2 and out == "" and "symbolic link" in err and "Traceback" not in err
