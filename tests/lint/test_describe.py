@@ -56,7 +56,7 @@ def test_a_headerless_patch_gets_a_header_and_applies_byte_identically(
         "0001-a.patch",
         "--description",
         "Say there\nso callers know.\n\nMore.",
-        "--upstream",
+        "--origin",
         "o/r#12",
     )
     assert code == 0, err
@@ -75,7 +75,7 @@ def test_a_headerless_patch_gets_a_header_and_applies_byte_identically(
         "0001-a.patch",
         "--description",
         "Say there\nso callers know.\n\nMore.",
-        "--upstream",
+        "--origin",
         "o/r#12",
     )
     assert code == 0 and "already up to date" in err and patch.read_bytes() == after
@@ -127,11 +127,11 @@ def test_a_description_line_that_looks_like_a_diff_stays_in_the_header(stack: St
         (["--description", "a\u202eb"], "control characters"),
         (["--description", "x" * 5000], "more than 4096"),
         (["--description", "  "], "empty"),
-        (["--description", "d", "--upstream", "javascript:alert(1)"], "expected one URL"),
-        (["--description", "d", "--upstream", "o/r#1 o/r#2"], "expected one URL"),
-        (["--description", "d", "--upstream", "o/r#1\n"], "expected one URL"),
-        (["--description", "d", "--upstream", "commit:0123456789ab"], "needs the engine pin's repo"),
-        (["--description", "d", "--upstream", "see the chat"], "expected one URL"),
+        (["--description", "d", "--origin", "javascript:alert(1)"], "expected one URL"),
+        (["--description", "d", "--origin", "o/r#1 o/r#2"], "expected one URL"),
+        (["--description", "d", "--origin", "o/r#1\n"], "expected one URL"),
+        (["--description", "d", "--origin", "commit:0123456789ab"], "needs the engine pin's repo"),
+        (["--description", "d", "--origin", "see the chat"], "expected one URL"),
     ],
 )
 def test_hostile_values_are_refused_and_nothing_is_written(

@@ -30,6 +30,9 @@ class CheckReport:
     pin_file: str | None = None  # the engine pin that was checked, when one was
     sha256: str | None = None  # the archive's digest, when it was verified against the pin
     notes: tuple[str, ...] = ()  # which settings applied from where, when flags and a pin mixed
+    # What opening the source decided for the user ("no revision given: using HEAD (<sha>)",
+    # "skipped 2 submodule(s)...", "stripped the archive's top-level folder 'x'")
+    source_notes: tuple[str, ...] = ()
 
     @property
     def patches_ok(self) -> bool:
@@ -50,7 +53,7 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
         "pin_file": report.pin_file,
         "exact_pin": report.exact_pin,
         "sha256": report.sha256,
-        "source": asdict(report.source),
+        "source": {**asdict(report.source), "notes": list(report.source_notes)},
         "series": report.series,
         "patches": [
             {

@@ -203,6 +203,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         sha256=opts.sha256 if verified else None,
         pin_file=str(opts.pin_file) if opts.pin_file else None,
         notes=opts.notes,
+        source_notes=source.notes,
     )
 
 

@@ -4,21 +4,40 @@ metadata, and fill in a patch's DEP-3 header."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
-
-import typer
+from typing import TYPE_CHECKING
 
 from vimesync.cli import output
-from vimesync.cli.patches import patches_app
-from vimesync.config import Config, EnginePin, load_config, select_engine
+from vimesync.cli.options import (
+    ConfigOpt,
+    DescriptionOpt,
+    EngineOpt,
+    FormatOpt,
+    JsonOpt,
+    OriginOpt,
+    PatchNameArg,
+    RevOpt,
+    SeriesOpt,
+    SourceOpt,
+    StrictOpt,
+    StripOpt,
+    output_format,
+)
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
-from vimesync.safefs import excerpt, lexical
 from vimesync.text import plural
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from vimesync.config import Config, EnginePin
+    from vimesync.patches.model import PatchResult
 
 
 def _targets(cfg: Config, engine: str | None, series: Path | None) -> list[tuple[EnginePin, Path]]:
     """(engine pin, series) pairs to lint: the one ``--engine`` or ``--series`` names, else every
     engine of the config that has a series. A ``--series`` no pin names is linted on its own."""
+    from vimesync.config import EnginePin, select_engine
+    from vimesync.safefs import lexical
+
     engines = cfg.engines or ((cfg.engine,) if cfg.engine.configured else ())
     if engine is not None:
         pin = select_engine(cfg, engine)
@@ -37,32 +56,23 @@ def _targets(cfg: Config, engine: str | None, series: Path | None) -> list[tuple
     return found
 
 
-@patches_app.command("lint")
 def lint(
-    series: Annotated[Path | None, typer.Option(help="Quilt series file (default: every engine's).")] = None,
-    engine: Annotated[str | None, typer.Option(help="Lint only this engine's series.")] = None,
-    strip: Annotated[
-        int | None, typer.Option(min=0, help="Default -pN for patches (default: the pin's).")
-    ] = None,
-    strict: Annotated[
-        bool,
-        typer.Option("--strict", help="Also apply the stack to the source: hunks at an offset are findings."),
-    ] = False,
-    source: Annotated[
-        Path | None, typer.Option(help="Engine source for --strict (default: the pin's).")
-    ] = None,
-    rev: Annotated[
-        str | None, typer.Option(help="For a git source with --strict (default: the pin's).")
-    ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
-    config: Annotated[
-        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
-    ] = None,
+    series: SeriesOpt = None,
+    engine: EngineOpt = None,
+    strip: StripOpt = None,
+    strict: StrictOpt = False,
+    source: SourceOpt = None,
+    rev: RevOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
 ) -> int:
     """Check the series against its folder and every patch's header, line endings and index lines
     (codes in docs/lint.md). Exit 1 on findings."""
+    from vimesync.config import load_config
     from vimesync.lint import lint_series
 
+    json_out = output_format(fmt, json_) == "json"
     cfg = load_config(config)
     targets = _targets(cfg, engine, series)
     if strict and len(targets) > 1 and (source or rev):
@@ -110,7 +120,7 @@ def lint(
 
 def _strict_check(
     cfg: Config, pin: EnginePin, series: Path, *, source: Path | None, rev: str | None, strip: int | None
-):  # type: ignore[no-untyped-def]
+) -> Callable[[], tuple[PatchResult, ...]]:
     """The stack applied to the source (no parse), for O001/O002."""
     from dataclasses import replace
 
@@ -125,30 +135,25 @@ def _strict_check(
     return lambda: run_check(opts).patches
 
 
-@patches_app.command("describe")
 def describe(
-    name: Annotated[str, typer.Argument(help="The patch, as the series names it.")],
-    description: Annotated[str, typer.Option(help="What the patch does and why (first line: the purpose).")],
-    upstream: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Upstream PR/commit: a URL, owner/repo#N or commit:<sha> (repeatable); sets Origin."
-        ),
-    ] = None,
-    series: Annotated[Path | None, typer.Option(help="Quilt series file (default: the engine's).")] = None,
-    engine: Annotated[str | None, typer.Option(help="The engine whose series holds the patch.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
-    config: Annotated[
-        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
-    ] = None,
+    name: PatchNameArg,
+    description: DescriptionOpt,
+    origin: OriginOpt = None,
+    series: SeriesOpt = None,
+    engine: EngineOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
 ) -> int:
     """Add or update the patch's DEP-3 header in place (the diff is kept byte for byte; git apply
     ignores the header), so the report's Purpose / PR column is filled."""
+    from vimesync.config import load_config
     from vimesync.lint.describe import describe as rewrite
     from vimesync.lint.describe import normalize_ref
     from vimesync.patches.series import load_series, read_patch
-    from vimesync.safefs import write_atomic
+    from vimesync.safefs import excerpt, write_atomic
 
+    json_out = output_format(fmt, json_) == "json"
     cfg = load_config(config)
     targets = _targets(cfg, engine, series)
     matches = []
@@ -161,7 +166,7 @@ def describe(
     if len(matches) > 1:
         raise BadInput(f"{excerpt(name)} names {len(matches)} patches: pass --engine or --series")
     pin, entry = matches[0]
-    refs = [normalize_ref(r, repo=pin.repo) for r in upstream or []]
+    refs = [normalize_ref(r, repo=pin.repo) for r in origin or []]
     old = read_patch(entry)
     new = rewrite(old, name=entry.name, strip=entry.strip, description=description, refs=refs)
     changed = new != old

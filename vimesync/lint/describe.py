@@ -28,14 +28,14 @@ def normalize_ref(ref: str, *, repo: str | None = None) -> str:
     """``owner/repo#N`` -> its pull URL; a GitHub or other http(s) URL, or ``commit:<sha>``, as it
     is. BadInput for anything else (it would not become a link in the report)."""
     if not ref or len(ref) > MAX_REF or _CONTROL.search(ref) or any(c.isspace() for c in ref):
-        raise BadInput(f"--upstream {excerpt(ref)}: expected one URL, owner/repo#N or commit:<sha>")
+        raise BadInput(f"--origin {excerpt(ref)}: expected one URL, owner/repo#N or commit:<sha>")
     refs = find_refs(ref, default_repo=repo)
     whole = (
         len(refs) == 1 and refs[0].url and (ref.startswith(("http://", "https://", "commit:")) or "#" in ref)
     )
     if not whole:
         raise BadInput(
-            f"--upstream {excerpt(ref)}: expected one URL, owner/repo#N or commit:<sha> "
+            f"--origin {excerpt(ref)}: expected one URL, owner/repo#N or commit:<sha> "
             "(commit:<sha> needs the engine pin's repo)"
         )
     m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)#([0-9]+)", ref)
@@ -74,7 +74,7 @@ def _groups(paragraph: list[bytes]) -> list[tuple[str, list[bytes]]]:
 def describe(data: bytes, *, name: str, strip: int, description: str, refs: Sequence[str] = ()) -> bytes:
     """``data`` with its DEP-3 header's Description (and Origin, with ``refs``) set."""
     if len(refs) > MAX_REFS:
-        raise BadInput(f"more than {MAX_REFS} --upstream references")
+        raise BadInput(f"more than {MAX_REFS} --origin references")
     before = parse_patch(data, name=name, strip=strip)
     header, body = data[: len(before.header)], data[len(before.header) :]
     if not before.files:

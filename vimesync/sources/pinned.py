@@ -21,9 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from vimesync.config import pypi_requirement
+from vimesync.config import cache_root, pypi_requirement
 from vimesync.errors import BadInput
-from vimesync.pycheck.cache import default_cache_dir
 from vimesync.safefs import excerpt, remove_tree
 
 MAX_DOWNLOAD_BYTES = 4 << 30  # what pip may write before it is stopped (vLLM wheels are ~0.5 GiB)
@@ -56,7 +55,7 @@ def verify_archive(path: Path, sha256: str, *, pin: str) -> None:
 
 def archive_cache(env: dict[str, str] | None = None) -> Path:
     """Where fetched archives live: ``<vimesync cache>/archives/<sha256>/<file name>``."""
-    return default_cache_dir(env) / "archives"
+    return cache_root(env) / "archives"
 
 
 def fetch_package(
