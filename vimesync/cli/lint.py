@@ -145,8 +145,9 @@ def describe(
     json_: JsonOpt = False,
     config: ConfigOpt = None,
 ) -> int:
-    """Add or update the patch's DEP-3 header in place (the diff is kept byte for byte; git apply
-    ignores the header), so the report's Purpose / PR column is filled."""
+    """NAME (the patch, as the series names it): add or update its DEP-3 header in place (the
+    diff is kept byte for byte; git apply ignores the header), so the report's Purpose / PR
+    column is filled."""
     from vimesync.config import load_config
     from vimesync.lint.describe import describe as rewrite
     from vimesync.lint.describe import normalize_ref

@@ -158,12 +158,13 @@ StrictOpt = Annotated[
     bool,
     typer.Option("--strict", help="Also apply the stack to the source: hunks at an offset are findings."),
 ]
-PatchNameArg = Annotated[str, typer.Argument(metavar="NAME", help="The patch, as the series names it.")]
+# Not listed under Arguments (typer would print a "<str>" type there): the docstring says what NAME is.
+PatchNameArg = Annotated[str, typer.Argument(metavar="NAME", hidden=True)]
 DescriptionOpt = Annotated[
     str,
     typer.Option(
         "--description",
-        metavar="TEXT",
+        metavar="WORDS",
         help="What the patch does and why (its first line is the purpose the report shows).",
     ),
 ]
