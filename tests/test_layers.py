@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("carry",),
     ("audit",),
     ("report",),
+    ("lint",),
     ("demo",),
     ("cli",),  # with vimesync.__main__
 )

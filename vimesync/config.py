@@ -26,6 +26,14 @@ against the folder of the file that names them, so a config works from any cwd.
     pin = "pins/vllm.toml"
     source = "../vllm.git"          # optional: where the engine source lives on this machine
 
+    # or several engines, each with a name (``--engine NAME`` picks one):
+    [[engine]]
+    name = "sglang"
+    pin = "pins/sglang.toml"
+    [[engine]]
+    name = "megatron"
+    pin = "pins/megatron.toml"
+
 ``pins/vllm.toml``::
 
     [engine]
@@ -36,6 +44,10 @@ against the folder of the file that names them, so a config works from any cwd.
     strip = 1
     source = "../../vllm"           # optional: where the engine source lives on this machine
     python = "3.12"                 # optional: grammar target for parsing
+
+    # an archive pin: a wheel/sdist file, or a package fetched once into the cache
+    source = "pypi:vllm==0.32.0"    # pip download --no-deps --only-binary=:all: (wheels only)
+    sha256 = "9f86d081..."          # required for a pypi: source; checked before use
 
 ``pins/slime.toml``::
 
@@ -49,7 +61,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +128,15 @@ class EnginePin:
     strip: int = 1
     source: Path | None = None
     python: str | None = None
+    sha256: str | None = None  # of an archive source (wheel/sdist), lower-case hex
+    package: str | None = None  # "vllm==0.32.0", from ``source = "pypi:vllm==0.32.0"``
+    key: str | None = None  # the ``[[engine]] name`` that selects it (``--engine NAME``)
+    # The file and key that named ``source`` (repository content: see vimesync.repopaths).
+    source_origin: tuple[Path, str] | None = None
+
+    @property
+    def configured(self) -> bool:
+        return self.file is not None or self.source is not None or self.package is not None
 
 
 @dataclass(frozen=True)
@@ -189,7 +210,8 @@ class Config:
     # [[upstream.translate]] tables, as written (compiled and checked by vimesync.carry.transform).
     translate: tuple[TranslateSpec, ...] = ()
     downstream_path: Path | None = None
-    engine: EnginePin = field(default_factory=EnginePin)
+    engine: EnginePin = field(default_factory=EnginePin)  # the first (or only) engine
+    engines: tuple[EnginePin, ...] = ()  # every engine, in config order (``engine`` is the first)
     # Which file and key named each repository path above ("upstream_path", "downstream_path",
     # "engine_source"): those are repository content; vimesync.repopaths decides whether to trust them.
     path_origins: tuple[tuple[str, Path, str], ...] = ()
@@ -227,14 +249,51 @@ def _file_or_none(path: Path, table: str, data: dict[str, Any], key: str) -> Pat
     return lexical(path.parent / value) if value is not None else None
 
 
+PYPI_PREFIX = "pypi:"
+# A requirement a pypi: source may name: a project name, "==" and an exact version, nothing else
+# (no URL, no option, no marker, no wildcard: pip sees exactly one pinned distribution).
+_REQUIREMENT = re.compile(
+    r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?)==(?P<version>[0-9][A-Za-z0-9.+!_]{0,62})"
+)
+_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
+_PIN_KEYS = {"name", "repo", "rev", "series", "strip", "source", "python", "sha256"}
+
+
+def pypi_requirement(value: str, *, where: str, key: str) -> str:
+    """``vllm==0.32.0`` from ``pypi:vllm==0.32.0``: a name, ``==`` and an exact version only (no
+    URL, option, ``-`` prefix, marker or wildcard); ConfigError naming ``where`` and ``key``."""
+    req = value.removeprefix(PYPI_PREFIX)
+    if not _REQUIREMENT.fullmatch(req):
+        raise ConfigError(
+            where,
+            f"{key} {excerpt(value)} is not a pinned package (pypi:NAME==VERSION)",
+            hint='write pypi:NAME==VERSION, e.g. "pypi:vllm==0.32.0" (an exact version, nothing else)',
+        )
+    return req
+
+
+def _source_or_package(path: Path, table: str, data: dict[str, Any]) -> tuple[Path | None, str | None]:
+    """A ``source`` value: a location (made absolute lexically) or a ``pypi:`` package."""
+    value = _str_or_none(path, table, data, "source")
+    if value is not None and value.startswith(PYPI_PREFIX):
+        return None, pypi_requirement(value, where=str(path), key=f"[{table}] source")
+    return _path_or_none(path, table, data, "source"), None
+
+
 def load_engine_pin(path: Path) -> EnginePin:
     data = read_toml(path)
     _check_keys(path, "<top>", data, {"engine"})
     eng = data.get("engine", {})
-    _check_keys(path, "engine", eng, {f.name for f in fields(EnginePin)} - {"file"})
+    if not isinstance(eng, dict):
+        raise ConfigError(str(path), "[engine] must be a table")
+    _check_keys(path, "engine", eng, _PIN_KEYS)
     strip = _typed(path, "engine", "strip", eng.get("strip", 1), int)
     if strip < 0:
         raise ConfigError(str(path), "[engine] strip must be >= 0")
+    sha256 = _str_or_none(path, "engine", eng, "sha256")
+    if sha256 is not None and not _SHA256.fullmatch(sha256):
+        raise ConfigError(str(path), "[engine] sha256 must be 64 hexadecimal digits")
+    source, package = _source_or_package(path, "engine", eng)
     return EnginePin(
         file=path,
         name=_str_or_none(path, "engine", eng, "name") or "engine",
@@ -242,8 +301,11 @@ def load_engine_pin(path: Path) -> EnginePin:
         rev=_str_or_none(path, "engine", eng, "rev"),
         series=_file_or_none(path, "engine", eng, "series"),
         strip=strip,
-        source=_path_or_none(path, "engine", eng, "source"),
+        source=source,
         python=_str_or_none(path, "engine", eng, "python"),
+        sha256=sha256.lower() if sha256 else None,
+        package=package,
+        source_origin=(path, "[engine] source") if source is not None else None,
     )
 
 
@@ -297,21 +359,20 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     _check_keys(path, "upstream", up, {"name", "repo", "path", "branch", "pin", "policy", "map", "translate"})
     down = data.get("downstream", {})
     _check_keys(path, "downstream", down, {"path"})
-    eng = data.get("engine", {})
-    _check_keys(path, "engine", eng, {"pin", "source"})
     up_pin_file = confined(
         path.parent, _file_or_none(path, "upstream", up, "pin"), file=path, key="[upstream] pin"
     )
-    eng_pin_file = _file_or_none(path, "engine", eng, "pin")
     raw_map = up.get("map", [])
     if not isinstance(raw_map, list) or not all(isinstance(m, str) for m in raw_map):
         raise ConfigError(str(path), "[upstream] map must be a list of 'SRC=DST' strings")
     upstream_path = _path_or_none(path, "upstream", up, "path")
     downstream_path = _path_or_none(path, "downstream", down, "path")
-    engine, source_file = _engine(path, eng, eng_pin_file)
+    engines = _engines(path, data.get("engine", {}))
+    engine = engines[0] if engines else EnginePin()
     origins = [("upstream_path", path, "[upstream] path")] if upstream_path else []
     origins += [("downstream_path", path, "[downstream] path")] if downstream_path else []
-    origins += [("engine_source", source_file, "[engine] source")] if source_file else []
+    if engine.source_origin is not None:
+        origins.append(("engine_source", *engine.source_origin))
     return Config(
         file=path,
         upstream_name=_str_or_none(path, "upstream", up, "name") or "upstream",
@@ -326,6 +387,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         translate=_translations(path, text, up.get("translate")),
         downstream_path=downstream_path,
         engine=engine,
+        engines=engines,
         path_origins=tuple(origins),
     )
 
@@ -349,18 +411,62 @@ def confined(root: Path, target: Path | None, *, file: Path, key: str) -> Path |
     return real
 
 
-def _engine(path: Path, eng: dict[str, Any], pin_file: Path | None) -> tuple[EnginePin, Path | None]:
-    """The engine pin, with the config's machine-local ``source`` filling a pin that has none,
-    and the file that named the source."""
+MAX_ENGINES = 32
+
+
+def _engines(path: Path, value: Any) -> tuple[EnginePin, ...]:
+    """``[engine]`` (one engine) or ``[[engine]]`` (several, each with a unique ``name``)."""
+    if isinstance(value, dict):
+        _check_keys(path, "engine", value, {"pin", "source"})
+        pin = _engine(path, "engine", value)
+        return (pin,) if pin.configured else ()
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise ConfigError(str(path), "engine must be one [engine] table or [[engine]] tables")
+    if len(value) > MAX_ENGINES:
+        raise ConfigError(str(path), f"more than {MAX_ENGINES} [[engine]] tables")
+    engines: list[EnginePin] = []
+    seen: set[str] = set()
+    for i, table in enumerate(value, 1):
+        where = f"engine {i}"
+        _check_keys(path, where, table, {"name", "pin", "source"})
+        key = _str_or_none(path, where, table, "name")
+        if not key or not key.strip():
+            raise ConfigError(str(path), f"[[engine]] number {i} needs a name (used by --engine)")
+        if _CONTROL.search(key):
+            raise ConfigError(str(path), f"[[engine]] number {i}: name must not contain control characters")
+        if key.casefold() in seen:
+            raise ConfigError(str(path), f"two [[engine]] tables are named {excerpt(key)}")
+        seen.add(key.casefold())
+        pin = _engine(path, f"engine {excerpt(key)}", table)
+        name = pin.name if pin.file is not None and pin.name != "engine" else key
+        engines.append(replace(pin, key=key, name=name))
+    return tuple(engines)
+
+
+def _engine(path: Path, table: str, eng: dict[str, Any]) -> EnginePin:
+    """One engine: its pin, with the config's machine-local ``source`` filling a pin that has none."""
     root = path.parent
-    pin_file = confined(root, pin_file, file=path, key="[engine] pin")
+    pin_file = confined(root, _file_or_none(path, table, eng, "pin"), file=path, key=f"[{table}] pin")
     pin = load_engine_pin(pin_file) if pin_file else EnginePin()
     if pin.file is not None and pin.series is not None:
         confined(root, pin.series, file=pin.file, key="[engine] series")
         input_kind(pin.series, root=root)  # a symlink there (or on the way) is refused now
-    source = _path_or_none(path, "engine", eng, "source")
-    if pin.source is not None:
-        return pin, pin.file
+    source, package = _source_or_package(path, table, eng)
+    if pin.source is not None or pin.package is not None:
+        return pin
     if source is not None:
-        return replace(pin, source=source), path
-    return pin, None
+        return replace(pin, source=source, source_origin=(path, f"[{table}] source"))
+    if package is not None:
+        return replace(pin, package=package)
+    return pin
+
+
+def select_engine(config: Config, name: str) -> EnginePin:
+    """The engine ``--engine NAME`` names (its config name or its pin's display name, any case)."""
+    engines = config.engines or ((config.engine,) if config.engine.configured else ())
+    for pin in engines:
+        if name.casefold() in {(pin.key or pin.name).casefold(), pin.name.casefold()}:
+            return pin
+    known = ", ".join(excerpt(p.key or p.name) for p in engines) or "none"
+    where = str(config.file) if config.file else "no vimesync.toml"
+    raise ConfigError(where, f"no engine named {excerpt(name)}", hint=f"engines in the config: {known}")

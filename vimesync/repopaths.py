@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from vimesync import git
-from vimesync.config import Config
+from vimesync.config import Config, EnginePin
 from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import lexical, pseudo_area
 
@@ -62,6 +62,21 @@ def repository_path(flag: Path | None, config: Config, name: RepoField) -> Path 
     file, key = origin
     _check_named_location(path, name, file, key)
     return path
+
+
+def engine_source(flag: Path | None, pin: EnginePin) -> Path | None:
+    """``flag`` when given; else the engine pin's ``source``, checked like any location a file names."""
+    if flag is not None:
+        _check_not_pseudo(flag, what="--source")
+        return flag
+    if pin.source is None:
+        return None
+    if pin.source_origin is None:
+        _check_not_pseudo(pin.source, what="engine_source")
+        return pin.source
+    file, key = pin.source_origin
+    _check_named_location(pin.source, "engine_source", file, key)
+    return pin.source
 
 
 def _check_not_pseudo(path: Path, *, what: str, file: Path | None = None) -> None:

@@ -50,7 +50,16 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 def test_every_command_is_registered_in_app_and_no_module_imports_it_back() -> None:
     names = {name for name, _ in _leaves()}
     # a new command joins these (registered in build_app), and every test below then covers it
-    assert names >= {"walk", "patches check", "audit", "audit review", "report", "demo"}
+    assert names >= {
+        "walk",
+        "patches check",
+        "patches lint",
+        "patches describe",
+        "audit",
+        "audit review",
+        "report",
+        "demo",
+    }
     for module in (ROOT / "vimesync" / "cli").glob("*.py"):
         if module.name != "app.py":
             assert "vimesync.cli.app" not in module.read_text(), module.name
@@ -79,7 +88,19 @@ def test_one_option_one_help_text() -> None:
 
 
 @pytest.mark.parametrize(
-    "command", ["", "walk", "patches", "patches check", "audit", "audit review", "report", "demo"]
+    "command",
+    [
+        "",
+        "walk",
+        "patches",
+        "patches check",
+        "patches lint",
+        "patches describe",
+        "audit",
+        "audit review",
+        "report",
+        "demo",
+    ],
 )
 def test_dash_h_is_help_and_help_has_no_type_noise(capsys: pytest.CaptureFixture[str], command: str) -> None:
     code, out, err = run(capsys, *command.split(), "-h")

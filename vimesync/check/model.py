@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from vimesync.config import Config
+from vimesync.config import Config, EnginePin, select_engine
 from vimesync.errors import BadInput
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ParseReport
-from vimesync.repopaths import repository_path
+from vimesync.repopaths import engine_source
+from vimesync.safefs import lexical
 from vimesync.sources.model import SourceInfo
 
 
@@ -23,6 +24,12 @@ class CheckReport:
     patches: tuple[PatchResult, ...]
     python: ParseReport | None  # None when parsing was not reached (a patch failed without --keep-going)
     engine: str = "engine"  # display name from the pin ("vLLM")
+    # True when the source is exactly what a pin names: a git commit by its full sha, or an archive
+    # whose sha256 was verified. A directory, or an archive no pin records a digest for, is not.
+    exact_pin: bool = False
+    pin_file: str | None = None  # the engine pin that was checked, when one was
+    sha256: str | None = None  # the archive's digest, when it was verified against the pin
+    notes: tuple[str, ...] = ()  # which settings applied from where, when flags and a pin mixed
     # What opening the source decided for the user ("no revision given: using HEAD (<sha>)",
     # "skipped 2 submodule(s)...", "stripped the archive's top-level folder 'x'")
     source_notes: tuple[str, ...] = ()
@@ -43,6 +50,9 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
         "ok": report.ok,
         "patches_ok": report.patches_ok,
         "engine": report.engine,
+        "pin_file": report.pin_file,
+        "exact_pin": report.exact_pin,
+        "sha256": report.sha256,
         "source": {**asdict(report.source), "notes": list(report.source_notes)},
         "series": report.series,
         "patches": [
@@ -71,12 +81,21 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
             "conflict_markers": [asdict(m) for m in py.conflict_markers],
             "notes": list(py.notes),
         },
+        "notes": list(report.notes),
     }
+
+
+def checks_to_dict(reports: Sequence[CheckReport]) -> dict[str, Any]:
+    """The ``--json`` document of ``patches check`` for any number of engines: one engine's check
+    document as it always was, several as ``{"ok", "engines": [one check document per engine]}``."""
+    if len(reports) == 1:
+        return check_to_dict(reports[0])
+    return {"ok": all(r.ok for r in reports), "engines": [check_to_dict(r) for r in reports]}
 
 
 @dataclass(frozen=True)
 class CheckOptions:
-    source: Path
+    source: Path | None  # None: ``package`` names it (fetched into the cache)
     series: Path
     rev: str | None = None
     strip: int = 1
@@ -85,14 +104,77 @@ class CheckOptions:
     export: Path | None = None
     use_cache: bool = True
     engine: str = "engine"
+    package: str | None = None  # "vllm==0.32.0": a pypi: pin, fetched once and verified
+    sha256: str | None = None  # the archive's digest the pin records
+    pin_file: Path | None = None  # the engine pin these settings come from
+    engine_repo: str | None = None  # owner/name, for the report's links
+    rev_origin: str | None = None  # who named ``rev``: "--rev" or the pin file
+    source_origin: str | None = None  # who named ``source``: "--source" or the file
+    require_exact: bool = False  # the gate: refuse a git rev that is not a full sha (and say it)
+    notes: tuple[str, ...] = ()
+    parse: bool = True  # False: apply the stack only (lint --strict), no Python parse
 
 
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing
 
 
-def check_options(
+_FLAG_NAMES = ("--source", "--rev", "--series", "--strip", "--python", "--export")
+
+
+def _same_series(a: Path, b: Path) -> bool:
+    """Whether two series locations name one series (a series may be given as its folder)."""
+    a, b = lexical(a), lexical(b)
+    return a == b or a / "series" == b or a == b / "series"
+
+
+def _engines(config: Config) -> tuple[EnginePin, ...]:
+    return config.engines or ((config.engine,) if config.engine.configured else ())
+
+
+def _pick_pins(
+    config: Config, engine: str | None, series: Path | None, flags: Mapping[str, object]
+) -> list[tuple[EnginePin, str | None]]:
+    """Which engine pins a check runs on, each with a note when a flag made it drop the pin."""
+    engines = _engines(config)
+    if engine is not None:
+        pin = select_engine(config, engine)
+        note = None
+        if series is not None and pin.series is not None and not _same_series(series, pin.series):
+            note = (
+                f"--series is not the series of {pin.file} ({pin.name}); that pin's rev, strip, source, "
+                "python and sha256 still apply unless given as flags"
+            )
+        return [(pin, note)]
+    if series is not None:
+        named = [p for p in engines if p.series is not None and _same_series(p.series, series)]
+        if named:
+            return [(named[0], None)]
+    if len(engines) > 1:
+        given = [f for f, v in flags.items() if v is not None]
+        if given:
+            names = ", ".join(p.key or p.name for p in engines)
+            raise BadInput(
+                f"{config.file} names {len(engines)} engines ({names}): pass --engine NAME to say which one "
+                f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} to"
+            )
+        return [(p, None) for p in engines]
+    pin = engines[0] if engines else EnginePin()
+    if series is not None and pin.series is not None and not _same_series(series, pin.series):
+        # Another series than the pin's: the pin's rev, strip, source and digest describe another
+        # stack, so none of them is used (the label would lie and the strip could be wrong).
+        where = pin.file or config.file
+        note = (
+            f"--series names another series than {where} ({pin.name}): that pin's rev, strip, source, "
+            "python and sha256 are not used; pass them as flags, or --engine NAME"
+        )
+        return [(EnginePin(), note)]
+    return [(pin, None)]
+
+
+def check_plan(
     config: Config,
     *,
+    engine: str | None = None,
     source: Path | None = None,
     rev: str | None = None,
     series: Path | None = None,
@@ -101,16 +183,70 @@ def check_options(
     keep_going: bool = False,
     export: Path | None = None,
     use_cache: bool = True,
+    require_exact: bool = False,
+) -> tuple[CheckOptions, ...]:
+    """One CheckOptions per engine to check: every engine of the config, or the one ``--engine``
+    names (or whose series ``--series`` names). A flag never mixes one pin's settings with another
+    engine's: with several engines and no way to tell which one a flag is for, BadInput."""
+    flags = dict(zip(_FLAG_NAMES, (source, rev, series, strip, python, export), strict=True))
+    picked = _pick_pins(config, engine, series, flags)
+    return tuple(
+        _options(
+            pin,
+            config,
+            note,
+            source=source,
+            rev=rev,
+            series=series,
+            strip=strip,
+            python=python,
+            keep_going=keep_going,
+            export=export,
+            use_cache=use_cache,
+            require_exact=require_exact,
+        )
+        for pin, note in picked
+    )
+
+
+def check_options(config: Config, *, engine: str | None = None, **flags: Any) -> CheckOptions:
+    """The options of a check of one engine; BadInput when the config names several and neither
+    ``engine`` nor a flag says which."""
+    plan = check_plan(config, engine=engine, **flags)
+    if len(plan) != 1:
+        names = ", ".join(o.engine for o in plan)
+        raise BadInput(f"{config.file} names {len(plan)} engines ({names}): pass --engine NAME")
+    return plan[0]
+
+
+def _options(
+    pin: EnginePin,
+    config: Config,
+    note: str | None,
+    *,
+    source: Path | None,
+    rev: str | None,
+    series: Path | None,
+    strip: int | None,
+    python: str | None,
+    keep_going: bool,
+    export: Path | None,
+    use_cache: bool,
+    require_exact: bool,
 ) -> CheckOptions:
-    """Merge flags over the config and engine pin (flags win); BadInput naming what is missing."""
-    pin = config.engine
-    src = repository_path(source, config, "engine_source")
+    """Merge flags over one engine pin (flags win); BadInput naming what is missing."""
+    src = engine_source(source, pin)
+    package = pin.package if source is None else None
     ser = series or pin.series
     where = f" (or set it in {pin.file})" if pin.file else " (or set it in an engine pin, see pins/)"
-    if src is None:
-        raise BadInput(f"no engine source: pass --source PATH{where}")
+    if src is None and package is None:
+        raise BadInput(f"no engine source for {pin.name}: pass --source PATH{where}")
     if ser is None:
-        raise BadInput(f"no patch series: pass --series FILE{where}")
+        raise BadInput(f"no patch series for {pin.name}: pass --series FILE{where}")
+    if source is not None:
+        source_origin: str | None = "--source"
+    else:
+        source_origin = str(pin.source_origin[0]) if pin.source_origin else str(pin.file or config.file)
     return CheckOptions(
         source=src,
         series=ser,
@@ -121,4 +257,12 @@ def check_options(
         export=export,
         use_cache=use_cache,
         engine=pin.name,
+        package=package,
+        sha256=pin.sha256,
+        pin_file=pin.file,
+        engine_repo=pin.repo,
+        rev_origin="--rev" if rev else (str(pin.file) if pin.rev and pin.file else None),
+        source_origin=source_origin,
+        require_exact=require_exact,
+        notes=(note,) if note else (),
     )

@@ -10,6 +10,7 @@ the parse cache's keys, so a warm run reads almost nothing).
 from __future__ import annotations
 
 import bisect
+import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -17,15 +18,16 @@ from pathlib import Path
 from vimesync import nofollow
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn
 from vimesync.check.parse import parse_patched
-from vimesync.errors import PatchError
+from vimesync.errors import BadInput, PatchError
 from vimesync.patches.diffbinary import held_size
 from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
 from vimesync.patches.model import PatchFile
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK, Provider, apply_stack
-from vimesync.safefs import ensure_output_dir, scratch_dir
+from vimesync.safefs import ensure_output_dir, excerpt, scratch_dir
 from vimesync.sources import Source, open_source
 from vimesync.sources.model import write_file
+from vimesync.sources.pinned import fetch_package, sha256_of, verify_archive
 
 # Two patches at their own cap (diffbinary.MAX_BINARY_HELD). With the read-back of the files
 # written, a worst-case series peaks at a few hundred MiB.
@@ -116,15 +118,65 @@ def source_provider(source: Source) -> Provider:
     return Provider(entry=entry, files_under=files_under)
 
 
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def _pin_name(opts: CheckOptions) -> str:
+    return str(opts.pin_file) if opts.pin_file else f"the {opts.engine} pin"
+
+
+def pinned_source(opts: CheckOptions) -> tuple[Path, bool]:
+    """The source to open and whether it is exactly what the pin records: a ``pypi:`` package
+    fetched (or found in the cache) and verified, or an archive checked against the pin's sha256
+    before use (BadInput naming the pin and both digests when it differs)."""
+    if opts.source is None:
+        assert opts.package is not None  # check_options gives one or the other
+        return fetch_package(opts.package, opts.sha256, pin=_pin_name(opts)), True
+    if not opts.source.is_file():
+        return opts.source, False
+    if opts.sha256 is not None:
+        verify_archive(opts.source, opts.sha256, pin=_pin_name(opts))
+        return opts.source, True
+    if opts.require_exact and opts.source_origin != "--source":
+        got = sha256_of(opts.source)
+        raise BadInput(
+            f"{opts.source_origin or _pin_name(opts)}: the archive {opts.source} is not an exact pin "
+            f'without its sha256: write sha256 = "{got}" in {_pin_name(opts)}'
+        )
+    return opts.source, False
+
+
+def exact_rev(opts: CheckOptions, source: Source) -> bool:
+    """True when a git source was named by its full sha. With ``require_exact`` (the gate), any
+    other rev (a branch, a tag, a short sha, none: HEAD) is refused with the sha to write."""
+    resolved = source.info.rev
+    if source.info.kind != "git" or resolved is None:
+        return False
+    if opts.rev is not None and _FULL_SHA.fullmatch(opts.rev.lower()) and opts.rev.lower() == resolved:
+        return True
+    if opts.require_exact:
+        named = f"rev {excerpt(opts.rev)}" if opts.rev else "no rev (the source's HEAD)"
+        fix = f'write rev = "{resolved}" in {opts.pin_file}' if opts.pin_file else f"pass --rev {resolved}"
+        if opts.rev_origin == "--rev":
+            fix = f"pass --rev {resolved}"
+        where = opts.rev_origin or _pin_name(opts)
+        raise BadInput(
+            f"{where}: {named} is not an exact pin of {opts.engine}: it names {resolved} today; {fix}"
+        )
+    return False
+
+
 def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> CheckReport:
     """Apply ``opts.series`` to ``opts.source`` at ``opts.rev`` in a scratch tree and parse it."""
     patches = load_stack(opts.series, strip=opts.strip)
     if opts.export is not None:
         _check_export_dir(opts.export)
+    path, verified = pinned_source(opts)
     with (
         scratch_dir("vimesync-check-") as tmp,  # removed however deep the tree a patch made
-        open_source(opts.source, opts.rev, scratch=Path(tmp)) as source,
+        open_source(path, opts.rev, scratch=Path(tmp)) as source,
     ):
+        exact = verified or exact_rev(opts, source)
         scratch = Path(tmp) / "tree"
         scratch.mkdir()
         provider = source_provider(source)
@@ -133,7 +185,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         results = apply_stack(scratch, _drain(patches), keep_going=opts.keep_going, provider=provider)
         changed = changed_files(scratch, {p for r in results for p in r.touched}, provider)
         python = None
-        if all(r.ok for r in results) or opts.keep_going:
+        if opts.parse and (all(r.ok for r in results) or opts.keep_going):
             # A symlink has nothing of its own to parse: for the parser it is gone, like a deletion.
             contents = {p: c[0] if c is not None and c[1] != MODE_LINK else None for p, c in changed.items()}
             python = parse_patched(
@@ -147,6 +199,10 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         patches=results,
         python=python,
         engine=opts.engine,
+        exact_pin=exact,
+        sha256=opts.sha256 if verified else None,
+        pin_file=str(opts.pin_file) if opts.pin_file else None,
+        notes=opts.notes,
         source_notes=source.notes,
     )
 

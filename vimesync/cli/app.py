@@ -29,7 +29,7 @@ def build_app() -> typer.Typer:
     """
     import typer
 
-    from vimesync.cli import audit, carry, demo, patches, report, walk
+    from vimesync.cli import audit, carry, demo, lint, patches, report, walk
 
     settings: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
@@ -65,6 +65,8 @@ def build_app() -> typer.Typer:
 
     patches_app = group("Work with the engine patch stack.", no_args_is_help=True)
     patches_app.command("check")(patches.check)
+    patches_app.command("lint")(lint.lint)
+    patches_app.command("describe")(lint.describe)
     app.add_typer(patches_app, name="patches")
 
     audit_app = group(

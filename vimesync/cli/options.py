@@ -146,6 +146,36 @@ KeepGoingOpt = Annotated[
     ),
 ]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Parse every file afresh.")]
+EngineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--engine",
+        metavar="NAME",
+        help="Only this engine of the config (default: every engine it names).",
+    ),
+]
+StrictOpt = Annotated[
+    bool,
+    typer.Option("--strict", help="Also apply the stack to the source: hunks at an offset are findings."),
+]
+# Not listed under Arguments (typer would print a "<str>" type there): the docstring says what NAME is.
+PatchNameArg = Annotated[str, typer.Argument(metavar="NAME", hidden=True)]
+DescriptionOpt = Annotated[
+    str,
+    typer.Option(
+        "--description",
+        metavar="WORDS",
+        help="What the patch does and why (its first line is the purpose the report shows).",
+    ),
+]
+OriginOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--origin",
+        metavar="REF",
+        help="Upstream PR or commit the patch comes from: a URL, owner/repo#N or commit:<sha> (repeatable).",
+    ),
+]
 
 # The changed-path audit and its review ledger.
 BaselineOpt = Annotated[

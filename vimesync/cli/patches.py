@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from vimesync.cli import output
 from vimesync.cli.options import (
     ConfigOpt,
+    EngineOpt,
     ExportOpt,
     FormatOpt,
     JsonOpt,
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 
 def check(
+    engine: EngineOpt = None,
     source: SourceOpt = None,
     rev: RevOpt = None,
     series: SeriesOpt = None,
@@ -46,13 +47,14 @@ def check(
 ) -> int:
     """Apply the patch stack to the exact pinned source and parse every Python file of the result."""
     # Imported here, not at the top: --help and other commands skip them.
-    from vimesync.check.model import check_options, check_to_dict
+    from vimesync.check.model import check_plan, checks_to_dict
     from vimesync.cli.progress import parse_progress
     from vimesync.config import load_config
 
     json_out = output_format(fmt, json_) == "json"
-    opts = check_options(
+    plan = check_plan(
         load_config(config),
+        engine=engine,
         source=source,
         rev=rev,
         series=series,
@@ -61,20 +63,26 @@ def check(
         keep_going=keep_going,
         export=export,
         use_cache=not no_cache,
+        require_exact=True,
     )
     from vimesync.check.run import run_check  # here, not at the top: other commands skip its imports
 
-    with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
-        report = run_check(opts, progress=progress)
-    if opts.rev and not re.fullmatch(r"[0-9a-f]{40}", opts.rev):
-        output.warn(f"rev {opts.rev!r} is not a full commit sha: the commit it names can move")
+    reports = []
+    for opts in plan:
+        for note in opts.notes:
+            output.warn(note)
+        with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
+            reports.append(run_check(opts, progress=progress))
     if json_out:
-        output.emit_json(check_to_dict(report))
+        output.emit_json(checks_to_dict(reports))
     else:
-        render(report)
+        for i, report in enumerate(reports):
+            if i:
+                output.stdout.print()
+            render(report)
         if export is not None:
             output.stderr.print(output.styled(f"exported the patched tree to {export}"))
-    return EXIT_OK if report.ok else EXIT_CHECK_FAILED
+    return EXIT_OK if all(r.ok for r in reports) else EXIT_CHECK_FAILED
 
 
 # Every string below that comes from the source, the series or a patch goes through
@@ -86,7 +94,8 @@ def render(report: CheckReport) -> None:
     con = output.stdout
     src = report.source
     at = f" @ {src.rev}" if src.rev else ""
-    con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}"))
+    exact = "" if report.exact_pin or src.kind == "directory" else " (no digest pinned: not an exact pin)"
+    con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}{exact}"))
     for note in report.source_notes:
         con.print(output.styled((f"  note: {note}", "dim")))
     con.print(_table(report))

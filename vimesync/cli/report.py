@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vimesync.cli import output
 from vimesync.cli.options import (
@@ -22,6 +22,7 @@ from vimesync.cli.options import (
     ConfigOpt,
     DocFormatOpt,
     DownstreamOpt,
+    EngineOpt,
     GithubOpt,
     HeadOpt,
     JsonOpt,
@@ -45,6 +46,7 @@ from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 if TYPE_CHECKING:
     from vimesync.check.model import CheckOptions
     from vimesync.config import Config
+    from vimesync.report.generate import EngineInput
 
 
 def _check_opts(
@@ -52,9 +54,33 @@ def _check_opts(
 ) -> CheckOptions | None:
     from vimesync.check.model import check_options
 
-    if (source or cfg.engine.source) is None or (series or cfg.engine.series) is None:
+    if (source or cfg.engine.source or cfg.engine.package) is None or (series or cfg.engine.series) is None:
         return None
-    return check_options(cfg, source=source, rev=rev, series=series, strip=strip)
+    return check_options(cfg, source=source, rev=rev, series=series, strip=strip, require_exact=True)
+
+
+def _engine_inputs(cfg: Config, engine: str | None, flags: dict[str, Any]) -> tuple[EngineInput, ...]:
+    """Every engine of a config that names several (or the one ``--engine`` names): checked when
+    it has a source, else its series alone. With several engines a flag cannot say which engine
+    it is for, so it is refused (check_plan says so, naming them)."""
+    from vimesync.check.model import check_plan
+    from vimesync.config import select_engine
+    from vimesync.report.generate import EngineInput
+
+    given = {k: v for k, v in flags.items() if v is not None}
+    if engine is None and given:
+        check_plan(cfg, **given)  # raises, naming the engines
+    pins = [select_engine(cfg, engine)] if engine else list(cfg.engines)
+    inputs = []
+    for pin in pins:
+        source = given.get("source") or pin.source or pin.package
+        series = given.get("series") or pin.series
+        if source and series:
+            (opts,) = check_plan(cfg, engine=pin.key or pin.name, require_exact=True, **given)
+            inputs.append(EngineInput(pin=pin, check=opts))
+        else:
+            inputs.append(EngineInput(pin=pin, series=series, strip=given.get("strip")))
+    return tuple(inputs)
 
 
 def report(
@@ -67,6 +93,7 @@ def report(
     head: HeadOpt = "HEAD",
     map_: MapOpt = None,
     sync: SyncOpt = None,
+    engine: EngineOpt = None,
     source: SourceOpt = None,
     rev: RevOpt = None,
     series: SeriesOpt = None,
@@ -103,6 +130,9 @@ def report(
         if not is_repo_name(upstream_repo):
             raise BadInput(f"--upstream-repo {upstream_repo!r}: expected owner/name, e.g. THUDM/slime")
         cfg = replace(cfg, upstream_repo=upstream_repo)
+    several = len(cfg.engines) > 1 or engine is not None
+    flags = {"source": source, "rev": rev, "series": series, "strip": strip}
+    opts = None if several else _check_opts(cfg, source, rev, series, strip)
     inputs = ReportInputs(
         config=cfg,
         upstream=upstream,
@@ -113,11 +143,12 @@ def report(
         head=head,
         path_map=parse_map(map_) if map_ else None,
         sync=sync,
-        check=(opts := _check_opts(cfg, source, rev, series, strip)),
+        check=opts,
         series=(series or cfg.engine.series) if opts is None else None,
         strip=strip,
         pr_metadata=pr_metadata,
         github=github,
+        engines=_engine_inputs(cfg, engine, flags) if several else (),
     )
     with parse_progress(enabled=output.progress_enabled()) as progress:
         result = generate_report(inputs, progress=progress)

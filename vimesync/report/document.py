@@ -55,6 +55,7 @@ def engine_json(e: EnginePatches) -> dict[str, Any]:
         "previous_pin": e.previous_pin,
         "pin_changed": None if e.previous_pin is None or e.pin is None else e.previous_pin != e.pin,
         "source": e.source,
+        "sha256": e.sha256,
         "patches": [
             {
                 "name": r.name,
@@ -79,8 +80,10 @@ def _section(value: Any, fn: Any) -> dict[str, Any]:
 
 
 def render_json(report: SyncReport) -> dict[str, Any]:
-    """The report as data: ``{"schema", "title", "ok", "summary", "engine", "audit", "validation"}``;
-    a skipped section is ``{"skipped": "<reason>"}``."""
+    """The report as data: ``{"schema", "title", "ok", "summary", "engine", "audit", "validation",
+    "engines", "validations"}``; a skipped section is ``{"skipped": "<reason>"}``. ``engines`` and
+    ``validations`` hold every engine's section (config order); ``engine`` and ``validation`` are
+    the first engine's, as in a one-engine config."""
     return {
         "schema": SCHEMA,
         "title": report.title,
@@ -89,4 +92,6 @@ def render_json(report: SyncReport) -> dict[str, Any]:
         "engine": _section(report.engine, engine_json),
         "audit": _section(report.audit, audit_json),
         "validation": _section(report.validation, validation_json),
+        "engines": [_section(e, engine_json) for e in report.engines],
+        "validations": [_section(v, validation_json) for v in report.validations],
     }

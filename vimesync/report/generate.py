@@ -20,12 +20,29 @@ from vimesync.audit.model import AuditResult
 from vimesync.audit.syncname import upstream_base_of
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn
 from vimesync.check.run import run_check
-from vimesync.config import Config
+from vimesync.config import Config, EnginePin
 from vimesync.pins import pinned_at
 from vimesync.repopaths import repository_path
 from vimesync.report.links import github_repo_of
-from vimesync.report.model import EnginePatches, SyncReport, build_engine, build_report
+from vimesync.report.model import (
+    EnginePatches,
+    Skipped,
+    SyncReport,
+    build_engine,
+    build_report,
+    engine_of_check,
+)
 from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
+
+
+@dataclass(frozen=True)
+class EngineInput:
+    """One engine of the report: its check (a source was given), else its series alone."""
+
+    pin: EnginePin
+    check: CheckOptions | None = None
+    series: Path | None = None  # without a source: the patch table from the series alone
+    strip: int | None = None  # default -pN for ``series`` (default: the pin's)
 
 
 @dataclass(frozen=True)
@@ -46,10 +63,13 @@ class ReportInputs:
     strip: int | None = None  # default -pN for ``series`` (default: the engine pin's)
     pr_metadata: Path | None = None
     github: bool = False
+    # Several engines (vimesync.toml's [[engine]] tables): one input each; when given, ``check``,
+    # ``series`` and ``strip`` above are not used.
+    engines: tuple[EngineInput, ...] = ()
 
 
 def engine_from_series(
-    series: Path, *, strip: int, config: Config, previous_pin: str | None
+    series: Path, *, strip: int, config: Config, previous_pin: str | None, pin: EnginePin | None = None
 ) -> EnginePatches:
     """The Engine patches table from the series file and each patch's DEP-3 header, without a
     source to apply to (so nothing is verified: the Validation section says so)."""
@@ -60,12 +80,13 @@ def engine_from_series(
     for entry in load_series(series, default_strip=strip).entries:
         patch = parse_patch(read_patch(entry), name=entry.name, strip=entry.strip)
         rows.append((entry.name, patch.dep3))
+    pin = pin or config.engine
     return build_engine(
         rows,
-        engine=config.engine.name,
-        pin=config.engine.rev,
+        engine=pin.name,
+        pin=pin.rev,
         source=str(series),
-        engine_repo=config.engine.repo,
+        engine_repo=pin.repo,
         previous_pin=previous_pin,
     )
 
@@ -159,7 +180,7 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
         carried = _carried(inputs, walk, upstream, downstream)
         skipped_at = skipped_prs(downstream, inputs.baseline, inputs.head)
 
-    check: CheckReport | None = run_check(inputs.check, progress=progress) if inputs.check else None
+    check = run_check(inputs.check, progress=progress) if inputs.check and not inputs.engines else None
 
     audit: AuditResult | None = None
     if downstream is None or inputs.baseline is None or upstream is None:
@@ -196,6 +217,18 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
             excluded_globs=load_excluded_globs(inputs.policy or cfg.policy),
         )
 
+    if inputs.engines:
+        sections = [_engine_section(e, downstream, inputs, progress) for e in inputs.engines]
+        return build_report(
+            walk=walk,
+            audit=audit,
+            upstream_name=_upstream_name(cfg, upstream),
+            upstream_repo=_upstream_repo(cfg, upstream),
+            skipped=skipped,
+            engines=sections,
+            carried=carried,
+            skipped_prs=skipped_at,
+        )
     previous_pin = None
     if downstream is not None and inputs.baseline is not None:
         previous_pin = pinned_at(downstream, inputs.baseline, cfg.engine.file, "engine", "rev")
@@ -205,13 +238,12 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
         series = engine_from_series(inputs.series, strip=strip, config=cfg, previous_pin=previous_pin)
         skipped["validation"] = "No engine source was given (--source): the patch stack was not applied."
 
-    upstream_repo = cfg.upstream_repo or (_remote_repo(upstream) if upstream is not None else None)
     return build_report(
         walk=walk,
         check=check,
         audit=audit,
-        upstream_name=cfg.upstream_name if cfg.file or not upstream_repo else upstream_repo.split("/")[1],
-        upstream_repo=upstream_repo,
+        upstream_name=_upstream_name(cfg, upstream),
+        upstream_repo=_upstream_repo(cfg, upstream),
         engine_repo=cfg.engine.repo,
         previous_engine_pin=previous_pin,
         series=series,
@@ -219,3 +251,34 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
         carried=carried,
         skipped_prs=skipped_at,
     )
+
+
+def _upstream_repo(cfg: Config, upstream: Path | None) -> str | None:
+    return cfg.upstream_repo or (_remote_repo(upstream) if upstream is not None else None)
+
+
+def _upstream_name(cfg: Config, upstream: Path | None) -> str:
+    repo = _upstream_repo(cfg, upstream)
+    return cfg.upstream_name if cfg.file or not repo else repo.split("/")[1]
+
+
+def _engine_section(
+    e: EngineInput, downstream: Path | None, inputs: ReportInputs, progress: ProgressFn | None
+) -> tuple[EnginePatches | Skipped, CheckReport | Skipped]:
+    """One engine's Engine patches table and Validation line."""
+    previous = None
+    if downstream is not None and inputs.baseline is not None:
+        previous = pinned_at(downstream, inputs.baseline, e.pin.file, "engine", "rev")
+    if e.check is not None:
+        check = run_check(e.check, progress=progress)
+        return engine_of_check(check, e.pin.repo, previous), check
+    if e.series is not None:
+        strip = e.pin.strip if e.strip is None else e.strip
+        table = engine_from_series(
+            e.series, strip=strip, config=inputs.config, previous_pin=previous, pin=e.pin
+        )
+        return table, Skipped(
+            f"No {e.pin.name} source was given (--source): the patch stack was not applied."
+        )
+    why = f"No {e.pin.name} source or series was given: "
+    return Skipped(why + "no patch table."), Skipped(why + "the stack was not checked.")

@@ -163,12 +163,14 @@ def _purpose_cell(row_purpose: str | None, has_header: bool, refs: Sequence[Ref]
     return purpose or refs_text or DASH
 
 
-def render_engine(e: EnginePatches | Skipped) -> list[str]:
-    out = ["## Engine patches", ""]
+def render_engine(e: EnginePatches | Skipped, *, heading: bool = True) -> list[str]:
+    out = ["## Engine patches", ""] if heading else []
     if isinstance(e, Skipped):
         return [*out, escape(e.reason)]
     engine = escape(e.engine)
-    if e.pin is None:
+    if e.pin is None and e.sha256:
+        out.append(f"The {engine} source is {code(e.source)}, verified against its pin: sha256 {e.sha256}.")
+    elif e.pin is None:
         out.append(f"The {engine} source is {code(e.source)} (not a pinned git revision).")
     elif e.previous_pin == e.pin:
         out.append(f"The {engine} source pin remains {rev(e.pin)}.")
@@ -252,8 +254,28 @@ def _patch_failure_lines(p: PatchResult) -> list[str]:
     return [f"- {code(p.name)}: {_failure(f)}" for f in p.failures]
 
 
-def render_validation(c: CheckReport | Skipped) -> list[str]:
-    out = ["## Validation", ""]
+def render_engines(engines: Sequence[EnginePatches | Skipped]) -> list[str]:
+    """One Engine patches section: one table per engine, each under the sentence naming its pin."""
+    out = render_engine(engines[0])
+    for e in engines[1:]:
+        out += ["", *render_engine(e, heading=False)]
+    return out
+
+
+def render_validations(checks: Sequence[CheckReport | Skipped]) -> list[str]:
+    """One Validation section: one line (and its failures) per engine, named when there are several."""
+    if len(checks) == 1:
+        return render_validation(checks[0])
+    out = ["## Validation"]
+    for c in checks:
+        lines = render_validation(c, heading=False)
+        name = f"{escape(c.engine)}: " if isinstance(c, CheckReport) else ""
+        out += ["", name + lines[0], *lines[1:]]
+    return out
+
+
+def render_validation(c: CheckReport | Skipped, *, heading: bool = True) -> list[str]:
+    out = ["## Validation", ""] if heading else []
     if isinstance(c, Skipped):
         return [*out, escape(c.reason)]
     target = f"the exact pin {rev(c.source.rev)}" if c.source.rev else f"the source {code(c.source.path)}"
@@ -296,9 +318,9 @@ def render_markdown(report: SyncReport) -> str:
     neutralised (``<code>@name</code>``) and the publish markers' text made inert."""
     blocks = [
         render_summary(report.summary),
-        render_engine(report.engine),
+        render_engines(report.engines),
         render_audit(report.audit, report.upstream_name),
-        render_validation(report.validation),
+        render_validations(report.validations),
     ]
     text = "\n\n".join("\n".join(b) for b in blocks) + "\n"
     # Last, on the final text: no @mention pings anyone and no publish marker can be planted,

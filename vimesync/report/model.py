@@ -77,15 +77,26 @@ class EnginePatches:
     previous_pin: str | None  # the pin at the pre-sync baseline, when known
     source: str  # where the source was read from (for non-git sources)
     rows: tuple[PatchRow, ...]  # series order
+    sha256: str | None = None  # an archive source verified against its pin's digest
 
 
 @dataclass(frozen=True)
 class SyncReport:
     upstream_name: str
     summary: Summary | Skipped
-    engine: EnginePatches | Skipped
+    engines: tuple[EnginePatches | Skipped, ...]  # one Engine patches table per engine, config order
     audit: AuditResult | Skipped
-    validation: CheckReport | Skipped
+    validations: tuple[CheckReport | Skipped, ...]  # one Validation line per engine, same order
+
+    @property
+    def engine(self) -> EnginePatches | Skipped:
+        """The first (or only) engine's table."""
+        return self.engines[0]
+
+    @property
+    def validation(self) -> CheckReport | Skipped:
+        """The first (or only) engine's check."""
+        return self.validations[0]
 
     @property
     def title(self) -> str:
@@ -98,8 +109,9 @@ class SyncReport:
     def checks_ok(self) -> bool:
         """Every check that ran passed: patches apply, Python parses, every changed path reviewed."""
         ok = True
-        if isinstance(self.validation, CheckReport):
-            ok = ok and self.validation.ok
+        for check in self.validations:
+            if isinstance(check, CheckReport):
+                ok = ok and check.ok
         if isinstance(self.audit, AuditResult):
             ok = ok and self.audit.ok
         if isinstance(self.summary, Summary):
@@ -182,9 +194,11 @@ def build_engine(
     source: str,
     engine_repo: str | None,
     previous_pin: str | None,
+    sha256: str | None = None,
 ) -> EnginePatches:
     """The Engine patches facts: the pin and one row per (name, DEP-3 header), in series order."""
     return EnginePatches(
+        sha256=sha256,
         engine=engine,
         pin=pin,
         previous_pin=previous_pin,
@@ -227,12 +241,14 @@ def build_report(
     skipped: dict[str, str] | None = None,
     carried: frozenset[int] | None = None,
     skipped_prs: frozenset[int] = frozenset(),
+    engines: Sequence[tuple[EnginePatches | Skipped, CheckReport | Skipped]] = (),
 ) -> SyncReport:
     """Assemble the report. Missing inputs become Skipped sections; ``skipped`` overrides their
     one-line reasons (keys "summary", "engine", "audit", "validation").
 
     The Engine patches table comes from ``check`` when the stack was checked, else from
-    ``series`` (the series and headers read without a source, see ``generate.engine_from_series``)."""
+    ``series`` (the series and headers read without a source, see ``generate.engine_from_series``).
+    ``engines`` (table, validation) pairs, when given, are the sections of several engines."""
     why = {
         "summary": "No upstream range was given (--upstream/--range): no summary.",
         "engine": "No engine source or series was given (--source/--series): no patch table.",
@@ -251,12 +267,20 @@ def build_report(
         )
         if walk
         else Skipped(why["summary"]),
-        engine=_engine_of_check(check, engine_repo, previous_engine_pin)
-        if check
-        else series or Skipped(why["engine"]),
+        engines=tuple(e for e, _ in engines)
+        or (
+            _engine_of_check(check, engine_repo, previous_engine_pin)
+            if check
+            else series or Skipped(why["engine"]),
+        ),
         audit=audit if audit else Skipped(why["audit"]),
-        validation=check if check else Skipped(why["validation"]),
+        validations=tuple(v for _, v in engines) or (check if check else Skipped(why["validation"]),),
     )
+
+
+def engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
+    """The Engine patches table of a checked stack: its pin and its patches' headers."""
+    return _engine_of_check(check, engine_repo, previous_pin)
 
 
 def _engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
@@ -265,6 +289,7 @@ def _engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: 
         engine=check.engine,
         pin=check.source.rev,
         source=check.source.path,
+        sha256=check.sha256,
         engine_repo=engine_repo,
         previous_pin=previous_pin,
     )

@@ -1,0 +1,201 @@
+"""Archive pins: a wheel or sdist checked against the ``sha256`` its pin records, and packages
+named ``pypi:NAME==VERSION`` fetched once into the cache with pip and verified the same way.
+
+The pin is repository content (a stranger writes it in CI), so the fetch is bounded and runs
+nothing of the package: pip is this interpreter's (``sys.executable -m pip``, never one found on
+``PATH``), asked for a wheel only (``--only-binary=:all:``: an sdist would make pip build its
+metadata, i.e. run the package's code), with ``--no-deps``, a requirement that is a name,
+``==`` and an exact version (validated twice: in the config and here), in a scratch folder as
+its working directory, within a time and a size budget. Where pip looks (an index, a mirror, a
+``--find-links`` folder) is the job's choice, made with pip's own environment
+(``PIP_INDEX_URL``, ``PIP_NO_INDEX``, ``PIP_FIND_LINKS``), never the pin's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from vimesync.config import cache_root, pypi_requirement
+from vimesync.errors import BadInput
+from vimesync.safefs import excerpt, remove_tree
+
+MAX_DOWNLOAD_BYTES = 4 << 30  # what pip may write before it is stopped (vLLM wheels are ~0.5 GiB)
+DEFAULT_TIMEOUT = 900.0  # seconds; VIMESYNC_PIP_TIMEOUT overrides
+_POLL = 0.2
+_CHUNK = 1 << 20
+
+
+def sha256_of(path: Path) -> str:
+    """The hex sha256 of a file, read in chunks (a wheel of any size, in bounded memory)."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                digest.update(chunk)
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read the archive ({exc.strerror})") from None
+    return digest.hexdigest()
+
+
+def verify_archive(path: Path, sha256: str, *, pin: str) -> None:
+    """BadInput naming the pin and both digests when ``path`` is not the archive ``pin`` records."""
+    got = sha256_of(path)
+    if got != sha256.lower():
+        raise BadInput(
+            f"{pin}: the archive {path} does not match the pin: "
+            f"sha256 {got}, the pin records {sha256.lower()}"
+        )
+
+
+def archive_cache(env: dict[str, str] | None = None) -> Path:
+    """Where fetched archives live: ``<vimesync cache>/archives/<sha256>/<file name>``."""
+    return cache_root(env) / "archives"
+
+
+def fetch_package(
+    requirement: str, sha256: str | None, *, pin: str, cache: Path | None = None, timeout: float | None = None
+) -> Path:
+    """The wheel ``requirement`` names, from the cache or fetched with pip, verified against
+    ``sha256``. Without a digest the file is fetched but not used: BadInput says the digest to
+    write (after checking it), so a pin never trusts whatever the index serves today."""
+    req = pypi_requirement(requirement, where=pin, key="source")
+    folder = cache or archive_cache()
+    if sha256 is not None:
+        cached = _cached(folder / sha256.lower())
+        if cached is not None:
+            verify_archive(cached, sha256, pin=pin)  # a cache is a folder anyone on the box may edit
+            return cached
+    folder.mkdir(parents=True, exist_ok=True)
+    scratch = Path(_mkdtemp(folder))
+    try:
+        wheel = _download(req, scratch, pin=pin, timeout=timeout)
+        got = sha256_of(wheel)
+        if sha256 is None:
+            raise BadInput(
+                f"{pin}: source pypi:{req} has no sha256: pip fetched {wheel.name} with sha256 {got}; "
+                f'check it against the index and write sha256 = "{got}"'
+            )
+        if got != sha256.lower():
+            raise BadInput(
+                f"{pin}: pip fetched {wheel.name} for pypi:{req} with sha256 {got}, "
+                f"the pin records {sha256.lower()}"
+            )
+        final = folder / got
+        final.mkdir(exist_ok=True)
+        os.replace(wheel, final / wheel.name)
+        return final / wheel.name
+    finally:
+        remove_tree(scratch)
+
+
+def _mkdtemp(folder: Path) -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix=".fetch-", dir=folder)
+
+
+def _cached(folder: Path) -> Path | None:
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".whl")]
+    except OSError:
+        return None
+    path = folder / names[0] if len(names) == 1 else None
+    return path if path is not None and path.is_file() and not path.is_symlink() else None
+
+
+def _timeout() -> float:
+    try:
+        return float(os.environ.get("VIMESYNC_PIP_TIMEOUT", DEFAULT_TIMEOUT))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+def _download(req: str, scratch: Path, *, pin: str, timeout: float | None) -> Path:
+    """Run pip in ``scratch`` (its cwd) into ``scratch/out``; the one wheel it wrote."""
+    out = scratch / "out"
+    out.mkdir()
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--no-input",
+        "--disable-pip-version-check",
+        "--progress-bar=off",
+        "--no-cache-dir",
+        "--quiet",
+        "--dest",
+        str(out),
+        "--",
+        req,
+    ]
+    log = scratch / "pip.log"
+    tmp = scratch / "tmp"  # pip's temporary files count against the size budget too
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    budget = timeout if timeout is not None else _timeout()
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(
+            cmd, cwd=scratch, env=env, stdin=subprocess.DEVNULL, stdout=fh, stderr=fh, start_new_session=True
+        )
+        why = _watch(proc, scratch, budget)
+    if why is not None:
+        raise BadInput(f"{pin}: pip download pypi:{req} stopped: {why}")
+    if proc.returncode != 0:
+        raise BadInput(f"{pin}: pip download pypi:{req} failed (exit {proc.returncode}): {_last_line(log)}")
+    files = sorted(os.listdir(out))
+    wheels = [n for n in files if n.endswith(".whl")]
+    if len(files) != 1 or len(wheels) != 1:
+        shown = ", ".join(excerpt(n, 60) for n in files[:3]) or "nothing"
+        raise BadInput(f"{pin}: pip download pypi:{req} did not give one wheel (got {shown})")
+    wheel = out / wheels[0]
+    if wheel.is_symlink() or not wheel.is_file():
+        raise BadInput(f"{pin}: pip download pypi:{req} wrote something other than a file")
+    return wheel
+
+
+def _watch(proc: subprocess.Popen[bytes], out: Path, budget: float) -> str | None:
+    """Wait for pip; stop it (its whole process group) past the time or size budget."""
+    deadline = time.monotonic() + budget
+    while proc.poll() is None:
+        why = None
+        if time.monotonic() > deadline:
+            why = f"took more than {budget:g} s (VIMESYNC_PIP_TIMEOUT)"
+        elif _size(out) > MAX_DOWNLOAD_BYTES:
+            why = f"wrote more than {MAX_DOWNLOAD_BYTES >> 30} GiB"
+        if why is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                proc.kill()
+            proc.wait()
+            return why
+        time.sleep(_POLL)
+    return None
+
+
+def _size(folder: Path) -> int:
+    total = 0
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def _last_line(log: Path) -> str:
+    try:
+        lines = [ln for ln in log.read_bytes()[-4096:].decode("utf-8", "replace").splitlines() if ln.strip()]
+    except OSError:
+        return "no output"
+    return excerpt(lines[-1], 160) if lines else "no output"
