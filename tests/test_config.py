@@ -17,7 +17,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def test_no_config_file_is_empty(tmp_path: Path) -> None:
-    assert load_config(cwd=tmp_path) == Config()
+    assert load_config(cwd=tmp_path) == Config(searched=(tmp_path,))
 
 
 def test_paths_resolve_against_the_file_that_names_them(tmp_path: Path) -> None:

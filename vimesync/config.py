@@ -3,6 +3,10 @@
 Every value here also has a command-line flag; flags win. Relative paths are resolved
 against the folder of the file that names them, so a config works from any cwd.
 
+Which config (like git, ruff, pre-commit): ``--config FILE``, else ``$VIMESYNC_CONFIG``, else the
+first ``vimesync.toml`` from the current folder upward to the repository root (the folder holding
+``.git``; outside a repository, the current folder only). Every key is documented in docs/config.md.
+
 ``vimesync.toml``::
 
     [upstream]
@@ -47,11 +51,12 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from vimesync.errors import ConfigError
+from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import (
     MAX_CONFIG_BYTES,
     _toml_message,
     excerpt,
+    find_root,
     input_kind,
     lexical,
     loads_toml,
@@ -59,6 +64,7 @@ from vimesync.safefs import (
 )
 
 CONFIG_NAME = "vimesync.toml"
+CONFIG_ENV = "VIMESYNC_CONFIG"  # set by the job (trusted, like a flag)
 
 
 def read_text(path: Path, *, root: Path | None = None, max_bytes: int = MAX_CONFIG_BYTES) -> str:
@@ -129,6 +135,34 @@ class Config:
     # Which file and key named each repository path above ("upstream_path", "downstream_path",
     # "engine_source"): those are repository content; vimesync.repopaths decides whether to trust them.
     path_origins: tuple[tuple[str, Path, str], ...] = ()
+    # When no config file was found: the folders discovery looked in (for error messages).
+    searched: tuple[Path, ...] = ()
+
+    def provenance(self) -> str:
+        """Which config was read, or that none was found and where discovery looked."""
+        if self.file is not None:
+            return f"config {self.file}"
+        if not self.searched:
+            return f"no {CONFIG_NAME} read"
+        if len(self.searched) == 1:
+            return f"no {CONFIG_NAME} found in {self.searched[0]}"
+        return f"no {CONFIG_NAME} found in {self.searched[0]} or any folder up to {self.searched[-1]}"
+
+
+def missing_input(config: Config, what: str, *, flag: str, key: str, file: Path | None = None) -> BadInput:
+    """The error for an input given neither by a flag nor by a file: it names the config read (or
+    where none was found) and the flag or key that supplies it. ``file`` is the file that would hold
+    ``key`` (a pin) when it is not the config itself."""
+    if config.file is None:
+        return BadInput(
+            f"{what}: pass {flag} ({config.provenance()})",
+            hint=f"or set {key} in a {CONFIG_NAME} (`vimesync init` writes one; see docs/config.md)",
+        )
+    holder = file or config.file
+    return BadInput(
+        f"{what}: neither {flag} nor {key} in {holder} ({config.provenance()})",
+        hint=f"pass {flag}, or set {key} in {holder} (see docs/config.md)",
+    )
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -218,13 +252,33 @@ def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tu
     return tuple(pairs)
 
 
+def discover_config(cwd: Path) -> tuple[Path | None, tuple[Path, ...]]:
+    """The first ``vimesync.toml`` from ``cwd`` upward to the repository root (the innermost folder
+    holding ``.git``), and the folders looked in. Outside a repository only ``cwd`` is looked in: a
+    stray ``/tmp/vimesync.toml`` must not configure every folder below it."""
+    start = lexical(cwd)
+    chain = (start, *start.parents)
+    top = next((i for i, folder in enumerate(chain) if os.path.lexists(folder / ".git")), 0)
+    looked: list[Path] = []
+    for folder in chain[: top + 1]:
+        looked.append(folder)
+        if os.path.lexists(folder / CONFIG_NAME):
+            return folder / CONFIG_NAME, tuple(looked)
+    return None, tuple(looked)
+
+
 def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
-    """Load ``path``, else ``vimesync.toml`` in ``cwd`` if present, else an empty Config."""
+    """Load ``path`` (``--config``), else ``$VIMESYNC_CONFIG``, else the discovered
+    ``vimesync.toml`` (see :func:`discover_config`), else an empty Config that says where it looked."""
+    if path is None and os.environ.get(CONFIG_ENV):
+        path = Path(os.environ[CONFIG_ENV])
+        if not os.path.lexists(path):
+            raise ConfigError(str(path), f"no such file (named by ${CONFIG_ENV})")
     if path is None:
-        candidate = (cwd or Path.cwd()) / CONFIG_NAME
-        if not os.path.lexists(candidate):
-            return Config()
-        path = candidate
+        found, looked = discover_config(cwd or Path.cwd())
+        if found is None:
+            return Config(searched=looked)
+        path = found
     path = lexical(path)
     data = read_toml(path)
     _check_keys(path, "<top>", data, {"upstream", "downstream", "engine"})
@@ -234,16 +288,17 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     _check_keys(path, "downstream", down, {"path"})
     eng = data.get("engine", {})
     _check_keys(path, "engine", eng, {"pin", "source"})
-    up_pin_file = confined(
-        path.parent, _file_or_none(path, "upstream", up, "pin"), file=path, key="[upstream] pin"
-    )
+    # Files the config names may lie anywhere inside its repository (a config kept in ci/ may
+    # name pins/ at the root), never outside it.
+    root = find_root(path)
+    up_pin_file = confined(root, _file_or_none(path, "upstream", up, "pin"), file=path, key="[upstream] pin")
     eng_pin_file = _file_or_none(path, "engine", eng, "pin")
     raw_map = up.get("map", [])
     if not isinstance(raw_map, list) or not all(isinstance(m, str) for m in raw_map):
         raise ConfigError(str(path), "[upstream] map must be a list of 'SRC=DST' strings")
     upstream_path = _path_or_none(path, "upstream", up, "path")
     downstream_path = _path_or_none(path, "downstream", down, "path")
-    engine, source_file = _engine(path, eng, eng_pin_file)
+    engine, source_file = _engine(path, eng, eng_pin_file, root)
     origins = [("upstream_path", path, "[upstream] path")] if upstream_path else []
     origins += [("downstream_path", path, "[downstream] path")] if downstream_path else []
     origins += [("engine_source", source_file, "[engine] source")] if source_file else []
@@ -255,7 +310,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         upstream_branch=_str_or_none(path, "upstream", up, "branch"),
         upstream_pin=load_upstream_pin(up_pin_file) if up_pin_file else UpstreamPin(),
         policy=confined(
-            path.parent, _file_or_none(path, "upstream", up, "policy"), file=path, key="[upstream] policy"
+            root, _file_or_none(path, "upstream", up, "policy"), file=path, key="[upstream] policy"
         ),
         path_map=parse_map(raw_map, where=str(path)),
         downstream_path=downstream_path,
@@ -277,16 +332,18 @@ def confined(root: Path, target: Path | None, *, file: Path, key: str) -> Path |
     if not real.is_relative_to(lexical(root)):
         raise ConfigError(
             str(file),
-            f"{key} must be inside {root} (the folder holding {CONFIG_NAME})",
-            hint="pins, policies and series files are repository content; keep them in the repository",
+            f"{key} must be inside the repository {root}",
+            hint="pins, policies and series files are repository content: keep them anywhere inside "
+            "the repository that holds the config",
         )
     return real
 
 
-def _engine(path: Path, eng: dict[str, Any], pin_file: Path | None) -> tuple[EnginePin, Path | None]:
+def _engine(
+    path: Path, eng: dict[str, Any], pin_file: Path | None, root: Path
+) -> tuple[EnginePin, Path | None]:
     """The engine pin, with the config's machine-local ``source`` filling a pin that has none,
     and the file that named the source."""
-    root = path.parent
     pin_file = confined(root, pin_file, file=path, key="[engine] pin")
     pin = load_engine_pin(pin_file) if pin_file else EnginePin()
     if pin.file is not None and pin.series is not None:

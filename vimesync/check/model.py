@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from vimesync.config import Config
+from vimesync.config import Config, missing_input
 from vimesync.errors import BadInput
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ParseReport
@@ -87,6 +87,13 @@ class CheckOptions:
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing
 
 
+def _missing(config: Config, what: str, *, flag: str, key: str) -> BadInput:
+    """Name the pin that would hold ``key``, or the config key that names the pin."""
+    if config.file is not None and config.engine.file is None:
+        return missing_input(config, what, flag=flag, key="[engine] pin")
+    return missing_input(config, what, flag=flag, key=key, file=config.engine.file)
+
+
 def check_options(
     config: Config,
     *,
@@ -103,11 +110,10 @@ def check_options(
     pin = config.engine
     src = repository_path(source, config, "engine_source")
     ser = series or pin.series
-    where = f" (or set it in {pin.file})" if pin.file else " (or set it in an engine pin, see pins/)"
     if src is None:
-        raise BadInput(f"no engine source: pass --source PATH{where}")
+        raise _missing(config, "no engine source", flag="--source PATH", key="[engine] source")
     if ser is None:
-        raise BadInput(f"no patch series: pass --series FILE{where}")
+        raise _missing(config, "no patch series", flag="--series FILE", key="[engine] series")
     return CheckOptions(
         source=src,
         series=ser,

@@ -16,7 +16,7 @@ from vimesync import git
 from vimesync.audit.model import CLASSES, STALE, AuditResult
 from vimesync.cli import output
 from vimesync.cli.app import app
-from vimesync.config import Config, load_config, parse_map
+from vimesync.config import Config, load_config, missing_input, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.repopaths import repository_path
 from vimesync.text import plural
@@ -28,7 +28,11 @@ audit_app = typer.Typer(
 app.add_typer(audit_app, name="audit")
 
 ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", help="Config file (default: ./vimesync.toml if present).")
+    Path | None,
+    typer.Option(
+        "--config",
+        help="Config file (default: $VIMESYNC_CONFIG, else vimesync.toml here or above).",
+    ),
 ]
 DownstreamOpt = Annotated[
     Path | None, typer.Option("--downstream", help="Downstream repository (default: config, else .).")
@@ -57,7 +61,9 @@ def _downstream(cfg: Config, downstream: Path | None) -> Path:
 def _upstream(cfg: Config, upstream: Path | None) -> Path:
     path = repository_path(upstream, cfg, "upstream_path")
     if path is None:
-        raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
+        raise missing_input(
+            cfg, "no upstream repository given", flag="--upstream PATH", key="[upstream] path"
+        )
     return path
 
 

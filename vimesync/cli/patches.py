@@ -55,7 +55,8 @@ def check(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Parse every file afresh.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
     config: Annotated[
-        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
+        Path | None,
+        typer.Option(help="Config file (default: $VIMESYNC_CONFIG, else vimesync.toml here or above)."),
     ] = None,
 ) -> int:
     """Apply the patch stack to the exact pinned source and parse every Python file of the result."""

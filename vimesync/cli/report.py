@@ -64,7 +64,8 @@ def report(
         str | None, typer.Option(help="Put the report into PR owner/repo#N between markers.")
     ] = None,
     config: Annotated[
-        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
+        Path | None,
+        typer.Option(help="Config file (default: $VIMESYNC_CONFIG, else vimesync.toml here or above)."),
     ] = None,
 ) -> int:
     """Write the sync PR description: summary, engine patches, final audit, validation."""

@@ -148,7 +148,11 @@ def walk_command(
     ] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
     config: Annotated[
-        Path | None, typer.Option("--config", help="vimesync.toml (default: ./vimesync.toml).")
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Config file (default: $VIMESYNC_CONFIG, else vimesync.toml here or above).",
+        ),
     ] = None,
 ) -> int:
     """Walk an upstream commit range into merged PRs and classify them (applicable/excluded/mirrored)."""

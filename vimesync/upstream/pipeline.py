@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from vimesync import git
-from vimesync.config import Config
+from vimesync.config import CONFIG_NAME, Config, missing_input
 from vimesync.errors import BadInput
 from vimesync.repopaths import repository_path
 from vimesync.upstream import metadata, mirrored
@@ -25,11 +25,7 @@ def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
     if range_ is None:
         synced = config.upstream_pin.synced
         if not synced:
-            where = f" in {config.upstream_pin.file}" if config.upstream_pin.file else ""
-            raise BadInput(
-                f"no --range given and no last-synced upstream commit recorded{where}",
-                hint="pass --range BASE..TIP, or set [upstream] synced in the pin (pins/<upstream>.toml)",
-            )
+            raise _no_synced(config)
         return synced, default_tip
     if "..." in range_:
         raise BadInput(
@@ -41,8 +37,18 @@ def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
     if not base:
         base = config.upstream_pin.synced or ""
         if not base:
-            raise BadInput(f"--range {range_!r} has no BASE and no last-synced commit is recorded")
+            raise _no_synced(
+                config, what=f"--range {range_!r} has no BASE and no last-synced upstream commit"
+            )
     return base, tip or default_tip
+
+
+def _no_synced(config: Config, what: str = "no --range given and no last-synced upstream commit") -> BadInput:
+    if config.file is not None and config.upstream_pin.file is None:
+        return missing_input(config, what, flag="--range BASE..TIP", key="[upstream] pin")
+    return missing_input(
+        config, what, flag="--range BASE..TIP", key="[upstream] synced", file=config.upstream_pin.file
+    )
 
 
 def _tip_rev(repo: Path, tip: str) -> str:
@@ -88,7 +94,9 @@ def walk_and_classify(
     config = config or Config()
     upstream = repository_path(upstream, config, "upstream_path")
     if upstream is None:
-        raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
+        raise missing_input(
+            config, "no upstream repository given", flag="--upstream PATH", key="[upstream] path"
+        )
     base, tip = parse_range(range_, config)
     result = walk(upstream, base, _tip_rev(upstream, tip))
     notes: list[str] = []
@@ -100,7 +108,8 @@ def walk_and_classify(
     if github and result.prs:
         if not config.upstream_repo:
             raise BadInput(
-                "--github needs the upstream owner/name", hint="set [upstream] repo in vimesync.toml"
+                f"--github needs the upstream owner/name ({config.provenance()})",
+                hint=f"set [upstream] repo in {config.file or CONFIG_NAME} (see docs/config.md)",
             )
         from vimesync.github import fetch_metadata
 
