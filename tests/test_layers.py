@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("carry",),
     ("audit",),
     ("report",),
+    ("scaffold",),
     ("demo",),
     ("cli",),  # with vimesync.__main__
 )
