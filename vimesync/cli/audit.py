@@ -67,8 +67,16 @@ def _upstream(cfg: Config, upstream: Path | None) -> Path:
     return path
 
 
-def _tip(cfg: Config, tip: str | None) -> str:
-    return tip or cfg.upstream_branch or "HEAD"
+def _tip(cfg: Config, tip: str | None, upstream: Path) -> str:
+    """--upstream-tip as given; else the config's branch, or the fetched tip ahead of it."""
+    if tip is not None:
+        return tip
+    from vimesync.upstream.tip import configured_tip
+
+    rev, note = configured_tip(upstream, cfg.upstream_branch or "HEAD")
+    if note:
+        output.stderr.print(output.styled(("note: ", "dim"), note))
+    return rev
 
 
 @audit_app.callback()
@@ -102,7 +110,8 @@ def audit(
     cfg = load_config(config)
     if baseline is None:
         raise BadInput("--baseline is required: the downstream commit before the sync")
-    down, up, tip = _downstream(cfg, downstream), _upstream(cfg, upstream), _tip(cfg, upstream_tip)
+    down, up = _downstream(cfg, downstream), _upstream(cfg, upstream)
+    tip = _tip(cfg, upstream_tip, up)
     base = upstream_base_of(
         cfg, upstream=up, tip=tip, downstream=down, baseline=baseline, upstream_base=upstream_base
     )
@@ -179,7 +188,7 @@ def review(
         sync = sync_name(
             cfg,
             upstream=up,
-            tip=_tip(cfg, upstream_tip),
+            tip=_tip(cfg, upstream_tip, up),
             downstream=down,
             baseline=baseline,
             upstream_base=upstream_base,

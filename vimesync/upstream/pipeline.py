@@ -13,6 +13,7 @@ from vimesync.repopaths import repository_path
 from vimesync.upstream import metadata, mirrored
 from vimesync.upstream import policy as policy_mod
 from vimesync.upstream.model import WalkResult
+from vimesync.upstream.tip import configured_tip
 from vimesync.upstream.walk import walk
 
 
@@ -98,8 +99,11 @@ def walk_and_classify(
             config, "no upstream repository given", flag="--upstream PATH", key="[upstream] path"
         )
     base, tip = parse_range(range_, config)
-    result = walk(upstream, base, _tip_rev(upstream, tip))
     notes: list[str] = []
+    if range_ is None or range_.endswith(".."):  # the tip is the config's branch (or HEAD)
+        tip, note = configured_tip(upstream, tip)
+        notes += [note] if note else []
+    result = walk(upstream, base, _tip_rev(upstream, tip))
     result = replace(result, upstream=config.upstream_repo or config.upstream_name)
 
     metas: dict[int, metadata.PRMeta] = {}
