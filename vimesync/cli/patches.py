@@ -18,7 +18,7 @@ from vimesync.cli.progress import parse_progress
 from vimesync.config import load_config
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.patches.model import PatchResult
-from vimesync.text import plural
+from vimesync.text import plural, untouched_note
 
 patches_app = typer.Typer(help="Work with the engine patch stack.", no_args_is_help=True)
 app.add_typer(patches_app, name="patches")
@@ -176,7 +176,8 @@ def _render_python(report: CheckReport) -> None:
     )
     for bad in py.failed:
         line = f":{bad.line}" if bad.line else ""
-        con.print(output.styled((f"  {bad.path}{line}: {bad.message}", "red")))
+        note = untouched_note(bad.untouched, bad.parses_with)
+        con.print(output.styled((f"  {bad.path}{line}: {bad.message}", "red"), (note, "yellow")))
     for c in py.conflict_markers:
         con.print(output.styled((f"  {c.path}:{c.line}: leftover conflict marker {c.text!r}", "red")))
 

@@ -14,7 +14,7 @@ from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.links import Ref, pr_ref
 from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
-from vimesync.text import plural, visible
+from vimesync.text import plural, untouched_note, visible
 
 DASH = "—"
 MAX_LIST = 50  # longest list of paths/failures printed before "… and N more"
@@ -279,7 +279,9 @@ def render_validation(c: CheckReport | Skipped) -> list[str]:
         out += ["", *_capped(lines, "failure")]
     if py is not None and not py.ok:
         lines = [
-            f"- {code(f.path + (f':{f.line}' if f.line else ''))}: {escape(f.message)}" for f in py.failed
+            f"- {code(f.path + (f':{f.line}' if f.line else ''))}: {escape(f.message)}"
+            + escape(untouched_note(f.untouched, f.parses_with))
+            for f in py.failed
         ] + [f"- {code(f'{m.path}:{m.line}')}: conflict marker {code(m.text)}" for m in py.conflict_markers]
         out += ["", f"Python {escape(py.version)} parse failures:", "", *_capped(lines, "file")]
     return out
