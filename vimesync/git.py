@@ -588,7 +588,8 @@ def repo_at(path: Path) -> Path | None:
     )
     if out.returncode != 0:
         return None
-    lines = out.stdout.decode("utf-8", "surrogateescape").splitlines()
+    # Split on LF only: splitlines() also splits at a CR, which a folder name may hold.
+    lines = out.stdout.decode("utf-8", "surrogateescape").split("\n")
     gitdir = Path(lines[0])
     bare = len(lines) > 1 and lines[1] == "true"
     # --show-cdup is empty at a work tree root; a bare repo must be the path itself (not e.g. path/refs).

@@ -9,17 +9,32 @@ commit subject can crash, restyle or rewrite the terminal. :func:`out` does the 
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.text import Text
 
 from vimesync.text import visible
 
+# Piped (not a terminal, no $COLUMNS): tables are as wide as their content, never wrapped at rich's
+# default of 80 columns, so a log or a grep sees each row whole. On a terminal: its full width.
+UNWRAPPED = 100_000
+
+
+def _width(stream: TextIO) -> int | None:
+    if os.environ.get("COLUMNS"):
+        return None  # rich reads it
+    try:
+        return None if stream.isatty() else UNWRAPPED
+    except (AttributeError, ValueError):
+        return UNWRAPPED
+
+
 # No emoji codes (":rocket:" in a title stays text), no highlighting of numbers or paths.
-stdout = Console(soft_wrap=True, highlight=False, emoji=False)
-stderr = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
+stdout = Console(soft_wrap=True, highlight=False, emoji=False, width=_width(sys.stdout))
+stderr = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False, width=_width(sys.stderr))
 
 
 def styled(*parts: str | tuple[str, str]) -> Text:

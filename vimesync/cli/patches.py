@@ -96,7 +96,10 @@ def render(report: CheckReport) -> None:
     src = report.source
     at = f" @ {src.rev}" if src.rev else ""
     con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}"))
-    con.print(_table(report))
+    if report.patches:
+        con.print(_table(report))
+    else:
+        con.print(output.styled("The series is empty: no patches to apply."))
     for p in report.patches:
         _render_patch_details(p)
     _render_python(report)

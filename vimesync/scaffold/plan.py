@@ -17,6 +17,7 @@ from vimesync import git
 from vimesync.config import parse_map
 from vimesync.errors import BadInput, GitError
 from vimesync.report.links import github_repo_of
+from vimesync.safefs import excerpt
 from vimesync.scaffold import templates
 
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
@@ -199,8 +200,30 @@ def _engine(opts: InitOptions, notes: list[str]) -> _Engine:
     return _Engine(name, repo, rev, _rel(src, opts.downstream) if src is not None else None)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _check_writable(opts: InitOptions) -> None:
+    """The config refuses a control character in a path, repo or rev (docs/SECURITY.md): refuse
+    to write one rather than a config that no command can read."""
+    for flag, value in (
+        ("--upstream", opts.upstream),
+        ("--upstream-repo", opts.upstream_repo),
+        ("--engine-repo", opts.engine_repo),
+        ("--rev", opts.rev),
+        ("--source", str(opts.source) if opts.source is not None else None),
+        ("--downstream", str(opts.downstream)),
+        *(("--map", m) for m in opts.maps),
+    ):
+        if value is not None and _CONTROL.search(value):
+            raise BadInput(f"{flag} {excerpt(value)}: holds a control character, which vimesync.toml refuses")
+    if opts.engine is not None and "\0" in opts.engine:
+        raise BadInput("--engine: holds a NUL character")
+
+
 def plan_init(opts: InitOptions) -> Plan:
     """The files ``vimesync init`` writes and what it could tell; BadInput for a wrong flag."""
+    _check_writable(opts)
     maps = parse_map(list(opts.maps)) if opts.maps else ()
     notes: list[str] = []
     up = _upstream(opts, notes)
