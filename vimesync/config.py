@@ -104,7 +104,7 @@ def _typed(path: Path, table: str, key: str, value: Any, kind: type) -> Any:
 @dataclass(frozen=True)
 class EnginePin:
     file: Path | None = None
-    name: str = "engine"
+    name: str = ""  # display name; "" when no pin names one (see check.model.engine_name)
     repo: str | None = None
     rev: str | None = None
     series: Path | None = None
@@ -207,7 +207,8 @@ def load_engine_pin(path: Path) -> EnginePin:
         raise ConfigError(str(path), "[engine] strip must be >= 0")
     return EnginePin(
         file=path,
-        name=_str_or_none(path, "engine", eng, "name") or "engine",
+        # Unnamed, the pin's file names it (pins/sglang.toml: "sglang"), never the word "engine".
+        name=_str_or_none(path, "engine", eng, "name") or path.stem,
         repo=_str_or_none(path, "engine", eng, "repo"),
         rev=_str_or_none(path, "engine", eng, "rev"),
         series=_file_or_none(path, "engine", eng, "series"),

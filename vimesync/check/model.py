@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ class CheckReport:
     series: str  # path of the series file
     patches: tuple[PatchResult, ...]
     python: ParseReport | None  # None when parsing was not reached (a patch failed without --keep-going)
-    engine: str = "engine"  # display name from the pin ("vLLM")
+    engine: str = ""  # display name from the pin ("vLLM"), else from the source (engine_name)
 
     @property
     def patches_ok(self) -> bool:
@@ -81,10 +82,27 @@ class CheckOptions:
     python: str | None = None  # "3.12"; None: what the tree declares, else the running interpreter
     export: Path | None = None
     use_cache: bool = True
-    engine: str = "engine"
+    engine: str = ""  # "": named after the source (engine_name)
 
 
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing
+
+
+_DIST = re.compile(r"^([A-Za-z0-9._]+?)-\d")  # sglang-0.5.15.post1-cp311-....whl -> sglang
+
+
+def engine_name(pin_name: str, source: Path | str | None) -> str:
+    """The engine's display name: the pin's, else the source's (a wheel's or sdist's distribution
+    name, a folder's name without ``.git``), else "unnamed" -- never the bare word "engine"."""
+    if pin_name:
+        return pin_name
+    if source is not None:
+        base = Path(source).name
+        m = _DIST.match(base)
+        name = m.group(1) if m else re.sub(r"\.git$", "", base)
+        if name:
+            return name
+    return "unnamed"
 
 
 def _missing(config: Config, what: str, *, flag: str, key: str) -> BadInput:
@@ -123,5 +141,5 @@ def check_options(
         python=python or pin.python,
         export=export,
         use_cache=use_cache,
-        engine=pin.name,
+        engine=engine_name(pin.name, src),
     )

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from vimesync import nofollow
-from vimesync.check.model import CheckOptions, CheckReport, ProgressFn
+from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.check.parse import parse_patched
 from vimesync.errors import PatchError
 from vimesync.patches.diffbinary import held_size
@@ -146,7 +146,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         series=str(opts.series),
         patches=results,
         python=python,
-        engine=opts.engine,
+        engine=engine_name(opts.engine, opts.source),
     )
 
 

@@ -17,7 +17,7 @@ from vimesync import git
 from vimesync.audit.compare import default_sync_name, load_excluded_globs, run_audit
 from vimesync.audit.model import AuditResult
 from vimesync.audit.syncname import upstream_base_of
-from vimesync.check.model import CheckOptions, CheckReport, ProgressFn
+from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.check.run import run_check
 from vimesync.config import Config
 from vimesync.pins import pinned_at
@@ -61,7 +61,7 @@ def engine_from_series(
         rows.append((entry.name, patch.dep3))
     return build_engine(
         rows,
-        engine=config.engine.name,
+        engine=engine_name(config.engine.name, config.engine.source),
         pin=config.engine.rev,
         source=str(series),
         engine_repo=config.engine.repo,

@@ -221,6 +221,12 @@ def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
     return out
 
 
+def _source_line(text: str) -> str:
+    """A line of a hunk or of the source, as code; a blank one as "(blank line)" (an empty code
+    span would show nothing, or two stray backticks)."""
+    return code(text.rstrip()) if text.strip() else "(blank line)"
+
+
 def _failure(f: HunkFailure) -> str:
     where = code(f.file)
     if f.hunk:
@@ -232,9 +238,9 @@ def _failure(f: HunkFailure) -> str:
     if f.first_mismatch is not None:
         detail.append(f"first mismatch at hunk line {f.first_mismatch}")
     if f.expected is not None:
-        detail.append(f"expected {code(f.expected.rstrip())}")
+        detail.append(f"expected {_source_line(f.expected)}")
     if f.found is not None:
-        detail.append(f"found {code(f.found.rstrip())}")
+        detail.append(f"found {_source_line(f.found)}")
     if f.nearest_line is not None:
         detail.append(f"nearest match at line {f.nearest_line:,}")
     return line + (f" ({'; '.join(detail)})" if detail else "")
