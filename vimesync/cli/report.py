@@ -28,10 +28,17 @@ from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.safefs import check_output_path, write_atomic
 
 
-def _check_opts(cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None):
+def _check_opts(
+    cfg: Config,
+    source: Path | None,
+    rev: str | None,
+    series: Path | None,
+    strip: int | None,
+    keep_going: bool,
+):
     if (source or cfg.engine.source) is None or (series or cfg.engine.series) is None:
         return None
-    return check_options(cfg, source=source, rev=rev, series=series, strip=strip)
+    return check_options(cfg, source=source, rev=rev, series=series, strip=strip, keep_going=keep_going)
 
 
 @app.command("report")
@@ -56,6 +63,10 @@ def report(
     rev: Annotated[str | None, typer.Option(help="Engine rev (default: the engine pin).")] = None,
     series: Annotated[Path | None, typer.Option(help="Quilt series file (default: the engine pin).")] = None,
     strip: Annotated[int | None, typer.Option(min=0, help="Default -pN for patches.")] = None,
+    keep_going: Annotated[
+        bool,
+        typer.Option("--keep-going", help="As in patches check: apply every patch and try every hunk."),
+    ] = False,
     pr_metadata: Annotated[Path | None, typer.Option(help="gh pr list --json output for labels.")] = None,
     github: Annotated[bool, typer.Option("--github", help="Fetch PR metadata from GitHub.")] = False,
     fmt: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
@@ -99,7 +110,7 @@ def report(
         head=head,
         path_map=parse_map(map_) if map_ else None,
         sync=sync,
-        check=(opts := _check_opts(cfg, source, rev, series, strip)),
+        check=(opts := _check_opts(cfg, source, rev, series, strip, keep_going)),
         series=(series or cfg.engine.series) if opts is None else None,
         strip=strip,
         pr_metadata=pr_metadata,
