@@ -17,7 +17,7 @@ from vimesync.audit.model import CLASSES, STALE, AuditResult
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.config import Config, load_config, missing_input, parse_map
-from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.repopaths import repository_path
 from vimesync.text import plural
 
@@ -79,6 +79,17 @@ def _tip(cfg: Config, tip: str | None, upstream: Path) -> str:
     return rev
 
 
+def _baseline(down: Path, baseline: str | None, head: str) -> str:
+    """--baseline as given, else the one the downstream's branches tell (said on stderr)."""
+    if baseline is not None:
+        return baseline
+    from vimesync.audit.syncname import determine_baseline
+
+    sha, how = determine_baseline(down, head)
+    output.stderr.print(output.styled(("note: ", "dim"), f"--baseline {sha[:12]}: {how}"))
+    return sha
+
+
 @audit_app.callback()
 def audit(
     ctx: typer.Context,
@@ -108,9 +119,8 @@ def audit(
     if ctx.invoked_subcommand is not None:
         return EXIT_OK
     cfg = load_config(config)
-    if baseline is None:
-        raise BadInput("--baseline is required: the downstream commit before the sync")
     down, up = _downstream(cfg, downstream), _upstream(cfg, upstream)
+    baseline = _baseline(down, baseline, head)
     tip = _tip(cfg, upstream_tip, up)
     base = upstream_base_of(
         cfg, upstream=up, tip=tip, downstream=down, baseline=baseline, upstream_base=upstream_base
@@ -183,6 +193,8 @@ def review(
 
     cfg = load_config(config)
     down = _downstream(cfg, downstream)
+    # Without a baseline every file at HEAD would count as reviewed: only the sync's changes may.
+    baseline = _baseline(down, baseline, head)
     if sync is None:
         up = _upstream(cfg, upstream)
         sync = sync_name(
