@@ -95,9 +95,13 @@ def _check_keys(path: Path, table: str, data: dict[str, Any], allowed: set[str])
         )
 
 
+_KINDS = {int: "an integer", str: "a string", bool: "true or false", float: "a number", list: "an array"}
+
+
 def _typed(path: Path, table: str, key: str, value: Any, kind: type) -> Any:
     if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-        raise ConfigError(str(path), f"[{table}] {key} must be a {kind.__name__}, not {type(value).__name__}")
+        got = _KINDS.get(type(value), type(value).__name__)
+        raise ConfigError(str(path), f"[{table}] {key} must be {_KINDS.get(kind, kind.__name__)}, not {got}")
     return value
 
 

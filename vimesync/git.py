@@ -477,6 +477,8 @@ def resolve(repo: Path, rev: str, *, kind: str = "commit") -> str:
     )
     sha = out.decode().strip()
     if len(sha) != 40:
+        if not is_repo(repo):  # say that, not "unknown revision 'HEAD'" (run in /tmp, say)
+            raise GitError(f"{repo}: not a git repository")
         raise GitError(f"{repo}: unknown revision {rev!r}")
     return sha
 

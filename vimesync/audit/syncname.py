@@ -62,18 +62,20 @@ def sync_name(
     return default_sync_name(base, git.resolve(upstream, tip))
 
 
+# The branch a sync branch is made from (SOP: `git switch -c sync/<tip8>` on the local main),
+# then the remote's.
 _MAIN_BRANCHES = (
+    "refs/heads/main",
+    "refs/heads/master",
     "refs/remotes/origin/HEAD",
     "refs/remotes/origin/main",
-    "refs/heads/main",
     "refs/remotes/origin/master",
-    "refs/heads/master",
 )
 
 
 def determine_baseline(downstream: Path, head: str) -> tuple[str, str]:
     """The pre-sync commit when ``--baseline`` is not given: where the sync branch left the main
-    line (the merge-base of ``head`` and the first of origin/HEAD, origin/main, main, ...
+    line (the merge-base of ``head`` and the first of main, master, origin/HEAD, origin/main, ...
     that is not ``head`` itself). Returns (sha, how it was found); BadInput when it cannot tell
     (no such branch, or ``head`` is on it: then every file would count as "changed")."""
     head_sha = git.resolve(downstream, head)

@@ -9,8 +9,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from vimesync import git
 from vimesync.config import Config, missing_input
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, ConfigError
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ParseReport
 from vimesync.repopaths import repository_path
@@ -105,6 +106,13 @@ def engine_name(pin_name: str, source: Path | str | None) -> str:
     return "unnamed"
 
 
+def _not_git(source: Path) -> bool:
+    """An archive or a plain folder (what ``open_source`` would refuse a revision for)."""
+    if source.is_file():
+        return True
+    return source.is_dir() and git.repo_at(source) is None
+
+
 def _missing(config: Config, what: str, *, flag: str, key: str) -> BadInput:
     """Name the pin that would hold ``key``, or the config key that names the pin."""
     if config.file is not None and config.engine.file is None:
@@ -132,6 +140,13 @@ def check_options(
         raise _missing(config, "no engine source", flag="--source PATH", key="[engine] source")
     if ser is None:
         raise _missing(config, "no patch series", flag="--series FILE", key="[engine] series")
+    if rev is None and pin.rev is not None and pin.file is not None and _not_git(src):
+        raise ConfigError(
+            str(pin.file),
+            f"[engine] rev is set, but the engine source {src} is not a git repository: a wheel, sdist "
+            "or folder is its own exact pin and has no revision",
+            hint=f"remove rev from {pin.file}, or point --source (or [engine] source) at a git clone",
+        )
     return CheckOptions(
         source=src,
         series=ser,

@@ -17,7 +17,7 @@ from pathlib import Path
 from vimesync import nofollow
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.check.parse import parse_patched
-from vimesync.errors import PatchError
+from vimesync.errors import BadInput, PatchError
 from vimesync.patches.diffbinary import held_size
 from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
 from vimesync.patches.model import PatchFile
@@ -25,6 +25,7 @@ from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK, Provider, apply_stack
 from vimesync.safefs import ensure_output_dir, scratch_dir
 from vimesync.sources import Source, open_source
+from vimesync.sources.archive import TAR_SUFFIXES, ZIP_SUFFIXES
 from vimesync.sources.model import write_file
 
 # Two patches at their own cap (diffbinary.MAX_BINARY_HELD). With the read-back of the files
@@ -116,6 +117,24 @@ def source_provider(source: Source) -> Provider:
     return Provider(entry=entry, files_under=files_under)
 
 
+def _refuse_a_folder_of_archives(source: Source, path: Path) -> None:
+    """``--source downloads/`` holding only ``sglang-X.whl``: every patch would miss every file
+    and the answer would be "check --strip". Say what it is instead."""
+    if source.info.kind != "directory":
+        return
+    files = source.list_files()
+    if not files or any("/" in p or p.endswith(".py") for p in files):
+        return
+    archives = sorted(p for p in files if p.lower().endswith(ZIP_SUFFIXES + TAR_SUFFIXES))
+    if archives:
+        raise BadInput(
+            f"--source {path} is a folder holding {archives[0]}"
+            + (f" (and {len(archives) - 1} more archives)" if len(archives) > 1 else "")
+            + ", not a source tree",
+            hint=f"pass the archive itself: --source {path / archives[0]}",
+        )
+
+
 def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> CheckReport:
     """Apply ``opts.series`` to ``opts.source`` at ``opts.rev`` in a scratch tree and parse it."""
     patches = load_stack(opts.series, strip=opts.strip)
@@ -125,6 +144,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         scratch_dir("vimesync-check-") as tmp,  # removed however deep the tree a patch made
         open_source(opts.source, opts.rev, scratch=Path(tmp)) as source,
     ):
+        _refuse_a_folder_of_archives(source, opts.source)
         scratch = Path(tmp) / "tree"
         scratch.mkdir()
         provider = source_provider(source)

@@ -161,7 +161,12 @@ def render(result: AuditResult) -> None:
             else ""
         )
         output.stdout.print(output.styled(f"  {p.review:<10} {p.cls:<15} {p.path}{extra}"))
-    if result.ok:
+    if not result.paths:
+        output.warn(
+            f"no path changed between the baseline and the head ({result.baseline[:12]}): nothing was "
+            "audited; is --baseline the commit before the sync?"
+        )
+    elif result.ok:
         output.out("OK: every changed path is identical to upstream or reviewed at its head content.")
     else:
         n = len(result.unreviewed) + len(result.stale)

@@ -10,6 +10,7 @@ from vimesync import git
 from vimesync.config import CONFIG_NAME, Config, missing_input
 from vimesync.errors import BadInput
 from vimesync.repopaths import repository_path
+from vimesync.safefs import excerpt
 from vimesync.upstream import metadata, mirrored
 from vimesync.upstream import policy as policy_mod
 from vimesync.upstream.model import WalkResult
@@ -50,6 +51,19 @@ def _no_synced(config: Config, what: str = "no --range given and no last-synced 
     return missing_input(
         config, what, flag="--range BASE..TIP", key="[upstream] synced", file=config.upstream_pin.file
     )
+
+
+def _check_synced(upstream: Path, base: str, config: Config) -> None:
+    """A ``synced`` the upstream clone does not have: name the pin and suggest the fetch that
+    usually fixes it (the pin was bumped past the clone), or the typo."""
+    try:
+        git.resolve(upstream, base)
+    except BadInput:
+        pin = config.upstream_pin.file or "the upstream pin"
+        raise BadInput(
+            f"{pin}: [upstream] synced = {excerpt(base, 44)} is not a commit of the upstream {upstream}",
+            hint=f"fetch it (git -C {upstream} fetch origin), or correct the sha in {pin}",
+        ) from None
 
 
 def _tip_rev(repo: Path, tip: str) -> str:
@@ -103,6 +117,8 @@ def walk_and_classify(
     if range_ is None or range_.endswith(".."):  # the tip is the config's branch (or HEAD)
         tip, note = configured_tip(upstream, tip)
         notes += [note] if note else []
+    if base is not None and (range_ is None or range_.startswith("..")):
+        _check_synced(upstream, base, config)
     result = walk(upstream, base, _tip_rev(upstream, tip))
     result = replace(result, upstream=config.upstream_repo or config.upstream_name)
 
