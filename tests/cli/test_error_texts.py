@@ -121,3 +121,21 @@ def test_a_rev_in_a_wheel_pin_is_refused_naming_the_pin(
     code, out, err = run(capsys, "patches", "check")
     assert code == 2 and err.startswith(f"error: {pin}: [engine] rev is set, but the engine source {wheel}")
     assert f"remove rev from {pin}" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["walk", "--bogus", "--json"],
+        ["patches", "check", "--strip", "x", "--json"],
+        ["report", "--format", "json", "--nope"],
+        ["init", "--json", "--map"],
+    ],
+)
+def test_a_usage_error_with_json_prints_one_json_document(
+    capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    code, out, err = run(capsys, *args)
+    assert code == 2 and "Error:" in err
+    doc = json.loads(out)
+    assert doc["ok"] is False and doc["exit_code"] == 2 and doc["error"]

@@ -133,5 +133,10 @@ def _main(args: list[str]) -> None:
             raise
         exc.show()  # type: ignore[attr-defined]
         code = exc.exit_code  # type: ignore[attr-defined]
-        sys.exit(EXIT_BAD_INPUT if code in (1, 2) else code)
+        code = EXIT_BAD_INPUT if code in (1, 2) else code
+        if _wants_json(args):  # one JSON document on stdout, as for every other error
+            fmt = getattr(exc, "format_message", None)
+            message = fmt() if callable(fmt) else str(exc)
+            output.emit_json({"ok": False, "error": message, "exit_code": code})
+        sys.exit(code)
     sys.exit(rv if isinstance(rv, int) else 0)
