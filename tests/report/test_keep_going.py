@@ -33,3 +33,22 @@ def test_report_keep_going(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "not applied" not in out
     assert "1 of 3 patches fails to apply sequentially" in out
     assert "`0001-core.patch`" in out and "`0002-util.patch`" not in out.split("Validation")[1]
+
+
+def test_report_on_a_sync_branch_audits_without_a_baseline_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.gitrepo import Repo
+
+    up = Repo(tmp_path / "up")
+    up.commit("start", {"slime/a.py": "a = 1\n"})
+    down = Repo(tmp_path / "down")
+    down.commit("baseline", {"slime/a.py": "a = 0\n", "vime/b.py": "b = 0\n"})
+    args = ["report", "--upstream", str(up.path), "--range", "HEAD", "--downstream", str(down.path)]
+    code, out, err = run(capsys, *args)
+    assert "No --baseline given: no audit of the changed paths." in out  # on main: no telling
+    down.branch("sync/x")
+    down.commit("sync", {"slime/a.py": "a = 1\n"})
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert "all 1 changed path against the upstream tip and the pre-sync baseline: 1 identical" in out
