@@ -16,28 +16,41 @@ from vimesync.errors import EXIT_OK, BadInput
 @app.command("init")
 def init(
     upstream: Annotated[
-        str | None, typer.Option(help="The upstream: a local clone or bare mirror (PATH), or its URL.")
+        str | None,
+        typer.Option(
+            metavar="PATH|URL", help="The upstream: a local clone or bare mirror (PATH), or its URL."
+        ),
     ] = None,
     upstream_repo: Annotated[
-        str | None, typer.Option(help="Upstream owner/name (default: the clone's origin remote).")
+        str | None,
+        typer.Option(metavar="OWNER/NAME", help="Upstream owner/name (default: the clone's origin remote)."),
     ] = None,
     map_: Annotated[
-        list[str] | None, typer.Option("--map", help="Path map SRC=DST (upstream=downstream), repeatable.")
+        list[str] | None,
+        typer.Option("--map", metavar="SRC=DST", help="Path map SRC=DST (upstream=downstream), repeatable."),
     ] = None,
     engine: Annotated[
-        str | None, typer.Option(help="Engine display name, e.g. SGLang (its pin: pins/<name>.toml).")
+        str | None,
+        typer.Option(metavar="NAME", help="Engine display name, e.g. SGLang (its pin: pins/<name>.toml)."),
     ] = None,
     engine_repo: Annotated[
-        str | None, typer.Option(help="Engine owner/name, e.g. sgl-project/sglang.")
+        str | None, typer.Option(metavar="OWNER/NAME", help="Engine owner/name, e.g. sgl-project/sglang.")
     ] = None,
     rev: Annotated[
-        str | None, typer.Option(help="Engine commit (full sha; resolved in --source when it is a clone).")
+        str | None,
+        typer.Option(
+            metavar="SHA", help="Engine commit (full sha; resolved in --source when it is a clone)."
+        ),
     ] = None,
     source: Annotated[
-        Path | None, typer.Option(help="Engine source on this machine: clone, mirror, folder, wheel, sdist.")
+        Path | None,
+        typer.Option(
+            metavar="PATH", help="Engine source on this machine: clone, mirror, folder, wheel, sdist."
+        ),
     ] = None,
     downstream: Annotated[
-        Path | None, typer.Option(help="Where to write (default: the root of the repository here).")
+        Path | None,
+        typer.Option(metavar="PATH", help="Where to write (default: the root of the repository here)."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
