@@ -25,6 +25,7 @@ _OWNER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")
 _SHA = re.compile(r"[0-9a-f]{40}")
 _ARCHIVE = re.compile(r"\.(whl|zip|tar\.gz|tgz|tar\.bz2|tar\.xz|tar)$", re.IGNORECASE)
 MAX_FIRST_PARENTS = 20_000  # upstream commits searched for the newest one the downstream holds
+MAX_ANCESTRY_CHECKS = 64  # of those present, how many are tested for being in the downstream's history
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,11 @@ def _synced(down: Path, up: Path, tip: str, notes: list[str]) -> str | None:
     if not line:
         return None
     found = git.run(down, ["cat-file", "--batch-check"], input="\n".join(line).encode() + b"\n").decode()
-    for sha, answer in zip(line, found.splitlines(), strict=False):
-        if not answer.endswith("missing") and git.is_ancestor(down, sha, "HEAD"):
+    present = [
+        sha for sha, answer in zip(line, found.splitlines(), strict=False) if not answer.endswith("missing")
+    ]
+    for sha in present[:MAX_ANCESTRY_CHECKS]:  # objects fetched but not merged are skipped
+        if git.is_ancestor(down, sha, "HEAD"):
             return sha
     notes.append(
         f"the downstream holds none of the last {len(line)} upstream commits: "
