@@ -129,6 +129,11 @@ def _upstream(opts: InitOptions, notes: list[str]) -> _Upstream:
     if repo is None:
         url = git.run(up, ["config", "--get", "remote.origin.url"], check=False).decode().strip()
         repo = github_repo_of(url) if url else None
+    if repo is None:
+        notes.append(
+            f"{opts.upstream} has no github.com origin remote: [upstream] repo is a commented example, and "
+            "the name comes from the folder (pass --upstream-repo OWNER/NAME to set both)"
+        )
     branch = _branch(up)
     tip = branch or "HEAD"
     try:
