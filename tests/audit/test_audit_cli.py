@@ -33,8 +33,21 @@ def test_one_unreviewed_path_is_singular(capsys: pytest.CaptureFixture[str], aud
     code, out, _ = run(capsys, *audit_args, "--baseline", "HEAD~1", "--map", "slime/=vime/")
     assert code == 1
     assert "1 changed path " in out and "FAILED: 1 path needs review" in out
+    # review takes --sync or the upstream options that name the ledger, not both
+    down = audit_args[audit_args.index("--downstream") + 1]
     code, out, _ = run(
-        capsys, "audit", "review", "vime/a.py", "--by", "al", *audit_args[1:], "--baseline", "HEAD~1"
+        capsys,
+        "audit",
+        "review",
+        "vime/a.py",
+        "--by",
+        "al",
+        "--downstream",
+        down,
+        "--sync",
+        "s",
+        "--baseline",
+        "HEAD~1",
     )
     assert code == 0 and "recorded 1 review by al" in out
 
@@ -46,9 +59,10 @@ def test_review_records_only_what_the_sync_changed(
     up.commit("upstream", {"slime/a.py": "a = 2\n"})
     down = Repo(tmp_path / "down")
     down.commit("baseline", {f"vime/f{i}.py": f"x = {i}\n" for i in range(6)})
-    args = ["--downstream", str(down.path), "--upstream", str(up.path), "--sync", "s"]
+    review = ["--downstream", str(down.path), "--sync", "s"]
+    args = [*review, "--upstream", str(up.path)]
     # On main itself there is no telling where the sync began: refused, nothing recorded.
-    code, out, err = run(capsys, "audit", "review", "vime", "--by", "al", *args)
+    code, out, err = run(capsys, "audit", "review", "vime", "--by", "al", *review)
     assert code == 2 and "cannot tell which paths the sync changed" in err and "--baseline REV" in err
     assert not (down.path / "sop").exists()
     code, out, err = run(capsys, "audit", *args)
@@ -56,11 +70,11 @@ def test_review_records_only_what_the_sync_changed(
     # A sync branch off main: the baseline is where it left main; a folder is its changed files.
     down.branch("sync/x")
     down.commit("sync", {"vime/f1.py": "x = 10\n", "vime/f4.py": "x = 40\n", "vime/new.py": "n = 1\n"})
-    code, out, err = run(capsys, "audit", "review", "vime", "--by", "al", *args, "--json")
+    code, out, err = run(capsys, "audit", "review", "vime", "--by", "al", *review, "--json")
     assert code == 0, err
     assert [r["path"] for r in json.loads(out)["reviews"]] == ["vime/f1.py", "vime/f4.py", "vime/new.py"]
     assert "--baseline" in err and "the merge-base of HEAD and main" in err
-    code, out, err = run(capsys, "audit", "review", "vime/f2.py", "--by", "al", *args)
+    code, out, err = run(capsys, "audit", "review", "vime/f2.py", "--by", "al", *review)
     assert code == 2 and "vime/f2.py: no such path changed since the baseline" in err
     code, out, err = run(capsys, "audit", *args)
     assert code == 0, err

@@ -167,6 +167,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         patches=results,
         python=python,
         engine=engine_name(opts.engine, opts.source),
+        source_notes=source.notes,
     )
 
 

@@ -4,63 +4,46 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from vimesync.cli import output
-from vimesync.cli.app import app
+from vimesync.cli.options import (
+    DownstreamOpt,
+    EngineOpt,
+    EngineRepoOpt,
+    ForceOpt,
+    FormatOpt,
+    JsonOpt,
+    MapOpt,
+    RevOpt,
+    SourceOpt,
+    UpstreamLocationOpt,
+    UpstreamRepoOpt,
+    output_format,
+)
 from vimesync.errors import EXIT_OK, BadInput
 
 
-@app.command("init")
 def init(
-    upstream: Annotated[
-        str | None,
-        typer.Option(
-            metavar="PATH|URL", help="The upstream: a local clone or bare mirror (PATH), or its URL."
-        ),
-    ] = None,
-    upstream_repo: Annotated[
-        str | None,
-        typer.Option(metavar="OWNER/NAME", help="Upstream owner/name (default: the clone's origin remote)."),
-    ] = None,
-    map_: Annotated[
-        list[str] | None,
-        typer.Option("--map", metavar="SRC=DST", help="Path map SRC=DST (upstream=downstream), repeatable."),
-    ] = None,
-    engine: Annotated[
-        str | None,
-        typer.Option(metavar="NAME", help="Engine display name, e.g. SGLang (its pin: pins/<name>.toml)."),
-    ] = None,
-    engine_repo: Annotated[
-        str | None, typer.Option(metavar="OWNER/NAME", help="Engine owner/name, e.g. sgl-project/sglang.")
-    ] = None,
-    rev: Annotated[
-        str | None,
-        typer.Option(
-            metavar="SHA", help="Engine commit (full sha; resolved in --source when it is a clone)."
-        ),
-    ] = None,
-    source: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="PATH", help="Engine source on this machine: clone, mirror, folder, wheel, sdist."
-        ),
-    ] = None,
-    downstream: Annotated[
-        Path | None,
-        typer.Option(metavar="PATH", help="Where to write (default: the root of the repository here)."),
-    ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+    upstream: UpstreamLocationOpt = None,
+    upstream_repo: UpstreamRepoOpt = None,
+    map_: MapOpt = None,
+    engine: EngineOpt = None,
+    engine_repo: EngineRepoOpt = None,
+    rev: RevOpt = None,
+    source: SourceOpt = None,
+    downstream: DownstreamOpt = None,
+    force: ForceOpt = False,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
 ) -> int:
     """Write vimesync.toml, the upstream and engine pins, patches/series, sop/policy.toml and
     sop/SYNC.md (each with commented examples), then print the next three commands."""
+    # Imported here, not at the top: every command would pay for them at start-up.
     from vimesync.repopaths import work_tree_of
     from vimesync.safefs import lexical, write_atomic
     from vimesync.scaffold.plan import InitOptions, plan_init
 
+    as_json = output_format(fmt, json_) == "json"
     cwd = lexical(Path.cwd())
     root = lexical(downstream) if downstream is not None else (work_tree_of(cwd) or cwd)
     if not root.is_dir():
@@ -86,7 +69,7 @@ def init(
         )
     for name, text in plan.files:
         write_atomic(root / name, text.encode("utf-8"), root=root, mkdirs=True, what="init")
-    if json_out:
+    if as_json:
         output.emit_json(
             {
                 "ok": True,
@@ -104,5 +87,5 @@ def init(
     output.out("\nNext:")
     for i, command in enumerate(plan.next_commands, 1):
         output.out(f"  {i}. {command}")
-    output.out("Every key is documented in docs/config.md; `vimesync <command> --help` lists the flags.")
+    output.out("Every key is documented in docs/config.md; `vimesync <command> -h` lists the flags.")
     return EXIT_OK
