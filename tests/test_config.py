@@ -17,7 +17,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def test_no_config_file_is_empty(tmp_path: Path) -> None:
-    assert load_config(cwd=tmp_path) == Config()
+    assert load_config(cwd=tmp_path) == Config(searched=(tmp_path,))
 
 
 def test_paths_resolve_against_the_file_that_names_them(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_malformed_config_names_the_file(tmp_path: Path, text: str, needle: str)
 
 
 def test_pin_type_errors(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="strip must be a int"):
+    with pytest.raises(ConfigError, match="strip must be an integer"):
         load_engine_pin(write(tmp_path / "p.toml", '[engine]\nstrip = "1"\n'))
     with pytest.raises(ConfigError, match="strip must be >= 0"):
         load_engine_pin(write(tmp_path / "q.toml", "[engine]\nstrip = -1\n"))

@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("audit",),
     ("report",),
     ("lint",),
+    ("scaffold",),
     ("demo",),
     ("cli",),  # with vimesync.__main__
 )

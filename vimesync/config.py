@@ -3,6 +3,10 @@
 Every value here also has a command-line flag; flags win. Relative paths are resolved
 against the folder of the file that names them, so a config works from any cwd.
 
+Which config (like git, ruff, pre-commit): ``--config FILE``, else ``$VIMESYNC_CONFIG``, else the
+first ``vimesync.toml`` from the current folder upward to the repository root (the folder holding
+``.git``; outside a repository, the current folder only). Every key is documented in docs/config.md.
+
 ``vimesync.toml``::
 
     [upstream]
@@ -65,10 +69,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vimesync.errors import ConfigError
+from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import (
     MAX_CONFIG_BYTES,
     excerpt,
+    find_root,
     input_kind,
     lexical,
     loads_toml,
@@ -76,6 +81,7 @@ from vimesync.safefs import (
 )
 
 CONFIG_NAME = "vimesync.toml"
+CONFIG_ENV = "VIMESYNC_CONFIG"  # set by the job (trusted, like a flag)
 
 
 def cache_root(env: Mapping[str, str] | None = None) -> Path:
@@ -112,16 +118,20 @@ def _check_keys(path: Path, table: str, data: dict[str, Any], allowed: set[str])
         )
 
 
+_KINDS = {int: "an integer", str: "a string", bool: "true or false", float: "a number", list: "an array"}
+
+
 def _typed(path: Path, table: str, key: str, value: Any, kind: type) -> Any:
     if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-        raise ConfigError(str(path), f"[{table}] {key} must be a {kind.__name__}, not {type(value).__name__}")
+        got = _KINDS.get(type(value), type(value).__name__)
+        raise ConfigError(str(path), f"[{table}] {key} must be {_KINDS.get(kind, kind.__name__)}, not {got}")
     return value
 
 
 @dataclass(frozen=True)
 class EnginePin:
     file: Path | None = None
-    name: str = "engine"
+    name: str = ""  # display name; "" when no pin names one (see check.model.engine_name)
     repo: str | None = None
     rev: str | None = None
     series: Path | None = None
@@ -215,6 +225,34 @@ class Config:
     # Which file and key named each repository path above ("upstream_path", "downstream_path",
     # "engine_source"): those are repository content; vimesync.repopaths decides whether to trust them.
     path_origins: tuple[tuple[str, Path, str], ...] = ()
+    # When no config file was found: the folders discovery looked in (for error messages).
+    searched: tuple[Path, ...] = ()
+
+    def provenance(self) -> str:
+        """Which config was read, or that none was found and where discovery looked."""
+        if self.file is not None:
+            return f"config {self.file}"
+        if not self.searched:
+            return f"no {CONFIG_NAME} read"
+        if len(self.searched) == 1:
+            return f"no {CONFIG_NAME} found in {self.searched[0]}"
+        return f"no {CONFIG_NAME} found in {self.searched[0]} or any folder up to {self.searched[-1]}"
+
+
+def missing_input(config: Config, what: str, *, flag: str, key: str, file: Path | None = None) -> BadInput:
+    """The error for an input given neither by a flag nor by a file: it names the config read (or
+    where none was found) and the flag or key that supplies it. ``file`` is the file that would hold
+    ``key`` (a pin) when it is not the config itself."""
+    if config.file is None:
+        return BadInput(
+            f"{what}: pass {flag} ({config.provenance()})",
+            hint=f"or set {key} in a {CONFIG_NAME} (`vimesync init` writes one; see docs/config.md)",
+        )
+    holder = file or config.file
+    return BadInput(
+        f"{what}: neither {flag} nor {key} in {holder} ({config.provenance()})",
+        hint=f"pass {flag}, or set {key} in {holder} (see docs/config.md)",
+    )
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -296,7 +334,8 @@ def load_engine_pin(path: Path) -> EnginePin:
     source, package = _source_or_package(path, "engine", eng)
     return EnginePin(
         file=path,
-        name=_str_or_none(path, "engine", eng, "name") or "engine",
+        # Unnamed, the pin's file names it (pins/sglang.toml: "sglang"), never the word "engine".
+        name=_str_or_none(path, "engine", eng, "name") or path.stem,
         repo=_str_or_none(path, "engine", eng, "repo"),
         rev=_str_or_none(path, "engine", eng, "rev"),
         series=_file_or_none(path, "engine", eng, "series"),
@@ -344,13 +383,33 @@ def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tu
     return tuple(pairs)
 
 
+def discover_config(cwd: Path) -> tuple[Path | None, tuple[Path, ...]]:
+    """The first ``vimesync.toml`` from ``cwd`` upward to the repository root (the innermost folder
+    holding ``.git``), and the folders looked in. Outside a repository only ``cwd`` is looked in: a
+    stray ``/tmp/vimesync.toml`` must not configure every folder below it."""
+    start = lexical(cwd)
+    chain = (start, *start.parents)
+    top = next((i for i, folder in enumerate(chain) if os.path.lexists(folder / ".git")), 0)
+    looked: list[Path] = []
+    for folder in chain[: top + 1]:
+        looked.append(folder)
+        if os.path.lexists(folder / CONFIG_NAME):
+            return folder / CONFIG_NAME, tuple(looked)
+    return None, tuple(looked)
+
+
 def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
-    """Load ``path``, else ``vimesync.toml`` in ``cwd`` if present, else an empty Config."""
+    """Load ``path`` (``--config``), else ``$VIMESYNC_CONFIG``, else the discovered
+    ``vimesync.toml`` (see :func:`discover_config`), else an empty Config that says where it looked."""
+    if path is None and os.environ.get(CONFIG_ENV):
+        path = Path(os.environ[CONFIG_ENV])
+        if not os.path.lexists(path):
+            raise ConfigError(str(path), f"no such file (named by ${CONFIG_ENV})")
     if path is None:
-        candidate = (cwd or Path.cwd()) / CONFIG_NAME
-        if not os.path.lexists(candidate):
-            return Config()
-        path = candidate
+        found, looked = discover_config(cwd or Path.cwd())
+        if found is None:
+            return Config(searched=looked)
+        path = found
     path = lexical(path)
     text = read_text(path)
     data = loads_toml(text, where=str(path))
@@ -359,15 +418,16 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     _check_keys(path, "upstream", up, {"name", "repo", "path", "branch", "pin", "policy", "map", "translate"})
     down = data.get("downstream", {})
     _check_keys(path, "downstream", down, {"path"})
-    up_pin_file = confined(
-        path.parent, _file_or_none(path, "upstream", up, "pin"), file=path, key="[upstream] pin"
-    )
+    # Files the config names may lie anywhere inside its repository (a config kept in ci/ may
+    # name pins/ at the root), never outside it.
+    root = find_root(path)
+    up_pin_file = confined(root, _file_or_none(path, "upstream", up, "pin"), file=path, key="[upstream] pin")
     raw_map = up.get("map", [])
     if not isinstance(raw_map, list) or not all(isinstance(m, str) for m in raw_map):
         raise ConfigError(str(path), "[upstream] map must be a list of 'SRC=DST' strings")
     upstream_path = _path_or_none(path, "upstream", up, "path")
     downstream_path = _path_or_none(path, "downstream", down, "path")
-    engines = _engines(path, data.get("engine", {}))
+    engines = _engines(path, data.get("engine", {}), root)
     engine = engines[0] if engines else EnginePin()
     origins = [("upstream_path", path, "[upstream] path")] if upstream_path else []
     origins += [("downstream_path", path, "[downstream] path")] if downstream_path else []
@@ -381,7 +441,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         upstream_branch=_str_or_none(path, "upstream", up, "branch"),
         upstream_pin=load_upstream_pin(up_pin_file) if up_pin_file else UpstreamPin(),
         policy=confined(
-            path.parent, _file_or_none(path, "upstream", up, "policy"), file=path, key="[upstream] policy"
+            root, _file_or_none(path, "upstream", up, "policy"), file=path, key="[upstream] policy"
         ),
         path_map=parse_map(raw_map, where=str(path)),
         translate=_translations(path, text, up.get("translate")),
@@ -405,8 +465,9 @@ def confined(root: Path, target: Path | None, *, file: Path, key: str) -> Path |
     if not real.is_relative_to(lexical(root)):
         raise ConfigError(
             str(file),
-            f"{key} must be inside {root} (the folder holding {CONFIG_NAME})",
-            hint="pins, policies and series files are repository content; keep them in the repository",
+            f"{key} must be inside the repository {root}",
+            hint="pins, policies and series files are repository content: keep them anywhere inside "
+            "the repository that holds the config",
         )
     return real
 
@@ -414,11 +475,11 @@ def confined(root: Path, target: Path | None, *, file: Path, key: str) -> Path |
 MAX_ENGINES = 32
 
 
-def _engines(path: Path, value: Any) -> tuple[EnginePin, ...]:
+def _engines(path: Path, value: Any, root: Path) -> tuple[EnginePin, ...]:
     """``[engine]`` (one engine) or ``[[engine]]`` (several, each with a unique ``name``)."""
     if isinstance(value, dict):
         _check_keys(path, "engine", value, {"pin", "source"})
-        pin = _engine(path, "engine", value)
+        pin = _engine(path, "engine", value, root)
         return (pin,) if pin.configured else ()
     if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
         raise ConfigError(str(path), "engine must be one [engine] table or [[engine]] tables")
@@ -437,15 +498,15 @@ def _engines(path: Path, value: Any) -> tuple[EnginePin, ...]:
         if key.casefold() in seen:
             raise ConfigError(str(path), f"two [[engine]] tables are named {excerpt(key)}")
         seen.add(key.casefold())
-        pin = _engine(path, f"engine {excerpt(key)}", table)
+        pin = _engine(path, f"engine {excerpt(key)}", table, root)
         name = pin.name if pin.file is not None and pin.name != "engine" else key
         engines.append(replace(pin, key=key, name=name))
     return tuple(engines)
 
 
-def _engine(path: Path, table: str, eng: dict[str, Any]) -> EnginePin:
-    """One engine: its pin, with the config's machine-local ``source`` filling a pin that has none."""
-    root = path.parent
+def _engine(path: Path, table: str, eng: dict[str, Any], root: Path) -> EnginePin:
+    """One engine: its pin, with the config's machine-local ``source`` filling a pin that has none.
+    Files it names may lie anywhere inside the repository ``root``."""
     pin_file = confined(root, _file_or_none(path, table, eng, "pin"), file=path, key=f"[{table}] pin")
     pin = load_engine_pin(pin_file) if pin_file else EnginePin()
     if pin.file is not None and pin.series is not None:

@@ -486,6 +486,15 @@ def git_dir(path: Path) -> Path:
     return Path(out.decode().strip())
 
 
+def is_repo(path: Path) -> bool:
+    """True when ``path`` is in a repository git would read (see :func:`git_dir`)."""
+    try:
+        git_dir(path)
+    except GitError:
+        return False
+    return True
+
+
 def resolve(repo: Path, rev: str, *, kind: str = "commit") -> str:
     """The full sha of ``rev`` peeled to ``kind``; GitError naming the rev when unknown."""
     if not rev or rev.startswith("-"):
@@ -495,6 +504,8 @@ def resolve(repo: Path, rev: str, *, kind: str = "commit") -> str:
     )
     sha = out.decode().strip()
     if len(sha) != 40:
+        if not is_repo(repo):  # say that, not "unknown revision 'HEAD'" (run in /tmp, say)
+            raise GitError(f"{repo}: not a git repository")
         raise GitError(f"{repo}: unknown revision {rev!r}")
     return sha
 
@@ -611,7 +622,8 @@ def repo_at(path: Path) -> Path | None:
     )
     if out.returncode != 0:
         return None
-    lines = out.stdout.decode("utf-8", "surrogateescape").splitlines()
+    # Split on LF only: splitlines() also splits at a CR, which a folder name may hold.
+    lines = out.stdout.decode("utf-8", "surrogateescape").split("\n")
     gitdir = Path(lines[0])
     bare = len(lines) > 1 and lines[1] == "true"
     # --show-cdup is empty at a work tree root; a bare repo must be the path itself (not e.g. path/refs).

@@ -47,3 +47,12 @@ def utf8_safe(text: str) -> str:
     if text.isascii():
         return text
     return _SURROGATE.sub("\ufffd", text)
+
+
+def untouched_note(untouched: bool, parses_with: str | None) -> str:
+    """The label of a parse failure in a file the patch stack did not change, e.g.
+    " (untouched by the stack: fails at the pin itself; try --python 3.12)"; "" otherwise."""
+    if not untouched:
+        return ""
+    hint = f"; the {parses_with} grammar parses it: try --python {parses_with}" if parses_with else ""
+    return f" (untouched by the stack: fails at the pin itself{hint})"

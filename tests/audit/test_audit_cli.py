@@ -36,9 +36,48 @@ def test_one_unreviewed_path_is_singular(capsys: pytest.CaptureFixture[str], aud
     # review takes --sync or the upstream options that name the ledger, not both
     down = audit_args[audit_args.index("--downstream") + 1]
     code, out, _ = run(
-        capsys, "audit", "review", "vime/a.py", "--by", "al", "--downstream", down, "--sync", "s"
+        capsys,
+        "audit",
+        "review",
+        "vime/a.py",
+        "--by",
+        "al",
+        "--downstream",
+        down,
+        "--sync",
+        "s",
+        "--baseline",
+        "HEAD~1",
     )
     assert code == 0 and "recorded 1 review by al" in out
+
+
+def test_review_records_only_what_the_sync_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    up = Repo(tmp_path / "up")
+    up.commit("upstream", {"slime/a.py": "a = 2\n"})
+    down = Repo(tmp_path / "down")
+    down.commit("baseline", {f"vime/f{i}.py": f"x = {i}\n" for i in range(6)})
+    review = ["--downstream", str(down.path), "--sync", "s"]
+    args = [*review, "--upstream", str(up.path)]
+    # On main itself there is no telling where the sync began: refused, nothing recorded.
+    code, out, err = run(capsys, "audit", "review", "vime", "--by", "al", *review)
+    assert code == 2 and "cannot tell which paths the sync changed" in err and "--baseline REV" in err
+    assert not (down.path / "sop").exists()
+    code, out, err = run(capsys, "audit", *args)
+    assert code == 2 and "cannot tell which paths the sync changed" in err
+    # A sync branch off main: the baseline is where it left main; a folder is its changed files.
+    down.branch("sync/x")
+    down.commit("sync", {"vime/f1.py": "x = 10\n", "vime/f4.py": "x = 40\n", "vime/new.py": "n = 1\n"})
+    code, out, err = run(capsys, "audit", "review", "vime", "--by", "al", *review, "--json")
+    assert code == 0, err
+    assert [r["path"] for r in json.loads(out)["reviews"]] == ["vime/f1.py", "vime/f4.py", "vime/new.py"]
+    assert "--baseline" in err and "the merge-base of HEAD and main" in err
+    code, out, err = run(capsys, "audit", "review", "vime/f2.py", "--by", "al", *review)
+    assert code == 2 and "vime/f2.py: no such path changed since the baseline" in err
+    code, out, err = run(capsys, "audit", *args)
+    assert code == 0, err
 
 
 @pytest.mark.parametrize("json_", [False, True])

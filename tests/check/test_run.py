@@ -429,7 +429,7 @@ def test_source_notes_reach_the_text_json_and_report(stack: Stack, tmp_path: Pat
     args = ["patches", "check", "--source", str(sdist), "--series", str(stack.dir / "series"), "--no-cache"]
     text = run_cli(*args)
     lines = text.stdout.splitlines()
-    assert text.returncode == 0 and lines[0].startswith("engine source: archive")
+    assert text.returncode == 0 and lines[0].startswith("eng source: archive")  # named after the sdist
     assert lines[1] == f"  note: {note}"
     assert json.loads(run_cli(*args, "--json").stdout)["source"]["notes"] == [note]
     # A git source at an exact revision has nothing to say.

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from vimesync import git
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
 
@@ -81,7 +82,8 @@ def test_report_json_to_file(demo: Demo, tmp_path: Path, capsys) -> None:
     doc = json.loads(target.read_text())
     assert out == ""
     assert doc["summary"]["tip"] == demo.tip
-    assert doc["audit"] == {"skipped": "No --baseline given: no audit of the changed paths."}
+    # No --baseline: the downstream is on its sync branch, so the baseline is where it left main.
+    assert doc["audit"]["baseline"] == git.resolve(demo.checkout, "HEAD")
 
 
 def test_report_terminal_messages_show_names_as_text(demo: Demo, tmp_path: Path, capsys) -> None:
@@ -100,7 +102,7 @@ def test_bad_inputs_exit_2(demo: Demo, tmp_path: Path, capsys) -> None:
     assert run(["report", "--config", cfg, "--publish", "nope"], capsys)[0] == 2
     code, _, err = run(["report", "--config", cfg, "--publish", "a/b#1"], capsys)  # no token
     assert code == 2 and "GITHUB_TOKEN" in err
-    assert run(["audit", "--config", cfg], capsys)[0] == 2  # no --baseline
+    assert run(["audit", "--config", cfg, "--baseline", "no-such-rev"], capsys)[0] == 2
 
 
 def test_report_publish_through_the_cli(demo: Demo, tmp_path: Path, capsys, monkeypatch, github) -> None:

@@ -275,3 +275,33 @@ def test_lone_surrogates_are_shown_escaped_and_encodable() -> None:
         out.encode("utf-8")
         assert "udcff" in out or "ud800" in out
     assert safe_url("https://x.org/\udcff") == "https://x.org/%3F"
+
+
+def test_a_blank_context_line_is_named_not_an_empty_code_span() -> None:
+    from vimesync.patches.model import HunkFailure
+    from vimesync.report.markdown import render_validation
+
+    failing = samples.failing_check()
+    blank = HunkFailure(
+        file="vllm/a.py", hunk=1, header="@@ -1,3 +1,3 @@", reason="context does not match",
+        first_mismatch=2, expected="\n", found="x = 1\n",
+    )  # fmt: skip
+    bad = replace(failing.patches[1], failures=(blank,))
+    text = "\n".join(render_validation(replace(failing, patches=(failing.patches[0], bad))))
+    assert "expected (blank line); found `x = 1`" in text
+    assert "``" not in text
+
+
+def test_the_engine_is_named_after_its_source_when_no_pin_names_it(tmp_path: Path) -> None:
+    from vimesync.check.model import check_options, engine_name
+    from vimesync.config import Config, load_engine_pin
+
+    assert engine_name("", "/r/sglang-0.5.15.post1-cp311-cp311-manylinux_2_34_x86_64.whl") == "sglang"
+    assert engine_name("", "/r/vllm.git") == "vllm" and engine_name("vLLM", "/r/x") == "vLLM"
+    assert engine_name("", None) == "unnamed"
+    pin = tmp_path / "pins/sglang.toml"
+    pin.parent.mkdir()
+    pin.write_text("[engine]\n")
+    assert load_engine_pin(pin).name == "sglang"
+    opts = check_options(Config(), source=tmp_path / "megatron-lm.git", series=tmp_path / "series")
+    assert opts.engine == "megatron-lm"

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from vimesync.config import Config, EnginePin, select_engine
-from vimesync.errors import BadInput
+from vimesync import git
+from vimesync.config import Config, EnginePin, missing_input, select_engine
+from vimesync.errors import BadInput, ConfigError
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ParseReport
 from vimesync.repopaths import engine_source
@@ -23,7 +25,7 @@ class CheckReport:
     series: str  # path of the series file
     patches: tuple[PatchResult, ...]
     python: ParseReport | None  # None when parsing was not reached (a patch failed without --keep-going)
-    engine: str = "engine"  # display name from the pin ("vLLM")
+    engine: str = ""  # display name from the pin ("vLLM"), else from the source (engine_name)
     # True when the source is exactly what a pin names: a git commit by its full sha, or an archive
     # whose sha256 was verified. A directory, or an archive no pin records a digest for, is not.
     exact_pin: bool = False
@@ -103,7 +105,7 @@ class CheckOptions:
     python: str | None = None  # "3.12"; None: what the tree declares, else the running interpreter
     export: Path | None = None
     use_cache: bool = True
-    engine: str = "engine"
+    engine: str = ""  # "": named after the source (engine_name)
     package: str | None = None  # "vllm==0.32.0": a pypi: pin, fetched once and verified
     sha256: str | None = None  # the archive's digest the pin records
     pin_file: Path | None = None  # the engine pin these settings come from
@@ -116,6 +118,37 @@ class CheckOptions:
 
 
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing
+
+
+_DIST = re.compile(r"^([A-Za-z0-9._]+?)-\d")  # sglang-0.5.15.post1-cp311-....whl -> sglang
+
+
+def engine_name(pin_name: str, source: Path | str | None) -> str:
+    """The engine's display name: the pin's, else the source's (a wheel's or sdist's distribution
+    name, a folder's name without ``.git``), else "unnamed" -- never the bare word "engine"."""
+    if pin_name:
+        return pin_name
+    if source is not None:
+        base = Path(source).name
+        m = _DIST.match(base)
+        name = m.group(1) if m else re.sub(r"\.git$", "", base)
+        if name:
+            return name
+    return "unnamed"
+
+
+def _not_git(source: Path) -> bool:
+    """An archive or a plain folder (what ``open_source`` would refuse a revision for)."""
+    if source.is_file():
+        return True
+    return source.is_dir() and git.repo_at(source) is None
+
+
+def _missing(config: Config, pin: EnginePin, what: str, *, flag: str, key: str) -> BadInput:
+    """Name the pin that would hold ``key``, or the config key that names the pin."""
+    if config.file is not None and pin.file is None:
+        return missing_input(config, what, flag=flag, key="[engine] pin")
+    return missing_input(config, what, flag=flag, key=key, file=pin.file)
 
 
 _FLAG_NAMES = ("--source", "--rev", "--series", "--strip", "--python", "--export")
@@ -238,11 +271,29 @@ def _options(
     src = engine_source(source, pin)
     package = pin.package if source is None else None
     ser = series or pin.series
-    where = f" (or set it in {pin.file})" if pin.file else " (or set it in an engine pin, see pins/)"
     if src is None and package is None:
-        raise BadInput(f"no engine source for {pin.name}: pass --source PATH{where}")
+        raise _missing(
+            config,
+            pin,
+            "no engine source" + (f" for {pin.name}" if pin.name else ""),
+            flag="--source PATH",
+            key="[engine] source",
+        )
     if ser is None:
-        raise BadInput(f"no patch series for {pin.name}: pass --series FILE{where}")
+        raise _missing(
+            config,
+            pin,
+            "no patch series" + (f" for {pin.name}" if pin.name else ""),
+            flag="--series FILE",
+            key="[engine] series",
+        )
+    if rev is None and pin.rev is not None and pin.file is not None and src is not None and _not_git(src):
+        raise ConfigError(
+            str(pin.file),
+            f"[engine] rev is set, but the engine source {src} is not a git repository: a wheel, sdist "
+            "or folder is its own exact pin and has no revision",
+            hint=f"remove rev from {pin.file}, or point --source (or [engine] source) at a git clone",
+        )
     if source is not None:
         source_origin: str | None = "--source"
     else:
@@ -256,7 +307,7 @@ def _options(
         python=python or pin.python,
         export=export,
         use_cache=use_cache,
-        engine=pin.name,
+        engine=engine_name(pin.name, src or package),
         package=package,
         sha256=pin.sha256,
         pin_file=pin.file,

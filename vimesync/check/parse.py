@@ -8,17 +8,22 @@ a symlink (``check.changed_files``), so nothing here opens a scratch path. The g
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
+from vimesync.errors import BadInput
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import find_interpreter
 from vimesync.pycheck.model import ParseReport, PyFile
 from vimesync.pycheck.scan import FileInput, Progress, parse_tree
-from vimesync.pycheck.target import metadata_files, resolve_target
+from vimesync.pycheck.target import Target, metadata_files, resolve_target
 from vimesync.sources import Source
 
 Changed = Mapping[str, bytes | None]  # relpath -> new content; None: deleted (or now a symlink)
+
+NEWEST_GRAMMAR = (3, 14)  # the newest grammar tried for a file that fails at the pin itself
+MAX_RETRIED = 200  # failing untouched files re-parsed under newer grammars (each costs a worker)
 
 
 def parse_patched(
@@ -61,4 +66,40 @@ def parse_patched(
             touched=set(changed),
             loader=source.read_many,
         )
+        if report.failed:
+            report = _label_untouched(report, changed, read, target, cache, jobs)
     return report
+
+
+def _label_untouched(
+    report: ParseReport,
+    changed: Changed,
+    read: Callable[[str], bytes | None],
+    target: Target,
+    cache: ParseCache,
+    jobs: int | None,
+) -> ParseReport:
+    """Mark the failures in files the stack did not change (they fail at the pin itself), and find
+    the oldest newer grammar that parses each, with the interpreters vimesync can find."""
+    failed = [replace(f, untouched=f.path not in changed) for f in report.failed]
+    retry = {f.path for f in failed if f.untouched and f.message.startswith("SyntaxError")}
+    if len(retry) > MAX_RETRIED:
+        retry = set(sorted(retry)[:MAX_RETRIED])
+    newer: dict[str, str] = {}
+    version = target.version
+    while retry and version < NEWEST_GRAMMAR:
+        version = (version[0], version[1] + 1)
+        try:
+            interpreter = find_interpreter(version)
+        except BadInput:  # none installed for that grammar: try the next
+            continue
+        files = [PyFile(p, size=len(d), data=d) for p in sorted(retry) if (d := read(p)) is not None]
+        again = parse_tree(
+            files, target=Target(version, target.source), interpreter=interpreter, cache=cache, jobs=jobs
+        )
+        still = {f.path for f in again.failed}
+        for path in retry - still:
+            newer[path] = f"{version[0]}.{version[1]}"
+        retry &= still
+    failed = [replace(f, parses_with=newer.get(f.path)) for f in failed]
+    return replace(report, failed=tuple(failed))

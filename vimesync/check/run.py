@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from vimesync import nofollow
-from vimesync.check.model import CheckOptions, CheckReport, ProgressFn
+from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.check.parse import parse_patched
 from vimesync.errors import BadInput, PatchError
 from vimesync.patches.diffbinary import held_size
@@ -26,6 +26,7 @@ from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK, Provider, apply_stack
 from vimesync.safefs import ensure_output_dir, excerpt, scratch_dir
 from vimesync.sources import Source, open_source
+from vimesync.sources.archive import TAR_SUFFIXES, ZIP_SUFFIXES
 from vimesync.sources.model import write_file
 from vimesync.sources.pinned import fetch_package, sha256_of, verify_archive
 
@@ -166,6 +167,24 @@ def exact_rev(opts: CheckOptions, source: Source) -> bool:
     return False
 
 
+def _refuse_a_folder_of_archives(source: Source, path: Path) -> None:
+    """``--source downloads/`` holding only ``sglang-X.whl``: every patch would miss every file
+    and the answer would be "check --strip". Say what it is instead."""
+    if source.info.kind != "directory":
+        return
+    files = source.list_files()
+    if not files or any("/" in p or p.endswith(".py") for p in files):
+        return
+    archives = sorted(p for p in files if p.lower().endswith(ZIP_SUFFIXES + TAR_SUFFIXES))
+    if archives:
+        raise BadInput(
+            f"--source {path} is a folder holding {archives[0]}"
+            + (f" (and {len(archives) - 1} more archives)" if len(archives) > 1 else "")
+            + ", not a source tree",
+            hint=f"pass the archive itself: --source {path / archives[0]}",
+        )
+
+
 def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> CheckReport:
     """Apply ``opts.series`` to ``opts.source`` at ``opts.rev`` in a scratch tree and parse it."""
     patches = load_stack(opts.series, strip=opts.strip)
@@ -176,6 +195,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         scratch_dir("vimesync-check-") as tmp,  # removed however deep the tree a patch made
         open_source(path, opts.rev, scratch=Path(tmp)) as source,
     ):
+        _refuse_a_folder_of_archives(source, path)
         exact = verified or exact_rev(opts, source)
         scratch = Path(tmp) / "tree"
         scratch.mkdir()
@@ -198,7 +218,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         series=str(opts.series),
         patches=results,
         python=python,
-        engine=opts.engine,
+        engine=engine_name(opts.engine, path),
         exact_pin=exact,
         sha256=opts.sha256 if verified else None,
         pin_file=str(opts.pin_file) if opts.pin_file else None,

@@ -29,7 +29,7 @@ def build_app() -> typer.Typer:
     """
     import typer
 
-    from vimesync.cli import audit, carry, demo, lint, patches, report, walk
+    from vimesync.cli import audit, carry, demo, init, lint, patches, report, walk
 
     settings: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
@@ -60,6 +60,7 @@ def build_app() -> typer.Typer:
     ) -> None:
         """Walk, classify, apply, audit, report."""
 
+    app.command("init")(init.init)
     app.command("walk")(walk.walk_command)
     app.command("carry")(carry.carry_command)
 
@@ -259,5 +260,10 @@ def _main(args: list[str]) -> None:
             raise
         exc.show()  # type: ignore[attr-defined]
         code = exc.exit_code  # type: ignore[attr-defined]
-        sys.exit(EXIT_BAD_INPUT if code in (1, 2) else code)
+        code = EXIT_BAD_INPUT if code in (1, 2) else code
+        if _wants_json(args):  # one JSON document on stdout, as for every other error
+            fmt = getattr(exc, "format_message", None)
+            message = fmt() if callable(fmt) else str(exc)
+            output.emit_json({"ok": False, "error": message, "exit_code": code})
+        sys.exit(code)
     sys.exit(rv if isinstance(rv, int) else 0)

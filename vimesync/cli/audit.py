@@ -45,16 +45,38 @@ def _downstream(cfg: Config, downstream: Path | None) -> Path:
 
 
 def _upstream(cfg: Config, upstream: Path | None) -> Path:
+    from vimesync.config import missing_input
     from vimesync.repopaths import repository_path
 
     path = repository_path(upstream, cfg, "upstream_path")
     if path is None:
-        raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
+        raise missing_input(
+            cfg, "no upstream repository given", flag="--upstream PATH", key="[upstream] path"
+        )
     return path
 
 
-def _tip(cfg: Config, tip: str | None) -> str:
-    return tip or cfg.upstream_branch or "HEAD"
+def _tip(cfg: Config, tip: str | None, upstream: Path) -> str:
+    """--upstream-tip as given; else the config's branch, or the fetched tip ahead of it."""
+    if tip is not None:
+        return tip
+    from vimesync.upstream.tip import configured_tip
+
+    rev, note = configured_tip(upstream, cfg.upstream_branch or "HEAD")
+    if note:
+        output.stderr.print(output.styled(("note: ", "dim"), note))
+    return rev
+
+
+def _baseline(down: Path, baseline: str | None, head: str) -> str:
+    """--baseline as given, else the one the downstream's branches tell (said on stderr)."""
+    if baseline is not None:
+        return baseline
+    from vimesync.audit.syncname import determine_baseline
+
+    sha, how = determine_baseline(down, head)
+    output.stderr.print(output.styled(("note: ", "dim"), f"--baseline {sha[:12]}: {how}"))
+    return sha
 
 
 def _given(ctx: typer.Context) -> list[str]:
@@ -103,9 +125,9 @@ def audit(
         return EXIT_OK
     json_out = output_format(fmt, json_) == "json"
     cfg = load_config(config)
-    if baseline is None:
-        raise BadInput("--baseline is required: the downstream commit before the sync")
-    down, up, tip = _downstream(cfg, downstream), _upstream(cfg, upstream), _tip(cfg, upstream_tip)
+    down, up = _downstream(cfg, downstream), _upstream(cfg, upstream)
+    baseline = _baseline(down, baseline, head)
+    tip = _tip(cfg, upstream_tip, up)
     base = upstream_base_of(
         cfg, upstream=up, tip=tip, downstream=down, baseline=baseline, upstream_base=upstream_base
     )
@@ -147,7 +169,12 @@ def render(result: AuditResult) -> None:
             else ""
         )
         output.stdout.print(output.styled(f"  {p.review:<10} {p.cls:<15} {p.path}{extra}"))
-    if result.ok:
+    if not result.paths:
+        output.warn(
+            f"no path changed between the baseline and the head ({result.baseline[:12]}): nothing was "
+            "audited; is --baseline the commit before the sync?"
+        )
+    elif result.ok:
         output.out("OK: every changed path is identical to upstream or reviewed at its head content.")
     else:
         n = len(result.unreviewed) + len(result.stale)
@@ -196,12 +223,14 @@ def review(
             )
     cfg = load_config(config)
     down = _downstream(cfg, downstream)
+    # Without a baseline every file at HEAD would count as reviewed: only the sync's changes may.
+    baseline = _baseline(down, baseline, head)
     if sync is None:
         up = _upstream(cfg, upstream)
         sync = sync_name(
             cfg,
             upstream=up,
-            tip=_tip(cfg, upstream_tip),
+            tip=_tip(cfg, upstream_tip, up),
             downstream=down,
             baseline=baseline,
             upstream_base=upstream_base,

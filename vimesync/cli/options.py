@@ -45,18 +45,24 @@ def output_format(fmt: Format | DocFormat | None, json_flag: bool) -> str:
 # Where things are.
 ConfigOpt = Annotated[
     Path | None,
-    typer.Option("--config", metavar="PATH", help="Config file (default: ./vimesync.toml if present)."),
+    typer.Option(
+        "--config",
+        metavar="PATH",
+        help="Config file (default: $VIMESYNC_CONFIG, else the first vimesync.toml from here up to the "
+        "repository root).",
+    ),
 ]
-UpstreamOpt = Annotated[
-    Path | None,
-    typer.Option("--upstream", metavar="PATH", help="Upstream clone or bare mirror (default: config)."),
-]
+_UPSTREAM_HELP = "Upstream clone or bare mirror (default: config); init also takes its URL."
+UpstreamOpt = Annotated[Path | None, typer.Option("--upstream", metavar="PATH", help=_UPSTREAM_HELP)]
+# init: a URL too, kept as typed (a Path would fold "https://" into "https:/").
+UpstreamLocationOpt = Annotated[str | None, typer.Option("--upstream", metavar="PATH", help=_UPSTREAM_HELP)]
 DownstreamOpt = Annotated[
     Path | None,
     typer.Option(
         "--downstream",
         metavar="PATH",
-        help="Downstream repository (default: config; for audit, else the current folder).",
+        help="Downstream repository (default: config; for audit, else the current folder; for init, "
+        "the repository here).",
     ),
 ]
 PolicyOpt = Annotated[
@@ -151,7 +157,8 @@ EngineOpt = Annotated[
     typer.Option(
         "--engine",
         metavar="NAME",
-        help="Only this engine of the config (default: every engine it names).",
+        help="An engine by name (its pin: pins/<name>.toml): only that engine of the config"
+        " (default: every engine it names); for init, the engine to set up, e.g. SGLang.",
     ),
 ]
 StrictOpt = Annotated[
@@ -176,6 +183,11 @@ OriginOpt = Annotated[
         help="Upstream PR or commit the patch comes from: a URL, owner/repo#N or commit:<sha> (repeatable).",
     ),
 ]
+EngineRepoOpt = Annotated[
+    str | None,
+    typer.Option("--engine-repo", metavar="OWNER/NAME", help="Engine owner/name, e.g. sgl-project/sglang."),
+]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")]
 
 # The changed-path audit and its review ledger.
 BaselineOpt = Annotated[

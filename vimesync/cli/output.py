@@ -12,9 +12,10 @@ import: ``vimesync --help`` and ``--version`` never need it.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from vimesync.text import visible
 
@@ -26,12 +27,27 @@ if TYPE_CHECKING:
     stderr: Console
 
 
+# Piped (not a terminal, no $COLUMNS): tables are as wide as their content, never wrapped at rich's
+# default of 80 columns, so a log or a grep sees each row whole. On a terminal: its full width.
+UNWRAPPED = 100_000
+
+
+def _width(stream: TextIO) -> int | None:
+    if os.environ.get("COLUMNS"):
+        return None  # rich reads it
+    try:
+        return None if stream.isatty() else UNWRAPPED
+    except (AttributeError, ValueError):
+        return UNWRAPPED
+
+
 @cache
 def _console(name: str) -> Console:
     from rich.console import Console
 
+    width = _width(sys.stderr if name == "stderr" else sys.stdout)
     # No emoji codes (":rocket:" in a title stays text), no highlighting of numbers or paths.
-    return Console(stderr=name == "stderr", soft_wrap=True, highlight=False, emoji=False)
+    return Console(stderr=name == "stderr", soft_wrap=True, highlight=False, emoji=False, width=width)
 
 
 def __getattr__(name: str) -> Any:

@@ -21,7 +21,7 @@ from vimesync.cli.options import (
     output_format,
 )
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
-from vimesync.text import plural
+from vimesync.text import plural, untouched_note
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -98,7 +98,10 @@ def render(report: CheckReport) -> None:
     con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}{exact}"))
     for note in report.source_notes:
         con.print(output.styled((f"  note: {note}", "dim")))
-    con.print(_table(report))
+    if report.patches:
+        con.print(_table(report))
+    else:
+        con.print(output.styled("The series is empty: no patches to apply."))
     for p in report.patches:
         _render_patch_details(p)
     _render_python(report)
@@ -181,7 +184,8 @@ def _render_python(report: CheckReport) -> None:
     )
     for bad in py.failed:
         line = f":{bad.line}" if bad.line else ""
-        con.print(output.styled((f"  {bad.path}{line}: {bad.message}", "red")))
+        note = untouched_note(bad.untouched, bad.parses_with)
+        con.print(output.styled((f"  {bad.path}{line}: {bad.message}", "red"), (note, "yellow")))
     for c in py.conflict_markers:
         con.print(output.styled((f"  {c.path}:{c.line}: leftover conflict marker {c.text!r}", "red")))
 

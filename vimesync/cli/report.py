@@ -26,6 +26,7 @@ from vimesync.cli.options import (
     GithubOpt,
     HeadOpt,
     JsonOpt,
+    KeepGoingOpt,
     MapOpt,
     OutputOpt,
     PolicyOpt,
@@ -50,16 +51,25 @@ if TYPE_CHECKING:
 
 
 def _check_opts(
-    cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None
+    cfg: Config,
+    source: Path | None,
+    rev: str | None,
+    series: Path | None,
+    strip: int | None,
+    keep_going: bool,
 ) -> CheckOptions | None:
     from vimesync.check.model import check_options
 
     if (source or cfg.engine.source or cfg.engine.package) is None or (series or cfg.engine.series) is None:
         return None
-    return check_options(cfg, source=source, rev=rev, series=series, strip=strip, require_exact=True)
+    return check_options(
+        cfg, source=source, rev=rev, series=series, strip=strip, keep_going=keep_going, require_exact=True
+    )
 
 
-def _engine_inputs(cfg: Config, engine: str | None, flags: dict[str, Any]) -> tuple[EngineInput, ...]:
+def _engine_inputs(
+    cfg: Config, engine: str | None, flags: dict[str, Any], keep_going: bool = False
+) -> tuple[EngineInput, ...]:
     """Every engine of a config that names several (or the one ``--engine`` names): checked when
     it has a source, else its series alone. With several engines a flag cannot say which engine
     it is for, so it is refused (check_plan says so, naming them)."""
@@ -76,7 +86,9 @@ def _engine_inputs(cfg: Config, engine: str | None, flags: dict[str, Any]) -> tu
         source = given.get("source") or pin.source or pin.package
         series = given.get("series") or pin.series
         if source and series:
-            (opts,) = check_plan(cfg, engine=pin.key or pin.name, require_exact=True, **given)
+            (opts,) = check_plan(
+                cfg, engine=pin.key or pin.name, require_exact=True, keep_going=keep_going, **given
+            )
             inputs.append(EngineInput(pin=pin, check=opts))
         else:
             inputs.append(EngineInput(pin=pin, series=series, strip=given.get("strip")))
@@ -98,6 +110,7 @@ def report(
     rev: RevOpt = None,
     series: SeriesOpt = None,
     strip: StripOpt = None,
+    keep_going: KeepGoingOpt = False,
     pr_metadata: PrMetadataOpt = None,
     github: GithubOpt = False,
     fmt: DocFormatOpt = None,
@@ -132,7 +145,7 @@ def report(
         cfg = replace(cfg, upstream_repo=upstream_repo)
     several = len(cfg.engines) > 1 or engine is not None
     flags = {"source": source, "rev": rev, "series": series, "strip": strip}
-    opts = None if several else _check_opts(cfg, source, rev, series, strip)
+    opts = None if several else _check_opts(cfg, source, rev, series, strip, keep_going)
     inputs = ReportInputs(
         config=cfg,
         upstream=upstream,
@@ -148,7 +161,7 @@ def report(
         strip=strip,
         pr_metadata=pr_metadata,
         github=github,
-        engines=_engine_inputs(cfg, engine, flags) if several else (),
+        engines=_engine_inputs(cfg, engine, flags, keep_going) if several else (),
     )
     with parse_progress(enabled=output.progress_enabled()) as progress:
         result = generate_report(inputs, progress=progress)

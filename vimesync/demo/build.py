@@ -51,8 +51,50 @@ class _Clock:
         }
 
 
+# The files the demo is built from, listed rather than globbed: an ordinary install byte-compiles
+# the engine's .py files into __pycache__/ inside the package data (and a user's tools may leave
+# anything there), which would change the engine commit and break the pinned sha.
+# tests/demo/test_build.py checks that this list and the data folder agree.
+ENGINE_FILES = (
+    "README.md",
+    "pyproject.toml",
+    "vllm/__init__.py",
+    "vllm/engine/__init__.py",
+    "vllm/engine/llm_engine.py",
+    "vllm/entrypoints/__init__.py",
+    "vllm/entrypoints/openai/__init__.py",
+    "vllm/entrypoints/openai/api_server.py",
+    "vllm/sampling_params.py",
+    "vllm/v1/__init__.py",
+    "vllm/v1/metrics/__init__.py",
+    "vllm/v1/metrics/stats.py",
+    "vllm/v1/sample/__init__.py",
+    "vllm/v1/sample/sampler.py",
+    "vllm/version.py",
+)
+LAYOUT_FILES = (
+    "vimesync.toml",
+    "patches/series",
+    "patches/vllm-aux-output-reset.patch",
+    "patches/vllm-pull_weights.patch",
+    "patches/vllm-score-centering.patch",
+    "patches/vllm.patch",
+    "pins/slime.toml",
+    "pins/vllm.toml",
+    "sop/SYNC.md",
+    "sop/policy.toml",
+    "sop/reviews/c3af12aa..e20141f8.toml",
+)
+
+
 def data_dir() -> Path:
     return Path(str(resources.files("vimesync.demo") / "data"))
+
+
+def _copy_listed(src: Path, dst: Path, names: tuple[str, ...]) -> None:
+    for rel in names:
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src / rel, dst / rel)
 
 
 def _write(repo: Path, files: dict[str, str | bytes | None]) -> None:
@@ -131,11 +173,7 @@ def _merge_pr(repo: Path, clock: _Clock, step: dict[str, Any]) -> None:
 def build_engine(path: Path, clock: _Clock) -> str:
     """The pinned engine as one real commit, then mirrored bare (read through git objects only)."""
     work = _init(path.with_name(path.name + "-work"))
-    src = data_dir() / "engine"
-    for file in sorted(p for p in src.rglob("*") if p.is_file()):
-        rel = file.relative_to(src).as_posix()
-        (work / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(file, work / rel)
+    _copy_listed(data_dir() / "engine", work, ENGINE_FILES)
     git.run(work, ["add", "-A"])
     _commit(work, clock, "Pinned engine source", author="vLLM", email="vllm@example.org")
     git.run(path.parent, ["clone", "-q", "--mirror", str(work), str(path)])
@@ -170,10 +208,7 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
 
 def _install_layout(repo: Path) -> None:
     """Copy the shipped patches/, pins/ and sop/ into the downstream and stage them."""
-    data = data_dir()
-    for sub in ("patches", "pins", "sop"):
-        shutil.copytree(data / sub, repo / sub)
-    shutil.copyfile(data / "vimesync.toml", repo / "vimesync.toml")
+    _copy_listed(data_dir(), repo, LAYOUT_FILES)
     git.run(repo, ["add", "-A"])
 
 

@@ -71,7 +71,8 @@ def load_series(path: Path, *, default_strip: int = 1) -> Series:
                 hint = " (reversed patches are not supported)" if opt == "-R" else ""
                 raise ConfigError(
                     where,
-                    f"unsupported option {safefs.excerpt(opt, 20)} for {shown}: only -pN is{hint}",
+                    f"unsupported option {safefs.excerpt(opt, 20)} for {shown}: the only option a series "
+                    f"line may have is -pN, written as one word (-p1, -p2){hint}",
                     line=lineno,
                 )
             strip = int(m.group(1))

@@ -38,6 +38,10 @@ class ParseFailure:
     line: int | None
     message: str  # "SyntaxError: invalid syntax", "parser crashed (exit code -11)", ...
     column: int | None = None
+    # Set by `patches check`: the stack did not change this file (it fails at the pin itself), and
+    # the oldest newer grammar ("3.12") that parses it, when an interpreter for one was found.
+    untouched: bool = False
+    parses_with: str | None = None
 
 
 @dataclass(frozen=True)

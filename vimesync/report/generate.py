@@ -17,10 +17,11 @@ from pathlib import Path
 from vimesync import git
 from vimesync.audit.compare import default_sync_name, load_excluded_globs, run_audit
 from vimesync.audit.model import AuditResult
-from vimesync.audit.syncname import upstream_base_of
-from vimesync.check.model import CheckOptions, CheckReport, ProgressFn
+from vimesync.audit.syncname import determine_baseline, upstream_base_of
+from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.check.run import run_check
 from vimesync.config import Config, EnginePin
+from vimesync.errors import BadInput
 from vimesync.pins import pinned_at
 from vimesync.repopaths import repository_path
 from vimesync.report.links import github_repo_of
@@ -83,7 +84,7 @@ def engine_from_series(
     pin = pin or config.engine
     return build_engine(
         rows,
-        engine=pin.name,
+        engine=engine_name(pin.name, pin.source),
         pin=pin.rev,
         source=str(series),
         engine_repo=pin.repo,
@@ -161,12 +162,23 @@ def _walk(inputs: ReportInputs) -> WalkResult:
     )
 
 
+def _sync_branch_baseline(downstream: Path, head: str) -> str | None:
+    """On a sync branch, the commit it left main at (as ``audit`` takes it); else None, and the
+    audit is skipped, saying that --baseline was not given."""
+    try:
+        return determine_baseline(downstream, head)[0]
+    except BadInput:
+        return None
+
+
 def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None) -> SyncReport:
     """Walk, check and audit what ``inputs`` allow, then build the report."""
     cfg = inputs.config
     upstream = repository_path(inputs.upstream, cfg, "upstream_path")
     downstream = repository_path(inputs.downstream, cfg, "downstream_path")
     skipped: dict[str, str] = {}
+    if inputs.baseline is None and downstream is not None:
+        inputs = replace(inputs, baseline=_sync_branch_baseline(downstream, inputs.head))
 
     explicit_range = inputs.range_ is not None
     inputs = replace(inputs, range_=pin_range(inputs, downstream))

@@ -14,7 +14,7 @@ from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.links import Ref, pr_ref
 from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
-from vimesync.text import plural, visible
+from vimesync.text import plural, untouched_note, visible
 
 DASH = "—"
 MAX_LIST = 50  # longest list of paths/failures printed before "… and N more"
@@ -227,6 +227,12 @@ def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
     return out
 
 
+def _source_line(text: str) -> str:
+    """A line of a hunk or of the source, as code; a blank one as "(blank line)" (an empty code
+    span would show nothing, or two stray backticks)."""
+    return code(text.rstrip()) if text.strip() else "(blank line)"
+
+
 def _failure(f: HunkFailure) -> str:
     where = code(f.file)
     if f.hunk:
@@ -238,9 +244,9 @@ def _failure(f: HunkFailure) -> str:
     if f.first_mismatch is not None:
         detail.append(f"first mismatch at hunk line {f.first_mismatch}")
     if f.expected is not None:
-        detail.append(f"expected {code(f.expected.rstrip())}")
+        detail.append(f"expected {_source_line(f.expected)}")
     if f.found is not None:
-        detail.append(f"found {code(f.found.rstrip())}")
+        detail.append(f"found {_source_line(f.found)}")
     if f.nearest_line is not None:
         detail.append(f"nearest match at line {f.nearest_line:,}")
     return line + (f" ({'; '.join(detail)})" if detail else "")
@@ -307,7 +313,9 @@ def render_validation(c: CheckReport | Skipped, *, heading: bool = True) -> list
         out += ["", *_capped(lines, "failure")]
     if py is not None and not py.ok:
         lines = [
-            f"- {code(f.path + (f':{f.line}' if f.line else ''))}: {escape(f.message)}" for f in py.failed
+            f"- {code(f.path + (f':{f.line}' if f.line else ''))}: {escape(f.message)}"
+            + escape(untouched_note(f.untouched, f.parses_with))
+            for f in py.failed
         ] + [f"- {code(f'{m.path}:{m.line}')}: conflict marker {code(m.text)}" for m in py.conflict_markers]
         out += ["", f"Python {escape(py.version)} parse failures:", "", *_capped(lines, "file")]
     return out

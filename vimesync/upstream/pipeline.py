@@ -7,12 +7,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from vimesync import git
-from vimesync.config import Config
+from vimesync.config import CONFIG_NAME, Config, missing_input
 from vimesync.errors import BadInput
 from vimesync.repopaths import repository_path
+from vimesync.safefs import excerpt
 from vimesync.upstream import metadata, mirrored
 from vimesync.upstream import policy as policy_mod
 from vimesync.upstream.model import PullRequest, WalkResult
+from vimesync.upstream.tip import configured_tip
 from vimesync.upstream.walk import walk
 
 
@@ -25,11 +27,7 @@ def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
     if range_ is None:
         synced = config.upstream_pin.synced
         if not synced:
-            where = f" in {config.upstream_pin.file}" if config.upstream_pin.file else ""
-            raise BadInput(
-                f"no --range given and no last-synced upstream commit recorded{where}",
-                hint="pass --range BASE..TIP, or set [upstream] synced in the pin (pins/<upstream>.toml)",
-            )
+            raise _no_synced(config)
         return synced, default_tip
     if "..." in range_:
         raise BadInput(
@@ -41,8 +39,31 @@ def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
     if not base:
         base = config.upstream_pin.synced or ""
         if not base:
-            raise BadInput(f"--range {range_!r} has no BASE and no last-synced commit is recorded")
+            raise _no_synced(
+                config, what=f"--range {range_!r} has no BASE and no last-synced upstream commit"
+            )
     return base, tip or default_tip
+
+
+def _no_synced(config: Config, what: str = "no --range given and no last-synced upstream commit") -> BadInput:
+    if config.file is not None and config.upstream_pin.file is None:
+        return missing_input(config, what, flag="--range BASE..TIP", key="[upstream] pin")
+    return missing_input(
+        config, what, flag="--range BASE..TIP", key="[upstream] synced", file=config.upstream_pin.file
+    )
+
+
+def _check_synced(upstream: Path, base: str, config: Config) -> None:
+    """A ``synced`` the upstream clone does not have: name the pin and suggest the fetch that
+    usually fixes it (the pin was bumped past the clone), or the typo."""
+    try:
+        git.resolve(upstream, base)
+    except BadInput:
+        pin = config.upstream_pin.file or "the upstream pin"
+        raise BadInput(
+            f"{pin}: [upstream] synced = {excerpt(base, 44)} is not a commit of the upstream {upstream}",
+            hint=f"fetch it (git -C {upstream} fetch origin), or correct the sha in {pin}",
+        ) from None
 
 
 def _tip_rev(repo: Path, tip: str) -> str:
@@ -106,10 +127,17 @@ def walk_and_classify(
     config = config or Config()
     upstream = repository_path(upstream, config, "upstream_path")
     if upstream is None:
-        raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
+        raise missing_input(
+            config, "no upstream repository given", flag="--upstream PATH", key="[upstream] path"
+        )
     base, tip = parse_range(range_, config)
-    result = walk(upstream, base, _tip_rev(upstream, tip))
     notes: list[str] = []
+    if range_ is None or range_.endswith(".."):  # the tip is the config's branch (or HEAD)
+        tip, note = configured_tip(upstream, tip)
+        notes += [note] if note else []
+    if base is not None and (range_ is None or range_.startswith("..")):
+        _check_synced(upstream, base, config)
+    result = walk(upstream, base, _tip_rev(upstream, tip))
     result = replace(result, upstream=config.upstream_repo or config.upstream_name)
 
     metas: dict[int, metadata.PRMeta] = {}
@@ -118,7 +146,8 @@ def walk_and_classify(
     if github and result.prs:
         if not config.upstream_repo:
             raise BadInput(
-                "--github needs the upstream owner/name", hint="set [upstream] repo in vimesync.toml"
+                f"--github needs the upstream owner/name ({config.provenance()})",
+                hint=f"set [upstream] repo in {config.file or CONFIG_NAME} (see docs/config.md)",
             )
         from vimesync.github import fetch_metadata
 
