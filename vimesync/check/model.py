@@ -10,7 +10,7 @@ from typing import Any
 
 from vimesync.config import Config
 from vimesync.errors import BadInput
-from vimesync.patches.model import PatchResult
+from vimesync.patches.model import IndexDrift, PatchResult
 from vimesync.pycheck.model import ParseReport
 from vimesync.repopaths import repository_path
 from vimesync.sources.model import SourceInfo
@@ -23,10 +23,17 @@ class CheckReport:
     patches: tuple[PatchResult, ...]
     python: ParseReport | None  # None when parsing was not reached (a patch failed without --keep-going)
     engine: str = "engine"  # display name from the pin ("vLLM")
+    # --keep-going without --strict: a patch already in the source is a note, not a failure
+    applied_ok: bool = False
 
     @property
     def patches_ok(self) -> bool:
-        return all(p.ok for p in self.patches)
+        return all(p.ok or (self.applied_ok and p.status == "already-applied") for p in self.patches)
+
+    @property
+    def already_applied(self) -> tuple[PatchResult, ...]:
+        """The patches the source already holds: to drop from the series."""
+        return tuple(p for p in self.patches if p.status == "already-applied")
 
     @property
     def ok(self) -> bool:
@@ -46,11 +53,15 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
             {
                 "name": p.name,
                 "ok": p.ok,
+                "status": p.status,
                 "skipped": p.skipped,
                 "files": p.files,
                 "hunks": p.hunks,
                 "offsets": [asdict(o) for o in p.offsets],
-                "failures": [asdict(f) for f in p.failures],
+                "failures": _failures(p),
+                "already_applied_hunks": len(p.already_applied),
+                "index_drift": [asdict(d) for d in p.drift],
+                "upstreamed": p.upstreamed,
                 "description": p.dep3.description if p.dep3 else None,
             }
             for p in report.patches
@@ -71,6 +82,19 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
     }
 
 
+def drift_note(d: IndexDrift, pin: str = "the pin") -> str:
+    """One line for a file's index drift: what the patch was made against, what it met."""
+    where = f"after {d.by} it is" if d.by else f"{pin} has"
+    return f"{d.file}: made against {d.expected}, {where} {d.found}"
+
+
+def _failures(p: PatchResult) -> list[dict[str, Any]]:
+    """A patch's failed hunks; ``already_applied``: the hunk is in the source already (it applies
+    in reverse)."""
+    done = set(p.already_applied)
+    return [{**asdict(f), "already_applied": (f.file, f.hunk) in done} for f in p.failures]
+
+
 @dataclass(frozen=True)
 class CheckOptions:
     source: Path
@@ -82,6 +106,7 @@ class CheckOptions:
     export: Path | None = None
     use_cache: bool = True
     engine: str = "engine"
+    strict: bool = False  # with keep_going: an already-applied patch still fails the check
 
 
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing
@@ -98,6 +123,7 @@ def check_options(
     keep_going: bool = False,
     export: Path | None = None,
     use_cache: bool = True,
+    strict: bool = False,
 ) -> CheckOptions:
     """Merge flags over the config and engine pin (flags win); BadInput naming what is missing."""
     pin = config.engine
@@ -118,4 +144,5 @@ def check_options(
         export=export,
         use_cache=use_cache,
         engine=pin.name,
+        strict=strict,
     )

@@ -11,7 +11,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from vimesync.check.model import CheckReport, check_options, check_to_dict
+from vimesync.check.model import CheckReport, check_options, check_to_dict, drift_note
 from vimesync.cli import output
 from vimesync.cli.app import app
 from vimesync.cli.progress import parse_progress
@@ -52,6 +52,12 @@ def check(
             " leaves it) and try every hunk of a failing file.",
         ),
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict", help="With --keep-going, a patch the source already holds still fails the check."
+        ),
+    ] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Parse every file afresh.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
     config: Annotated[
@@ -69,6 +75,7 @@ def check(
         keep_going=keep_going,
         export=export,
         use_cache=not no_cache,
+        strict=strict,
     )
     from vimesync.check.run import run_check  # here, not at the top: other commands skip its imports
 
@@ -113,23 +120,61 @@ def _table(report: CheckReport) -> Table:
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for i, p in enumerate(report.patches, 1):
-        if p.skipped:
-            verdict = output.styled(("skipped", "dim"))
-        elif not p.ok:
-            verdict = output.styled(("FAILED", "bold red"))
-        elif p.offsets:
-            verdict = output.styled((f"applied, {len(p.offsets)} at offset", "yellow"))
-        else:
-            verdict = output.styled(("applied", "green"))
+        verdict = output.styled((status_text(p), _STYLE[p.status]))
+        if p.upstreamed:
+            verdict.append(f", upstreamed at {p.upstreamed[:12]}", style="cyan")
         table.add_row(str(i), output.styled(p.name), verdict, str(p.files), str(p.hunks))
     return table
 
 
+_STYLE = {
+    "skipped": "dim",
+    "failed": "bold red",
+    "partly-applied": "bold red",
+    "already-applied": "bold magenta",
+    "offsets": "yellow",
+    "applied": "green",
+}
+
+
+def status_text(p: PatchResult) -> str:
+    """A patch's verdict in a few words (plain text: the caller styles it)."""
+    if p.status == "failed":
+        return "FAILED"
+    if p.status == "offsets":
+        return f"applied, {len(p.offsets)} at offset"
+    if p.status == "already-applied":
+        return "already applied"
+    if p.status == "partly-applied":
+        return f"FAILED, partly applied ({len(p.already_applied)} of {p.hunks} hunks)"
+    return p.status
+
+
 def _render_patch_details(p: PatchResult) -> None:
     con = output.stdout
+    if p.status == "already-applied":
+        con.print(
+            output.styled(
+                (f"  {p.name}: already applied", "magenta"),
+                f" (all of its {plural(p.hunks, 'hunk')} apply in reverse): drop it from the series",
+            )
+        )
+        return
     for o in p.offsets:
         con.print(output.styled(f"  {p.name}: {o.file} hunk #{o.hunk} applied at offset {o.offset:+d}"))
+    drift = {d.file: d for d in p.drift}
+    done = set(p.already_applied)
     for f in p.failures:
+        d = drift.pop(f.file, None)
+        if d is not None:  # first, before the file's first failure: it says why its hunks fail
+            con.print(output.styled((f"  {p.name}: note: {drift_note(d)}", "yellow")))
+        if (f.file, f.hunk) in done:
+            con.print(
+                output.styled(
+                    (f"  {p.name}: {f.file}: hunk #{f.hunk} ({f.header}): already applied", "magenta")
+                )
+            )
+            continue
         if f.hunk:
             text = f"{f.file}: hunk #{f.hunk} ({f.header}): {f.reason}"
         else:  # file-level reasons usually start with the path already
@@ -185,6 +230,11 @@ def _verdict(report: CheckReport) -> Text:
     n = len(report.patches)
     to = "the exact pin" if report.source.kind == "git" else "the source"
     py = report.python
+    applied = len(report.already_applied)
+    drop = "drop it from the series" if applied == 1 else "drop them from the series"
+    if report.ok and py is not None and applied:  # --keep-going: noted, not failing
+        done = f"{applied} of {n} patches {'is' if applied == 1 else 'are'} already applied in {to}: {drop}"
+        return output.styled(("OK", "bold green"), f": {done}; the others apply.")
     if report.ok and py is not None:
         patches = "the only patch applies" if n == 1 else f"all {n} patches apply sequentially"
         if n == 0:
@@ -193,8 +243,10 @@ def _verdict(report: CheckReport) -> Text:
         parsed = plural(py.files, "patched Python file") + (" parses" if py.files == 1 else " parse")
         return output.styled(("OK", "bold green"), f": {patches} to {to}; {parsed}.")
     problems = []
-    failed = sum(1 for p in report.patches if not p.ok and not p.skipped)
+    failed = sum(1 for p in report.patches if p.status in ("failed", "partly-applied"))
     skipped = sum(1 for p in report.patches if p.skipped)
+    if applied:
+        problems.append(f"{applied} of {n} patches already applied in {to}: {drop}")
     if failed:
         problems.append(f"{failed} of {n} patches failed to apply to {to}")
     if skipped:

@@ -177,9 +177,10 @@ def render_engine(e: EnginePatches | Skipped) -> list[str]:
         return [*out, "The series has no patches."]
     out += ["| Patch | Purpose / PR |", "| --- | --- |"]
     for row in e.rows:
-        out.append(
-            f"| {code(row.name, in_table=True)} | {_purpose_cell(row.purpose, row.has_header, row.refs)} |"
-        )
+        purpose = _purpose_cell(row.purpose, row.has_header, row.refs)
+        if row.status:
+            purpose += f" (**{cell(row.status)}**)"
+        out.append(f"| {code(row.name, in_table=True)} | {purpose} |")
     return out
 
 
@@ -243,9 +244,16 @@ def _failure(f: HunkFailure) -> str:
 def _patch_failure_lines(p: PatchResult) -> list[str]:
     if p.skipped:
         return [f"- {code(p.name)}: not applied (an earlier patch failed)"]
+    if p.status == "already-applied":
+        why = f"all of its {plural(p.hunks, 'hunk')} apply in reverse"
+        return [f"- {code(p.name)}: already applied ({why}): drop it from the series"]
     if not p.failures:
         return [f"- {code(p.name)}: failed"]
-    return [f"- {code(p.name)}: {_failure(f)}" for f in p.failures]
+    done = set(p.already_applied)
+    return [
+        f"- {code(p.name)}: {_failure(f)}" + (" (already applied)" if (f.file, f.hunk) in done else "")
+        for f in p.failures
+    ]
 
 
 def render_validation(c: CheckReport | Skipped) -> list[str]:
