@@ -1,0 +1,240 @@
+"""``vimesync pin bump``: the patch stack at the current pin beside the stack at a new one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from vimesync.check.model import CheckOptions, check_options, drift_note
+from vimesync.cli import output
+from vimesync.cli.app import app
+from vimesync.cli.progress import parse_progress
+from vimesync.config import Config, load_config
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+
+pin_app = typer.Typer(help="Move the engine pin.", no_args_is_help=True)
+app.add_typer(pin_app, name="pin")
+
+
+@pin_app.command("bump")
+def bump(
+    engine: Annotated[
+        str | None, typer.Argument(help="The engine to bump (default: the configured one).")
+    ] = None,
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            help="The new pin: a revision of the current git source, or a source"
+            " (git repo, directory, .whl/.zip/.tar.gz).",
+        ),
+    ] = "",
+    write: Annotated[
+        bool, typer.Option("--write", help="Update the pin file (atomically, comments kept).")
+    ] = False,
+    refresh: Annotated[
+        bool,
+        typer.Option(
+            "--refresh",
+            help="Rewrite the patches whose hunks moved or that merge cleanly in 3 ways, comment out"
+            " the ones already applied; all together or nothing.",
+        ),
+    ] = False,
+    conflicts: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --refresh: write the merged files of conflicting patches here (empty or absent)."
+        ),
+    ] = None,
+    source: Annotated[
+        Path | None, typer.Option(help="The current pin's source (default: the pin's).")
+    ] = None,
+    rev: Annotated[str | None, typer.Option(help="The current pin's revision (default: the pin's).")] = None,
+    series: Annotated[
+        Path | None, typer.Option(help="Quilt series file (default: the pin's series).")
+    ] = None,
+    strip: Annotated[int | None, typer.Option(min=0, help="Default -pN for patches (default 1).")] = None,
+    python: Annotated[
+        str | None, typer.Option(help="Grammar target X.Y (default: what the tree declares).")
+    ] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Parse every file afresh.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+    config: Annotated[
+        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
+    ] = None,
+) -> int:
+    """Run the stack at the current pin and at a new rev or source; say, per patch, what changes."""
+    if not to:
+        raise BadInput("pin bump needs --to REV|SOURCE: the new pin")
+    if conflicts is not None and not refresh:
+        raise BadInput("--conflicts DIR goes with --refresh (the merged files come from refreshing)")
+    cfg = load_config(config)
+    if engine is not None and engine.casefold() != cfg.engine.name.casefold():
+        raise BadInput(f"no engine named {engine!r} in the config (it names {cfg.engine.name!r})")
+    opts = check_options(
+        cfg, source=source, rev=rev, series=series, strip=strip, python=python, use_cache=not no_cache
+    )
+    to_source, to_rev = _target(to, opts)
+    from vimesync.check.bump import BumpOptions, plan_writes, run_bump
+    from vimesync.check.pinwrite import write_together
+    from vimesync.safefs import ensure_output_dir
+
+    if conflicts is not None:
+        ensure_output_dir(conflicts, what="--conflicts")  # refused before any work
+    with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
+        report = run_bump(BumpOptions(opts, to_source, to_rev, refresh=refresh), progress=progress)
+    pins = _pin_edits(cfg, opts, report.new, to_source) if write else None
+    plan = plan_writes(report, refresh=refresh, pins=pins)
+    write_together(plan.files)
+    if conflicts is not None:
+        _write_conflicts(conflicts, plan.conflicts)
+    written = [str(p) for p in plan.files]
+    if json_out:
+        from vimesync.check.bump import bump_to_dict
+
+        output.emit_json(bump_to_dict(report, written=written))
+    else:
+        _render(report, written, conflicts if plan.conflicts else None)
+    return EXIT_OK if report.ok else EXIT_CHECK_FAILED
+
+
+def _target(to: str, opts: CheckOptions) -> tuple[Path, str | None]:
+    """``--to``: a path that exists is a source; else a revision of the current (git) source."""
+    candidate = Path(to)
+    if to.startswith(("/", ".", "~")) or os.path.lexists(candidate):
+        return candidate.expanduser(), None
+    from vimesync import git
+
+    if git.repo_at(opts.source) is None:
+        raise BadInput(f"--to {to!r}: no such file or folder, and the current source is not a git repository")
+    return opts.source, to
+
+
+def _pin_edits(cfg: Config, opts: CheckOptions, new: object, to_source: Path) -> dict[Path, bytes]:
+    """The pin (and, when the source moves, the file naming it) with the new values."""
+    from vimesync.check.bump import sha256_of
+    from vimesync.check.pinwrite import edit_toml, relative_to_file
+    from vimesync.sources import SourceInfo
+
+    assert isinstance(new, SourceInfo)
+    pin = cfg.engine
+    if pin.file is None:
+        raise BadInput("--write needs an engine pin file ([engine] pin in vimesync.toml)")
+    edits: dict[Path, dict[str, str]] = {}
+    if new.rev is not None:
+        edits.setdefault(pin.file, {})["rev"] = new.rev
+    if os.path.abspath(to_source) != os.path.abspath(opts.source):
+        origin = pin.file if pin.source is not None else _source_origin(cfg) or pin.file
+        values = edits.setdefault(origin, {})
+        values["source"] = relative_to_file(to_source, origin)
+        if new.kind == "archive" and _has_key(origin, "sha256"):
+            values["sha256"] = sha256_of(to_source)
+    return {path: edit_toml(path, "engine", values) for path, values in edits.items()}
+
+
+def _source_origin(cfg: Config) -> Path | None:
+    return next((file for name, file, _ in cfg.path_origins if name == "engine_source"), None)
+
+
+def _has_key(path: Path, key: str) -> bool:
+    from vimesync.config import read_toml
+
+    table = read_toml(path).get("engine")
+    return isinstance(table, dict) and key in table
+
+
+def _write_conflicts(folder: Path, files: tuple[tuple[str, str, bytes], ...]) -> None:
+    from vimesync.sources.model import REGULAR, write_file
+
+    for patch, path, data in files:
+        write_file(folder, f"{patch}/{path}", data, REGULAR)
+
+
+# Every string below that comes from the source, the series or a patch goes through output.styled.
+
+_STYLE = {
+    "applied": "green",
+    "offsets": "yellow",
+    "already-applied": "magenta",
+    "partly-applied": "red",
+    "failed": "red",
+    "skipped": "dim",
+}
+_ACTION = {"keep": "kept", "rewrite": "rewritten", "drop": "dropped", "conflict": "CONFLICT"}
+
+
+def _render(report: object, written: list[str], conflicts: Path | None) -> None:
+    from vimesync.check.bump import BumpReport, label, verdict
+
+    assert isinstance(report, BumpReport)
+    con = output.stdout
+    old, new = label(report.old), label(report.new)
+    con.print(output.styled((report.engine, "bold"), f" pin bump: {report.old.kind} {report.old.path}"))
+    con.print(output.styled(f"  from {old} to {report.new.kind} {report.new.path}"))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("Patch")
+    table.add_column(f"at {old}", overflow="fold")
+    table.add_column(f"at {new}", overflow="fold")
+    refreshing = any(p.refresh is not None for p in report.patches)
+    if refreshing:
+        table.add_column("Refresh", overflow="fold")
+    for i, p in enumerate(report.patches, 1):
+        row: list[str | Text] = [
+            str(i),
+            output.styled(p.name),
+            output.styled((verdict(p.old), _STYLE[p.old.status])),
+            output.styled((verdict(p.new), _STYLE[p.new.status])),
+        ]
+        if p.refresh is not None:
+            style = "red" if p.refresh.action == "conflict" else ""
+            row.append(output.styled((f"{_ACTION[p.refresh.action]}: {p.refresh.why}", style)))
+        table.add_row(*row)
+    con.print(table)
+    for p in report.patches:
+        if p.new.status == "already-applied":
+            con.print(
+                output.styled((f"  {p.name}: already applied at {new}: drop it from the series", "magenta"))
+            )
+        if p.new.upstreamed:
+            con.print(output.styled(f"  {p.name}: upstreamed at {p.new.upstreamed}"))
+        failing = {f.file for f in p.new.failures}
+        drifted = [d for d in p.new.drift if d.file in failing]
+        if len(drifted) == 1:
+            con.print(output.styled((f"  {p.name}: note: {drift_note(drifted[0], new)}", "yellow")))
+        elif drifted:
+            files = f"{len(drifted)} of the files with a failing hunk"
+            con.print(
+                output.styled(
+                    (
+                        f"  {p.name}: note: {files} differ from what it was made against (index lines)",
+                        "yellow",
+                    )
+                )
+            )
+    for side, py in ((old, report.old_python), (new, report.new_python)):
+        if py is not None:
+            bad = len(py.failed) + len(py.conflict_markers)
+            verdict_py = "parse" if not bad else f"parse, {bad} do not"
+            cached = f", {py.cached:,} from cache" if py.cached else ""
+            con.print(output.styled(f"At {side}: {py.files:,} patched Python files {verdict_py}{cached}."))
+    if conflicts is not None:
+        con.print(output.styled(f"Merged files with conflict markers are in {conflicts}."))
+    for path in written:
+        con.print(output.styled(f"wrote {path}"))
+    need = len(report.conflicts)
+    if report.ok:
+        con.print(output.styled(("OK", "bold green"), f": the stack is ready for {new}."))
+    else:
+        what = (
+            f"{need} of {len(report.patches)} patches conflict at {new}"
+            if need
+            else "patched files do not parse"
+        )
+        con.print(output.styled(("NEEDS WORK", "bold red"), f": {what}."))
