@@ -122,3 +122,22 @@ def test_cli_text_and_json_on_an_already_patched_tree(
     assert code == 1 and json.loads(out)["patches"][0]["status"] == "already-applied"
     lines = render_validation(run_check(stack.opts(rev=stack.repo.head())))
     assert any("already applied" in line and "drop it from the series" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["--upload-pack=touch /tmp/pwned", "commit:" + "a" * 5000, "HEAD", "v1.2, https://x/commit/zzzz", ""],
+)
+def test_a_hostile_applied_upstream_names_no_commit(value: str) -> None:
+    from vimesync.check.drift import applied_upstream_commit
+    from vimesync.patches.model import Dep3
+
+    assert applied_upstream_commit(Dep3(text="", fields=(("applied-upstream", value),))) is None
+
+
+def test_applied_upstream_forms() -> None:
+    from vimesync.check.drift import applied_upstream_commit
+    from vimesync.patches.model import Dep3
+
+    for value in ("v2.0, commit:ABCDEF1", "https://github.com/o/r/commit/abcdef1", "abcdef1"):
+        assert applied_upstream_commit(Dep3(text="", fields=(("applied-upstream", value),))) == "abcdef1"

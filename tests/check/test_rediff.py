@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.patches.treehelp import compare_with_git, git_diff
 from vimesync.check.rediff import NewSection, Scratch, diff_hunks, splice
 from vimesync.patches.diffparse import parse_patch
@@ -39,3 +41,15 @@ def test_a_section_set_to_none_is_removed() -> None:
     patch = parse_patch(MAIL + diff, name="p.patch", strip=1)
     out = splice(MAIL + diff, patch, {0: None})
     assert b"a.txt" not in out and out.startswith(MAIL + b"diff --git a/b.txt")
+
+
+def test_files_over_the_cap_are_not_merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vimesync.check import rediff
+
+    monkeypatch.setattr(rediff, "MAX_MERGE_BYTES", 100)
+    scratch = Scratch(tmp_path)
+    with pytest.raises(rediff.TooBig):
+        rediff.merge3(scratch, base=BASE, ours=BASE, theirs=BASE + b"x\n", labels=("a", "b", "c"))
+    with pytest.raises(rediff.TooBig):
+        diff_hunks(scratch, BASE, BASE + b"x\n")
+    assert list(tmp_path.iterdir()) == []  # refused before anything was handed to git

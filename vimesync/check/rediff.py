@@ -18,6 +18,18 @@ from vimesync.errors import GitError
 from vimesync.patches.model import FilePatch, Hunk, PatchFile
 
 DIFF_CONTEXT = 3
+# git's diff and merge of one file: beyond this (a generated or minified file) the work is not
+# bounded well enough for a gate, and no maintainer resolves such a file by hand anyway.
+MAX_MERGE_BYTES = 8 << 20
+
+
+class TooBig(GitError):
+    """A file over MAX_MERGE_BYTES: not diffed or merged (the patch is left as it is)."""
+
+
+def _bounded(*datas: bytes) -> None:
+    if any(len(d) > MAX_MERGE_BYTES for d in datas):
+        raise TooBig(f"a file over {MAX_MERGE_BYTES >> 20} MiB is not diffed or merged")
 
 
 class Scratch:
@@ -39,6 +51,7 @@ def diff_hunks(scratch: Scratch, old: bytes, new: bytes, *, context: int = DIFF_
     they are equal."""
     if old == new:
         return b""
+    _bounded(old, new)
     a, b = scratch.file(old), scratch.file(new)
     args = ["diff", "--no-index", "--no-color", "--no-ext-diff", "--no-textconv", f"-U{context}", a, b]
     code, out, err = git.run_status(scratch.root, args)
@@ -61,6 +74,7 @@ def merge3(
 ) -> Merged:
     """``git merge-file -p ours base theirs``: the patch's change (base -> theirs) carried onto
     ``ours``; ``labels`` name ours, base and theirs in the conflict markers."""
+    _bounded(base, ours, theirs)
     o, b, t = scratch.file(ours), scratch.file(base), scratch.file(theirs)
     args = ["merge-file", "-p", "-L", labels[0], "-L", labels[1], "-L", labels[2], o, b, t]
     code, out, err = git.run_status(scratch.root, args)
