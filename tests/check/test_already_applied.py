@@ -141,3 +141,15 @@ def test_applied_upstream_forms() -> None:
 
     for value in ("v2.0, commit:ABCDEF1", "https://github.com/o/r/commit/abcdef1", "abcdef1"):
         assert applied_upstream_commit(Dep3(text="", fields=(("applied-upstream", value),))) == "abcdef1"
+
+
+def test_the_report_says_which_patches_to_drop(stack: Stack) -> None:
+    report = run_check(stack.opts(rev=stack.repo.head(), keep_going=True))
+    (line,) = [x for x in render_validation(report) if "already applied" in x]
+    assert "0 of 2 patches apply sequentially" in line and "2 are already applied there (drop them" in line
+
+
+def test_drift_says_when_the_file_already_is_the_patch_result(stack: Stack) -> None:
+    report = run_check(stack.opts(rev=stack.repo.head(), keep_going=True))
+    assert all(d.is_result for p in report.patches for d in p.drift)
+    assert len([d for p in report.patches for d in p.drift]) == 2

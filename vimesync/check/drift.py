@@ -48,7 +48,9 @@ def index_drift(tree: ScratchTree, patch: PatchFile, pinned: Mapping[str, Entry]
             oid = blob_oid(current[0])
         if not oid.startswith(want):
             shown = max(len(want), _MIN_ABBREV)
-            found.append(IndexDrift(file=fp.path, expected=want, found=oid[:shown], by=writer))
+            result = (fp.new_oid or "").lower()
+            is_result = bool(result) and not _NULL_OID.fullmatch(result) and oid.startswith(result)
+            found.append(IndexDrift(fp.path, want, oid[:shown], by=writer, is_result=is_result))
     return tuple(found)
 
 

@@ -85,7 +85,8 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
 def drift_note(d: IndexDrift, pin: str = "the pin") -> str:
     """One line for a file's index drift: what the patch was made against, what it met."""
     where = f"after {d.by} it is" if d.by else f"{pin} has"
-    return f"{d.file}: made against {d.expected}, {where} {d.found}"
+    result = " (what the patch makes of it: already applied?)" if d.is_result else ""
+    return f"{d.file}: made against {d.expected}, {where} {d.found}{result}"
 
 
 def _failures(p: PatchResult) -> list[dict[str, Any]]:

@@ -204,7 +204,7 @@ def _render(report: object, written: list[str], conflicts: Path | None) -> None:
             )
         if p.new.upstreamed:
             con.print(output.styled(f"  {p.name}: upstreamed at {p.new.upstreamed}"))
-        failing = {f.file for f in p.new.failures}
+        failing = {f.file for f in p.new.failures} if p.new.status != "already-applied" else set()
         drifted = [d for d in p.new.drift if d.file in failing]
         if len(drifted) == 1:
             con.print(output.styled((f"  {p.name}: note: {drift_note(drifted[0], new)}", "yellow")))

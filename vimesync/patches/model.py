@@ -285,6 +285,7 @@ class IndexDrift:
     expected: str  # the patch's old blob id, as abbreviated as the patch wrote it
     found: str  # the blob id of the file in the tree the patch met, abbreviated alike
     by: str | None = None  # the earlier patch of the stack that last wrote the file; None: the pin
+    is_result: bool = False  # the file already is what the patch makes of it (its index <new>)
 
 
 PatchStatus = Literal["applied", "offsets", "already-applied", "partly-applied", "failed", "skipped"]

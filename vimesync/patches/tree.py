@@ -40,7 +40,7 @@ from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.errors import PatchError
-from vimesync.patches.apply import apply_content
+from vimesync.patches.apply import NOT_TRIED, apply_content
 from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, IndexDrift, PatchFile, PatchResult
 from vimesync.patches.reverse import reverse_patch
 from vimesync.safefs import excerpt
@@ -271,7 +271,7 @@ class ScratchTree:
                 self.writers[rel] = patch.name
         already: tuple[tuple[str, int], ...] = ()
         reverse = False
-        if failures and any(f.file for f in failures):
+        if failures and any(f.file for f in failures) and not any(_exhausted(f) for f in failures):
             already, reverse = self.already_applied(patch, failures)
         return PatchResult(
             name=patch.name,
@@ -565,6 +565,11 @@ def apply_patch_to_tree(root: Path, patch: PatchFile, provider: Provider | None 
     :class:`ScratchTree` so paths written by earlier patches are read back from ``root``.
     """
     return ScratchTree(root, provider).apply(patch)
+
+
+def _exhausted(f: HunkFailure) -> bool:
+    """The search budget ran out: trying the patch again, in reverse, would spend it again."""
+    return f.reason == NOT_TRIED or f.reason.startswith("search budget exhausted")
 
 
 Inspect = Callable[["ScratchTree", PatchFile], tuple[IndexDrift, ...]]

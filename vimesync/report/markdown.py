@@ -263,7 +263,14 @@ def render_validation(c: CheckReport | Skipped) -> list[str]:
     target = f"the exact pin {rev(c.source.rev)}" if c.source.rev else f"the source {code(c.source.path)}"
     py = c.python
     n = len(c.patches)
-    if c.patches_ok:
+    applied = len(c.already_applied)
+    if c.patches_ok and applied:  # --keep-going: a patch the source holds is a note, not a failure
+        are, them = ("is", "it") if applied == 1 else ("are", "them")
+        head = (
+            f"{n - applied:,} of {plural(n, 'patch', 'patches')} apply sequentially to {target} and"
+            f" {applied:,} {are} already applied there (drop {them} from the series)"
+        )
+    elif c.patches_ok:
         head = f"All {plural(n, 'patch', 'patches')} apply sequentially to {target}"
     else:
         # Patches after a failure are not tried (skipped): they neither applied nor failed.
