@@ -124,7 +124,6 @@ def check_options(
     keep_going: bool = False,
     export: Path | None = None,
     use_cache: bool = True,
-    strict: bool = False,
 ) -> CheckOptions:
     """Merge flags over the config and engine pin (flags win); BadInput naming what is missing."""
     pin = config.engine
@@ -145,5 +144,4 @@ def check_options(
         export=export,
         use_cache=use_cache,
         engine=pin.name,
-        strict=strict,
     )

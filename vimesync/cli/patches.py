@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -75,8 +76,8 @@ def check(
         keep_going=keep_going,
         export=export,
         use_cache=not no_cache,
-        strict=strict,
     )
+    opts = replace(opts, strict=strict)
     from vimesync.check.run import run_check  # here, not at the top: other commands skip its imports
 
     with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
