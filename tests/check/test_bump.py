@@ -204,3 +204,16 @@ def test_cli_refuses_a_non_empty_conflicts_dir_before_any_work(
     code, _, err = run(capsys, *args, "--to", new, "--refresh", "--conflicts", str(busy))
     assert code == 2 and "not an empty directory" in err
     assert (busy / "x").read_text() == "mine"
+
+
+def test_comment_out_keeps_line_endings_and_flattens_the_reason() -> None:
+    from vimesync.check.bump import comment_out
+
+    series = b"a.patch\r\nb.patch -p2\r\n# note\r\nc.patch"
+    out = comment_out(series, {2: "already applied in\nx\x1b[31m", 4: "gone"})
+    lines = out.split(b"\r\n")
+    assert lines[0] == b"a.patch" and lines[2] == b"# note"
+    assert lines[1] == b"# b.patch -p2  # dropped by vimesync pin bump: already applied in x?[31m"
+    assert lines[3] == b"# c.patch  # dropped by vimesync pin bump: gone\n"
+    with pytest.raises(VimesyncError):
+        comment_out(series, {9: "x"})

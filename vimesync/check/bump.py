@@ -213,7 +213,8 @@ def comment_out(series: bytes, lines: dict[int, str]) -> bytes:
             raise BadInput(f"series line {n} is gone: the series changed during the bump")
         body = out[n - 1]
         end = body[len(body.rstrip(b"\r\n")) :] or b"\n"
-        reason = " ".join(why.split()).encode("utf-8", "replace")
+        # one line of plain text: no control character from a source's name gets into the series
+        reason = "".join(c if c.isprintable() else "?" for c in " ".join(why.split())).encode()
         out[n - 1] = b"# " + body.rstrip(b"\r\n") + b"  # dropped by vimesync pin bump: " + reason + end
     return b"".join(out)
 
