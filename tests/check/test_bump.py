@@ -217,3 +217,42 @@ def test_comment_out_keeps_line_endings_and_flattens_the_reason() -> None:
     assert lines[3] == b"# c.patch  # dropped by vimesync pin bump: gone\n"
     with pytest.raises(VimesyncError):
         comment_out(series, {9: "x"})
+
+
+def _wheel(path: Path, files: dict[str, str]) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+    return path
+
+
+def test_cli_bump_between_wheels_writes_the_source_where_it_was_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    old = _wheel(tmp_path / "eng-1.0-py3-none-any.whl", {"eng/core.py": CORE, "eng/util.py": UTIL})
+    new = _wheel(
+        tmp_path / "eng-1.1-py3-none-any.whl", {"eng/core.py": "# 1.1\n" + CORE, "eng/util.py": UTIL}
+    )
+    repo = tmp_path / "down"
+    (repo / "pins").mkdir(parents=True)
+    (repo / "patches").mkdir()
+    diff = (
+        "--- a/eng/core.py\n+++ b/eng/core.py\n@@ -13,3 +13,3 @@\n"
+        " def f3(x):\n-    return x + 3\n+    return x + 3  # p\n \n"
+    )
+    (repo / "patches/p.patch").write_text("Description: p\n---\n" + diff)
+    (repo / "patches/series").write_text("p.patch\n")
+    pin = repo / "pins/eng.toml"
+    pin.write_text('[engine]\nname = "eng"\nseries = "../patches/series"\n')
+    cfg = repo / "vimesync.toml"
+    cfg.write_text(f'[engine]\npin = "pins/eng.toml"\nsource = "{old}"  # machine-local\n')
+    code, out, err = run(
+        capsys, "pin", "bump", "--config", str(cfg), "--to", str(new), "--write", "--refresh"
+    )
+    assert code == 0, err
+    assert "offsets ±1" in out and "rewritten: hunks moved" in out
+    assert pin.read_text() == '[engine]\nname = "eng"\nseries = "../patches/series"\n'  # no rev to write
+    assert 'source = "../eng-1.1-py3-none-any.whl"  # machine-local' in cfg.read_text()
+    assert "@@ -14,3 +14,3 @@" in (repo / "patches/p.patch").read_text()

@@ -130,7 +130,7 @@ def _pin_edits(cfg: Config, opts: CheckOptions, new: object, to_source: Path) ->
     if new.rev is not None:
         edits.setdefault(pin.file, {})["rev"] = new.rev
     if os.path.abspath(to_source) != os.path.abspath(opts.source):
-        origin = pin.file if pin.source is not None else _source_origin(cfg) or pin.file
+        origin = _source_origin(cfg) or pin.file  # the file that named the source, else the pin
         values = edits.setdefault(origin, {})
         values["source"] = relative_to_file(to_source, origin)
         if new.kind == "archive" and _has_key(origin, "sha256"):
