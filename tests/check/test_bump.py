@@ -255,4 +255,4 @@ def test_cli_bump_between_wheels_writes_the_source_where_it_was_named(
     assert "offsets ±1" in out and "rewritten: hunks moved" in out
     assert pin.read_text() == '[engine]\nname = "eng"\nseries = "../patches/series"\n'  # no rev to write
     assert 'source = "../eng-1.1-py3-none-any.whl"  # machine-local' in cfg.read_text()
-    assert "@@ -14,3 +14,3 @@" in (repo / "patches/p.patch").read_text()
+    assert "@@ -14,3 +14,3 @@" in (repo / "patches/p.patch").read_text()  # its one line of context kept

@@ -22,10 +22,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from vimesync.check.rediff import NewSection, Scratch, diff_hunks, merge3, plain_modification, splice
+from vimesync.check.rediff import (
+    DIFF_CONTEXT,
+    NewSection,
+    Scratch,
+    diff_hunks,
+    merge3,
+    plain_modification,
+    splice,
+)
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
-from vimesync.patches.model import PatchFile, PatchResult
+from vimesync.patches.model import FilePatch, PatchFile, PatchResult
 from vimesync.patches.tree import MODE_DIR, ScratchTree
 from vimesync.pycheck.scan import blob_oid
 
@@ -90,7 +98,7 @@ def refresh_patch(
                 ours, now = before.get(fp.path), tree.current(fp.path)
                 if ours is None or now is None:
                     continue
-                sections[k] = _section(scratch, ours[0], now[0])
+                sections[k] = _section(scratch, ours[0], now[0], context_of(fp))
         data = splice(raw, patch, sections)
         return Refreshed("rewrite", "hunks moved", data=data)
     if result.reverse_applies:
@@ -98,10 +106,16 @@ def refresh_patch(
     return _merge(tree, raw, patch, result, old, before, scratch, strip, new_label, old_label)
 
 
-def _section(scratch: Scratch, old: bytes, new: bytes) -> NewSection | None:
+def _section(scratch: Scratch, old: bytes, new: bytes, context: int) -> NewSection | None:
     if old == new:
         return None
-    return NewSection(diff_hunks(scratch, old, new), blob_oid(old), blob_oid(new))
+    return NewSection(diff_hunks(scratch, old, new, context=context), blob_oid(old), blob_oid(new))
+
+
+def context_of(fp: FilePatch) -> int:
+    """The context the section was made with (its widest hunk side), so a refresh keeps it."""
+    widest = max((max(h.leading_context, h.trailing_context) for h in fp.hunks), default=0)
+    return widest or DIFF_CONTEXT
 
 
 def _merge(
@@ -137,7 +151,7 @@ def _merge(
         if merged.conflicts:
             conflicts.append((fp.path, merged.data))
             continue
-        sections[k] = _section(scratch, ours[0], merged.data)
+        sections[k] = _section(scratch, ours[0], merged.data, context_of(fp))
     if conflicts or unmergeable:
         names = [p for p, _ in conflicts] + unmergeable
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
