@@ -60,6 +60,7 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
                 "offsets": [asdict(o) for o in p.offsets],
                 "failures": _failures(p),
                 "already_applied_hunks": len(p.already_applied),
+                "already_applied": [{"file": f, "hunk": h} for f, h in p.already_applied],
                 "index_drift": [asdict(d) for d in p.drift],
                 "upstreamed": p.upstreamed,
                 "description": p.dep3.description if p.dep3 else None,
