@@ -25,6 +25,9 @@ class CheckReport:
     engine: str = "engine"  # display name from the pin ("vLLM")
     # --keep-going without --strict: a patch already in the source is a note, not a failure
     applied_ok: bool = False
+    # What opening the source decided for the user ("no revision given: using HEAD (<sha>)",
+    # "skipped 2 submodule(s)...", "stripped the archive's top-level folder 'x'")
+    source_notes: tuple[str, ...] = ()
 
     @property
     def patches_ok(self) -> bool:
@@ -47,7 +50,7 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
         "ok": report.ok,
         "patches_ok": report.patches_ok,
         "engine": report.engine,
-        "source": asdict(report.source),
+        "source": {**asdict(report.source), "notes": list(report.source_notes)},
         "series": report.series,
         "patches": [
             {

@@ -1,6 +1,6 @@
 """Writing what ``pin bump --write/--refresh`` decided: a pin file edited in place, keeping its
-comments and layout (tomlkit, the style-preserving TOML writer: a file humans edit is never
-rebuilt by string building), and a set of files replaced all together or not at all.
+comments and layout (``vimesync.tomledit``: tomlkit, the style-preserving TOML writer; a file
+humans edit is never rebuilt by string building), and a set of files replaced all together or not at all.
 
 All together: every new content is computed first (nothing on disk changes while anything can
 still fail), every target is checked (no symlink below the repository root, regular files only,
@@ -15,28 +15,29 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import tomlkit
-from tomlkit.exceptions import TOMLKitError
 
-from vimesync.errors import ConfigError
-from vimesync.safefs import MAX_CONFIG_BYTES, Missing, check_output_path, read_input, write_atomic
+from vimesync import tomledit
+from vimesync.errors import BadInput, ConfigError
+from vimesync.safefs import Missing, check_output_path, read_input, write_atomic
 
 MAX_REWRITTEN = 64 << 20  # a patch file's own cap (series.MAX_PATCH_BYTES)
 
 
 def edit_toml(path: Path, table: str, values: Mapping[str, str]) -> bytes:
     """``path`` with ``[table] key = value`` set for each of ``values``, every other byte of the
-    file (comments, order, quoting) kept as it was."""
-    text = read_input(path, max_bytes=MAX_CONFIG_BYTES, what="pin file").decode("utf-8", "strict")
-    try:
-        doc = tomlkit.parse(text)
-    except TOMLKitError as exc:
-        raise ConfigError(str(path), f"cannot edit it: {str(exc)[:120]}") from None
+    file (comments, order, quoting) kept as it was (``vimesync.tomledit``: checked like every TOML
+    input before tomlkit reads it)."""
+    doc = tomledit.load(path)
     section = doc.get(table)
     if not isinstance(section, tomlkit.items.Table):
         raise ConfigError(str(path), f"no [{table}] table to write the new pin into")
     for key, value in values.items():
         section[key] = value
-    return tomlkit.dumps(doc).encode("utf-8")
+    text = tomledit.dumps(doc)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(f"{path}: a new value is not UTF-8, nothing written") from None
 
 
 def relative_to_file(target: Path, file: Path) -> str:

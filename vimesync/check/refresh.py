@@ -112,9 +112,13 @@ def _section(scratch: Scratch, old: bytes, new: bytes, context: int) -> NewSecti
     return NewSection(diff_hunks(scratch, old, new, context=context), blob_oid(old), blob_oid(new))
 
 
+def _leading(tags: str) -> int:
+    return len(tags) - len(tags.lstrip(" "))
+
+
 def context_of(fp: FilePatch) -> int:
     """The context the section was made with (its widest hunk side), so a refresh keeps it."""
-    widest = max((max(h.leading_context, h.trailing_context) for h in fp.hunks), default=0)
+    widest = max((max(_leading(h.lines.tags), h.trailing_context) for h in fp.hunks), default=0)
     return widest or DIFF_CONTEXT
 
 

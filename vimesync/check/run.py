@@ -158,6 +158,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         python=python,
         engine=opts.engine,
         applied_ok=opts.keep_going and not opts.strict,
+        source_notes=source.notes,
     )
 
 

@@ -4,72 +4,63 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING
 
-import typer
-from rich import box
-from rich.table import Table
-from rich.text import Text
-
-from vimesync.check.model import CheckOptions, check_options, drift_note
 from vimesync.cli import output
-from vimesync.cli.app import app
-from vimesync.cli.progress import parse_progress
-from vimesync.config import Config, load_config
+from vimesync.cli.options import (
+    ConfigOpt,
+    ConflictsOpt,
+    EngineArg,
+    FormatOpt,
+    JsonOpt,
+    NoCacheOpt,
+    PythonOpt,
+    RefreshOpt,
+    RevOpt,
+    SeriesOpt,
+    SourceOpt,
+    StripOpt,
+    ToOpt,
+    WriteOpt,
+    output_format,
+)
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 
-pin_app = typer.Typer(help="Move the engine pin.", no_args_is_help=True)
-app.add_typer(pin_app, name="pin")
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from vimesync.check.bump import BumpReport
+    from vimesync.check.model import CheckOptions
+    from vimesync.config import Config
+    from vimesync.sources import SourceInfo
 
 
-@pin_app.command("bump")
 def bump(
-    engine: Annotated[
-        str | None, typer.Argument(help="The engine to bump (default: the configured one).")
-    ] = None,
-    to: Annotated[
-        str,
-        typer.Option(
-            "--to",
-            help="The new pin: a revision of the current git source, or a source"
-            " (git repo, directory, .whl/.zip/.tar.gz).",
-        ),
-    ] = "",
-    write: Annotated[
-        bool, typer.Option("--write", help="Update the pin file (atomically, comments kept).")
-    ] = False,
-    refresh: Annotated[
-        bool,
-        typer.Option(
-            "--refresh",
-            help="Rewrite the patches whose hunks moved or that merge cleanly in 3 ways, comment out"
-            " the ones already applied; all together or nothing.",
-        ),
-    ] = False,
-    conflicts: Annotated[
-        Path | None,
-        typer.Option(
-            help="With --refresh: write the merged files of conflicting patches here (empty or absent)."
-        ),
-    ] = None,
-    source: Annotated[
-        Path | None, typer.Option(help="The current pin's source (default: the pin's).")
-    ] = None,
-    rev: Annotated[str | None, typer.Option(help="The current pin's revision (default: the pin's).")] = None,
-    series: Annotated[
-        Path | None, typer.Option(help="Quilt series file (default: the pin's series).")
-    ] = None,
-    strip: Annotated[int | None, typer.Option(min=0, help="Default -pN for patches (default 1).")] = None,
-    python: Annotated[
-        str | None, typer.Option(help="Grammar target X.Y (default: what the tree declares).")
-    ] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Parse every file afresh.")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
-    config: Annotated[
-        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
-    ] = None,
+    engine: EngineArg = None,
+    to: ToOpt = None,
+    write: WriteOpt = False,
+    refresh: RefreshOpt = False,
+    conflicts: ConflictsOpt = None,
+    source: SourceOpt = None,
+    rev: RevOpt = None,
+    series: SeriesOpt = None,
+    strip: StripOpt = None,
+    python: PythonOpt = None,
+    no_cache: NoCacheOpt = False,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
 ) -> int:
     """Run the stack at the current pin and at a new rev or source; say, per patch, what changes."""
+    # Imported here, not at the top: --help and other commands skip them.
+    from vimesync.check.bump import BumpOptions, plan_writes, run_bump
+    from vimesync.check.model import check_options
+    from vimesync.check.pinwrite import write_together
+    from vimesync.cli.progress import parse_progress
+    from vimesync.config import load_config
+    from vimesync.safefs import ensure_output_dir
+
+    json_out = output_format(fmt, json_) == "json"
     if not to:
         raise BadInput("pin bump needs --to REV|SOURCE: the new pin")
     if conflicts is not None and not refresh:
@@ -81,10 +72,6 @@ def bump(
         cfg, source=source, rev=rev, series=series, strip=strip, python=python, use_cache=not no_cache
     )
     to_source, to_rev = _target(to, opts)
-    from vimesync.check.bump import BumpOptions, plan_writes, run_bump
-    from vimesync.check.pinwrite import write_together
-    from vimesync.safefs import ensure_output_dir
-
     if conflicts is not None:
         ensure_output_dir(conflicts, what="--conflicts")  # refused before any work
     with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
@@ -116,13 +103,11 @@ def _target(to: str, opts: CheckOptions) -> tuple[Path, str | None]:
     return opts.source, to
 
 
-def _pin_edits(cfg: Config, opts: CheckOptions, new: object, to_source: Path) -> dict[Path, bytes]:
+def _pin_edits(cfg: Config, opts: CheckOptions, new: SourceInfo, to_source: Path) -> dict[Path, bytes]:
     """The pin (and, when the source moves, the file naming it) with the new values."""
     from vimesync.check.bump import sha256_of
     from vimesync.check.pinwrite import edit_toml, relative_to_file
-    from vimesync.sources import SourceInfo
 
-    assert isinstance(new, SourceInfo)
     pin = cfg.engine
     if pin.file is None:
         raise BadInput("--write needs an engine pin file ([engine] pin in vimesync.toml)")
@@ -150,10 +135,11 @@ def _has_key(path: Path, key: str) -> bool:
 
 
 def _write_conflicts(folder: Path, files: tuple[tuple[str, str, bytes], ...]) -> None:
-    from vimesync.sources.model import REGULAR, write_file
+    from vimesync.git import MODE_FILE
+    from vimesync.sources.model import write_file
 
     for patch, path, data in files:
-        write_file(folder, f"{patch}/{path}", data, REGULAR)
+        write_file(folder, f"{patch}/{path}", data, MODE_FILE)
 
 
 # Every string below that comes from the source, the series or a patch goes through output.styled.
@@ -169,10 +155,13 @@ _STYLE = {
 _ACTION = {"keep": "kept", "rewrite": "rewritten", "drop": "dropped", "conflict": "CONFLICT"}
 
 
-def _render(report: object, written: list[str], conflicts: Path | None) -> None:
-    from vimesync.check.bump import BumpReport, label, verdict
+def _render(report: BumpReport, written: list[str], conflicts: Path | None) -> None:
+    from rich import box
+    from rich.table import Table
 
-    assert isinstance(report, BumpReport)
+    from vimesync.check.bump import label, verdict
+    from vimesync.check.model import drift_note
+
     con = output.stdout
     old, new = label(report.old), label(report.new)
     con.print(output.styled((report.engine, "bold"), f" pin bump: {report.old.kind} {report.old.path}"))

@@ -12,69 +12,84 @@ file does not parse, or a changed path is unreviewed or its review is stale; 2 b
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING
 
-import typer
-
-from vimesync.check.model import check_options
 from vimesync.cli import output
-from vimesync.cli.app import app
-from vimesync.cli.progress import parse_progress
-from vimesync.config import Config, load_config, parse_map
+from vimesync.cli.options import (
+    BaselineOpt,
+    ConfigOpt,
+    DocFormatOpt,
+    DownstreamOpt,
+    GithubOpt,
+    HeadOpt,
+    JsonOpt,
+    MapOpt,
+    OutputOpt,
+    PolicyOpt,
+    PrMetadataOpt,
+    PublishOpt,
+    RangeOpt,
+    RevOpt,
+    SeriesOpt,
+    SourceOpt,
+    StripOpt,
+    SyncOpt,
+    UpstreamOpt,
+    UpstreamRepoOpt,
+    output_format,
+)
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
-from vimesync.safefs import check_output_path, write_atomic
+
+if TYPE_CHECKING:
+    from vimesync.check.model import CheckOptions
+    from vimesync.config import Config
 
 
-def _check_opts(cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None):
+def _check_opts(
+    cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None
+) -> CheckOptions | None:
+    from vimesync.check.model import check_options
+
     if (source or cfg.engine.source) is None or (series or cfg.engine.series) is None:
         return None
     return check_options(cfg, source=source, rev=rev, series=series, strip=strip)
 
 
-@app.command("report")
 def report(
-    upstream: Annotated[Path | None, typer.Option(help="Upstream repository (default: config).")] = None,
-    range_: Annotated[
-        str | None, typer.Option("--range", help="BASE..TIP (default: pin's synced..branch).")
-    ] = None,
-    upstream_repo: Annotated[
-        str | None,
-        typer.Option(help="Upstream owner/name for links (default: config, else the origin remote)."),
-    ] = None,
-    policy: Annotated[Path | None, typer.Option(help="Policy file (default: config).")] = None,
-    downstream: Annotated[Path | None, typer.Option(help="Downstream repository (default: config).")] = None,
-    baseline: Annotated[
-        str | None, typer.Option(help="Pre-sync downstream commit: enables the audit.")
-    ] = None,
-    head: Annotated[str, typer.Option(help="The sync head.")] = "HEAD",
-    map_: Annotated[list[str] | None, typer.Option("--map", help="Path map SRC=DST, repeatable.")] = None,
-    sync: Annotated[str | None, typer.Option(help="Review ledger name (default: <base8>..<tip8>).")] = None,
-    source: Annotated[Path | None, typer.Option(help="Engine source (default: the engine pin).")] = None,
-    rev: Annotated[str | None, typer.Option(help="Engine rev (default: the engine pin).")] = None,
-    series: Annotated[Path | None, typer.Option(help="Quilt series file (default: the engine pin).")] = None,
-    strip: Annotated[int | None, typer.Option(min=0, help="Default -pN for patches.")] = None,
-    pr_metadata: Annotated[Path | None, typer.Option(help="gh pr list --json output for labels.")] = None,
-    github: Annotated[bool, typer.Option("--github", help="Fetch PR metadata from GitHub.")] = False,
-    fmt: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
-    out_file: Annotated[Path | None, typer.Option("--output", help="Write here instead of stdout.")] = None,
-    publish: Annotated[
-        str | None, typer.Option(help="Put the report into PR owner/repo#N between markers.")
-    ] = None,
-    config: Annotated[
-        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
-    ] = None,
+    upstream: UpstreamOpt = None,
+    range_: RangeOpt = None,
+    upstream_repo: UpstreamRepoOpt = None,
+    policy: PolicyOpt = None,
+    downstream: DownstreamOpt = None,
+    baseline: BaselineOpt = None,
+    head: HeadOpt = "HEAD",
+    map_: MapOpt = None,
+    sync: SyncOpt = None,
+    source: SourceOpt = None,
+    rev: RevOpt = None,
+    series: SeriesOpt = None,
+    strip: StripOpt = None,
+    pr_metadata: PrMetadataOpt = None,
+    github: GithubOpt = False,
+    fmt: DocFormatOpt = None,
+    json_: JsonOpt = False,
+    out_file: OutputOpt = None,
+    publish: PublishOpt = None,
+    config: ConfigOpt = None,
 ) -> int:
     """Write the sync PR description: summary, engine patches, final audit, validation."""
     # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.cli.progress import parse_progress
+    from vimesync.config import load_config, parse_map
+    from vimesync.github import is_repo_name
     from vimesync.report.document import render_json
     from vimesync.report.generate import ReportInputs, generate_report
     from vimesync.report.markdown import render_markdown
+    from vimesync.safefs import check_output_path, write_atomic
 
-    if fmt not in ("markdown", "json"):
-        raise BadInput(f"--format {fmt!r}: expected markdown or json")
+    as_json = output_format(fmt, json_) == "json"
     if publish is not None:
         from vimesync.report.publish import parse_target, require_token
 
@@ -85,7 +100,7 @@ def report(
         check_output_path(out_file, what="--output")
     cfg = load_config(config)
     if upstream_repo is not None:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+", upstream_repo):
+        if not is_repo_name(upstream_repo):
             raise BadInput(f"--upstream-repo {upstream_repo!r}: expected owner/name, e.g. THUDM/slime")
         cfg = replace(cfg, upstream_repo=upstream_repo)
     inputs = ReportInputs(
@@ -107,11 +122,11 @@ def report(
     with parse_progress(enabled=output.progress_enabled()) as progress:
         result = generate_report(inputs, progress=progress)
     markdown = render_markdown(result)
-    text = json.dumps(render_json(result), indent=2) + "\n" if fmt == "json" else markdown
+    text = json.dumps(render_json(result), indent=2) + "\n" if as_json else markdown
     if out_file is not None:
         write_atomic(out_file, text.encode("utf-8"), what="--output")
         output.stderr.print(output.styled(f"wrote {out_file}"))
-    elif fmt == "json":
+    elif as_json:
         output.emit_json(render_json(result))
     else:
         output.stdout.file.write(text)
