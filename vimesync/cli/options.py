@@ -155,7 +155,7 @@ StrictOpt = Annotated[
 
 # Moving the engine pin.
 EngineArg = Annotated[
-    str | None, typer.Argument(metavar="[ENGINE]", help="The engine to bump (default: the configured one).")
+    str | None, typer.Argument(metavar="ENGINE", help="The engine to bump (default: the configured one).")
 ]
 ToOpt = Annotated[
     str | None,
