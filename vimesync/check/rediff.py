@@ -38,6 +38,9 @@ class Scratch:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._n = 0
+        # An empty repository of our own: git then inspects its (empty) config once, not before
+        # every command as it does for a folder outside any repository.
+        git.run(root, ["init", "-q", "--template="])
 
     def file(self, data: bytes) -> str:
         self._n += 1

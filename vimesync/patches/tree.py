@@ -291,8 +291,8 @@ class ScratchTree:
         reverse = reverse_patch(patch)
         try:
             if not self.all_hunks:  # the forward failures after a file's first one were not tried
-                _, _, failures = self._plan(patch, all_hunks=True)
-            _, _, back = self._plan(reverse, all_hunks=True)
+                _, _, failures = self._plan(patch, all_hunks=True, diagnose=False)
+            _, _, back = self._plan(reverse, all_hunks=True, diagnose=False)
         except PatchError:  # reversed, a path would be reached through a symlink: not applied
             return (), False
         finally:
@@ -314,7 +314,7 @@ class ScratchTree:
         return tuple(already), not back
 
     def _plan(
-        self, patch: PatchFile, *, all_hunks: bool
+        self, patch: PatchFile, *, all_hunks: bool, diagnose: bool = True
     ) -> tuple[list[_Planned], list[HunkOffset], list[HunkFailure]]:
         """git's ``check_patch_list`` for one patch, in memory: the plans to write, the hunks that
         moved, and the failures (PatchError for an unsafe patch)."""
@@ -339,7 +339,7 @@ class ScratchTree:
         failures: list[HunkFailure] = []
         for fp in fps:
             try:
-                plan, found_offsets, hunk_failures = self._check(fp, fn, symlinks, all_hunks)
+                plan, found_offsets, hunk_failures = self._check(fp, fn, symlinks, all_hunks, diagnose)
             except _Unsafe as exc:
                 raise PatchError(patch.name, str(exc), file=fp.path, line=fp.patch_line or None) from None
             except _Refused as exc:
@@ -362,7 +362,7 @@ class ScratchTree:
         return plans, offsets, failures
 
     def _check(
-        self, fp: FilePatch, fn: dict[str, object], symlinks: dict[str, int], all_hunks: bool
+        self, fp: FilePatch, fn: dict[str, object], symlinks: dict[str, int], all_hunks: bool, diagnose: bool
     ) -> tuple[_Planned | None, tuple[HunkOffset, ...], tuple[HunkFailure, ...]]:
         """git's ``check_patch`` + ``apply_data`` for one section, in memory."""
         old, new = fp.old_path, fp.new_path
@@ -421,7 +421,7 @@ class ScratchTree:
         if new is not None:
             self._check_not_beyond_symlink(new, symlinks)
             self._check_name_lengths(new)
-        applied = apply_content(data, fp, creating=creating, all_hunks=all_hunks)
+        applied = apply_content(data, fp, creating=creating, all_hunks=all_hunks, diagnose=diagnose)
         if not applied.ok:
             return None, applied.offsets, applied.failures
         if new is not None and _kind(new_mode or MODE_FILE) not in (_kind(MODE_FILE), MODE_LINK):
