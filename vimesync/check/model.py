@@ -12,7 +12,7 @@ from typing import Any
 from vimesync import git
 from vimesync.config import Config, EnginePin, missing_input, select_engine
 from vimesync.errors import BadInput, ConfigError
-from vimesync.patches.model import PatchResult
+from vimesync.patches.model import IndexDrift, PatchResult
 from vimesync.pycheck.model import ParseReport
 from vimesync.repopaths import engine_source
 from vimesync.safefs import lexical
@@ -32,13 +32,20 @@ class CheckReport:
     pin_file: str | None = None  # the engine pin that was checked, when one was
     sha256: str | None = None  # the archive's digest, when it was verified against the pin
     notes: tuple[str, ...] = ()  # which settings applied from where, when flags and a pin mixed
+    # --keep-going without --strict: a patch already in the source is a note, not a failure
+    applied_ok: bool = False
     # What opening the source decided for the user ("no revision given: using HEAD (<sha>)",
     # "skipped 2 submodule(s)...", "stripped the archive's top-level folder 'x'")
     source_notes: tuple[str, ...] = ()
 
     @property
     def patches_ok(self) -> bool:
-        return all(p.ok for p in self.patches)
+        return all(p.ok or (self.applied_ok and p.status == "already-applied") for p in self.patches)
+
+    @property
+    def already_applied(self) -> tuple[PatchResult, ...]:
+        """The patches the source already holds: to drop from the series."""
+        return tuple(p for p in self.patches if p.status == "already-applied")
 
     @property
     def ok(self) -> bool:
@@ -61,11 +68,16 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
             {
                 "name": p.name,
                 "ok": p.ok,
+                "status": p.status,
                 "skipped": p.skipped,
                 "files": p.files,
                 "hunks": p.hunks,
                 "offsets": [asdict(o) for o in p.offsets],
-                "failures": [asdict(f) for f in p.failures],
+                "failures": _failures(p),
+                "already_applied_hunks": len(p.already_applied),
+                "already_applied": [{"file": f, "hunk": h} for f, h in p.already_applied],
+                "index_drift": [asdict(d) for d in p.drift],
+                "upstreamed": p.upstreamed,
                 "description": p.dep3.description if p.dep3 else None,
             }
             for p in report.patches
@@ -95,6 +107,20 @@ def checks_to_dict(reports: Sequence[CheckReport]) -> dict[str, Any]:
     return {"ok": all(r.ok for r in reports), "engines": [check_to_dict(r) for r in reports]}
 
 
+def drift_note(d: IndexDrift, pin: str = "the pin") -> str:
+    """One line for a file's index drift: what the patch was made against, what it met."""
+    where = f"after {d.by} it is" if d.by else f"{pin} has"
+    result = " (what the patch makes of it: already applied?)" if d.is_result else ""
+    return f"{d.file}: made against {d.expected}, {where} {d.found}{result}"
+
+
+def _failures(p: PatchResult) -> list[dict[str, Any]]:
+    """A patch's failed hunks; ``already_applied``: the hunk is in the source already (it applies
+    in reverse)."""
+    done = set(p.already_applied)
+    return [{**asdict(f), "already_applied": (f.file, f.hunk) in done} for f in p.failures]
+
+
 @dataclass(frozen=True)
 class CheckOptions:
     source: Path | None  # None: ``package`` names it (fetched into the cache)
@@ -115,6 +141,7 @@ class CheckOptions:
     require_exact: bool = False  # the gate: refuse a git rev that is not a full sha (and say it)
     notes: tuple[str, ...] = ()
     parse: bool = True  # False: apply the stack only (lint --strict), no Python parse
+    strict: bool = False  # with keep_going: an already-applied patch still fails the check
 
 
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing

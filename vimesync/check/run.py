@@ -13,15 +13,17 @@ import bisect
 import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from vimesync import nofollow
+from vimesync.check.drift import applied_upstream_commit, index_drift, upstreamed_in
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.check.parse import parse_patched
 from vimesync.errors import BadInput, PatchError
 from vimesync.patches.diffbinary import held_size
 from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
-from vimesync.patches.model import PatchFile
+from vimesync.patches.model import PatchFile, PatchResult
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK, Provider, apply_stack
 from vimesync.safefs import ensure_output_dir, excerpt, scratch_dir
@@ -202,10 +204,18 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         provider = source_provider(source)
         # Each patch is dropped once applied: its binary data is on disk by then, and the files
         # read back below would otherwise be a second copy of it.
-        results = apply_stack(scratch, _drain(patches), keep_going=opts.keep_going, provider=provider)
+        pinned = source.list_files()
+        results = apply_stack(
+            scratch,
+            _drain(patches),
+            keep_going=opts.keep_going,
+            provider=provider,
+            inspect=lambda tree, patch: index_drift(tree, patch, pinned),
+        )
+        results = mark_upstreamed(source, results)
         changed = changed_files(scratch, {p for r in results for p in r.touched}, provider)
         python = None
-        if opts.parse and (all(r.ok for r in results) or opts.keep_going):
+        if opts.parse and (all(r.ok or r.reverse_applies for r in results) or opts.keep_going):
             # A symlink has nothing of its own to parse: for the parser it is gone, like a deletion.
             contents = {p: c[0] if c is not None and c[1] != MODE_LINK else None for p, c in changed.items()}
             python = parse_patched(
@@ -223,8 +233,23 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         sha256=opts.sha256 if verified else None,
         pin_file=str(opts.pin_file) if opts.pin_file else None,
         notes=opts.notes,
+        applied_ok=opts.keep_going and not opts.strict,
         source_notes=source.notes,
     )
+
+
+def mark_upstreamed(source: Source, results: tuple[PatchResult, ...]) -> tuple[PatchResult, ...]:
+    """Each patch whose DEP-3 ``Applied-Upstream:`` names a commit the git pin contains."""
+    info = source.info
+    if info.kind != "git" or info.rev is None:
+        return results
+    out = []
+    for r in results:
+        commit = applied_upstream_commit(r.dep3)
+        if commit is not None and upstreamed_in(Path(info.path), info.rev, commit):
+            r = replace(r, upstreamed=commit)
+        out.append(r)
+    return tuple(out)
 
 
 Changes = Mapping[str, "tuple[bytes, int] | None"]  # path -> (bytes, git mode), None: not in the tree

@@ -29,7 +29,7 @@ def build_app() -> typer.Typer:
     """
     import typer
 
-    from vimesync.cli import audit, carry, demo, init, lint, patches, report, walk
+    from vimesync.cli import audit, carry, demo, init, lint, patches, pin, report, walk
 
     settings: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
@@ -69,6 +69,10 @@ def build_app() -> typer.Typer:
     patches_app.command("lint")(lint.lint)
     patches_app.command("describe")(lint.describe)
     app.add_typer(patches_app, name="patches")
+
+    pin_app = group("Move the engine pin.", no_args_is_help=True)
+    pin_app.command("bump")(pin.bump)
+    app.add_typer(pin_app, name="pin")
 
     audit_app = group(
         "Audit the paths a sync changed against the upstream tip (vimesync audit [OPTIONS]); "

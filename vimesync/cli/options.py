@@ -163,7 +163,11 @@ EngineOpt = Annotated[
 ]
 StrictOpt = Annotated[
     bool,
-    typer.Option("--strict", help="Also apply the stack to the source: hunks at an offset are findings."),
+    typer.Option(
+        "--strict",
+        help="Stricter verdicts: lint also applies the stack to the source (a hunk at an offset is a"
+        " finding); check with --keep-going fails on a patch the source already holds.",
+    ),
 ]
 # Not listed under Arguments (typer would print a "<str>" type there): the docstring says what NAME is.
 PatchNameArg = Annotated[str, typer.Argument(metavar="NAME", hidden=True)]
@@ -188,6 +192,37 @@ EngineRepoOpt = Annotated[
     typer.Option("--engine-repo", metavar="OWNER/NAME", help="Engine owner/name, e.g. sgl-project/sglang."),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")]
+
+# Moving the engine pin.
+EngineArg = Annotated[
+    str | None, typer.Argument(metavar="ENGINE", help="The engine to bump (default: the configured one).")
+]
+ToOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--to",
+        metavar="REV|SOURCE",
+        help="The new pin: a revision of the current git source, or a source"
+        " (git repo, directory, .whl/.zip/.tar.gz).",
+    ),
+]
+WriteOpt = Annotated[bool, typer.Option("--write", help="Update the pin file (atomically, comments kept).")]
+RefreshOpt = Annotated[
+    bool,
+    typer.Option(
+        "--refresh",
+        help="Rewrite the patches whose hunks moved or that merge cleanly in 3 ways, comment out the ones"
+        " already applied; all together or nothing.",
+    ),
+]
+ConflictsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--conflicts",
+        metavar="PATH",
+        help="With --refresh: write the merged files of conflicting patches here (empty or absent).",
+    ),
+]
 
 # The changed-path audit and its review ledger.
 BaselineOpt = Annotated[

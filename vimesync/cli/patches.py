@@ -17,6 +17,7 @@ from vimesync.cli.options import (
     RevOpt,
     SeriesOpt,
     SourceOpt,
+    StrictOpt,
     StripOpt,
     output_format,
 )
@@ -40,6 +41,7 @@ def check(
     python: PythonOpt = None,
     export: ExportOpt = None,
     keep_going: KeepGoingOpt = False,
+    strict: StrictOpt = False,
     no_cache: NoCacheOpt = False,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
@@ -47,6 +49,8 @@ def check(
 ) -> int:
     """Apply the patch stack to the exact pinned source and parse every Python file of the result."""
     # Imported here, not at the top: --help and other commands skip them.
+    from dataclasses import replace
+
     from vimesync.check.model import check_plan, checks_to_dict
     from vimesync.cli.progress import parse_progress
     from vimesync.config import load_config
@@ -65,6 +69,7 @@ def check(
         use_cache=not no_cache,
         require_exact=True,
     )
+    plan = tuple(replace(o, strict=strict) for o in plan)
     from vimesync.check.run import run_check  # here, not at the top: other commands skip its imports
 
     reports = []
@@ -122,23 +127,63 @@ def _table(report: CheckReport) -> Table:
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for i, p in enumerate(report.patches, 1):
-        if p.skipped:
-            verdict = output.styled(("skipped", "dim"))
-        elif not p.ok:
-            verdict = output.styled(("FAILED", "bold red"))
-        elif p.offsets:
-            verdict = output.styled((f"applied, {len(p.offsets)} at offset", "yellow"))
-        else:
-            verdict = output.styled(("applied", "green"))
+        verdict = output.styled((status_text(p), _STYLE[p.status]))
+        if p.upstreamed:
+            verdict.append(f", upstreamed at {p.upstreamed[:12]}", style="cyan")
         table.add_row(str(i), output.styled(p.name), verdict, str(p.files), str(p.hunks))
     return table
 
 
+_STYLE = {
+    "skipped": "dim",
+    "failed": "bold red",
+    "partly-applied": "bold red",
+    "already-applied": "bold magenta",
+    "offsets": "yellow",
+    "applied": "green",
+}
+
+
+def status_text(p: PatchResult) -> str:
+    """A patch's verdict in a few words (plain text: the caller styles it)."""
+    if p.status == "failed":
+        return "FAILED"
+    if p.status == "offsets":
+        return f"applied, {len(p.offsets)} at offset"
+    if p.status == "already-applied":
+        return "already applied"
+    if p.status == "partly-applied":
+        return f"FAILED, partly applied ({len(p.already_applied)} of {p.hunks} hunks)"
+    return p.status
+
+
 def _render_patch_details(p: PatchResult) -> None:
+    from vimesync.check.model import drift_note
+
     con = output.stdout
+    if p.status == "already-applied":
+        con.print(
+            output.styled(
+                (f"  {p.name}: already applied", "magenta"),
+                f" (all of its {plural(p.hunks, 'hunk')} apply in reverse): drop it from the series",
+            )
+        )
+        return
     for o in p.offsets:
         con.print(output.styled(f"  {p.name}: {o.file} hunk #{o.hunk} applied at offset {o.offset:+d}"))
+    drift = {d.file: d for d in p.drift}
+    done = set(p.already_applied)
     for f in p.failures:
+        d = drift.pop(f.file, None)
+        if d is not None:  # first, before the file's first failure: it says why its hunks fail
+            con.print(output.styled((f"  {p.name}: note: {drift_note(d)}", "yellow")))
+        if (f.file, f.hunk) in done:
+            con.print(
+                output.styled(
+                    (f"  {p.name}: {f.file}: hunk #{f.hunk} ({f.header}): already applied", "magenta")
+                )
+            )
+            continue
         if f.hunk:
             text = f"{f.file}: hunk #{f.hunk} ({f.header}): {f.reason}"
         else:  # file-level reasons usually start with the path already
@@ -195,6 +240,11 @@ def _verdict(report: CheckReport) -> Text:
     n = len(report.patches)
     to = "the exact pin" if report.source.kind == "git" else "the source"
     py = report.python
+    applied = len(report.already_applied)
+    drop = "drop it from the series" if applied == 1 else "drop them from the series"
+    if report.ok and py is not None and applied:  # --keep-going: noted, not failing
+        done = f"{applied} of {n} patches {'is' if applied == 1 else 'are'} already applied in {to}: {drop}"
+        return output.styled(("OK", "bold green"), f": {done}; the others apply.")
     if report.ok and py is not None:
         patches = "the only patch applies" if n == 1 else f"all {n} patches apply sequentially"
         if n == 0:
@@ -203,8 +253,10 @@ def _verdict(report: CheckReport) -> Text:
         parsed = plural(py.files, "patched Python file") + (" parses" if py.files == 1 else " parse")
         return output.styled(("OK", "bold green"), f": {patches} to {to}; {parsed}.")
     problems = []
-    failed = sum(1 for p in report.patches if not p.ok and not p.skipped)
+    failed = sum(1 for p in report.patches if p.status in ("failed", "partly-applied"))
     skipped = sum(1 for p in report.patches if p.skipped)
+    if applied:
+        problems.append(f"{applied} of {n} patches already applied in {to}: {drop}")
     if failed:
         problems.append(f"{failed} of {n} patches failed to apply to {to}")
     if skipped:

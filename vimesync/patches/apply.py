@@ -101,12 +101,14 @@ def apply_content(
     creating: bool = False,
     all_hunks: bool = False,
     budget: int = SEARCH_BUDGET,
+    diagnose: bool = True,
 ) -> FileApplied:
     """Apply ``fp``'s hunks (or binary data) to ``data``, the file's current content.
 
     ``creating`` says the file is being created (git then wants an empty preimage for binary
     patches). ``all_hunks`` tries every hunk after a failure (to report them all) instead of
-    stopping at the first; ``budget`` bounds the search work (see ``SEARCH_BUDGET``). Existence
+    stopping at the first; ``budget`` bounds the search work (see ``SEARCH_BUDGET``); ``diagnose``
+    False skips describing a failed hunk (when only whether it applies matters). Existence
     checks are the caller's (see :func:`apply_file`, ``tree``).
     """
     path = fp.path
@@ -129,7 +131,7 @@ def apply_content(
                 if outcome:
                     offsets_list.append(HunkOffset(path, nth, outcome))
                 continue
-            if image.budget < 0:
+            if image.budget < 0 or not diagnose:
                 failures.append(HunkFailure(file=path, hunk=nth, header=hunk.header, reason=outcome))
             else:
                 failures.append(image.diagnose(path, nth, hunk, outcome))

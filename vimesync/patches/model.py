@@ -10,7 +10,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import overload
+from typing import Literal, overload
 
 MAX_PATCH_BYTES = 64 * 1024 * 1024  # one patch file, read (series) and parsed (diffparse)
 
@@ -274,8 +274,28 @@ class HunkOffset:
 
 
 @dataclass(frozen=True)
+class IndexDrift:
+    """A file whose ``index <old>..<new>`` line names other content than the tree has: the patch
+    was made against another version of it (the reason a hunk fails, more often than not)."""
+
+    file: str
+    expected: str  # the patch's old blob id, as abbreviated as the patch wrote it
+    found: str  # the blob id of the file in the tree the patch met, abbreviated alike
+    by: str | None = None  # the earlier patch of the stack that last wrote the file; None: the pin
+    is_result: bool = False  # the file already is what the patch makes of it (its index <new>)
+
+
+PatchStatus = Literal["applied", "offsets", "already-applied", "partly-applied", "failed", "skipped"]
+
+
+@dataclass(frozen=True)
 class PatchResult:
-    """The outcome of applying one patch of the stack."""
+    """The outcome of applying one patch of the stack.
+
+    When a patch fails, its hunks are also tried in reverse against the same files (``git apply
+    -R --check``): ``reverse_applies`` says the whole patch is already in the tree, and
+    ``already_applied`` names the (file, hunk) pairs that failed forward but apply in reverse.
+    """
 
     name: str
     ok: bool
@@ -286,3 +306,22 @@ class PatchResult:
     failures: tuple[HunkFailure, ...] = ()
     touched: tuple[str, ...] = ()  # paths written or deleted in the tree (post-strip)
     dep3: Dep3 | None = None
+    already_applied: tuple[tuple[str, int], ...] = ()  # (file, 1-based hunk) found applied already
+    reverse_applies: bool = False
+    drift: tuple[IndexDrift, ...] = ()
+    upstreamed: str | None = None  # a DEP-3 Applied-Upstream commit that the git pin contains
+
+    @property
+    def status(self) -> PatchStatus:
+        if self.skipped:
+            return "skipped"
+        if self.ok:
+            return "offsets" if self.offsets else "applied"
+        if self.reverse_applies:
+            return "already-applied"
+        return "partly-applied" if self.already_applied else "failed"
+
+    @property
+    def max_offset(self) -> int:
+        """The largest hunk offset in lines (0 when none moved)."""
+        return max((abs(o.offset) for o in self.offsets), default=0)

@@ -35,14 +35,15 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.errors import PatchError
 from vimesync.git import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_LINK
-from vimesync.patches.apply import apply_content
-from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, PatchFile, PatchResult
+from vimesync.patches.apply import NOT_TRIED, apply_content
+from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, IndexDrift, PatchFile, PatchResult
+from vimesync.patches.reverse import reverse_patch
 from vimesync.safefs import excerpt
 
 S_IFMT = 0o170000
@@ -141,6 +142,7 @@ class ScratchTree:
         self._written_below: set[str] = set()  # the folders holding a path of _written
         self._removing: set[str] = set()  # paths the patch being applied deletes or renames away
         self._components: dict[str, int | None] = {}  # leading directories seen by this check
+        self.writers: dict[str, str] = {}  # path -> the last patch that wrote or deleted it
         try:
             self._name_max = os.pathconf(self.root, "PC_NAME_MAX")
         except (OSError, ValueError):
@@ -239,8 +241,83 @@ class ScratchTree:
 
     # -- one patch ----------------------------------------------------------------------------
 
+    def current(self, rel: str) -> tuple[bytes, int] | None:
+        """The (bytes, mode) of ``rel`` in the tree as the next patch meets it; None when missing or
+        out of reach (beyond a symlink or a file)."""
+        self._components = {}
+        try:
+            return self.lookup(rel)
+        except (_Refused, OSError):
+            return None
+        finally:
+            self._components = {}
+
     def apply(self, patch: PatchFile) -> PatchResult:
-        """Apply ``patch`` (one ``git apply`` invocation): check all in memory, then write."""
+        """Apply ``patch`` (one ``git apply`` invocation): check all in memory, then write. When it
+        fails, find out whether it is (partly) in the tree already (see :meth:`already_applied`)."""
+        plans, offsets, failures = self._plan(patch, all_hunks=self.all_hunks)
+        touched: dict[str, None] = {}
+        self._components = {}  # the write phase changes directories
+        if not failures:
+            try:
+                self._write(plans, touched)
+            except _Refused as exc:  # only reachable if the tree changed under us
+                failures.append(HunkFailure(file="", hunk=0, header="", reason=str(exc)))
+            for rel in touched:
+                self.writers[rel] = patch.name
+        already: tuple[tuple[str, int], ...] = ()
+        reverse = False
+        if failures and any(f.file for f in failures) and not any(_exhausted(f) for f in failures):
+            already, reverse = self.already_applied(patch, failures)
+        return PatchResult(
+            name=patch.name,
+            ok=not failures,
+            files=len(patch.files),
+            hunks=patch.hunk_count,
+            offsets=tuple(offsets),
+            failures=tuple(failures),
+            touched=tuple(touched),  # what was written, also when writing stopped half way
+            dep3=patch.dep3,
+            already_applied=already,
+            reverse_applies=reverse,
+        )
+
+    def already_applied(
+        self, patch: PatchFile, failures: list[HunkFailure]
+    ) -> tuple[tuple[tuple[str, int], ...], bool]:
+        """Try a failed patch in reverse against the same tree (``git apply -R --check``, nothing
+        written): whether the whole of it reverse-applies, and which of the hunks that failed
+        forward (every hunk tried, as with --keep-going) apply in reverse."""
+        reverse = reverse_patch(patch)
+        try:
+            if not self.all_hunks:  # the forward failures after a file's first one were not tried
+                _, _, failures = self._plan(patch, all_hunks=True, diagnose=False)
+            _, _, back = self._plan(reverse, all_hunks=True, diagnose=False)
+        except PatchError:  # reversed, a path would be reached through a symlink: not applied
+            return (), False
+        finally:
+            self._components = {}
+        names = [fp.path for fp in patch.files]
+        back_names = [fp.path for fp in reverse.files]
+        to_forward = dict(zip(back_names, names, strict=True))
+        failed_back = {(to_forward.get(f.file, f.file), f.hunk) for f in back}
+        failed_fwd = {(f.file, f.hunk) for f in failures}
+        already = []
+        for fp in patch.files:
+            file_fwd = (fp.path, 0) in failed_fwd
+            file_back = (fp.path, 0) in failed_back
+            for nth in range(1, len(fp.hunks) + 1):
+                if file_back or (fp.path, nth) in failed_back:
+                    continue
+                if file_fwd or (fp.path, nth) in failed_fwd or not back:
+                    already.append((fp.path, nth))
+        return tuple(already), not back
+
+    def _plan(
+        self, patch: PatchFile, *, all_hunks: bool, diagnose: bool = True
+    ) -> tuple[list[_Planned], list[HunkOffset], list[HunkFailure]]:
+        """git's ``check_patch_list`` for one patch, in memory: the plans to write, the hunks that
+        moved, and the failures (PatchError for an unsafe patch)."""
         fps = patch.files
         for fp in fps:
             for p in (fp.old_path, fp.new_path):
@@ -262,7 +339,7 @@ class ScratchTree:
         failures: list[HunkFailure] = []
         for fp in fps:
             try:
-                plan, found_offsets, hunk_failures = self._check(fp, fn, symlinks)
+                plan, found_offsets, hunk_failures = self._check(fp, fn, symlinks, all_hunks, diagnose)
             except _Unsafe as exc:
                 raise PatchError(patch.name, str(exc), file=fp.path, line=fp.patch_line or None) from None
             except _Refused as exc:
@@ -282,26 +359,10 @@ class ScratchTree:
                 fn[plan.new_path] = plan
             if plan.old_path is not None and (plan.new_path is None or fp.is_rename):
                 fn[plan.old_path] = _WAS_DELETED
-        touched: dict[str, None] = {}
-        self._components = {}  # the write phase changes directories
-        if not failures:
-            try:
-                self._write(plans, touched)
-            except _Refused as exc:  # only reachable if the tree changed under us
-                failures.append(HunkFailure(file="", hunk=0, header="", reason=str(exc)))
-        return PatchResult(
-            name=patch.name,
-            ok=not failures,
-            files=len(fps),
-            hunks=patch.hunk_count,
-            offsets=tuple(offsets),
-            failures=tuple(failures),
-            touched=tuple(touched),  # what was written, also when writing stopped half way
-            dep3=patch.dep3,
-        )
+        return plans, offsets, failures
 
     def _check(
-        self, fp: FilePatch, fn: dict[str, object], symlinks: dict[str, int]
+        self, fp: FilePatch, fn: dict[str, object], symlinks: dict[str, int], all_hunks: bool, diagnose: bool
     ) -> tuple[_Planned | None, tuple[HunkOffset, ...], tuple[HunkFailure, ...]]:
         """git's ``check_patch`` + ``apply_data`` for one section, in memory."""
         old, new = fp.old_path, fp.new_path
@@ -360,7 +421,7 @@ class ScratchTree:
         if new is not None:
             self._check_not_beyond_symlink(new, symlinks)
             self._check_name_lengths(new)
-        applied = apply_content(data, fp, creating=creating, all_hunks=self.all_hunks)
+        applied = apply_content(data, fp, creating=creating, all_hunks=all_hunks, diagnose=diagnose)
         if not applied.ok:
             return None, applied.offsets, applied.failures
         if new is not None and _kind(new_mode or MODE_FILE) not in (_kind(MODE_FILE), MODE_LINK):
@@ -502,15 +563,27 @@ def apply_patch_to_tree(root: Path, patch: PatchFile, provider: Provider | None 
     return ScratchTree(root, provider).apply(patch)
 
 
+def _exhausted(f: HunkFailure) -> bool:
+    """The search budget ran out: trying the patch again, in reverse, would spend it again."""
+    return f.reason == NOT_TRIED or f.reason.startswith("search budget exhausted")
+
+
+Inspect = Callable[["ScratchTree", PatchFile], tuple[IndexDrift, ...]]
+
+
 def apply_stack(
     root: Path,
     patches: Iterable[PatchFile],
     *,
     keep_going: bool = False,
     provider: Provider | None = None,
+    inspect: Inspect | None = None,
 ) -> tuple[PatchResult, ...]:
     """Apply ``patches`` in order. Without ``keep_going`` the patches after the first failure
-    are reported as ``skipped``, and a file's hunks after its first failed one are not tried."""
+    are reported as ``skipped``, and a file's hunks after its first failed one are not tried.
+    A patch found already in the tree is no reason to stop (the tree is as it would leave it).
+    ``inspect(tree, patch)`` runs before each patch is applied; what it finds (the files whose
+    ``index`` line names other content) goes into that patch's result."""
     tree = ScratchTree(root, provider, all_hunks=keep_going)
     results: list[PatchResult] = []
     failed = False
@@ -527,7 +600,10 @@ def apply_stack(
                 )
             )
             continue
+        drift = inspect(tree, patch) if inspect is not None else ()
         result = tree.apply(patch)
-        failed = failed or not result.ok
+        if drift:
+            result = replace(result, drift=drift)
+        failed = failed or not (result.ok or result.reverse_applies)
         results.append(result)
     return tuple(results)

@@ -63,6 +63,7 @@ def engine_json(e: EnginePatches) -> dict[str, Any]:
                 "purpose": r.purpose,
                 "description": r.description,
                 "refs": [_ref(x) for x in r.refs],
+                "status": r.status,
             }
             for r in e.rows
         ],

@@ -183,9 +183,10 @@ def render_engine(e: EnginePatches | Skipped, *, heading: bool = True) -> list[s
         return [*out, "The series has no patches."]
     out += ["| Patch | Purpose / PR |", "| --- | --- |"]
     for row in e.rows:
-        out.append(
-            f"| {code(row.name, in_table=True)} | {_purpose_cell(row.purpose, row.has_header, row.refs)} |"
-        )
+        purpose = _purpose_cell(row.purpose, row.has_header, row.refs)
+        if row.status:
+            purpose += f" (**{cell(row.status)}**)"
+        out.append(f"| {code(row.name, in_table=True)} | {purpose} |")
     return out
 
 
@@ -255,9 +256,16 @@ def _failure(f: HunkFailure) -> str:
 def _patch_failure_lines(p: PatchResult) -> list[str]:
     if p.skipped:
         return [f"- {code(p.name)}: not applied (an earlier patch failed)"]
+    if p.status == "already-applied":
+        why = f"all of its {plural(p.hunks, 'hunk')} apply in reverse"
+        return [f"- {code(p.name)}: already applied ({why}): drop it from the series"]
     if not p.failures:
         return [f"- {code(p.name)}: failed"]
-    return [f"- {code(p.name)}: {_failure(f)}" for f in p.failures]
+    done = set(p.already_applied)
+    return [
+        f"- {code(p.name)}: {_failure(f)}" + (" (already applied)" if (f.file, f.hunk) in done else "")
+        for f in p.failures
+    ]
 
 
 def render_engines(engines: Sequence[EnginePatches | Skipped]) -> list[str]:
@@ -287,7 +295,14 @@ def render_validation(c: CheckReport | Skipped, *, heading: bool = True) -> list
     target = f"the exact pin {rev(c.source.rev)}" if c.source.rev else f"the source {code(c.source.path)}"
     py = c.python
     n = len(c.patches)
-    if c.patches_ok:
+    applied = len(c.already_applied)
+    if c.patches_ok and applied:  # --keep-going: a patch the source holds is a note, not a failure
+        are, them = ("is", "it") if applied == 1 else ("are", "them")
+        head = (
+            f"{n - applied:,} of {plural(n, 'patch', 'patches')} apply sequentially to {target} and"
+            f" {applied:,} {are} already applied there (drop {them} from the series)"
+        )
+    elif c.patches_ok:
         head = f"All {plural(n, 'patch', 'patches')} apply sequentially to {target}"
     else:
         # Patches after a failure are not tried (skipped): they neither applied nor failed.

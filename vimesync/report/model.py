@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from vimesync.audit.model import AuditResult
 from vimesync.check.model import CheckReport
-from vimesync.patches.model import Dep3
+from vimesync.patches.model import Dep3, PatchResult
 from vimesync.report.links import GITHUB, Ref, dep3_refs, pr_ref
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
 
@@ -68,6 +68,9 @@ class PatchRow:
     purpose: str | None  # first line of Description/Subject
     description: str | None  # the whole Description/Subject
     refs: tuple[Ref, ...]
+    # What the check found that the maintainer must act on: "already applied in the pin",
+    # "partly applied (2 of 5 hunks)", "upstreamed at 1a2b3c4d"; None when nothing to say.
+    status: str | None = None
 
 
 @dataclass(frozen=True)
@@ -284,7 +287,7 @@ def engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: s
 
 
 def _engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
-    return build_engine(
+    engine = build_engine(
         [(p.name, p.dep3) for p in check.patches],
         engine=check.engine,
         pin=check.source.rev,
@@ -293,3 +296,21 @@ def _engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: 
         engine_repo=engine_repo,
         previous_pin=previous_pin,
     )
+    where = "the pin" if check.source.rev else "the source"
+    rows = tuple(
+        replace(row, status=patch_status_note(p, where))
+        for row, p in zip(engine.rows, check.patches, strict=True)
+    )
+    return replace(engine, rows=rows)
+
+
+def patch_status_note(p: PatchResult, where: str = "the pin") -> str | None:
+    """The Engine patches table's word on a patch the check found (partly) in the source."""
+    notes = []
+    if p.status == "already-applied":
+        notes.append(f"already applied in {where}: drop it from the series")
+    elif p.status == "partly-applied":
+        notes.append(f"partly applied in {where} ({len(p.already_applied)} of {p.hunks} hunks)")
+    if p.upstreamed:
+        notes.append(f"upstreamed at {p.upstreamed[:12]}")
+    return "; ".join(notes) or None

@@ -1,0 +1,174 @@
+"""``pin bump --refresh``: one patch of the stack re-made for the new pin (quilt's ``refresh``, or
+``gbp pq rebase`` with git's 3-way merge), decided while the bump walks the stack.
+
+For each patch, against a tree of the new source carrying the patches refreshed so far:
+
+- it applies there with no offset: kept byte for byte;
+- it applies with hunks moved: the moved files' hunks are made again from the new tree;
+- it is already there (every hunk applies in reverse): dropped from the series, with the reason;
+- else each file is merged in 3 ways (base: the file at the old pin before the patch; ours: the
+  new pin's; theirs: the old pin's file with the patch applied): when every file merges cleanly
+  the patch is made again from the merge, otherwise it is left unchanged and the merged files,
+  conflict markers and all, are handed back for ``--conflicts DIR``.
+
+A re-made patch keeps its header (the text before the first file section) and every section that
+did not change byte for byte; it must apply to the new tree with no offset, or it is not used.
+Nothing here writes outside the scratch folder: the caller writes the plan (see ``bump``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from vimesync.check.rediff import (
+    DIFF_CONTEXT,
+    NewSection,
+    Scratch,
+    diff_hunks,
+    merge3,
+    plain_modification,
+    splice,
+)
+from vimesync.errors import PatchError
+from vimesync.patches.diffparse import parse_patch
+from vimesync.patches.model import FilePatch, PatchFile, PatchResult
+from vimesync.patches.tree import MODE_DIR, ScratchTree
+from vimesync.pycheck.scan import blob_oid
+
+Action = Literal["keep", "rewrite", "drop", "conflict"]
+State = Mapping[str, "tuple[bytes, int] | None"]  # path -> (bytes, mode) in a tree, None: missing
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What ``--refresh`` does to one patch."""
+
+    action: Action
+    why: str  # "hunks moved", "3-way merge", "already applied at ...", "conflicts in ..."
+    data: bytes | None = None  # the new patch file, for "rewrite"
+    conflicts: tuple[tuple[str, bytes], ...] = ()  # (path, merged file with conflict markers)
+
+
+def state(tree: ScratchTree, paths: list[str]) -> dict[str, tuple[bytes, int] | None]:
+    """The current content of ``paths`` in ``tree``."""
+    return {p: tree.current(p) for p in dict.fromkeys(paths)}
+
+
+def old_paths(patch: PatchFile) -> list[str]:
+    return [fp.old_path for fp in patch.files if fp.old_path is not None]
+
+
+def new_paths(patch: PatchFile) -> list[str]:
+    return [fp.new_path for fp in patch.files if fp.new_path is not None]
+
+
+@dataclass(frozen=True)
+class OldSide:
+    """The patch at the old pin: its result, and its files before and after it."""
+
+    result: PatchResult
+    before: State
+    after: State
+
+
+def refresh_patch(
+    tree: ScratchTree,
+    raw: bytes,
+    patch: PatchFile,
+    old: OldSide,
+    scratch: Scratch,
+    *,
+    strip: int,
+    new_label: str,
+    old_label: str,
+) -> Refreshed:
+    """Decide (and apply to ``tree``, the new source with the refreshed patches so far) what
+    becomes of ``patch``; ``raw`` is its file, ``patch`` parsed from exactly those bytes."""
+    before = state(tree, old_paths(patch))
+    result = tree.apply(patch)
+    if result.ok and not result.offsets:
+        return Refreshed("keep", "applies as it is")
+    if result.ok:
+        moved = {o.file for o in result.offsets}
+        sections: dict[int, NewSection | None] = {}
+        for k, fp in enumerate(patch.files):
+            if fp.path in moved and plain_modification(fp):
+                ours, now = before.get(fp.path), tree.current(fp.path)
+                if ours is None or now is None:
+                    continue
+                sections[k] = _section(scratch, ours[0], now[0], context_of(fp))
+        data = splice(raw, patch, sections)
+        return Refreshed("rewrite", "hunks moved", data=data)
+    if result.reverse_applies:
+        return Refreshed("drop", f"already applied in {new_label}")
+    return _merge(tree, raw, patch, result, old, before, scratch, strip, new_label, old_label)
+
+
+def _section(scratch: Scratch, old: bytes, new: bytes, context: int) -> NewSection | None:
+    if old == new:
+        return None
+    return NewSection(diff_hunks(scratch, old, new, context=context), blob_oid(old), blob_oid(new))
+
+
+def _leading(tags: str) -> int:
+    return len(tags) - len(tags.lstrip(" "))
+
+
+def context_of(fp: FilePatch) -> int:
+    """The context the section was made with (its widest hunk side), so a refresh keeps it."""
+    widest = max((max(_leading(h.lines.tags), h.trailing_context) for h in fp.hunks), default=0)
+    return widest or DIFF_CONTEXT
+
+
+def _merge(
+    tree: ScratchTree,
+    raw: bytes,
+    patch: PatchFile,
+    result: PatchResult,
+    old: OldSide,
+    before: State,
+    scratch: Scratch,
+    strip: int,
+    new_label: str,
+    old_label: str,
+) -> Refreshed:
+    if not old.result.ok:
+        return Refreshed("conflict", f"does not apply at {old_label} either: nothing to merge from")
+    failed = {f.file for f in result.failures}
+    paths = [fp.path for fp in patch.files]
+    sections: dict[int, NewSection | None] = {}
+    conflicts: list[tuple[str, bytes]] = []
+    unmergeable: list[str] = []
+    for k, fp in enumerate(patch.files):
+        if not plain_modification(fp) or paths.count(fp.path) > 1:
+            if fp.path in failed:
+                unmergeable.append(fp.path)
+            continue
+        base, theirs, ours = old.before.get(fp.path), old.after.get(fp.path), before.get(fp.path)
+        if base is None or theirs is None or ours is None or MODE_DIR in (base[1], theirs[1], ours[1]):
+            unmergeable.append(fp.path)
+            continue
+        labels = (f"{fp.path} ({new_label})", f"{fp.path} ({old_label})", f"{fp.path} ({patch.name})")
+        merged = merge3(scratch, base=base[0], ours=ours[0], theirs=theirs[0], labels=labels)
+        if merged.conflicts:
+            conflicts.append((fp.path, merged.data))
+            continue
+        sections[k] = _section(scratch, ours[0], merged.data, context_of(fp))
+    if conflicts or unmergeable:
+        names = [p for p, _ in conflicts] + unmergeable
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        why = f"conflicts in {shown}" if conflicts else f"cannot merge {shown} (not a plain text change)"
+        return Refreshed("conflict", why, conflicts=tuple(conflicts))
+    if all(s is None for s in sections.values()) and len(sections) == len(patch.files):
+        return Refreshed("drop", f"already applied in {new_label} (the 3-way merge changes nothing)")
+    data = splice(raw, patch, sections)
+    try:
+        remade = parse_patch(data, name=patch.name, strip=strip)
+    except PatchError:
+        return Refreshed("conflict", "the merged patch does not parse")
+    check = tree.apply(remade)
+    if not check.ok or check.offsets:
+        return Refreshed("conflict", "the merged patch does not apply cleanly")
+    return Refreshed("rewrite", "3-way merge", data=data)
