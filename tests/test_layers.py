@@ -26,7 +26,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("upstream",),
     ("carry",),
     ("audit",),
+    ("ci",),
     ("report",),
+    ("outputs",),
+    ("sop",),
     ("demo",),
     ("cli",),  # with vimesync.__main__
 )

@@ -126,6 +126,8 @@ class Config:
     path_map: tuple[tuple[str, str], ...] = ()
     downstream_path: Path | None = None
     engine: EnginePin = field(default_factory=EnginePin)
+    ci_repo: str | None = None  # [ci] repo: where the downstream's CI reports (owner/name)
+    ci_required: tuple[str, ...] = ()  # [ci] required: contexts that must be green at the head
     # Which file and key named each repository path above ("upstream_path", "downstream_path",
     # "engine_source"): those are repository content; vimesync.repopaths decides whether to trust them.
     path_origins: tuple[tuple[str, Path, str], ...] = ()
@@ -227,13 +229,26 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         path = candidate
     path = lexical(path)
     data = read_toml(path)
-    _check_keys(path, "<top>", data, {"upstream", "downstream", "engine"})
+    _check_keys(path, "<top>", data, {"upstream", "downstream", "engine", "ci"})
     up = data.get("upstream", {})
     _check_keys(path, "upstream", up, {"name", "repo", "path", "branch", "pin", "policy", "map"})
     down = data.get("downstream", {})
     _check_keys(path, "downstream", down, {"path"})
     eng = data.get("engine", {})
     _check_keys(path, "engine", eng, {"pin", "source"})
+    ci = data.get("ci", {})
+    if not isinstance(ci, dict):
+        raise ConfigError(str(path), "[ci] must be a table")
+    _check_keys(path, "ci", ci, {"repo", "required"})
+    required = ci.get("required", [])
+    if (
+        not isinstance(required, list)
+        or len(required) > 100
+        or not all(isinstance(c, str) and 0 < len(c) <= 255 for c in required)
+    ):
+        raise ConfigError(str(path), "[ci] required must be a list of at most 100 CI context names")
+    if any(_CONTROL.search(c) for c in required):
+        raise ConfigError(str(path), "[ci] required: a context name holds a control character")
     up_pin_file = confined(
         path.parent, _file_or_none(path, "upstream", up, "pin"), file=path, key="[upstream] pin"
     )
@@ -261,6 +276,8 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         downstream_path=downstream_path,
         engine=engine,
         path_origins=tuple(origins),
+        ci_repo=_str_or_none(path, "ci", ci, "repo"),
+        ci_required=tuple(required),
     )
 
 

@@ -42,7 +42,7 @@ def _register() -> None:
     # Each command group lives in its own module and attaches itself to ``app``.
     import importlib
 
-    for name in ("patches", "walk", "audit", "report", "demo"):
+    for name in ("patches", "walk", "audit", "report", "demo", "ci", "sop"):
         try:
             importlib.import_module(f"vimesync.cli.{name}")
         except ModuleNotFoundError as exc:  # a group not built yet

@@ -16,6 +16,7 @@ from vimesync import git
 from vimesync.audit.model import CLASSES, STALE, AuditResult
 from vimesync.cli import output
 from vimesync.cli.app import app
+from vimesync.cli.cioutputs import AnnotationsOpt, CiOutputs, JunitOpt
 from vimesync.config import Config, load_config, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.repopaths import repository_path
@@ -83,6 +84,8 @@ def audit(
     sync: SyncOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
     config: ConfigOpt = None,
+    junit: JunitOpt = None,
+    annotations: AnnotationsOpt = "auto",
 ) -> int:
     """Classify every path changed between --baseline and --head: identical, translated, downstream-only,
     deleted, excluded; report unreviewed paths and stale reviews."""
@@ -93,6 +96,7 @@ def audit(
 
     if ctx.invoked_subcommand is not None:
         return EXIT_OK
+    ci = CiOutputs(junit, annotations, json_out=json_out)
     cfg = load_config(config)
     if baseline is None:
         raise BadInput("--baseline is required: the downstream commit before the sync")
@@ -114,7 +118,11 @@ def audit(
     if json_out:
         output.emit_json(audit_json(result))
     else:
-        render(result)
+        with ci.human_output():
+            render(result)
+    from vimesync.outputs.findings import audit_findings
+
+    ci.emit(audit_findings(result, upstream_name=cfg.upstream_name))
     return EXIT_OK if result.ok else EXIT_CHECK_FAILED
 
 

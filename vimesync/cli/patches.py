@@ -14,6 +14,7 @@ from rich.text import Text
 from vimesync.check.model import CheckReport, check_options, check_to_dict
 from vimesync.cli import output
 from vimesync.cli.app import app
+from vimesync.cli.cioutputs import AnnotationsOpt, CiOutputs, JunitOpt
 from vimesync.cli.progress import parse_progress
 from vimesync.config import load_config
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
@@ -57,8 +58,11 @@ def check(
     config: Annotated[
         Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
     ] = None,
+    junit: JunitOpt = None,
+    annotations: AnnotationsOpt = "auto",
 ) -> int:
     """Apply the patch stack to the exact pinned source and parse every Python file of the result."""
+    ci = CiOutputs(junit, annotations, json_out=json_out)
     opts = check_options(
         load_config(config),
         source=source,
@@ -79,9 +83,13 @@ def check(
     if json_out:
         output.emit_json(check_to_dict(report))
     else:
-        render(report)
+        with ci.human_output():
+            render(report)
         if export is not None:
             output.stderr.print(output.styled(f"exported the patched tree to {export}"))
+    from vimesync.outputs.findings import check_findings
+
+    ci.emit(check_findings(report))
     return EXIT_OK if report.ok else EXIT_CHECK_FAILED
 
 

@@ -4,9 +4,11 @@ Runs the upstream walk, the patch-stack check and the changed-path audit (each o
 inputs are given: flags win over vimesync.toml and the pins), then renders markdown or JSON to
 stdout or ``--output``, and with ``--publish owner/repo#N`` puts it into that PR's description.
 
-Exit codes: 0 the report was generated and every check that ran passed; 1 the report was
-generated (and written/published) but a check failed: a patch does not apply, a patched Python
-file does not parse, or a changed path is unreviewed or its review is stale; 2 bad input.
+Exit codes: 0 the report was generated and every gate it covers (classified, patches, audit,
+ci) was evaluated and holds; 1 the report was generated (and written/published) but a gate
+failed (a patch does not apply, a patched Python file does not parse, a changed path is
+unreviewed or stale, exact-head CI is not green) or was not checked (no upstream, no source, no
+baseline, no token) and not switched off in sop/gates.toml or with ``--skip-gate``; 2 bad input.
 """
 
 from __future__ import annotations
@@ -15,17 +17,21 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from vimesync.check.model import check_options
 from vimesync.cli import output
 from vimesync.cli.app import app
+from vimesync.cli.cioutputs import AnnotationsOpt, CiOutputs, JunitOpt
 from vimesync.cli.progress import parse_progress
 from vimesync.config import Config, load_config, parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.safefs import check_output_path, write_atomic
+
+if TYPE_CHECKING:
+    from vimesync.report.generate import CiRequest
 
 
 def _check_opts(cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None):
@@ -66,15 +72,32 @@ def report(
     config: Annotated[
         Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
     ] = None,
+    ci_repo: Annotated[
+        str | None,
+        typer.Option(help="Read exact-head CI of the head from this owner/name (default: [ci] repo)."),
+    ] = None,
+    ci_pr: Annotated[
+        int | None, typer.Option(min=1, help="The PR whose head must be --head (default: --publish's).")
+    ] = None,
+    require: Annotated[
+        list[str] | None, typer.Option("--require", help="A CI context that must be green, repeatable.")
+    ] = None,
+    skip_gate: Annotated[
+        list[str] | None, typer.Option("--skip-gate", help="Switch a gate off, repeatable (NAME).")
+    ] = None,
+    junit: JunitOpt = None,
+    annotations: AnnotationsOpt = "auto",
 ) -> int:
-    """Write the sync PR description: summary, engine patches, final audit, validation."""
+    """Write the sync PR description: summary, engine patches, final audit, validation and gates."""
     # Imported here, not at the top: every command would pay for them at start-up.
     from vimesync.report.document import render_json
     from vimesync.report.generate import ReportInputs, generate_report
     from vimesync.report.markdown import render_markdown
+    from vimesync.sop.gatesfile import gates_of, skip_flags
 
     if fmt not in ("markdown", "json"):
         raise BadInput(f"--format {fmt!r}: expected markdown or json")
+    ci = CiOutputs(junit, annotations, json_out=fmt == "json" and out_file is None)
     if publish is not None:
         from vimesync.report.publish import parse_target, require_token
 
@@ -84,6 +107,11 @@ def report(
         # Before any work: a symlink there (or on a folder inside the checkout) is refused.
         check_output_path(out_file, what="--output")
     cfg = load_config(config)
+    gates_cfg = gates_of(cfg)
+    gates_off = skip_flags(skip_gate, gates_cfg)
+    ci_request = _ci_request(
+        cfg, ci_repo, ci_pr, publish, tuple(require or ()) or cfg.ci_required or gates_cfg.required
+    )
     if upstream_repo is not None:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+", upstream_repo):
             raise BadInput(f"--upstream-repo {upstream_repo!r}: expected owner/name, e.g. THUDM/slime")
@@ -103,9 +131,10 @@ def report(
         strip=strip,
         pr_metadata=pr_metadata,
         github=github,
+        ci=ci_request,
     )
     with parse_progress(enabled=output.progress_enabled()) as progress:
-        result = generate_report(inputs, progress=progress)
+        result = replace(generate_report(inputs, progress=progress), gates_off=gates_off)
     markdown = render_markdown(result)
     text = json.dumps(render_json(result), indent=2) + "\n" if fmt == "json" else markdown
     if out_file is not None:
@@ -114,12 +143,35 @@ def report(
     elif fmt == "json":
         output.emit_json(render_json(result))
     else:
-        output.stdout.file.write(text)
-        output.stdout.file.flush()
+        with ci.human_output():
+            output.stdout.file.write(text)
+            output.stdout.file.flush()
     if publish is not None:
         from vimesync.report.publish import publish as do_publish
 
         done = do_publish(publish, markdown)
         verb = "updated" if done.changed else "already up to date:"
         output.stderr.print(output.styled(f"{verb} {done.url or done.target}"))
-    return EXIT_OK if result.checks_ok else EXIT_CHECK_FAILED
+    from vimesync.outputs.findings import gate_findings
+
+    ci.emit(gate_findings(result.gates, summary=markdown))
+    return EXIT_OK if result.gates_ok else EXIT_CHECK_FAILED
+
+
+def _ci_request(
+    cfg: Config, repo: str | None, pr: int | None, publish: str | None, required: tuple[str, ...]
+) -> CiRequest | None:
+    """Where to read the head's CI: --ci-repo, else [ci] repo, else the --publish target's repo
+    (whose PR is then the one whose head the report must be); None when none is known."""
+    from vimesync.ci.evidence import check_repo
+    from vimesync.report.generate import CiRequest
+
+    if publish is not None and (repo is None or pr is None):
+        from vimesync.report.publish import parse_target
+
+        target_repo, number = parse_target(publish)
+        repo, pr = repo or target_repo, pr or number
+    repo = repo or cfg.ci_repo
+    if repo is None:
+        return None
+    return CiRequest(repo=check_repo(repo, what="--ci-repo"), pr=pr, required=required)

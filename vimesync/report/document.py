@@ -6,6 +6,7 @@ from typing import Any
 
 from vimesync.audit.document import audit_json
 from vimesync.check.model import CheckReport, check_to_dict
+from vimesync.ci.verdict import evidence_to_dict
 from vimesync.report.links import Ref
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
 
@@ -87,4 +88,9 @@ def render_json(report: SyncReport) -> dict[str, Any]:
         "engine": _section(report.engine, engine_json),
         "audit": _section(report.audit, audit_json),
         "validation": _section(report.validation, validation_json),
+        "ci": _section(report.ci, evidence_to_dict),
+        "gates_ok": report.gates_ok,
+        "gates": [
+            {"name": g.name, "state": g.state, "detail": g.detail, "command": g.command} for g in report.gates
+        ],
     }

@@ -19,11 +19,13 @@ from vimesync.audit.model import AuditResult
 from vimesync.audit.syncname import upstream_base_of
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn
 from vimesync.check.run import run_check
+from vimesync.ci.verdict import CiEvidence
 from vimesync.config import Config
+from vimesync.errors import BadInput, GitHubError
 from vimesync.pins import pinned_at
 from vimesync.repopaths import repository_path
 from vimesync.report.links import github_repo_of
-from vimesync.report.model import EnginePatches, SyncReport, build_engine, build_report
+from vimesync.report.model import CI_NOT_ASKED, EnginePatches, Skipped, SyncReport, build_engine, build_report
 from vimesync.upstream.model import WalkResult
 
 
@@ -45,6 +47,17 @@ class ReportInputs:
     strip: int | None = None  # default -pN for ``series`` (default: the engine pin's)
     pr_metadata: Path | None = None
     github: bool = False
+    ci: CiRequest | None = None  # None: exact-head CI not asked for
+
+
+@dataclass(frozen=True)
+class CiRequest:
+    """Read the CI of the report's head on GitHub: ``repo`` (owner/name), optionally the PR whose
+    head it must be (its earlier commits' results are listed as not evidence)."""
+
+    repo: str
+    pr: int | None = None
+    required: tuple[str, ...] = ()
 
 
 def engine_from_series(
@@ -89,6 +102,29 @@ def _walk(inputs: ReportInputs) -> WalkResult:
         # PRs this sync carries are applicable, not "already mirrored": look at the pre-sync downstream.
         downstream_rev=inputs.baseline,
     )
+
+
+def ci_evidence(request: CiRequest | None, downstream: Path | None, head: str) -> CiEvidence | Skipped:
+    """The exact-head CI of the report's head, or why it was not checked (never an error: an
+    unreadable GitHub leaves the gate not checked, which fails the report all the same)."""
+    from vimesync.ci.evidence import client_for, read_evidence
+    from vimesync.github import token_from_env
+
+    if request is None:
+        return Skipped(CI_NOT_ASKED)
+    if downstream is None:
+        return Skipped("No downstream repository was given: the head is unknown, CI not checked.")
+    if token_from_env() is None:
+        return Skipped("No GitHub token in the environment (GITHUB_TOKEN or GH_TOKEN): CI not checked.")
+    sha = git.resolve(downstream, head)
+    try:
+        client = client_for(request.repo)
+        try:
+            return read_evidence(client, sha=sha, pr=request.pr, required=request.required)
+        finally:
+            client.close()
+    except (GitHubError, BadInput) as exc:
+        return Skipped(f"CI not checked: {exc.message}")
 
 
 def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None) -> SyncReport:
@@ -159,4 +195,5 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
         previous_engine_pin=previous_pin,
         series=series,
         skipped=skipped,
+        ci=ci_evidence(inputs.ci, downstream, inputs.head),
     )

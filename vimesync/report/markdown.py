@@ -9,8 +9,10 @@ from collections.abc import Sequence
 
 from vimesync.audit.model import CLASSES, STALE, AuditResult, PathAudit
 from vimesync.check.model import CheckReport
+from vimesync.ci.verdict import CiEvidence, Result
 from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
+from vimesync.report.gates import Gate
 from vimesync.report.links import Ref, pr_ref
 from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
@@ -285,6 +287,72 @@ def render_validation(c: CheckReport | Skipped) -> list[str]:
     return out
 
 
+_MARK = {"success": "✅", "skipped": "➖", "pending": "⏳", "failure": "❌"}
+
+
+def _result(r: Result, *, on: str = "") -> str:
+    url = safe_url(r.url) if r.url else None
+    label = code(r.label)
+    shown = f"[{label}]({url})" if url else label
+    line = f"- {_MARK[r.state]} {shown}: {escape(r.raw)}"
+    if r.description:
+        line += f" ({escape(r.description)})"
+    return line + (f" on {rev(r.sha[:8])}" if on else "")
+
+
+def render_ci(e: CiEvidence | Skipped) -> list[str]:
+    """The exact-head CI lines of the Validation section: the verdict, each context, and what
+    ran on earlier heads, listed as not evidence."""
+    if isinstance(e, Skipped):
+        return [escape(e.reason)]
+    head8 = e.sha[:8]
+    what = f"PR #{e.pr} head " if e.pr is not None else ""
+    line = f"Exact-head CI of {escape(e.repo)} at {what}{rev(head8)}: **{e.verdict}**"
+    problems = []
+    if e.failing:
+        problems.append("failing " + ", ".join(code(r.label) for r in e.failing))
+    if e.pending:
+        problems.append("still running " + ", ".join(code(r.label) for r in e.pending))
+    if e.missing:
+        problems.append("never reported " + ", ".join(code(c) for c in e.missing))
+    if not e.results:
+        problems.append("no CI reported on this commit")
+    out = [line + (f" ({'; '.join(problems)})" if problems else "") + "."]
+    if e.required:
+        out[0] += " Required: " + ", ".join(code(c) for c in e.required) + "."
+    if e.results:
+        out += ["", *_capped([_result(r) for r in e.results], "context")]
+    if e.earlier:
+        out += [
+            "",
+            f"Not evidence for {rev(head8)} (earlier commits of PR #{e.pr}):",
+            "",
+            *_capped([_result(r, on="earlier") for r in e.earlier], "result"),
+        ]
+    return out
+
+
+def _ci_lines(report: SyncReport) -> list[str]:
+    off = dict(report.gates_off)
+    if isinstance(report.ci, Skipped) and "ci" in off:
+        return [f"Exact-head CI: switched off ({escape(off['ci'])})."]
+    return render_ci(report.ci)
+
+
+_GATE_MARK = {"held": "✓", "failed": "✗", "not checked": "?", "off": "–"}
+
+
+def render_gates(gates: Sequence[Gate]) -> list[str]:
+    """The merge gates the report covers, each with its state (and what moves an unmet one)."""
+    out = ["Merge gates (the report exits 0 only when every one holds):", ""]
+    for g in gates:
+        line = f"- {_GATE_MARK[g.state]} **{g.name}**: {g.state} — {escape(g.detail)}"
+        if g.command:
+            line += f" (next: {code(g.command)})"
+        out.append(line)
+    return out
+
+
 def render_markdown(report: SyncReport) -> str:
     """The whole report: four ``##`` sections, LF line endings, one trailing newline; @mentions
     neutralised (``<code>@name</code>``) and the publish markers' text made inert."""
@@ -292,7 +360,7 @@ def render_markdown(report: SyncReport) -> str:
         render_summary(report.summary),
         render_engine(report.engine),
         render_audit(report.audit, report.upstream_name),
-        render_validation(report.validation),
+        [*render_validation(report.validation), "", *_ci_lines(report), "", *render_gates(report.gates)],
     ]
     text = "\n\n".join("\n".join(b) for b in blocks) + "\n"
     # Last, on the final text: no @mention pings anyone and no publish marker can be planted,

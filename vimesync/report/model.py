@@ -13,9 +13,14 @@ from dataclasses import dataclass
 
 from vimesync.audit.model import AuditResult
 from vimesync.check.model import CheckReport
+from vimesync.ci.verdict import CiEvidence
 from vimesync.patches.model import Dep3
+from vimesync.report.gates import REPORT_GATES, Gate, gate, off_gate
 from vimesync.report.links import GITHUB, Ref, dep3_refs, pr_ref
+from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
+
+CI_NOT_ASKED = "Exact-head CI was not asked for (--ci-repo, or [ci] repo): not checked."
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,10 @@ class SyncReport:
     engine: EnginePatches | Skipped
     audit: AuditResult | Skipped
     validation: CheckReport | Skipped
+    ci: CiEvidence | Skipped = Skipped(
+        "Exact-head CI was not asked for (--ci-repo, or [ci] repo): not checked."
+    )
+    gates_off: tuple[tuple[str, str], ...] = ()  # (gate, why it is switched off)
 
     @property
     def title(self) -> str:
@@ -89,6 +98,23 @@ class SyncReport:
         if isinstance(self.summary, Summary):
             return f"[Sync] Mirror {self.summary.upstream_name} through {self.summary.tip[:8]}"
         return f"[Sync] {self.upstream_name}"
+
+    @property
+    def gates(self) -> tuple[Gate, ...]:
+        """The gates this report covers, in the SOP's order, each evaluated (see report/gates.py)."""
+        off = dict(self.gates_off)
+        out = []
+        for name in REPORT_GATES:
+            if name in off:
+                out.append(off_gate(name, off[name]))
+            else:
+                out.append(_evaluate(self, name))
+        return tuple(out)
+
+    @property
+    def gates_ok(self) -> bool:
+        """Every gate the report covers was evaluated and holds (or is switched off)."""
+        return all(g.ok for g in self.gates)
 
     @property
     def checks_ok(self) -> bool:
@@ -99,6 +125,50 @@ class SyncReport:
         if isinstance(self.audit, AuditResult):
             ok = ok and self.audit.ok
         return ok
+
+
+def _evaluate(report: SyncReport, name: str) -> Gate:
+    if name == "classified":
+        s = report.summary
+        if isinstance(s, Skipped):
+            return gate(name, "not checked", s.reason)
+        n = len(s.applicable) + len(s.excluded) + len(s.mirrored)
+        return gate(name, "held", f"{plural(n, 'PR')} of {s.base[:8]}..{s.tip[:8]} classified")
+    if name == "patches":
+        c = report.validation
+        if isinstance(c, Skipped):
+            return gate(name, "not checked", c.reason)
+        if c.ok:
+            return gate(
+                name,
+                "held",
+                f"{c.engine}: {plural(len(c.patches), 'patch', 'patches')} apply, the tree parses",
+            )
+        failed = sum(1 for p in c.patches if not p.ok and not p.skipped)
+        bad = 0 if c.python is None else len(c.python.failed) + len(c.python.conflict_markers)
+        return gate(
+            name,
+            "failed",
+            f"{c.engine}: {plural(failed, 'patch', 'patches')} failing, {plural(bad, 'parse problem')}",
+        )
+    if name == "audit":
+        a = report.audit
+        if isinstance(a, Skipped):
+            return gate(name, "not checked", a.reason)
+        if a.ok:
+            return gate(name, "held", f"{plural(len(a.paths), 'changed path')}, all reviewed or verified")
+        return gate(
+            name,
+            "failed",
+            f"{len(a.unreviewed):,} unreviewed and {len(a.stale):,} stale of {plural(len(a.paths), 'path')}",
+        )
+    if name == "ci":
+        e = report.ci
+        if isinstance(e, Skipped):
+            return gate(name, "not checked", e.reason)
+        state = "held" if e.green else "failed"
+        return gate(name, state, f"{e.verdict} at {e.sha[:8]}")  # type: ignore[arg-type]
+    raise AssertionError(name)
 
 
 def _pr_line(pr: PullRequest, repo: str | None, reverted_by: dict[int, int] | None = None) -> PrLine:
@@ -194,6 +264,7 @@ def build_report(
     previous_engine_pin: str | None = None,
     series: EnginePatches | None = None,
     skipped: dict[str, str] | None = None,
+    ci: CiEvidence | Skipped | None = None,
 ) -> SyncReport:
     """Assemble the report. Missing inputs become Skipped sections; ``skipped`` overrides their
     one-line reasons (keys "summary", "engine", "audit", "validation").
@@ -217,6 +288,7 @@ def build_report(
         else series or Skipped(why["engine"]),
         audit=audit if audit else Skipped(why["audit"]),
         validation=check if check else Skipped(why["validation"]),
+        ci=ci if ci is not None else Skipped(CI_NOT_ASKED),
     )
 
 

@@ -1,0 +1,65 @@
+"""Read the CI results of one commit (or a pull request's head) through ``vimesync.github``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from vimesync.ci.verdict import CiEvidence, judge
+from vimesync.errors import BadInput
+from vimesync.github import GitHubClient, api_url, token_from_env
+
+MAX_EARLIER = 10  # earlier commits of a PR whose results are listed as not evidence
+_REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def check_repo(repo: str, *, what: str = "--repo") -> str:
+    if not _REPO.fullmatch(repo) or repo.split("/")[1] in (".", ".."):
+        raise BadInput(f"{what} {repo!r}: expected owner/name, e.g. vime-org/vime")
+    return repo
+
+
+def check_sha(sha: str) -> str:
+    if not _SHA.fullmatch(sha):
+        raise BadInput(
+            f"--sha {sha[:80]!r}: expected a full commit sha (40 hex digits): "
+            "CI evidence is for one exact commit"
+        )
+    return sha
+
+
+def client_for(repo: str, **kwargs: object) -> GitHubClient:
+    """A client for ``repo`` with the token and API root of the environment."""
+    kwargs.setdefault("base_url", api_url())
+    return GitHubClient(repo, token=token_from_env(), **kwargs)  # type: ignore[arg-type]
+
+
+def read_evidence(
+    client: GitHubClient,
+    *,
+    sha: str | None = None,
+    pr: int | None = None,
+    required: Sequence[str] = (),
+    max_earlier: int = MAX_EARLIER,
+) -> CiEvidence:
+    """The verdict on ``sha``, or on PR ``pr``'s current head with its earlier commits' results
+    listed as not evidence (the ``max_earlier`` most recent; the rest counted, not read)."""
+    earlier_shas: list[str] = []
+    if pr is not None:
+        head = client.pull_head(pr)
+        if sha is not None and sha != head:
+            raise BadInput(f"--sha {sha[:12]} is not the head of PR #{pr} ({head[:12]})")
+        sha = head
+        earlier_shas = [s for s in client.pull_commits(pr) if s != head]
+    if sha is None:
+        raise BadInput("no commit: pass --pr N or --sha SHA")
+    recent = list(reversed(earlier_shas))[:max_earlier]
+    return judge(
+        client.repo,
+        client.commit_checks(sha),
+        required=required,
+        pr=pr,
+        earlier=[client.commit_checks(s) for s in recent],
+        earlier_cut=len(earlier_shas) - len(recent),
+    )

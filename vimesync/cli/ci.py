@@ -1,0 +1,86 @@
+"""``vimesync ci``: the exact-head CI verdict of one commit (or a pull request's head)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vimesync.cli import output
+from vimesync.cli.app import app
+from vimesync.config import load_config
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+
+
+@app.command("ci")
+def ci(
+    repo: Annotated[
+        str | None, typer.Option("--repo", help="owner/name where CI reports (default: [ci] repo).")
+    ] = None,
+    pr: Annotated[int | None, typer.Option("--pr", min=1, help="Judge this PR's current head.")] = None,
+    sha: Annotated[str | None, typer.Option("--sha", help="Judge exactly this commit (full sha).")] = None,
+    require: Annotated[
+        list[str] | None,
+        typer.Option("--require", help="A context that must be green (default: [ci] required), repeatable."),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+    config: Annotated[
+        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
+    ] = None,
+) -> int:
+    """Read the combined status and check runs of exactly one commit and give one verdict:
+    green, pending, failing or missing (a required context never reported). With --pr, results
+    on the PR's earlier commits are listed as not evidence for its head. Exit 0 green, 1 not."""
+    from vimesync.ci.evidence import check_repo, check_sha, client_for, read_evidence
+    from vimesync.ci.verdict import evidence_to_dict
+    from vimesync.sop.gatesfile import gates_of
+
+    if pr is None and sha is None:
+        raise BadInput("pass --pr N or --sha SHA: CI evidence is for one exact commit")
+    cfg = load_config(config)
+    repo = repo or cfg.ci_repo
+    if repo is None:
+        raise BadInput("no repository: pass --repo owner/name (or set [ci] repo in vimesync.toml)")
+    check_repo(repo)
+    if sha is not None:
+        check_sha(sha)
+    required = tuple(require or ()) or cfg.ci_required or gates_of(cfg).required
+    client = client_for(repo)
+    try:
+        evidence = read_evidence(client, sha=sha, pr=pr, required=required)
+    finally:
+        client.close()
+    if json_out:
+        output.emit_json(evidence_to_dict(evidence))
+    else:
+        render(evidence)
+    return EXIT_OK if evidence.green else EXIT_CHECK_FAILED
+
+
+_STYLE = {"success": "green", "skipped": "dim", "pending": "yellow", "failure": "bold red"}
+_MARK = {"success": "✓", "skipped": "-", "pending": "…", "failure": "✗"}
+_VERDICT = {"green": "bold green", "pending": "yellow", "failing": "bold red", "missing": "bold red"}
+
+
+def render(e) -> None:  # type: ignore[no-untyped-def]
+    """The verdict, each context of the head, what is missing, and what is not evidence."""
+    con = output.stdout
+    head8 = e.sha[:8]
+    of = f" (head of PR #{e.pr})" if e.pr is not None else ""
+    con.print(output.styled(f"CI of {e.repo} at {head8}{of}: ", (e.verdict, _VERDICT[e.verdict])))
+    for r in e.results:
+        desc = f" — {r.description}" if r.description else ""
+        con.print(output.styled("  ", (f"{_MARK[r.state]} {r.label}", _STYLE[r.state]), f": {r.raw}{desc}"))
+        if r.url and r.state != "success":
+            con.print(output.styled(("    " + r.url, "dim")))
+    if not e.results:
+        con.print(output.styled(("  nothing reported on this commit", "red")))
+    for name in e.missing:
+        con.print(output.styled(("  ✗ " + name, "bold red"), ": required, never reported on ", head8))
+    if e.earlier:
+        con.print(output.styled(("Not evidence for " + head8, "bold"), f" (earlier commits of PR #{e.pr}):"))
+        for r in e.earlier:
+            con.print(output.styled(f"  {r.label}: {r.raw} on {r.sha[:8]}"))
+    if e.earlier_cut:
+        con.print(output.styled((f"  ({e.earlier_cut} older commits of the PR not read)", "dim")))
