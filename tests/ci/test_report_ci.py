@@ -107,3 +107,24 @@ def test_gates_file_switches_a_gate_off_with_its_reason(
         gates.unlink()
         if before is not None:
             gates.write_bytes(before)
+
+
+def test_report_junit_has_one_case_per_gate(demo: Demo, capsys, monkeypatch, tmp_path: Path) -> None:
+    from junitparser import JUnitXml
+
+    monkeypatch.chdir(demo.downstream)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    junit = tmp_path / "gates.xml"
+    args = ["report", "--baseline", demo.baseline, "--sync", "t", "--skip-gate", "audit"]
+    code, out, _ = run([*args, "--junit", str(junit), "--annotations", "github"], capsys)
+    assert code == 1
+    (suite,) = list(JUnitXml.fromfile(str(junit)))
+    cases = {c.name: c for c in suite}
+    assert list(cases) == ["classified", "patches", "audit", "ci"]
+    assert suite.failures == 1 and suite.skipped == 1  # ci not checked; audit switched off
+    assert "not checked" in cases["ci"].result[0].message
+    assert "::error title=sync gate ci%3A not checked::" in out
+    assert summary.read_text().startswith("\n## Summary")  # the whole report, appended
