@@ -93,7 +93,7 @@ def test_pr_head_with_earlier_commits_as_not_evidence(server: tuple[FakeGitHub, 
     md = "\n".join(render_ci(e))
     assert "at PR #7 head aaaaaaaa: **pending**" in md
     assert "Not evidence for aaaaaaaa (earlier commits of PR #7):" in md and "on bbbbbbbb" in md
-    with pytest.raises(BadInput, match="is not the head of PR #7"):
+    with pytest.raises(BadInput, match="is not the current head of PR #7"):
         read_evidence(client, pr=7, sha=OLD)
 
 
@@ -190,6 +190,16 @@ def test_hostile_contexts_cannot_break_markdown_json_or_text(
     assert "(https://buildkite.com/o/vime/builds/9%29%20%5Bx%5D%28https://evil)" in md
     doc = json.loads(json.dumps(evidence_to_dict(e), ensure_ascii=True))
     assert doc["failing"] == [EVIL, f"{EVIL} / {EVIL}"] and doc["required"] == [EVIL]
+
+
+def test_cli_text_shows_hostile_contexts_as_text(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
+    fake, url = server
+    fake.statuses[HEAD] = [{"context": EVIL, "state": "error", "description": EVIL, "target_url": EVIL}]
+    proc = _cli(url, tmp_path, "--repo", "vime-org/vime", "--sha", HEAD)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "\x1b" not in proc.stdout and "\u202e" not in proc.stdout
+    assert "\\x1b[2J\\u202e\\n## forged @admin: error" in proc.stdout  # escaped, on its own line
+    assert not [line for line in proc.stdout.splitlines() if line.startswith("## forged")]
 
 
 def _cli(url: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

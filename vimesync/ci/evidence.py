@@ -49,7 +49,10 @@ def read_evidence(
     if pr is not None:
         head = client.pull_head(pr)
         if sha is not None and sha != head:
-            raise BadInput(f"--sha {sha[:12]} is not the head of PR #{pr} ({head[:12]})")
+            raise BadInput(
+                f"commit {sha[:12]} is not the current head of PR #{pr} ({head[:12]}): "
+                "CI evidence is for the head only"
+            )
         sha = head
         earlier_shas = [s for s in client.pull_commits(pr) if s != head]
     if sha is None:
