@@ -27,9 +27,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("carry",),
     ("audit",),
     ("ci",),
+    ("sop",),
     ("report",),
     ("outputs",),
-    ("sop",),
     ("demo",),
     ("cli",),  # with vimesync.__main__
 )

@@ -128,3 +128,24 @@ def test_a_symlinked_or_hostile_records_file_is_refused(demo: Demo, capsys, tmp_
     code, _, err = run(["sop", "record", "image", "--arch", "amd64", "--digest", A], capsys)
     assert code == 2 and "symbolic link" in err
     assert victim.read_text() == "# keep\n"
+
+
+def test_the_report_shows_the_images_recorded_for_its_head(demo: Demo, capsys) -> None:
+    assert (
+        run(
+            ["sop", "record", "image", "--arch", "amd64", "--digest", A, "--ref", "ghcr.io/vime/vime:s1"],
+            capsys,
+        )[0]
+        == 0
+    )
+    code, md, _ = run(["report", "--baseline", demo.baseline, "--skip-gate", "ci"], capsys)
+    assert code == 0  # images are not a gate of the report; sop status holds them
+    images = md.split("Container images of ")[1].split("Merge gates")[0]
+    assert images.startswith(f"{demo.head[:8]} (`sop/records/")
+    assert f"- amd64: `ghcr.io/vime/vime:s1@{A}`" in images
+    assert "- arm64: not recorded (follows amd64 at the same head)" in images
+    code, out, _ = run(
+        ["report", "--baseline", demo.baseline, "--skip-gate", "ci", "--format", "json"], capsys
+    )
+    doc = json.loads(out)
+    assert doc["images"]["recorded"][0]["digest"] == A and doc["images"]["head"] == demo.head

@@ -32,6 +32,8 @@ from vimesync.safefs import check_output_path, write_atomic
 
 if TYPE_CHECKING:
     from vimesync.report.generate import CiRequest
+    from vimesync.report.model import SyncReport
+    from vimesync.sop.records import ImageEvidence
 
 
 def _check_opts(cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None):
@@ -135,6 +137,7 @@ def report(
     )
     with parse_progress(enabled=output.progress_enabled()) as progress:
         result = replace(generate_report(inputs, progress=progress), gates_off=gates_off)
+    result = replace(result, images=_images(cfg, result, gates_cfg.architectures))
     markdown = render_markdown(result)
     text = json.dumps(render_json(result), indent=2) + "\n" if fmt == "json" else markdown
     if out_file is not None:
@@ -156,6 +159,17 @@ def report(
 
     ci.emit(gate_findings(result.gates, summary=markdown))
     return EXIT_OK if result.gates_ok else EXIT_CHECK_FAILED
+
+
+def _images(cfg: Config, result: SyncReport, architectures: tuple[str, ...]) -> ImageEvidence | None:
+    """The image records of this sync for its head (only with an audit: it names sync and head)."""
+    from vimesync.audit.model import AuditResult
+    from vimesync.sop.gatesfile import sop_root
+    from vimesync.sop.records import image_evidence
+
+    if not isinstance(result.audit, AuditResult) or cfg.file is None:
+        return None
+    return image_evidence(sop_root(cfg), result.audit.sync, result.audit.head, architectures)
 
 
 def _ci_request(

@@ -78,11 +78,11 @@ def status(
     """Evaluate the sync's gates in order — classified, carried, patches, audit, ci, images — and
     print a checklist with the command that moves each unmet gate. Exit 0 when all hold."""
     from vimesync.cli.report import _check_opts, _ci_request
+    from vimesync.report.checklist import evaluate, status_to_dict
     from vimesync.report.generate import ReportInputs, generate_report
     from vimesync.report.model import Skipped
     from vimesync.sop.gatesfile import gates_of, skip_flags, sop_root
     from vimesync.sop.records import load_images
-    from vimesync.sop.status import evaluate, status_to_dict
     from vimesync.upstream.model import WalkResult
 
     cfg = load_config(config)

@@ -13,8 +13,8 @@ from vimesync.audit.model import AuditResult
 from vimesync.check.model import CheckReport
 from vimesync.outputs.model import Annotation, Case, Findings, Suite
 from vimesync.patches.model import HunkFailure, PatchResult
-from vimesync.report.gates import Gate
 from vimesync.report.markdown import render_audit, render_validation
+from vimesync.sop.gates import Gate
 from vimesync.text import plural
 
 

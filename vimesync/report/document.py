@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from vimesync.audit.document import audit_json
@@ -89,6 +90,14 @@ def render_json(report: SyncReport) -> dict[str, Any]:
         "audit": _section(report.audit, audit_json),
         "validation": _section(report.validation, validation_json),
         "ci": _section(report.ci, evidence_to_dict),
+        "images": None
+        if report.images is None
+        else {
+            "sync": report.images.sync,
+            "head": report.images.head,
+            "architectures": list(report.images.architectures),
+            "recorded": [asdict(r) for r in report.images.records],
+        },
         "gates_ok": report.gates_ok,
         "gates": [
             {"name": g.name, "state": g.state, "detail": g.detail, "command": g.command} for g in report.gates

@@ -12,10 +12,11 @@ from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence, Result
 from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
-from vimesync.report.gates import Gate
 from vimesync.report.links import Ref, pr_ref
 from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
+from vimesync.sop.gates import Gate
+from vimesync.sop.records import ImageEvidence
 from vimesync.text import plural, visible
 
 DASH = "—"
@@ -339,6 +340,23 @@ def _ci_lines(report: SyncReport) -> list[str]:
     return render_ci(report.ci)
 
 
+def render_images(e: ImageEvidence) -> list[str]:
+    """One line per architecture: the image recorded at the head, or why there is none."""
+    out = [f"Container images of {rev(e.head[:8])} ({code(f'sop/records/{e.sync}.toml')}):", ""]
+    for i, arch in enumerate(e.architectures):
+        rec = e.at_head(arch)
+        if rec is not None:
+            name = f"{rec.ref}@{rec.digest}" if rec.ref and "@" not in rec.ref else rec.ref or rec.digest
+            out.append(f"- {escape(arch)}: {code(name)}")
+            continue
+        older = next((r for r in e.records if r.arch == arch), None)
+        why = f"recorded at {rev(older.sha[:8])}, not this head" if older else "not recorded"
+        if i > 0:
+            why += f" (follows {escape(e.architectures[0])} at the same head)"
+        out.append(f"- {escape(arch)}: {why}")
+    return out
+
+
 _GATE_MARK = {"held": "✓", "failed": "✗", "not checked": "?", "off": "–"}
 
 
@@ -360,7 +378,14 @@ def render_markdown(report: SyncReport) -> str:
         render_summary(report.summary),
         render_engine(report.engine),
         render_audit(report.audit, report.upstream_name),
-        [*render_validation(report.validation), "", *_ci_lines(report), "", *render_gates(report.gates)],
+        [
+            *render_validation(report.validation),
+            "",
+            *_ci_lines(report),
+            *(["", *render_images(report.images)] if report.images is not None else []),
+            "",
+            *render_gates(report.gates),
+        ],
     ]
     text = "\n\n".join("\n".join(b) for b in blocks) + "\n"
     # Last, on the final text: no @mention pings anyone and no publish marker can be planted,

@@ -15,8 +15,9 @@ from vimesync.audit.model import AuditResult
 from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence
 from vimesync.patches.model import Dep3
-from vimesync.report.gates import REPORT_GATES, Gate, gate, off_gate
 from vimesync.report.links import GITHUB, Ref, dep3_refs, pr_ref
+from vimesync.sop.gates import REPORT_GATES, Gate, gate, off_gate
+from vimesync.sop.records import ImageEvidence
 from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
 
@@ -91,6 +92,7 @@ class SyncReport:
         "Exact-head CI was not asked for (--ci-repo, or [ci] repo): not checked."
     )
     gates_off: tuple[tuple[str, str], ...] = ()  # (gate, why it is switched off)
+    images: ImageEvidence | None = None  # container images recorded for the head (sop/records/)
 
     @property
     def title(self) -> str:
@@ -101,7 +103,7 @@ class SyncReport:
 
     @property
     def gates(self) -> tuple[Gate, ...]:
-        """The gates this report covers, in the SOP's order, each evaluated (see report/gates.py)."""
+        """The gates this report covers, in the SOP's order, each evaluated (see sop/gates.py)."""
         off = dict(self.gates_off)
         out = []
         for name in REPORT_GATES:

@@ -21,7 +21,7 @@ from typing import Any
 
 from vimesync.config import Config, read_toml
 from vimesync.errors import ConfigError
-from vimesync.report.gates import GATE_NAMES
+from vimesync.sop.gates import GATE_NAMES
 
 GATES_FILE = Path("sop") / "gates.toml"
 ARCHITECTURES = ("amd64", "arm64")

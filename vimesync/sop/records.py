@@ -39,6 +39,24 @@ class ImageRecord:
     recorded_at: str = ""
 
 
+@dataclass(frozen=True)
+class ImageEvidence:
+    """The image records of a sync, read for its head (what the report's Validation shows)."""
+
+    sync: str
+    head: str
+    architectures: tuple[str, ...]
+    records: tuple[ImageRecord, ...]  # those recorded, in ``architectures`` order
+
+    def at_head(self, arch: str) -> ImageRecord | None:
+        return next((r for r in self.records if r.arch == arch and r.sha == self.head), None)
+
+
+def image_evidence(root: Path, sync: str, head: str, architectures: tuple[str, ...]) -> ImageEvidence:
+    found = load_images(root, sync)
+    return ImageEvidence(sync, head, architectures, tuple(found[a] for a in architectures if a in found))
+
+
 def records_file(root: Path, sync: str) -> Path:
     if not SYNC.fullmatch(sync.replace("..", "_")) or "/" in sync:
         raise BadInput(

@@ -1,9 +1,11 @@
-"""The merge gates a sync report covers, each evaluated: held, failed, not checked, or off.
+"""The gates of the sync procedure (sop/SYNC.md) in order, the command that moves each, and their
+evaluation: held, failed, not checked, or off.
 
-The report is the SOP's last gate (sop/SYNC.md): it holds only when every gate it covers was
-evaluated and holds. A section that could not be computed (no upstream, no source, no baseline,
-no token) is *not checked* — which fails the report as surely as a failure does, unless that gate
-is switched off (``sop/gates.toml`` or ``--skip-gate NAME``)."""
+``vimesync report`` covers four of them (REPORT_GATES) and is the SOP's last gate: it holds only
+when every gate it covers was evaluated and holds; ``vimesync sop status`` evaluates all six.
+A section that could not be computed (no upstream, no source, no baseline, no token) is *not
+checked* — which fails the report as surely as a failure does, unless that gate is switched off
+(``sop/gates.toml`` or ``--skip-gate NAME``)."""
 
 from __future__ import annotations
 

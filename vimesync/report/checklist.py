@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from vimesync.report.gates import GATE_NAMES, Gate, gate, off_gate
 from vimesync.report.model import Skipped, SyncReport
+from vimesync.sop.gates import GATE_NAMES, Gate, gate, off_gate
 from vimesync.sop.records import ImageRecord
 from vimesync.upstream.model import APPLICABLE, WalkResult
 
