@@ -54,7 +54,10 @@ def test_status_lists_every_gate_in_order_with_the_command_that_moves_it(demo: D
         ("images", "failed"),
     ]
     by = {g["name"]: g for g in doc["gates"]}
-    assert by["ci"]["command"] == "vimesync ci --pr N" and by["classified"]["command"] == ""
+    assert by["ci"]["command"] == "set GITHUB_TOKEN and pass --ci-repo owner/name (or set [ci] repo)"
+    assert (
+        by["images"]["command"].startswith("vimesync sop record image") and by["classified"]["command"] == ""
+    )
     assert by["images"]["detail"] == "amd64 not recorded; arm64 not recorded"
     code, out, _ = run(["sop", "status", "--baseline", demo.baseline], capsys)
     assert "not run ci" in " ".join(out.split()) and "→ vimesync sop record image" in out

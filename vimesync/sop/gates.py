@@ -34,6 +34,16 @@ GATES: tuple[tuple[str, str, str], ...] = (
 GATE_NAMES = tuple(name for name, _, _ in GATES)
 REPORT_GATES = ("classified", "patches", "audit", "ci")  # what `vimesync report` evaluates
 
+# What makes a gate that could not be evaluated evaluable.
+ENABLE = {
+    "classified": "pass --upstream PATH (or set [upstream] path)",
+    "carried": "pass --upstream PATH (or set [upstream] path)",
+    "patches": "pass --source PATH (or set the engine pin's source)",
+    "audit": "pass --baseline <pre-sync commit>",
+    "ci": "set GITHUB_TOKEN and pass --ci-repo owner/name (or set [ci] repo)",
+    "images": "vimesync sop record image --arch ARCH --digest sha256:...",
+}
+
 
 def describe(name: str) -> str:
     return next(what for n, what, _ in GATES if n == name)
@@ -56,8 +66,11 @@ class Gate:
 
 
 def gate(name: str, state: GateState, detail: str) -> Gate:
-    """A gate with the command that moves it when it is not met."""
-    return Gate(name, state, detail, "" if state in ("held", "off") else command_of(name))
+    """A gate with what moves it when it is not met: the gate's command when it failed, what
+    makes it evaluable when it was not checked."""
+    if state in ("held", "off"):
+        return Gate(name, state, detail)
+    return Gate(name, state, detail, ENABLE[name] if state == "not checked" else command_of(name))
 
 
 def off_gate(name: str, why: str) -> Gate:
