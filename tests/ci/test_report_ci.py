@@ -128,3 +128,49 @@ def test_report_junit_has_one_case_per_gate(demo: Demo, capsys, monkeypatch, tmp
     assert "not checked" in cases["ci"].result[0].message
     assert "::error title=sync gate ci%3A not checked::" in out
     assert summary.read_text().startswith("\n## Summary")  # the whole report, appended
+
+
+def test_untrusted_checkout_honours_neither_off_nor_a_foreign_ci_repo(
+    demo: Demo, capsys, monkeypatch, github: FakeGitHub
+) -> None:
+    monkeypatch.chdir(demo.downstream)
+    monkeypatch.setenv("VIMESYNC_UNTRUSTED", "1")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "vime-org/vime")
+    down = str(demo.downstream)
+    flags = [
+        "--baseline",
+        demo.baseline,
+        "--sync",
+        "t",
+        "--upstream",
+        str(demo.upstream),
+        "--downstream",
+        down,
+    ]
+    flags += ["--source", str(demo.engine)]
+    gates = demo.downstream / "sop/gates.toml"
+    before = gates.read_bytes()
+    gates.write_text('[off]\nci = "a PR would like that"\naudit = "and that"\n')
+    github.statuses[demo.head] = [{"context": "buildkite/vime", "state": "success"}]
+    try:
+        code, md, err = run(["report", *flags], capsys)
+        assert code == 1  # the PR's [off] is not honoured: audit (unreviewed) and ci evaluated
+        assert "sop/gates.toml switches ci off, not honoured in an untrusted checkout" in " ".join(
+            err.split()
+        )
+        assert f"Exact-head CI of vime-org/vime at {demo.head[:8]}: **green**" in md  # the job's repository
+        code, _, _ = run(["report", *flags, "--skip-gate", "audit"], capsys)
+        assert code == 0  # the job's own switch is
+        # A [ci] repo in the checkout naming another repository would forge the evidence: refused.
+        cfg = demo.downstream / "vimesync.toml"
+        original = cfg.read_text()
+        cfg.write_text(original + '\n[ci]\nrepo = "attacker/green"\n')
+        try:
+            code, _, err = run(["ci", "--sha", demo.head], capsys)
+            assert code == 2 and "not this job's repository (vime-org/vime)" in " ".join(err.split())
+            code, out, _ = run(["ci", "--sha", demo.head, "--repo", "vime-org/vime"], capsys)
+            assert code == 0 and "green" in out
+        finally:
+            cfg.write_text(original)
+    finally:
+        gates.write_bytes(before)

@@ -32,17 +32,16 @@ def ci(
     """Read the combined status and check runs of exactly one commit and give one verdict:
     green, pending, failing or missing (a required context never reported). With --pr, results
     on the PR's earlier commits are listed as not evidence for its head. Exit 0 green, 1 not."""
-    from vimesync.ci.evidence import check_repo, check_sha, client_for, read_evidence
+    from vimesync.ci.evidence import check_sha, choose_repo, client_for, read_evidence
     from vimesync.ci.verdict import evidence_to_dict
     from vimesync.sop.gatesfile import gates_of
 
     if pr is None and sha is None:
         raise BadInput("pass --pr N or --sha SHA: CI evidence is for one exact commit")
     cfg = load_config(config)
-    repo = repo or cfg.ci_repo
+    repo = choose_repo(repo, cfg.ci_repo)
     if repo is None:
         raise BadInput("no repository: pass --repo owner/name (or set [ci] repo in vimesync.toml)")
-    check_repo(repo)
     if sha is not None:
         check_sha(sha)
     required = tuple(require or ()) or cfg.ci_required or gates_of(cfg).required

@@ -95,7 +95,7 @@ def report(
     from vimesync.report.document import render_json
     from vimesync.report.generate import ReportInputs, generate_report
     from vimesync.report.markdown import render_markdown
-    from vimesync.sop.gatesfile import gates_of, skip_flags
+    from vimesync.sop.gatesfile import gates_of, ignored_off, skip_flags
 
     if fmt not in ("markdown", "json"):
         raise BadInput(f"--format {fmt!r}: expected markdown or json")
@@ -111,6 +111,11 @@ def report(
     cfg = load_config(config)
     gates_cfg = gates_of(cfg)
     gates_off = skip_flags(skip_gate, gates_cfg)
+    for name in ignored_off(gates_cfg):
+        output.warn(
+            f"sop/gates.toml switches {name} off, not honoured in an untrusted checkout:"
+            f" pass --skip-gate {name}"
+        )
     ci_request = _ci_request(
         cfg, ci_repo, ci_pr, publish, tuple(require or ()) or cfg.ci_required or gates_cfg.required
     )
@@ -177,7 +182,7 @@ def _ci_request(
 ) -> CiRequest | None:
     """Where to read the head's CI: --ci-repo, else [ci] repo, else the --publish target's repo
     (whose PR is then the one whose head the report must be); None when none is known."""
-    from vimesync.ci.evidence import check_repo
+    from vimesync.ci.evidence import choose_repo
     from vimesync.report.generate import CiRequest
 
     if publish is not None and (repo is None or pr is None):
@@ -185,7 +190,7 @@ def _ci_request(
 
         target_repo, number = parse_target(publish)
         repo, pr = repo or target_repo, pr or number
-    repo = repo or cfg.ci_repo
+    repo = choose_repo(repo, cfg.ci_repo, what="--ci-repo")
     if repo is None:
         return None
-    return CiRequest(repo=check_repo(repo, what="--ci-repo"), pr=pr, required=required)
+    return CiRequest(repo=repo, pr=pr, required=required)

@@ -81,13 +81,18 @@ def status(
     from vimesync.report.checklist import evaluate, status_to_dict
     from vimesync.report.generate import ReportInputs, generate_report
     from vimesync.report.model import Skipped
-    from vimesync.sop.gatesfile import gates_of, skip_flags, sop_root
+    from vimesync.sop.gatesfile import gates_of, ignored_off, skip_flags, sop_root
     from vimesync.sop.records import load_images
     from vimesync.upstream.model import WalkResult
 
     cfg = load_config(config)
     gates_cfg = gates_of(cfg)
     off = skip_flags(skip_gate, gates_cfg)
+    for name in ignored_off(gates_cfg):
+        output.warn(
+            f"sop/gates.toml switches {name} off, not honoured in an untrusted checkout:"
+            f" pass --skip-gate {name}"
+        )
     required = tuple(require or ()) or cfg.ci_required or gates_cfg.required
     downstream = _downstream(cfg)
     head_sha = git.resolve(downstream, head)

@@ -42,6 +42,13 @@ def sop_root(config: Config) -> Path:
     return config.file.parent if config.file is not None else Path.cwd()
 
 
+def ignored_off(config: GatesConfig) -> tuple[str, ...]:
+    """The gates ``[off]`` names that an untrusted checkout does not honour (for a warning)."""
+    from vimesync.repopaths import untrusted_checkout
+
+    return tuple(g for g, _ in config.off) if untrusted_checkout() else ()
+
+
 def gates_of(config: Config) -> GatesConfig:
     """The gates file beside the config (none without a vimesync.toml: every gate on)."""
     return load_gates(config.file.parent) if config.file is not None else GatesConfig()
@@ -100,10 +107,14 @@ def load_gates(root: Path) -> GatesConfig:
 
 
 def skip_flags(names: list[str] | None, config: GatesConfig) -> tuple[tuple[str, str], ...]:
-    """``config.off`` plus the gates named by ``--skip-gate`` (BadInput for an unknown name)."""
-    from vimesync.errors import BadInput
+    """``config.off`` plus the gates named by ``--skip-gate`` (BadInput for an unknown name).
 
-    off = dict(config.off)
+    In an untrusted checkout ``[off]`` is a pull request's to edit, so only ``--skip-gate`` (the
+    job's) switches a gate off there; see :func:`ignored_off`."""
+    from vimesync.errors import BadInput
+    from vimesync.repopaths import untrusted_checkout
+
+    off = {} if untrusted_checkout() else dict(config.off)
     for n in names or ():
         if n not in GATE_NAMES:
             raise BadInput(f"--skip-gate {n[:40]!r}: no such gate (gates: {', '.join(GATE_NAMES)})")
