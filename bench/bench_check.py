@@ -5,11 +5,15 @@ each patch in order, then ``ast.parse`` every Python file serially. vimesync is 
 (empty parse cache) and warm (cache filled, then one patch's DEP-3 header edited — the
 common case of a PR that touches the stack but not the code it produces).
 
-Targets (issue 2): cold <= 0.6x baseline, warm <= 0.15x baseline.
+Targets (issue 12): cold <= 0.30x baseline, warm <= 0.05x baseline, on the real sglang tree:
 
-    python bench/bench_check.py                     # synthesize ~2,500 files / ~40 MB
-    python bench/bench_check.py --tree /tmp/vllm    # or use a real unpacked engine tree
+    unzip -q /work/real/sglang-0.5.15.post1-cp311-cp311-manylinux_2_34_x86_64.whl -d /tmp/sgltree
+    python bench/bench_check.py --tree /tmp/sgltree  # 2,573 files; --repeat 5 for the spread
+    python bench/bench_check.py                     # or synthesize ~2,500 files / ~40 MB
     python bench/bench_check.py --files 500         # a quicker run
+
+Each figure is the best of ``--repeat`` runs, and the spread (slowest run) is printed next to it:
+the machine may be shared, so read the best as what the code costs and the spread as the noise.
 
 Nothing large is committed: the tree is generated (or given) under a temp folder.
 """
@@ -150,6 +154,9 @@ print(bad)
 
 
 PEAK_MB: dict[str, float] = {}  # label -> largest peak RSS seen (MB), of the process or any it waited for
+CPU_S: dict[
+    str, list[float]
+] = {}  # label -> CPU seconds (user + system, with the children it reaped) per run
 
 
 def timed(argv: list[str], env: dict[str, str] | None = None, *, label: str = "") -> float:
@@ -166,6 +173,7 @@ def timed(argv: list[str], env: dict[str, str] | None = None, *, label: str = ""
             sys.stderr.write(out.read().decode(errors="replace"))
             raise SystemExit(f"command failed ({proc.returncode}): {' '.join(argv)}")
     PEAK_MB[label] = max(PEAK_MB.get(label, 0.0), usage.ru_maxrss / 1024)
+    CPU_S.setdefault(label, []).append(usage.ru_utime + usage.ru_stime)
     return elapsed
 
 
@@ -174,7 +182,7 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, help="a real unpacked engine tree to use instead of a synthetic one")
     ap.add_argument("--files", type=int, default=2500)
     ap.add_argument("--mb", type=float, default=40.0)
-    ap.add_argument("--repeat", type=int, default=2, help="runs per measurement; the best is kept")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="vimesync-bench-") as tmp_s:
@@ -222,19 +230,38 @@ def main() -> None:
             )
             return timed(check, env, label="warm")
 
-        base_t = min(baseline() for _ in range(args.repeat))
-        cold_t = min(cold() for _ in range(args.repeat))
-        warm_t = min(warm() for _ in range(args.repeat))
-        print(f"baseline (copy, git apply, ast.parse): {base_t:6.2f} s")
+        # Interleaved, so that a burst of load elsewhere on the machine hits all three alike.
+        runs: dict[str, list[float]] = {"baseline": [], "cold": [], "warm": []}
+        for _ in range(args.repeat):
+            runs["baseline"].append(baseline())
+            runs["cold"].append(cold())
+            runs["warm"].append(warm())
+        base_t, cold_t, warm_t = (min(runs[k]) for k in ("baseline", "cold", "warm"))
+
+        def spread(k: str) -> str:
+            return f"(runs {min(runs[k]):.2f}-{max(runs[k]):.2f} s)"
+
+        print(f"baseline (copy, git apply, ast.parse): {base_t:6.2f} s {spread('baseline')}")
         print(
-            f"vimesync cold (empty cache):        {cold_t:6.2f} s = {cold_t / base_t:.2f}x (target <= 0.60x)"
+            f"vimesync cold (empty cache):        {cold_t:6.2f} s = {cold_t / base_t:.2f}x (target <= 0.30x)"
+            f" {spread('cold')}"
         )
         print(
-            f"vimesync warm (one header edited):  {warm_t:6.2f} s = {warm_t / base_t:.2f}x (target <= 0.15x)"
+            f"vimesync warm (one header edited):  {warm_t:6.2f} s = {warm_t / base_t:.2f}x (target <= 0.05x)"
+            f" {spread('warm')}"
+        )
+        # CPU time barely moves with the load of other processes on the machine: a second view.
+        cpu = {k: min(CPU_S[k]) for k in ("baseline", "cold", "warm")}
+        print(
+            "CPU seconds (best): "
+            + ", ".join(
+                f"{k} {v:.2f} s" + (f" = {v / cpu['baseline']:.2f}x" if k != "baseline" else "")
+                for k, v in cpu.items()
+            )
         )
         peaks = ", ".join(f"{k} {v:,.0f} MB" for k, v in PEAK_MB.items() if k)
         print(f"peak RSS of the largest process (main or a parse worker): {peaks}")
-        ok = cold_t <= 0.6 * base_t and warm_t <= 0.15 * base_t
+        ok = cold_t <= 0.30 * base_t and warm_t <= 0.05 * base_t
         print("targets met" if ok else "targets NOT met")
 
 

@@ -10,13 +10,26 @@ from pathlib import Path
 
 from vimesync import git
 
-_TICK = [1_700_000_000]
+# The one fixed identity and clock for commits the tests make (reproducible shas).
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "vimesync",
+    "GIT_AUTHOR_EMAIL": "vimesync@localhost",
+    "GIT_COMMITTER_NAME": "vimesync",
+    "GIT_COMMITTER_EMAIL": "vimesync@localhost",
+}
+EPOCH = 1_700_000_000
+_TICK = [EPOCH]
+
+
+def commit_env(when: int = EPOCH) -> dict[str, str]:
+    """The fixed identity, author and committer dated ``when`` (seconds, UTC)."""
+    date = f"{when} +0000"
+    return {**IDENTITY, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
 
 
 def _env() -> dict[str, str]:
-    _TICK[0] += 60
-    date = f"{_TICK[0]} +0000"
-    return {**git.DEFAULT_IDENTITY, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    _TICK[0] += 60  # each commit a minute after the one before
+    return commit_env(_TICK[0])
 
 
 class Repo:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.gitrepo import IDENTITY, Repo
 from vimesync import git
 from vimesync.cli.app import main
 
@@ -39,7 +39,7 @@ def plain_git(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
         "HOME": str(repo),
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CONFIG_GLOBAL": os.devnull,
-        **git.DEFAULT_IDENTITY,
+        **IDENTITY,
     }
     return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, check=False)
 
@@ -220,7 +220,7 @@ def test_fsmonitor_and_hooks(
     marker.unlink()
     walk_audit_report(capsys, up, down, base, baseline)
     git.run(down, ["status"])
-    git.run(down, ["commit", "-q", "--allow-empty", "-m", "y"], env=git.DEFAULT_IDENTITY)
+    git.run(down, ["commit", "-q", "--allow-empty", "-m", "y"], env=IDENTITY)
     assert not marker.exists()
 
 

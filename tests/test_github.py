@@ -83,15 +83,39 @@ def test_long_rate_limit_fails_clearly_without_sleeping(
 
 
 def test_rate_limit_reset_header(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
-    import time
-
     fake, url = server
-    reset = str(int(time.time()) + 7200)
+    reset = str(1_900_000_000 + 7200)
     fake.script = [(403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset})]
-    client, slept = _client(url, tmp_path)
-    with pytest.raises(GitHubError, match="rate limit"):
+    client, slept = _client(url, tmp_path, clock=lambda: 1_900_000_000.0)
+    with pytest.raises(GitHubError, match="wait 7200s"):
         client.merged_prs([249])
     assert slept == []
+
+
+def test_a_near_rate_limit_reset_is_waited_on_the_injected_clock(
+    server: tuple[FakeGitHub, str], tmp_path: Path
+) -> None:
+    fake, url = server
+    fake.script = [(429, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1900000012"})]
+    client, slept = _client(url, tmp_path, clock=lambda: 1_900_000_000.0)
+    assert 249 in client.merged_prs([249])
+    assert slept == [12.0]
+
+
+def test_no_real_sleep_between_writes(
+    server: tuple[FakeGitHub, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PyGithub's write throttle (a real time.sleep of up to 1 s before each PATCH) is off."""
+    import time
+
+    real: list[float] = []
+    monkeypatch.setattr(time, "sleep", real.append)
+    fake, url = server
+    fake.script = [(502, {}), (429, {"Retry-After": "1"})]
+    client, slept = _client(url, tmp_path)
+    for body in ("one", "two", "three"):
+        client.set_pull_body(7, body)
+    assert fake.bodies[7] == "three" and len(slept) == 2 and real == []
 
 
 def test_plain_403_is_not_a_rate_limit(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,6 @@ from typing import Any
 from vimesync.errors import ConfigError
 from vimesync.safefs import (
     MAX_CONFIG_BYTES,
-    _toml_message,
     excerpt,
     input_kind,
     lexical,
@@ -59,6 +59,17 @@ from vimesync.safefs import (
 )
 
 CONFIG_NAME = "vimesync.toml"
+
+
+def cache_root(env: Mapping[str, str] | None = None) -> Path:
+    """vimesync's cache folder (parse results, GitHub responses): ``$VIMESYNC_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/vimesync``, else ``~/.cache/vimesync``. From the job's environment only."""
+    env = os.environ if env is None else env
+    if env.get("VIMESYNC_CACHE_DIR"):
+        return Path(env["VIMESYNC_CACHE_DIR"])
+    if env.get("XDG_CACHE_HOME"):
+        return Path(env["XDG_CACHE_HOME"]) / "vimesync"
+    return Path.home() / ".cache" / "vimesync"
 
 
 def read_text(path: Path, *, root: Path | None = None, max_bytes: int = MAX_CONFIG_BYTES) -> str:
@@ -72,11 +83,6 @@ def read_toml(path: Path, *, root: Path | None = None) -> dict[str, Any]:
     """Load a TOML file; ConfigError naming the file and line on any problem (nesting deeper than
     ``safefs.MAX_NESTING`` and over-long integers included)."""
     return loads_toml(read_text(path, root=root), where=str(path))
-
-
-def toml_error(exc: Exception) -> tuple[str, int | None]:
-    """The message and line of a TOMLDecodeError (3.11 puts the line only in the text)."""
-    return _toml_message(exc)
 
 
 def _check_keys(path: Path, table: str, data: dict[str, Any], allowed: set[str]) -> None:

@@ -48,6 +48,7 @@ repositories and are not inspected (their target is ours).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -59,15 +60,23 @@ from typing import IO
 
 from vimesync.errors import GitError, GitTimeout
 
-NULL_SHA = "0" * 40
+NULL_SHA = "0" * 40  # git's "no object": a root commit's base, a deleted file's oid
 
-# Fixed identity for commits vimesync itself creates (demo, fixtures); callers may override.
-DEFAULT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "vimesync",
-    "GIT_AUTHOR_EMAIL": "vimesync@localhost",
-    "GIT_COMMITTER_NAME": "vimesync",
-    "GIT_COMMITTER_EMAIL": "vimesync@localhost",
-}
+# Tree entry modes as git writes them (ls-tree, diff headers); one set for sources and patches.
+MODE_FILE = 0o100644
+MODE_EXEC = 0o100755
+MODE_LINK = 0o120000  # a symlink: its bytes are its target
+MODE_DIR = 0o040000
+MODE_GITLINK = 0o160000  # a submodule; what git calls a directory found where a file was expected
+
+
+def blob_oid(data: bytes) -> str:
+    """The git blob id of ``data``, as ``git hash-object`` computes it (no git process: sha1 of
+    ``"blob <size>\\0" + data``, fed in two parts so a large content is never copied)."""
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
 
 # Command-scope config on every call: it overrides the repository's own (see the table above).
 _SAFE_CONFIG = (
@@ -460,14 +469,6 @@ def git_dir(path: Path) -> Path:
     return Path(out.decode().strip())
 
 
-def is_repo(path: Path) -> bool:
-    try:
-        git_dir(path)
-    except GitError:
-        return False
-    return True
-
-
 def resolve(repo: Path, rev: str, *, kind: str = "commit") -> str:
     """The full sha of ``rev`` peeled to ``kind``; GitError naming the rev when unknown."""
     if not rev or rev.startswith("-"):
@@ -521,19 +522,24 @@ def ls_tree(repo: Path, rev: str, paths: Sequence[str] = ()) -> list[TreeEntry]:
     return parse_ls_tree(run(repo, args))
 
 
+def _cat_file_batch(repo: Path) -> subprocess.Popen[bytes]:
+    """``git cat-file --batch`` in ``repo``, guarded like every call: requests on stdin."""
+    _guard(repo, ["cat-file"], None)
+    return subprocess.Popen(
+        _argv(["cat-file", "--batch"]),
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=git_env(),
+    )
+
+
 class CatFile:
     """A long-lived ``git cat-file --batch`` for reading many blobs through one process."""
 
     def __init__(self, repo: Path) -> None:
-        _guard(repo, ["cat-file"], None)
-        self._proc = subprocess.Popen(
-            _argv(["cat-file", "--batch"]),
-            cwd=repo,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=git_env(),
-        )
+        self._proc = _cat_file_batch(repo)
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._in: IO[bytes] = self._proc.stdin
         self._out: IO[bytes] = self._proc.stdout
@@ -608,15 +614,7 @@ def cat_blobs(repo: Path, oids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
 
     if not oids:
         return
-    _guard(repo, ["cat-file"], None)
-    proc = subprocess.Popen(
-        _argv(["cat-file", "--batch"]),
-        cwd=repo,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=git_env(),
-    )
+    proc = _cat_file_batch(repo)
     assert proc.stdin is not None and proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
 

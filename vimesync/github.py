@@ -22,6 +22,16 @@
 Only plain records (``PRMeta``, ``PullInfo``, ``CommitStatus``, ``CheckRun``, ``CommitChecks``)
 leave this module: no PyGithub object does. Their strings are GitHub's (that is, whoever set a
 status's context or description): capped here, escaped by whoever renders them.
+
+Why the retry loop is ours and not PyGithub's ``GithubRetry`` (or a urllib3 ``Retry``): both run
+inside ``requests``, below the connection class that bounds each answer. On every retried answer
+urllib3 drains the body (``drain_conn``) and ``GithubRetry`` reads all of it (``get_content``) to
+look for a rate-limit message, with no size cap and no overall deadline, so a hostile or broken
+server could hold a run or fill memory with one 5xx or 403. Their waits are ``time.sleep`` (not
+injectable), ``GithubRetry`` waits out a primary rate limit until its reset (up to an hour) and
+knows no per-process budget. So PyGithub runs with ``retry=None`` and no throttles, and
+:meth:`GitHubClient._request` retries with the same rules, every byte read through the bounded
+connection class, waits through ``sleep`` (and the rate-limit reset read on ``clock``).
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -37,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vimesync.config import cache_root
 from vimesync.errors import GitHubError
 
 API_URL = "https://api.github.com"
@@ -328,11 +340,16 @@ def _is_sha(text: str) -> bool:
 
 
 def cache_dir() -> Path:
-    """Where HTTP responses are cached (``VIMESYNC_CACHE_DIR`` or ``~/.cache/vimesync``)."""
-    root = os.environ.get("VIMESYNC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vimesync"
-    )
-    return Path(root) / "github"
+    """Where HTTP responses are cached: ``github/`` in vimesync's cache folder."""
+    return cache_root() / "github"
+
+
+# owner/name as GitHub allows them: the one check for a repository named by config, a flag or a link.
+REPO_PATTERN = r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}"
+
+
+def is_repo_name(text: str) -> bool:
+    return re.fullmatch(REPO_PATTERN, text) is not None
 
 
 class GitHubClient(_CommitMixin):
@@ -352,11 +369,12 @@ class GitHubClient(_CommitMixin):
         max_pages: int = MAX_PAGES,
         wait_budget: WaitBudget | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         from github import Auth, Github
         from github.Requester import Requester
 
-        if repo.count("/") != 1:
+        if not is_repo_name(repo):
             raise GitHubError(
                 f"{repo!r} is not an owner/name repository", hint="set [upstream] repo in vimesync.toml"
             )
@@ -370,10 +388,13 @@ class GitHubClient(_CommitMixin):
         self.max_pages = max_pages
         self.budget = wait_budget if wait_budget is not None else _default_budget()
         self._sleep = sleep
+        self._clock = clock  # wall clock, for X-RateLimit-Reset (seconds since the epoch)
         # Every connection PyGithub makes from now on reads within the call's bounds (class-wide:
         # vimesync is the only user of PyGithub in its process).
         Requester.injectConnectionClasses(*_bounded_connections())
-        # retry=None: PyGithub's own retry would sleep through rate limits for up to an hour.
+        # retry=None: PyGithub's own retry would sleep through rate limits for up to an hour, and
+        # reads retried answers unbounded (module doc). No throttles: PyGithub's default waits a
+        # second between writes with a real sleep; vimesync makes one PATCH per run.
         self._gh = Github(
             auth=Auth.Token(token) if token else None,
             base_url=base_url,
@@ -381,6 +402,7 @@ class GitHubClient(_CommitMixin):
             retry=None,
             timeout=timeout,
             seconds_between_requests=None,
+            seconds_between_writes=None,
             user_agent="vimesync",
         )
 
@@ -457,7 +479,7 @@ class GitHubClient(_CommitMixin):
         headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
         message = exc.data.get("message", "") if isinstance(exc.data, dict) else ""
         if status in (403, 429):
-            wait = _rate_limit_wait(headers)
+            wait = _rate_limit_wait(headers, self._clock())
             if wait is None and status == 403:
                 raise GitHubError(
                     f"GitHub refused {url} (403): {message or 'forbidden'}",
@@ -599,7 +621,7 @@ def _meta(item: dict[str, Any], url: str) -> PRMeta:
     )
 
 
-def _rate_limit_wait(headers: dict[str, str]) -> float | None:
+def _rate_limit_wait(headers: dict[str, str], now: float) -> float | None:
     if "retry-after" in headers:
         try:
             return float(headers["retry-after"])
@@ -607,7 +629,7 @@ def _rate_limit_wait(headers: dict[str, str]) -> float | None:
             return None
     if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
         try:
-            return max(float(headers["x-ratelimit-reset"]) - time.time(), 0.0)
+            return max(float(headers["x-ratelimit-reset"]) - now, 0.0)
         except ValueError:
             return None
     return None

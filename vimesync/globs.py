@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import pathspec
-
 from vimesync.text import utf8_safe
 
 SHARD = 256  # globs per prefilter set (RE2 refuses sets of ~2,000 globs)
@@ -26,6 +24,8 @@ class PathGlobs:
     """A compiled list of globs; ValueError with the reason for a list pathspec or RE2 refuses."""
 
     def __init__(self, globs: Iterable[str]) -> None:
+        import pathspec  # ~35 ms (it loads asyncio): paid only by a run that matches paths
+
         self.globs = tuple(globs)
         try:
             self._spec = pathspec.GitIgnoreSpec.from_lines(list(self.globs))

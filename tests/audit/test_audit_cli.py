@@ -33,7 +33,11 @@ def test_one_unreviewed_path_is_singular(capsys: pytest.CaptureFixture[str], aud
     code, out, _ = run(capsys, *audit_args, "--baseline", "HEAD~1", "--map", "slime/=vime/")
     assert code == 1
     assert "1 changed path " in out and "FAILED: 1 path needs review" in out
-    code, out, _ = run(capsys, "audit", "review", "vime/a.py", "--by", "al", *audit_args[1:])
+    # review takes --sync or the upstream options that name the ledger, not both
+    down = audit_args[audit_args.index("--downstream") + 1]
+    code, out, _ = run(
+        capsys, "audit", "review", "vime/a.py", "--by", "al", "--downstream", down, "--sync", "s"
+    )
     assert code == 0 and "recorded 1 review by al" in out
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -14,10 +16,11 @@ import pytest
 from tests.gitrepo import Repo
 from tests.patches.treehelp import git_diff
 from vimesync import git
-from vimesync.check.model import CheckOptions
+from vimesync.check.model import CheckOptions, check_to_dict
 from vimesync.check.run import changed_files, export_tree, run_check, source_provider
 from vimesync.errors import BadInput, GitError, PatchError
 from vimesync.patches.tree import MODE_FILE, MODE_LINK
+from vimesync.report.markdown import render_validation
 from vimesync.sources import open_source
 from vimesync.sources.directory import DirectorySource
 
@@ -404,3 +407,52 @@ def test_files_the_whole_series_changes_are_capped(tmp_path: Path) -> None:
     with pytest.raises(PatchError, match=r"p1\.patch:13: the series' patches change more than 5 files"):
         load_stack(tmp_path / "series", strip=1, max_files=5)
     assert MAX_STACK_FILES == 50_000
+
+
+def test_source_notes_reach_the_text_json_and_report(stack: Stack, tmp_path: Path) -> None:
+    """What opening the source decided (here: an sdist's top folder stripped) is shown under the
+    source line, in ``source.notes`` of the JSON, and in the report's Validation section."""
+    from tests.cli.test_patches_cli import run_cli  # which imports this module
+
+    sdist = tmp_path / "eng-1.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tar:
+        for name, text in ENGINE.items():
+            info = tarfile.TarInfo(f"eng-1.0/{name}")
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    note = "stripped the archive's top-level folder 'eng-1.0'"
+    report = run_check(stack.opts(source=sdist, rev=None))
+    assert report.ok and report.source_notes == (note,)
+    doc = check_to_dict(report)["source"]
+    assert doc == {"kind": "archive", "path": str(sdist), "rev": None, "notes": [note]}
+    assert f"- {note}" in render_validation(report)
+    args = ["patches", "check", "--source", str(sdist), "--series", str(stack.dir / "series"), "--no-cache"]
+    text = run_cli(*args)
+    lines = text.stdout.splitlines()
+    assert text.returncode == 0 and lines[0].startswith("engine source: archive")
+    assert lines[1] == f"  note: {note}"
+    assert json.loads(run_cli(*args, "--json").stdout)["source"]["notes"] == [note]
+    # A git source at an exact revision has nothing to say.
+    assert check_to_dict(run_check(stack.opts()))["source"]["notes"] == []
+
+
+def test_a_hostile_top_folder_name_in_a_source_note_stays_text(stack: Stack, tmp_path: Path) -> None:
+    from tests.cli.test_patches_cli import run_cli  # which imports this module
+
+    top = "eng-\x1b[31m[bold]x\u202e|*"  # one folder: no "/" in it
+    sdist = tmp_path / "eng.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tar:
+        for name, text in ENGINE.items():
+            info = tarfile.TarInfo(f"{top}/{name}")
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    report = run_check(stack.opts(source=sdist, rev=None))
+    (note,) = report.source_notes
+    assert "\x1b" not in note  # the name is shown as its repr
+    md = "\n".join(render_validation(report))
+    assert "[bold]" not in md and "\\|\\*" in md  # Markdown-escaped
+    args = ["patches", "check", "--source", str(sdist), "--series", str(stack.dir / "series"), "--no-cache"]
+    text = run_cli(*args)
+    assert text.returncode == 0 and "\x1b" not in text.stdout and "\u202e" not in text.stdout
+    assert "  note: stripped the archive's top-level folder" in text.stdout.splitlines()[1]
+    assert json.loads(run_cli(*args, "--json").stdout)["source"]["notes"] == [note]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.hostile import make_checkout, make_stack
 from tests.check.test_run import Stack
+from tests.cli.hostile import make_checkout, make_stack
 
 
 @pytest.fixture()

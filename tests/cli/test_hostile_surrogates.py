@@ -122,7 +122,7 @@ def test_lone_surrogate_titles_from_github(repos: tuple[Path, Path, Path], tmp_p
 def test_a_non_utf8_path_cannot_be_reviewed(repos: tuple[Path, Path, Path]) -> None:
     """TOML cannot hold the name: refused, naming it escaped, and no ledger is written."""
     up, down, _ = repos
-    review = ["audit", "review", "--downstream", str(down), "--upstream", str(up), "--sync", "s"]
+    review = ["audit", "review", "--downstream", str(down), "--sync", "s"]
     for target in (f"vime/{ODD}bad.py", "."):
         proc = cli(*review, target, "--by", "al", "--baseline", "HEAD~1")
         assert_clean(proc, 2)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
 from tests.check.test_run import ENGINE, Stack
+from tests.gitrepo import Repo
 from vimesync.cli.app import main
 
 MARKUP = "[bold]B[/bold] [/tmp] [link=https://x]y[/link] list[str]"

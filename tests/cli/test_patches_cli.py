@@ -62,7 +62,7 @@ def test_json_is_one_document_with_the_contract_fields(
     assert code == 0, err
     doc = json.loads(out)
     assert doc["ok"] is True
-    assert doc["source"] == {"kind": "git", "path": str(stack.repo.path), "rev": stack.pin}
+    assert doc["source"] == {"kind": "git", "path": str(stack.repo.path), "rev": stack.pin, "notes": []}
     (patch,) = doc["patches"]
     assert {"name", "ok", "skipped", "files", "hunks", "offsets", "failures"} <= set(patch)
     assert doc["python"]["files"] == 3 and doc["python"]["failed"] == []

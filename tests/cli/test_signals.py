@@ -5,27 +5,27 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.check.test_run import ENGINE, Stack
+from tests.pycheck.hookworker import wrapper_argv
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_mid_run_removes_the_scratch_folder(tmp_path: Path, sig: signal.Signals, code: int) -> None:
     stack = Stack(tmp_path)
     stack.add("0001-a.patch", {"eng/util.py": ENGINE["eng/util.py"] + "\nX = 1\n"})
-    # A file whose parse never ends (the worker's test hook): the run is busy until we signal it.
+    # A file whose parse never ends (the test worker's hook): the run is busy until we signal it.
     stack.add("0002-slow.patch", {"eng/slow.py": "# vimesync-test: hang\n"})
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    env = {**os.environ, "TMPDIR": str(tmp), "VIMESYNC_WORKER_TEST_HOOKS": "1"}
+    env = {**os.environ, "TMPDIR": str(tmp)}
     args = ["--source", str(stack.repo.path), "--rev", stack.pin, "--series", str(stack.dir / "series")]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vimesync", "patches", "check", "--no-cache", *args],
+        wrapper_argv(tmp_path, "patches", "check", "--no-cache", *args),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -180,7 +180,7 @@ def test_totals_singular(
 def test_help_shows_rule_tables(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")
     code, out, _ = run(capsys, "walk", "--help")
-    assert code == 0 and "Policy TOML ([[rule]] tables)." in out
+    assert code == 0 and "Policy TOML ([[rule]] tables; default: config)." in out
 
 
 @pytest.mark.parametrize(

@@ -108,4 +108,4 @@ def test_junit_through_a_symlink_is_refused_before_any_work(tmp_path: Path) -> N
 def test_bad_annotations_mode_is_bad_input(tmp_path: Path) -> None:
     checkout, _ = _drifted_checkout(tmp_path)
     proc = cli("patches", "check", "--annotations", "gitlab", cwd=checkout)
-    assert proc.returncode == 2 and "--annotations 'gitlab'" in proc.stderr
+    assert proc.returncode == 2 and "'gitlab' is not one of 'auto', 'github', 'none'" in proc.stderr

@@ -16,7 +16,8 @@ import pytest
 
 from tests.patches.treehelp import compare_with_git, git_diff
 from vimesync.errors import PatchError
-from vimesync.patches.binary import MAX_RESULT, BinaryPatchError, apply_binary, apply_delta, blob_oid
+from vimesync.git import blob_oid
+from vimesync.patches.binary import MAX_RESULT, BinaryPatchError, apply_binary, apply_delta
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import BinaryHunk, FilePatch
 

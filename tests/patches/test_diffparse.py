@@ -7,6 +7,7 @@ that replaying our hunks on the old blobs gives the new blobs byte for byte.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import subprocess
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import unidiff
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -323,16 +325,89 @@ def test_gnu_diff_epoch_means_create_and_delete(cases: list[Case]) -> None:
     assert pf.header == b"" or pf.header.startswith(b"diff -Naur")
 
 
-def test_unidiff_agrees_on_hunk_structure(cases: list[Case]) -> None:
-    unidiff = pytest.importorskip("unidiff")
-    case = next(c for c in cases if c.id == "git-U0")
-    text = case.patch.decode("utf-8", "surrogateescape")
-    theirs = unidiff.PatchSet(text)
-    ours = parse_patch(case.patch, name="u.patch")
-    ranges = [[(h.source_start, h.source_length, h.target_start, h.target_length) for h in f] for f in theirs]
-    assert ranges == [
-        [(h.old_start, h.old_count, h.new_start, h.new_count) for h in f.hunks] for f in ours.files
+def _unidiff_view(
+    text: str, strip: int = 0
+) -> list[tuple[str, bool, bool, list[tuple[int, int, int, int, str, list[bytes]]]]]:
+    """python-unidiff's reading of a patch, in our terms: per file (path, new, deleted, hunks),
+    per hunk its ranges, its line tags and each line's bytes ("\\ No newline" folded into the line
+    before it, as our parser keeps it)."""
+    files = []
+    for f in unidiff.PatchSet(text):
+        hunks = []
+        for h in f:
+            tags, data = "", []
+            for line in h:
+                if line.line_type == "\\":
+                    data[-1] = data[-1].removesuffix(b"\n")
+                    continue
+                tags += line.line_type
+                data.append(line.value.encode("utf-8", "surrogateescape"))
+            hunks.append((h.source_start, h.source_length, h.target_start, h.target_length, tags, data))
+        # unidiff strips git's a/ b/ itself; other prefixes (GNU diff's old/ new/) are -p1's job.
+        path = f.path
+        if path.startswith('"'):  # unidiff keeps C quotes ("caf\\303\\251.txt"); git apply reads them
+            path = codecs.escape_decode(path[1:-1].encode())[0].decode("utf-8", "surrogateescape")
+        path = path.split("/", strip)[-1]
+        files.append((path, f.is_added_file, f.is_removed_file, hunks))
+    return files
+
+
+def _our_view(
+    pf: PatchFile,
+) -> list[tuple[str, bool, bool, list[tuple[int, int, int, int, str, list[bytes]]]]]:
+    return [
+        (
+            fp.path,
+            fp.is_new,
+            fp.is_delete,
+            [
+                (h.old_start, h.old_count, h.new_start, h.new_count, h.lines.tags, [d for _, d in h.lines])
+                for h in fp.hunks
+            ],
+        )
+        for fp in pf.files
     ]
+
+
+@pytest.mark.parametrize("cid", ["git-nobinary", "git-norenames", "git-U0", "git-U10", "gnu-diff-Naur"])
+def test_unidiff_agrees_on_files_and_hunks(cases: list[Case], cid: str) -> None:
+    """A differential test against python-unidiff (a test-only dependency): same files, same
+    new/deleted flags, same hunk ranges, tags and line bytes on real git and GNU diff output."""
+    case = next(c for c in cases if c.id == cid)
+    ours = parse_patch(case.patch, name="u.patch", strip=case.strip)
+    assert ours.hunk_count > 5
+    strip = 1 if cid.startswith("gnu") else 0
+    assert _unidiff_view(case.patch.decode("utf-8", "surrogateescape"), strip) == _our_view(ours)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    old=st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d e\n", "-x\n", "+y\n"]), max_size=10),
+    new=st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d e\n", "-x\n", "+y\n"]), max_size=10),
+    context=st.integers(0, 3),
+    noeol=st.booleans(),
+)
+def test_unidiff_agrees_on_generated_diffs(
+    tmp_path: Path, old: list[str], new: list[str], context: int, noeol: bool
+) -> None:
+    before = "".join(old).encode()
+    after = "".join(new).encode()
+    if noeol and after:
+        after = after[:-1]
+    (tmp_path / "old").write_bytes(before)
+    (tmp_path / "new").write_bytes(after)
+    proc = subprocess.run(
+        ["git", "diff", "--no-index", f"-U{context}", "old", "new"],
+        cwd=tmp_path,
+        capture_output=True,
+        env=git.git_env(),
+    )
+    assume(proc.returncode == 1 and proc.stdout)
+    # Known difference, git's reading wins: unidiff calls any "@@ -0,0" hunk a new file (and
+    # "+0,0" a deleted one), even when git diffs to or from an empty file (no "new file mode").
+    assume(before and after)
+    ours = parse_patch(proc.stdout, name="gen.patch")
+    assert _unidiff_view(proc.stdout.decode()) == _our_view(ours)
 
 
 # -- hostile and malformed input ---------------------------------------------------------
@@ -645,7 +720,7 @@ def test_hunk_lines_are_stored_compactly() -> None:
     assert held < 8 * n  # bytes; tuples took ~100 a line
     hunk = patch.files[0].hunks[0]
     assert len(hunk.lines) == n and hunk.lines[0] == ("+", b"\n") and hunk.lines[-1] == ("+", b"\n")
-    assert hunk.new_lines == [b"\n"] * n and hunk.old_lines == [] and hunk.leading_context == 0
+    assert hunk.new_lines == [b"\n"] * n and hunk.old_lines == [] and hunk.lines.tags == "+" * n
 
 
 def test_hunk_lines_read_like_a_tuple_of_pairs() -> None:
@@ -661,5 +736,5 @@ def test_hunk_lines_read_like_a_tuple_of_pairs() -> None:
     h = Hunk(1, 3, 1, 4, "@@ -1,3 +1,4 @@", pairs, 3)  # type: ignore[arg-type]
     assert h == Hunk(1, 3, 1, 4, "@@ -1,3 +1,4 @@", lines, 3) and isinstance(h.lines, HunkLines)
     assert h.old_lines == [b"a\n", b"b", b"d\n"] and h.new_lines == [b"a\n", b"", b"c\r\n", b"d\n"]
-    assert (h.leading_context, h.trailing_context) == (1, 1)
-    assert HunkLines() == () and Hunk(1, 0, 1, 0, "", (), 1).leading_context == 0  # type: ignore[arg-type]
+    assert h.lines.tags == " -++ " and h.trailing_context == 1
+    assert HunkLines() == () and Hunk(1, 0, 1, 0, "", (), 1).trailing_context == 0  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from tests.gitrepo import commit_env
 from tests.patches.gitapply import git_apply
 from vimesync import git
 from vimesync.errors import PatchError
@@ -21,11 +22,7 @@ from vimesync.patches.model import FilePatch, Hunk, HunkFailure, PatchResult
 from vimesync.patches.tree import ScratchTree
 
 Spec = dict[str, "bytes | tuple[str, bytes]"]
-IDENTITY = {
-    **git.DEFAULT_IDENTITY,
-    "GIT_AUTHOR_DATE": "1700000000 +0000",
-    "GIT_COMMITTER_DATE": "1700000000 +0000",
-}
+IDENTITY = commit_env()
 
 
 def write_tree(root: Path, spec: Spec) -> None:

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from vimesync.pycheck.cache import DB_NAME, Cached, ParseCache, default_cache_dir
+from vimesync.pycheck.model import StatKey
 
 OK = Cached(None)
 BAD = Cached("SyntaxError: invalid syntax", 3, 7)
@@ -106,3 +107,19 @@ def test_default_dir_precedence(tmp_path: Path) -> None:
     assert default_cache_dir({"VIMESYNC_CACHE_DIR": "/a", "XDG_CACHE_HOME": "/b"}) == Path("/a")
     assert default_cache_dir({"XDG_CACHE_HOME": "/b"}) == Path("/b/vimesync")
     assert default_cache_dir({}) == Path.home() / ".cache" / "vimesync"
+
+
+def test_stat_records_racy_rule_and_garbage(tmp_path: Path) -> None:
+    key, future = StatKey(6, 1_000, 42), StatKey(6, 2**62, 7)  # 1970 and 2116
+    with ParseCache(tmp_path) as c:
+        c.put_stats([(b"/t/a.py", key, "a" * 40), (b"/t/future.py", future, "b" * 40)])
+        assert c.known_oids({b"/t/a.py": key, b"/t/future.py": future}) == {
+            b"/t/a.py": "a" * 40  # the other is not older than the cache's write time: re-hashed
+        }
+        assert c.known_oids({b"/t/a.py": StatKey(6, 1_000, 43)}) == {}  # another inode
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("UPDATE stats SET oid = 5, written = 'x'")  # a damaged file: rows of the wrong types
+    conn.commit()
+    conn.close()
+    with ParseCache(tmp_path) as c:
+        assert c.known_oids({b"/t/a.py": key}) == {}

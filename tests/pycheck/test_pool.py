@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.pycheck.hookworker import use_hook_worker
 from vimesync.errors import BadInput
 from vimesync.pycheck.interp import Interpreter, running
 from vimesync.pycheck.pool import Job, Outcome, ParsePool
 
 
 @pytest.fixture
-def hooks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VIMESYNC_WORKER_TEST_HOOKS", "1")
+def hooks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    use_hook_worker(monkeypatch, tmp_path)
 
 
 def run(pool: ParsePool, jobs: list[Job]) -> dict[int, Outcome]:

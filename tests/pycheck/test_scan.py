@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -9,11 +10,14 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepo import Repo
+from tests.pycheck.hookworker import use_hook_worker
 from vimesync.errors import BadInput
+from vimesync.git import blob_oid
+from vimesync.pycheck import scan
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import Interpreter, find_interpreter, running
-from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
-from vimesync.pycheck.scan import blob_oid, conflict_markers, parse_tree
+from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
+from vimesync.pycheck.scan import conflict_markers, parse_tree
 from vimesync.pycheck.target import FROM_FLAG, Target
 from vimesync.sources import open_source
 
@@ -59,6 +63,26 @@ def test_reports_failures_by_path(tmp_path: Path) -> None:
     assert report.version == HERE.text and report.interpreter == running().describe()
 
 
+def test_compiler_only_errors_fail_with_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "disk.py").write_bytes(b"def f():\n    pass\nnonlocal x\n")
+    files = [
+        ("ret.py", b"x = 1\nreturn x\n"),
+        ("aw.py", b"import asyncio\nawait asyncio.sleep(0)\n"),
+        ("dup.py", b"def f(a, a):\n    pass\n"),
+        ("glob.py", b"def f():\n    x = 1\n    global x\n"),
+        ("disk.py", tmp_path / "disk.py"),
+        ("ok.py", b"async def f():\n    await g()\n"),
+    ]
+    report = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert [(f.path, f.line, f.message) for f in report.failed] == [
+        ("aw.py", 2, "SyntaxError: 'await' outside function"),
+        ("disk.py", 3, "SyntaxError: nonlocal declaration not allowed at module level"),
+        ("dup.py", 1, "SyntaxError: duplicate argument 'a' in function definition"),
+        ("glob.py", 3, "SyntaxError: name 'x' is assigned to before global declaration"),
+        ("ret.py", 2, "SyntaxError: 'return' outside function"),
+    ]
+
+
 def test_312_syntax_needs_the_312_grammar() -> None:
     files = [("new.py", TYPE_ALIAS), ("fstr.py", PEP701)]
     old = parse(files, target=Target((3, 11), FROM_FLAG), interpreter=exact((3, 11)))
@@ -88,7 +112,7 @@ def test_cache_hits_misses_and_progress(tmp_path: Path) -> None:
 
 
 def test_crashes_are_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VIMESYNC_WORKER_TEST_HOOKS", "1")
+    use_hook_worker(monkeypatch, tmp_path)
     cache = ParseCache(tmp_path)
     files = [("boom.py", b"# vimesync-test: crash\n"), ("ok.py", b"x = 1\n")]
     for _ in range(2):
@@ -206,7 +230,7 @@ def test_binary_files_have_no_markers() -> None:
 
 
 def test_identical_contents_parse_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VIMESYNC_WORKER_TEST_HOOKS", "1")
+    use_hook_worker(monkeypatch, tmp_path)
     cache = ParseCache(tmp_path)
     files = [(f"p{i}/__init__.py", b"") for i in range(30)] + [(f"b{i}.py", b"(\n") for i in range(3)]
     files += [("alloc.py", b"# vimesync-test: alloc\n")]
@@ -214,3 +238,79 @@ def test_identical_contents_parse_once(tmp_path: Path, monkeypatch: pytest.Monke
     assert report.files == 34 and [f.path for f in report.failed] == ["alloc.py", "b0.py", "b1.py", "b2.py"]
     again = parse(files, cache=cache, mem_limit=1 << 30)
     assert again.cached == 33 and again.failed == report.failed  # our memory cap's MemoryError is not cached
+
+
+def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every on-disk file the parser reads (into the list, by tree path)."""
+    reads: list[str] = []
+    real = scan._read_stat
+
+    def counting(f: PyFile, cap: int) -> object:
+        reads.append(f.path)
+        return real(f, cap)
+
+    monkeypatch.setattr(scan, "_read_stat", counting)
+    return reads
+
+
+def _listed(tree: Path, *names: str) -> list[PyFile]:
+    """On-disk inputs as a directory source lists them: with their lstat key."""
+    out = []
+    for n in names:
+        st = os.lstat(tree / n)
+        out.append(PyFile(n, st.st_size, file=tree / n, stat=StatKey(st.st_size, st.st_mtime_ns, st.st_ino)))
+    return out
+
+
+def test_unchanged_files_on_disk_are_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reads = _counting_reads(monkeypatch)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name, text in (("a.py", b"x = 1\n"), ("b.py", b"def (:\n"), ("c.py", b"y = 2\n")):
+        (tree / name).write_bytes(text)
+        os.utime(tree / name, ns=(1_000_000_000, 1_000_000_000))  # long before the cache's write time
+    files = _listed(tree, "a.py", "b.py", "c.py")
+    first = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert sorted(reads) == ["a.py", "b.py", "c.py"] and [f.path for f in first.failed] == ["b.py"]
+    reads.clear()
+    second = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert reads == [] and second.cached == 3 and second.failed == first.failed
+    (tree / "c.py").write_bytes(b"y = (2\n")  # changed: new size and mtime
+    os.utime(tree / "c.py", ns=(2_000_000_000, 2_000_000_000))
+    files = _listed(tree, "a.py", "b.py", "c.py")
+    third = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert reads == ["c.py"] and [f.path for f in third.failed] == ["b.py", "c.py"]
+    # Another interpreter has no outcome for the unread files: they are read (by us) and parsed.
+    reads.clear()
+    fv = Interpreter(sys.executable, tuple(sys.version_info[:3]), feature_version=(3, 8))  # type: ignore[arg-type]
+    other = parse(files, cache=ParseCache(tmp_path / "cache"), interpreter=fv)
+    assert sorted(reads) == ["a.py", "b.py", "c.py"] and other.cached == 0
+    assert [f.path for f in other.failed] == ["b.py", "c.py"]
+
+
+def test_racy_file_changed_within_the_cache_time_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's racy-git rule: a record whose mtime is not older than the cache's write time is not
+    trusted, so a same-size edit with the mtime reset to that time is still seen."""
+    stamp = 1_700_000_000_000_000_000
+    monkeypatch.setattr(ParseCache, "fs_now", lambda self: stamp)
+    reads = _counting_reads(monkeypatch)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "racy.py").write_bytes(b"x = 1\n")
+    (tree / "old.py").write_bytes(b"z = 1\n")
+    os.utime(tree / "racy.py", ns=(stamp, stamp))  # modified in the tick the cache was written
+    os.utime(tree / "old.py", ns=(stamp - 1, stamp - 1))
+    files = _listed(tree, "racy.py", "old.py")
+    assert parse(files, cache=ParseCache(tmp_path / "cache")).ok
+    inode = (tree / "racy.py").stat().st_ino
+    with open(tree / "racy.py", "r+b") as fh:  # same inode, same size, then the mtime reset
+        fh.write(b"x = (\n")
+    os.utime(tree / "racy.py", ns=(stamp, stamp))
+    assert (tree / "racy.py").stat().st_ino == inode
+    assert _listed(tree, "racy.py", "old.py") == files  # the same keys as when cached
+    reads.clear()
+    report = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert reads == ["racy.py"]  # re-hashed; old.py is older than the cache time: trusted, unread
+    assert [(f.path, f.line) for f in report.failed] == [("racy.py", 1)]

@@ -34,7 +34,6 @@ def pyproject(spec: str) -> str:
 def test_requires_python_lower_bound(spec: str, version: tuple[int, int]) -> None:
     found = t.resolve_target(None, reader({"pyproject.toml": pyproject(spec)}))
     assert found == t.Target(version, t.FROM_PYPROJECT)
-    assert t._lower_bound_plain(spec) == version  # the fallback when packaging is missing
 
 
 def test_unbounded_below_falls_through_to_python_version() -> None:
@@ -62,6 +61,19 @@ def test_bad_flag(text: str) -> None:
 @pytest.mark.parametrize(("spec", "version"), [(">=3.99", (3, 99)), (">=3.10,!=3.10.*", (3, 11))])
 def test_lower_bound_edges(spec: str, version: tuple[int, int]) -> None:
     assert t.lower_bound(spec) == version
+
+
+def test_excluded_minor_moves_the_bound_up() -> None:
+    # packaging is a declared dependency: 3.11 always, never 3.10 from a plain-text guess.
+    found = t.resolve_target(None, reader({"pyproject.toml": pyproject(">=3.10,!=3.10.*")}))
+    assert found == t.Target((3, 11), t.FROM_PYPROJECT)
+
+
+@pytest.mark.parametrize("spec", [">=3.10 or so", "3.10+", ">=" + "9" * 2000])
+def test_invalid_specifier_falls_through(spec: str) -> None:
+    assert t.lower_bound(spec) is None
+    files = {"pyproject.toml": pyproject(spec), ".python-version": "3.12\n"}
+    assert t.resolve_target(None, reader(files)) == t.Target((3, 12), t.FROM_PYTHON_VERSION)
 
 
 def test_wheel_metadata_declares_the_target() -> None:

@@ -1,4 +1,5 @@
-"""The standalone worker reports exactly what ast.parse reports, under any interpreter it runs on."""
+"""The standalone worker reports exactly what compiling to bytecode reports (ast.parse + the compiler's
+own checks), under any interpreter it runs on."""
 
 from __future__ import annotations
 
@@ -27,7 +28,16 @@ CASES: dict[str, bytes] = {
     "bad_utf8": b"x = '\xff'\n",
     "bad_cookie": b"# coding: no-such-codec\nx = 1\n",
     "bom": b"\xef\xbb\xbfx = 1\n",
-    "return_outside_function": b"return 1\n",  # a compiler error, not a parser one: ast.parse accepts it
+    # compiler errors, not parser ones: ast.parse accepts all of these
+    "return_outside_function": b"x = 1\nreturn 1\n",
+    "await_outside_function": b"await x\n",
+    "yield_outside_function": b"yield 1\n",
+    "duplicate_argument": b"def f(a, b, a):\n    pass\n",
+    "nonlocal_at_module_level": b"nonlocal x\n",
+    "used_before_global": b"def f():\n    print(x)\n    global x\n",
+    "assigned_before_global": b"def f():\n    x = 1\n    global x\n",
+    "break_outside_loop": b"break\n",
+    "late_future_import": b"x = 1\nfrom __future__ import annotations\n",
     "invalid_escape": b"x = '\\d'\n",  # a SyntaxWarning at most
     "pep701": b'x = f"{\'a\' if x else "b"}"\n',
     "type_alias": b"type X = int\n",
@@ -43,7 +53,7 @@ out = []
 for src in json.load(sys.stdin):
     data = src.encode("latin-1")
     try:
-        ast.parse(data, feature_version=fv) if fv else ast.parse(data)
+        compile(ast.parse(data, feature_version=fv) if fv else data, "<unknown>", "exec", dont_inherit=True)
         out.append([0, -1, -1, ""])
     except SyntaxError as e:
         out.append([1, e.lineno if e.lineno is not None else -1, e.offset if e.offset is not None else -1,
@@ -55,7 +65,7 @@ print(json.dumps(out))
 
 
 def expected(exe: str, cases: list[bytes], *extra: str) -> list[tuple[int, int, int, str]]:
-    """What ast.parse itself says, under ``exe``."""
+    """What compile() itself says (after ast.parse with feature_version, if given), under ``exe``."""
     proc = subprocess.run(
         [exe, "-I", "-S", "-c", EXPECT, *extra],
         input=json.dumps([c.decode("latin-1") for c in cases]).encode(),
@@ -92,7 +102,7 @@ def interpreter_or_skip(version: tuple[int, int]) -> str:
 
 
 @pytest.mark.parametrize("version", [sys.version_info[:2], (3, 8), (3, 12), (3, 13)], ids=str)
-def test_worker_matches_ast_parse(version: tuple[int, int]) -> None:
+def test_worker_matches_compile(version: tuple[int, int]) -> None:
     exe = sys.executable if version == sys.version_info[:2] else interpreter_or_skip(version)
     cases = list(CASES.values())
     got, want = drive(exe, cases), expected(exe, cases)
@@ -100,7 +110,7 @@ def test_worker_matches_ast_parse(version: tuple[int, int]) -> None:
         assert g == w, name
 
 
-def test_worker_feature_version_matches_ast_parse() -> None:
+def test_worker_feature_version_matches_compile() -> None:
     cases = list(CASES.values())
     assert drive(sys.executable, cases, "--feature-version", "8") == expected(sys.executable, cases, "8")
 
@@ -112,3 +122,16 @@ def test_handshake_and_quit() -> None:
     assert proc.returncode == 0
     ident, status, _, _, n = struct.unpack_from(">IBiiI", proc.stdout)
     assert ident == 0xFFFFFFFF and proc.stdout[17 : 17 + n].decode().startswith(sys.implementation.name)
+
+
+def test_compiler_only_errors_are_caught_with_their_line() -> None:
+    ends = ("_function", "_argument", "_level", "_global", "_loop", "_import")
+    names = [n for n in CASES if n.endswith(ends)]
+    got = dict(zip(names, drive(sys.executable, [CASES[n] for n in names]), strict=True))
+    assert all(status == 1 and msg.startswith("SyntaxError: ") for status, _, _, msg in got.values()), got
+    assert got["return_outside_function"][1] == 2 and got["used_before_global"][1] == 3
+    assert "'await' outside function" in got["await_outside_function"][3]
+    assert "duplicate argument 'a'" in got["duplicate_argument"][3]
+    assert "nonlocal declaration not allowed at module level" in got["nonlocal_at_module_level"][3]
+    assert "used prior to global declaration" in got["used_before_global"][3]
+    assert "assigned to before global declaration" in got["assigned_before_global"][3]

@@ -15,9 +15,11 @@ import pytest
 from tests.gitrepo import Repo
 from vimesync import git
 from vimesync.errors import BadInput, GitError
+from vimesync.git import MODE_EXEC, MODE_FILE, MODE_LINK
+from vimesync.pycheck.model import StatKey
 from vimesync.sources import archive as archives
 from vimesync.sources import open_source
-from vimesync.sources.model import EXECUTABLE, REGULAR, SYMLINK, Limits
+from vimesync.sources.model import Limits
 
 # ---------------------------------------------------------------------------------------------
 # git
@@ -42,8 +44,8 @@ def test_git_work_tree_at_head(repo: Repo) -> None:
         assert any("HEAD" in n for n in src.notes)
         files = src.list_files()
         assert set(files) == {"pkg/__init__.py", "pkg/a.py", "README", "run.sh", "link.py"}
-        assert files["run.sh"].mode == EXECUTABLE and files["README"].mode == REGULAR
-        assert files["link.py"].mode == SYMLINK and src.read("link.py") == b"pkg/a.py"
+        assert files["run.sh"].mode == MODE_EXEC and files["README"].mode == MODE_FILE
+        assert files["link.py"].mode == MODE_LINK and src.read("link.py") == b"pkg/a.py"
         assert src.read("pkg/a.py") == b"A = 2\n"
         assert dict(src.read_many(["README", "pkg/a.py"])) == {"README": b"v1\n", "pkg/a.py": b"A = 2\n"}
         py = {f.path: f for f in src.python_files()}
@@ -134,10 +136,10 @@ def test_directory_source(tmp_path: Path) -> None:
     with open_source(root) as src:
         files = src.list_files()
         assert set(files) == {"pkg/m.py", "tool", "pkg/outside"}
-        assert files["tool"].mode == EXECUTABLE and files["pkg/outside"].mode == SYMLINK
+        assert files["tool"].mode == MODE_EXEC and files["pkg/outside"].mode == MODE_LINK
         assert src.read("pkg/outside") == b"/etc/passwd"  # the link, never its target
         [py] = src.python_files()
-        assert py.file == root / "pkg/m.py" and py.oid is None
+        assert py.file is not None and Path(py.file) == root / "pkg/m.py" and py.oid is None
 
 
 def test_missing_path(tmp_path: Path) -> None:
@@ -200,7 +202,7 @@ def test_wheel_keeps_its_layout(tmp_path: Path) -> None:
         assert src.info.kind == "archive" and src.info.rev is None
         files = src.list_files()
         assert set(files) == {"eng/__init__.py", "eng/cli.py", "eng-1.0.dist-info/METADATA"}
-        assert files["eng/cli.py"].mode == EXECUTABLE
+        assert files["eng/cli.py"].mode == MODE_EXEC
         assert src.read("eng/cli.py") == b"x = 1\n"
         assert {f.path for f in src.python_files()} == {"eng/__init__.py", "eng/cli.py"}
 
@@ -233,7 +235,7 @@ def test_sdist_strips_the_top_folder_and_keeps_inside_links(tmp_path: Path) -> N
     with open_source(sdist, scratch=tmp_path) as src:
         files = src.list_files()
         assert set(files) == {"PKG-INFO", "eng/a.py", "eng/b.py", "eng/c.py"}
-        assert files["eng/b.py"].mode == SYMLINK and src.read("eng/b.py") == b"a.py"
+        assert files["eng/b.py"].mode == MODE_LINK and src.read("eng/b.py") == b"a.py"
         assert src.read("eng/c.py") == b"A = 1\n"
         assert any("device/fifo" in n for n in src.notes)
         unpacked = [p for p in tmp_path.iterdir() if p.name.startswith("vimesync-src-")]
@@ -479,3 +481,20 @@ def test_sparse_members_are_refused_before_writing(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match=r"sparse\.tar\.gz: unsafe member 'pkg/huge\.bin': a sparse file"):
         open_source(archive, scratch=tmp_path)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("vimesync-src-")]  # cleaned up
+
+
+def test_a_folder_lists_its_files_stat_keys_an_unpacked_archive_does_not(tmp_path: Path) -> None:
+    """The parse cache keys files by stat only in a tree that stays where it is across runs."""
+    tree = tmp_path / "tree"
+    (tree / "eng").mkdir(parents=True)
+    (tree / "eng/a.py").write_bytes(b"x = 1\n")
+    st = os.lstat(tree / "eng/a.py")
+    with open_source(tree) as src:
+        (f,) = src.python_files()
+        assert f.stat == StatKey(6, st.st_mtime_ns, st.st_ino) and Path(f.file) == tree / "eng/a.py"
+    sdist = tmp_path / "eng-1.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tar:
+        tar.add(tree / "eng/a.py", arcname="eng-1.0/eng/a.py")
+    with open_source(sdist, scratch=tmp_path) as src:
+        (f,) = src.python_files()
+        assert f.file is not None and f.stat is None

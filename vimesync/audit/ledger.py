@@ -1,7 +1,9 @@
 """The review ledger ``sop/reviews/<sync>.toml``: who reviewed which path at which content hash.
 
 One ``[[review]]`` per path (a re-review replaces the earlier entry), sorted by path so the
-file diffs cleanly. Written atomically (temp file in the same folder, then rename)::
+file diffs cleanly. Rewritten through ``vimesync.tomledit`` (tomlkit): comments a reviewer wrote,
+at the top or inside an entry, survive a rewrite, and every string is escaped by the library (a
+path with DEL or other control characters reads back the same). Written atomically::
 
     # vimesync review ledger: edit with `vimesync audit review PATH... --by NAME`
     sync = "4c193f1f..8c17b676"
@@ -15,12 +17,14 @@ file diffs cleanly. Written atomically (temp file in the same folder, then renam
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from vimesync import safefs
+import tomlkit
+
+from vimesync import safefs, tomledit
 from vimesync.audit.model import Ledger, Review
 from vimesync.config import read_toml
 from vimesync.errors import BadInput, ConfigError
@@ -84,29 +88,52 @@ def record(ledger: Ledger, reviews: Iterable[Review]) -> Ledger:
     return Ledger(sync=ledger.sync, reviews=tuple(by_path[p] for p in sorted(by_path)))
 
 
-def _toml_str(value: str) -> str:
-    # A JSON string (non-ASCII kept) is a valid TOML basic string.
-    return json.dumps(value, ensure_ascii=False)
+HEADER = "vimesync review ledger: edit with `vimesync audit review PATH... --by NAME`"
 
 
-def dumps(ledger: Ledger) -> str:
-    """The ledger as TOML text (stable: same ledger, same bytes)."""
-    lines = [
-        "# vimesync review ledger: edit with `vimesync audit review PATH... --by NAME`",
-        f"sync = {_toml_str(ledger.sync)}",
-    ]
-    for r in ledger.reviews:
-        lines += ["", "[[review]]", f"path = {_toml_str(r.path)}", f"oid = {_toml_str(r.oid)}"]
-        lines += [f"by = {_toml_str(r.by)}"]
-        if r.at:
-            lines.append(f"at = {_toml_str(r.at)}")
-    return "\n".join(lines) + "\n"
+def _entry(r: Review, table: Any = None) -> Any:
+    """``table`` (an existing entry, its comments kept) or a new one, set to ``r``."""
+    if table is None:
+        table = tomlkit.table()
+    else:  # the blank lines after an entry are the array's to place, or each rewrite adds one
+        body = table.value.body
+        while body and body[-1][0] is None and isinstance(body[-1][1], tomlkit.items.Whitespace):
+            body.pop()
+    for key in ("path", "oid", "by", "at"):
+        value = getattr(r, key)
+        if value:
+            table[key] = value
+        elif key in table:
+            del table[key]
+    return table
+
+
+def _document(ledger: Ledger, doc: tomledit.TOMLDocument) -> tomledit.TOMLDocument:
+    """``doc`` (the ledger file as it was, comments and unknown keys kept) updated to ``ledger``."""
+    if not doc.body:
+        doc.add(tomlkit.comment(HEADER))
+    doc["sync"] = ledger.sync
+    old = doc.get("review")
+    by_path: dict[str, Any] = {}
+    if isinstance(old, tomlkit.items.AoT):
+        for table in old.body:
+            path = table.get("path")
+            if isinstance(path, str):
+                by_path.setdefault(path, table)  # a duplicate: one entry (the first's comments) remains
+        del doc["review"]
+    if ledger.reviews:
+        aot = tomlkit.aot()
+        for r in ledger.reviews:
+            aot.append(_entry(r, by_path.get(r.path)))
+        doc.append("review", aot)
+    return doc
 
 
 def write_ledger(path: Path, ledger: Ledger) -> None:
     """Write atomically: a reader sees the old ledger or the new one, never half of one. Missing
-    folders are created; a symlink at the file or a folder on its way is refused. A path (or
-    name) that is not UTF-8 cannot be written as TOML: BadInput naming it, nothing written."""
+    folders are created; a symlink at the file or a folder on its way is refused. What a person
+    wrote in the file besides our keys (comments, other keys) is kept. A path (or name) that is
+    not UTF-8 cannot be written as TOML: BadInput naming it, nothing written."""
     for r in ledger.reviews:
         for what, value in (("path", r.path), ("--by", r.by)):
             try:
@@ -116,5 +143,6 @@ def write_ledger(path: Path, ledger: Ledger) -> None:
                     f"{visible(value)}: {what} is not UTF-8, so the review ledger cannot record it",
                     hint="rename the file to a UTF-8 name" if what == "path" else None,
                 ) from None
-    data = dumps(ledger).encode("utf-8")
-    safefs.write_atomic(path, data, root=_root(path), mkdirs=True, what="review ledger")
+    root = _root(path)
+    doc = _document(ledger, tomledit.load(path, root=root))
+    tomledit.write(path, doc, root=root, mkdirs=True, what="review ledger")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vimesync.git import NULL_SHA
+
 # Classes, in the order reports list them.
 IDENTICAL = "identical"  # same blob as the upstream counterpart at the upstream tip
 TRANSLATED = "translated"  # has an upstream counterpart, content differs
@@ -19,7 +21,7 @@ VERIFIED = "verified"  # proven by blob oids, no human review needed: identical 
 UNREVIEWED = "unreviewed"  # no review recorded
 STALE = "stale"  # reviewed, but the content changed since
 
-ABSENT = "0" * 40  # the content hash recorded for a deleted path
+ABSENT = NULL_SHA  # the content hash recorded for a deleted path
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,9 @@ class CheckReport:
     patches: tuple[PatchResult, ...]
     python: ParseReport | None  # None when parsing was not reached (a patch failed without --keep-going)
     engine: str = "engine"  # display name from the pin ("vLLM")
+    # What opening the source decided for the user ("no revision given: using HEAD (<sha>)",
+    # "skipped 2 submodule(s)...", "stripped the archive's top-level folder 'x'")
+    source_notes: tuple[str, ...] = ()
 
     @property
     def patches_ok(self) -> bool:
@@ -40,7 +43,7 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
         "ok": report.ok,
         "patches_ok": report.patches_ok,
         "engine": report.engine,
-        "source": asdict(report.source),
+        "source": {**asdict(report.source), "notes": list(report.source_notes)},
         "series": report.series,
         "patches": [
             {

@@ -147,6 +147,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         patches=results,
         python=python,
         engine=opts.engine,
+        source_notes=source.notes,
     )
 
 

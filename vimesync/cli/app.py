@@ -7,50 +7,172 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-import typer
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from vimesync import __version__
 from vimesync.cli import output
 from vimesync.errors import EXIT_BAD_INPUT, VimesyncError
 
-app = typer.Typer(
-    name="vimesync",
-    help="Keep a downstream fork in sync with its upstream and its pinned engine patch stack.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+if TYPE_CHECKING:
+    import typer
+
+HELP = "Keep a downstream fork in sync with its upstream and its pinned engine patch stack."
 
 
-def _version(value: bool) -> None:
-    if value:
-        output.out(f"vimesync {__version__}")
-        raise typer.Exit(0)
+def build_app() -> typer.Typer:
+    """The whole command tree, every command and group registered here and nowhere else.
+
+    Command modules define plain functions over the aliases of :mod:`vimesync.cli.options` and
+    never import this module. Help is click's plain formatter (``rich_markup_mode=None``): no
+    ``<bool>``/``<str>`` type column, and ``--help`` does not import rich.
+    """
+    import typer
+
+    from vimesync.cli import audit, ci, demo, patches, report, sop, walk
+
+    settings: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+    def group(help: str, **kwargs: Any) -> typer.Typer:
+        return typer.Typer(help=help, context_settings=settings, rich_markup_mode=None, **kwargs)
+
+    app = typer.Typer(
+        name="vimesync",
+        help=HELP,
+        no_args_is_help=True,
+        add_completion=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings=settings,
+    )
+
+    def show_version(value: bool) -> None:
+        if value:
+            output.out(f"vimesync {__version__}")
+            raise typer.Exit(0)
+
+    @app.callback()
+    def _root(
+        # A default, not Annotated: this module imports typer only here, and typer reads annotations by name.
+        version: bool = typer.Option(
+            False, "--version", callback=show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ) -> None:
+        """Walk, classify, apply, audit, report."""
+
+    app.command("walk")(walk.walk_command)
+
+    patches_app = group("Work with the engine patch stack.", no_args_is_help=True)
+    patches_app.command("check")(patches.check)
+    app.add_typer(patches_app, name="patches")
+
+    audit_app = group(
+        "Audit the paths a sync changed against the upstream tip (vimesync audit [OPTIONS]); "
+        "record reviews (vimesync audit review PATH... --by NAME [OPTIONS]).",
+        invoke_without_command=True,
+    )
+    audit_app.callback()(audit.audit)
+    audit_app.command("review")(audit.review)
+    app.add_typer(audit_app, name="audit")
+
+    app.command("report")(report.report)
+    app.command("demo")(demo.demo)
+    app.command("ci")(ci.ci)
+
+    sop_app = group("The sync procedure as checkable gates (sop/SYNC.md).", no_args_is_help=True)
+    sop_app.command("status")(sop.status)
+    record_app = group("Record evidence for the sync head.", no_args_is_help=True)
+    record_app.command("image")(sop.record_image)
+    sop_app.add_typer(record_app, name="record")
+    app.add_typer(sop_app, name="sop")
+    return app
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version."
-    ),
-) -> None:
-    """Walk, classify, apply, audit, report."""
+def _plain_coercion(command: Any) -> None:
+    """Coerce our options without pydantic.
+
+    typer (0.2x) turns every parameter value into its type through a pydantic ``TypeAdapter``:
+    importing pydantic and building the adapters costs about 0.1 s of CPU per run, more than the
+    ``git log`` a whole walk reads. Every option of ours is a bool, str, int (``min`` only), Path,
+    Enum or list[str]; those are coerced here, with typer's messages. Anything else, or a typer
+    without this hook, keeps typer's own coercion (tests/cli/test_contract.py compares the two).
+    """
+    plain = _plain_runtime_class()
+    if plain is None:
+        return
+
+    def seed(param: Any) -> Any:
+        desc = getattr(param, "type_descriptor", None)
+        if desc is not None and hasattr(param, "_runtime_param") and _plain_kind(desc.annotation):
+            param._runtime_param = plain(parameter_info=desc.parameter_info, annotation=desc.annotation)
+        return param
+
+    for param in command.params:
+        seed(param)
+    help_option = command.get_help_option  # -h/--help: made per context, not in .params
+    command.get_help_option = lambda ctx: seed(help_option(ctx))
+    for sub in (getattr(command, "commands", None) or {}).values():
+        _plain_coercion(sub)
 
 
-def _register() -> None:
-    # Each command group lives in its own module and attaches itself to ``app``.
-    import importlib
+def _plain_kind(annotation: Any) -> bool:
+    from enum import Enum
+    from pathlib import Path
 
-    for name in ("patches", "walk", "audit", "report", "demo", "ci", "sop"):
-        try:
-            importlib.import_module(f"vimesync.cli.{name}")
-        except ModuleNotFoundError as exc:  # a group not built yet
-            if exc.name != f"vimesync.cli.{name}":
-                raise
+    if annotation in (bool, str, int, Path, list[str]):
+        return True
+    return isinstance(annotation, type) and issubclass(annotation, Enum)
 
 
-_register()
+@cache
+def _plain_runtime_class() -> Any:
+    try:
+        from typer._coercion import RuntimeParam
+    except ImportError:
+        return None
+    from dataclasses import dataclass
+    from enum import Enum
+    from pathlib import Path
+
+    import typer
+
+    @dataclass(frozen=True)
+    class PlainRuntimeParam(RuntimeParam):  # type: ignore[misc]
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            kind = self.annotation
+            if kind == list[str]:
+                return [str(v) for v in value]
+            if kind is str or kind is bool:
+                return kind(value)
+            if kind is Path:
+                return Path(value)
+            if kind is int:
+                try:
+                    number = int(value)
+                except (TypeError, ValueError):
+                    raise typer.BadParameter(
+                        "Input should be a valid integer, unable to parse string as an integer",
+                        ctx=ctx,
+                        param=param,
+                    ) from None
+                low = getattr(self.parameter_info, "min", None)
+                if low is not None and number < low:
+                    raise typer.BadParameter(
+                        f"Input should be greater than or equal to {low}", ctx=ctx, param=param
+                    )
+                return number
+            assert issubclass(kind, Enum)
+            if isinstance(value, kind):
+                return value
+            for member in kind:
+                if str(member.value).lower() == str(value).lower():
+                    return member
+            choices = ", ".join(repr(m.value) for m in kind)
+            raise typer.BadParameter(
+                f"Value error, {str(value)!r} is not one of {choices}.", ctx=ctx, param=param
+            )
+
+    return PlainRuntimeParam
 
 
 def _usage_error(exc: BaseException) -> bool:
@@ -107,13 +229,22 @@ def _signals_unwind() -> Iterator[None]:
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. User mistakes become a one-line message and exit 2, never a traceback."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:  # answered before typer and rich are imported: start-up is the cost
+        sys.stdout.write(f"vimesync {__version__}\n")
+        sys.stdout.flush()
+        sys.exit(0)
     with _signals_unwind():
         _main(args)
 
 
 def _main(args: list[str]) -> None:
+    import typer
+    import typer.main
+
     try:
-        rv = app(args=args, standalone_mode=False)
+        command = typer.main.get_command(build_app())
+        _plain_coercion(command)
+        rv = command.main(args=args, prog_name="vimesync", standalone_mode=False)
     except Terminated:
         output.error("terminated")
         sys.exit(128 + signal.SIGTERM)

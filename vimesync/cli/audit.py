@@ -8,54 +8,48 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from vimesync import git
-from vimesync.audit.model import CLASSES, STALE, AuditResult
 from vimesync.cli import output
-from vimesync.cli.app import app
-from vimesync.cli.cioutputs import AnnotationsOpt, CiOutputs, JunitOpt
-from vimesync.config import Config, load_config, parse_map
+from vimesync.cli.options import (
+    Annotations,
+    AnnotationsOpt,
+    BaselineOpt,
+    ByOpt,
+    ConfigOpt,
+    DownstreamOpt,
+    FormatOpt,
+    HeadOpt,
+    JsonOpt,
+    JunitOpt,
+    MapOpt,
+    PolicyOpt,
+    ReviewPathsArg,
+    SyncOpt,
+    UpstreamBaseOpt,
+    UpstreamOpt,
+    UpstreamTipOpt,
+    output_format,
+)
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
-from vimesync.repopaths import repository_path
 from vimesync.text import plural
 
-audit_app = typer.Typer(
-    help="Audit the paths a sync changed against the upstream tip; record reviews.",
-    invoke_without_command=True,
-)
-app.add_typer(audit_app, name="audit")
-
-ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", help="Config file (default: ./vimesync.toml if present).")
-]
-DownstreamOpt = Annotated[
-    Path | None, typer.Option("--downstream", help="Downstream repository (default: config, else .).")
-]
-BaselineOpt = Annotated[str | None, typer.Option("--baseline", help="The pre-sync downstream commit.")]
-HeadOpt = Annotated[str, typer.Option("--head", help="The sync head.")]
-UpstreamOpt = Annotated[
-    Path | None, typer.Option("--upstream", help="Upstream repository (default: config).")
-]
-TipOpt = Annotated[
-    str | None, typer.Option("--upstream-tip", help="Upstream tip (default: the config's branch).")
-]
-BaseOpt = Annotated[
-    str | None,
-    typer.Option("--upstream-base", help="Upstream base, for the ledger name (default: the pin)."),
-]
-SyncOpt = Annotated[
-    str | None, typer.Option("--sync", help="Ledger name (default: <upstream base8>..<tip8>).")
-]
+if TYPE_CHECKING:
+    from vimesync.audit.model import AuditResult
+    from vimesync.config import Config
 
 
 def _downstream(cfg: Config, downstream: Path | None) -> Path:
+    from vimesync.repopaths import repository_path
+
     return repository_path(downstream, cfg, "downstream_path") or Path.cwd()
 
 
 def _upstream(cfg: Config, upstream: Path | None) -> Path:
+    from vimesync.repopaths import repository_path
+
     path = repository_path(upstream, cfg, "upstream_path")
     if path is None:
         raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
@@ -66,36 +60,55 @@ def _tip(cfg: Config, tip: str | None) -> str:
     return tip or cfg.upstream_branch or "HEAD"
 
 
-@audit_app.callback()
+def _given(ctx: typer.Context) -> list[str]:
+    """The options given on the command line (or by environment), as the user spelled them."""
+    given = []
+    for param in ctx.command.params:
+        source = ctx.get_parameter_source(param.name) if param.name else None
+        if source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT"):
+            given.append(param.opts[0])
+    return given
+
+
 def audit(
     ctx: typer.Context,
     downstream: DownstreamOpt = None,
     baseline: BaselineOpt = None,
     head: HeadOpt = "HEAD",
     upstream: UpstreamOpt = None,
-    upstream_tip: TipOpt = None,
-    upstream_base: BaseOpt = None,
-    map_: Annotated[
-        list[str] | None, typer.Option("--map", help="Path map SRC=DST (upstream=downstream), repeatable.")
-    ] = None,
-    policy: Annotated[
-        Path | None, typer.Option("--policy", help="Policy file: its exclude paths (default: config).")
-    ] = None,
+    upstream_tip: UpstreamTipOpt = None,
+    upstream_base: UpstreamBaseOpt = None,
+    map_: MapOpt = None,
+    policy: PolicyOpt = None,
     sync: SyncOpt = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
     config: ConfigOpt = None,
     junit: JunitOpt = None,
-    annotations: AnnotationsOpt = "auto",
+    annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
     """Classify every path changed between --baseline and --head: identical, translated, downstream-only,
     deleted, excluded; report unreviewed paths and stale reviews."""
     # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync import git
     from vimesync.audit.compare import default_sync_name, load_excluded_globs, run_audit
     from vimesync.audit.document import audit_json
     from vimesync.audit.syncname import upstream_base_of
+    from vimesync.config import load_config, parse_map
 
     if ctx.invoked_subcommand is not None:
+        # `vimesync audit --sync X review ...`: the check's options do not reach the subcommand;
+        # refused rather than silently dropped.
+        given = _given(ctx)
+        if given:
+            raise BadInput(
+                f"{', '.join(given)} before {ctx.invoked_subcommand!r} would not apply to it",
+                hint=f"put them after it: vimesync audit {ctx.invoked_subcommand} ... [OPTIONS]",
+            )
         return EXIT_OK
+    from vimesync.cli.cioutputs import CiOutputs
+
+    json_out = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
     cfg = load_config(config)
     if baseline is None:
@@ -127,6 +140,8 @@ def audit(
 
 
 def render(result: AuditResult) -> None:
+    from vimesync.audit.model import CLASSES, STALE
+
     counts = result.counts()
     per_class = ", ".join(f"{counts[c]:,} {c}" for c in CLASSES if counts[c]) or "nothing changed"
     output.out(
@@ -152,20 +167,18 @@ def render(result: AuditResult) -> None:
         output.out(f"FAILED: {plural(n, 'path')} {need} review: vimesync audit review PATH... --by NAME")
 
 
-@audit_app.command("review")
 def review(
-    paths: Annotated[
-        list[str], typer.Argument(help="Paths (files, or folders for every changed file under them).")
-    ],
-    by: Annotated[str, typer.Option("--by", help="Who reviewed.")],
+    paths: ReviewPathsArg,
+    by: ByOpt,
     sync: SyncOpt = None,
     downstream: DownstreamOpt = None,
     baseline: BaselineOpt = None,
     head: HeadOpt = "HEAD",
     upstream: UpstreamOpt = None,
-    upstream_tip: TipOpt = None,
-    upstream_base: BaseOpt = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the recorded reviews as JSON.")] = False,
+    upstream_tip: UpstreamTipOpt = None,
+    upstream_base: UpstreamBaseOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
     config: ConfigOpt = None,
 ) -> int:
     """Record that NAME reviewed PATH... at their content in --head, in sop/reviews/<sync>.toml."""
@@ -173,7 +186,26 @@ def review(
     from vimesync.audit.compare import reviews_for
     from vimesync.audit.ledger import ledger_relpath, read_ledger, record, write_ledger
     from vimesync.audit.syncname import sync_name
+    from vimesync.config import load_config
 
+    json_out = output_format(fmt, json_) == "json"
+    if sync is not None:
+        # They only name the ledger: with --sync naming it, they would have nothing to do.
+        unused = [
+            flag
+            for flag, value in (
+                ("--upstream", upstream),
+                ("--upstream-tip", upstream_tip),
+                ("--upstream-base", upstream_base),
+            )
+            if value is not None
+        ]
+        if unused:
+            raise BadInput(
+                f"{', '.join(unused)} only {'names' if len(unused) == 1 else 'name'} the ledger,"
+                " which --sync already names",
+                hint="give either --sync NAME or the upstream options",
+            )
     cfg = load_config(config)
     down = _downstream(cfg, downstream)
     if sync is None:

@@ -2,40 +2,43 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
-
-import typer
+from typing import TYPE_CHECKING
 
 from vimesync.cli import output
-from vimesync.cli.app import app
-from vimesync.config import load_config
+from vimesync.cli.options import (
+    ConfigOpt,
+    FormatOpt,
+    JsonOpt,
+    PrOpt,
+    RepoOpt,
+    RequireOpt,
+    ShaOpt,
+    output_format,
+)
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 
+if TYPE_CHECKING:
+    from vimesync.ci.verdict import CiEvidence
 
-@app.command("ci")
+
 def ci(
-    repo: Annotated[
-        str | None, typer.Option("--repo", help="owner/name where CI reports (default: [ci] repo).")
-    ] = None,
-    pr: Annotated[int | None, typer.Option("--pr", min=1, help="Judge this PR's current head.")] = None,
-    sha: Annotated[str | None, typer.Option("--sha", help="Judge exactly this commit (full sha).")] = None,
-    require: Annotated[
-        list[str] | None,
-        typer.Option("--require", help="A context that must be green (default: [ci] required), repeatable."),
-    ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
-    config: Annotated[
-        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
-    ] = None,
+    repo: RepoOpt = None,
+    pr: PrOpt = None,
+    sha: ShaOpt = None,
+    require: RequireOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
 ) -> int:
     """Read the combined status and check runs of exactly one commit and give one verdict:
     green, pending, failing or missing (a required context never reported). With --pr, results
     on the PR's earlier commits are listed as not evidence for its head. Exit 0 green, 1 not."""
     from vimesync.ci.evidence import check_sha, choose_repo, client_for, read_evidence
     from vimesync.ci.verdict import evidence_to_dict
+    from vimesync.config import load_config
     from vimesync.sop.gatesfile import gates_of
 
+    json_out = output_format(fmt, json_) == "json"
     if pr is None and sha is None:
         raise BadInput("pass --pr N or --sha SHA: CI evidence is for one exact commit")
     cfg = load_config(config)
@@ -62,7 +65,7 @@ _MARK = {"success": "✓", "skipped": "-", "pending": "…", "failure": "✗"}
 _VERDICT = {"green": "bold green", "pending": "yellow", "failing": "bold red", "missing": "bold red"}
 
 
-def render(e) -> None:  # type: ignore[no-untyped-def]
+def render(e: CiEvidence) -> None:
     """The verdict, each context of the head, what is missing, and what is not evidence."""
     con = output.stdout
     head8 = e.sha[:8]

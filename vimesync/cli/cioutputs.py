@@ -12,10 +12,8 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import Enum
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from vimesync.errors import BadInput
 from vimesync.outputs.annotations import commands, stop_commands
@@ -24,24 +22,14 @@ from vimesync.outputs.model import Findings
 from vimesync.outputs.stepsummary import append_summary, summary_path
 from vimesync.safefs import check_output_path, write_atomic
 
-JunitOpt = Annotated[
-    Path | None, typer.Option("--junit", help="Also write the result as JUnit XML to FILE.", metavar="FILE")
-]
-AnnotationsOpt = Annotated[
-    str,
-    typer.Option(
-        "--annotations",
-        help="github: GitHub Actions annotations and a job summary ($GITHUB_STEP_SUMMARY); none; "
-        "auto: github when GITHUB_ACTIONS=true.",
-    ),
-]
 MODES = ("auto", "github", "none")
 
 
 class CiOutputs:
     """What one command writes for CI, decided (and its paths checked) before any work."""
 
-    def __init__(self, junit: Path | None, annotations: str, *, json_out: bool = False) -> None:
+    def __init__(self, junit: Path | None, annotations: str | Enum, *, json_out: bool = False) -> None:
+        annotations = annotations.value if isinstance(annotations, Enum) else annotations
         if annotations not in MODES:
             raise BadInput(f"--annotations {annotations!r}: expected one of {', '.join(MODES)}")
         self.github = annotations == "github" or (

@@ -6,41 +6,28 @@ import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
 
-import typer
-
-from vimesync.check.model import check_options
 from vimesync.cli import output
-from vimesync.cli.app import app
-from vimesync.cli.progress import parse_progress
-from vimesync.config import load_config
-from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.cli.options import DocFormatOpt, JsonOpt, KeepOpt, output_format
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 
 
-@app.command("demo")
-def demo(
-    keep: Annotated[
-        Path | None,
-        typer.Option(
-            "--keep", help="Build the example here (an empty or new folder) and leave it to explore."
-        ),
-    ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
-) -> int:
+def demo(keep: KeepOpt = None, fmt: DocFormatOpt = None, json_: JsonOpt = False) -> int:
     """Run the whole sync pipeline on the embedded example and print its report.
 
     Builds a Slime-like upstream, a Vime-like downstream and a pinned vLLM-shaped engine with a
     four-patch stack as real git repositories (no network), then walks, checks, audits and reports.
     """
     # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.check.model import check_options
+    from vimesync.cli.progress import parse_progress
+    from vimesync.config import load_config
     from vimesync.demo.build import build_demo
     from vimesync.report.document import render_json
     from vimesync.report.generate import ReportInputs, generate_report
     from vimesync.report.markdown import render_markdown
 
-    if fmt not in ("markdown", "json"):
-        raise BadInput(f"--format {fmt!r}: expected markdown or json")
+    as_json = output_format(fmt, json_) == "json"
     root = keep.resolve() if keep else Path(tempfile.mkdtemp(prefix="vimesync-demo-"))
     try:
         d = build_demo(root)
@@ -62,7 +49,7 @@ def demo(
     finally:
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)
-    if fmt == "json":
+    if as_json:
         output.emit_json(render_json(report))
     else:
         output.out(render_markdown(report).rstrip("\n"))

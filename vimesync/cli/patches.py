@@ -3,65 +3,60 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING
 
-import typer
-from rich import box
-from rich.table import Table
-from rich.text import Text
-
-from vimesync.check.model import CheckReport, check_options, check_to_dict
 from vimesync.cli import output
-from vimesync.cli.app import app
-from vimesync.cli.cioutputs import AnnotationsOpt, CiOutputs, JunitOpt
-from vimesync.cli.progress import parse_progress
-from vimesync.config import load_config
+from vimesync.cli.options import (
+    Annotations,
+    AnnotationsOpt,
+    ConfigOpt,
+    ExportOpt,
+    FormatOpt,
+    JsonOpt,
+    JunitOpt,
+    KeepGoingOpt,
+    NoCacheOpt,
+    PythonOpt,
+    RevOpt,
+    SeriesOpt,
+    SourceOpt,
+    StripOpt,
+    output_format,
+)
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
-from vimesync.patches.model import PatchResult
 from vimesync.text import plural
 
-patches_app = typer.Typer(help="Work with the engine patch stack.", no_args_is_help=True)
-app.add_typer(patches_app, name="patches")
+if TYPE_CHECKING:
+    from rich.table import Table
+    from rich.text import Text
+
+    from vimesync.check.model import CheckReport
+    from vimesync.patches.model import PatchResult
 
 
-@patches_app.command("check")
 def check(
-    source: Annotated[
-        Path | None,
-        typer.Option(help="Engine source: git repo (work tree or bare), directory, .whl/.zip/.tar.gz."),
-    ] = None,
-    rev: Annotated[
-        str | None,
-        typer.Option(help="For a git source: the commit-ish to check (default: the pin's rev)."),
-    ] = None,
-    series: Annotated[
-        Path | None, typer.Option(help="Quilt series file (default: the pin's series).")
-    ] = None,
-    strip: Annotated[int | None, typer.Option(min=0, help="Default -pN for patches (default 1).")] = None,
-    python: Annotated[
-        str | None, typer.Option(help="Grammar target X.Y (default: what the tree declares).")
-    ] = None,
-    export: Annotated[
-        Path | None, typer.Option(help="Write the whole patched tree here (must be empty or absent).")
-    ] = None,
-    keep_going: Annotated[
-        bool,
-        typer.Option(
-            "--keep-going",
-            help="Go on after a failing patch (left out whole, as git apply without --reject"
-            " leaves it) and try every hunk of a failing file.",
-        ),
-    ] = False,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Parse every file afresh.")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
-    config: Annotated[
-        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
-    ] = None,
+    source: SourceOpt = None,
+    rev: RevOpt = None,
+    series: SeriesOpt = None,
+    strip: StripOpt = None,
+    python: PythonOpt = None,
+    export: ExportOpt = None,
+    keep_going: KeepGoingOpt = False,
+    no_cache: NoCacheOpt = False,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
     junit: JunitOpt = None,
-    annotations: AnnotationsOpt = "auto",
+    annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
     """Apply the patch stack to the exact pinned source and parse every Python file of the result."""
+    # Imported here, not at the top: --help and other commands skip them.
+    from vimesync.check.model import check_options, check_to_dict
+    from vimesync.cli.cioutputs import CiOutputs
+    from vimesync.cli.progress import parse_progress
+    from vimesync.config import load_config
+
+    json_out = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
     opts = check_options(
         load_config(config),
@@ -103,6 +98,8 @@ def render(report: CheckReport) -> None:
     src = report.source
     at = f" @ {src.rev}" if src.rev else ""
     con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}"))
+    for note in report.source_notes:
+        con.print(output.styled((f"  note: {note}", "dim")))
     con.print(_table(report))
     for p in report.patches:
         _render_patch_details(p)
@@ -111,6 +108,9 @@ def render(report: CheckReport) -> None:
 
 
 def _table(report: CheckReport) -> Table:
+    from rich import box
+    from rich.table import Table
+
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     for name, justify in (
         ("#", "right"),

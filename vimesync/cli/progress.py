@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from vimesync.cli import output
 
 
@@ -15,6 +13,8 @@ def parse_progress(*, enabled: bool) -> Iterator[Callable[[int, int], None] | No
     if not enabled:
         yield None
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(
         TextColumn("parsing"),
         BarColumn(),

@@ -14,92 +14,103 @@ baseline, no token) and not switched off in sop/gates.toml or with ``--skip-gate
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
-
-from vimesync.check.model import check_options
 from vimesync.cli import output
-from vimesync.cli.app import app
-from vimesync.cli.cioutputs import AnnotationsOpt, CiOutputs, JunitOpt
-from vimesync.cli.progress import parse_progress
-from vimesync.config import Config, load_config, parse_map
+from vimesync.cli.options import (
+    Annotations,
+    AnnotationsOpt,
+    BaselineOpt,
+    CiPrOpt,
+    CiRepoOpt,
+    ConfigOpt,
+    DocFormatOpt,
+    DownstreamOpt,
+    GithubOpt,
+    HeadOpt,
+    JsonOpt,
+    JunitOpt,
+    MapOpt,
+    OutputOpt,
+    PolicyOpt,
+    PrMetadataOpt,
+    PublishOpt,
+    RangeOpt,
+    RequireOpt,
+    RevOpt,
+    SeriesOpt,
+    SkipGateOpt,
+    SourceOpt,
+    StripOpt,
+    SyncOpt,
+    UpstreamOpt,
+    UpstreamRepoOpt,
+    output_format,
+)
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
-from vimesync.safefs import check_output_path, write_atomic
 
 if TYPE_CHECKING:
+    from vimesync.check.model import CheckOptions
+    from vimesync.config import Config
     from vimesync.report.generate import CiRequest
     from vimesync.report.model import SyncReport
     from vimesync.sop.records import ImageEvidence
 
 
-def _check_opts(cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None):
+def _check_opts(
+    cfg: Config, source: Path | None, rev: str | None, series: Path | None, strip: int | None
+) -> CheckOptions | None:
+    from vimesync.check.model import check_options
+
     if (source or cfg.engine.source) is None or (series or cfg.engine.series) is None:
         return None
     return check_options(cfg, source=source, rev=rev, series=series, strip=strip)
 
 
-@app.command("report")
 def report(
-    upstream: Annotated[Path | None, typer.Option(help="Upstream repository (default: config).")] = None,
-    range_: Annotated[
-        str | None, typer.Option("--range", help="BASE..TIP (default: pin's synced..branch).")
-    ] = None,
-    upstream_repo: Annotated[
-        str | None,
-        typer.Option(help="Upstream owner/name for links (default: config, else the origin remote)."),
-    ] = None,
-    policy: Annotated[Path | None, typer.Option(help="Policy file (default: config).")] = None,
-    downstream: Annotated[Path | None, typer.Option(help="Downstream repository (default: config).")] = None,
-    baseline: Annotated[
-        str | None, typer.Option(help="Pre-sync downstream commit: enables the audit.")
-    ] = None,
-    head: Annotated[str, typer.Option(help="The sync head.")] = "HEAD",
-    map_: Annotated[list[str] | None, typer.Option("--map", help="Path map SRC=DST, repeatable.")] = None,
-    sync: Annotated[str | None, typer.Option(help="Review ledger name (default: <base8>..<tip8>).")] = None,
-    source: Annotated[Path | None, typer.Option(help="Engine source (default: the engine pin).")] = None,
-    rev: Annotated[str | None, typer.Option(help="Engine rev (default: the engine pin).")] = None,
-    series: Annotated[Path | None, typer.Option(help="Quilt series file (default: the engine pin).")] = None,
-    strip: Annotated[int | None, typer.Option(min=0, help="Default -pN for patches.")] = None,
-    pr_metadata: Annotated[Path | None, typer.Option(help="gh pr list --json output for labels.")] = None,
-    github: Annotated[bool, typer.Option("--github", help="Fetch PR metadata from GitHub.")] = False,
-    fmt: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
-    out_file: Annotated[Path | None, typer.Option("--output", help="Write here instead of stdout.")] = None,
-    publish: Annotated[
-        str | None, typer.Option(help="Put the report into PR owner/repo#N between markers.")
-    ] = None,
-    config: Annotated[
-        Path | None, typer.Option(help="Config file (default: ./vimesync.toml if present).")
-    ] = None,
-    ci_repo: Annotated[
-        str | None,
-        typer.Option(help="Read exact-head CI of the head from this owner/name (default: [ci] repo)."),
-    ] = None,
-    ci_pr: Annotated[
-        int | None, typer.Option(min=1, help="The PR whose head must be --head (default: --publish's).")
-    ] = None,
-    require: Annotated[
-        list[str] | None, typer.Option("--require", help="A CI context that must be green, repeatable.")
-    ] = None,
-    skip_gate: Annotated[
-        list[str] | None, typer.Option("--skip-gate", help="Switch a gate off, repeatable (NAME).")
-    ] = None,
+    upstream: UpstreamOpt = None,
+    range_: RangeOpt = None,
+    upstream_repo: UpstreamRepoOpt = None,
+    policy: PolicyOpt = None,
+    downstream: DownstreamOpt = None,
+    baseline: BaselineOpt = None,
+    head: HeadOpt = "HEAD",
+    map_: MapOpt = None,
+    sync: SyncOpt = None,
+    source: SourceOpt = None,
+    rev: RevOpt = None,
+    series: SeriesOpt = None,
+    strip: StripOpt = None,
+    pr_metadata: PrMetadataOpt = None,
+    github: GithubOpt = False,
+    fmt: DocFormatOpt = None,
+    json_: JsonOpt = False,
+    out_file: OutputOpt = None,
+    publish: PublishOpt = None,
+    config: ConfigOpt = None,
+    ci_repo: CiRepoOpt = None,
+    ci_pr: CiPrOpt = None,
+    require: RequireOpt = None,
+    skip_gate: SkipGateOpt = None,
     junit: JunitOpt = None,
-    annotations: AnnotationsOpt = "auto",
+    annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
     """Write the sync PR description: summary, engine patches, final audit, validation and gates."""
     # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.cli.cioutputs import CiOutputs
+    from vimesync.cli.progress import parse_progress
+    from vimesync.config import load_config, parse_map
+    from vimesync.github import is_repo_name
     from vimesync.report.document import render_json
     from vimesync.report.generate import ReportInputs, generate_report
     from vimesync.report.markdown import render_markdown
+    from vimesync.safefs import check_output_path, write_atomic
     from vimesync.sop.gatesfile import gates_of, ignored_off, skip_flags
 
-    if fmt not in ("markdown", "json"):
-        raise BadInput(f"--format {fmt!r}: expected markdown or json")
-    ci = CiOutputs(junit, annotations, json_out=fmt == "json" and out_file is None)
+    as_json = output_format(fmt, json_) == "json"
+    ci = CiOutputs(junit, annotations, json_out=as_json and out_file is None)
     if publish is not None:
         from vimesync.report.publish import parse_target, require_token
 
@@ -116,11 +127,10 @@ def report(
             f"sop/gates.toml switches {name} off, not honoured in an untrusted checkout:"
             f" pass --skip-gate {name}"
         )
-    ci_request = _ci_request(
-        cfg, ci_repo, ci_pr, publish, tuple(require or ()) or cfg.ci_required or gates_cfg.required
-    )
+    required = tuple(require or ()) or cfg.ci_required or gates_cfg.required
+    ci_request = _ci_request(cfg, ci_repo, ci_pr, publish, required)
     if upstream_repo is not None:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+", upstream_repo):
+        if not is_repo_name(upstream_repo):
             raise BadInput(f"--upstream-repo {upstream_repo!r}: expected owner/name, e.g. THUDM/slime")
         cfg = replace(cfg, upstream_repo=upstream_repo)
     inputs = ReportInputs(
@@ -144,11 +154,11 @@ def report(
         result = replace(generate_report(inputs, progress=progress), gates_off=gates_off)
     result = replace(result, images=_images(cfg, result, gates_cfg.architectures))
     markdown = render_markdown(result)
-    text = json.dumps(render_json(result), indent=2) + "\n" if fmt == "json" else markdown
+    text = json.dumps(render_json(result), indent=2) + "\n" if as_json else markdown
     if out_file is not None:
         write_atomic(out_file, text.encode("utf-8"), what="--output")
         output.stderr.print(output.styled(f"wrote {out_file}"))
-    elif fmt == "json":
+    elif as_json:
         output.emit_json(render_json(result))
     else:
         with ci.human_output():
@@ -180,8 +190,8 @@ def _images(cfg: Config, result: SyncReport, architectures: tuple[str, ...]) -> 
 def _ci_request(
     cfg: Config, repo: str | None, pr: int | None, publish: str | None, required: tuple[str, ...]
 ) -> CiRequest | None:
-    """Where to read the head's CI: --ci-repo, else [ci] repo, else the --publish target's repo
-    (whose PR is then the one whose head the report must be); None when none is known."""
+    """Where to read the head's CI: --ci-repo, else the --publish target's repo (whose PR is then
+    the one whose head the report must be), else [ci] repo (see ``choose_repo``); None when none."""
     from vimesync.ci.evidence import choose_repo
     from vimesync.report.generate import CiRequest
 

@@ -5,35 +5,42 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING
 
-import typer
-
-from vimesync import git
 from vimesync.cli import output
-from vimesync.cli.app import app
-from vimesync.config import Config, load_config
+from vimesync.cli.options import (
+    ArchOpt,
+    BaselineOpt,
+    CiPrOpt,
+    CiRepoOpt,
+    ConfigOpt,
+    DigestOpt,
+    FormatOpt,
+    HeadOpt,
+    ImageRefOpt,
+    JsonOpt,
+    RequireOpt,
+    ShaOpt,
+    SkipGateOpt,
+    SourceOpt,
+    SyncOpt,
+    output_format,
+)
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
-from vimesync.repopaths import repository_path
 
-sop_app = typer.Typer(help="The sync procedure as checkable gates.", no_args_is_help=True)
-app.add_typer(sop_app, name="sop")
-
-ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", help="Config file (default: ./vimesync.toml if present).")
-]
-BaselineOpt = Annotated[str | None, typer.Option("--baseline", help="The pre-sync downstream commit.")]
-HeadOpt = Annotated[str, typer.Option("--head", help="The sync head.")]
-SyncOpt = Annotated[
-    str | None, typer.Option("--sync", help="The sync's name (default: <upstream base8>..<tip8>).")
-]
+if TYPE_CHECKING:
+    from vimesync.config import Config
 
 
 def _downstream(cfg: Config) -> Path:
+    from vimesync.repopaths import repository_path
+
     return repository_path(None, cfg, "downstream_path") or Path.cwd()
 
 
 def _sync_name(cfg: Config, sync: str | None, downstream: Path, baseline: str | None) -> str:
+    from vimesync.repopaths import repository_path
+
     if sync:
         return sync
     upstream = repository_path(None, cfg, "upstream_path")
@@ -54,30 +61,25 @@ _MARK = {
 }
 
 
-@sop_app.command("status")
 def status(
     baseline: BaselineOpt = None,
     head: HeadOpt = "HEAD",
     sync: SyncOpt = None,
-    source: Annotated[Path | None, typer.Option(help="Engine source (default: the engine pin).")] = None,
-    ci_repo: Annotated[
-        str | None, typer.Option(help="owner/name where CI reports (default: [ci] repo).")
-    ] = None,
-    pr: Annotated[
-        int | None, typer.Option("--pr", min=1, help="The sync PR (its head must be --head).")
-    ] = None,
-    require: Annotated[
-        list[str] | None, typer.Option("--require", help="A required CI context, repeatable.")
-    ] = None,
-    skip_gate: Annotated[
-        list[str] | None, typer.Option("--skip-gate", help="Switch a gate off, repeatable.")
-    ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+    source: SourceOpt = None,
+    ci_repo: CiRepoOpt = None,
+    ci_pr: CiPrOpt = None,
+    require: RequireOpt = None,
+    skip_gate: SkipGateOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
     config: ConfigOpt = None,
 ) -> int:
     """Evaluate the sync's gates in order — classified, carried, patches, audit, ci, images — and
     print a checklist with the command that moves each unmet gate. Exit 0 when all hold."""
+    from vimesync import git
     from vimesync.cli.report import _check_opts, _ci_request
+    from vimesync.config import load_config
+    from vimesync.repopaths import repository_path
     from vimesync.report.checklist import evaluate, status_to_dict
     from vimesync.report.generate import ReportInputs, generate_report
     from vimesync.report.model import Skipped
@@ -85,6 +87,7 @@ def status(
     from vimesync.sop.records import load_images
     from vimesync.upstream.model import WalkResult
 
+    json_out = output_format(fmt, json_) == "json"
     cfg = load_config(config)
     gates_cfg = gates_of(cfg)
     off = skip_flags(skip_gate, gates_cfg)
@@ -102,7 +105,7 @@ def status(
         head=head_sha,
         sync=sync,
         check=_check_opts(cfg, source, None, None, None),
-        ci=_ci_request(cfg, ci_repo, pr, None, required),
+        ci=_ci_request(cfg, ci_repo, ci_pr, None, required),
     )
     report = replace(generate_report(inputs), gates_off=off)
     upstream = repository_path(None, cfg, "upstream_path")
@@ -152,29 +155,26 @@ def status(
     return EXIT_OK if result.ok else EXIT_CHECK_FAILED
 
 
-record_app = typer.Typer(help="Record evidence for the sync head.", no_args_is_help=True)
-sop_app.add_typer(record_app, name="record")
-
-
-@record_app.command("image")
 def record_image(
-    arch: Annotated[str, typer.Option("--arch", help="amd64 or arm64 (sop/gates.toml [images]).")],
-    digest: Annotated[str, typer.Option("--digest", help="The image manifest digest, sha256:<64 hex>.")],
-    ref: Annotated[str | None, typer.Option("--ref", help="The image reference (registry/name:tag).")] = None,
-    sha: Annotated[
-        str | None, typer.Option("--sha", help="The commit built (must be the sync head).")
-    ] = None,
+    arch: ArchOpt,
+    digest: DigestOpt,
+    ref: ImageRefOpt = None,
+    sha: ShaOpt = None,
     head: HeadOpt = "HEAD",
     baseline: BaselineOpt = None,
     sync: SyncOpt = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")] = False,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
     config: ConfigOpt = None,
 ) -> int:
     """Record a container image built from the sync head in sop/records/<sync>.toml."""
+    from vimesync import git
+    from vimesync.config import load_config
     from vimesync.sop.gatesfile import gates_of, sop_root
     from vimesync.sop.records import ImageRecord, check_image, load_images
     from vimesync.sop.records import record_image as write_record
 
+    json_out = output_format(fmt, json_) == "json"
     cfg = load_config(config)
     gates_cfg = gates_of(cfg)
     downstream = _downstream(cfg)

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from vimesync.cli import output
-from vimesync.cli.app import app
-from vimesync.config import load_config
+from vimesync.cli.options import (
+    ConfigOpt,
+    DownstreamOpt,
+    DownstreamRevOpt,
+    FormatOpt,
+    GithubOpt,
+    JsonOpt,
+    PolicyOpt,
+    PrMetadataOpt,
+    RangeOpt,
+    UpstreamOpt,
+    output_format,
+)
 from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, Decision, PullRequest, WalkResult
 
@@ -119,42 +127,24 @@ def _render(result: WalkResult) -> None:
         output.warn(note)
 
 
-@app.command("walk")
 def walk_command(
-    upstream: Annotated[
-        Path | None, typer.Option("--upstream", help="Upstream clone or bare mirror (default: config).")
-    ] = None,
-    range_: Annotated[
-        str | None,
-        typer.Option(
-            "--range", help="BASE..TIP (default: last-synced pin .. upstream branch); TIP alone: all."
-        ),
-    ] = None,
-    policy: Annotated[Path | None, typer.Option("--policy", help=r"Policy TOML (\[\[rule]] tables).")] = None,
-    downstream: Annotated[
-        Path | None, typer.Option("--downstream", help="Downstream repo: marks PRs it already carries.")
-    ] = None,
-    downstream_rev: Annotated[
-        str | None,
-        typer.Option(
-            "--downstream-rev", help="Read the downstream at this rev (e.g. the pre-sync baseline)."
-        ),
-    ] = None,
-    pr_metadata: Annotated[
-        Path | None, typer.Option("--pr-metadata", help="JSON from gh pr list --json number,title,labels,…")
-    ] = None,
-    github: Annotated[
-        bool, typer.Option("--github", help="Fetch PR titles/labels via the GitHub API.")
-    ] = False,
-    json_: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="vimesync.toml (default: ./vimesync.toml).")
-    ] = None,
+    upstream: UpstreamOpt = None,
+    range_: RangeOpt = None,
+    policy: PolicyOpt = None,
+    downstream: DownstreamOpt = None,
+    downstream_rev: DownstreamRevOpt = None,
+    pr_metadata: PrMetadataOpt = None,
+    github: GithubOpt = False,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
 ) -> int:
     """Walk an upstream commit range into merged PRs and classify them (applicable/excluded/mirrored)."""
     # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.config import load_config
     from vimesync.upstream.pipeline import walk_and_classify
 
+    as_json = output_format(fmt, json_) == "json"
     cfg = load_config(config)
     result = walk_and_classify(
         upstream,
@@ -167,7 +157,7 @@ def walk_command(
         downstream_rev=downstream_rev,
     )
     empty = not result.prs and not result.direct_commits
-    if json_:
+    if as_json:
         doc = result_json(result)
         if empty:
             doc["message"] = "nothing to sync"

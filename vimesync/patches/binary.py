@@ -8,12 +8,11 @@ binary patch either applies exactly or is refused with a clear reason, never ski
 
 from __future__ import annotations
 
-import hashlib
 import io
 
+from vimesync.git import NULL_SHA, blob_oid
 from vimesync.patches.model import FilePatch
 
-NULL_OID = "0" * 40
 # A delta announcing a bigger result is refused before anything is allocated. A literal is at most
 # as large (diffbinary.MAX_BINARY_BYTES); engine patch stacks carry no binary file near this.
 MAX_RESULT = 64 << 20
@@ -24,13 +23,6 @@ _HEX = frozenset("0123456789abcdef")
 
 class BinaryPatchError(ValueError):
     """A binary patch that cannot be applied; the message says why (git's wording where any)."""
-
-
-def blob_oid(data: bytes) -> str:
-    """The git blob id (sha1) of ``data``."""
-    h = hashlib.sha1(b"blob %d\0" % len(data))
-    h.update(data)  # no concatenation: a large result is never copied to be hashed
-    return h.hexdigest()
 
 
 def _full_oid(oid: str | None) -> bool:
@@ -56,7 +48,7 @@ def apply_binary(original: bytes | None, fp: FilePatch, *, creating: bool | None
             )
     elif current:
         raise BinaryPatchError("the patch applies to an empty file but it is not empty")
-    if fp.new_oid == NULL_OID:
+    if fp.new_oid == NULL_SHA:
         return b""  # deletion: git needs no data for it
     hunk = fp.binary
     if hunk is None:

@@ -23,7 +23,6 @@ class Section:
     """git's ``struct patch`` while a file header is being read (is_new/is_delete: -1 = unknown)."""
 
     line: int  # 0-based index of the section's first line
-    traditional: bool
     is_new: int = 0
     is_delete: int = 0
     is_rename: bool = False
@@ -61,7 +60,7 @@ class HeaderReader:
         self.error = error
 
     def git_header(self, j: int) -> tuple[Section, int]:
-        sec = Section(line=j, traditional=False)
+        sec = Section(line=j)
         sec.def_name = dn.git_header_name(self.p, self.lines[j])
         k = j + 1
         while k < self.n:
@@ -178,7 +177,7 @@ class HeaderReader:
 
     def traditional_header(self, j: int) -> Section:
         """git's parse_traditional_patch, with the strip level known (no guessing)."""
-        sec = Section(line=j, traditional=True, is_new=-1, is_delete=-1)
+        sec = Section(line=j, is_new=-1, is_delete=-1)
         first, second = self.lines[j][4:], self.lines[j + 1][4:]
         if dn.is_dev_null(first):
             sec.is_new, sec.is_delete = 1, 0

@@ -28,10 +28,9 @@ from vimesync.patches.dep3 import parse_dep3
 from vimesync.patches.diffbinary import MAX_BINARY_HELD, held_size, parse_binary
 from vimesync.patches.diffforeign import refuse_foreign
 from vimesync.patches.diffheader import HeaderReader, Section
-from vimesync.patches.model import FilePatch, Hunk, HunkLines, PatchFile
+from vimesync.patches.model import MAX_PATCH_BYTES, FilePatch, Hunk, HunkLines, PatchFile
 from vimesync.patches.safety import check_path
 
-MAX_PATCH_BYTES = 64 * 1024 * 1024
 MAX_LINE_NUMBER = 10_000_000  # hunk positions and counts
 MAX_HUNKS_PER_FILE = 100_000
 # Every line of a patch costs ~100-250 bytes while parsed (a bytes object per line, its offset,

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import overload
+
+MAX_PATCH_BYTES = 64 * 1024 * 1024  # one patch file, read (series) and parsed (diffparse)
 
 # ---------------------------------------------------------------------------------------------
 # Series (quilt) and DEP-3
@@ -175,11 +177,6 @@ class Hunk:
         return self.lines.side("-")
 
     @property
-    def leading_context(self) -> int:
-        tags = self.lines.tags
-        return len(tags) - len(tags.lstrip(" "))
-
-    @property
     def trailing_context(self) -> int:
         tags = self.lines.tags
         return len(tags) - len(tags.rstrip(" "))
@@ -290,12 +287,3 @@ class PatchResult:
     failures: tuple[HunkFailure, ...] = ()
     touched: tuple[str, ...] = ()  # paths written or deleted in the tree (post-strip)
     dep3: Dep3 | None = None
-
-
-@dataclass(frozen=True)
-class StackResult:
-    patches: tuple[PatchResult, ...] = field(default_factory=tuple)
-
-    @property
-    def ok(self) -> bool:
-        return all(p.ok for p in self.patches)

@@ -16,10 +16,9 @@ from pathlib import Path, PurePosixPath
 
 from vimesync import safefs
 from vimesync.errors import ConfigError, PatchError
-from vimesync.patches.model import Series, SeriesEntry
+from vimesync.patches.model import MAX_PATCH_BYTES, Series, SeriesEntry
 
 MAX_SERIES_BYTES = 1024 * 1024
-MAX_PATCH_BYTES = 64 * 1024 * 1024
 MAX_SERIES_TOTAL = 256 * 1024 * 1024  # all patches together: every one is held in memory at once
 MAX_SERIES_ENTRIES = 10_000
 MAX_STRIP = 64

@@ -40,16 +40,12 @@ from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.errors import PatchError
+from vimesync.git import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_LINK
 from vimesync.patches.apply import apply_content
 from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, PatchFile, PatchResult
 from vimesync.safefs import excerpt
 
 S_IFMT = 0o170000
-MODE_FILE = 0o100644
-MODE_EXEC = 0o100755
-MODE_LINK = 0o120000
-MODE_DIR = 0o040000
-MODE_GITLINK = 0o160000  # what git calls a directory found where a file was expected
 
 _TO_BE_DELETED = "to-be-deleted"
 _WAS_DELETED = "was-deleted"

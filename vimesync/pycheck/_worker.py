@@ -1,8 +1,12 @@
 """vimesync parse worker: a standalone script (no vimesync imports) that runs under python3.8+.
 
 Started as ``python -I -S _worker.py [--feature-version MINOR] [--mem-limit BYTES] [--max-size BYTES]``.
-It parses Python sources exactly as ``ast.parse`` does (same ``compile`` call: PyCF_ONLY_AST, the
-same ``_feature_version``) and reports the outcome; the tree itself is discarded at once.
+It compiles Python sources to bytecode (``compile(src, name, "exec", dont_inherit=True)``), which
+rejects everything ``ast.parse`` rejects and also what only the compiler sees (``return``/``await``/
+``yield`` outside a function, duplicate argument names, ``nonlocal`` at module level, a name used
+before its ``global`` declaration...), and reports the outcome; the code object is discarded at
+once. An older grammar through ``--feature-version`` (honoured by the parser only) is parsed to an
+AST with ``_feature_version``, then that AST is compiled.
 
 Protocol, all integers big-endian, over stdin/stdout:
 
@@ -17,7 +21,6 @@ Protocol, all integers big-endian, over stdin/stdout:
 """
 
 import gc
-import os
 import struct
 import sys
 import warnings
@@ -26,6 +29,7 @@ REQUEST = struct.Struct(">cII")
 RESPONSE = struct.Struct(">IBiiI")
 HANDSHAKE_ID = 0xFFFFFFFF
 PyCF_ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
+NAME = "<unknown>"  # the file name compile() puts in messages; ours carry no path (the parent knows it)
 MAX_MESSAGE = 1000  # bytes: keeps every response small, so a batch of them never fills the pipe
 
 
@@ -46,23 +50,15 @@ def _limit_resources(mem_limit):
             pass
 
 
-def _test_hook(data):
-    # Only with VIMESYNC_WORKER_TEST_HOOKS=1 (the test suite): simulate a crash, a hang, a memory hog.
-    if b"# vimesync-test: crash" in data:
-        os._exit(70)
-    if b"# vimesync-test: hang" in data:
-        import time
-
-        while True:
-            time.sleep(3600)
-    if b"# vimesync-test: alloc" in data:
-        bytearray(64 << 30)  # MemoryError under RLIMIT_AS
-
-
 def parse(data, feature_version):
-    """(status, line, col, message) for one source, as ast.parse would see it."""
+    """(status, line, col, message) for one source, as compiling it to bytecode sees it."""
     try:
-        compile(data, "<unknown>", "exec", PyCF_ONLY_AST, dont_inherit=True, _feature_version=feature_version)
+        if feature_version < 0:
+            compile(data, NAME, "exec", dont_inherit=True)
+        else:
+            fv = feature_version
+            tree = compile(data, NAME, "exec", PyCF_ONLY_AST, dont_inherit=True, _feature_version=fv)
+            compile(tree, NAME, "exec", dont_inherit=True)
     except SyntaxError as exc:  # includes IndentationError, TabError
         return 1, exc.lineno, exc.offset, f"{type(exc).__name__}: {exc.msg}"
     except (ValueError, RecursionError, MemoryError, OverflowError, TypeError) as exc:
@@ -96,8 +92,7 @@ def main(argv):
             return 2
     _limit_resources(mem_limit)
     warnings.simplefilter("ignore")  # SyntaxWarning & co. must neither print nor turn into errors
-    gc.disable()  # AST nodes hold no cycles; skipping the collector makes parsing faster
-    hooks = os.environ.get("VIMESYNC_WORKER_TEST_HOOKS") == "1"
+    gc.disable()  # code objects and AST nodes hold no cycles; skipping the collector is faster
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 
     def reply(ident, status, line, col, message):
@@ -131,8 +126,6 @@ def main(argv):
         else:
             data = payload
         try:
-            if hooks:
-                _test_hook(data)
             result = parse(data, feature_version)
         except Exception as exc:  # noqa: BLE001 - whatever happens, report it against this file and go on
             result = (1, None, None, f"parser error: {type(exc).__name__}: {exc}")

@@ -1,5 +1,11 @@
 """Parse results cached by content: (git blob id, interpreter+grammar) -> outcome, in one SQLite file.
 
+Files parsed in place from disk are also keyed by what ``lstat`` says, as git's index does: an
+absolute path whose (size, mtime_ns, inode) are unchanged since its blob id was recorded is not read
+again. The racy-git rule holds: each record carries the cache's write time (taken on the cache's own
+file, so in the file system's clock), and a record whose mtime is not older than that time is never
+trusted (the file may have changed again within the same clock tick), so that file is re-hashed.
+
 SQLite gives atomic writes, locking between concurrent runs (two CI jobs sharing a cache) and
 thousands of lookups in a few milliseconds. The cache is an optimisation only: a locked, unwritable
 or corrupt database is never fatal — a corrupt file is deleted and rebuilt, anything else turns the
@@ -10,12 +16,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from vimesync.config import cache_root
+from vimesync.pycheck.model import StatKey
+
 DB_NAME = "parse-cache.sqlite3"
-SCHEMA = 1
+SCHEMA = 2  # 2: the stats table
 MAX_DB_BYTES = 256 << 20  # past this the file is simply started afresh (no eviction bookkeeping)
 _CHUNK = 500  # keys per SELECT (well under SQLite's bound-parameter limit)
 
@@ -31,14 +40,7 @@ class Cached:
         return self.message is None
 
 
-def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$VIMESYNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/vimesync``, else ``~/.cache/vimesync``."""
-    env = os.environ if env is None else env
-    if env.get("VIMESYNC_CACHE_DIR"):
-        return Path(env["VIMESYNC_CACHE_DIR"])
-    if env.get("XDG_CACHE_HOME"):
-        return Path(env["XDG_CACHE_HOME"]) / "vimesync"
-    return Path.home() / ".cache" / "vimesync"
+default_cache_dir = cache_root  # one resolver for every cache of vimesync (config.cache_root)
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:
@@ -75,9 +77,14 @@ class ParseCache:
                 if version != SCHEMA:
                     conn.execute("BEGIN IMMEDIATE")
                     conn.execute("DROP TABLE IF EXISTS results")
+                    conn.execute("DROP TABLE IF EXISTS stats")
                     conn.execute(
                         "CREATE TABLE results (env TEXT NOT NULL, oid TEXT NOT NULL, line INTEGER,"
                         " col INTEGER, message TEXT, PRIMARY KEY (env, oid)) WITHOUT ROWID"
+                    )
+                    conn.execute(
+                        "CREATE TABLE stats (path BLOB PRIMARY KEY, size INTEGER, mtime INTEGER,"
+                        " inode INTEGER, oid TEXT, written INTEGER) WITHOUT ROWID"
                     )
                     conn.execute(f"PRAGMA user_version = {SCHEMA}")
                     conn.execute("COMMIT")
@@ -144,16 +151,70 @@ class ParseCache:
             return {}
         return found
 
+    def known_oids(self, files: Mapping[bytes, StatKey]) -> dict[bytes, str]:
+        """Blob ids of the ``files`` (absolute path -> its lstat key now) whose record matches that
+        key and is older than the cache's write time that came with it (the racy-git rule)."""
+        found: dict[bytes, str] = {}
+        if self._conn is None or not files:
+            return found
+        keys = list(files)
+        try:
+            for i in range(0, len(keys), _CHUNK):
+                chunk = keys[i : i + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    f"SELECT path, size, mtime, inode, oid, written FROM stats WHERE path IN ({marks})", chunk
+                )
+                for path, size, mtime, inode, oid, written in rows:
+                    now = files.get(path) if isinstance(path, bytes) else None
+                    if (
+                        now is not None
+                        and now == (size, mtime, inode)
+                        and isinstance(oid, str)
+                        and isinstance(written, int)
+                        and now[1] < written  # its mtime, older than the cache's write time
+                    ):
+                        found[path] = oid
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return {}
+        return found
+
+    def put_stats(self, items: Iterable[tuple[bytes, StatKey, str]]) -> None:
+        """Record (absolute path, lstat key, blob id) of files just read and hashed; call it after
+        the reads: the write time recorded with them is taken now."""
+        rows = list(items)
+        if self._conn is None or not rows:
+            return
+        try:
+            written = self.fs_now()
+        except OSError:
+            return
+        self._write(
+            "INSERT OR REPLACE INTO stats (path, size, mtime, inode, oid, written) VALUES (?, ?, ?, ?, ?, ?)",
+            [(path, k.size, k.mtime_ns, k.inode, oid, written) for path, k, oid in rows],
+        )
+
+    def fs_now(self) -> int:
+        """The file system's current time (ns), as it stamps a file it writes: the cache's own file
+        is touched and read back, so the clock and its granularity are those of file mtimes."""
+        os.utime(self.path)
+        return os.stat(self.path).st_mtime_ns
+
     def put_many(self, env: str, items: Iterable[tuple[str, Cached]]) -> None:
         """Store outcomes (one transaction); silently skipped when the cache is off or busy."""
         rows = [(env, oid, c.line, c.column, c.message) for oid, c in items]
         if self._conn is None or not rows:
             return
+        sql = "INSERT OR REPLACE INTO results (env, oid, line, col, message) VALUES (?, ?, ?, ?, ?)"
+        self._write(sql, rows)
+
+    def _write(self, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
+        if self._conn is None:
+            return
         try:
             self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO results (env, oid, line, col, message) VALUES (?, ?, ?, ?, ?)", rows
-            )
+            self._conn.executemany(sql, rows)
             self._conn.execute("COMMIT")
         except sqlite3.Error as exc:
             try:

@@ -4,19 +4,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
+
+
+class StatKey(NamedTuple):
+    """What ``lstat`` says of a file on disk: with its absolute path, git's index key. An unchanged
+    key (and a record older than the cache's write time) means an unchanged content."""
+
+    size: int
+    mtime_ns: int
+    inode: int
 
 
 @dataclass(frozen=True)
 class PyFile:
     """One file offered to the parser. Its bytes come from ``data``, else ``file`` (read from disk),
     else the loader given to ``parse_tree`` (e.g. a git source's blob stream). ``oid``, when known,
-    is the git blob id of the content: the cache key, so a cache hit needs no read at all."""
+    is the git blob id of the content: the cache key, so a cache hit needs no read at all.
+    ``stat``, for a ``file`` in a tree that stays where it is (a user's folder, not a scratch copy),
+    is its lstat key when listed: with the cache's record of it, an unchanged file is not read."""
 
     path: str  # relative to the tree root, "/"-separated
     size: int = -1  # bytes, -1 when unknown
     oid: str | None = None
     data: bytes | None = field(default=None, repr=False)
-    file: Path | None = None
+    file: str | Path | None = None  # a str is cheaper to make, thousands of times
+    stat: StatKey | None = None
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ MAX_INFLIGHT_BYTES = 1 << 20
 class Job:
     ident: int
     data: bytes | None = None  # the source, or
-    file: Path | None = None  # a file the worker reads itself
+    file: str | Path | None = None  # a file the worker reads itself
     size: int = -1  # of a file job, when known (for its time allowance)
 
     @property

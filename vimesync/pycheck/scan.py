@@ -7,21 +7,23 @@ still scanned for conflict markers when touched.
 
 Cache keys are git blob ids: free for files read from a git source (no read at all on a hit), and
 computed with sha1 for anything else, so an untouched file hits the same entry whichever way the
-tree was provided.
+tree was provided. A file parsed in place from disk whose (absolute path, size, mtime_ns, inode),
+as its source listed it (``PyFile.stat``), the cache already knows (and that passes the racy-git
+rule, see ``cache``) is not even read: its blob id comes from the cache.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
+from vimesync.git import blob_oid
 from vimesync.pycheck.cache import Cached, ParseCache
 from vimesync.pycheck.interp import Interpreter
-from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
+from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
 from vimesync.pycheck.pool import DEFAULT_TIMEOUT, Job, Outcome, ParsePool
 from vimesync.pycheck.target import Target
 
@@ -29,7 +31,9 @@ MAX_SIZE = 10 << 20  # bytes; larger files are reported, not parsed
 # Bytes of files read only to be hashed (zip members) that are kept for parsing; the rest are
 # read again when parsed, so 300 members of 9.9 MiB never sit in memory at once.
 MAX_HELD = 256 << 20
-WORKER_REV = 1  # bump when the worker's verdicts or messages change, so old cache entries stop matching
+# Bump when the worker's verdicts or messages change, so old cache entries stop matching
+# (2: compiled to bytecode, so compiler-only errors fail).
+WORKER_REV = 2
 
 Loader = Callable[[list[str]], Iterable[tuple[str, bytes]]]  # paths -> (path, bytes) in the same order
 Progress = Callable[[int, int], None]
@@ -39,13 +43,6 @@ FileInput = PyFile | tuple[str, bytes | Path]
 # A lone "=======" is also a reStructuredText underline (docstrings), so it only counts in a file
 # that has an opening or closing marker too.
 _MARKER = re.compile(rb"^(?:<{7}|>{7}|\|{7})(?:[ \t][^\n]*)?\r?$|^={7}\r?$", re.MULTILINE)
-
-
-def blob_oid(data: bytes) -> str:
-    """The git blob id of ``data`` (sha1 of ``"blob <size>\\0" + data``)."""
-    h = hashlib.sha1(b"blob %d\0" % len(data))
-    h.update(data)
-    return h.hexdigest()
 
 
 def conflict_markers(path: str, data: bytes) -> list[ConflictMarker]:
@@ -76,21 +73,40 @@ def _too_large(size: int, cap: int) -> str:
 
 
 def _read(f: PyFile, cap: int) -> bytes | str:
-    """The bytes of an on-disk input, or a failure message. Regular files only: the last component
-    is never followed (the callers give paths they listed without following any symlink), and a
-    FIFO or device is never waited on or read."""
+    """The bytes of an on-disk input, or a failure message (see :func:`_read_stat`)."""
+    got = _read_stat(f, cap)
+    return got if isinstance(got, str) else got[0]
+
+
+def _read_stat(f: PyFile, cap: int) -> tuple[bytes, StatKey] | str:
+    """The bytes of an on-disk input and its stat key, or a failure message. Regular files only:
+    the last component is never followed (the callers give paths they listed without following
+    any symlink), and a FIFO or device is never waited on or read."""
     assert f.file is not None
     try:
         fd = os.open(f.file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                return "cannot read file: not a regular file"
-            if 0 <= cap < st.st_size:
-                return _too_large(st.st_size, cap)
-            return fh.read() if cap < 0 else fh.read(cap + 1)
     except OSError as exc:
         return f"cannot read file: {exc.strerror or exc}"
+    try:  # plain descriptor reads: a file object per file costs more than the read, thousands of times
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "cannot read file: not a regular file"
+        if 0 <= cap < st.st_size:
+            return _too_large(st.st_size, cap)
+        want = st.st_size + 1 if cap < 0 else min(st.st_size, cap) + 1  # +1: sees a file that grew
+        parts = [os.read(fd, want)]
+        while parts[-1] and (cap < 0 or sum(map(len, parts)) <= cap):
+            parts.append(os.read(fd, 1 << 20))
+        data = b"".join(parts) if len(parts) > 2 else parts[0]
+        return data, StatKey(st.st_size, st.st_mtime_ns, st.st_ino)
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
+
+
+def _abs(file: str | Path) -> bytes:
+    return os.fsencode(os.path.abspath(file))
 
 
 def parse_tree(
@@ -125,19 +141,40 @@ def parse_tree(
     data: dict[str, bytes] = {}  # bytes already in memory (given, or read to be hashed)
     keys: dict[str, str] = {}  # path -> content key
     need_key: list[PyFile] = []
+    on_disk: list[PyFile] = []
     for f in python:
         if 0 <= max_size < f.size:
             failures[f.path] = ParseFailure(f.path, None, _too_large(f.size, max_size))
         elif f.data is not None:
             data[f.path] = f.data
         elif f.oid is None and f.file is not None:
-            got = _read(f, max_size)
-            if isinstance(got, str):
-                failures[f.path] = ParseFailure(f.path, None, got)
-            else:
-                data[f.path] = got
+            on_disk.append(f)
         elif f.oid is None:
             need_key.append(f)
+    stats: list[tuple[bytes, StatKey, str]] = []  # files read and hashed now, for the next run
+    by_stat: list[str] = []  # files whose key came from their lstat record, unread
+    if on_disk:
+        keyed = cache is not None and cache.enabled
+        where = {f.path: _abs(f.file) for f in on_disk if f.stat is not None and f.file} if keyed else {}
+        now = {where[f.path]: f.stat for f in on_disk if f.path in where and f.stat is not None}
+        known = cache.known_oids(now) if cache is not None and now else {}
+        for f in on_disk:
+            at = where.get(f.path)
+            if at in known and now[at].size <= max_size:
+                keys[f.path] = known[at]  # unchanged since hashed: not read
+                by_stat.append(f.path)
+                continue
+            got = _read_stat(f, max_size)
+            if isinstance(got, str):
+                failures[f.path] = ParseFailure(f.path, None, got)
+                continue
+            data[f.path] = got[0]
+            if len(got[0]) <= max_size:  # else reported below
+                keys[f.path] = blob_oid(got[0])
+                if at is not None:
+                    stats.append((at, got[1], keys[f.path]))
+        if cache is not None:
+            cache.put_stats(stats)
     held = sum(map(len, data.values()))
     for batch in _batches(need_key, MAX_HELD):  # e.g. zip members: no hash without the bytes
         for path, content in _load(loader, [f.path for f in batch]):
@@ -157,6 +194,24 @@ def parse_tree(
         keys[f.path] = f.oid or blob_oid(data[f.path])
 
     hits = cache.get_many(env, set(keys.values())) if cache is not None else {}
+    if any(keys[p] not in hits for p in by_stat):
+        # Known by stat but never parsed by this interpreter: read now (never through a symlink,
+        # by us, not a worker) and keyed by what was read, in case it changed since the lstat.
+        for path in by_stat:
+            if keys[path] in hits:
+                continue
+            text = _read(by_path[path], max_size)
+            if isinstance(text, str):
+                failures[path] = ParseFailure(path, None, text)
+                del keys[path]
+            elif len(text) > max_size:
+                failures[path] = ParseFailure(path, None, _too_large(len(text), max_size))
+                del keys[path]
+            else:
+                data[path] = text
+                keys[path] = blob_oid(text)
+        if cache is not None:
+            hits.update(cache.get_many(env, set(keys.values()) - hits.keys()))
     for path, key in keys.items():
         hit = hits.get(key)
         if hit is not None and not hit.ok:

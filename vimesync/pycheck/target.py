@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import excerpt, loads_toml
 
@@ -100,18 +102,16 @@ def requires_python(pyproject: bytes) -> str | None:
 
 
 def lower_bound(spec: str) -> tuple[int, int] | None:
-    """The lowest X.Y a PEP 440 specifier admits (``">=3.10,<3.14"`` -> (3, 10)); None when unbounded
-    below (``"<3.14"``) or unparseable."""
-    try:
-        from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    except ImportError:  # packaging is not a dependency; a small parser covers the usual forms
-        return _lower_bound_plain(spec)
+    """The lowest X.Y a PEP 440 specifier admits (``">=3.10,<3.14"`` -> (3, 10), ``">=3.10,!=3.10.*"``
+    -> (3, 11)); None when unbounded below (``"<3.14"``) or not a valid specifier (then the next
+    source decides). ``packaging`` is a declared dependency, so the answer never depends on what
+    happens to be installed."""
     if len(spec) > MAX_SPEC_CHARS:
         return None
     try:
         specs = SpecifierSet(spec)
     except (InvalidSpecifier, ValueError):
-        return _lower_bound_plain(spec)
+        return None
     bounds = [s for s in specs if s.operator in (">=", ">", "==", "~=", "===")]
     # The answer is the X.Y of some lower bound, or the minor after it (">=3.10,!=3.10.*").
     candidates = set()
@@ -125,11 +125,3 @@ def lower_bound(spec: str) -> tuple[int, int] | None:
         if any(specs.contains(f"{major}.{minor}{patch}", prereleases=True) for patch in ("", ".99")):
             return major, minor
     return None
-
-
-def _lower_bound_plain(spec: str) -> tuple[int, int] | None:
-    lows = [
-        (int(m.group(1)), int(m.group(2) or 0))
-        for m in re.finditer(r"(?:>=|~=|===|==|>)\s*(\d{1,4})(?:\.(\d{1,4}))?(?!\d)", spec)
-    ]
-    return min(lows) if lows else None

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from vimesync.github import REPO_PATTERN
 from vimesync.patches.model import Dep3
 
 GITHUB = "https://github.com"
-_REPO = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}"
+_REPO = REPO_PATTERN
 _GH_URL = re.compile(
     rf"https?://(?:www\.)?github\.com/(?P<repo>{_REPO})/(?P<what>pull|pulls|issues|commit)/(?P<id>[0-9A-Fa-f]+)"
     r"[^\s,;)>]*"

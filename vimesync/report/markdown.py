@@ -277,6 +277,8 @@ def render_validation(c: CheckReport | Skipped) -> list[str]:
     else:
         bad = len({f.path for f in py.failed} | {m.path for m in py.conflict_markers})
         out.append(f"{head}; {bad:,} of {plural(py.files, 'patched Python file')} fail to parse.")
+    if c.source_notes:
+        out += ["", "Source notes:", "", *(f"- {escape(n)}" for n in c.source_notes)]
     if not c.patches_ok:
         lines = [line for p in c.patches if not p.ok for line in _patch_failure_lines(p)]
         out += ["", *_capped(lines, "failure")]

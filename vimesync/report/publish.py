@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from vimesync.errors import BadInput
-from vimesync.github import GitHubClient, api_url, token_from_env
+from vimesync.github import REPO_PATTERN, GitHubClient, api_url, token_from_env
 from vimesync.report.mentions import END, START, neutralize_markers, neutralize_mentions
 
 __all__ = ["END", "START", "PublishResult", "parse_target", "publish", "require_token", "splice"]
@@ -21,7 +21,7 @@ __all__ = ["END", "START", "PublishResult", "parse_target", "publish", "require_
 # GitHub refuses a longer pull-request description (422 "body is too long").
 MAX_BODY = 65_536  # characters
 
-_TARGET = re.compile(r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)#(?P<n>[1-9][0-9]*)$")
+_TARGET = re.compile(rf"^(?P<repo>{REPO_PATTERN})#(?P<n>[1-9][0-9]*)$")
 
 
 @dataclass(frozen=True)

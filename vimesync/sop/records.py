@@ -1,5 +1,5 @@
 """``sop/records/<sync>.toml``: evidence a maintainer records by hand (container images per
-architecture), kept with its comments (tomlkit), written atomically, never through a symlink::
+architecture), kept with its comments (``vimesync.tomledit``), written atomically, never through a symlink::
 
     # Evidence of sync 4c193f1f..8c17b676, recorded with `vimesync sop record`.
 
@@ -18,10 +18,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from vimesync.errors import BadInput, ConfigError
-from vimesync.safefs import MAX_CONFIG_BYTES, Missing, loads_toml, read_text_input, write_atomic
+from vimesync.safefs import MAX_CONFIG_BYTES, Missing, loads_toml, read_text_input
 
 RECORDS = Path("sop") / "records"
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
@@ -142,13 +141,11 @@ def record_image(root: Path, sync: str, rec: ImageRecord) -> Path:
     """Write ``rec`` into the sync's records file, keeping everything else (comments included)."""
     import tomlkit
 
+    from vimesync import tomledit
+
     path = records_file(root, sync)
-    text = _text(path, root)
-    if text is not None:
-        loads_toml(text, where=str(path))  # bounded, shape-checked parse before tomlkit sees it
-        doc: Any = tomlkit.parse(text)
-    else:
-        doc = tomlkit.document()
+    doc = tomledit.load(path, root=root)
+    if not doc.body:
         doc.add(tomlkit.comment(f"Evidence of sync {sync}, recorded with `vimesync sop record`."))
         doc.add(tomlkit.nl())
     images = doc.get("images")
@@ -166,5 +163,5 @@ def record_image(root: Path, sync: str, rec: ImageRecord) -> Path:
         del table["ref"]
     table["sha"] = rec.sha
     table["recorded_at"] = rec.recorded_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    write_atomic(path, tomlkit.dumps(doc).encode("utf-8"), root=root, mkdirs=True, what="record")
+    tomledit.write(path, doc, root=root, mkdirs=True, what="record")
     return path

@@ -22,13 +22,11 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from vimesync.errors import BadInput
+from vimesync.git import MODE_EXEC, MODE_FILE, MODE_LINK
 from vimesync.safefs import excerpt, remove_tree
 from vimesync.sources.directory import DirectorySource
 from vimesync.sources.model import (
     DRIVE_LETTER,
-    EXECUTABLE,
-    REGULAR,
-    SYMLINK,
     Entry,
     Limits,
     Source,
@@ -218,9 +216,9 @@ class ZipSource(Source):
                 if info.file_size > _MAX_LINK_TARGET:
                     raise BadInput(f"{path}: unsafe member {info.filename!r}: link target over 4096 bytes")
                 links[name] = self._read_member(path, info).decode("utf-8", "replace")
-                mode = SYMLINK
+                mode = MODE_LINK
             else:
-                mode = EXECUTABLE if unix & 0o100 else REGULAR
+                mode = MODE_EXEC if unix & 0o100 else MODE_FILE
             rel = name[len(prefix) :]
             files[rel] = Entry(mode, info.file_size)
             self._members[rel] = info
@@ -264,7 +262,7 @@ class TarSource(DirectorySource):
         # Symlinks are never created on disk: their targets are kept here and served by read().
         self._links = {name[len(prefix) :]: target for name, target in links.items()}
         for name, target in self._links.items():
-            self._files[name] = Entry(SYMLINK, len(target))
+            self._files[name] = Entry(MODE_LINK, len(target))
         notes = []
         if prefix:
             notes.append(f"stripped the archive's top-level folder {prefix.rstrip('/')!r}")

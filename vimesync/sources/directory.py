@@ -9,10 +9,13 @@ from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.errors import BadInput
-from vimesync.sources.model import EXECUTABLE, REGULAR, SYMLINK, Entry, Source, SourceInfo
+from vimesync.git import MODE_EXEC, MODE_FILE, MODE_LINK
+from vimesync.pycheck.model import StatKey
+from vimesync.sources.model import Entry, Source, SourceInfo
 
 
-def _scan(root: Path, max_files: int) -> dict[str, Entry]:
+def _scan(root: Path, max_files: int, stats: dict[str, StatKey]) -> dict[str, Entry]:
+    """Every file below ``root`` (and into ``stats``, each regular file's lstat key)."""
     files: dict[str, Entry] = {}
     stack = [("", os.fspath(root))]
     while stack:
@@ -26,9 +29,10 @@ def _scan(root: Path, max_files: int) -> dict[str, Entry]:
                 if stat.S_ISDIR(st.st_mode):
                     stack.append((rel + "/", d.path))
                 elif stat.S_ISLNK(st.st_mode):
-                    files[rel] = Entry(SYMLINK, len(os.fsencode(os.readlink(d.path))))
+                    files[rel] = Entry(MODE_LINK, len(os.fsencode(os.readlink(d.path))))
                 elif stat.S_ISREG(st.st_mode):
-                    files[rel] = Entry(EXECUTABLE if st.st_mode & 0o100 else REGULAR, st.st_size)
+                    files[rel] = Entry(MODE_EXEC if st.st_mode & 0o100 else MODE_FILE, st.st_size)
+                    stats[rel] = StatKey(st.st_size, st.st_mtime_ns, st.st_ino)
                 # sockets, fifos, devices: not part of a source tree
                 if len(files) > max_files:
                     raise BadInput(f"{root}: holds over {max_files:,} files; not an engine source tree")
@@ -40,13 +44,20 @@ class DirectorySource(Source):
         self, root: Path, *, kind: str = "directory", shown: Path | None = None, max_files: int = 200_000
     ) -> None:
         info = SourceInfo(kind=kind, path=str(shown or root), rev=None)
-        super().__init__(info, _scan(root, max_files))
+        self._stats: dict[str, StatKey] = {}
+        super().__init__(info, _scan(root, max_files, self._stats))
         self._root = root
+        self._abs_root = os.path.join(os.path.abspath(root), "")
+        # A folder of our own (an unpacked archive) is new each run: nothing to key by stat.
+        self._keep_stats = shown is None
 
-    def _disk_path(self, path: str) -> Path | None:
+    def _stat(self, path: str) -> StatKey | None:
+        return self._stats.get(path) if self._keep_stats else None
+
+    def _disk_path(self, path: str) -> str | Path | None:
         # Read in place by the parser (O_NOFOLLOW on the file); the scan listed no path through
         # a symlink, so no leading component is one unless the folder changes under us.
-        return self._root / path
+        return self._abs_root + path  # a str: thousands of Path objects cost more than the stat
 
     def read(self, path: str) -> bytes:
         """Walked from the root without following any symlink (the scan never listed a path

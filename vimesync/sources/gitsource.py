@@ -9,7 +9,8 @@ from pathlib import Path
 
 from vimesync import git
 from vimesync.errors import BadInput
-from vimesync.sources.model import EXECUTABLE, GITLINK, REGULAR, SYMLINK, Entry, Source, SourceInfo
+from vimesync.git import MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_LINK
+from vimesync.sources.model import Entry, Source, SourceInfo
 
 
 class GitSource(Source):
@@ -19,12 +20,12 @@ class GitSource(Source):
         files: dict[str, Entry] = {}
         submodules = 0
         for e in git.ls_tree(path, sha):
-            if e.mode == GITLINK:
+            if e.mode == MODE_GITLINK:
                 submodules += 1
             elif e.kind == "blob":
                 if e.path in files:  # a tree with a duplicate entry name (git never writes one)
                     raise BadInput(f"{path}: {e.path!r} appears twice in the tree of {sha}")
-                mode = e.mode if e.mode in (EXECUTABLE, SYMLINK) else REGULAR
+                mode = e.mode if e.mode in (MODE_EXEC, MODE_LINK) else MODE_FILE
                 files[e.path] = Entry(mode=mode, size=e.size, oid=e.oid)
         super().__init__(SourceInfo(kind="git", path=str(path), rev=sha), files)
         notes = []

@@ -11,7 +11,8 @@ from types import MappingProxyType
 
 from vimesync import nofollow
 from vimesync.errors import BadInput
-from vimesync.pycheck.model import PyFile
+from vimesync.git import MODE_EXEC, MODE_LINK
+from vimesync.pycheck.model import PyFile, StatKey
 
 
 @dataclass(frozen=True)
@@ -21,23 +22,17 @@ class SourceInfo:
     rev: str | None  # full resolved sha for git sources, else None
 
 
-REGULAR = 0o100644
-EXECUTABLE = 0o100755
-SYMLINK = 0o120000
-GITLINK = 0o160000
-
-
 @dataclass(frozen=True)
 class Entry:
     """One file of a source: ``mode`` as git spells it, ``size`` in bytes, ``oid`` for git sources."""
 
-    mode: int  # REGULAR, EXECUTABLE or SYMLINK
+    mode: int  # MODE_FILE, MODE_EXEC or MODE_LINK
     size: int
     oid: str | None = None
 
     @property
     def is_symlink(self) -> bool:
-        return self.mode == SYMLINK
+        return self.mode == MODE_LINK
 
 
 @dataclass(frozen=True)
@@ -84,10 +79,16 @@ class Source:
         out = []
         for path, e in self._files.items():
             if path.endswith(".py") and not e.is_symlink and path not in exclude:
-                out.append(PyFile(path=path, size=e.size, oid=e.oid, file=self._disk_path(path)))
+                file = self._disk_path(path)
+                stat = self._stat(path) if file else None
+                out.append(PyFile(path, size=e.size, oid=e.oid, file=file, stat=stat))
         return out
 
-    def _disk_path(self, path: str) -> Path | None:
+    def _disk_path(self, path: str) -> str | Path | None:
+        return None
+
+    def _stat(self, path: str) -> StatKey | None:
+        """The lstat key of an on-disk file as listed, when the tree stays in place across runs."""
         return None
 
     def export(self, dest: Path, *, only: Iterable[str] | None = None, skip: Collection[str] = ()) -> int:
@@ -134,10 +135,10 @@ def write_file(dest: Path, path: str, data: bytes, mode: int) -> None:
     component, never over an existing file (O_EXCL|O_NOFOLLOW), the mode set on the descriptor."""
     rel = safe_relpath(path, what="path")
     try:
-        if mode == SYMLINK:
+        if mode == MODE_LINK:
             nofollow.symlink_new(dest, rel, data)
         else:
-            nofollow.write_new(dest, rel, data, executable=mode == EXECUTABLE)
+            nofollow.write_new(dest, rel, data, executable=mode == MODE_EXEC)
     except nofollow.NotInTree:
         raise BadInput(f"{dest}: cannot write {rel!r}: a parent is a file or symbolic link") from None
 

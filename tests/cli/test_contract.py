@@ -1,0 +1,250 @@
+"""The CLI contract every command follows (docs/ARCHITECTURE.md, "Adding a command").
+
+Registration in one place, one declaration per option, ``--format text|json`` and ``--json`` on
+every command, ``-h``, shell completion, options that always apply, and start-up that does not
+pay for typer or rich before it needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_patches_cli import run_cli
+from tests.gitrepo import Repo
+from vimesync.cli.app import build_app, main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _leaves():  # type: ignore[no-untyped-def]
+    """Every command as click sees it: (\"audit review\", command), ... — groups that run included."""
+    import typer.main
+
+    root = typer.main.get_command(build_app())
+    found = []
+
+    def walk(cmd, path):  # type: ignore[no-untyped-def]
+        subs = getattr(cmd, "commands", None)
+        if subs is None or getattr(cmd, "invoke_without_command", False):
+            if path:
+                found.append((" ".join(path), cmd))
+        for name, sub in (subs or {}).items():
+            walk(sub, [*path, name])
+
+    walk(root, [])
+    return found
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+def test_every_command_is_registered_in_app_and_no_module_imports_it_back() -> None:
+    names = {name for name, _ in _leaves()}
+    # a new command joins these (registered in build_app), and every test below then covers it
+    assert names >= {"walk", "patches check", "audit", "audit review", "report", "demo"}
+    for module in (ROOT / "vimesync" / "cli").glob("*.py"):
+        if module.name != "app.py":
+            assert "vimesync.cli.app" not in module.read_text(), module.name
+
+
+def test_every_command_takes_format_and_json() -> None:
+    for name, cmd in _leaves():
+        opts = {o for p in cmd.params for o in p.opts}
+        assert {"--format", "--json", "-h", "--help"} <= opts | {"-h", "--help"}, name
+        fmt = next(p for p in cmd.params if "--format" in p.opts)
+        choices = {c.value for c in fmt.type_descriptor.choices or ()}  # an Enum typer checks
+        assert fmt.type_descriptor.is_choice and "json" in choices and "text" in choices, name
+
+
+def test_one_option_one_help_text() -> None:
+    """An option means the same everywhere: declared once in vimesync/cli/options.py."""
+    seen: dict[str, tuple[str, str]] = {}
+    for name, cmd in _leaves():
+        for p in cmd.params:
+            for opt in p.opts:
+                help_ = (getattr(p, "help", None) or "", str(p.metavar))
+                if opt == "--format":
+                    continue  # report and demo print Markdown as their text form
+                assert seen.setdefault(opt, help_) == help_, f"{name} {opt} differs from another command"
+    assert len(seen) > 20
+
+
+@pytest.mark.parametrize(
+    "command", ["", "walk", "patches", "patches check", "audit", "audit review", "report", "demo"]
+)
+def test_dash_h_is_help_and_help_has_no_type_noise(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    code, out, err = run(capsys, *command.split(), "-h")
+    assert code == 0 and err == ""
+    assert out.startswith(f"Usage: vimesync {command}".rstrip())
+    for noise in ("<bool>", "<str>", "<path>", "<int", "TEXT", "BOOLEAN"):
+        assert noise not in out, (command, noise)
+
+
+def test_completion_is_available(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "-h")
+    assert code == 0 and "--install-completion" in out and "--show-completion" in out
+    code, out, _ = run(capsys, "--show-completion", "bash")
+    assert code == 0 and "_VIMESYNC_COMPLETE" in out
+
+
+def test_format_is_checked_and_json_cannot_contradict_it(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "walk", "--format", "yaml")
+    assert code == 2 and out == "" and "'yaml' is not one of 'text', 'json'" in err
+    code, out, err = run(capsys, "walk", "--json", "--format", "text")
+    assert code == 2 and "--json contradicts --format text" in err
+    assert json.loads(out) == {"ok": False, "error": err.split("error: ")[1].strip(), "exit_code": 2}
+    code, out, err = run(capsys, "report", "--format", "text", "--json")
+    assert code == 2 and "--json contradicts --format text" in err
+
+
+@pytest.fixture()
+def upstream(tmp_path: Path) -> Path:
+    up = Repo(tmp_path / "up")
+    up.commit("first (#1)", {"a.py": "a = 1\n"})
+    up.commit("second (#2)", {"a.py": "a = 2\n"})
+    return up.path
+
+
+def test_json_and_format_json_print_the_same(capsys: pytest.CaptureFixture[str], upstream: Path) -> None:
+    common = ["walk", "--upstream", str(upstream), "--range", "HEAD"]
+    docs = []
+    for flags in (["--json"], ["--format", "json"], ["--format=json"], ["--json", "--format", "JSON"]):
+        code, out, _ = run(capsys, *common, *flags)
+        assert code == 0
+        docs.append(json.loads(out))
+    assert docs[0]["totals"]["prs"] == 2 and all(d == docs[0] for d in docs)
+    code, out, _ = run(capsys, *common, "--format", "text")
+    assert code == 0 and "2 PRs: 2 applicable" in out
+
+
+@pytest.fixture()
+def synced(tmp_path: Path) -> tuple[Path, Path]:
+    up = Repo(tmp_path / "up")
+    up.commit("upstream", {"slime/a.py": "a = 2\n"})
+    down = Repo(tmp_path / "down")
+    down.commit("baseline", {"vime/a.py": "a = 1\n"})
+    down.commit("sync", {"vime/a.py": "a = 3\n"})
+    return up.path, down.path
+
+
+@pytest.mark.parametrize("before", [["--sync", "s"], ["--json"], ["--baseline", "HEAD~1"], ["--map", "x=y"]])
+def test_audit_options_before_review_are_refused(
+    capsys: pytest.CaptureFixture[str], synced: tuple[Path, Path], before: list[str]
+) -> None:
+    """`vimesync audit --sync X review ...` used to drop --sync silently."""
+    _, down = synced
+    args = ["audit", *before, "review", "vime/a.py", "--by", "al", "--downstream", str(down), "--sync", "t"]
+    code, out, err = run(capsys, *args)
+    assert code == 2 and "Traceback" not in err
+    assert f"error: {before[0]} before 'review' would not apply to it" in err
+    assert not (down / "sop").exists()
+    if before == ["--json"]:
+        assert json.loads(out)["exit_code"] == 2
+
+
+def test_review_refuses_ledger_naming_options_it_would_not_use(
+    capsys: pytest.CaptureFixture[str], synced: tuple[Path, Path]
+) -> None:
+    up, down = synced
+    args = ["audit", "review", "vime/a.py", "--by", "al", "--downstream", str(down), "--sync", "s"]
+    code, _, err = run(capsys, *args, "--upstream", str(up), "--upstream-tip", "HEAD")
+    assert code == 2 and "--upstream, --upstream-tip only name the ledger, which --sync already names" in err
+    assert not (down / "sop").exists()
+
+
+def test_audit_and_audit_review_each_apply_their_options(
+    capsys: pytest.CaptureFixture[str], synced: tuple[Path, Path]
+) -> None:
+    up, down = synced
+    check = ["audit", "--downstream", str(down), "--upstream", str(up), "--baseline", "HEAD~1"]
+    check += ["--map", "slime/=vime/", "--sync", "s"]
+    code, out, _ = run(capsys, *check, "--json")
+    assert code == 1 and json.loads(out)["sync"] == "s"
+    # review names the ledger from the upstream options when no --sync is given
+    review = ["audit", "review", "vime/a.py", "--by", "al", "--downstream", str(down), "--baseline", "HEAD~1"]
+    upstream = Repo(up)
+    base = upstream.head()[:8]
+    tip = upstream.commit("later", {"slime/b.py": "b = 1\n"})[:8]
+    code, out, _ = run(
+        capsys, *review, "--upstream", str(up), "--upstream-base", "HEAD~1", "--format", "json"
+    )
+    doc = json.loads(out)
+    assert (
+        code == 0 and doc["sync"] == f"{base}..{tip}" and doc["ledger"] == f"sop/reviews/{base}..{tip}.toml"
+    )
+    assert [r["path"] for r in doc["reviews"]] == ["vime/a.py"]
+    code, out, _ = run(capsys, *review, "--sync", "s")
+    assert code == 0 and "recorded 1 review by al in sop/reviews/s.toml" in out
+    code, out, _ = run(capsys, *check)
+    assert code == 0 and "OK: every changed path" in out
+
+
+def _modules_after(*args: str) -> set[str]:
+    code = (
+        "import sys\nfrom vimesync.cli.app import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich'))))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    return set(proc.stderr.split())
+
+
+def test_version_imports_neither_typer_nor_rich() -> None:
+    assert _modules_after("--version") == set()
+    proc = run_cli("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("vimesync ")
+
+
+def test_help_does_not_import_rich() -> None:
+    loaded = _modules_after("walk", "--help")
+    assert "typer" in loaded and not any(m.split(".")[0] == "rich" for m in loaded)
+
+
+def test_plain_coercion_agrees_with_typers_own() -> None:
+    """The start-up shortcut (no pydantic) gives the values and the refusals typer's coercion gives."""
+    import typer
+    import typer.main
+    from typer._coercion import build_runtime_param
+
+    from vimesync.cli.app import _plain_runtime_class
+
+    plain = _plain_runtime_class()
+    command = typer.main.get_command(build_app())
+    cases = {
+        "--strip": ["2", "0", "-1", "x"],
+        "--format": ["json", "TEXT", "yaml"],
+        "--source": ["a/b.whl", "."],
+        "--rev": ["HEAD~1"],
+        "--map": [("a=b", "c=d")],
+        "--keep-going": [True],
+    }
+    checked = 0
+    for _, cmd in [
+        ("patches check", command.commands["patches"].commands["check"]),
+        ("audit", command.commands["audit"]),
+    ]:  # type: ignore[attr-defined]
+        ctx = cmd.make_context(cmd.name, ["-h"], resilient_parsing=True)
+        for param in cmd.params:
+            for value in cases.get(param.opts[0], []):
+                desc = param.type_descriptor
+                results = []
+                for runtime in (
+                    build_runtime_param(desc),
+                    plain(parameter_info=desc.parameter_info, annotation=desc.annotation),
+                ):
+                    try:
+                        results.append(("ok", runtime.coerce(value, param=param, ctx=ctx)))
+                    except typer.BadParameter as exc:
+                        results.append(("refused", exc.message))
+                assert results[0] == results[1], (param.opts[0], value)
+                checked += 1
+    assert checked >= 12

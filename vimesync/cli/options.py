@@ -1,0 +1,305 @@
+"""Every command-line option, declared once: one name, one metavar, one help text.
+
+A command takes its options as these ``Annotated`` aliases, so ``--config`` (or ``--upstream``,
+``--format``...) reads and means the same in every command. A new option goes here first.
+
+Output format: every command takes ``--format`` (an Enum typer checks) and ``--json``, the same as
+``--format json``; :func:`output_format` joins the two and refuses a contradiction.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vimesync.errors import BadInput
+
+
+class Format(str, Enum):
+    """What ``walk``, ``patches check``, ``audit`` and ``audit review`` print."""
+
+    text = "text"
+    json = "json"
+
+
+class DocFormat(str, Enum):
+    """What ``report`` and ``demo`` print: their text is Markdown (``text`` is the same)."""
+
+    markdown = "markdown"
+    text = "text"
+    json = "json"
+
+
+def output_format(fmt: Format | DocFormat | None, json_flag: bool) -> str:
+    """``"json"`` or the command's text form; ``--json`` with a ``--format`` other than json is refused."""
+    if json_flag and fmt is not None and fmt.value != "json":
+        raise BadInput(f"--json contradicts --format {fmt.value}: give one of them")
+    if json_flag:
+        return "json"
+    return fmt.value if fmt is not None else "text"
+
+
+# Where things are.
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option("--config", metavar="PATH", help="Config file (default: ./vimesync.toml if present)."),
+]
+UpstreamOpt = Annotated[
+    Path | None,
+    typer.Option("--upstream", metavar="PATH", help="Upstream clone or bare mirror (default: config)."),
+]
+DownstreamOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--downstream",
+        metavar="PATH",
+        help="Downstream repository (default: config; for audit, else the current folder).",
+    ),
+]
+PolicyOpt = Annotated[
+    Path | None,
+    typer.Option("--policy", metavar="PATH", help="Policy TOML ([[rule]] tables; default: config)."),
+]
+
+# The upstream range and PR metadata.
+RangeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--range",
+        metavar="BASE..TIP",
+        help="Upstream range (default: last-synced pin .. upstream branch); TIP alone: all history.",
+    ),
+]
+DownstreamRevOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--downstream-rev",
+        metavar="REV",
+        help="Read the downstream at this rev (e.g. the pre-sync baseline).",
+    ),
+]
+PrMetadataOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--pr-metadata", metavar="PATH", help="JSON from gh pr list --json number,title,labels,… (labels)."
+    ),
+]
+GithubOpt = Annotated[bool, typer.Option("--github", help="Fetch PR titles and labels via the GitHub API.")]
+UpstreamRepoOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--upstream-repo",
+        metavar="OWNER/NAME",
+        help="Upstream owner/name for links (default: config, else the origin remote).",
+    ),
+]
+
+# The engine patch stack.
+SourceOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--source",
+        metavar="PATH",
+        help="Engine source: git repo (work tree or bare), directory, .whl/.zip/.tar.gz (default: the pin).",
+    ),
+]
+RevOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--rev",
+        metavar="REV",
+        help="For a git source: the commit-ish to check (default: the pin's rev).",
+    ),
+]
+SeriesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--series",
+        metavar="PATH",
+        help="Quilt series file (default: the pin's series).",
+    ),
+]
+StripOpt = Annotated[
+    int | None, typer.Option("--strip", metavar="N", min=0, help="Default -pN for patches (default 1).")
+]
+PythonOpt = Annotated[
+    str | None,
+    typer.Option("--python", metavar="X.Y", help="Grammar target (default: what the tree declares)."),
+]
+ExportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--export",
+        metavar="PATH",
+        help="Write the whole patched tree here (must be empty or absent).",
+    ),
+]
+KeepGoingOpt = Annotated[
+    bool,
+    typer.Option(
+        "--keep-going",
+        help="Go on after a failing patch (left out whole, as git apply without --reject"
+        " leaves it) and try every hunk of a failing file.",
+    ),
+]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Parse every file afresh.")]
+
+# The changed-path audit and its review ledger.
+BaselineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--baseline",
+        metavar="REV",
+        help="The pre-sync downstream commit (report: enables the audit).",
+    ),
+]
+HeadOpt = Annotated[str, typer.Option("--head", metavar="REV", help="The sync head.")]
+UpstreamTipOpt = Annotated[
+    str | None,
+    typer.Option("--upstream-tip", metavar="REV", help="Upstream tip (default: the config's branch)."),
+]
+UpstreamBaseOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--upstream-base",
+        metavar="REV",
+        help="Upstream base, for the ledger name (default: the pin).",
+    ),
+]
+SyncOpt = Annotated[
+    str | None,
+    typer.Option("--sync", metavar="NAME", help="Review ledger name (default: <upstream base8>..<tip8>)."),
+]
+MapOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--map",
+        metavar="SRC=DST",
+        help="Path map upstream=downstream, repeatable (default: config).",
+    ),
+]
+ByOpt = Annotated[str, typer.Option("--by", metavar="NAME", help="Who reviewed.")]
+ReviewPathsArg = Annotated[
+    list[str],
+    typer.Argument(metavar="PATH...", help="Paths (files, or folders for every changed file under them)."),
+]
+
+# Output.
+FormatOpt = Annotated[
+    Format | None,
+    typer.Option(
+        "--format",
+        metavar="text|json",
+        case_sensitive=False,
+        help="Output format (default: text).",
+    ),
+]
+DocFormatOpt = Annotated[
+    DocFormat | None,
+    typer.Option(
+        "--format",
+        metavar="markdown|json",
+        case_sensitive=False,
+        help="Output format (default: markdown; text is the same).",
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout (= --format json).")]
+OutputOpt = Annotated[
+    Path | None, typer.Option("--output", metavar="PATH", help="Write the document here instead of stdout.")
+]
+PublishOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--publish",
+        metavar="OWNER/REPO#N",
+        help="Put the report into that PR's description, between markers.",
+    ),
+]
+KeepOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--keep",
+        metavar="PATH",
+        help="Build the example here (an empty or new folder) and leave it to explore.",
+    ),
+]
+
+# CI-native outputs (patches check, audit, report).
+
+
+class Annotations(str, Enum):
+    """Where annotations go: GitHub Actions workflow commands, none, or GitHub's when under it."""
+
+    auto = "auto"
+    github = "github"
+    none = "none"
+
+
+JunitOpt = Annotated[
+    Path | None,
+    typer.Option("--junit", metavar="PATH", help="Also write the result as JUnit XML here."),
+]
+AnnotationsOpt = Annotated[
+    Annotations,
+    typer.Option(
+        "--annotations",
+        metavar="auto|github|none",
+        case_sensitive=False,
+        help="github: GitHub Actions annotations and a job summary ($GITHUB_STEP_SUMMARY); "
+        "auto (default): github when GITHUB_ACTIONS=true.",
+    ),
+]
+
+# Exact-head CI evidence and the gates of the sync procedure.
+RepoOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--repo", metavar="OWNER/NAME", help="Where CI reports (default: [ci] repo; in CI, the job's)."
+    ),
+]
+PrOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--pr", metavar="N", min=1, help="Judge this PR's current head (earlier commits: not evidence)."
+    ),
+]
+ShaOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sha", metavar="SHA", help="The exact commit (full sha); for a record it must be the head."
+    ),
+]
+CiRepoOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ci-repo",
+        metavar="OWNER/NAME",
+        help="Read the head's exact CI from this repository (default: [ci] repo, or --publish's).",
+    ),
+]
+CiPrOpt = Annotated[
+    int | None,
+    typer.Option("--ci-pr", metavar="N", min=1, help="The PR whose current head --head must be."),
+]
+RequireOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--require",
+        metavar="CHECK",
+        help="A CI context that must be green at the head, repeatable (default: [ci] required).",
+    ),
+]
+SkipGateOpt = Annotated[
+    list[str] | None,
+    typer.Option("--skip-gate", metavar="NAME", help="Switch a gate off, repeatable (see sop/SYNC.md)."),
+]
+ArchOpt = Annotated[
+    str, typer.Option("--arch", metavar="ARCH", help="amd64 or arm64 (sop/gates.toml [images]).")
+]
+DigestOpt = Annotated[str, typer.Option("--digest", metavar="sha256:HEX", help="The image manifest digest.")]
+ImageRefOpt = Annotated[
+    str | None, typer.Option("--ref", metavar="IMAGE", help="The image reference (registry/name:tag).")
+]
