@@ -7,16 +7,16 @@ from collections.abc import Sequence
 
 from vimesync.ci.verdict import CiEvidence, judge
 from vimesync.errors import BadInput
-from vimesync.github import GitHubClient, api_url, token_from_env
+from vimesync.github import GitHubClient, api_url, is_repo_name, token_from_env
 
 MAX_EARLIER = 10  # earlier commits of a PR whose results are listed as not evidence
-_REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def check_repo(repo: str, *, what: str = "--repo") -> str:
-    if not _REPO.fullmatch(repo) or repo.split("/")[1] in (".", ".."):
-        raise BadInput(f"{what} {repo!r}: expected owner/name, e.g. vime-org/vime")
+    """``repo`` when it is an owner/name GitHub could hold (the one rule, ``github.is_repo_name``)."""
+    if not is_repo_name(repo) or repo.split("/")[1] in (".", ".."):
+        raise BadInput(f"{what} {repo[:100]!r}: expected owner/name, e.g. vime-org/vime")
     return repo
 
 
