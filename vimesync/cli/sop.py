@@ -111,10 +111,15 @@ def status(
     upstream = repository_path(None, cfg, "upstream_path")
     walk_at_head: WalkResult | Skipped
     if upstream is not None:
+        from vimesync.report.model import Summary
         from vimesync.upstream.pipeline import walk_and_classify
 
+        # The range the report walked (a pin bumped by the sync would make the default empty).
+        walked = (
+            f"{report.summary.base}..{report.summary.tip}" if isinstance(report.summary, Summary) else None
+        )
         walk_at_head = walk_and_classify(
-            upstream, None, policy=None, downstream=downstream, config=cfg, downstream_rev=head_sha
+            upstream, walked, policy=None, downstream=downstream, config=cfg, downstream_rev=head_sha
         )
     else:
         walk_at_head = Skipped("No upstream repository was given ([upstream] path): not checked.")
