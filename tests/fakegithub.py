@@ -43,6 +43,11 @@ class FakeGitHub:
         self.redirect: str | None = None  # answer everything with a 301 to this Location
         self.lists: Any = None  # served where a list belongs (an object, a list of strings...)
         self.endless = False  # the pulls list never reaches an old PR: page after full page
+        # CI results per commit sha, and pull requests' heads and commits (for ``vimesync ci``):
+        self.statuses: dict[str, list[dict[str, Any]]] = {}
+        self.check_runs: dict[str, list[dict[str, Any]]] = {}
+        self.heads: dict[int, str] = {}
+        self.pr_commits: dict[int, list[str]] = {}
 
     def handle(
         self,
@@ -66,8 +71,22 @@ class FakeGitHub:
             first = 10**6 * page
             next_page = f'<http://127.0.0.1/repos/o/r/pulls?page={page + 1}>; rel="next"'
             return 200, {"Link": next_page}, [_pr(n) for n in range(first + 100, first, -1)]
+        per = int(query.get("per_page", ["30"])[0])
+        page = int(query.get("page", ["1"])[0])
+        commit = re.fullmatch(r"/repos/[^/]+/[^/]+/commits/([0-9a-f]+)/(status|check-runs)", path)
+        pr_commits = re.fullmatch(r"/repos/[^/]+/[^/]+/pulls/([0-9]+)/commits", path)
         one = re.fullmatch(r"/repos/[^/]+/[^/]+/pulls/([0-9]+)", path)
-        if one:
+        if commit and method == "GET":
+            sha, what = commit[1], commit[2]
+            items = (self.statuses if what == "status" else self.check_runs).get(sha, [])
+            key = "statuses" if what == "status" else "check_runs"
+            body = {"sha": sha, "total_count": len(items), key: items[(page - 1) * per : page * per]}
+            if what == "status":
+                body["state"] = "pending"
+        elif pr_commits and method == "GET":
+            shas = self.pr_commits.get(int(pr_commits[1]), [])
+            body = [{"sha": s} for s in shas[(page - 1) * per : page * per]]
+        elif one:
             n = int(one[1])
             if method == "PATCH":
                 self.patches.append((path, payload))
@@ -76,12 +95,11 @@ class FakeGitHub:
                 "number": n,
                 "body": self.bodies.get(n),
                 "html_url": f"https://github.com{path.replace('/repos', '', 1).replace('/pulls/', '/pull/')}",
+                "head": {"sha": self.heads.get(n, "f" * 40)},
             }
         elif method != "GET":
             return 404, {}, {"message": "Not Found"}
         elif path.endswith("/pulls"):
-            per = int(query.get("per_page", ["30"])[0])
-            page = int(query.get("page", ["1"])[0])
             body = self.prs[(page - 1) * per : page * per]
         elif "/files" in path:
             body = [{"filename": "slime/a.py"}, {"filename": "docs/b.md"}]

@@ -28,9 +28,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("upstream",),
     ("carry",),
     ("audit",),
+    ("ci",),
+    ("sop",),
     ("report",),
     ("lint",),
     ("scaffold",),
+    ("outputs",),
     ("demo",),
     ("cli",),  # with vimesync.__main__
 )

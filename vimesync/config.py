@@ -222,6 +222,8 @@ class Config:
     downstream_path: Path | None = None
     engine: EnginePin = field(default_factory=EnginePin)  # the first (or only) engine
     engines: tuple[EnginePin, ...] = ()  # every engine, in config order (``engine`` is the first)
+    ci_repo: str | None = None  # [ci] repo: where the downstream's CI reports (owner/name)
+    ci_required: tuple[str, ...] = ()  # [ci] required: contexts that must be green at the head
     # Which file and key named each repository path above ("upstream_path", "downstream_path",
     # "engine_source"): those are repository content; vimesync.repopaths decides whether to trust them.
     path_origins: tuple[tuple[str, Path, str], ...] = ()
@@ -413,11 +415,24 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     path = lexical(path)
     text = read_text(path)
     data = loads_toml(text, where=str(path))
-    _check_keys(path, "<top>", data, {"upstream", "downstream", "engine"})
+    _check_keys(path, "<top>", data, {"upstream", "downstream", "engine", "ci"})
     up = data.get("upstream", {})
     _check_keys(path, "upstream", up, {"name", "repo", "path", "branch", "pin", "policy", "map", "translate"})
     down = data.get("downstream", {})
     _check_keys(path, "downstream", down, {"path"})
+    ci = data.get("ci", {})
+    if not isinstance(ci, dict):
+        raise ConfigError(str(path), "[ci] must be a table")
+    _check_keys(path, "ci", ci, {"repo", "required"})
+    required = ci.get("required", [])
+    if (
+        not isinstance(required, list)
+        or len(required) > 100
+        or not all(isinstance(c, str) and 0 < len(c) <= 255 for c in required)
+    ):
+        raise ConfigError(str(path), "[ci] required must be a list of at most 100 CI context names")
+    if any(_CONTROL.search(c) for c in required):
+        raise ConfigError(str(path), "[ci] required: a context name holds a control character")
     # Files the config names may lie anywhere inside its repository (a config kept in ci/ may
     # name pins/ at the root), never outside it.
     root = find_root(path)
@@ -449,6 +464,8 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         engine=engine,
         engines=engines,
         path_origins=tuple(origins),
+        ci_repo=_str_or_none(path, "ci", ci, "repo"),
+        ci_required=tuple(required),
     )
 
 

@@ -19,7 +19,9 @@
 - an answer of the wrong shape (an object where a list belongs, a list of strings) is a
   GitHubError naming the endpoint.
 
-Only plain records (``PRMeta``, ``PullInfo``) leave this module: no PyGithub object does.
+Only plain records (``PRMeta``, ``PullInfo``, ``CommitStatus``, ``CheckRun``, ``CommitChecks``)
+leave this module: no PyGithub object does. Their strings are GitHub's (that is, whoever set a
+status's context or description): capped here, escaped by whoever renders them.
 
 Why the retry loop is ours and not PyGithub's ``GithubRetry`` (or a urllib3 ``Retry``): both run
 inside ``requests``, below the connection class that bounds each answer. On every retried answer
@@ -215,6 +217,128 @@ class PullInfo:
     html_url: str
 
 
+# -- CI results of one commit ----------------------------------------------------------------
+
+MAX_FIELD = 1024  # characters kept of a context, description, name or URL
+MAX_PR_COMMITS = 250  # GitHub lists at most 250 commits of a PR
+
+
+@dataclass(frozen=True)
+class CommitStatus:
+    """One commit status (the latest for its context), as the combined status lists it."""
+
+    context: str
+    state: str  # success | pending | failure | error
+    description: str = ""
+    target_url: str = ""
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """One check run (the latest of its name and app)."""
+
+    name: str
+    app: str  # the app's name ("GitHub Actions"), "" when not given
+    status: str  # queued | in_progress | completed | waiting | requested | pending
+    conclusion: str | None  # success | failure | neutral | cancelled | skipped | timed_out | ...
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class CommitChecks:
+    sha: str
+    statuses: tuple[CommitStatus, ...]
+    check_runs: tuple[CheckRun, ...]
+
+
+def _field(value: Any) -> str:
+    return value[:MAX_FIELD] if isinstance(value, str) else ""
+
+
+class _CommitMixin:
+    """CI results and PR commits; mixed into GitHubClient (kept apart for reading)."""
+
+    repo: str
+    max_pages: int
+    get: Callable[..., Any]
+
+    def commit_checks(self, sha: str) -> CommitChecks:
+        """The combined status and the check runs of exactly the commit ``sha``."""
+        return CommitChecks(sha=sha, statuses=tuple(self._statuses(sha)), check_runs=tuple(self._runs(sha)))
+
+    def _paged_object(self, url: str, key: str) -> Iterable[dict[str, Any]]:
+        seen = 0
+        for page in range(1, self.max_pages + 1):
+            data = self.get(url, {"per_page": PER_PAGE, "page": page})
+            if not isinstance(data, dict):
+                raise _shape_error(url, "an object")
+            items = _list_of_objects(data.get(key, []), url)
+            yield from items
+            seen += len(items)
+            total = data.get("total_count")
+            if len(items) < PER_PAGE or (isinstance(total, int) and seen >= total):
+                return
+        raise _pages_error(url, self.max_pages)
+
+    def _statuses(self, sha: str) -> list[CommitStatus]:
+        url = f"/repos/{self.repo}/commits/{sha}/status"
+        return [
+            CommitStatus(
+                context=_field(i.get("context")),
+                state=_field(i.get("state")),
+                description=_field(i.get("description")),
+                target_url=_field(i.get("target_url")),
+            )
+            for i in self._paged_object(url, "statuses")
+        ]
+
+    def _runs(self, sha: str) -> list[CheckRun]:
+        url = f"/repos/{self.repo}/commits/{sha}/check-runs"
+        runs = []
+        for i in self._paged_object(url, "check_runs"):
+            app = i.get("app")
+            conclusion = i.get("conclusion")
+            runs.append(
+                CheckRun(
+                    name=_field(i.get("name")),
+                    app=_field(app.get("name")) if isinstance(app, dict) else "",
+                    status=_field(i.get("status")),
+                    conclusion=_field(conclusion) if isinstance(conclusion, str) else None,
+                    url=_field(i.get("html_url") or i.get("details_url")),
+                )
+            )
+        return runs
+
+    def pull_head(self, number: int) -> str:
+        """The sha of PR ``number``'s head commit (revalidated, so never stale)."""
+        url = f"/repos/{self.repo}/pulls/{number}"
+        item = self.get(url)
+        head = item.get("head") if isinstance(item, dict) else None
+        sha = head.get("sha") if isinstance(head, dict) else None
+        if not isinstance(sha, str) or not _is_sha(sha):
+            raise _shape_error(url, "a pull request with a head sha")
+        return sha
+
+    def pull_commits(self, number: int) -> list[str]:
+        """The shas of PR ``number``'s commits, oldest first (GitHub lists at most 250)."""
+        url = f"/repos/{self.repo}/pulls/{number}/commits"
+        shas: list[str] = []
+        for page in range(1, MAX_PR_COMMITS // PER_PAGE + 2):
+            items = _list_of_objects(self.get(url, {"per_page": PER_PAGE, "page": page}), url)
+            for i in items:
+                sha = i.get("sha")
+                if not isinstance(sha, str) or not _is_sha(sha):
+                    raise _shape_error(url, "commits with a sha")
+                shas.append(sha)
+            if len(items) < PER_PAGE:
+                break
+        return shas
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
 def cache_dir() -> Path:
     """Where HTTP responses are cached: ``github/`` in vimesync's cache folder."""
     return cache_root() / "github"
@@ -228,7 +352,7 @@ def is_repo_name(text: str) -> bool:
     return re.fullmatch(REPO_PATTERN, text) is not None
 
 
-class GitHubClient:
+class GitHubClient(_CommitMixin):
     """One repository on GitHub: merged-PR metadata, and reading/editing a PR description."""
 
     def __init__(

@@ -78,19 +78,34 @@ def test_report_json_to_file(demo: Demo, tmp_path: Path, capsys) -> None:
     cfg = str(_config_without_engine(demo, tmp_path))
     target = tmp_path / "report.json"
     code, out, _ = run(["report", "--config", cfg, "--format", "json", "--output", str(target)], capsys)
-    assert code == 0  # no check ran: nothing failed
+    assert code == 1  # nothing failed, but the patches, audit and CI gates were not checked
     doc = json.loads(target.read_text())
     assert out == ""
     assert doc["summary"]["tip"] == demo.tip
     # No --baseline: the downstream is on its sync branch, so the baseline is where it left main.
     assert doc["audit"]["baseline"] == git.resolve(demo.checkout, "HEAD")
+    states = {g["name"]: g["state"] for g in doc["gates"]}
+    assert states == {
+        "classified": "held",
+        "patches": "not checked",
+        "audit": "held",  # the baseline found from the sync branch; the demo reviewed every path
+        "ci": "not checked",
+    }
+    assert doc["gates_ok"] is False
+    # Switched off, the gates that could not be computed no longer hold the report back.
+    skips = ["--skip-gate", "patches", "--skip-gate", "ci"]
+    code, _, _ = run(["report", "--config", cfg, "--format", "json", "--output", str(target), *skips], capsys)
+    doc = json.loads(target.read_text())
+    assert code == 0 and doc["gates_ok"] is True
+    assert [g["state"] for g in doc["gates"]] == ["held", "off", "held", "off"]
+    assert doc["gates"][1]["detail"] == "switched off with --skip-gate"
 
 
 def test_report_terminal_messages_show_names_as_text(demo: Demo, tmp_path: Path, capsys) -> None:
     cfg = str(_config_without_engine(demo, tmp_path))
     target = tmp_path / "[bold]r[red] [link=x]y \x1b[2J\u202e.md"  # no "/": one file
     code, out, err = run(["report", "--config", cfg, "--output", str(target)], capsys)
-    assert code == 0 and out == "" and target.is_file()
+    assert code == 1 and out == "" and target.is_file()  # 1: gates not checked (no baseline...)
     assert f"wrote {tmp_path}/[bold]r[red] [link=x]y \\x1b[2J\\u202e.md" in err
     assert "\x1b" not in err and "\u202e" not in err
 
@@ -111,7 +126,8 @@ def test_report_publish_through_the_cli(demo: Demo, tmp_path: Path, capsys, monk
     monkeypatch.setenv("VIMESYNC_GITHUB_API", api)
     cfg = str(_config_without_engine(demo, tmp_path))
     code, out, err = run(["report", "--config", cfg, "--publish", "vime/vime#7"], capsys)
-    assert code == 0
+    assert code == 1  # published; but the audit, the stack and CI (the PR has no head here) not checked
+    assert "CI not checked: GitHub returned an unexpected answer for /repos/vime/vime/pulls/7" in out
     assert "updated https://github.com/vime/vime/pull/7" in err
     assert "ghp_cli_token" not in out + err
     assert state.body.startswith("Written by a human.")
@@ -133,7 +149,7 @@ def test_report_publish_over_githubs_limit_exits_2(
     assert code == 2 and "Traceback" not in err
     flat = " ".join(err.split())
     assert "over GitHub's limit of 65,536; nothing was published" in flat and "--output" in flat
-    assert [m for m, _, _ in state.requests] == ["GET"]  # never sent
+    assert "PATCH" not in [m for m, _, _ in state.requests]  # never sent
 
 
 def test_report_engine_table_from_the_series_without_a_source(demo: Demo, tmp_path: Path, capsys) -> None:

@@ -151,8 +151,16 @@ def test_skipped_sections_say_so_in_one_line() -> None:
     md = render_markdown(build_report(upstream_name="Slime"))
     sections = md.split("## ")[1:]
     assert len(sections) == 4
-    for s in sections:
+    for s in sections[:3]:
         assert len(s.strip().splitlines()) == 3  # heading, blank, the one line
+    # Validation: its one line, the CI's one line, then every gate the report covers, none checked.
+    validation = sections[3].strip().splitlines()
+    assert validation[2].startswith("No engine source") and validation[4].startswith("Exact-head CI was not")
+    gates = [line for line in validation if line.startswith("- ")]
+    assert [g.split("**")[1] for g in gates] == ["classified", "patches", "audit", "ci"]
+    assert all(
+        "not checked" in g and "(next: `pass --" in g or "(next: `set GITHUB_TOKEN" in g for g in gates
+    )
     assert "no audit" in md
 
 

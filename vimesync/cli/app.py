@@ -29,7 +29,7 @@ def build_app() -> typer.Typer:
     """
     import typer
 
-    from vimesync.cli import audit, carry, demo, init, lint, patches, pin, report, walk
+    from vimesync.cli import audit, carry, ci, demo, init, lint, patches, pin, report, sop, walk
 
     settings: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
@@ -85,6 +85,14 @@ def build_app() -> typer.Typer:
 
     app.command("report")(report.report)
     app.command("demo")(demo.demo)
+    app.command("ci")(ci.ci)
+
+    sop_app = group("The sync procedure as checkable gates (sop/SYNC.md).", no_args_is_help=True)
+    sop_app.command("status")(sop.status)
+    record_app = group("Record evidence for the sync head.", no_args_is_help=True)
+    record_app.command("image")(sop.record_image)
+    sop_app.add_typer(record_app, name="record")
+    app.add_typer(sop_app, name="sop")
     return app
 
 

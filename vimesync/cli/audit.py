@@ -14,6 +14,8 @@ import typer
 
 from vimesync.cli import output
 from vimesync.cli.options import (
+    Annotations,
+    AnnotationsOpt,
     BaselineOpt,
     ByOpt,
     ConfigOpt,
@@ -21,6 +23,7 @@ from vimesync.cli.options import (
     FormatOpt,
     HeadOpt,
     JsonOpt,
+    JunitOpt,
     MapOpt,
     PolicyOpt,
     ReviewPathsArg,
@@ -103,6 +106,8 @@ def audit(
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
+    junit: JunitOpt = None,
+    annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
     """Classify every path changed between --baseline and --head: identical, translated, downstream-only,
     deleted, excluded; report unreviewed paths and stale reviews."""
@@ -123,7 +128,10 @@ def audit(
                 hint=f"put them after it: vimesync audit {ctx.invoked_subcommand} ... [OPTIONS]",
             )
         return EXIT_OK
+    from vimesync.cli.cioutputs import CiOutputs
+
     json_out = output_format(fmt, json_) == "json"
+    ci = CiOutputs(junit, annotations, json_out=json_out)
     cfg = load_config(config)
     down, up = _downstream(cfg, downstream), _upstream(cfg, upstream)
     baseline = _baseline(down, baseline, head)
@@ -145,7 +153,11 @@ def audit(
     if json_out:
         output.emit_json(audit_json(result))
     else:
-        render(result)
+        with ci.human_output():
+            render(result)
+    from vimesync.outputs.findings import audit_findings
+
+    ci.emit(audit_findings(result, upstream_name=cfg.upstream_name))
     return EXIT_OK if result.ok else EXIT_CHECK_FAILED
 
 

@@ -267,7 +267,13 @@ ReviewPathsArg = Annotated[
 # Carrying upstream PRs.
 PrOpt = Annotated[
     list[int] | None,
-    typer.Option("--pr", metavar="N", help="Carry only this upstream PR (repeatable)."),
+    typer.Option(
+        "--pr",
+        metavar="N",
+        min=1,
+        help="A PR by number: carry takes only these upstream PRs (repeatable); ci judges this"
+        " downstream PR's current head (its earlier commits are not evidence).",
+    ),
 ]
 BranchOpt = Annotated[
     str | None,
@@ -337,4 +343,75 @@ KeepOpt = Annotated[
         metavar="PATH",
         help="Build the example here (an empty or new folder) and leave it to explore.",
     ),
+]
+
+# CI-native outputs (patches check, audit, report).
+
+
+class Annotations(str, Enum):
+    """Where annotations go: GitHub Actions workflow commands, none, or GitHub's when under it."""
+
+    auto = "auto"
+    github = "github"
+    none = "none"
+
+
+JunitOpt = Annotated[
+    Path | None,
+    typer.Option("--junit", metavar="PATH", help="Also write the result as JUnit XML here."),
+]
+AnnotationsOpt = Annotated[
+    Annotations,
+    typer.Option(
+        "--annotations",
+        metavar="auto|github|none",
+        case_sensitive=False,
+        help="github: GitHub Actions annotations and a job summary ($GITHUB_STEP_SUMMARY); "
+        "auto (default): github when GITHUB_ACTIONS=true.",
+    ),
+]
+
+# Exact-head CI evidence and the gates of the sync procedure.
+RepoOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--repo", metavar="OWNER/NAME", help="Where CI reports (default: [ci] repo; in CI, the job's)."
+    ),
+]
+ShaOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sha", metavar="SHA", help="The exact commit (full sha); for a record it must be the head."
+    ),
+]
+CiRepoOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ci-repo",
+        metavar="OWNER/NAME",
+        help="Read the head's exact CI from this repository (default: [ci] repo, or --publish's).",
+    ),
+]
+CiPrOpt = Annotated[
+    int | None,
+    typer.Option("--ci-pr", metavar="N", min=1, help="The PR whose current head --head must be."),
+]
+RequireOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--require",
+        metavar="CHECK",
+        help="A CI context that must be green at the head, repeatable (default: [ci] required).",
+    ),
+]
+SkipGateOpt = Annotated[
+    list[str] | None,
+    typer.Option("--skip-gate", metavar="NAME", help="Switch a gate off, repeatable (see sop/SYNC.md)."),
+]
+ArchOpt = Annotated[
+    str, typer.Option("--arch", metavar="ARCH", help="amd64 or arm64 (sop/gates.toml [images]).")
+]
+DigestOpt = Annotated[str, typer.Option("--digest", metavar="sha256:HEX", help="The image manifest digest.")]
+ImageRefOpt = Annotated[
+    str | None, typer.Option("--ref", metavar="IMAGE", help="The image reference (registry/name:tag).")
 ]

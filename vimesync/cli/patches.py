@@ -6,11 +6,14 @@ from typing import TYPE_CHECKING
 
 from vimesync.cli import output
 from vimesync.cli.options import (
+    Annotations,
+    AnnotationsOpt,
     ConfigOpt,
     EngineOpt,
     ExportOpt,
     FormatOpt,
     JsonOpt,
+    JunitOpt,
     KeepGoingOpt,
     NoCacheOpt,
     PythonOpt,
@@ -46,16 +49,20 @@ def check(
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
+    junit: JunitOpt = None,
+    annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
     """Apply the patch stack to the exact pinned source and parse every Python file of the result."""
     # Imported here, not at the top: --help and other commands skip them.
     from dataclasses import replace
 
     from vimesync.check.model import check_plan, checks_to_dict
+    from vimesync.cli.cioutputs import CiOutputs
     from vimesync.cli.progress import parse_progress
     from vimesync.config import load_config
 
     json_out = output_format(fmt, json_) == "json"
+    ci = CiOutputs(junit, annotations, json_out=json_out)
     plan = check_plan(
         load_config(config),
         engine=engine,
@@ -84,9 +91,21 @@ def check(
         for i, report in enumerate(reports):
             if i:
                 output.stdout.print()
-            render(report)
+            with ci.human_output():
+                render(report)
         if export is not None:
             output.stderr.print(output.styled(f"exported the patched tree to {export}"))
+    from vimesync.outputs.findings import check_findings
+    from vimesync.outputs.model import Findings
+
+    found = [check_findings(r) for r in reports]
+    ci.emit(
+        Findings(
+            tuple(s for f in found for s in f.suites),
+            tuple(a for f in found for a in f.annotations),
+            "\n".join(f.summary for f in found),
+        )
+    )
     return EXIT_OK if all(r.ok for r in reports) else EXIT_CHECK_FAILED
 
 

@@ -4,9 +4,11 @@ Runs the upstream walk, the patch-stack check and the changed-path audit (each o
 inputs are given: flags win over vimesync.toml and the pins), then renders markdown or JSON to
 stdout or ``--output``, and with ``--publish owner/repo#N`` puts it into that PR's description.
 
-Exit codes: 0 the report was generated and every check that ran passed; 1 the report was
-generated (and written/published) but a check failed: a patch does not apply, a patched Python
-file does not parse, or a changed path is unreviewed or its review is stale; 2 bad input.
+Exit codes: 0 the report was generated and every gate it covers (classified, patches, audit,
+ci) was evaluated and holds; 1 the report was generated (and written/published) but a gate
+failed (a patch does not apply, a patched Python file does not parse, a changed path is
+unreviewed or stale, exact-head CI is not green) or was not checked (no upstream, no source, no
+baseline, no token) and not switched off in sop/gates.toml or with ``--skip-gate``; 2 bad input.
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from vimesync.cli import output
 from vimesync.cli.options import (
+    Annotations,
+    AnnotationsOpt,
     BaselineOpt,
+    CiPrOpt,
+    CiRepoOpt,
     ConfigOpt,
     DocFormatOpt,
     DownstreamOpt,
@@ -26,6 +32,7 @@ from vimesync.cli.options import (
     GithubOpt,
     HeadOpt,
     JsonOpt,
+    JunitOpt,
     KeepGoingOpt,
     MapOpt,
     OutputOpt,
@@ -33,8 +40,10 @@ from vimesync.cli.options import (
     PrMetadataOpt,
     PublishOpt,
     RangeOpt,
+    RequireOpt,
     RevOpt,
     SeriesOpt,
+    SkipGateOpt,
     SourceOpt,
     StripOpt,
     SyncOpt,
@@ -47,7 +56,9 @@ from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 if TYPE_CHECKING:
     from vimesync.check.model import CheckOptions
     from vimesync.config import Config
-    from vimesync.report.generate import EngineInput
+    from vimesync.report.generate import CiRequest, EngineInput
+    from vimesync.report.model import SyncReport
+    from vimesync.sop.records import ImageEvidence
 
 
 def _check_opts(
@@ -118,9 +129,16 @@ def report(
     out_file: OutputOpt = None,
     publish: PublishOpt = None,
     config: ConfigOpt = None,
+    ci_repo: CiRepoOpt = None,
+    ci_pr: CiPrOpt = None,
+    require: RequireOpt = None,
+    skip_gate: SkipGateOpt = None,
+    junit: JunitOpt = None,
+    annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
-    """Write the sync PR description: summary, engine patches, final audit, validation."""
+    """Write the sync PR description: summary, engine patches, final audit, validation and gates."""
     # Imported here, not at the top: every command would pay for them at start-up.
+    from vimesync.cli.cioutputs import CiOutputs
     from vimesync.cli.progress import parse_progress
     from vimesync.config import load_config, parse_map
     from vimesync.github import is_repo_name
@@ -128,8 +146,10 @@ def report(
     from vimesync.report.generate import ReportInputs, generate_report
     from vimesync.report.markdown import render_markdown
     from vimesync.safefs import check_output_path, write_atomic
+    from vimesync.sop.gatesfile import gates_of, ignored_off, skip_flags
 
     as_json = output_format(fmt, json_) == "json"
+    ci = CiOutputs(junit, annotations, json_out=as_json and out_file is None)
     if publish is not None:
         from vimesync.report.publish import parse_target, require_token
 
@@ -139,6 +159,15 @@ def report(
         # Before any work: a symlink there (or on a folder inside the checkout) is refused.
         check_output_path(out_file, what="--output")
     cfg = load_config(config)
+    gates_cfg = gates_of(cfg)
+    gates_off = skip_flags(skip_gate, gates_cfg)
+    for name in ignored_off(gates_cfg):
+        output.warn(
+            f"sop/gates.toml switches {name} off, not honoured in an untrusted checkout:"
+            f" pass --skip-gate {name}"
+        )
+    required = tuple(require or ()) or cfg.ci_required or gates_cfg.required
+    ci_request = _ci_request(cfg, ci_repo, ci_pr, publish, required)
     if upstream_repo is not None:
         if not is_repo_name(upstream_repo):
             raise BadInput(f"--upstream-repo {upstream_repo!r}: expected owner/name, e.g. THUDM/slime")
@@ -162,9 +191,11 @@ def report(
         pr_metadata=pr_metadata,
         github=github,
         engines=_engine_inputs(cfg, engine, flags, keep_going) if several else (),
+        ci=ci_request,
     )
     with parse_progress(enabled=output.progress_enabled()) as progress:
-        result = generate_report(inputs, progress=progress)
+        result = replace(generate_report(inputs, progress=progress), gates_off=gates_off)
+    result = replace(result, images=_images(cfg, result, gates_cfg.architectures))
     markdown = render_markdown(result)
     text = json.dumps(render_json(result), indent=2) + "\n" if as_json else markdown
     if out_file is not None:
@@ -173,12 +204,46 @@ def report(
     elif as_json:
         output.emit_json(render_json(result))
     else:
-        output.stdout.file.write(text)
-        output.stdout.file.flush()
+        with ci.human_output():
+            output.stdout.file.write(text)
+            output.stdout.file.flush()
     if publish is not None:
         from vimesync.report.publish import publish as do_publish
 
         done = do_publish(publish, markdown)
         verb = "updated" if done.changed else "already up to date:"
         output.stderr.print(output.styled(f"{verb} {done.url or done.target}"))
-    return EXIT_OK if result.checks_ok else EXIT_CHECK_FAILED
+    from vimesync.outputs.findings import gate_findings
+
+    ci.emit(gate_findings(result.gates, summary=markdown))
+    return EXIT_OK if result.gates_ok else EXIT_CHECK_FAILED
+
+
+def _images(cfg: Config, result: SyncReport, architectures: tuple[str, ...]) -> ImageEvidence | None:
+    """The image records of this sync for its head (only with an audit: it names sync and head)."""
+    from vimesync.audit.model import AuditResult
+    from vimesync.sop.gatesfile import sop_root
+    from vimesync.sop.records import image_evidence
+
+    if not isinstance(result.audit, AuditResult) or cfg.file is None:
+        return None
+    return image_evidence(sop_root(cfg), result.audit.sync, result.audit.head, architectures)
+
+
+def _ci_request(
+    cfg: Config, repo: str | None, pr: int | None, publish: str | None, required: tuple[str, ...]
+) -> CiRequest | None:
+    """Where to read the head's CI: --ci-repo, else the --publish target's repo (whose PR is then
+    the one whose head the report must be), else [ci] repo (see ``choose_repo``); None when none."""
+    from vimesync.ci.evidence import choose_repo
+    from vimesync.report.generate import CiRequest
+
+    if publish is not None and (repo is None or pr is None):
+        from vimesync.report.publish import parse_target
+
+        target_repo, number = parse_target(publish)
+        repo, pr = repo or target_repo, pr or number
+    repo = choose_repo(repo, cfg.ci_repo, what="--ci-repo")
+    if repo is None:
+        return None
+    return CiRequest(repo=repo, pr=pr, required=required)

@@ -82,6 +82,7 @@ LAYOUT_FILES = (
     "pins/slime.toml",
     "pins/vllm.toml",
     "sop/SYNC.md",
+    "sop/gates.toml",
     "sop/policy.toml",
     "sop/reviews/c3af12aa..e20141f8.toml",
 )

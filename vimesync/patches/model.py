@@ -264,6 +264,7 @@ class HunkFailure:
     nearest_line: int | None = None
     nearest_matched: int | None = None  # how many preimage lines match at nearest_line
     mismatch_line: int | None = None  # the 1-based file line of first_mismatch (where git looked first)
+    patch_line: int | None = None  # 1-based line in the patch file: the hunk's @@, else the file's section
 
 
 @dataclass(frozen=True)

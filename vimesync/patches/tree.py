@@ -275,7 +275,7 @@ class ScratchTree:
             files=len(patch.files),
             hunks=patch.hunk_count,
             offsets=tuple(offsets),
-            failures=tuple(failures),
+            failures=_located(failures, patch.files),
             touched=tuple(touched),  # what was written, also when writing stopped half way
             dep3=patch.dep3,
             already_applied=already,
@@ -552,6 +552,28 @@ class ScratchTree:
                     fh.write(data)
         except nofollow.NotInTree:  # only reachable if the tree changed under us
             raise _Refused(f"'{rel}' is beyond a symbolic link or file") from None
+
+
+def _located(failures: list[HunkFailure], fps: Iterable[FilePatch]) -> tuple[HunkFailure, ...]:
+    """Each failure with the line of the patch file it is about: the hunk's ``@@`` line, else the
+    start of the file's section (what a CI annotation points at)."""
+    from dataclasses import replace
+
+    sections: dict[str, FilePatch] = {}
+    for fp in fps:
+        for name in (fp.new_path, fp.old_path):
+            if name is not None:
+                sections.setdefault(name, fp)
+    out = []
+    for f in failures:
+        section = sections.get(f.file)
+        if section is None:
+            out.append(f)
+            continue
+        hunks = section.hunks
+        line = hunks[f.hunk - 1].patch_line if 0 < f.hunk <= len(hunks) else section.patch_line
+        out.append(replace(f, patch_line=line or None))
+    return tuple(out)
 
 
 def apply_patch_to_tree(root: Path, patch: PatchFile, provider: Provider | None = None) -> PatchResult:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from vimesync.audit.document import audit_json
 from vimesync.check.model import CheckReport, check_to_dict
+from vimesync.ci.verdict import evidence_to_dict
 from vimesync.report.links import Ref
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
 
@@ -95,4 +97,17 @@ def render_json(report: SyncReport) -> dict[str, Any]:
         "validation": _section(report.validation, validation_json),
         "engines": [_section(e, engine_json) for e in report.engines],
         "validations": [_section(v, validation_json) for v in report.validations],
+        "ci": _section(report.ci, evidence_to_dict),
+        "images": None
+        if report.images is None
+        else {
+            "sync": report.images.sync,
+            "head": report.images.head,
+            "architectures": list(report.images.architectures),
+            "recorded": [asdict(r) for r in report.images.records],
+        },
+        "gates_ok": report.gates_ok,
+        "gates": [
+            {"name": g.name, "state": g.state, "detail": g.detail, "command": g.command} for g in report.gates
+        ],
     }

@@ -20,12 +20,14 @@ from vimesync.audit.model import AuditResult
 from vimesync.audit.syncname import determine_baseline, upstream_base_of
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.check.run import run_check
+from vimesync.ci.verdict import CiEvidence
 from vimesync.config import Config, EnginePin
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, GitHubError
 from vimesync.pins import pinned_at
 from vimesync.repopaths import repository_path
 from vimesync.report.links import github_repo_of
 from vimesync.report.model import (
+    CI_NOT_ASKED,
     EnginePatches,
     Skipped,
     SyncReport,
@@ -67,6 +69,17 @@ class ReportInputs:
     # Several engines (vimesync.toml's [[engine]] tables): one input each; when given, ``check``,
     # ``series`` and ``strip`` above are not used.
     engines: tuple[EngineInput, ...] = ()
+    ci: CiRequest | None = None  # None: exact-head CI not asked for
+
+
+@dataclass(frozen=True)
+class CiRequest:
+    """Read the CI of the report's head on GitHub: ``repo`` (owner/name), optionally the PR whose
+    head it must be (its earlier commits' results are listed as not evidence)."""
+
+    repo: str
+    pr: int | None = None
+    required: tuple[str, ...] = ()
 
 
 def engine_from_series(
@@ -171,6 +184,29 @@ def _sync_branch_baseline(downstream: Path, head: str) -> str | None:
         return None
 
 
+def ci_evidence(request: CiRequest | None, downstream: Path | None, head: str) -> CiEvidence | Skipped:
+    """The exact-head CI of the report's head, or why it was not checked (never an error: an
+    unreadable GitHub leaves the gate not checked, which fails the report all the same)."""
+    from vimesync.ci.evidence import client_for, read_evidence
+    from vimesync.github import token_from_env
+
+    if request is None:
+        return Skipped(CI_NOT_ASKED)
+    if downstream is None:
+        return Skipped("No downstream repository was given: the head is unknown, CI not checked.")
+    if token_from_env() is None:
+        return Skipped("No GitHub token in the environment (GITHUB_TOKEN or GH_TOKEN): CI not checked.")
+    sha = git.resolve(downstream, head)
+    try:
+        client = client_for(request.repo)
+        try:
+            return read_evidence(client, sha=sha, pr=request.pr, required=request.required)
+        finally:
+            client.close()
+    except (GitHubError, BadInput) as exc:
+        return Skipped(f"CI not checked: {exc.message}")
+
+
 def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None) -> SyncReport:
     """Walk, check and audit what ``inputs`` allow, then build the report."""
     cfg = inputs.config
@@ -262,6 +298,7 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
         skipped=skipped,
         carried=carried,
         skipped_prs=skipped_at,
+        ci=ci_evidence(inputs.ci, downstream, inputs.head),
     )
 
 

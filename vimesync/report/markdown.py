@@ -9,11 +9,14 @@ from collections.abc import Sequence
 
 from vimesync.audit.model import CLASSES, STALE, AuditResult, PathAudit
 from vimesync.check.model import CheckReport
+from vimesync.ci.verdict import CiEvidence, Result
 from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.links import Ref, pr_ref
 from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
+from vimesync.sop.gates import Gate
+from vimesync.sop.records import ImageEvidence
 from vimesync.text import plural, untouched_note, visible
 
 DASH = "—"
@@ -336,6 +339,89 @@ def render_validation(c: CheckReport | Skipped, *, heading: bool = True) -> list
     return out
 
 
+_MARK = {"success": "✅", "skipped": "➖", "pending": "⏳", "failure": "❌"}
+
+
+def _result(r: Result, *, on: str = "") -> str:
+    url = safe_url(r.url) if r.url else None
+    label = code(r.label)
+    shown = f"[{label}]({url})" if url else label
+    line = f"- {_MARK[r.state]} {shown}: {escape(r.raw)}"
+    if r.description:
+        line += f" ({escape(r.description)})"
+    return line + (f" on {rev(r.sha[:8])}" if on else "")
+
+
+def render_ci(e: CiEvidence | Skipped) -> list[str]:
+    """The exact-head CI lines of the Validation section: the verdict, each context, and what
+    ran on earlier heads, listed as not evidence."""
+    if isinstance(e, Skipped):
+        return [escape(e.reason)]
+    head8 = e.sha[:8]
+    what = f"PR #{e.pr} head " if e.pr is not None else ""
+    line = f"Exact-head CI of {escape(e.repo)} at {what}{rev(head8)}: **{e.verdict}**"
+    problems = []
+    if e.failing:
+        problems.append("failing " + ", ".join(code(r.label) for r in e.failing))
+    if e.pending:
+        problems.append("still running " + ", ".join(code(r.label) for r in e.pending))
+    if e.missing:
+        problems.append("never reported " + ", ".join(code(c) for c in e.missing))
+    if not e.results:
+        problems.append("no CI reported on this commit")
+    out = [line + (f" ({'; '.join(problems)})" if problems else "") + "."]
+    if e.required:
+        out[0] += " Required: " + ", ".join(code(c) for c in e.required) + "."
+    if e.results:
+        out += ["", *_capped([_result(r) for r in e.results], "context")]
+    if e.earlier:
+        out += [
+            "",
+            f"Not evidence for {rev(head8)} (earlier commits of PR #{e.pr}):",
+            "",
+            *_capped([_result(r, on="earlier") for r in e.earlier], "result"),
+        ]
+    return out
+
+
+def _ci_lines(report: SyncReport) -> list[str]:
+    off = dict(report.gates_off)
+    if isinstance(report.ci, Skipped) and "ci" in off:
+        return [f"Exact-head CI: switched off ({escape(off['ci'])})."]
+    return render_ci(report.ci)
+
+
+def render_images(e: ImageEvidence) -> list[str]:
+    """One line per architecture: the image recorded at the head, or why there is none."""
+    out = [f"Container images of {rev(e.head[:8])} ({code(f'sop/records/{e.sync}.toml')}):", ""]
+    for i, arch in enumerate(e.architectures):
+        rec = e.at_head(arch)
+        if rec is not None:
+            name = f"{rec.ref}@{rec.digest}" if rec.ref and "@" not in rec.ref else rec.ref or rec.digest
+            out.append(f"- {escape(arch)}: {code(name)}")
+            continue
+        older = next((r for r in e.records if r.arch == arch), None)
+        why = f"recorded at {rev(older.sha[:8])}, not this head" if older else "not recorded"
+        if i > 0:
+            why += f" (follows {escape(e.architectures[0])} at the same head)"
+        out.append(f"- {escape(arch)}: {why}")
+    return out
+
+
+_GATE_MARK = {"held": "✓", "failed": "✗", "not checked": "?", "off": "–"}
+
+
+def render_gates(gates: Sequence[Gate]) -> list[str]:
+    """The merge gates the report covers, each with its state (and what moves an unmet one)."""
+    out = ["Merge gates (the report exits 0 only when every one holds):", ""]
+    for g in gates:
+        line = f"- {_GATE_MARK[g.state]} **{g.name}**: {g.state} — {escape(g.detail)}"
+        if g.command:
+            line += f" (next: {code(g.command)})"
+        out.append(line)
+    return out
+
+
 def render_markdown(report: SyncReport) -> str:
     """The whole report: four ``##`` sections, LF line endings, one trailing newline; @mentions
     neutralised (``<code>@name</code>``) and the publish markers' text made inert."""
@@ -343,7 +429,14 @@ def render_markdown(report: SyncReport) -> str:
         render_summary(report.summary),
         render_engines(report.engines),
         render_audit(report.audit, report.upstream_name),
-        render_validations(report.validations),
+        [
+            *render_validations(report.validations),
+            "",
+            *_ci_lines(report),
+            *(["", *render_images(report.images)] if report.images is not None else []),
+            "",
+            *render_gates(report.gates),
+        ],
     ]
     text = "\n\n".join("\n".join(b) for b in blocks) + "\n"
     # Last, on the final text: no @mention pings anyone and no publish marker can be planted,

@@ -13,9 +13,15 @@ from dataclasses import dataclass, replace
 
 from vimesync.audit.model import AuditResult
 from vimesync.check.model import CheckReport
+from vimesync.ci.verdict import CiEvidence
 from vimesync.patches.model import Dep3, PatchResult
 from vimesync.report.links import GITHUB, Ref, dep3_refs, pr_ref
+from vimesync.sop.gates import REPORT_GATES, Gate, gate, off_gate
+from vimesync.sop.records import ImageEvidence
+from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
+
+CI_NOT_ASKED = "Exact-head CI was not asked for (--ci-repo, or [ci] repo): not checked."
 
 
 @dataclass(frozen=True)
@@ -101,12 +107,35 @@ class SyncReport:
         """The first (or only) engine's check."""
         return self.validations[0]
 
+    ci: CiEvidence | Skipped = Skipped(
+        "Exact-head CI was not asked for (--ci-repo, or [ci] repo): not checked."
+    )
+    gates_off: tuple[tuple[str, str], ...] = ()  # (gate, why it is switched off)
+    images: ImageEvidence | None = None  # container images recorded for the head (sop/records/)
+
     @property
     def title(self) -> str:
         """A PR title: ``[Sync] Mirror Slime through 8c17b676``."""
         if isinstance(self.summary, Summary):
             return f"[Sync] Mirror {self.summary.upstream_name} through {self.summary.tip[:8]}"
         return f"[Sync] {self.upstream_name}"
+
+    @property
+    def gates(self) -> tuple[Gate, ...]:
+        """The gates this report covers, in the SOP's order, each evaluated (see sop/gates.py)."""
+        off = dict(self.gates_off)
+        out = []
+        for name in REPORT_GATES:
+            if name in off:
+                out.append(off_gate(name, off[name]))
+            else:
+                out.append(_evaluate(self, name))
+        return tuple(out)
+
+    @property
+    def gates_ok(self) -> bool:
+        """Every gate the report covers was evaluated and holds (or is switched off)."""
+        return all(g.ok for g in self.gates)
 
     @property
     def checks_ok(self) -> bool:
@@ -120,6 +149,57 @@ class SyncReport:
         if isinstance(self.summary, Summary):
             ok = ok and not self.summary.not_carried  # applicable PRs the head does not carry
         return ok
+
+
+def _evaluate(report: SyncReport, name: str) -> Gate:
+    if name == "classified":
+        s = report.summary
+        if isinstance(s, Skipped):
+            return gate(name, "not checked", s.reason)
+        n = len(s.applicable) + len(s.excluded) + len(s.mirrored)
+        return gate(name, "held", f"{plural(n, 'PR')} of {s.base[:8]}..{s.tip[:8]} classified")
+    if name == "patches":  # every engine's check, each at its exact pin
+        checks = report.validations
+        for c in checks:
+            if isinstance(c, Skipped):
+                return gate(name, "not checked", c.reason)
+        done = [c for c in checks if isinstance(c, CheckReport)]
+        failing = [c for c in done if not c.ok]
+        if not failing:
+            return gate(
+                name,
+                "held",
+                "; ".join(
+                    f"{c.engine}: {plural(len(c.patches), 'patch', 'patches')} apply, the tree parses"
+                    for c in done
+                ),
+            )
+        parts = []
+        for c in failing:
+            failed = sum(1 for p in c.patches if not p.ok and not p.skipped)
+            bad = 0 if c.python is None else len(c.python.failed) + len(c.python.conflict_markers)
+            parts.append(
+                f"{c.engine}: {plural(failed, 'patch', 'patches')} failing, {plural(bad, 'parse problem')}"
+            )
+        return gate(name, "failed", "; ".join(parts))
+    if name == "audit":
+        a = report.audit
+        if isinstance(a, Skipped):
+            return gate(name, "not checked", a.reason)
+        if a.ok:
+            return gate(name, "held", f"{plural(len(a.paths), 'changed path')}, all reviewed or verified")
+        return gate(
+            name,
+            "failed",
+            f"{len(a.unreviewed):,} unreviewed and {len(a.stale):,} stale of {plural(len(a.paths), 'path')}",
+        )
+    if name == "ci":
+        e = report.ci
+        if isinstance(e, Skipped):
+            return gate(name, "not checked", e.reason)
+        state = "held" if e.green else "failed"
+        return gate(name, state, f"{e.verdict} at {e.sha[:8]}")  # type: ignore[arg-type]
+    raise AssertionError(name)
 
 
 def _pr_line(pr: PullRequest, repo: str | None, reverted_by: dict[int, int] | None = None) -> PrLine:
@@ -245,6 +325,7 @@ def build_report(
     carried: frozenset[int] | None = None,
     skipped_prs: frozenset[int] = frozenset(),
     engines: Sequence[tuple[EnginePatches | Skipped, CheckReport | Skipped]] = (),
+    ci: CiEvidence | Skipped | None = None,
 ) -> SyncReport:
     """Assemble the report. Missing inputs become Skipped sections; ``skipped`` overrides their
     one-line reasons (keys "summary", "engine", "audit", "validation").
@@ -278,6 +359,7 @@ def build_report(
         ),
         audit=audit if audit else Skipped(why["audit"]),
         validations=tuple(v for _, v in engines) or (check if check else Skipped(why["validation"]),),
+        ci=ci if ci is not None else Skipped(CI_NOT_ASKED),
     )
 
 

@@ -1,0 +1,49 @@
+"""The job summary: appended, never written through a symlink, a FIFO or a device."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from vimesync.errors import BadInput
+from vimesync.outputs.stepsummary import MAX_SUMMARY, append_summary
+
+
+def test_appends_after_what_is_there(tmp_path: Path) -> None:
+    f = tmp_path / "summary.md"
+    f.write_text("# earlier step\n")
+    append_summary(f, "## ours")
+    append_summary(f, "## again\n")
+    assert f.read_text() == "# earlier step\n\n## ours\n\n## again\n"
+
+
+def test_refuses_a_symlink_and_leaves_its_target_alone(tmp_path: Path) -> None:
+    target = tmp_path / "victim"
+    target.write_text("keep\n")
+    link = tmp_path / "summary.md"
+    link.symlink_to(target)
+    with pytest.raises(BadInput, match="symlink"):
+        append_summary(link, "## ours")
+    assert target.read_text() == "keep\n"
+
+
+def test_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(BadInput):  # ENXIO (no reader) or "not a regular file": never a hang
+        append_summary(fifo, "## ours")
+
+
+def test_refuses_a_folder(tmp_path: Path) -> None:
+    with pytest.raises(BadInput):
+        append_summary(tmp_path, "## ours")
+
+
+def test_cut_at_githubs_limit_on_a_line(tmp_path: Path) -> None:
+    f = tmp_path / "s.md"
+    append_summary(f, "line\n" * (MAX_SUMMARY // 5 + 100))
+    data = f.read_bytes()
+    assert len(data) <= MAX_SUMMARY + 100 and data.endswith(b"*(summary cut at GitHub's 1 MiB limit)*\n")
+    assert b"\nline\nline\n\n*(summary cut" in data

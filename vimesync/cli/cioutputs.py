@@ -1,0 +1,71 @@
+"""The CI outputs every checking command offers: ``--junit FILE`` and ``--annotations``.
+
+``--annotations auto`` (the default) means GitHub Actions annotations and a job summary when
+``GITHUB_ACTIONS=true``, nothing otherwise. In text mode the workflow commands go to stdout after
+the human output, which is printed with the runner's command processing switched off (a random
+``::stop-commands::`` token), so no file name we quote can act as a command; with ``--json`` they
+go to stderr, so that stdout stays one JSON document."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+
+from vimesync.errors import BadInput
+from vimesync.outputs.annotations import commands, stop_commands
+from vimesync.outputs.junit import to_junit
+from vimesync.outputs.model import Findings
+from vimesync.outputs.stepsummary import append_summary, summary_path
+from vimesync.safefs import check_output_path, write_atomic
+
+MODES = ("auto", "github", "none")
+
+
+class CiOutputs:
+    """What one command writes for CI, decided (and its paths checked) before any work."""
+
+    def __init__(self, junit: Path | None, annotations: str | Enum, *, json_out: bool = False) -> None:
+        annotations = annotations.value if isinstance(annotations, Enum) else annotations
+        if annotations not in MODES:
+            raise BadInput(f"--annotations {annotations!r}: expected one of {', '.join(MODES)}")
+        self.github = annotations == "github" or (
+            annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true"
+        )
+        self.junit = junit
+        self.stream = sys.stderr if json_out else sys.stdout
+        self.json_out = json_out
+        if junit is not None:
+            check_output_path(junit, what="--junit")
+
+    @contextmanager
+    def human_output(self) -> Iterator[None]:
+        """Around the human output: the runner obeys no workflow command inside it."""
+        if not self.github or self.json_out:
+            yield
+            return
+        stop, resume = stop_commands()
+        sys.stdout.write(stop + "\n")
+        sys.stdout.flush()
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stdout.write(resume + "\n")
+            sys.stdout.flush()
+
+    def emit(self, findings: Findings) -> None:
+        """The JUnit file, the annotations and the job summary of ``findings``."""
+        if self.junit is not None:
+            write_atomic(self.junit, to_junit(findings.suites), what="--junit")
+        if not self.github:
+            return
+        for line in commands(findings.annotations):
+            self.stream.write(line + "\n")
+        self.stream.flush()
+        path = summary_path()
+        if path is not None and findings.summary:
+            append_summary(path, findings.summary)

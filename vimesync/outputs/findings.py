@@ -1,0 +1,173 @@
+"""``patches check``, ``audit`` and ``report`` results as :class:`Findings`.
+
+Annotations point where a maintainer fixes things: a failing hunk at its ``@@`` line in the patch
+file (relative to the checkout), a syntax error at its line in the patched engine file (a path
+of the engine, not of the checkout: GitHub shows it on the run), an unreviewed path at the path."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from vimesync.audit.model import AuditResult
+from vimesync.check.model import CheckReport
+from vimesync.outputs.model import Annotation, Case, Findings, Suite
+from vimesync.patches.model import HunkFailure, PatchResult
+from vimesync.report.markdown import render_audit, render_validation
+from vimesync.sop.gates import Gate
+from vimesync.text import plural
+
+
+def checkout_relative(path: Path | str, root: Path | None = None) -> str:
+    """``path`` relative to ``root`` (default: the working folder, the checkout in CI) when it
+    lies inside, else as given; "/"-separated, as GitHub wants a file property."""
+    base = os.path.abspath(root or Path.cwd())
+    full = os.path.abspath(path)
+    if full == base or full.startswith(base.rstrip(os.sep) + os.sep):
+        return Path(os.path.relpath(full, base)).as_posix()
+    return Path(path).as_posix()
+
+
+def _hunk_text(f: HunkFailure) -> str:
+    where = f"{f.file}: hunk #{f.hunk} ({f.header.strip()})" if f.hunk else f.file or "the patch"
+    text = f"{where}: {f.reason}" if not f.reason.startswith(f.file or "\0") else f.reason
+    if f.first_mismatch is not None:
+        at = f"line {f.mismatch_line}" if f.mismatch_line else f"hunk line {f.first_mismatch}"
+        text += f"\n  {at} expected: {f.expected!r}\n  found: {f.found!r}"
+    if f.nearest_line is not None:
+        text += f"\n  closest match starts at line {f.nearest_line}"
+    return text
+
+
+def _patch_case(p: PatchResult, engine: str, patch_file: str) -> Case:
+    classname = f"patches check.{engine}"
+    if p.skipped:
+        return Case(p.name, classname, skipped="not applied: an earlier patch failed", file=patch_file)
+    if p.ok:
+        return Case(p.name, classname, file=patch_file)
+    first = p.failures[0] if p.failures else None
+    message = f"{plural(len(p.failures), 'failing hunk')}" + (
+        f"; first: {first.file} hunk #{first.hunk}" if first and first.hunk else ""
+    )
+    detail = "\n".join(_hunk_text(f) for f in p.failures) or "failed"
+    return Case(
+        p.name,
+        classname,
+        failure=message,
+        detail=detail,
+        file=patch_file,
+        line=first.patch_line if first else None,
+    )
+
+
+def check_findings(report: CheckReport, *, root: Path | None = None) -> Findings:
+    """One case per patch (its failing hunks as the failure), one per Python file that does not
+    parse or keeps a conflict marker (plus one for the parse as a whole); an annotation per
+    failing hunk and per syntax error; the Validation section as the summary."""
+    # The series names a file, or the folder holding ``series`` (read already, so no symlink).
+    series_dir = Path(report.series) if os.path.isdir(report.series) else Path(report.series).parent
+    cases: list[Case] = []
+    notes: list[Annotation] = []
+    for p in report.patches:
+        patch_file = checkout_relative(series_dir / p.name, root)
+        cases.append(_patch_case(p, report.engine, patch_file))
+        for f in p.failures:
+            what = f"hunk #{f.hunk}" if f.hunk else "file"
+            notes.append(
+                Annotation(
+                    "error",
+                    f"{p.name}: {what} of {f.file or 'the patch'} does not apply",
+                    _hunk_text(f),
+                    file=patch_file,
+                    line=f.patch_line,
+                )
+            )
+    py = report.python
+    classname = f"python parse.{report.engine}"
+    if py is None:
+        cases.append(
+            Case("parse the patched tree", classname, skipped="not reached: the stack did not apply")
+        )
+    else:
+        unparsable = len({f.path for f in py.failed} | {m.path for m in py.conflict_markers})
+        cases.append(
+            Case(
+                f"parse {plural(py.files, 'Python file')} ({py.version} grammar)",
+                classname,
+                failure=None if py.ok else f"{plural(unparsable, 'file')} do not parse",
+            )
+        )
+        for bad in py.failed:
+            cases.append(Case(bad.path, classname, failure=bad.message, file=bad.path, line=bad.line))
+            notes.append(
+                Annotation(
+                    "error",
+                    f"Python {py.version} syntax error in the patched {report.engine} tree",
+                    bad.message,
+                    file=bad.path,
+                    line=bad.line,
+                    col=bad.column,
+                )
+            )
+        for m in py.conflict_markers:
+            message = f"leftover conflict marker {m.text!r}"
+            cases.append(Case(f"{m.path}:{m.line}", classname, failure=message, file=m.path, line=m.line))
+            notes.append(
+                Annotation(
+                    "error", f"conflict marker in the patched {report.engine} tree", message, m.path, m.line
+                )
+            )
+    suite = Suite(f"patches check: {report.engine}", tuple(cases))
+    summary = "\n".join(render_validation(report)).replace(
+        "## Validation", f"## {_md(report.engine)} patch stack", 1
+    )
+    return Findings((suite,), tuple(notes), summary + "\n")
+
+
+def _md(text: str) -> str:
+    from vimesync.report.markdown import escape
+
+    return escape(text)
+
+
+def audit_findings(result: AuditResult, *, upstream_name: str = "upstream") -> Findings:
+    """One case per changed path (failing when unreviewed or stale), an annotation per such path."""
+    cases: list[Case] = []
+    notes: list[Annotation] = []
+    for p in result.paths:
+        classname = f"audit.{p.cls}"
+        if p.ok:
+            cases.append(Case(p.path, classname, file=p.path))
+            continue
+        why = (
+            "changed since its review"
+            if p.review == "stale"
+            else f"{p.cls} path not reviewed for sync {result.sync}"
+        )
+        cases.append(Case(p.path, classname, failure=why, file=p.path))
+        notes.append(
+            Annotation(
+                "error",
+                f"{p.review} path ({p.cls})",
+                f"{why}: review it against the upstream tip and the baseline, then run "
+                f"vimesync audit review PATH --by NAME (ledger {result.ledger_path})",
+                file=p.path,
+            )
+        )
+    suite = Suite(f"audit: {result.sync}", tuple(cases))
+    return Findings((suite,), tuple(notes), "\n".join(render_audit(result, upstream_name)) + "\n")
+
+
+def gate_findings(gates: tuple[Gate, ...], *, summary: str = "") -> Findings:
+    """One case per gate of the report: held passes, failed or not checked fails, switched off skips."""
+    cases = []
+    notes = []
+    for g in gates:
+        if g.state == "held":
+            cases.append(Case(g.name, "sync gates", file=None))
+        elif g.state == "off":
+            cases.append(Case(g.name, "sync gates", skipped=g.detail or "switched off"))
+        else:
+            cases.append(Case(g.name, "sync gates", failure=f"{g.state}: {g.detail}"))
+            notes.append(Annotation("error", f"sync gate {g.name}: {g.state}", g.detail))
+    return Findings((Suite("sync gates", tuple(cases)),), tuple(notes), summary)

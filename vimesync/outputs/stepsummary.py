@@ -1,0 +1,55 @@
+"""Append Markdown to the GitHub Actions job summary (``$GITHUB_STEP_SUMMARY``).
+
+The variable is the job's (the environment is trusted; the checkout is not), but the file it
+names is still opened with care: append-only, never through a symlink (``O_NOFOLLOW``), never
+blocking on a FIFO (``O_NONBLOCK``), and only if it is a regular file, so that nothing a pull
+request planted on the runner can redirect or truncate what we write. GitHub caps a step's
+summary at 1 MiB: longer text is cut at a line with a note."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from vimesync.errors import BadInput
+
+MAX_SUMMARY = 1024 * 1024 - 4096
+
+
+def summary_path() -> Path | None:
+    """``$GITHUB_STEP_SUMMARY`` when set and not empty."""
+    value = os.environ.get("GITHUB_STEP_SUMMARY")
+    return Path(value) if value else None
+
+
+def append_summary(path: Path, markdown: str) -> None:
+    """Append ``markdown`` (with a blank line before it) to the summary file ``path``."""
+    data = markdown.encode("utf-8", "replace")
+    if len(data) > MAX_SUMMARY:
+        cut = data[:MAX_SUMMARY].rsplit(b"\n", 1)[0]
+        data = cut + b"\n\n*(summary cut at GitHub's 1 MiB limit)*\n"
+    flags = (
+        os.O_WRONLY
+        | os.O_APPEND
+        | os.O_CREAT
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_NOCTTY", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+    )
+    where = f"GITHUB_STEP_SUMMARY {path}"
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        reason = "it is a symlink" if exc.errno == errno.ELOOP else exc.strerror
+        raise BadInput(f"{where}: cannot append to it ({reason})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BadInput(f"{where}: not a regular file; refusing to write to it")
+        view = memoryview(b"\n" + data + (b"" if data.endswith(b"\n") else b"\n"))
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)

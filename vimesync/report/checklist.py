@@ -1,0 +1,101 @@
+"""The sync's gates in the SOP's order, each evaluated: ``vimesync sop status``.
+
+The report's gates (classified, patches, audit, ci) come from the report itself; this adds what
+the report does not cover: *carried* (a walk of the range against the sync head: a PR still
+applicable there was not carried) and *images* (the records of sop/records/<sync>.toml: each
+architecture recorded at the head, every one after the first only once the first is, and only
+once exact-head CI is green)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from vimesync.report.model import Skipped, SyncReport
+from vimesync.sop.gates import GATE_NAMES, Gate, gate, off_gate
+from vimesync.sop.records import ImageRecord
+from vimesync.upstream.model import APPLICABLE, WalkResult
+
+
+@dataclass(frozen=True)
+class SopStatus:
+    sync: str
+    head: str
+    gates: tuple[Gate, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(g.ok for g in self.gates)
+
+
+def carried_gate(walk_at_head: WalkResult | Skipped) -> Gate:
+    if isinstance(walk_at_head, Skipped):
+        return gate("carried", "not checked", walk_at_head.reason)
+    left = [
+        pr for pr in walk_at_head.prs if (pr.decision.status if pr.decision else APPLICABLE) == APPLICABLE
+    ]
+    if not left:
+        n = len(walk_at_head.prs)
+        return gate("carried", "held", f"no applicable PR of {n:,} left uncarried at the head")
+    shown = ", ".join(f"#{pr.number}" for pr in left[:10]) + (" …" if len(left) > 10 else "")
+    return gate("carried", "failed", f"{len(left):,} applicable PRs not carried at the head: {shown}")
+
+
+def images_gate(
+    records: Mapping[str, ImageRecord] | Skipped, head: str, architectures: Sequence[str], ci: Gate
+) -> Gate:
+    if isinstance(records, Skipped):
+        return gate("images", "not checked", records.reason)
+    missing = []
+    for i, arch in enumerate(architectures):
+        rec = records.get(arch)
+        if rec is None:
+            missing.append(f"{arch} not recorded")
+        elif rec.sha != head:
+            missing.append(f"{arch} recorded at {rec.sha[:8]}, not the head {head[:8]}")
+        elif i > 0 and (records.get(architectures[0]) is None or records[architectures[0]].sha != head):
+            missing.append(f"{arch} recorded before {architectures[0]} at this head")
+    if missing:
+        return gate("images", "failed", "; ".join(missing))
+    if ci.state != "held" and ci.state != "off":
+        return gate("images", "failed", f"recorded, but exact-head CI is not green ({ci.state})")
+    done = ", ".join(f"{a} {records[a].digest[:19]}…" for a in architectures)
+    return gate("images", "held", f"recorded at {head[:8]}: {done}")
+
+
+def evaluate(
+    report: SyncReport,
+    *,
+    sync: str,
+    head: str,
+    walk_at_head: WalkResult | Skipped,
+    records: Mapping[str, ImageRecord] | Skipped,
+    architectures: Sequence[str],
+    off: Sequence[tuple[str, str]] = (),
+) -> SopStatus:
+    """Every gate of the SOP in order; a gate switched off shows as off with its reason."""
+    switched = dict(off)
+    covered = {g.name: g for g in report.gates}
+    gates: list[Gate] = []
+    for name in GATE_NAMES:
+        if name in switched:
+            gates.append(off_gate(name, switched[name]))
+        elif name in covered:
+            gates.append(covered[name])
+        elif name == "carried":
+            gates.append(carried_gate(walk_at_head))
+        else:
+            ci = next(g for g in gates if g.name == "ci")
+            gates.append(images_gate(records, head, architectures, ci))
+    return SopStatus(sync=sync, head=head, gates=tuple(gates))
+
+
+def status_to_dict(s: SopStatus) -> dict[str, object]:
+    return {
+        "ok": s.ok,
+        "sync": s.sync,
+        "head": s.head,
+        "gates": [
+            {"name": g.name, "state": g.state, "detail": g.detail, "command": g.command} for g in s.gates
+        ],
+    }

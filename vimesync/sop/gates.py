@@ -1,0 +1,84 @@
+"""The gates of the sync procedure (sop/SYNC.md) in order, the command that moves each, and their
+evaluation: held, failed, not checked, or off.
+
+``vimesync report`` covers four of them (REPORT_GATES) and is the SOP's last gate: it holds only
+when every gate it covers was evaluated and holds; ``vimesync sop status`` evaluates all six.
+A section that could not be computed (no upstream, no source, no baseline, no token) is *not
+checked* — which fails the report as surely as a failure does, unless that gate is switched off
+(``sop/gates.toml`` or ``--skip-gate NAME``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+GateState = Literal["held", "failed", "not checked", "off"]
+
+# Every gate of the sync procedure, in its order (sop/SYNC.md), with the command that moves it.
+GATES: tuple[tuple[str, str, str], ...] = (
+    ("classified", "every PR of the range classified", "vimesync walk"),
+    (
+        "carried",
+        "nothing applicable left uncarried",
+        "vimesync walk --downstream . (then carry what it lists)",
+    ),
+    ("patches", "each engine's patch stack applies and parses at its exact pin", "vimesync patches check"),
+    ("audit", "every changed path reviewed", "vimesync audit review PATH... --by NAME"),
+    ("ci", "exact-head CI green", "vimesync ci --pr N"),
+    (
+        "images",
+        "container images recorded per architecture",
+        "vimesync sop record image --arch ARCH --digest sha256:...",
+    ),
+)
+GATE_NAMES = tuple(name for name, _, _ in GATES)
+REPORT_GATES = ("classified", "patches", "audit", "ci")  # what `vimesync report` evaluates
+
+# What makes a gate that could not be evaluated evaluable.
+ENABLE = {
+    "classified": "pass --upstream PATH (or set [upstream] path)",
+    "carried": "pass --upstream PATH (or set [upstream] path)",
+    "patches": "pass --source PATH (or set the engine pin's source)",
+    "audit": "pass --baseline <pre-sync commit>",
+    "ci": "set GITHUB_TOKEN and pass --ci-repo owner/name (or set [ci] repo)",
+    "images": "vimesync sop record image --arch ARCH --digest sha256:...",
+}
+
+
+def describe(name: str) -> str:
+    return next(what for n, what, _ in GATES if n == name)
+
+
+def command_of(name: str) -> str:
+    return next(cmd for n, _, cmd in GATES if n == name)
+
+
+@dataclass(frozen=True)
+class Gate:
+    name: str  # one of GATE_NAMES
+    state: GateState
+    detail: str  # one line: what holds, what failed, or why it was not checked
+    command: str = ""  # what moves an unmet gate
+
+    @property
+    def ok(self) -> bool:
+        return self.state in ("held", "off")
+
+
+def gate(name: str, state: GateState, detail: str) -> Gate:
+    """A gate with what moves it when it is not met: the gate's command when it failed, what
+    makes it evaluable when it was not checked."""
+    if state in ("held", "off"):
+        return Gate(name, state, detail)
+    return Gate(name, state, detail, ENABLE[name] if state == "not checked" else command_of(name))
+
+
+def off_gate(name: str, why: str) -> Gate:
+    return Gate(name, "off", why)
+
+
+def check_gate_names(names: set[str] | frozenset[str] | list[str], *, where: str) -> None:
+    """ValueError naming the first unknown gate (the caller turns it into BadInput/ConfigError)."""
+    for n in names:
+        if n not in GATE_NAMES:
+            raise ValueError(f"{where}: unknown gate {n!r} (gates: {', '.join(GATE_NAMES)})")

@@ -1,0 +1,122 @@
+"""``sop/gates.toml``: which gates of the sync procedure apply, the required CI contexts and the
+container image architectures. Repository content, so read through safefs and bounded::
+
+    [off]                       # gates switched off, each with the reason shown in their place
+    images = "this downstream publishes no container images"
+
+    [ci]
+    required = ["buildkite/vime"]
+
+    [images]
+    architectures = ["amd64", "arm64"]   # the first is recorded first: the others follow it
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vimesync.config import Config, read_toml
+from vimesync.errors import ConfigError
+from vimesync.sop.gates import GATE_NAMES
+
+GATES_FILE = Path("sop") / "gates.toml"
+ARCHITECTURES = ("amd64", "arm64")
+_ARCH = re.compile(r"[a-z0-9_]{1,32}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class GatesConfig:
+    file: Path | None = None
+    off: tuple[tuple[str, str], ...] = ()  # (gate, why)
+    required: tuple[str, ...] = ()
+    architectures: tuple[str, ...] = ARCHITECTURES
+
+
+def sop_root(config: Config) -> Path:
+    """The folder holding sop/: the one of vimesync.toml, else the working folder."""
+    return config.file.parent if config.file is not None else Path.cwd()
+
+
+def ignored_off(config: GatesConfig) -> tuple[str, ...]:
+    """The gates ``[off]`` names that an untrusted checkout does not honour (for a warning)."""
+    from vimesync.repopaths import untrusted_checkout
+
+    return tuple(g for g, _ in config.off) if untrusted_checkout() else ()
+
+
+def gates_of(config: Config) -> GatesConfig:
+    """The gates file beside the config (none without a vimesync.toml: every gate on)."""
+    return load_gates(config.file.parent) if config.file is not None else GatesConfig()
+
+
+def _strings(
+    file: Path, key: str, value: Any, *, limit: int, pattern: re.Pattern[str] | None = None
+) -> tuple[str, ...]:
+    if (
+        not isinstance(value, list)
+        or len(value) > limit
+        or not all(isinstance(v, str) and 0 < len(v) <= 255 and not _CONTROL.search(v) for v in value)
+        or (pattern is not None and not all(pattern.fullmatch(v) for v in value))
+    ):
+        raise ConfigError(str(file), f"{key} must be a list of at most {limit} names")
+    return tuple(dict.fromkeys(value))
+
+
+def load_gates(root: Path) -> GatesConfig:
+    """``<root>/sop/gates.toml``, or the defaults (every gate on) when there is none."""
+    file = root / GATES_FILE
+    if not os.path.lexists(file):
+        return GatesConfig()
+    data = read_toml(file, root=root)
+    unknown = sorted(set(data) - {"off", "ci", "images"})
+    if unknown:
+        raise ConfigError(str(file), f"unknown table [{unknown[0][:40]!r}]", hint="tables: off, ci, images")
+    off = data.get("off", {})
+    ci = data.get("ci", {})
+    images = data.get("images", {})
+    for name, table in (("off", off), ("ci", ci), ("images", images)):
+        if not isinstance(table, dict):
+            raise ConfigError(str(file), f"[{name}] must be a table")
+    for gate, why in off.items():
+        if gate not in GATE_NAMES:
+            raise ConfigError(str(file), f"[off] {gate[:40]!r} is no gate (gates: {', '.join(GATE_NAMES)})")
+        if not isinstance(why, str) or not why.strip() or len(why) > 500 or _CONTROL.search(why):
+            raise ConfigError(str(file), f"[off] {gate}: give the reason as one line of text")
+    if set(ci) - {"required"} or set(images) - {"architectures"}:
+        raise ConfigError(str(file), "known keys: [ci] required, [images] architectures")
+    arches = _strings(
+        file,
+        "[images] architectures",
+        images.get("architectures", list(ARCHITECTURES)),
+        limit=8,
+        pattern=_ARCH,
+    )
+    if not arches:
+        raise ConfigError(str(file), "[images] architectures must name at least one (or switch the gate off)")
+    return GatesConfig(
+        file=file,
+        off=tuple((g, f"{why.strip()} ({GATES_FILE.as_posix()})") for g, why in off.items()),
+        required=_strings(file, "[ci] required", ci.get("required", []), limit=100),
+        architectures=arches,
+    )
+
+
+def skip_flags(names: list[str] | None, config: GatesConfig) -> tuple[tuple[str, str], ...]:
+    """``config.off`` plus the gates named by ``--skip-gate`` (BadInput for an unknown name).
+
+    In an untrusted checkout ``[off]`` is a pull request's to edit, so only ``--skip-gate`` (the
+    job's) switches a gate off there; see :func:`ignored_off`."""
+    from vimesync.errors import BadInput
+    from vimesync.repopaths import untrusted_checkout
+
+    off = {} if untrusted_checkout() else dict(config.off)
+    for n in names or ():
+        if n not in GATE_NAMES:
+            raise BadInput(f"--skip-gate {n[:40]!r}: no such gate (gates: {', '.join(GATE_NAMES)})")
+        off.setdefault(n, "switched off with --skip-gate")
+    return tuple(off.items())

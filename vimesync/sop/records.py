@@ -1,0 +1,167 @@
+"""``sop/records/<sync>.toml``: evidence a maintainer records by hand (container images per
+architecture), kept with its comments (``vimesync.tomledit``), written atomically, never through a symlink::
+
+    # Evidence of sync 4c193f1f..8c17b676, recorded with `vimesync sop record`.
+
+    [images.amd64]
+    digest = "sha256:…"          # the pushed manifest
+    ref = "ghcr.io/vime/vime:sync-8c17b676"
+    sha = "…"                    # the sync head the image was built from
+    recorded_at = "2026-11-30T19:00:00Z"
+
+The file is repository content: read through safefs with its size and shape bounded, and every
+value re-checked when it is read, not only when it is written."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from vimesync.errors import BadInput, ConfigError
+from vimesync.safefs import MAX_CONFIG_BYTES, Missing, loads_toml, read_text_input
+
+RECORDS = Path("sop") / "records"
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+IMAGE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}")
+SYNC = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,99}")
+
+
+@dataclass(frozen=True)
+class ImageRecord:
+    arch: str
+    digest: str
+    sha: str
+    ref: str = ""
+    recorded_at: str = ""
+
+
+@dataclass(frozen=True)
+class ImageEvidence:
+    """The image records of a sync, read for its head (what the report's Validation shows)."""
+
+    sync: str
+    head: str
+    architectures: tuple[str, ...]
+    records: tuple[ImageRecord, ...]  # those recorded, in ``architectures`` order
+
+    def at_head(self, arch: str) -> ImageRecord | None:
+        return next((r for r in self.records if r.arch == arch and r.sha == self.head), None)
+
+
+def image_evidence(root: Path, sync: str, head: str, architectures: tuple[str, ...]) -> ImageEvidence:
+    found = load_images(root, sync)
+    return ImageEvidence(sync, head, architectures, tuple(found[a] for a in architectures if a in found))
+
+
+def records_file(root: Path, sync: str) -> Path:
+    if not SYNC.fullmatch(sync.replace("..", "_")) or "/" in sync:
+        raise BadInput(
+            f"sync name {sync[:60]!r}: expected letters, digits, '.', '_', '-' (e.g. 4c193f1f..8c17b676)"
+        )
+    return root / RECORDS / f"{sync}.toml"
+
+
+def _text(path: Path, root: Path) -> str | None:
+    """The file's text, None when it (or sop/records/) does not exist; a symlink is refused."""
+    try:
+        return read_text_input(path, root=root, max_bytes=MAX_CONFIG_BYTES)
+    except Missing:
+        return None
+
+
+def load_images(root: Path, sync: str) -> dict[str, ImageRecord]:
+    """The image records of ``sync`` by architecture ({} when none were recorded)."""
+    path = records_file(root, sync)
+    text = _text(path, root)
+    if text is None:
+        return {}
+    data = loads_toml(text, where=str(path))
+    images = data.get("images", {})
+    if not isinstance(images, dict):
+        raise ConfigError(str(path), "[images] must be a table")
+    out = {}
+    for arch, rec in images.items():
+        if not isinstance(rec, dict):
+            raise ConfigError(str(path), f"[images.{arch[:32]}] must be a table")
+        digest, sha = rec.get("digest"), rec.get("sha")
+        if not isinstance(digest, str) or not DIGEST.fullmatch(digest):
+            raise ConfigError(str(path), f"[images.{arch[:32]}] digest must be sha256:<64 hex digits>")
+        if not isinstance(sha, str) or not SHA.fullmatch(sha):
+            raise ConfigError(str(path), f"[images.{arch[:32]}] sha must be a full commit sha")
+        ref = rec.get("ref", "")
+        at = rec.get("recorded_at", "")
+        out[arch] = ImageRecord(
+            arch,
+            digest,
+            sha,
+            ref if isinstance(ref, str) and IMAGE_REF.fullmatch(ref) else "",
+            at if isinstance(at, str) and len(at) < 40 else str(at)[:40],
+        )
+    return out
+
+
+def check_image(
+    arch: str,
+    digest: str,
+    sha: str,
+    head: str,
+    ref: str | None,
+    *,
+    architectures: tuple[str, ...],
+    existing: dict[str, ImageRecord],
+) -> None:
+    """BadInput unless the record may be written: a known architecture, a well-formed digest and
+    ref, the sync head itself, and (for every architecture but the first) the first already
+    recorded at this same head."""
+    if arch not in architectures:
+        raise BadInput(f"--arch {arch[:40]!r}: expected one of {', '.join(architectures)} (sop/gates.toml)")
+    if not DIGEST.fullmatch(digest):
+        raise BadInput(f"--digest {digest[:80]!r}: expected sha256: and 64 lowercase hex digits")
+    if ref is not None and not IMAGE_REF.fullmatch(ref):
+        raise BadInput(f"--ref {ref[:80]!r}: expected an image reference (registry/name:tag or @digest)")
+    if sha != head:
+        raise BadInput(
+            f"--sha {sha[:12]} is not the sync head {head[:12]}: evidence is recorded for the head only"
+        )
+    first = architectures[0]
+    if arch != first:
+        done = existing.get(first)
+        if done is None or done.sha != head:
+            raise BadInput(
+                f"{arch} is recorded only after {first} at the same head: "
+                f"no {first} image is recorded at {head[:12]}",
+                hint=f"record {first} first: vimesync sop record image --arch {first} --digest sha256:...",
+            )
+
+
+def record_image(root: Path, sync: str, rec: ImageRecord) -> Path:
+    """Write ``rec`` into the sync's records file, keeping everything else (comments included)."""
+    import tomlkit
+
+    from vimesync import tomledit
+
+    path = records_file(root, sync)
+    doc = tomledit.load(path, root=root)
+    if not doc.body:
+        doc.add(tomlkit.comment(f"Evidence of sync {sync}, recorded with `vimesync sop record`."))
+        doc.add(tomlkit.nl())
+    images = doc.get("images")
+    if images is None:
+        images = tomlkit.table(is_super_table=True)
+        doc["images"] = images
+    table = images.get(rec.arch)
+    if table is None:
+        table = tomlkit.table()
+        images[rec.arch] = table
+    table["digest"] = rec.digest
+    if rec.ref:
+        table["ref"] = rec.ref
+    elif "ref" in table:
+        del table["ref"]
+    table["sha"] = rec.sha
+    table["recorded_at"] = rec.recorded_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    tomledit.write(path, doc, root=root, mkdirs=True, what="record")
+    return path
