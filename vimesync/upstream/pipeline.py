@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vimesync import git
 from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.repopaths import repository_path
-from vimesync.upstream import metadata, mirrored
 from vimesync.upstream import policy as policy_mod
 from vimesync.upstream.model import WalkResult
 from vimesync.upstream.walk import walk
+
+if TYPE_CHECKING:
+    from vimesync.github import PRMeta
 
 
 def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
@@ -60,6 +62,8 @@ def _tip_rev(repo: Path, tip: str) -> str:
 
 
 def _since(repo: Path, base: str) -> str | None:
+    from datetime import datetime, timedelta
+
     if base == git.NULL_SHA:
         return None
     date = git.run(repo, ["log", "-1", "--format=%cI", base]).decode().strip()
@@ -94,8 +98,12 @@ def walk_and_classify(
     notes: list[str] = []
     result = replace(result, upstream=config.upstream_repo or config.upstream_name)
 
-    metas: dict[int, metadata.PRMeta] = {}
+    # metadata (and the GitHub client) and mirrored are imported only when used: a plain walk
+    # does not pay for compiling them at start-up.
+    metas: dict[int, PRMeta] = {}
     if pr_metadata is not None:
+        from vimesync.upstream import metadata
+
         metas.update(metadata.load_metadata(pr_metadata))
     if github and result.prs:
         if not config.upstream_repo:
@@ -115,6 +123,8 @@ def walk_and_classify(
             )
         metas.update(fetched)
     if metas:
+        from vimesync.upstream import metadata
+
         result = metadata.apply_metadata(result, metas)
 
     policy_path = policy or config.policy
@@ -125,6 +135,8 @@ def walk_and_classify(
 
     downstream = repository_path(downstream, config, "downstream_path")
     if downstream is not None and prs:
+        from vimesync.upstream import mirrored
+
         git.git_dir(downstream)
         index = mirrored.scan_downstream(
             downstream,
