@@ -11,10 +11,9 @@ import: ``vimesync --help`` and ``--version`` never need it.
 
 from __future__ import annotations
 
-import json
 import sys
+from collections.abc import Callable
 from functools import cache
-from json.encoder import encode_basestring_ascii as _string
 from typing import TYPE_CHECKING, Any
 
 from vimesync.text import visible
@@ -75,14 +74,19 @@ def emit_json(doc: Any) -> None:
     sys.stdout.flush()
 
 
+def progress_enabled() -> bool:
+    return _console("stderr").is_terminal
+
+
 def dumps(doc: Any) -> str:
-    """``json.dumps(doc, indent=2, default=str, ensure_ascii=True)``, byte for byte, about three
-    times faster: with ``indent`` the stdlib encodes in pure Python through nested generators
-    (a third of a whole ``walk --json`` of 1,600 commits). Strings still go through the stdlib's
-    C escaper. A circular document is json's ValueError as before (checked up front)."""
+    """``json.dumps(doc, indent=2, default=str, ensure_ascii=True)``, byte for byte, faster: with
+    ``indent`` the stdlib encodes in pure Python through nested generators. Strings still go
+    through the stdlib's C escaper. A circular document is json's ValueError, as before."""
+    import json  # here, not at import: --help does not need it
+
     parts: list[str] = []
     try:
-        _encode(doc, "\n", parts)
+        _encode(doc, "\n", parts, json.encoder.encode_basestring_ascii)
     except RecursionError:  # circular (or absurdly deep): let the stdlib say which
         return json.dumps(doc, indent=2, sort_keys=False, default=str, ensure_ascii=True)
     return "".join(parts)
@@ -115,11 +119,12 @@ def _key(key: Any) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
 
 
-def _encode(o: Any, nl: str, out: list[str]) -> None:
+def _encode(o: Any, nl: str, out: list[str], string: Callable[[str], str]) -> None:
     """Append the JSON of ``o`` at the indentation ``nl`` (a newline and its spaces) to ``out``;
-    the same type tests, in the same order, as ``json.encoder._make_iterencode``."""
+    the same type tests, in the same order, as ``json.encoder._make_iterencode``. ``string`` is
+    json's ASCII string escaper."""
     if isinstance(o, str):
-        out.append(_string(o))
+        out.append(string(o))
     elif o is None:
         out.append("null")
     elif o is True:
@@ -138,10 +143,10 @@ def _encode(o: Any, nl: str, out: list[str]) -> None:
         sep = "[" + inner
         for item in o:
             if isinstance(item, str):
-                out.append(sep + _string(item))
+                out.append(sep + string(item))
             else:
                 out.append(sep)
-                _encode(item, inner, out)
+                _encode(item, inner, out, string)
             sep = "," + inner
         out.append(nl + "]")
     elif isinstance(o, dict):
@@ -151,20 +156,17 @@ def _encode(o: Any, nl: str, out: list[str]) -> None:
         inner = nl + "  "
         sep = "{" + inner
         for key, value in o.items():
-            head = sep + _string(key if isinstance(key, str) else _key(key)) + ": "
+            head = sep + string(key if isinstance(key, str) else _key(key)) + ": "
             sep = "," + inner
             if isinstance(value, str):
-                out.append(head + _string(value))
+                out.append(head + string(value))
             elif value is None:
                 out.append(head + "null")
-            elif isinstance(value, (list, tuple, dict)) or value is True or value is False:
-                out.append(head)
-                _encode(value, inner, out)
-            elif isinstance(value, int):
+            elif isinstance(value, int) and not isinstance(value, bool):
                 out.append(head + int.__repr__(value))
             else:
                 out.append(head)
-                _encode(value, inner, out)
+                _encode(value, inner, out, string)
         out.append(nl + "}")
     else:
-        _encode(str(o), nl, out)  # default=str
+        _encode(str(o), nl, out, string)  # default=str
