@@ -408,8 +408,12 @@ def check_range(repo: Path, base: str | None, tip: str) -> tuple[str | None, str
     Only BASE == TIP is empty. BadInput when BASE is not an ancestor of TIP: a reversed range
     (TIP an ancestor of BASE) says so; otherwise it says what git's ``BASE..TIP`` would walk.
     """
-    git.git_dir(repo)
-    tip_sha = git.resolve(repo, tip)
+    try:
+        tip_sha = git.resolve(repo, tip)
+    except GitError:
+        git.git_dir(repo)  # not a repository (or refused) says so first, as before
+        raise
+    # (A tip that resolves is in a repository: no separate git_dir query, one git process less.)
     if not base or base == git.NULL_SHA:
         return None, tip_sha, False
     base_sha = git.resolve(repo, base)
