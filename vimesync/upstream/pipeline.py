@@ -47,18 +47,18 @@ def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
     return base, tip or default_tip
 
 
-def _tip_rev(repo: Path, tip: str) -> str:
+def _tip_rev(repo: Path, tip: str) -> tuple[str, str | None]:
+    """(the rev to walk to, its sha when it resolved: the walk need not ask git again)."""
     # A configured branch name may only exist as a remote-tracking branch in a plain clone.
     try:
-        git.resolve(repo, tip)
+        return tip, git.resolve(repo, tip)
     except BadInput:
         for alt in (f"origin/{tip}", f"refs/remotes/origin/{tip}"):
             try:
-                git.resolve(repo, alt)
-                return alt
+                return alt, git.resolve(repo, alt)
             except BadInput:
                 continue
-    return tip
+    return tip, None
 
 
 def _since(repo: Path, base: str) -> str | None:
@@ -94,7 +94,8 @@ def walk_and_classify(
     if upstream is None:
         raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
     base, tip = parse_range(range_, config)
-    result = walk(upstream, base, _tip_rev(upstream, tip))
+    tip_rev, tip_sha = _tip_rev(upstream, tip)
+    result = walk(upstream, base, tip_rev, tip_sha=tip_sha)
     notes: list[str] = []
     result = replace(result, upstream=config.upstream_repo or config.upstream_name)
 

@@ -402,14 +402,17 @@ class _RangeGraph:
         return self._out
 
 
-def check_range(repo: Path, base: str | None, tip: str) -> tuple[str | None, str, bool]:
+def check_range(
+    repo: Path, base: str | None, tip: str, *, tip_sha: str | None = None
+) -> tuple[str | None, str, bool]:
     """Resolve and validate a range: (base sha or None for the root, tip sha, empty?).
+    ``tip_sha``: what ``tip`` resolved to, when the caller has just asked git.
 
     Only BASE == TIP is empty. BadInput when BASE is not an ancestor of TIP: a reversed range
     (TIP an ancestor of BASE) says so; otherwise it says what git's ``BASE..TIP`` would walk.
     """
     try:
-        tip_sha = git.resolve(repo, tip)
+        tip_sha = tip_sha or git.resolve(repo, tip)
     except GitError:
         git.git_dir(repo)  # not a repository (or refused) says so first, as before
         raise
@@ -476,14 +479,14 @@ class _Subjects:
             self._cat.close()
 
 
-def walk(repo: Path, base: str | None, tip: str) -> WalkResult:
+def walk(repo: Path, base: str | None, tip: str, *, tip_sha: str | None = None) -> WalkResult:
     """Walk ``base..tip`` of ``repo`` (a clone or bare mirror) into PRs and direct commits.
 
     ``base`` None (or the null sha) walks TIP's whole history down to the root commit. The
     result has no decisions yet. BASE == TIP gives an empty result; BASE not an ancestor of TIP
-    (a reversed range included) is BadInput.
+    (a reversed range included) is BadInput. ``tip_sha``: TIP already resolved by the caller.
     """
-    base_sha, tip_sha, empty = check_range(repo, base, tip)
+    base_sha, tip_sha, empty = check_range(repo, base, tip, tip_sha=tip_sha)
     base_out = base_sha or git.NULL_SHA
     if empty:
         return WalkResult(base=base_out, tip=tip_sha, prs=(), direct_commits=())
