@@ -19,15 +19,17 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def measure(cmd: list[str], runs: int, cwd: Path | None = None) -> tuple[float, float]:
     """Median wall and median CPU seconds of ``runs`` runs of ``cmd`` (after one warm-up run)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = ENV
     cwd = cwd or ROOT  # python -m puts the working folder first on sys.path: make it this tree
     walls, cpus = [], []
     for i in range(runs + 1):
@@ -54,7 +56,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--repo", type=Path, help="an upstream clone or bare mirror for the walk figures")
     ap.add_argument("--range", default="HEAD", help="BASE..TIP or TIP (default: HEAD)")
+    ap.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="do not give the runs a bytecode cache (see above): measure the environment as it is",
+    )
     args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="vimesync-pyc-") as pyc:
+        if args.no_bytecode_cache:
+            flag = ENV.get("PYTHONDONTWRITEBYTECODE", "")
+            print(f"bytecode: as the environment has it (PYTHONDONTWRITEBYTECODE={flag!r})")
+        else:
+            ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+            ENV["PYTHONPYCACHEPREFIX"] = pyc
+            print("bytecode: cached (as installed), in a temporary PYTHONPYCACHEPREFIX")
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
 
     py = sys.executable
     script = Path(py).with_name("vimesync")

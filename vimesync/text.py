@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:
@@ -15,13 +16,21 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 # renderer would act on (move the cursor, recolour, reorder) instead of showing. Also lone
 # surrogates (a path's undecodable bytes kept by surrogateescape, a ``\ud800`` JSON escape):
 # no UTF-8 writer can encode them, so they are shown as ``\udcff`` too.
-_CONTROL = re.compile(
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+_CONTROL_CLASS = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff"
 )
-_CONTROL_KEEP_NL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
-)
-_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@cache
+def _control(newlines: bool) -> re.Pattern[str]:
+    """The control-character pattern (newline kept or not), compiled on first use: these wide
+    classes cost about a millisecond to compile, which ``vimesync --help`` need not pay."""
+    return re.compile(f"[{'' if newlines else chr(10)}{_CONTROL_CLASS}]")
+
+
+@cache
+def _surrogate() -> re.Pattern[str]:
+    return re.compile("[\ud800-\udfff]")
 
 
 _SHORT = {"\n": "\\n", "\r": "\\r"}
@@ -37,7 +46,7 @@ def _shown(m: re.Match[str]) -> str:
 def visible(text: str, *, newlines: bool = False) -> str:
     """``text`` with every control character shown as an escape (ESC as ``\\x1b``, U+202E as
     ``\\u202e``): nothing a terminal acts on. Newlines are kept only when ``newlines`` is true."""
-    return (_CONTROL_KEEP_NL if newlines else _CONTROL).sub(_shown, text)
+    return _control(newlines).sub(_shown, text)
 
 
 def utf8_safe(text: str) -> str:
@@ -46,7 +55,7 @@ def utf8_safe(text: str) -> str:
     surrogate-escaped path, so such a path still matches ``**`` or ``*.py``."""
     if text.isascii():
         return text
-    return _SURROGATE.sub("\ufffd", text)
+    return _surrogate().sub("\ufffd", text)
 
 
 def untouched_note(untouched: bool, parses_with: str | None) -> str:

@@ -269,3 +269,41 @@ def test_plain_coercion_agrees_with_typers_own() -> None:
                 assert results[0] == results[1], (param.opts[0], value)
                 checked += 1
     assert checked >= 12
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["walk", "--help"],
+        ["walk", "--bogus"],
+        ["walk", "--format", "yaml"],
+        ["patches"],
+        ["patches", "bogus"],
+        ["patches", "check", "-h"],
+        ["audit", "review", "-h"],
+        ["audit", "--bogus"],
+        ["report", "-h"],
+        ["demo", "--json", "--format", "markdown"],
+    ],
+)
+def test_a_run_that_names_its_command_builds_only_that_command_and_says_the_same(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    import vimesync.cli.app as app_module
+
+    assert app_module._only(args) == args[0]
+    alone = run(capsys, *args)
+    monkeypatch.setattr(app_module, "_only", lambda args: None)
+    assert run(capsys, *args) == alone
+
+
+def test_the_whole_tree_is_built_for_anything_else(monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer.main
+
+    from vimesync.cli.app import COMMANDS, _only
+
+    assert _only([]) is None and _only(["--help"]) is None and _only(["--json", "walk"]) is None
+    monkeypatch.setenv("_VIMESYNC_COMPLETE", "bash_complete")
+    assert _only(["walk"]) is None
+    assert set(typer.main.get_command(build_app()).commands) == set(COMMANDS)  # type: ignore[attr-defined]
+    assert set(typer.main.get_command(build_app("report")).commands) == {"report"}  # type: ignore[attr-defined]

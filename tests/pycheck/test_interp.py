@@ -129,3 +129,45 @@ def test_a_checkout_that_is_home_itself_is_still_a_checkout(
     with pytest.raises(BadInput, match="python3.99 is needed"):
         interp.find_interpreter((3, 99), env={**clean_env(tmp_path, str(home / "bin")), "HOME": str(home)})
     assert not marker.exists()
+
+
+def test_a_probe_is_remembered_against_the_executables_stat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A remembered probe saves the interpreter start; a changed executable is asked again, and
+    a broken cache file (or none, or --no-cache's None) only means asking."""
+    runs = tmp_path / "runs"
+    py = fake_python(tmp_path / "bin" / "python3.96", f"echo run >> {runs}; echo cpython 3 96 2")
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(interp, "_probed", {})  # the in-process memo, per test
+
+    def probe(cache_dir: Path | None = cache) -> interp.Interpreter | None:
+        interp._probed.clear()
+        return interp.probe(py, cache_dir=cache_dir)
+
+    def started() -> int:
+        return len(runs.read_text().splitlines()) if runs.exists() else 0
+
+    assert probe() == interp.Interpreter(str(py), (3, 96, 2), "cpython") and started() == 1
+    assert probe() == interp.Interpreter(str(py), (3, 96, 2), "cpython") and started() == 1
+    assert probe(None) is not None and started() == 2  # no cache folder: always asked
+    py.write_text(py.read_text().replace("3 96 2", "3 96 13"))  # upgraded in place
+    assert probe() == interp.Interpreter(str(py), (3, 96, 13), "cpython") and started() == 3
+    assert probe() is not None and started() == 3
+    for junk in (b"{not json", b"[]", b'{"%s": {"stat": 1}}' % str(py).encode(), b"\xff"):
+        (cache / interp.PROBE_CACHE).write_bytes(junk)
+        assert probe() == interp.Interpreter(str(py), (3, 96, 13), "cpython")
+    assert started() == 3 + 4
+    (cache / interp.PROBE_CACHE).unlink()
+    cache.chmod(0o500)  # cannot be written: still works, just asks each time
+    try:
+        assert probe() is not None and probe() is not None
+    finally:
+        cache.chmod(0o700)
+
+
+def test_an_interpreter_that_does_not_run_is_not_remembered(tmp_path: Path) -> None:
+    broken = fake_python(tmp_path / "python3.95", "exit 3")
+    interp._probed.pop(str(broken), None)
+    assert interp.probe(broken, cache_dir=tmp_path / "cache") is None
+    assert not (tmp_path / "cache" / interp.PROBE_CACHE).exists()

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vimesync.errors import BadInput
-from vimesync.pycheck.cache import ParseCache
+from vimesync.pycheck.cache import ParseCache, default_cache_dir
 from vimesync.pycheck.interp import find_interpreter
 from vimesync.pycheck.model import ParseReport, PyFile
 from vimesync.pycheck.scan import FileInput, Progress, parse_tree
@@ -50,7 +50,8 @@ def parse_patched(
         return source.read(path) if e is not None and not e.is_symlink else None
 
     target = resolve_target(python, read, metadata_files(entries))
-    interpreter = find_interpreter(target.version)
+    probes = (cache_dir or default_cache_dir()) if use_cache else None
+    interpreter = find_interpreter(target.version, cache_dir=probes)
     files: list[FileInput] = list(source.python_files(exclude=changed.keys()))
     for path, content in changed.items():
         if content is not None:  # else deleted, or now a symlink: nothing of its own to parse

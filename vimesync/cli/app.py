@@ -20,16 +20,32 @@ if TYPE_CHECKING:
 HELP = "Keep a downstream fork in sync with its upstream and its pinned engine patch stack."
 
 
-def build_app() -> typer.Typer:
+COMMANDS = (
+    "init",
+    "walk",
+    "carry",
+    "patches",
+    "pin",
+    "audit",
+    "report",
+    "demo",
+    "ci",
+    "sop",
+)  # the top-level names build_app registers
+
+
+def build_app(only: str | None = None) -> typer.Typer:
     """The whole command tree, every command and group registered here and nowhere else.
 
     Command modules define plain functions over the aliases of :mod:`vimesync.cli.options` and
     never import this module. Help is click's plain formatter (``rich_markup_mode=None``): no
     ``<bool>``/``<str>`` type column, and ``--help`` does not import rich.
+
+    ``only`` (one of :data:`COMMANDS`): the tree with just that top-level command, for a run that
+    names it first; the other command modules are then neither imported nor turned into click
+    commands (start-up: ``vimesync walk`` does not pay for ``audit``'s options).
     """
     import typer
-
-    from vimesync.cli import audit, carry, ci, demo, init, lint, patches, pin, report, sop, walk
 
     settings: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
@@ -60,40 +76,84 @@ def build_app() -> typer.Typer:
     ) -> None:
         """Walk, classify, apply, audit, report."""
 
-    app.command("init")(init.init)
-    app.command("walk")(walk.walk_command)
-    app.command("carry")(carry.carry_command)
+    if only in (None, "init"):
+        from vimesync.cli import init
 
-    patches_app = group("Work with the engine patch stack.", no_args_is_help=True)
-    patches_app.command("check")(patches.check)
-    patches_app.command("lint")(lint.lint)
-    patches_app.command("describe")(lint.describe)
-    app.add_typer(patches_app, name="patches")
+        app.command("init")(init.init)
 
-    pin_app = group("Move the engine pin.", no_args_is_help=True)
-    pin_app.command("bump")(pin.bump)
-    app.add_typer(pin_app, name="pin")
+    if only in (None, "walk"):
+        from vimesync.cli import walk
 
-    audit_app = group(
-        "Audit the paths a sync changed against the upstream tip (vimesync audit [OPTIONS]); "
-        "record reviews (vimesync audit review PATH... --by NAME [OPTIONS]).",
-        invoke_without_command=True,
-    )
-    audit_app.callback()(audit.audit)
-    audit_app.command("review")(audit.review)
-    app.add_typer(audit_app, name="audit")
+        app.command("walk")(walk.walk_command)
 
-    app.command("report")(report.report)
-    app.command("demo")(demo.demo)
-    app.command("ci")(ci.ci)
+    if only in (None, "carry"):
+        from vimesync.cli import carry
 
-    sop_app = group("The sync procedure as checkable gates (sop/SYNC.md).", no_args_is_help=True)
-    sop_app.command("status")(sop.status)
-    record_app = group("Record evidence for the sync head.", no_args_is_help=True)
-    record_app.command("image")(sop.record_image)
-    sop_app.add_typer(record_app, name="record")
-    app.add_typer(sop_app, name="sop")
+        app.command("carry")(carry.carry_command)
+
+    if only in (None, "patches"):
+        from vimesync.cli import lint, patches
+
+        patches_app = group("Work with the engine patch stack.", no_args_is_help=True)
+        patches_app.command("check")(patches.check)
+        patches_app.command("lint")(lint.lint)
+        patches_app.command("describe")(lint.describe)
+        app.add_typer(patches_app, name="patches")
+
+    if only in (None, "pin"):
+        from vimesync.cli import pin
+
+        pin_app = group("Move the engine pin.", no_args_is_help=True)
+        pin_app.command("bump")(pin.bump)
+        app.add_typer(pin_app, name="pin")
+
+    if only in (None, "audit"):
+        from vimesync.cli import audit
+
+        audit_app = group(
+            "Audit the paths a sync changed against the upstream tip (vimesync audit [OPTIONS]); "
+            "record reviews (vimesync audit review PATH... --by NAME [OPTIONS]).",
+            invoke_without_command=True,
+        )
+        audit_app.callback()(audit.audit)
+        audit_app.command("review")(audit.review)
+        app.add_typer(audit_app, name="audit")
+
+    if only in (None, "report"):
+        from vimesync.cli import report
+
+        app.command("report")(report.report)
+
+    if only in (None, "demo"):
+        from vimesync.cli import demo
+
+        app.command("demo")(demo.demo)
+
+    if only in (None, "ci"):
+        from vimesync.cli import ci
+
+        app.command("ci")(ci.ci)
+
+    if only in (None, "sop"):
+        from vimesync.cli import sop
+
+        sop_app = group("The sync procedure as checkable gates (sop/SYNC.md).", no_args_is_help=True)
+        sop_app.command("status")(sop.status)
+        record_app = group("Record evidence for the sync head.", no_args_is_help=True)
+        record_app.command("image")(sop.record_image)
+        sop_app.add_typer(record_app, name="record")
+        app.add_typer(sop_app, name="sop")
     return app
+
+
+def _only(args: list[str]) -> str | None:
+    """The command a run names first, when the rest of the tree cannot matter: not for shell
+    completion (it reads its words from the environment and may list every command)."""
+    import os
+
+    if args and args[0] in COMMANDS and "_VIMESYNC_COMPLETE" not in os.environ:
+        return args[0]
+    return None
 
 
 def _plain_coercion(command: Any) -> None:
@@ -250,7 +310,7 @@ def _main(args: list[str]) -> None:
     import typer.main
 
     try:
-        command = typer.main.get_command(build_app())
+        command = typer.main.get_command(build_app(_only(args)))
         _plain_coercion(command)
         rv = command.main(args=args, prog_name="vimesync", standalone_mode=False)
     except Terminated:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vimesync.cli import output
 from vimesync.cli.options import (
@@ -19,11 +19,17 @@ from vimesync.cli.options import (
     output_format,
 )
 from vimesync.text import plural
-from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, Decision, PullRequest, WalkResult
+
+if TYPE_CHECKING:
+    from vimesync.upstream.model import Decision, PullRequest, WalkResult
+
+# The upstream model (and its dataclasses) is imported where a result is shown, not at import:
+# ``vimesync --help`` imports every command module.
 
 
 def result_json(result: WalkResult) -> dict[str, Any]:
     """The ``--json`` document: range, PRs in merge order (oldest first), direct commits, totals."""
+    from vimesync.upstream.model import APPLICABLE
 
     def pr_doc(pr: PullRequest) -> dict[str, Any]:
         d = pr.decision
@@ -75,17 +81,20 @@ def decision_reason(d: Decision | None) -> str:
 
 
 def _totals(result: WalkResult) -> dict[str, int]:
+    from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED
+
     counts = {APPLICABLE: 0, EXCLUDED: 0, MIRRORED: 0}
     for pr in result.prs:
         counts[pr.decision.status if pr.decision else APPLICABLE] += 1
     return {"prs": len(result.prs), **counts, "direct_commits": len(result.direct_commits)}
 
 
-_STYLE = {APPLICABLE: "green", EXCLUDED: "red", MIRRORED: "cyan"}
-
-
 def _render(result: WalkResult) -> None:
     from rich.table import Table
+
+    from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED
+
+    style = {APPLICABLE: "green", EXCLUDED: "red", MIRRORED: "cyan"}
 
     # Titles, reasons and the upstream name come from commits and config: output.styled shows them
     # as text (never rich markup, control characters escaped).
@@ -109,7 +118,7 @@ def _render(result: WalkResult) -> None:
         table.add_row(
             f"#{pr.number}",
             output.styled(pr.title),
-            output.styled((status, _STYLE[status])),
+            output.styled((status, style[status])),
             output.styled(reason),
         )
     output.stdout.print(table)

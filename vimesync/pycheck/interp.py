@@ -26,6 +26,7 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from vimesync.errors import BadInput
 from vimesync.safefs import find_root, lexical, marks_checkout
@@ -89,12 +90,80 @@ def running() -> Interpreter:
 
 _probed: dict[str, Interpreter | None] = {}
 
+PROBE_CACHE = "interpreters.json"  # in the cache folder: executable -> its stat and what it said
+_MAX_PROBE_CACHE = 256 << 10
+_MAX_PROBE_ENTRIES = 64
 
-def probe(executable: str | os.PathLike[str], timeout: float = 15.0) -> Interpreter | None:
-    """Run ``executable`` to learn its version; None when it does not run (a shim, a broken install)."""
+
+def _stat_key(exe: str) -> list[int] | None:
+    """What must not change for a remembered probe to stand: the file that runs (symlinks
+    followed), as (device, inode, size, mtime_ns, ctime_ns); a replaced binary changes its ctime."""
+    try:
+        st = os.stat(exe)
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _load_probes(directory: Path) -> dict[str, Any]:
+    """The remembered probes; empty when the file is missing, unreadable or not ours."""
+    from vimesync.safefs import loads_json, read_input
+
+    try:
+        data = loads_json(
+            read_input(directory / PROBE_CACHE, max_bytes=_MAX_PROBE_CACHE).decode("utf-8"),
+            where=PROBE_CACHE,
+        )
+    except (BadInput, OSError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _remembered(directory: Path, exe: str, key: list[int]) -> Interpreter | None:
+    entry = _load_probes(directory).get(exe)
+    if not isinstance(entry, dict) or entry.get("stat") != key:
+        return None
+    impl, version = entry.get("implementation"), entry.get("version")
+    if not isinstance(impl, str) or not re.fullmatch(r"\w{1,40}", impl):
+        return None
+    if not (isinstance(version, list) and len(version) == 3 and all(type(v) is int for v in version)):
+        return None
+    return Interpreter(exe, (version[0], version[1], version[2]), impl)
+
+
+def _remember(directory: Path, exe: str, key: list[int], found: Interpreter) -> None:
+    """Best effort: a cache folder that cannot be written only costs the probe next time."""
+    import json
+
+    from vimesync.safefs import write_atomic
+
+    probes = _load_probes(directory)
+    probes.pop(exe, None)
+    while len(probes) >= _MAX_PROBE_ENTRIES:
+        probes.pop(next(iter(probes)))
+    probes[exe] = {"stat": key, "implementation": found.implementation, "version": list(found.version)}
+    try:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)  # as the parse cache makes it
+        write_atomic(directory / PROBE_CACHE, json.dumps(probes).encode(), what="cache")
+    except (BadInput, OSError):
+        pass
+
+
+def probe(
+    executable: str | os.PathLike[str], timeout: float = 15.0, *, cache_dir: Path | None = None
+) -> Interpreter | None:
+    """Run ``executable`` to learn its version; None when it does not run (a shim, a broken install).
+
+    With ``cache_dir``, what a working interpreter said is remembered there against its stat
+    (see :func:`_stat_key`), and not asked again while that is unchanged: a run of
+    ``patches check`` on a tree targeting another Python version saves one interpreter start."""
     exe = os.fspath(executable)
     if exe in _probed:
         return _probed[exe]
+    key = _stat_key(exe) if cache_dir is not None else None
+    if cache_dir is not None and key is not None and (known := _remembered(cache_dir, exe, key)):
+        _probed[exe] = known
+        return known
     result = None
     try:
         proc = subprocess.run(
@@ -112,6 +181,8 @@ def probe(executable: str | os.PathLike[str], timeout: float = 15.0) -> Interpre
     except (OSError, subprocess.SubprocessError):
         result = None
     _probed[exe] = result
+    if result is not None and cache_dir is not None and key is not None and _stat_key(exe) == key:
+        _remember(cache_dir, exe, key, result)
     return result
 
 
@@ -189,12 +260,17 @@ def _trusted_path_entry(folder: str, untrusted: list[Path]) -> bool:
 
 
 def find_interpreter(
-    version: tuple[int, int], *, env: Mapping[str, str] | None = None, prefer_exact: bool = True
+    version: tuple[int, int],
+    *,
+    env: Mapping[str, str] | None = None,
+    prefer_exact: bool = True,
+    cache_dir: Path | None = None,
 ) -> Interpreter:
     """An interpreter that parses with the X.Y grammar (see the module docstring for the search).
 
     ``prefer_exact=False`` skips the search when the running interpreter is newer and can use
     ``feature_version`` (faster to start, slightly less exact: feature_version is best effort).
+    ``cache_dir``: where probes are remembered (see :func:`probe`); None asks every time.
     """
     env = os.environ if env is None else env
     if version[0] != 3:
@@ -203,7 +279,7 @@ def find_interpreter(
     here = running()
     var = f"VIMESYNC_PYTHON_{x}_{y}"
     if env.get(var):
-        found = probe(env[var])
+        found = probe(env[var], cache_dir=cache_dir)
         if found is None or found.version[:2] != version:
             got = "does not run" if found is None else "is {}.{}".format(*found.version[:2])
             raise BadInput(f"${var}={env[var]} {got}; it must be a python{x}.{y} interpreter")
@@ -220,7 +296,7 @@ def find_interpreter(
             if real in seen:
                 continue
             seen.add(real)
-            found = probe(path)
+            found = probe(path, cache_dir=cache_dir)
             if found is not None and found.version[:2] == version:
                 return found
     if not newer_than_running:

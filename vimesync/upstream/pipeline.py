@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vimesync import git
 from vimesync.config import CONFIG_NAME, Config, missing_input
 from vimesync.errors import BadInput
 from vimesync.repopaths import repository_path
 from vimesync.safefs import excerpt
-from vimesync.upstream import metadata, mirrored
 from vimesync.upstream import policy as policy_mod
 from vimesync.upstream.model import PullRequest, WalkResult
 from vimesync.upstream.tip import configured_tip
 from vimesync.upstream.walk import walk
+
+if TYPE_CHECKING:
+    from vimesync.github import PRMeta
 
 
 def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
@@ -66,21 +68,23 @@ def _check_synced(upstream: Path, base: str, config: Config) -> None:
         ) from None
 
 
-def _tip_rev(repo: Path, tip: str) -> str:
+def _tip_rev(repo: Path, tip: str) -> tuple[str, str | None]:
+    """(the rev to walk to, its sha when it resolved: the walk need not ask git again)."""
     # A configured branch name may only exist as a remote-tracking branch in a plain clone.
     try:
-        git.resolve(repo, tip)
+        return tip, git.resolve(repo, tip)
     except BadInput:
         for alt in (f"origin/{tip}", f"refs/remotes/origin/{tip}"):
             try:
-                git.resolve(repo, alt)
-                return alt
+                return alt, git.resolve(repo, alt)
             except BadInput:
                 continue
-    return tip
+    return tip, None
 
 
 def _since(repo: Path, base: str) -> str | None:
+    from datetime import datetime, timedelta
+
     if base == git.NULL_SHA:
         return None
     date = git.run(repo, ["log", "-1", "--format=%cI", base]).decode().strip()
@@ -103,6 +107,8 @@ def mirrored_at(
     """``prs`` marked MIRRORED where the downstream at ``rev`` carries them (the report's head)."""
     if not prs:
         return tuple(prs)
+    from vimesync.upstream import mirrored
+
     index = mirrored.scan_downstream(
         downstream, upstream_repo=config.upstream_repo, since=_since(upstream, base), rev=rev
     )
@@ -137,11 +143,16 @@ def walk_and_classify(
         notes += [note] if note else []
     if base is not None and (range_ is None or range_.startswith("..")):
         _check_synced(upstream, base, config)
-    result = walk(upstream, base, _tip_rev(upstream, tip))
+    tip_rev, tip_sha = _tip_rev(upstream, tip)
+    result = walk(upstream, base, tip_rev, tip_sha=tip_sha)
     result = replace(result, upstream=config.upstream_repo or config.upstream_name)
 
-    metas: dict[int, metadata.PRMeta] = {}
+    # metadata (and the GitHub client) and mirrored are imported only when used: a plain walk
+    # does not pay for compiling them at start-up.
+    metas: dict[int, PRMeta] = {}
     if pr_metadata is not None:
+        from vimesync.upstream import metadata
+
         metas.update(metadata.load_metadata(pr_metadata))
     if github and result.prs:
         if not config.upstream_repo:
@@ -162,6 +173,8 @@ def walk_and_classify(
             )
         metas.update(fetched)
     if metas:
+        from vimesync.upstream import metadata
+
         result = metadata.apply_metadata(result, metas)
 
     policy_path = policy or config.policy
@@ -172,6 +185,8 @@ def walk_and_classify(
 
     downstream = repository_path(downstream, config, "downstream_path")
     if downstream is not None and prs:
+        from vimesync.upstream import mirrored
+
         git.git_dir(downstream)
         index = mirrored.scan_downstream(
             downstream,

@@ -38,8 +38,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import re2
-
 from vimesync.config import read_text
 from vimesync.errors import ConfigError
 from vimesync.globs import GlobLists, PathGlobs
@@ -70,6 +68,8 @@ class TitleRegex:
         groups or is not RE2 syntax."""
         if len(pattern) > MAX_TITLE_REGEX:
             raise ValueError(f"longer than {MAX_TITLE_REGEX} characters")
+        import re2  # only when a policy has title rules (a few ms at start-up otherwise)
+
         options = re2.Options()
         options.log_errors = False  # RE2 would print its own copy of the error on stderr
         try:

@@ -19,13 +19,17 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from vimesync import git
 from vimesync.errors import BadInput, GitError
 from vimesync.upstream.model import Commit, DirectCommit, PullRequest, WalkResult
+
+_T = TypeVar("_T", PullRequest, DirectCommit)
 
 # Commit messages are hostile input: every pattern here runs in linear time on any text, and PR
 # numbers are at most 9 digits (int() of thousands of digits is slow, and no PR has them).
@@ -77,29 +81,29 @@ def _tokens(chunks: Iterable[bytes], limit: int = MAX_MESSAGE) -> Iterator[bytes
                 tail = (tail + piece[-_SUFFIX_TAIL:])[-_SUFFIX_TAIL:]
 
     def token() -> bytes:
-        head = b"".join(parts)
+        head = b"".join(parts) if len(parts) != 1 else parts[0]
         return head + tail if tail and b"\n" not in head else head
 
     for chunk in chunks:
-        start = 0
-        while (end := chunk.find(b"\0", start)) != -1:
+        pieces = chunk.split(b"\0")  # one C-level pass; the last piece has no NUL after it (yet)
+        last = len(pieces) - 1
+        for i, piece in enumerate(pieces):
+            if i == last and not piece:
+                break  # the chunk ended on a NUL: no token has started
+            if i < last and len(piece) <= limit and not parts and not tail and in_line:
+                yield piece  # the common case: a whole, short token, none in progress
+                continue
             if kept < limit:
-                parts.append(chunk[start : min(end, start + limit - kept)])
-                if end > start + limit - kept:
-                    cut(chunk[start + limit - kept : end])
+                room = limit - kept
+                parts.append(piece[:room])
+                kept += min(len(piece), room)
+                if len(piece) > room:
+                    cut(piece[room:])
             else:
-                cut(chunk[start:end])
-            yield token()
-            parts, kept, start, tail, in_line = [], 0, end + 1, b"", True
-        if start < len(chunk):
-            if kept < limit:
-                piece = chunk[start : start + limit - kept]
-                parts.append(piece)
-                kept += len(piece)
-                if len(chunk) - start > len(piece):
-                    cut(chunk[start + len(piece) :])
-            else:
-                cut(chunk[start:])
+                cut(piece)
+            if i < last:
+                yield token()
+                parts, kept, tail, in_line = [], 0, b"", True
     if parts:
         yield token()
 
@@ -116,23 +120,27 @@ def parse_log(chunks: Iterable[bytes]) -> Iterator[FirstParent]:
         if tok != b"" or next(it, None) != b"":
             tok = next(it, None)  # not a record start: cannot happen with our format; resync
             continue
-        header = [next(it, b"") for _ in range(_HEADER_FIELDS)]
-        ids = header[0].decode().split()
+        # the _HEADER_FIELDS fields, unrolled (this loop runs once per first-parent commit)
+        ids_b, author, date, message = next(it, b""), next(it, b""), next(it, b""), next(it, b"")
+        ids = ids_b.decode().split()
         paths: list[str] = []
         tok = next(it, None)
-        while tok:
-            paths.append((tok if paths else tok.lstrip(b"\n")).decode("utf-8", "surrogateescape"))
+        if tok:
+            paths.append(tok.lstrip(b"\n").decode("utf-8", "surrogateescape"))
             tok = next(it, None)
+            while tok:
+                paths.append(tok.decode("utf-8", "surrogateescape"))
+                tok = next(it, None)
         if not ids:
             continue
-        subject, _, body = header[3].decode("utf-8", "replace").partition("\n")
+        subject, _, body = message.decode("utf-8", "replace").partition("\n")
         commit = Commit(
             sha=ids[0],
             parents=tuple(ids[1:]),
             subject=_kept_subject(subject.strip()),
             body=body.strip("\n"),
-            author=header[1].decode("utf-8", "replace"),
-            date=header[2].decode(),
+            author=author.decode("utf-8", "replace"),
+            date=date.decode(),
         )
         yield FirstParent(commit=commit, paths=tuple(paths))
 
@@ -326,8 +334,12 @@ def _link_reverts(
         # Cites its PR number: trust it even outside the range.
         return split_suffix(quoted)[1]
 
-    linked_prs = [replace(pr, reverts=find(commit_of[pr.merge_commit], pr.number)) for pr in prs]
-    linked_directs = [replace(d, reverts=find(commit_of[d.sha], None)) for d in directs]
+    def linked(item: _T, reverts: int | None) -> _T:
+        # dataclasses.replace costs more than the rest of the linking: only for actual reverts.
+        return item if reverts == item.reverts else replace(item, reverts=reverts)
+
+    linked_prs = [linked(pr, find(commit_of[pr.merge_commit], pr.number)) for pr in prs]
+    linked_directs = [linked(d, find(commit_of[d.sha], None)) for d in directs]
     return linked_prs, linked_directs
 
 
@@ -363,14 +375,48 @@ def _range_graph(repo: Path, base: str | None, tip: str) -> tuple[dict[str, tupl
     return graph, order
 
 
-def check_range(repo: Path, base: str | None, tip: str) -> tuple[str | None, str, bool]:
+class _RangeGraph:
+    """:func:`_range_graph` on a helper thread (git does the work; the thread only waits and
+    splits lines), so that it overlaps the first-parent log; :meth:`result` joins it and
+    re-raises what it raised."""
+
+    def __init__(self, repo: Path, base: str | None, tip: str) -> None:
+        self._out: tuple[dict[str, tuple[str, ...]], dict[str, int]] | None = None
+        self._exc: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(repo, base, tip), name="vimesync-range-graph", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, repo: Path, base: str | None, tip: str) -> None:
+        try:
+            self._out = _range_graph(repo, base, tip)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller by result()
+            self._exc = exc
+
+    def result(self) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+        self._thread.join()
+        if self._exc is not None:
+            raise self._exc
+        assert self._out is not None
+        return self._out
+
+
+def check_range(
+    repo: Path, base: str | None, tip: str, *, tip_sha: str | None = None
+) -> tuple[str | None, str, bool]:
     """Resolve and validate a range: (base sha or None for the root, tip sha, empty?).
+    ``tip_sha``: what ``tip`` resolved to, when the caller has just asked git.
 
     Only BASE == TIP is empty. BadInput when BASE is not an ancestor of TIP: a reversed range
     (TIP an ancestor of BASE) says so; otherwise it says what git's ``BASE..TIP`` would walk.
     """
-    git.git_dir(repo)
-    tip_sha = git.resolve(repo, tip)
+    try:
+        tip_sha = tip_sha or git.resolve(repo, tip)
+    except GitError:
+        git.git_dir(repo)  # not a repository (or refused) says so first, as before
+        raise
+    # (A tip that resolves is in a repository: no separate git_dir query, one git process less.)
     if not base or base == git.NULL_SHA:
         return None, tip_sha, False
     base_sha = git.resolve(repo, base)
@@ -433,22 +479,28 @@ class _Subjects:
             self._cat.close()
 
 
-def walk(repo: Path, base: str | None, tip: str) -> WalkResult:
+def walk(repo: Path, base: str | None, tip: str, *, tip_sha: str | None = None) -> WalkResult:
     """Walk ``base..tip`` of ``repo`` (a clone or bare mirror) into PRs and direct commits.
 
     ``base`` None (or the null sha) walks TIP's whole history down to the root commit. The
     result has no decisions yet. BASE == TIP gives an empty result; BASE not an ancestor of TIP
-    (a reversed range included) is BadInput.
+    (a reversed range included) is BadInput. ``tip_sha``: TIP already resolved by the caller.
     """
-    base_sha, tip_sha, empty = check_range(repo, base, tip)
+    base_sha, tip_sha, empty = check_range(repo, base, tip, tip_sha=tip_sha)
     base_out = base_sha or git.NULL_SHA
     if empty:
         return WalkResult(base=base_out, tip=tip_sha, prs=(), direct_commits=())
-    first_parents = list(parse_log(git.stream(repo, log_args(base_sha, tip_sha))))
+    first_parents: list[FirstParent] = []
+    graph_reader: _RangeGraph | None = None
+    for fp in parse_log(git.stream(repo, log_args(base_sha, tip_sha))):
+        first_parents.append(fp)
+        if graph_reader is None and len(fp.commit.parents) > 1:
+            # The first merge seen: read the graph while the rest of the log streams.
+            graph_reader = _RangeGraph(repo, base_sha, tip_sha)
     first_parents.reverse()  # oldest first
     owned: dict[str, tuple[str, ...]] = {}
-    if any(len(fp.commit.parents) > 1 for fp in first_parents):
-        graph, order = _range_graph(repo, base_sha, tip_sha)
+    if graph_reader is not None:
+        graph, order = graph_reader.result()
         owned = owned_side_commits(first_parents, graph, order)
     with _Subjects(repo) as subjects:
         prs, directs = attribute(first_parents, owned, subjects)
