@@ -109,3 +109,30 @@ def test_bad_annotations_mode_is_bad_input(tmp_path: Path) -> None:
     checkout, _ = _drifted_checkout(tmp_path)
     proc = cli("patches", "check", "--annotations", "gitlab", cwd=checkout)
     assert proc.returncode == 2 and "'gitlab' is not one of 'auto', 'github', 'none'" in proc.stderr
+
+
+def test_patches_lint_gets_junit_annotations_and_a_summary(tmp_path: Path) -> None:
+    """A header-less patch (H001) and a series line naming no file (S001), as a GitHub job sees them."""
+    stack = make_stack(tmp_path)
+    checkout = make_checkout(tmp_path, stack)
+    series = checkout / "patches/series"
+    series.write_text(series.read_text() + "missing.patch\n")
+    summary = tmp_path / "step_summary"
+    proc = cli(
+        "patches",
+        "lint",
+        "--junit",
+        "lint.xml",
+        cwd=checkout,
+        GITHUB_ACTIONS="true",
+        GITHUB_STEP_SUMMARY=str(summary),
+    )
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    token = lines[0].split("::")[2]  # the human output runs with workflow commands stopped
+    notes = lines[lines.index(f"::{token}::") + 1 :]
+    assert any(n.startswith("::error file=patches/series,line=2,title=S001 ") for n in notes), notes
+    xml = JUnitXml.fromfile(str(checkout / "lint.xml"))
+    assert xml.failures == len(notes) >= 1
+    assert "## Patch lint" in summary.read_text() and "`S001`" in summary.read_text()
+    assert SECRET not in proc.stdout + proc.stderr

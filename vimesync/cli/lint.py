@@ -8,11 +8,14 @@ from typing import TYPE_CHECKING
 
 from vimesync.cli import output
 from vimesync.cli.options import (
+    Annotations,
+    AnnotationsOpt,
     ConfigOpt,
     DescriptionOpt,
     EngineOpt,
     FormatOpt,
     JsonOpt,
+    JunitOpt,
     OriginOpt,
     PatchNameArg,
     RevOpt,
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from vimesync.config import Config, EnginePin
+    from vimesync.lint.model import Finding, LintResult
     from vimesync.patches.model import PatchResult
 
 
@@ -66,13 +70,17 @@ def lint(
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
+    junit: JunitOpt = None,
+    annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
     """Check the series against its folder and every patch's header, line endings and index lines
     (codes in docs/lint.md). Exit 1 on findings."""
+    from vimesync.cli.cioutputs import CiOutputs
     from vimesync.config import load_config
     from vimesync.lint import lint_series
 
     json_out = output_format(fmt, json_) == "json"
+    ci = CiOutputs(junit, annotations, json_out=json_out)
     cfg = load_config(config)
     targets = _targets(cfg, engine, series)
     if strict and len(targets) > 1 and (source or rev):
@@ -100,22 +108,25 @@ def lint(
         )
         output.emit_json(doc)
     else:
-        for f in findings:
-            output.stdout.print(output.styled(f"{f.path}:{f.line}: ", (f.code, "bold red"), f" {f.message}"))
-        patches = sum(r.patches for r in results)
-        if findings:
-            output.stdout.print(
-                output.styled(
-                    f"Found {plural(len(findings), 'finding')} in {plural(patches, 'patch', 'patches')}."
-                )
-            )
-        else:
-            output.stdout.print(
-                output.styled(
-                    ("All checks passed", "bold green"), f": {plural(patches, 'patch', 'patches')}."
-                )
-            )
+        with ci.human_output():
+            _render(results, findings)
+    from vimesync.outputs.findings import lint_findings
+
+    ci.emit(lint_findings(results))
     return EXIT_CHECK_FAILED if findings else EXIT_OK
+
+
+def _render(results: list[LintResult], findings: list[Finding]) -> None:
+    for f in findings:
+        output.stdout.print(output.styled(f"{f.path}:{f.line}: ", (f.code, "bold red"), f" {f.message}"))
+    patches = sum(r.patches for r in results)
+    if findings:
+        summary = f"Found {plural(len(findings), 'finding')} in {plural(patches, 'patch', 'patches')}."
+        output.stdout.print(output.styled(summary))
+    else:
+        output.stdout.print(
+            output.styled(("All checks passed", "bold green"), f": {plural(patches, 'patch', 'patches')}.")
+        )
 
 
 def _strict_check(

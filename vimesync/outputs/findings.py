@@ -1,4 +1,4 @@
-"""``patches check``, ``audit`` and ``report`` results as :class:`Findings`.
+"""``patches check``, ``patches lint``, ``audit`` and ``report`` results as :class:`Findings`.
 
 Annotations point where a maintainer fixes things: a failing hunk at its ``@@`` line in the patch
 file (relative to the checkout), a syntax error at its line in the patched engine file (a path
@@ -11,6 +11,7 @@ from pathlib import Path
 
 from vimesync.audit.model import AuditResult
 from vimesync.check.model import CheckReport
+from vimesync.lint.model import LintResult
 from vimesync.outputs.model import Annotation, Case, Findings, Suite
 from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.markdown import render_audit, render_validation
@@ -171,3 +172,28 @@ def gate_findings(gates: tuple[Gate, ...], *, summary: str = "") -> Findings:
             cases.append(Case(g.name, "sync gates", failure=f"{g.state}: {g.detail}"))
             notes.append(Annotation("error", f"sync gate {g.name}: {g.state}", g.detail))
     return Findings((Suite("sync gates", tuple(cases)),), tuple(notes), summary)
+
+
+def lint_findings(results: list[LintResult] | tuple[LintResult, ...]) -> Findings:
+    """One suite per series: a failing case per finding (``CODE path:line``), a passing case when
+    the series is clean; an annotation per finding at its line; the findings as the summary."""
+    suites: list[Suite] = []
+    notes: list[Annotation] = []
+    lines: list[str] = []
+    for r in results:
+        cases: list[Case] = []
+        for f in r.findings:
+            path = checkout_relative(f.path)
+            cases.append(
+                Case(f"{f.code} {path}:{f.line}", f"lint.{f.code}", failure=f.message, file=path, line=f.line)
+            )
+            notes.append(
+                Annotation("error", f"{f.code} (vimesync patches lint)", f.message, file=path, line=f.line)
+            )
+            lines.append(f"- `{f.code}` {_md(path)}:{f.line}: {_md(f.message)}")
+        if not r.findings:
+            cases.append(Case(f"lint {plural(r.patches, 'patch', 'patches')}", "lint"))
+        suites.append(Suite(f"patches lint: {checkout_relative(r.series)}", tuple(cases)))
+    found = sum(len(r.findings) for r in results)
+    head = "## Patch lint\n\n" + (f"{plural(found, 'finding')}:\n\n" if found else "No findings.\n")
+    return Findings(tuple(suites), tuple(notes), head + "\n".join(lines) + ("\n" if lines else ""))
