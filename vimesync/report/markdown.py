@@ -217,7 +217,8 @@ def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
     per_class = ", ".join(f"{counts[c]:,} {c}" for c in CLASSES if counts[c])
     against = f"against the {escape(upstream_name)} tip and the pre-sync baseline"
     if a.ok:
-        out.append(f"Reviewed all {plural(n, 'changed path')} {against}: {per_class}.")
+        what = "the 1 changed path" if n == 1 else f"all {plural(n, 'changed path')}"
+        out.append(f"Reviewed {what} {against}: {per_class}.")
         out += [
             "",
             f"Identical paths (and deletions upstream made too) are verified by blob id; "
