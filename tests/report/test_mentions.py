@@ -53,6 +53,8 @@ def live_mentions(markdown: str) -> list[str]:
     html = markdown_it.MarkdownIt("commonmark").enable("table").render(markdown)
     parser = _LiveMentions()
     parser.feed(html + "-->")  # an unclosed comment runs to the end (html.parser would show it)
+    if re.match(r"</?[A-Za-z]", parser.rawdata):
+        parser.rawdata = ""  # the end inside a tag ("<b title='..."): a browser drops the tag
     parser.close()
     return parser.found
 
