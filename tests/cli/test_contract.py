@@ -8,6 +8,7 @@ pay for typer or rich before it needs them.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -112,9 +113,34 @@ def test_dash_h_is_help_and_help_has_no_type_noise(capsys: pytest.CaptureFixture
 
 def test_completion_is_available(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "-h")
-    assert code == 0 and "--install-completion" in out and "--show-completion" in out
+    assert code == 0 and "--install-completion SHELL" in out and "--show-completion SHELL" in out
+    # The shell named wins, whatever runs the tests: typer's flags guessed it from the parent
+    # processes (zsh printed bash's script under bash, and nothing worked without a shell parent).
     code, out, _ = run(capsys, "--show-completion", "bash")
-    assert code == 0 and "_VIMESYNC_COMPLETE" in out
+    assert code == 0 and "_VIMESYNC_COMPLETE" in out and "complete -o default -F" in out
+    code, out, _ = run(capsys, "--show-completion", "zsh")
+    assert code == 0 and out.startswith("#compdef vimesync")
+    code, out, err = run(capsys, "--show-completion", "csh")
+    assert code == 2 and out == "" and "'csh' is not one of 'bash', 'zsh'" in err
+    code, _, err = run(capsys, "--show-completion")
+    assert code == 2 and "requires an argument" in err
+
+
+def test_completion_installs_for_the_shell_named(tmp_path: Path) -> None:
+    # A process without a shell among its parents (setsid, no SHELL), as under CI or cron.
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "vimesync", "--install-completion", "bash"],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "_VIMESYNC_COMPLETE" in (tmp_path / ".bash_completions" / "vimesync.sh").read_text()
+    assert ".bash_completions/vimesync.sh" in (tmp_path / ".bashrc").read_text()
 
 
 def test_format_is_checked_and_json_cannot_contradict_it(capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 import unidiff
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from tests.gitrepo import Repo
+from tests.patches.treehelp import compare_with_git
 from vimesync import git
 from vimesync.errors import GitError, PatchError
 from vimesync.patches import diffparse
@@ -348,7 +349,13 @@ def _unidiff_view(
         if path.startswith('"'):  # unidiff keeps C quotes ("caf\\303\\251.txt"); git apply reads them
             path = codecs.escape_decode(path[1:-1].encode())[0].decode("utf-8", "surrogateescape")
         path = path.split("/", strip)[-1]
-        files.append((path, f.is_added_file, f.is_removed_file, hunks))
+        added, removed = f.is_added_file, f.is_removed_file
+        if any(line.startswith("diff --git ") for line in f.patch_info):
+            # unidiff guesses from the hunks: a lone "@@ -0,0" hunk adds the file, "+0,0" removes
+            # it. git never guesses for a git diff (apply.c, parse_git_diff_header: "A git diff
+            # has explicit new/delete information"): only /dev/null ("new file mode") counts.
+            added, removed = f.source_file == "/dev/null", f.target_file == "/dev/null"
+        files.append((path, added, removed, hunks))
     return files
 
 
@@ -380,7 +387,13 @@ def test_unidiff_agrees_on_files_and_hunks(cases: list[Case], cid: str) -> None:
     assert _unidiff_view(case.patch.decode("utf-8", "surrogateescape"), strip) == _our_view(ours)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# A lone hunk at line 0 in a file that exists (found by hypothesis), its mirror image, and a diff
+# to and from an empty file: a git diff without "new file mode" neither adds nor removes a file.
+@example(old=["a\n"], new=["b\n", "a\n"], context=0, noeol=False)
+@example(old=["b\n", "a\n"], new=["a\n"], context=0, noeol=False)
+@example(old=[], new=["a\n"], context=3, noeol=False)
+@example(old=["a\n"], new=[], context=3, noeol=False)
 @given(
     old=st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d e\n", "-x\n", "+y\n"]), max_size=10),
     new=st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d e\n", "-x\n", "+y\n"]), max_size=10),
@@ -403,9 +416,6 @@ def test_unidiff_agrees_on_generated_diffs(
         env=git.git_env(),
     )
     assume(proc.returncode == 1 and proc.stdout)
-    # Known difference, git's reading wins: unidiff calls any "@@ -0,0" hunk a new file (and
-    # "+0,0" a deleted one), even when git diffs to or from an empty file (no "new file mode").
-    assume(before and after)
     ours = parse_patch(proc.stdout, name="gen.patch")
     assert _unidiff_view(proc.stdout.decode()) == _our_view(ours)
 
@@ -600,6 +610,22 @@ def test_traditional_new_file_without_dev_null_may_be_new() -> None:
     patch = b"--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\n+b\n"
     (fp,) = parse_patch(patch, name="x.patch").files
     assert fp.new_if_missing and not fp.is_new and fp.old_path == fp.new_path == "f"
+
+
+@pytest.mark.parametrize("start", [{"f": b"a\n"}, {"f": b""}, {}], ids=["existing", "empty", "missing"])
+@pytest.mark.parametrize("kind", ["git", "traditional"])
+def test_a_lone_hunk_at_line_zero_is_new_only_as_git_says(kind: str, start: dict) -> None:
+    # Found by hypothesis: old=["a\n"], new=["b\n", "a\n"] diffed with -U0 is "@@ -0,0 +1 @@" in
+    # a file that exists. A git diff modifies f (no "new file mode": missing f is an error); a
+    # traditional one leaves it to the tree (apply.c's is_new < 0): created if missing, else
+    # patched (which git refuses without --unidiff-zero unless f is empty). Real git decides.
+    patch = b"--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+b\n"
+    if kind == "git":
+        patch = b"diff --git a/f b/f\nindex 7898192..0e1677a 100644\n" + patch
+    (fp,) = parse_patch(patch, name="x.patch", strip=1).files
+    assert not fp.is_new and fp.new_if_missing == (kind == "traditional")
+    (result,) = compare_with_git(start, [patch])
+    assert result.ok == (start.get("f") == b"" or kind == "traditional" and not start)
 
 
 def test_header_is_verbatim_and_dep3_parsed() -> None:

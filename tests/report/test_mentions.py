@@ -29,6 +29,15 @@ class _LiveMentions(HTMLParser):
         self.ignored = 0
         self.found: list[str] = []
 
+    def parse_comment(self, i: int, report: bool = True) -> int:
+        # As a browser reads it (Python < 3.13 does not): "<!-->" and "<!--->" are empty comments,
+        # and "--!>" ends one as "-->" does.
+        for abrupt in (">", "->"):
+            if self.rawdata.startswith(abrupt, i + 4):
+                return i + 4 + len(abrupt)
+        end = re.compile(r"--!?>").search(self.rawdata, i + 4)
+        return end.end() if end else -1
+
     def handle_starttag(self, tag: str, attrs: object) -> None:
         self.ignored += tag in ("code", "pre", "a")
 
@@ -44,6 +53,8 @@ def live_mentions(markdown: str) -> list[str]:
     html = markdown_it.MarkdownIt("commonmark").enable("table").render(markdown)
     parser = _LiveMentions()
     parser.feed(html + "-->")  # an unclosed comment runs to the end (html.parser would show it)
+    if re.match(r"</?[A-Za-z]", parser.rawdata):
+        parser.rawdata = ""  # the end inside a tag ("<b title='..."): a browser drops the tag
     parser.close()
     return parser.found
 
@@ -136,8 +147,34 @@ _FRAGMENTS = [
     "\n", "\n\n", " ", "  ", "    ", "|", "\n|-|-|\n", "- ", "1. ", "> ", "# ", "a", "_", "*", ".",
     "<code>", "</code>", "<b>", "</b>", "<!--", "-->", "[l](", ")", "]", "<https://x.y/@u>",
     "<details>", "</details>", "<summary>", "<a href='x'>", "</a>", "\\`", "~", "**", "\t", "&",
+    "<!-->", "<!--->", "--!>", "-", "<b title='", "'>",
     "&commat;w", "](https://x.y)", "===", "\n---\n", "    @i\n",
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "@user<!--@user<!---->",  # found by hypothesis: "--" inside, so no comment to cmark-gfm
+        "x <!-- a --!> @user -->",  # a browser ends the comment at "--!>"
+        "x <!-->@user -->",  # "<!-->" and "<!--->" are whole (empty) comments
+        "x <!--->@user -->",
+        "x <!-- a -- @user -->",
+        "x <!-- a @user --->",  # text ending in "-": no comment to cmark-gfm
+        '<b title="<!--">@user -->',  # the "comment" is an attribute value
+        '<b title="<`">@user `',  # and so is the "code span"
+        '<b title="a\n`">@user `',
+    ],
+)
+def test_only_what_every_renderer_reads_as_a_comment_hides_a_mention(text: str) -> None:
+    once = neutralize_mentions(text)
+    assert "<code>@user</code>" in once
+    assert live_mentions(once) == [] and neutralize_mentions(once) == once
+
+
+def test_a_real_comment_still_hides_a_mention() -> None:
+    text = "x <!-- @user - a -->\n\n<!-- @user -->\n"
+    assert neutralize_mentions(text) == text
 
 
 @settings(max_examples=500, deadline=None)

@@ -144,6 +144,7 @@ def test_parse_log_matches_git_name_only(upstream: Upstream) -> None:
         capture_output=True,
         text=True,
         check=True,
+        env=git.git_env(),  # not the developer's config (core.quotePath, log.showSignature...)
     ).stdout
     expected: dict[str, list[str]] = {}
     for line in out.splitlines():

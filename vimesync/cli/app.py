@@ -56,7 +56,7 @@ def build_app(only: str | None = None) -> typer.Typer:
         name="vimesync",
         help=HELP,
         no_args_is_help=True,
-        add_completion=True,
+        add_completion=False,  # ours below: typer's guess the shell from the parent processes
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
         context_settings=settings,
@@ -72,6 +72,18 @@ def build_app(only: str | None = None) -> typer.Typer:
         # A default, not Annotated: this module imports typer only here, and typer reads annotations by name.
         version: bool = typer.Option(
             False, "--version", callback=show_version, is_eager=True, help="Print the version and exit."
+        ),
+        install_completion: str | None = typer.Option(
+            None,
+            "--install-completion",
+            **_completion_option("install"),
+            help="Install completion for SHELL: bash, zsh, fish, powershell or pwsh.",
+        ),
+        show_completion: str | None = typer.Option(
+            None,
+            "--show-completion",
+            **_completion_option("show"),
+            help="Print the completion script for SHELL, to copy it or customise the install.",
         ),
     ) -> None:
         """Walk, classify, apply, audit, report."""
@@ -154,6 +166,27 @@ def _only(args: list[str]) -> str | None:
     if args and args[0] in COMMANDS and "_VIMESYNC_COMPLETE" not in os.environ:
         return args[0]
     return None
+
+
+def _completion_option(action: str) -> dict[str, Any]:
+    """``--install-completion SHELL``/``--show-completion SHELL``, the shell always named.
+
+    typer's own are flags that guess the shell from the parent processes: without a shell among
+    them (CI, cron, ``docker run``, a job started by a service) they failed with "Shell  not
+    supported", and ``--show-completion zsh`` printed the script for the shell it ran in."""
+    import typer.completion
+
+    callback = getattr(typer.completion, f"{action}_callback")
+    shells = [shell.value for shell in typer.completion.Shells]
+
+    def run(ctx: Any, param: Any, value: str | None) -> Any:
+        if value is None or ctx.resilient_parsing:
+            return value
+        if value not in shells:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(map(repr, shells))}.")
+        return callback(ctx, param, value)
+
+    return {"metavar": "SHELL", "callback": run, "is_eager": True, "expose_value": False}
 
 
 def _plain_coercion(command: Any) -> None:

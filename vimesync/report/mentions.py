@@ -7,7 +7,8 @@ because inserted backticks can pair with a stray backtick elsewhere in the text 
 mention back into prose, while ``<code>`` cannot. It renders exactly as a code span, keeps the
 handle readable and copyable, and adds no invisible character (zero-width space or joiner).
 
-Left alone: fenced code blocks, code spans, http(s) URLs, HTML tags and comments,
+Left alone: fenced code blocks, code spans, http(s) URLs, HTML tags and comments (those that
+cmark-gfm, CommonMark 0.31 and a browser all read as one: see ``_protected_spans``),
 ``<code>`` elements (so neutralising twice changes nothing), and ``@`` after a letter or digit
 (``a@b.c``, ``repo@sha``), which GitHub does not treat as a mention either.
 
@@ -38,7 +39,7 @@ _SP1 = r"(?:[ \t]+(?:\r?\n[ \t]*)?|\r?\n[ \t]*)"  # the same, at least one chara
 # A quoted value stops at "<" (CommonMark allows it there): otherwise every "<a b='" of a long
 # line would rescan the line, quadratic. Not seeing such a tag only ever neutralises more.
 _ATTR = rf"""{_SP1}[A-Za-z_:][A-Za-z0-9_.:-]*(?:{_SP}={_SP}(?:[^\s"'=<>`]+|'[^'\n<]*'|"[^"\n<]*"))?"""
-# Comments are found by _Comments (a regex would rescan the rest of the paragraph per "<!--").
+# Comments are checked in _protected_spans (a regex would rescan the rest of the paragraph per "<!--").
 _HTML = (
     rf"<[A-Za-z][A-Za-z0-9-]*(?:{_ATTR})*{_SP}/?>"
     rf"|</[A-Za-z][A-Za-z0-9-]*{_SP}>"
@@ -47,10 +48,16 @@ _HTML = (
 )
 _ESCAPE = r"\\[!-/:-@\[-`{-~]"
 
+# A tag up to the opening quote of a value that _HTML does not follow (it holds "<" or a line
+# break, or never closes): maybe a tag, whose value hides what looks like a comment or a code span.
+_QUOTE = rf"""<[A-Za-z][A-Za-z0-9-]*(?:{_ATTR})*{_SP1}[A-Za-z_:][A-Za-z0-9_.:-]*{_SP}={_SP}["']"""
 _INLINE_TOKENS = re.compile(
-    rf"(?P<escape>{_ESCAPE})|(?P<comment><!--)|(?P<html>{_HTML})|(?P<ticks>`+)", re.DOTALL
+    rf"(?P<escape>{_ESCAPE})|(?P<comment><!--)|(?P<html>{_HTML})|(?P<quote>{_QUOTE})|(?P<ticks>`+)",
+    re.DOTALL,
 )
+_COMMENT_CLOSE = re.compile(r"-->")
 _COMMENT_BREAK = re.compile(r"\n[ \t]*\r?\n")  # a blank line: a comment cannot cross it
+_DOUBLE_DASH = re.compile(r"--")
 _TICK_RUNS = re.compile(r"`+")
 # GitHub breaks lines at LF, CR and CRLF only: not at U+2028, U+0085, VT or FF as str.splitlines.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -184,29 +191,36 @@ def _protected_spans(text: str, start: int, end: int, *, code: bool) -> Iterator
     """Code spans, HTML tags and comments in the inline text ``text[start:end]``, read left to
     right as CommonMark does: a backtick run opens a code span closed by the next run of the same
     length; a run without one is literal text. Linear: every closing run and comment end is looked
-    up, never searched for again from each opener."""
+    up, never searched for again from each opener.
+
+    A comment is one only where every renderer agrees: ``<!--``, then text without ``--`` that
+    neither starts with ``>`` or ``->`` nor ends with ``-``, then ``-->``. CommonMark 0.31 ends a
+    comment at the first ``-->`` and accepts ``<!-->``; older ones (cmark-gfm) reject any ``--``
+    inside; the browser ends one at ``--!>`` and at ``<!-->``. After a tag whose quoted value we
+    cannot follow, comments and code spans protect nothing: they may lie inside that value."""
     runs: dict[int, list[int]] | None = None  # backtick runs by length: their start positions
-    close_at = blank_at = -1  # the next "-->" and blank line found, and from where
-    close_from = blank_from = end + 1
+    close, blank, dashes = (_Next(text, end, p) for p in (_COMMENT_CLOSE, _COMMENT_BREAK, _DOUBLE_DASH))
+    unsure = False  # after a maybe-tag: only tags (our own <code>) are still protected
     pos = start
     while m := _INLINE_TOKENS.search(text, pos, end):
         pos = m.end()
-        if m["comment"]:
-            # The first "-->" after "<!--" ends it, unless a blank line comes first (or no "-->").
-            # (-1: there is none after close_from, nor after any later pos)
-            if not (close_from <= pos and (close_at < 0 or pos <= close_at)):
-                close_from, close_at = pos, text.find("-->", pos, end)
-            if close_at < 0:
-                continue
-            if not (blank_from <= pos <= blank_at):
-                found = _COMMENT_BREAK.search(text, pos, end)
-                blank_from, blank_at = pos, found.start() if found else end
-            if blank_at >= close_at:
+        if m["comment"] and not unsure:
+            close_at = close.find(pos)
+            if (
+                close_at >= 0
+                and dashes.find(pos) == close_at  # no "--" inside, and it does not end with "-"
+                and text[pos] != ">"
+                and not text.startswith("->", pos)
+                and not 0 <= blank.find(pos) < close_at  # nor a blank line
+            ):
                 yield m.start(), close_at + 3
                 pos = close_at + 3
         elif m["html"]:
             yield m.start(), m.end()
-        elif m["ticks"] and code:
+        elif m["quote"]:
+            unsure = True
+            pos = m.start() + 1  # its attributes may hold tags of their own
+        elif m["ticks"] and code and not unsure:
             if runs is None:
                 runs = {}
                 for r in _TICK_RUNS.finditer(text, start, end):
@@ -217,6 +231,21 @@ def _protected_spans(text: str, start: int, end: int, *, code: bool) -> Iterator
             if i < len(same):
                 yield m.start(), same[i] + n
                 pos = same[i] + n
+
+
+class _Next:
+    """Where ``pattern`` next matches in ``text[:end]`` at or after a position, for positions that
+    never decrease: each search starts past the last match found (linear over all calls)."""
+
+    def __init__(self, text: str, end: int, pattern: re.Pattern[str]) -> None:
+        self._text, self._end, self._pattern = text, end, pattern
+        self._found: int | None = None  # the last answer (-1: none from there on)
+
+    def find(self, pos: int) -> int:
+        if self._found is None or 0 <= self._found < pos:
+            m = self._pattern.search(self._text, pos, self._end)
+            self._found = m.start() if m else -1
+        return self._found
 
 
 def _line_bounds(text: str) -> Iterator[tuple[int, int, str]]:
