@@ -1,6 +1,21 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _hermetic_session() -> Iterator[None]:
+    """The same trust mode for module- and session-scoped fixtures (the demo they build) as for
+    tests: a CI runner's markers would otherwise reach them, since the per-test reset below runs
+    after they are made."""
+    from vimesync.repopaths import _CI_MARKERS, UNTRUSTED_ENV
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name in (*_CI_MARKERS, UNTRUSTED_ENV, "GITHUB_TOKEN", "GH_TOKEN", "VIMESYNC_CONFIG"):
+            mp.delenv(name, raising=False)
+        yield
 
 
 @pytest.fixture(autouse=True)

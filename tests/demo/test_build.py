@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,25 @@ def test_the_sync_closes_the_loop(demo: Demo) -> None:
     )
     assert len(before.by_status(APPLICABLE)) == 7 and len(before.by_status(MIRRORED)) == 1
     assert after.by_status(APPLICABLE) == [] and len(after.by_status(MIRRORED)) == 8
+
+
+def test_the_demo_runs_in_an_untrusted_ci_session(tmp_path: Path) -> None:
+    """On a CI runner (CI=true: untrusted mode) the demo still runs whole: every location it built
+    is passed as a flag would pass it, not read from the config it wrote into its checkout."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "CI": "true", "PYTHONPATH": str(root), "VIMESYNC_CACHE_DIR": str(tmp_path / "c")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "vimesync", "demo", "--format", "json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["gates_ok"] and [g["state"] for g in doc["gates"]] == ["held", "held", "held", "off"]

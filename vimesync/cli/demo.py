@@ -41,7 +41,16 @@ def demo(keep: KeepOpt = None, fmt: DocFormatOpt = None, json_: JsonOpt = False)
                 )
             )
         )
-        inputs = ReportInputs(config=cfg, baseline=d.baseline, head=d.head, check=check_options(cfg))
+        # Every location as a flag would name it: the demo built them, so they are trusted even in an
+        # untrusted (CI) session, where locations the checkout's config names outside it are not.
+        inputs = ReportInputs(
+            config=cfg,
+            upstream=d.upstream,
+            downstream=d.downstream,
+            baseline=d.baseline,
+            head=d.head,
+            check=check_options(cfg, source=d.engine, require_exact=True),
+        )
         with parse_progress(enabled=output.progress_enabled()) as progress:
             report = generate_report(inputs, progress=progress)
         # The example lives on this machine only: no GitHub, so no exact-head CI to read.

@@ -198,7 +198,10 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
     for step in story.DOWNSTREAM_BEFORE_SYNC:
         baseline = _commit(repo, clock, f"{step['subject']}\n\n{step['body']}", step["files"], **who)
     cfg = load_config(repo / "vimesync.toml")
-    result = start(repo, cfg, load_transform(cfg), Options(), identity=clock.env(**who))
+    # The upstream is named as a flag would name it: the demo built it, so it is trusted even in
+    # an untrusted (CI) session, where a location the checkout's config names outside it is not.
+    upstream = path.parent / "slime"
+    result = start(repo, cfg, load_transform(cfg), Options(), upstream=upstream, identity=clock.env(**who))
     if result.status != "done" or result.worktree is None:  # pragma: no cover - the story is ours
         raise VimesyncError(f"demo: the carry stopped ({result.status}): {result.conflict}")
     worktree = Path(result.worktree)
