@@ -103,3 +103,31 @@ def test_vimesync_ci_shows_a_hostile_status_as_text(server: tuple[FakeGitHub, st
         proc = _cli(url, tmp_path, "--repo", "vime-org/vime", "--sha", HEAD, "--require", HOSTILE[0], *args)
         assert proc.returncode == 1, proc.stderr
         assert commands_in(proc.stdout + proc.stderr) == [], args
+
+
+@pytest.mark.parametrize("mode", ["none", "github", "auto"])
+def test_on_a_runner_the_human_output_is_fenced_whatever_annotations_says(
+    mode: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `report --annotations none` on GitHub Actions prints its Markdown raw: a failing context
+    # quoted in a code span (`##[set-output name=verdict;]green`) must still not be obeyed.
+    from vimesync.cli.cioutputs import CiOutputs
+
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    ci = CiOutputs(None, mode)
+    with ci.human_output():
+        print("- ❌ `##[set-output name=verdict;]green`: failure")
+    lines = capsys.readouterr().out.splitlines()
+    token = lines[0].removeprefix("::stop-commands::")
+    assert len(token) == 32 and lines[-1] == f"::{token}::" and len(lines) == 3
+
+
+def test_off_a_runner_nothing_is_fenced(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vimesync.cli.cioutputs import CiOutputs
+
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    with CiOutputs(None, "none").human_output():
+        print("text")
+    assert capsys.readouterr().out == "text\n"
