@@ -32,3 +32,17 @@ def test_lint_reports_a_nul_in_a_series_entry_as_a_finding(tmp_path: Path) -> No
     proc = cli("patches", "lint", cwd=checkout)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "patches/series:1: S004 'a\\x00b.patch': a NUL byte in the path" in proc.stdout
+
+
+def test_mixed_line_endings_are_capped_per_patch(tmp_path: Path) -> None:
+    from vimesync.lint import lint_series
+    from vimesync.lint.rules import MAX_WHITESPACE_FINDINGS
+
+    text = "diff --git a/x b/x\n--- a/x\n+++ b/x\n" + "".join(
+        f"@@ -{i * 10 + 1} +{i * 10 + 1} @@\n-a\n+b\r\n" for i in range(500)
+    )
+    (tmp_path / "p.patch").write_bytes(text.encode())
+    (tmp_path / "series").write_text("p.patch\n")
+    found = [f for f in lint_series(tmp_path / "series").findings if f.code == "W002"]
+    assert len(found) == MAX_WHITESPACE_FINDINGS + 1
+    assert found[-1].message == f"and {500 - MAX_WHITESPACE_FINDINGS} more hunks with mixed line endings"
