@@ -46,3 +46,21 @@ def test_mixed_line_endings_are_capped_per_patch(tmp_path: Path) -> None:
     found = [f for f in lint_series(tmp_path / "series").findings if f.code == "W002"]
     assert len(found) == MAX_WHITESPACE_FINDINGS + 1
     assert found[-1].message == f"and {500 - MAX_WHITESPACE_FINDINGS} more hunks with mixed line endings"
+
+
+def test_strict_offsets_are_capped_per_patch(tmp_path: Path) -> None:
+    from vimesync.lint import lint_series
+    from vimesync.lint.run import MAX_PER_CODE
+    from vimesync.patches.model import HunkOffset, PatchResult
+
+    text = "diff --git a/x b/x\n--- a/x\n+++ b/x\n" + "".join(
+        f"@@ -{i * 10 + 1} +{i * 10 + 1} @@\n-a\n+b\n" for i in range(100)
+    )
+    (tmp_path / "p.patch").write_bytes(text.encode())
+    (tmp_path / "series").write_text("p.patch\n")
+    offsets = tuple(HunkOffset("x", i, 3) for i in range(1, 101))
+    result = PatchResult("p.patch", True, offsets=offsets)
+    found = [
+        f for f in lint_series(tmp_path / "series", offsets=lambda: (result,)).findings if f.code == "O001"
+    ]
+    assert len(found) == MAX_PER_CODE + 1 and found[-1].message == f"and {100 - MAX_PER_CODE} more like it"
