@@ -131,3 +131,25 @@ def test_off_a_runner_nothing_is_fenced(
     with CiOutputs(None, "none").human_output():
         print("text")
     assert capsys.readouterr().out == "text\n"
+
+
+@pytest.mark.parametrize("cell", ["word word ::error::forged", "x" * 30 + "::error::forged"])
+def test_on_a_runner_no_table_cell_is_wrapped_into_a_command(
+    cell: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A job's COLUMNS=40 would make rich wrap (or fold) a cell so that "::error::..." starts a line.
+    from rich import box
+    from rich.table import Table
+
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("COLUMNS", "40")
+    output._console.cache_clear()
+    try:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        table.add_column("patch")
+        table.add_column("result")
+        table.add_row(output.styled(cell), output.styled(cell))
+        output.stdout.print(table)
+    finally:
+        output._console.cache_clear()
+    assert commands_in(capsys.readouterr().out) == []

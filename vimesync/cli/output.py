@@ -35,6 +35,10 @@ UNWRAPPED = 100_000
 
 
 def _width(stream: TextIO) -> int | None:
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        # Never wrapped on a runner (whatever COLUMNS says): a wrapped or folded table cell could
+        # start a line with "::" that the runner reads as a workflow command.
+        return UNWRAPPED
     if os.environ.get("COLUMNS"):
         return None  # rich reads it
     try:
