@@ -107,3 +107,33 @@ def test_docs_workflow_and_buildkite_step_are_valid_yaml(block: int) -> None:
     else:
         (step,) = doc["steps"]
         assert "vimesync patches check" in step["command"] and step["artifact_paths"] == "vimesync-junit.xml"
+
+
+def test_python_dash_m_in_the_checkout_imports_the_checkouts_module_unless_isolated(tmp_path: Path) -> None:
+    """Why every ``python -m`` in the action (and the docs' workflows) has ``-I``: its working
+    folder is the pull request's checkout, and ``-m`` looks there first."""
+    (tmp_path / "venv").mkdir()
+    (tmp_path / "venv/__init__.py").write_text("")
+    (tmp_path / "venv/__main__.py").write_text("open('MARKER', 'w').write('ran')\n")
+    subprocess.run([sys.executable, "-m", "venv", "--help"], cwd=tmp_path, capture_output=True, timeout=30)
+    assert (tmp_path / "MARKER").exists()  # the hole, shown
+    (tmp_path / "MARKER").unlink()
+    proc = subprocess.run(
+        [sys.executable, "-I", "-m", "venv", "--help"], cwd=tmp_path, capture_output=True, timeout=30
+    )
+    assert proc.returncode == 0 and not (tmp_path / "MARKER").exists()
+
+
+def test_every_python_dash_m_in_the_action_and_the_docs_is_isolated() -> None:
+    scripts = [step.get("run", "") for step in _action()["runs"]["steps"]]
+    docs = [
+        block
+        for name in ("README.md", "docs/SECURITY.md", "docs/ci.md")
+        for block in re.findall(r"```yaml\n(.*?)```", (ROOT / name).read_text(), re.DOTALL)
+    ]
+    found = 0
+    for text in scripts + docs:
+        for m in re.finditer(r"(\S+) +-m +(pip|venv)\b", text):
+            found += 1
+            assert m.group(1) == "-I", m.group(0)  # python -I -m pip
+    assert found >= 5

@@ -542,9 +542,15 @@ def _engine(path: Path, table: str, eng: dict[str, Any], root: Path) -> EnginePi
 def select_engine(config: Config, name: str) -> EnginePin:
     """The engine ``--engine NAME`` names (its config name or its pin's display name, any case)."""
     engines = config.engines or ((config.engine,) if config.engine.configured else ())
-    for pin in engines:
-        if name.casefold() in {(pin.key or pin.name).casefold(), pin.name.casefold()}:
-            return pin
-    known = ", ".join(excerpt(p.key or p.name) for p in engines) or "none"
     where = str(config.file) if config.file else "no vimesync.toml"
+    found = [p for p in engines if name.casefold() in {(p.key or p.name).casefold(), p.name.casefold()}]
+    if len(found) > 1:  # one's name, another's pin name: the flag (and its --source) must not guess
+        raise ConfigError(
+            where,
+            f"--engine {excerpt(name)} names {len(found)} engines"
+            f" ({', '.join(excerpt(p.key or p.name) for p in found)}): rename one of them",
+        )
+    if found:
+        return found[0]
+    known = ", ".join(excerpt(p.key or p.name) for p in engines) or "none"
     raise ConfigError(where, f"no engine named {excerpt(name)}", hint=f"engines in the config: {known}")

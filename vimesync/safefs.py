@@ -128,8 +128,10 @@ def _parent_fd(
 ) -> Iterator[tuple[int, str]]:
     """A descriptor of ``path``'s folder reached without following a symlink below the root,
     and the last component's name. ``create`` makes missing folders (for outputs)."""
-    p = lexical(path)
     where = where or str(path)
+    if "\0" in str(path):  # os.open would raise ValueError: a series entry may hold one
+        raise NotARegularFile(where, "a NUL byte in the path")
+    p = lexical(path)
     if p.parent == p:
         raise NotARegularFile(where, "not a file", is_dir=True)
     base = find_root(p, root)

@@ -49,6 +49,24 @@ def visible(text: str, *, newlines: bool = False) -> str:
     return _control(newlines).sub(_shown, text)
 
 
+# What the GitHub Actions runner reads as a workflow command on any line of a step's stdout or
+# stderr (actions/runner ActionCommand.cs): "##[" anywhere in the line (the legacy syntax), and
+# "::" at the start of the line after white space (.NET's TrimStart: U+3000, U+00A0 too).
+_LEGACY_COMMAND = "##["
+_LINE_COMMAND = re.compile(r"^(\s*):(?=:)", re.MULTILINE)
+
+
+def inert(text: str) -> str:
+    """``text`` that the GitHub Actions runner cannot read as a workflow command on any of its
+    lines: ``##[`` shown as ``#\\x23[`` and a line's leading ``::`` as ``\\x3a:``. Terminal output
+    passes through it (our own annotations are printed apart, escaped as GitHub's toolkit does)."""
+    if "##[" in text:
+        text = text.replace(_LEGACY_COMMAND, "#\\x23[")
+    if "::" in text:
+        text = _LINE_COMMAND.sub(lambda m: m[1] + "\\x3a", text)
+    return text
+
+
 def utf8_safe(text: str) -> str:
     """``text`` with every lone surrogate replaced by U+FFFD: what a UTF-8-only matcher (RE2,
     pathspec's RE2 backend) can take. One replacement character per undecodable byte of a

@@ -247,3 +247,21 @@ def test_lint_strict_with_several_engines_needs_engine_for_a_source(
     doc = json.loads(out)
     assert [len(s["findings"]) for s in doc["series"]] == [1, 1]  # H001 each; both apply cleanly
     assert {f["code"] for s in doc["series"] for f in s["findings"]} == {"H001"}
+
+
+def test_an_engine_flag_that_names_two_engines_is_refused(two: TwoEngines) -> None:
+    # A pull request adds an engine whose key is new but whose pin's display name is MEGATRON:
+    # the job's --engine megatron (and its --source) must not silently go to that decoy.
+    pin = _write(two.root / "pins/decoy.toml", two.root.joinpath("pins/megatron.toml").read_text())
+    config = _write(
+        two.root / "decoy.toml",
+        f'[[engine]]\nname = "decoy"\npin = "{pin.relative_to(two.root)}"\n'
+        '[[engine]]\nname = "megatron"\npin = "pins/megatron.toml"\n',
+    )
+    cfg = load_config(config)
+    for flag in ("megatron", "MEGATRON"):
+        with pytest.raises(ConfigError, match="names 2 engines") as exc:
+            check_plan(cfg, engine=flag)
+        assert str(config) in str(exc.value)
+    (decoy,) = check_plan(cfg, engine="decoy")
+    assert decoy.series == check_plan(load_config(two.config), engine="megatron")[0].series

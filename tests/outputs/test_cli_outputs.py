@@ -92,7 +92,8 @@ def test_a_hostile_patch_name_cannot_issue_a_command(tmp_path: Path) -> None:
     assert len(obeyed) == 1 and obeyed[0].startswith(
         "::error file=patches/%3A%3Awarning%3A%3Aforged%2Ctitle=y,"
     )
-    assert any(evil in line for line in lines[1:resume])  # shown as text, with commands off
+    # Shown as text, with commands off (and inert even so: a table row may start with the name).
+    assert any("\\x3a:warning::forged,title=y" in line for line in lines[1:resume])
 
 
 def test_junit_through_a_symlink_is_refused_before_any_work(tmp_path: Path) -> None:

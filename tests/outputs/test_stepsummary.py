@@ -47,3 +47,20 @@ def test_cut_at_githubs_limit_on_a_line(tmp_path: Path) -> None:
     data = f.read_bytes()
     assert len(data) <= MAX_SUMMARY + 100 and data.endswith(b"*(summary cut at GitHub's 1 MiB limit)*\n")
     assert b"\nline\nline\n\n*(summary cut" in data
+
+
+@pytest.mark.parametrize("where", ["/proc/self/environ", "/proc/self/fd/1", "/dev/full"])
+def test_pseudo_files_are_refused_without_a_traceback(where: str) -> None:
+    with pytest.raises(BadInput, match="GITHUB_STEP_SUMMARY"):
+        append_summary(Path(where), "## x\n")
+
+
+def test_a_write_error_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    def full(fd: int, data: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("vimesync.outputs.stepsummary.os.write", full)
+    with pytest.raises(BadInput, match="No space left on device"):
+        append_summary(tmp_path / "summary.md", "## x\n")

@@ -226,3 +226,11 @@ def test_the_report_names_the_verified_digest(
     assert f"verified against its pin: sha256 {digest(wheel)}." in out
     code, out, err = run(capsys, "patches", "check", "--config", str(config), "--json")
     assert json.loads(out)["sha256"] == digest(wheel)
+
+
+def test_a_cache_slot_taken_by_a_folder_is_one_line(tmp_path: Path, pip_offline: Path) -> None:
+    # A restored or shared cache where the wheel's place is a folder: exit 2 naming the pin.
+    wheel = make_wheel(pip_offline)
+    (tmp_path / "cache/archives" / digest(wheel) / wheel.name).mkdir(parents=True)
+    with pytest.raises(BadInput, match="pins/eng.toml: cannot keep eng-1.0-py3-none-any.whl in the cache"):
+        fetch_package("eng==1.0", digest(wheel), pin="pins/eng.toml")

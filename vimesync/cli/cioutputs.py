@@ -43,8 +43,11 @@ class CiOutputs:
 
     @contextmanager
     def human_output(self) -> Iterator[None]:
-        """Around the human output: the runner obeys no workflow command inside it."""
-        if not self.github or self.json_out:
+        """Around the human output: the runner obeys no workflow command inside it. On a runner
+        also with ``--annotations none``: the report's Markdown is printed raw, and a context it
+        quotes in a code span could hold ``##[...]``."""
+        on_runner = os.environ.get("GITHUB_ACTIONS") == "true"
+        if not (self.github or on_runner) or self.json_out:
             yield
             return
         stop, resume = stop_commands()

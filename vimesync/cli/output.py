@@ -3,7 +3,9 @@
 Every string that came from a file, a commit or the user is shown, never obeyed: :func:`styled`
 builds rich ``Text`` (never parsed as markup) with its control characters shown as escapes
 (``\\x1b``, ``\\r``, ``\\u202e``), so neither ``[/tmp]`` in a hunk line nor an ESC sequence in a
-commit subject can crash, restyle or rewrite the terminal. :func:`out` does the same for a whole line.
+commit subject can crash, restyle or rewrite the terminal; nor can a context name or a patch name
+be obeyed by the GitHub Actions runner as a workflow command (``text.inert``). :func:`out` does
+the same for a whole line.
 
 rich is imported on first use (``output.stdout``, ``output.stderr``, :func:`styled`), not at
 import: ``vimesync --help`` and ``--version`` never need it.
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, TextIO
 
-from vimesync.text import visible
+from vimesync.text import inert, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,6 +35,10 @@ UNWRAPPED = 100_000
 
 
 def _width(stream: TextIO) -> int | None:
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        # Never wrapped on a runner (whatever COLUMNS says): a wrapped or folded table cell could
+        # start a line with "::" that the runner reads as a workflow command.
+        return UNWRAPPED
     if os.environ.get("COLUMNS"):
         return None  # rich reads it
     try:
@@ -65,13 +71,15 @@ def styled(*parts: str | tuple[str, str]) -> Text:
     line = Text()
     for part in parts:
         text, style = part if isinstance(part, tuple) else (part, "")
-        line.append(visible(str(text)), style=style or None)
+        line.append(inert(visible(str(text))), style=style or None)
+    if inert(line.plain) != line.plain:  # a command only the pieces together spell: plain text
+        return Text(inert(line.plain))
     return line
 
 
 def out(text: str) -> None:
     """One or more plain lines on stdout, no markup; control characters shown escaped."""
-    _console("stdout").print(visible(text, newlines=True), markup=False)
+    _console("stdout").print(inert(visible(text, newlines=True)), markup=False)
 
 
 def error(message: str, *, hint: str | None = None) -> None:
@@ -85,8 +93,9 @@ def warn(message: str) -> None:
 
 
 def emit_json(doc: Any) -> None:
-    """Exactly one JSON document on stdout (ASCII only: no raw control or bidi character)."""
-    sys.stdout.write(dumps(doc) + "\n")
+    """Exactly one JSON document on stdout (ASCII only: no raw control or bidi character; no
+    ``##[`` the Actions runner would obey: ``#`` only occurs in strings, where ``\\u0023`` is it)."""
+    sys.stdout.write(dumps(doc).replace("##[", "#\\u0023[") + "\n")
     sys.stdout.flush()
 
 

@@ -13,7 +13,7 @@ from vimesync.patches.model import PatchFile
 from vimesync.report.links import find_refs
 from vimesync.safefs import excerpt
 
-MAX_WHITESPACE_FINDINGS = 20  # W003 per patch, then one line counting the rest
+MAX_WHITESPACE_FINDINGS = 20  # W002 and W003 per patch, then one line counting the rest
 
 _FIELD = re.compile(rb"^([A-Za-z][A-Za-z0-9_-]*):")
 _CATEGORY = re.compile(r"^(upstream|backport|vendor|other)\s*(?:,\s*(.*))?$", re.IGNORECASE | re.DOTALL)
@@ -139,6 +139,7 @@ def whitespace_findings(path: str, data: bytes, patch: PatchFile) -> Iterator[Fi
         more = f" (and {len(crlf_structure) - 1} more)" if len(crlf_structure) > 1 else ""
         yield Finding(path, crlf_structure[0], "W001", f"a diff line ends in CRLF{more}")
     trailing = 0
+    mixed = 0  # W002, one per hunk
     for fp in patch.files:
         for hunk in fp.hunks:
             old = [b for tag, b in hunk.lines if tag in " -" and b.endswith(b"\n")]
@@ -154,6 +155,9 @@ def whitespace_findings(path: str, data: bytes, patch: PatchFile) -> Iterator[Fi
                     and (crlf_old == len(old) and not ending or crlf_old == 0 and ending)
                 ):
                     file_style = "CRLF" if crlf_old else "LF"
+                    mixed += 1
+                    if mixed > MAX_WHITESPACE_FINDINGS:
+                        break
                     yield Finding(
                         path,
                         line,
@@ -170,6 +174,10 @@ def whitespace_findings(path: str, data: bytes, patch: PatchFile) -> Iterator[Fi
                         yield Finding(
                             path, hunk.patch_line + i + 1, "W003", "trailing whitespace in an added line"
                         )
+    if mixed > MAX_WHITESPACE_FINDINGS:
+        yield Finding(
+            path, 1, "W002", f"and {mixed - MAX_WHITESPACE_FINDINGS} more hunks with mixed line endings"
+        )
     if trailing > MAX_WHITESPACE_FINDINGS:
         yield Finding(
             path,

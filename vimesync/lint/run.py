@@ -198,24 +198,25 @@ def _applied(
     """O001/O002 from the results of applying the stack, at the hunk's line in the patch."""
     by_name = {e.name: (e, p) for e, p in parsed}
     for r in results:
-        if r.name not in by_name:
-            continue
-        entry, patch = by_name[r.name]
-        shown = _shown(entry.path)
-        for o in r.offsets:
-            line = _hunk_line(patch, o.file, o.hunk)
-            yield Finding(
-                shown,
-                line,
-                "O001",
-                f"{safefs.excerpt(o.file)} hunk #{o.hunk} applies at offset {o.offset:+d}",
-            )
-        for f in r.failures:
-            line = _hunk_line(patch, f.file, f.hunk)
-            what = f" hunk #{f.hunk}" if f.hunk else ""
-            yield Finding(
-                shown, line, "O002", f"{safefs.excerpt(f.file)}{what}: {safefs.excerpt(f.reason, 160)}"
-            )
+        if r.name in by_name:
+            yield from _capped(_result_findings(r, *by_name[r.name]))
+
+
+def _result_findings(r: PatchResult, entry: SeriesEntry, patch: PatchFile) -> Iterator[Finding]:
+    """O001/O002 of one patch (capped per code by the caller)."""
+    shown = _shown(entry.path)
+    for o in r.offsets:
+        line = _hunk_line(patch, o.file, o.hunk)
+        yield Finding(
+            shown,
+            line,
+            "O001",
+            f"{safefs.excerpt(o.file)} hunk #{o.hunk} applies at offset {o.offset:+d}",
+        )
+    for f in r.failures:
+        line = _hunk_line(patch, f.file, f.hunk)
+        what = f" hunk #{f.hunk}" if f.hunk else ""
+        yield Finding(shown, line, "O002", f"{safefs.excerpt(f.file)}{what}: {safefs.excerpt(f.reason, 160)}")
 
 
 def _hunk_line(patch: PatchFile, file: str, hunk: int) -> int:

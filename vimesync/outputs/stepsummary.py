@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 from vimesync.errors import BadInput
+from vimesync.safefs import pseudo_area
 
 MAX_SUMMARY = 1024 * 1024 - 4096
 
@@ -40,6 +41,9 @@ def append_summary(path: Path, markdown: str) -> None:
         | getattr(os, "O_CLOEXEC", 0)
     )
     where = f"GITHUB_STEP_SUMMARY {path}"
+    area = pseudo_area(os.path.abspath(path), os.path.realpath(path))
+    if area is not None:  # /proc files look regular but are not: writes fail or act
+        raise BadInput(f"{where}: refusing to write under {area}")
     try:
         fd = os.open(path, flags, 0o644)
     except OSError as exc:
@@ -51,5 +55,7 @@ def append_summary(path: Path, markdown: str) -> None:
         view = memoryview(b"\n" + data + (b"" if data.endswith(b"\n") else b"\n"))
         while view:
             view = view[os.write(fd, view) :]
+    except OSError as exc:  # a full disk, a file that takes no writes
+        raise BadInput(f"{where}: cannot append to it ({exc.strerror})") from None
     finally:
         os.close(fd)

@@ -87,8 +87,11 @@ def fetch_package(
                 f"the pin records {sha256.lower()}"
             )
         final = folder / got
-        final.mkdir(exist_ok=True)
-        os.replace(wheel, final / wheel.name)
+        try:
+            final.mkdir(exist_ok=True)
+            os.replace(wheel, final / wheel.name)
+        except OSError as exc:  # the cache is a folder anyone on the box (or a restored cache) shapes
+            raise BadInput(f"{pin}: cannot keep {wheel.name} in the cache {final}: {exc.strerror}") from None
         return final / wheel.name
     finally:
         remove_tree(scratch)
