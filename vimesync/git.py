@@ -573,13 +573,23 @@ class CatFile:
         self._out: IO[bytes] = self._proc.stdout
         self.repo = repo
 
-    def read(self, oid: str) -> bytes:
+    def read(self, oid: str, *, max_size: int | None = None) -> bytes:
+        """The object's content; with ``max_size``, GitError (bad input) for a larger object,
+        whose content is skipped in chunks, never held."""
         self._in.write(oid.encode() + b"\n")
         self._in.flush()
         header = self._out.readline()
         if header.endswith(b" missing\n") or not header:
             raise GitError(f"{self.repo}: object {oid} is missing")
         size = int(header.split()[2])
+        if max_size is not None and size > max_size:
+            left = size + 1  # the content and its LF
+            while left > 0:
+                chunk = self._out.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                left -= len(chunk)
+            raise GitError(f"{self.repo}: object {oid} is {size:,} bytes, more than the {max_size:,} allowed")
         data = self._out.read(size)
         self._out.read(1)  # the LF after each object
         return data

@@ -225,3 +225,52 @@ def test_a_hostile_pin_on_the_branch_is_bad_input(tmp_path: Path, capsys) -> Non
     assert code == 2 and "pins/slime.toml" in err and "Traceback" not in err
     code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
     assert code == 0 and "sync/" not in pair.down.git("branch")
+
+
+def test_what_translations_produce_is_bounded_in_memory(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A hostile upstream compresses well: a PR of many repetitive files costs it nothing, while a
+    translation that grows each file would make the carry hold gigabytes. The bytes held are capped."""
+    from vimesync.carry import merge
+
+    monkeypatch.setattr(merge, "MAX_HELD", 1 << 20)
+    pair = build_pair(tmp_path, config=CONFIG + "\n[[upstream.translate]]\npattern = 'a'\nreplace = 'bbbb'\n")
+    pair.up.commit("Many files (#7)", {f"slime/big{i}.txt": "a" * 100_000 + f"{i}\n" for i in range(4)})
+    code, out, err = cli(
+        capsys, "carry", "--range", f"{pair.tip}..{pair.up.head()}", "--branch", "m", cwd=pair.down.path
+    )
+    assert code == 2 and "Traceback" not in err
+    assert "translated or merged pass 1 MiB" in err and len(err.strip().splitlines()) <= 2
+    code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0
+
+
+def test_an_oversized_upstream_file_is_bad_input(tmp_path: Path, capsys, monkeypatch) -> None:
+    from vimesync.carry import merge
+
+    monkeypatch.setattr(merge, "MAX_BLOB", 50_000)
+    pair = build_pair(tmp_path)
+    pair.up.commit("Huge (#7)", {"slime/huge.py": "from slime import x\n" * 10_000})
+    code, out, err = cli(
+        capsys, "carry", "--range", f"{pair.tip}..{pair.up.head()}", "--branch", "m", cwd=pair.down.path
+    )
+    assert code == 2 and "Traceback" not in err and "more than the 50,000 allowed" in err
+    cli(capsys, "carry", "--abort", cwd=pair.down.path)
+
+
+def test_blobs_released_at_each_checkpoint_are_read_back_from_the_downstream(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """Memory is given back at synchronised fast-import checkpoints; a later PR that merges a file an
+    earlier one produced (PR 3 renames the file PR 1 added, translated) reads it from the repository."""
+    from vimesync.carry import run
+
+    monkeypatch.setattr(run, "KEEP_BYTES", -1)  # a checkpoint after every carried PR
+    pair = build_pair(tmp_path)
+    pair.down.commit("local edit", {"vime/util.py": "# ours\ndef f():\n    return 1\n"})
+    code, doc = pair.carry(capsys)
+    assert code == 0, doc
+    assert [c["pr"] for c in doc["carried"]] == [1, 2, 3]
+    got = tree(pair.down.path, doc["branch"])
+    assert got["vime/d.py"][1] == b"import vime.c\n" and "vime/c.py" not in got
+    assert got["vime/util.py"][1] == b"# ours\ndef f():\n    return 2\n"
+    assert got["vime/a.py"][1] == b"from vime import x\nprint(2)\n"

@@ -311,6 +311,7 @@ def _identity(identity: dict[str, str] | None) -> dict[str, str]:
 
 
 CHECKPOINT = 50  # carried commits between two branch updates (a killed carry resumes from there)
+KEEP_BYTES = 256 << 20  # or sooner, once the blobs written since the last one pass this
 
 
 def run(
@@ -362,8 +363,11 @@ def run(
                     )
                     entry["commit"] = writer.commit(message, author, committer, real)
                     landed += 1
-                    if landed % CHECKPOINT == 0:
-                        writer.checkpoint()
+                if (landed and landed % CHECKPOINT == 0 and entry["commit"] is not None) or (
+                    engine.blobs.kept_bytes > KEEP_BYTES
+                ):
+                    writer.checkpoint()
+                    engine.blobs.release()  # readable from the downstream now
                 state.carried.append(entry)
                 state.next += 1
             _land(downstream, state, writer, engine)
