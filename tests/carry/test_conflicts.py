@@ -180,3 +180,55 @@ def test_a_commit_someone_else_made_on_the_branch_is_never_taken_over(pair: Pair
     assert code == 2 and "which this carry did not make" in err
     code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
     assert code == 0 and not wt.exists()
+
+
+@pytest.mark.parametrize("field", ["worktree", "branch"])
+def test_abort_never_removes_a_worktree_or_branch_the_carry_did_not_make(
+    pair: Pair, capsys, tmp_path: Path, field: str
+) -> None:
+    """A state naming someone else's worktree or branch (corrupted, or edited by hand): --abort
+    removes only the carry's own worktree (on the carry's branch) and never a branch checked out
+    elsewhere, so no uncommitted work is lost."""
+    import json
+
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    mine = tmp_path / "mine"
+    pair.down.git("worktree", "add", "-q", "-b", "mine", str(mine))
+    (mine / "unsaved.txt").write_text("work in progress\n")
+    state_file = git.git_dir(pair.down.path) / "vimesync-carry.json"
+    state = json.loads(state_file.read_text())
+    state[field] = str(mine) if field == "worktree" else "mine"
+    state_file.write_text(json.dumps(state))
+    code, out, err = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert "Traceback" not in err
+    assert (mine / "unsaved.txt").read_text() == "work in progress\n"
+    assert "refs/heads/mine" in pair.down.git("for-each-ref", "--format=%(refname)")
+    assert not state_file.exists()
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("branch", "x\nreset refs/heads/main"),
+        ("last", "0" * 40 + "\nreset refs/heads/main"),
+        ("onto", "HEAD"),
+    ],
+)
+def test_a_state_with_values_vimesync_never_writes_is_refused(
+    pair: Pair, capsys, field: str, value: str
+) -> None:
+    import json
+
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    main_before = pair.down.head()
+    state_file = git.git_dir(pair.down.path) / "vimesync-carry.json"
+    state = json.loads(state_file.read_text())
+    state[field] = value
+    state_file.write_text(json.dumps(state))
+    code, out, err = cli(capsys, "carry", "--continue", cwd=pair.down.path)
+    assert code == 2 and "not a carry state vimesync can read" in err and "Traceback" not in err
+    assert pair.down.head() == main_before
+    code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0 and pair.down.head() == main_before

@@ -252,6 +252,8 @@ def carry_command(
             output.stdout.print(
                 output.styled(f"aborted: removed branch {doc['branch']} and worktree {doc['worktree']}")
             )
+            for note in doc["notes"]:
+                output.warn(note)
         return EXIT_OK
     transform = load_transform(cfg)
     if continue_:
