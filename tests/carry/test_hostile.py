@@ -22,7 +22,21 @@ def _config(tmp_path: Path, text: str):
 
 
 @pytest.mark.parametrize(
-    "target", ["../x/", ".git/", "a/.git/", "/etc/", "./x/", "a//b/", ".GIT/hooks/", ".git./"]
+    "target",
+    [
+        "../x/",
+        ".git/",
+        "a/.git/",
+        "/etc/",
+        "./x/",
+        "a//b/",
+        ".GIT/hooks/",
+        ".git./",
+        "GIT~1/",
+        ".g\u200cit/",
+        ".git::$INDEX_ALLOCATION/",
+        "a\\\\..\\\\..\\\\x/",  # a\..\..\x/ once TOML unescapes it
+    ],
 )
 def test_a_map_out_of_the_work_tree_or_into_git_is_refused(tmp_path: Path, target: str) -> None:
     cfg = _config(tmp_path, f'[upstream]\nmap = ["slime/={target}"]\n')
@@ -39,6 +53,60 @@ def test_a_mapped_path_landing_in_git_is_refused(tmp_path: Path) -> None:
         t.path_map.checked("slime/../.git/hooks/post-checkout")
     with pytest.raises(BadInput):
         t.path_map.checked(".git/config")
+    for alias in (
+        "GIT~1/config",
+        "git~1 ./x",
+        ".g\u200dit/config",
+        ".git::$INDEX_ALLOCATION/x",
+        "a\\.git\\x",
+    ):
+        with pytest.raises(BadInput, match="not a plain path"):
+            t.path_map.checked(alias)
+    assert t.path_map.checked("a\\b/.gitignore") == "a\\b/.gitignore"  # a backslash alone is a name
+
+
+def test_an_upstream_path_naming_git_dir_on_another_file_system_is_never_committed(
+    tmp_path: Path, capsys
+) -> None:
+    """Upstream names ``GIT~1/config`` (``.git`` on NTFS): refused before anything is written,
+    where fast-import would have committed it and only the checkout would have failed."""
+    import os
+    import subprocess
+
+    pair = build_pair(tmp_path)
+    up = pair.up.path
+    blob = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=up, input=b"x\n", capture_output=True, check=True
+        )
+        .stdout.decode()
+        .strip()
+    )
+    env = {**os.environ, "GIT_INDEX_FILE": str(tmp_path / "idx")}
+    subprocess.run(["git", "read-tree", "HEAD"], cwd=up, env=env, check=True)
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "core.protectNTFS=false",
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            f"100644,{blob},GIT~1/config",
+        ],
+        cwd=up,
+        env=env,
+        check=True,
+    )
+    tree_id = subprocess.run(["git", "write-tree"], cwd=up, env=env, capture_output=True, check=True).stdout
+    commit = pair.up.git("commit-tree", tree_id.decode().strip(), "-p", "HEAD", "-m", "Evil (#8)").strip()
+    code, out, err = cli(
+        capsys, "carry", "--range", f"{pair.tip}..{commit}", "--branch", "e", cwd=pair.down.path
+    )
+    assert code == 2 and "GIT~1/config" in err and "not a plain path" in err
+    names = git.run(pair.down.path, ["ls-tree", "-r", "--name-only", "e"], check=False).decode()
+    assert "GIT~1" not in names
+    cli(capsys, "carry", "--abort", cwd=pair.down.path)
 
 
 @pytest.mark.parametrize(

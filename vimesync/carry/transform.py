@@ -32,6 +32,7 @@ import re2
 from vimesync.config import Config, TranslateSpec
 from vimesync.errors import BadInput, ConfigError
 from vimesync.globs import PathGlobs
+from vimesync.patches.safety import is_dotgit_alias
 from vimesync.safefs import excerpt
 
 MAX_PATTERN = 1000  # characters of a pattern or a replacement
@@ -49,9 +50,12 @@ def is_binary(data: bytes) -> bool:
 
 
 def _bad_component(part: str) -> bool:
-    # ".git" in any case (case-insensitive file systems), and git's own refusals (".git " and
-    # ".git." are the same folder on some systems).
-    return part in ("", ".", "..") or part.lower().rstrip(". ") == ".git"
+    # ".git" in every spelling a file system folds into it (the patch checker's rule: any case,
+    # HFS+ ignorable code points, NTFS trailing dots/spaces, "::$INDEX_ALLOCATION", "GIT~1"), and
+    # the same read with a backslash as the separator it is on Windows.
+    if part in ("", ".", ".."):
+        return True
+    return any(p == ".." or is_dotgit_alias(p) for p in part.split("\\"))
 
 
 def check_path(path: str, *, what: str) -> None:
