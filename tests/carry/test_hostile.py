@@ -342,3 +342,24 @@ def test_blobs_released_at_each_checkpoint_are_read_back_from_the_downstream(
     assert got["vime/d.py"][1] == b"import vime.c\n" and "vime/c.py" not in got
     assert got["vime/util.py"][1] == b"# ours\ndef f():\n    return 2\n"
     assert got["vime/a.py"][1] == b"from vime import x\nprint(2)\n"
+
+
+def test_a_huge_upstream_message_is_read_in_part(tmp_path: Path, capsys) -> None:
+    """A 3 MiB commit message: only its first MiB is read (as walk does), the rest is skipped on
+    the same cat-file stream (the next object read is still the right one), the body is capped."""
+    from vimesync.carry.plan import MAX_BODY, MAX_COMMIT, read_meta
+
+    pair = build_pair(tmp_path)
+    body = ("Upstream-Commit: " + "f" * 40 + "\n") * (3 * MAX_COMMIT // 58)
+    pair.up.write({"slime/h.py": "h\n"})
+    (tmp_path / "msg").write_text("Huge (#7)\n\n" + body)
+    pair.up.git("commit", "-q", "-F", str(tmp_path / "msg"))
+    huge = pair.up.head()
+    with git.CatFile(pair.up.path) as cat:
+        meta = read_meta(cat, huge)
+        assert len(meta.message) < MAX_COMMIT and meta.parents == (pair.tip,)
+        assert read_meta(cat, pair.tip).message.startswith("direct thing")
+    code, doc = pair.carry(capsys, "--range", f"{pair.tip}..{huge}", "--branch", "h")
+    assert code == 0, doc
+    message = git.run(pair.down.path, ["log", "-1", "--format=%B", "h~1"]).decode()
+    assert len(message) < MAX_BODY + 1000 and message.rstrip().endswith(f"Upstream-Commit: {huge}")

@@ -181,8 +181,11 @@ def _ident(value: str, fallback: str) -> str:
     return value[:200] or fallback
 
 
+MAX_COMMIT = 1 << 20  # bytes of an upstream commit object read (its headers and message), as walk does
+
+
 def read_meta(cat: git.CatFile, sha: str) -> Meta:
-    raw = cat.read(sha)
+    raw = cat.read(sha, head=MAX_COMMIT)
     head, _, message = raw.partition(b"\n\n")
     name, email, date = "unknown", "unknown@unknown", ""
     parents = []
