@@ -121,6 +121,7 @@ def test_an_upstream_path_naming_git_dir_on_another_file_system_is_never_committ
         ("pattern = 'a'\nreplace = 'b'\npaths = 'x'", "paths must be a list"),
         ("pattern = 'a'\nreplace = 3", "replace must be a string"),
         ("pattern = 'a'\nreplace = 'b'\nevil = 1", "unknown key"),
+        ("pattern = 'a'\nreplace = 'b'\npaths = [" + "'x/**',\n" * 65 + "]", "at most 64 globs"),
     ],
 )
 def test_bad_translation_names_file_and_line(tmp_path: Path, table: str, message: str) -> None:
