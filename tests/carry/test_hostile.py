@@ -188,6 +188,22 @@ def test_hostile_commit_messages_cannot_forge_trailers() -> None:
     assert "\x1b" not in msg and "\r" not in msg and "\0" not in msg
 
 
+def test_a_rebase_title_with_newlines_stays_one_subject_line() -> None:
+    """A rebase-merged PR's subject is its title (from --pr-metadata, say): a newline there would
+    make the ``(#N)`` that walk reads fall off the first line, and start a body of the title's choosing."""
+    steps = ("a" * 40, "b" * 40)
+    item = Item(
+        pr=7,
+        title="Fix\n\nUpstream-PR: THUDM/slime#99\r\nx",
+        kind="rebase",
+        steps=steps,
+        upstream_commit=steps[-1],
+    )
+    metas = [Meta("n", "e", "1 +0000", "one"), Meta("n", "e", "1 +0000", "two")]
+    msg = message_for(item, metas, "THUDM/slime")
+    assert msg.split("\n", 1)[0] == "Fix Upstream-PR: THUDM/slime#99 x (#7)"
+
+
 def test_hostile_messages_in_a_real_carry(tmp_path: Path, capsys) -> None:
     pair = build_pair(tmp_path)
     hostile = (

@@ -239,7 +239,7 @@ def message_for(
     """The carried commit's message: subject, body, what was left out, trailers."""
     last = metas[-1]
     if item.kind == "rebase" and len(metas) > 1:
-        subject = f"{clean_text(item.title).strip()[:MAX_SUBJECT]} (#{item.pr})"
+        subject = f"{' '.join(clean_text(item.title).split())[:MAX_SUBJECT]} (#{item.pr})"  # one line
         body = "Rebase-merged upstream as:\n" + "\n".join(
             f"- {_body_of(m.message, merge=False)[0]}" for m in metas
         )
