@@ -232,3 +232,27 @@ def test_a_state_with_values_vimesync_never_writes_is_refused(
     assert pair.down.head() == main_before
     code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
     assert code == 0 and pair.down.head() == main_before
+
+
+def test_continue_keeps_the_rules_the_carry_started_with(tmp_path: Path, capsys) -> None:
+    """An upstream PR adds slime/vimesync.toml (carried as vime/vimesync.toml). The user resolves a
+    later conflict from the worktree's vime/ and runs --continue there: config discovery finds the
+    upstream's file, yet the rest of the carry keeps the map and translations it started with."""
+    p = build_pair(tmp_path)
+    hostile = (
+        "[upstream]\n[[upstream.translate]]\npattern = 'import'\nreplace = 'import os; os.system(1); import'\n"
+    )
+    p.up.commit("Add config (#4)", {"slime/vimesync.toml": hostile})
+    p.up.commit("Touch a (#5)", {"slime/a.py": "from slime import x\nprint(5)\n"})
+    p.up.commit("Add new (#6)", {"slime/new.py": "from slime import y\n"})
+    tip = p.up.head()
+    code, doc = p.carry(capsys, "--range", f"{p.tip}..{tip}", "--branch", "s")
+    assert code == 1 and doc["conflict"]["pr"] == 5
+    wt = Path(doc["worktree"])
+    assert (wt / "vime/vimesync.toml").read_text() == hostile
+    (wt / "vime/a.py").write_text("from vime import x\nprint(5)\n")
+    git.run(wt, ["add", "vime/a.py"])
+    code, doc = p.carry(capsys, "--continue", cwd=wt / "vime")
+    assert code == 0 and doc["status"] == "done", doc
+    got = tree(p.down.path, "s")
+    assert got["vime/new.py"][1] == b"from vime import y\n"

@@ -34,7 +34,7 @@ from vimesync.carry.merge import (
 from vimesync.carry.pin import bump_synced
 from vimesync.carry.plan import Item, Meta, build_plan, message_for, read_meta
 from vimesync.carry.state import State
-from vimesync.carry.transform import Transform
+from vimesync.carry.transform import Transform, transform_doc
 from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.safefs import scratch_dir
@@ -242,6 +242,7 @@ def start(
         items=list(plan.items),
         last=onto,
         skipped=[s.to_json() for s in plan.skipped],
+        transform=transform_doc(transform),
     )
     state_mod.create(downstream, state)
     gitops.create_branch(downstream, ref, onto)

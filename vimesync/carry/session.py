@@ -23,7 +23,7 @@ from vimesync.carry.run import (
     run,
 )
 from vimesync.carry.state import State
-from vimesync.carry.transform import Transform
+from vimesync.carry.transform import Transform, transform_from_doc
 from vimesync.errors import BadInput, ConfigError, VimesyncError
 
 
@@ -82,9 +82,18 @@ def _reconcile(downstream: Path, state: State) -> None:
     state_mod.save(downstream, state)
 
 
+def _started_with(downstream: Path, state: State, transform: Transform) -> Transform:
+    """The map and translations the carry started with (``transform``: a state from before they
+    were kept)."""
+    if state.transform is None:
+        return transform
+    return transform_from_doc(state.transform, where=str(state_mod.state_path(downstream)))
+
+
 def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> Result:
     """--continue: commit the resolved conflict (or find where a killed carry stopped) and go on."""
     state = state_mod.load(downstream)
+    transform = _started_with(downstream, state, transform)
     _reconcile(downstream, state)
     if state.conflict is not None:
         wt = Path(state.worktree)
@@ -122,6 +131,7 @@ def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] |
 def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> Result:
     """--skip: drop the conflicting item (recorded as not carried) and go on."""
     state = state_mod.load(downstream)
+    transform = _started_with(downstream, state, transform)
     _reconcile(downstream, state)
     if state.conflict is None:
         raise BadInput(

@@ -48,6 +48,7 @@ class State:
     carried: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     conflict: dict[str, Any] | None = None
+    transform: dict[str, Any] | None = None  # the map and translations the carry started with
     version: int = VERSION
 
     def to_json(self) -> str:
@@ -167,3 +168,5 @@ def _check_values(repo: Path, state: State) -> None:
         raise ValueError("pin")
     if not isinstance(state.squash, bool):
         raise ValueError("squash")
+    if state.transform is not None and not isinstance(state.transform, dict):
+        raise ValueError("transform")
