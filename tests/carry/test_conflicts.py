@@ -240,7 +240,8 @@ def test_continue_keeps_the_rules_the_carry_started_with(tmp_path: Path, capsys)
     upstream's file, yet the rest of the carry keeps the map and translations it started with."""
     p = build_pair(tmp_path)
     hostile = (
-        "[upstream]\n[[upstream.translate]]\npattern = 'import'\nreplace = 'import os; os.system(1); import'\n"
+        "[upstream]\n[[upstream.translate]]\n"
+        "pattern = 'import'\nreplace = 'import os; os.system(1); import'\n"
     )
     p.up.commit("Add config (#4)", {"slime/vimesync.toml": hostile})
     p.up.commit("Touch a (#5)", {"slime/a.py": "from slime import x\nprint(5)\n"})
