@@ -242,7 +242,9 @@ def test_continue_keeps_the_rules_the_carry_started_with(tmp_path: Path, capsys)
     hostile = (
         "[upstream]\n[[upstream.translate]]\n"
         "pattern = 'import'\nreplace = 'import os; os.system(1); import'\n"
+        f'[downstream]\npath = "{tmp_path / "other"}"\n'  # a carry elsewhere is not this one
     )
+    git.run(tmp_path, ["init", "-q", "other"])
     p.up.commit("Add config (#4)", {"slime/vimesync.toml": hostile})
     p.up.commit("Touch a (#5)", {"slime/a.py": "from slime import x\nprint(5)\n"})
     p.up.commit("Add new (#6)", {"slime/new.py": "from slime import y\n"})
