@@ -196,6 +196,13 @@ def _translations(path: Path, text: str, raw: Any) -> tuple[TranslateSpec, ...]:
             not isinstance(globs, list) or not globs or not all(isinstance(g, str) for g in globs)
         ):
             raise ConfigError(str(path), "[[upstream.translate]] paths must be a list of globs", line=line)
+        if globs is not None and (len(globs) > MAX_TRANSLATE_GLOBS or any(len(g) > 1000 for g in globs)):
+            # As a policy rule's: RE2 compiles them as one set, which thousands of globs overflow.
+            raise ConfigError(
+                str(path),
+                f"[[upstream.translate]] paths: at most {MAX_TRANSLATE_GLOBS} globs of 1,000 characters",
+                line=line,
+            )
         out.append(
             TranslateSpec(
                 pattern=table["pattern"],
@@ -490,6 +497,7 @@ def confined(root: Path, target: Path | None, *, file: Path, key: str) -> Path |
 
 
 MAX_ENGINES = 32
+MAX_TRANSLATE_GLOBS = 64  # globs per [[upstream.translate]] table (a policy rule's cap)
 
 
 def _engines(path: Path, value: Any, root: Path) -> tuple[EnginePin, ...]:

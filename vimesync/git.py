@@ -573,16 +573,29 @@ class CatFile:
         self._out: IO[bytes] = self._proc.stdout
         self.repo = repo
 
-    def read(self, oid: str) -> bytes:
+    def read(self, oid: str, *, max_size: int | None = None, head: int | None = None) -> bytes:
+        """The object's content. With ``max_size``: GitError (bad input) for a larger object; with
+        ``head``: its first ``head`` bytes only. What is not returned is skipped in chunks, never held."""
         self._in.write(oid.encode() + b"\n")
         self._in.flush()
         header = self._out.readline()
         if header.endswith(b" missing\n") or not header:
             raise GitError(f"{self.repo}: object {oid} is missing")
         size = int(header.split()[2])
-        data = self._out.read(size)
-        self._out.read(1)  # the LF after each object
+        if max_size is not None and size > max_size:
+            self._skip(size + 1)  # the content and its LF
+            raise GitError(f"{self.repo}: object {oid} is {size:,} bytes, more than the {max_size:,} allowed")
+        keep = size if head is None else min(size, head)
+        data = self._out.read(keep)
+        self._skip(size - keep + 1)  # the rest, and the LF after each object
         return data
+
+    def _skip(self, left: int) -> None:
+        while left > 0:
+            chunk = self._out.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            left -= len(chunk)
 
     def close(self) -> None:
         if self._proc.poll() is None:

@@ -180,3 +180,82 @@ def test_a_commit_someone_else_made_on_the_branch_is_never_taken_over(pair: Pair
     assert code == 2 and "which this carry did not make" in err
     code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
     assert code == 0 and not wt.exists()
+
+
+@pytest.mark.parametrize("field", ["worktree", "branch"])
+def test_abort_never_removes_a_worktree_or_branch_the_carry_did_not_make(
+    pair: Pair, capsys, tmp_path: Path, field: str
+) -> None:
+    """A state naming someone else's worktree or branch (corrupted, or edited by hand): --abort
+    removes only the carry's own worktree (on the carry's branch) and never a branch checked out
+    elsewhere, so no uncommitted work is lost."""
+    import json
+
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    mine = tmp_path / "mine"
+    pair.down.git("worktree", "add", "-q", "-b", "mine", str(mine))
+    (mine / "unsaved.txt").write_text("work in progress\n")
+    state_file = git.git_dir(pair.down.path) / "vimesync-carry.json"
+    state = json.loads(state_file.read_text())
+    state[field] = str(mine) if field == "worktree" else "mine"
+    state_file.write_text(json.dumps(state))
+    code, out, err = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert "Traceback" not in err
+    assert (mine / "unsaved.txt").read_text() == "work in progress\n"
+    assert "refs/heads/mine" in pair.down.git("for-each-ref", "--format=%(refname)")
+    assert not state_file.exists()
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("branch", "x\nreset refs/heads/main"),
+        ("last", "0" * 40 + "\nreset refs/heads/main"),
+        ("onto", "HEAD"),
+    ],
+)
+def test_a_state_with_values_vimesync_never_writes_is_refused(
+    pair: Pair, capsys, field: str, value: str
+) -> None:
+    import json
+
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    main_before = pair.down.head()
+    state_file = git.git_dir(pair.down.path) / "vimesync-carry.json"
+    state = json.loads(state_file.read_text())
+    state[field] = value
+    state_file.write_text(json.dumps(state))
+    code, out, err = cli(capsys, "carry", "--continue", cwd=pair.down.path)
+    assert code == 2 and "not a carry state vimesync can read" in err and "Traceback" not in err
+    assert pair.down.head() == main_before
+    code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0 and pair.down.head() == main_before
+
+
+def test_continue_keeps_the_rules_the_carry_started_with(tmp_path: Path, capsys) -> None:
+    """An upstream PR adds slime/vimesync.toml (carried as vime/vimesync.toml). The user resolves a
+    later conflict from the worktree's vime/ and runs --continue there: config discovery finds the
+    upstream's file, yet the rest of the carry keeps the map and translations it started with."""
+    p = build_pair(tmp_path)
+    hostile = (
+        "[upstream]\n[[upstream.translate]]\n"
+        "pattern = 'import'\nreplace = 'import os; os.system(1); import'\n"
+        f'[downstream]\npath = "{tmp_path / "other"}"\n'  # a carry elsewhere is not this one
+    )
+    git.run(tmp_path, ["init", "-q", "other"])
+    p.up.commit("Add config (#4)", {"slime/vimesync.toml": hostile})
+    p.up.commit("Touch a (#5)", {"slime/a.py": "from slime import x\nprint(5)\n"})
+    p.up.commit("Add new (#6)", {"slime/new.py": "from slime import y\n"})
+    tip = p.up.head()
+    code, doc = p.carry(capsys, "--range", f"{p.tip}..{tip}", "--branch", "s")
+    assert code == 1 and doc["conflict"]["pr"] == 5
+    wt = Path(doc["worktree"])
+    assert (wt / "vime/vimesync.toml").read_text() == hostile
+    (wt / "vime/a.py").write_text("from vime import x\nprint(5)\n")
+    git.run(wt, ["add", "vime/a.py"])
+    code, doc = p.carry(capsys, "--continue", cwd=wt / "vime")
+    assert code == 0 and doc["status"] == "done", doc
+    got = tree(p.down.path, "s")
+    assert got["vime/new.py"][1] == b"from vime import y\n"

@@ -22,7 +22,21 @@ def _config(tmp_path: Path, text: str):
 
 
 @pytest.mark.parametrize(
-    "target", ["../x/", ".git/", "a/.git/", "/etc/", "./x/", "a//b/", ".GIT/hooks/", ".git./"]
+    "target",
+    [
+        "../x/",
+        ".git/",
+        "a/.git/",
+        "/etc/",
+        "./x/",
+        "a//b/",
+        ".GIT/hooks/",
+        ".git./",
+        "GIT~1/",
+        ".g\u200cit/",
+        ".git::$INDEX_ALLOCATION/",
+        "a\\\\..\\\\..\\\\x/",  # a\..\..\x/ once TOML unescapes it
+    ],
 )
 def test_a_map_out_of_the_work_tree_or_into_git_is_refused(tmp_path: Path, target: str) -> None:
     cfg = _config(tmp_path, f'[upstream]\nmap = ["slime/={target}"]\n')
@@ -39,6 +53,60 @@ def test_a_mapped_path_landing_in_git_is_refused(tmp_path: Path) -> None:
         t.path_map.checked("slime/../.git/hooks/post-checkout")
     with pytest.raises(BadInput):
         t.path_map.checked(".git/config")
+    for alias in (
+        "GIT~1/config",
+        "git~1 ./x",
+        ".g\u200dit/config",
+        ".git::$INDEX_ALLOCATION/x",
+        "a\\.git\\x",
+    ):
+        with pytest.raises(BadInput, match="not a plain path"):
+            t.path_map.checked(alias)
+    assert t.path_map.checked("a\\b/.gitignore") == "a\\b/.gitignore"  # a backslash alone is a name
+
+
+def test_an_upstream_path_naming_git_dir_on_another_file_system_is_never_committed(
+    tmp_path: Path, capsys
+) -> None:
+    """Upstream names ``GIT~1/config`` (``.git`` on NTFS): refused before anything is written,
+    where fast-import would have committed it and only the checkout would have failed."""
+    import os
+    import subprocess
+
+    pair = build_pair(tmp_path)
+    up = pair.up.path
+    blob = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=up, input=b"x\n", capture_output=True, check=True
+        )
+        .stdout.decode()
+        .strip()
+    )
+    env = {**os.environ, "GIT_INDEX_FILE": str(tmp_path / "idx")}
+    subprocess.run(["git", "read-tree", "HEAD"], cwd=up, env=env, check=True)
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "core.protectNTFS=false",
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            f"100644,{blob},GIT~1/config",
+        ],
+        cwd=up,
+        env=env,
+        check=True,
+    )
+    tree_id = subprocess.run(["git", "write-tree"], cwd=up, env=env, capture_output=True, check=True).stdout
+    commit = pair.up.git("commit-tree", tree_id.decode().strip(), "-p", "HEAD", "-m", "Evil (#8)").strip()
+    code, out, err = cli(
+        capsys, "carry", "--range", f"{pair.tip}..{commit}", "--branch", "e", cwd=pair.down.path
+    )
+    assert code == 2 and "GIT~1/config" in err and "not a plain path" in err
+    names = git.run(pair.down.path, ["ls-tree", "-r", "--name-only", "e"], check=False).decode()
+    assert "GIT~1" not in names
+    cli(capsys, "carry", "--abort", cwd=pair.down.path)
 
 
 @pytest.mark.parametrize(
@@ -53,6 +121,7 @@ def test_a_mapped_path_landing_in_git_is_refused(tmp_path: Path) -> None:
         ("pattern = 'a'\nreplace = 'b'\npaths = 'x'", "paths must be a list"),
         ("pattern = 'a'\nreplace = 3", "replace must be a string"),
         ("pattern = 'a'\nreplace = 'b'\nevil = 1", "unknown key"),
+        ("pattern = 'a'\nreplace = 'b'\npaths = [" + "'x/**',\n" * 65 + "]", "at most 64 globs"),
     ],
 )
 def test_bad_translation_names_file_and_line(tmp_path: Path, table: str, message: str) -> None:
@@ -117,6 +186,22 @@ def test_hostile_commit_messages_cannot_forge_trailers() -> None:
     assert paragraphs[-1] == "Upstream-PR: THUDM/slime#7\nUpstream-Commit: " + "a" * 40
     assert "(cherry picked from commit" not in msg
     assert "\x1b" not in msg and "\r" not in msg and "\0" not in msg
+
+
+def test_a_rebase_title_with_newlines_stays_one_subject_line() -> None:
+    """A rebase-merged PR's subject is its title (from --pr-metadata, say): a newline there would
+    make the ``(#N)`` that walk reads fall off the first line, and start a body of the title's choosing."""
+    steps = ("a" * 40, "b" * 40)
+    item = Item(
+        pr=7,
+        title="Fix\n\nUpstream-PR: THUDM/slime#99\r\nx",
+        kind="rebase",
+        steps=steps,
+        upstream_commit=steps[-1],
+    )
+    metas = [Meta("n", "e", "1 +0000", "one"), Meta("n", "e", "1 +0000", "two")]
+    msg = message_for(item, metas, "THUDM/slime")
+    assert msg.split("\n", 1)[0] == "Fix Upstream-PR: THUDM/slime#99 x (#7)"
 
 
 def test_hostile_messages_in_a_real_carry(tmp_path: Path, capsys) -> None:
@@ -225,3 +310,73 @@ def test_a_hostile_pin_on_the_branch_is_bad_input(tmp_path: Path, capsys) -> Non
     assert code == 2 and "pins/slime.toml" in err and "Traceback" not in err
     code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
     assert code == 0 and "sync/" not in pair.down.git("branch")
+
+
+def test_what_translations_produce_is_bounded_in_memory(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A hostile upstream compresses well: a PR of many repetitive files costs it nothing, while a
+    translation that grows each file would make the carry hold gigabytes. The bytes held are capped."""
+    from vimesync.carry import merge
+
+    monkeypatch.setattr(merge, "MAX_HELD", 1 << 20)
+    pair = build_pair(tmp_path, config=CONFIG + "\n[[upstream.translate]]\npattern = 'a'\nreplace = 'bbbb'\n")
+    pair.up.commit("Many files (#7)", {f"slime/big{i}.txt": "a" * 100_000 + f"{i}\n" for i in range(4)})
+    code, out, err = cli(
+        capsys, "carry", "--range", f"{pair.tip}..{pair.up.head()}", "--branch", "m", cwd=pair.down.path
+    )
+    assert code == 2 and "Traceback" not in err
+    assert "translated or merged pass 1 MiB" in err and len(err.strip().splitlines()) <= 2
+    code, _, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0
+
+
+def test_an_oversized_upstream_file_is_bad_input(tmp_path: Path, capsys, monkeypatch) -> None:
+    from vimesync.carry import merge
+
+    monkeypatch.setattr(merge, "MAX_BLOB", 50_000)
+    pair = build_pair(tmp_path)
+    pair.up.commit("Huge (#7)", {"slime/huge.py": "from slime import x\n" * 10_000})
+    code, out, err = cli(
+        capsys, "carry", "--range", f"{pair.tip}..{pair.up.head()}", "--branch", "m", cwd=pair.down.path
+    )
+    assert code == 2 and "Traceback" not in err and "more than the 50,000 allowed" in err
+    cli(capsys, "carry", "--abort", cwd=pair.down.path)
+
+
+def test_blobs_released_at_each_checkpoint_are_read_back_from_the_downstream(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """Memory is given back at synchronised fast-import checkpoints; a later PR that merges a file an
+    earlier one produced (PR 3 renames the file PR 1 added, translated) reads it from the repository."""
+    from vimesync.carry import run
+
+    monkeypatch.setattr(run, "KEEP_BYTES", -1)  # a checkpoint after every carried PR
+    pair = build_pair(tmp_path)
+    pair.down.commit("local edit", {"vime/util.py": "# ours\ndef f():\n    return 1\n"})
+    code, doc = pair.carry(capsys)
+    assert code == 0, doc
+    assert [c["pr"] for c in doc["carried"]] == [1, 2, 3]
+    got = tree(pair.down.path, doc["branch"])
+    assert got["vime/d.py"][1] == b"import vime.c\n" and "vime/c.py" not in got
+    assert got["vime/util.py"][1] == b"# ours\ndef f():\n    return 2\n"
+    assert got["vime/a.py"][1] == b"from vime import x\nprint(2)\n"
+
+
+def test_a_huge_upstream_message_is_read_in_part(tmp_path: Path, capsys) -> None:
+    """A 3 MiB commit message: only its first MiB is read (as walk does), the rest is skipped on
+    the same cat-file stream (the next object read is still the right one), the body is capped."""
+    from vimesync.carry.plan import MAX_BODY, MAX_COMMIT, read_meta
+
+    pair = build_pair(tmp_path)
+    body = ("Upstream-Commit: " + "f" * 40 + "\n") * (3 * MAX_COMMIT // 58)
+    pair.up.write({"slime/h.py": "h\n"})
+    (tmp_path / "msg").write_text("Huge (#7)\n\n" + body)
+    pair.up.git("commit", "-q", "-F", str(tmp_path / "msg"))
+    huge = pair.up.head()
+    with git.CatFile(pair.up.path) as cat:
+        meta = read_meta(cat, huge)
+        assert len(meta.message) < MAX_COMMIT and meta.parents == (pair.tip,)
+        assert read_meta(cat, pair.tip).message.startswith("direct thing")
+    code, doc = pair.carry(capsys, "--range", f"{pair.tip}..{huge}", "--branch", "h")
+    assert code == 0, doc
+    message = git.run(pair.down.path, ["log", "-1", "--format=%B", "h~1"]).decode()
+    assert len(message) < MAX_BODY + 1000 and message.rstrip().endswith(f"Upstream-Commit: {huge}")

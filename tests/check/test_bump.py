@@ -256,3 +256,28 @@ def test_cli_bump_between_wheels_writes_the_source_where_it_was_named(
     assert pin.read_text() == '[engine]\nname = "eng"\nseries = "../patches/series"\n'  # no rev to write
     assert 'source = "../eng-1.1-py3-none-any.whl"  # machine-local' in cfg.read_text()
     assert "@@ -14,3 +14,3 @@" in (repo / "patches/p.patch").read_text()  # its one line of context kept
+
+
+def test_cli_bump_output_cannot_be_broken_by_a_source_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The table's column headers name the two pins: rich markup and control characters in a
+    source's name are shown, never obeyed."""
+    odd = "1.0[link=https:evil.example][bold]\x1b[2J\u202e"
+    old = _wheel(tmp_path / f"eng-{odd}-py3-none-any.whl", {"eng/core.py": CORE, "eng/util.py": UTIL})
+    new = _wheel(
+        tmp_path / "eng-[red]1.1-py3-none-any.whl", {"eng/core.py": "# 1.1\n" + CORE, "eng/util.py": UTIL}
+    )
+    repo = tmp_path / "down"
+    (repo / "patches").mkdir(parents=True)
+    diff = (
+        "--- a/eng/core.py\n+++ b/eng/core.py\n@@ -13,3 +13,3 @@\n"
+        " def f3(x):\n-    return x + 3\n+    return x + 3  # p\n \n"
+    )
+    (repo / "patches/p.patch").write_text("Description: p\n---\n" + diff)
+    (repo / "patches/series").write_text("p.patch\n")
+    args = ["pin", "bump", "--source", str(old), "--series", str(repo / "patches/series"), "--to", str(new)]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert "\x1b" not in out + err and "\u202e" not in out + err
+    assert "[red]1.1" in out and "[link=https:evil.example][bold]" in out

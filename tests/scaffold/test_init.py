@@ -104,6 +104,24 @@ def test_init_never_writes_through_a_symlink(
     (down / "pins").symlink_to(tmp_path)  # a folder on the way
     code, _, err = run(capsys, "init", "--force")
     assert code == 2 and not (tmp_path / "slime.toml").exists()
+    # All checked before any is written: a link on the way to a later file leaves no earlier one.
+    assert not (down / "vimesync.toml").exists()
+    (down / "pins").unlink()
+    (down / "patches").symlink_to(tmp_path)
+    code, _, err = run(capsys, "init", "--force")
+    assert code == 2 and "patches" in err
+    assert not (down / "vimesync.toml").exists() and not (down / "pins").exists()
+    assert list(tmp_path.glob("series")) == []
+
+
+@pytest.mark.parametrize("target", [".git/", "GIT~1/", "../x/", "a/.g\u200cit/"])
+def test_init_refuses_a_map_that_carry_would_refuse(
+    world: dict[str, object], capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    down = world["down"].path  # type: ignore[attr-defined]
+    code, _, err = run(capsys, "init", "--map", f"slime/={target}")
+    assert code == 2 and "--map" in err and "plain folder path" in err and "Traceback" not in err
+    assert not (down / "vimesync.toml").exists()
 
 
 def test_init_with_nothing_known_writes_commented_examples(

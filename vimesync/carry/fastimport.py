@@ -126,8 +126,14 @@ class FastImport:
         return line.decode().strip()
 
     def checkpoint(self) -> None:
+        """Land what was sent so far (pack written, branch moved) and wait until fast-import has:
+        its answer to the ``get-mark`` that follows comes after the checkpoint is done, so the
+        downstream can read every blob sent before it (the caller may drop its copies)."""
         self._send(b"checkpoint\n\n")
-        self._in.flush()
+        if self._next > 1:  # a mark was given (a blob or a commit)
+            self.sha(self._next - 1)
+        else:
+            self._in.flush()
 
     def close(self) -> None:
         """Finish: the pack is written and the branch moved to the last commit."""

@@ -5,6 +5,7 @@ branch is only ever created (never forced) or moved forward from the value we le
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -104,6 +105,22 @@ def remove_worktree(repo: Path, path: Path) -> None:
         # The folder is gone (or was never made): drop git's record of it, only this one.
         for admin in worktree_admin_dirs(repo, path):
             remove_tree(admin)
+
+
+def worktrees(repo: Path) -> dict[Path, str | None]:
+    """Every worktree git knows of the repository: its folder -> the branch it has checked out
+    (a full ref; None when detached or bare)."""
+    out = git.run(repo, ["worktree", "list", "--porcelain", "-z"])
+    found: dict[Path, str | None] = {}
+    current: Path | None = None
+    for field in out.split(b"\0"):
+        text = field.decode("utf-8", "surrogateescape")
+        if text.startswith("worktree "):
+            current = Path(os.path.abspath(text[len("worktree ") :]))
+            found[current] = None
+        elif text.startswith("branch ") and current is not None:
+            found[current] = text[len("branch ") :]
+    return found
 
 
 def worktree_admin_dirs(repo: Path, path: Path) -> list[Path]:

@@ -24,12 +24,17 @@ from pathlib import Path
 
 from vimesync import git
 from vimesync.carry.transform import Transform, is_binary
-from vimesync.errors import GitError
+from vimesync.errors import BadInput, GitError
 
 LINK, GITLINK = 0o120000, 0o160000
 NULL = "0" * 40
 MAX_HUNK_LINES = 5_000  # longer files: a conflict names no hunks (difflib is quadratic at worst)
 MAX_TEXT_MERGE = 16 << 20  # bytes: larger files are not merged line by line (a conflict, like a binary)
+MAX_BLOB = 1 << 30  # bytes: a larger file (upstream or downstream) stops the carry as bad input
+# Bytes of files the carry holds in memory: produced (translated, merged) and not yet readable from
+# the downstream. A hostile upstream compresses well (a PR of thousands of repetitive files), so
+# what a translation or a merge produces is bounded here, not by the size of the upstream's pack.
+MAX_HELD = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,8 @@ class Blobs:
         self.upstream_oids: set[str] = set()  # untranslated upstream objects (read from the upstream)
         # Written through fast-import, which makes them readable only at its next checkpoint.
         self.kept: dict[str, bytes] = {}
+        self.cache_bytes = 0
+        self.kept_bytes = 0
 
     def hash(self, data: bytes) -> str:
         h = hashlib.new(self.algo)
@@ -171,8 +178,18 @@ class Blobs:
 
     def add(self, data: bytes) -> str:
         oid = self.hash(data)
-        self.cache.setdefault(oid, data)
+        if oid not in self.cache:
+            self.cache[oid] = data
+            self.cache_bytes += len(data)
+            self._check()
         return oid
+
+    def _check(self) -> None:
+        if self.cache_bytes + self.kept_bytes > MAX_HELD:
+            raise BadInput(
+                f"the files this carry translated or merged pass {MAX_HELD >> 20:,} MiB in memory",
+                hint="carry fewer PRs at a time (--pr N), or check [[upstream.translate]] in vimesync.toml",
+            )
 
     def read(self, oid: str) -> bytes:
         if oid in self.cache:
@@ -180,8 +197,8 @@ class Blobs:
         if oid in self.kept:
             return self.kept[oid]
         if oid in self.upstream_oids:
-            return self.up.read(oid)
-        return self.down.read(oid)
+            return self.up.read(oid, max_size=MAX_BLOB)
+        return self.down.read(oid, max_size=MAX_BLOB)
 
     def want(self, oid: str) -> None:
         if oid in self.cache or oid in self.upstream_oids:
@@ -189,12 +206,28 @@ class Blobs:
 
     def flush(self, write: Callable[[dict[str, bytes]], None]) -> None:
         if self.wanted:
-            data = {oid: self.read(oid) for oid in sorted(self.wanted)}
+            data = {}
+            added = 0  # bytes moving into kept (produced ones, and upstream files read now)
+            for oid in sorted(self.wanted):
+                data[oid] = self.read(oid)
+                if oid not in self.kept:
+                    added += len(data[oid])
+                    if self.kept_bytes + added > MAX_HELD:
+                        self.cache_bytes = added
+                        self._check()
             write(data)
             self.kept.update(data)
+            self.kept_bytes += added
         self.wanted.clear()
         self.cache.clear()
+        self.cache_bytes = 0
         self.upstream_oids.clear()
+
+    def release(self) -> None:
+        """Forget the blobs written so far (call once the downstream can read them: after a
+        synchronised fast-import checkpoint)."""
+        self.kept.clear()
+        self.kept_bytes = 0
 
     def close(self) -> None:
         self.down.close()
@@ -289,7 +322,7 @@ class Merger:
         ):
             self.blobs.upstream_oids.add(oid)
             return Entry(mode, oid)
-        data = self.blobs.up.read(oid)
+        data = self.blobs.up.read(oid, max_size=MAX_BLOB)
         out, hits = self.transform.content(path, data, mode)
         change.hits += hits
         if not hits and self.same_format:

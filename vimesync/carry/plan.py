@@ -181,8 +181,11 @@ def _ident(value: str, fallback: str) -> str:
     return value[:200] or fallback
 
 
+MAX_COMMIT = 1 << 20  # bytes of an upstream commit object read (its headers and message), as walk does
+
+
 def read_meta(cat: git.CatFile, sha: str) -> Meta:
-    raw = cat.read(sha)
+    raw = cat.read(sha, head=MAX_COMMIT)
     head, _, message = raw.partition(b"\n\n")
     name, email, date = "unknown", "unknown@unknown", ""
     parents = []
@@ -236,7 +239,7 @@ def message_for(
     """The carried commit's message: subject, body, what was left out, trailers."""
     last = metas[-1]
     if item.kind == "rebase" and len(metas) > 1:
-        subject = f"{clean_text(item.title).strip()[:MAX_SUBJECT]} (#{item.pr})"
+        subject = f"{' '.join(clean_text(item.title).split())[:MAX_SUBJECT]} (#{item.pr})"  # one line
         body = "Rebase-merged upstream as:\n" + "\n".join(
             f"- {_body_of(m.message, merge=False)[0]}" for m in metas
         )

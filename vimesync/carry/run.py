@@ -34,7 +34,7 @@ from vimesync.carry.merge import (
 from vimesync.carry.pin import bump_synced
 from vimesync.carry.plan import Item, Meta, build_plan, message_for, read_meta
 from vimesync.carry.state import State
-from vimesync.carry.transform import Transform
+from vimesync.carry.transform import Transform, transform_doc
 from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.safefs import scratch_dir
@@ -242,6 +242,7 @@ def start(
         items=list(plan.items),
         last=onto,
         skipped=[s.to_json() for s in plan.skipped],
+        transform=transform_doc(transform),
     )
     state_mod.create(downstream, state)
     gitops.create_branch(downstream, ref, onto)
@@ -311,6 +312,7 @@ def _identity(identity: dict[str, str] | None) -> dict[str, str]:
 
 
 CHECKPOINT = 50  # carried commits between two branch updates (a killed carry resumes from there)
+KEEP_BYTES = 256 << 20  # or sooner, once the blobs written since the last one pass this
 
 
 def run(
@@ -362,8 +364,11 @@ def run(
                     )
                     entry["commit"] = writer.commit(message, author, committer, real)
                     landed += 1
-                    if landed % CHECKPOINT == 0:
-                        writer.checkpoint()
+                if (landed and landed % CHECKPOINT == 0 and entry["commit"] is not None) or (
+                    engine.blobs.kept_bytes > KEEP_BYTES
+                ):
+                    writer.checkpoint()
+                    engine.blobs.release()  # readable from the downstream now
                 state.carried.append(entry)
                 state.next += 1
             _land(downstream, state, writer, engine)

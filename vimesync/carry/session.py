@@ -4,6 +4,7 @@ conflict, or because its process was killed) picks up from the state in the git 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from vimesync.carry.run import (
     run,
 )
 from vimesync.carry.state import State
-from vimesync.carry.transform import Transform
+from vimesync.carry.transform import Transform, transform_from_doc
 from vimesync.errors import BadInput, ConfigError, VimesyncError
 
 
@@ -81,9 +82,18 @@ def _reconcile(downstream: Path, state: State) -> None:
     state_mod.save(downstream, state)
 
 
+def _started_with(downstream: Path, state: State, transform: Transform) -> Transform:
+    """The map and translations the carry started with (``transform``: a state from before they
+    were kept)."""
+    if state.transform is None:
+        return transform
+    return transform_from_doc(state.transform, where=str(state_mod.state_path(downstream)))
+
+
 def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> Result:
     """--continue: commit the resolved conflict (or find where a killed carry stopped) and go on."""
     state = state_mod.load(downstream)
+    transform = _started_with(downstream, state, transform)
     _reconcile(downstream, state)
     if state.conflict is not None:
         wt = Path(state.worktree)
@@ -121,6 +131,7 @@ def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] |
 def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> Result:
     """--skip: drop the conflicting item (recorded as not carried) and go on."""
     state = state_mod.load(downstream)
+    transform = _started_with(downstream, state, transform)
     _reconcile(downstream, state)
     if state.conflict is None:
         raise BadInput(
@@ -148,14 +159,32 @@ def abort(downstream: Path) -> dict[str, Any]:
         branch, worktree = state.branch, state.worktree
     except ConfigError:
         branch, worktree = _salvage(path)
+    if branch is not None and not state_mod.valid_branch(downstream, branch):
+        branch = None
+    if worktree is not None and not os.path.isabs(worktree):
+        worktree = None
+    ref = f"refs/heads/{branch}" if branch else None
+    # Only what the carry made: its worktree is the one with its branch checked out (or one git no
+    # longer lists); its branch is not checked out in any other worktree. Anything else the state
+    # names (a state edited by hand or corrupted) is left alone, never force-removed.
+    listed = gitops.worktrees(downstream)
+    notes = []
     if worktree:
-        gitops.remove_worktree(downstream, Path(worktree))
-    if branch:
-        ref = f"refs/heads/{branch}"
-        if gitops.ref_exists(downstream, ref):
+        wt = Path(os.path.abspath(worktree))
+        if wt in listed and (ref is None or listed[wt] != ref):
+            notes.append(f"left the worktree {wt} alone: it is not on the carry's branch")
+            worktree = None
+        else:
+            gitops.remove_worktree(downstream, wt)
+    if ref is not None and gitops.ref_exists(downstream, ref):
+        users = [p for p, r in gitops.worktrees(downstream).items() if r == ref]
+        if users:
+            notes.append(f"left the branch {branch} alone: it is checked out in {users[0]}")
+            branch = None
+        else:
             gitops.delete_branch(downstream, ref)
     state_mod.remove(downstream)
-    return {"aborted": True, "branch": branch, "worktree": worktree}
+    return {"aborted": True, "branch": branch, "worktree": worktree, "notes": notes}
 
 
 def _salvage(path: Path) -> tuple[str | None, str | None]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ class State:
     carried: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     conflict: dict[str, Any] | None = None
+    transform: dict[str, Any] | None = None  # the map and translations the carry started with
     version: int = VERSION
 
     def to_json(self) -> str:
@@ -117,6 +119,7 @@ def load(repo: Path) -> State:
                 raise ValueError(name)
         if not isinstance(state.next, int) or not 0 <= state.next <= len(items):
             raise ValueError("next")
+        _check_values(repo, state)
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(
             str(path),
@@ -124,3 +127,46 @@ def load(repo: Path) -> State:
             hint="vimesync carry --abort removes it",
         ) from None
     return state
+
+
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_PHASES = ("items", "pin", "done")
+
+
+def valid_branch(repo: Path, name: object) -> bool:
+    """``name`` is a branch name vimesync would have made (git's own rules; never an option)."""
+    return (
+        isinstance(name, str)
+        and 0 < len(name) <= 255
+        and not name.startswith("-")
+        and git.run_ok(repo, ["check-ref-format", "--branch", name])
+        and not any(ord(c) < 0x20 or c == "\x7f" for c in name)
+    )
+
+
+def _check_values(repo: Path, state: State) -> None:
+    """ValueError for a value vimesync never writes: they reach git's command lines and
+    fast-import's stream (a newline there would be a command), and name what --abort removes."""
+    if not valid_branch(repo, state.branch):
+        raise ValueError("branch")
+    for name in ("onto", "base", "tip", "last"):
+        if not _OID.fullmatch(getattr(state, name)):
+            raise ValueError(name)
+    for name in ("squash_tree", "worktree_tree", "pre_conflict_tree"):
+        value = getattr(state, name)
+        if value is not None and not (isinstance(value, str) and _OID.fullmatch(value)):
+            raise ValueError(name)
+    if state.phase not in _PHASES:
+        raise ValueError("phase")
+    for name in ("worktree", "downstream", "upstream"):
+        value = getattr(state, name)
+        if not os.path.isabs(value) or any(ord(c) < 0x20 or c == "\x7f" for c in value):
+            raise ValueError(name)
+    if state.pin is not None and (
+        not isinstance(state.pin, str) or any(ord(c) < 0x20 for c in state.pin) or state.pin.startswith("/")
+    ):
+        raise ValueError("pin")
+    if not isinstance(state.squash, bool):
+        raise ValueError("squash")
+    if state.transform is not None and not isinstance(state.transform, dict):
+        raise ValueError("transform")

@@ -32,6 +32,7 @@ import re2
 from vimesync.config import Config, TranslateSpec
 from vimesync.errors import BadInput, ConfigError
 from vimesync.globs import PathGlobs
+from vimesync.patches.safety import is_dotgit_alias
 from vimesync.safefs import excerpt
 
 MAX_PATTERN = 1000  # characters of a pattern or a replacement
@@ -49,9 +50,12 @@ def is_binary(data: bytes) -> bool:
 
 
 def _bad_component(part: str) -> bool:
-    # ".git" in any case (case-insensitive file systems), and git's own refusals (".git " and
-    # ".git." are the same folder on some systems).
-    return part in ("", ".", "..") or part.lower().rstrip(". ") == ".git"
+    # ".git" in every spelling a file system folds into it (the patch checker's rule: any case,
+    # HFS+ ignorable code points, NTFS trailing dots/spaces, "::$INDEX_ALLOCATION", "GIT~1"), and
+    # the same read with a backslash as the separator it is on Windows.
+    if part in ("", ".", ".."):
+        return True
+    return any(p == ".." or is_dotgit_alias(p) for p in part.split("\\"))
 
 
 def check_path(path: str, *, what: str) -> None:
@@ -219,6 +223,58 @@ class Transform:
                 data, n = t.apply(data)
                 hits += n
         return data, hits
+
+
+def transform_doc(transform: Transform) -> dict[str, Any]:
+    """The map and translations as the carry state keeps them: a carry continues with the rules it
+    started with, never with a ``vimesync.toml`` found where ``--continue`` runs (in the worktree,
+    that file is the sync branch's, which the carried upstream changes may have written)."""
+    return {
+        "map": [list(p) for p in transform.path_map.pairs],
+        "translate": [
+            {
+                "pattern": t.spec.pattern,
+                "replace": t.spec.replace,
+                "paths": list(t.spec.paths) if t.spec.paths is not None else None,
+                "line": t.spec.line,
+                "where": t.where,
+            }
+            for t in transform.translations
+        ],
+    }
+
+
+def transform_from_doc(doc: Any, *, where: str) -> Transform:
+    """:func:`transform_doc`'s document compiled again (every check of a config applies);
+    ConfigError naming ``where`` (the state file) when it is not one."""
+    try:
+        pairs = [(str(a), str(b)) for a, b in doc["map"]]
+        specs = []
+        for t in doc["translate"]:
+            paths = t["paths"]
+            if not isinstance(t["pattern"], str) or not isinstance(t["replace"], str):
+                raise TypeError("translate")
+            if paths is not None and not (isinstance(paths, list) and all(isinstance(g, str) for g in paths)):
+                raise TypeError("paths")
+            line = t["line"] if isinstance(t["line"], int) else None
+            specs.append(
+                (
+                    TranslateSpec(
+                        t["pattern"], t["replace"], tuple(paths) if paths is not None else None, line
+                    ),
+                    str(t["where"]),
+                )
+            )
+        if len(specs) > 64:
+            raise ValueError("translate")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(
+            where, f"not a carry state vimesync can read ({exc})", hint="vimesync carry --abort removes it"
+        ) from None
+    return Transform(
+        path_map=load_map(pairs, where=where),
+        translations=tuple(_compile(spec, w) for spec, w in specs),
+    )
 
 
 def load_transform(config: Config, *, path_map: Sequence[tuple[str, str]] | None = None) -> Transform:

@@ -156,6 +156,13 @@ def _downstream(cfg: Any, downstream: Path | None) -> Path:
     return Path(top) if top else path
 
 
+def _repository_here() -> Path | None:
+    from vimesync import git
+
+    top = git.run(Path.cwd(), ["rev-parse", "--show-toplevel"], check=False).decode().strip()
+    return Path(top) if top else None
+
+
 def carry_command(
     range_: RangeOpt = None,
     pr: PrOpt = None,
@@ -219,7 +226,11 @@ def carry_command(
         if given:
             raise BadInput(f"{', '.join(given)}: not used by {modes[0]} (the carry in progress has its own)")
     cfg = load_config(config)
-    repo = _downstream(cfg, downstream)
+    # A carry in progress belongs to the repository we are in (its state is in the common git dir,
+    # shared by the worktree): run from the worktree, the config found there is the sync branch's,
+    # which carried upstream changes may have written, so its [downstream] path is not asked.
+    here = _repository_here() if modes and downstream is None else None
+    repo = here or _downstream(cfg, downstream)
     if status:
         doc = session.status(repo)
         if json_:
@@ -252,6 +263,8 @@ def carry_command(
             output.stdout.print(
                 output.styled(f"aborted: removed branch {doc['branch']} and worktree {doc['worktree']}")
             )
+            for note in doc["notes"]:
+                output.warn(note)
         return EXIT_OK
     transform = load_transform(cfg)
     if continue_:

@@ -40,7 +40,7 @@ def init(
     sop/SYNC.md (each with commented examples), then print the next three commands."""
     # Imported here, not at the top: every command would pay for them at start-up.
     from vimesync.repopaths import work_tree_of
-    from vimesync.safefs import lexical, write_atomic
+    from vimesync.safefs import check_output_path, lexical, write_atomic
     from vimesync.scaffold.plan import InitOptions, plan_init
 
     as_json = output_format(fmt, json_) == "json"
@@ -67,6 +67,11 @@ def init(
             "nothing written",
             hint="pass --force to overwrite them",
         )
+    # Every target checked before the first is written (no symlink at it or on the way): a refusal
+    # leaves nothing half done.
+    for name, _ in plan.files:
+        if os.path.lexists((root / name).parent):
+            check_output_path(root / name, root=root, what="init")
     for name, text in plan.files:
         write_atomic(root / name, text.encode("utf-8"), root=root, mkdirs=True, what="init")
     if as_json:

@@ -178,8 +178,8 @@ def _render(report: BumpReport, written: list[str], conflicts: Path | None) -> N
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("Patch")
-    table.add_column(f"at {old}", overflow="fold")
-    table.add_column(f"at {new}", overflow="fold")
+    table.add_column(output.styled(f"at {old}"), overflow="fold")  # a source's name: never markup
+    table.add_column(output.styled(f"at {new}"), overflow="fold")
     refreshing = any(p.refresh is not None for p in report.patches)
     if refreshing:
         table.add_column("Refresh", overflow="fold")

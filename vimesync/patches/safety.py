@@ -26,7 +26,7 @@ _HFS_IGNORABLE = dict.fromkeys(
 )
 
 
-def _is_dotgit_alias(component: str) -> bool:
+def is_dotgit_alias(component: str) -> bool:
     """True when ``component`` names the ``.git`` directory on some filesystem git supports."""
     name = component.translate(_HFS_IGNORABLE).lower()
     # NTFS drops trailing dots and spaces and reads "x::$INDEX_ALLOCATION" as the directory x.
@@ -62,7 +62,7 @@ def _problem(path: str) -> str | None:
             return "empty path component ('//' or a trailing '/')"
         if component in (".", ".."):
             return f"'{component}' path component"
-        if _is_dotgit_alias(component):
+        if is_dotgit_alias(component):
             return f"'.git' path component ({component!r})"
     return None
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync import git
+from vimesync.carry.transform import load_map
 from vimesync.config import parse_map
 from vimesync.errors import BadInput, GitError
 from vimesync.report.links import github_repo_of
@@ -234,6 +235,7 @@ def plan_init(opts: InitOptions) -> Plan:
     """The files ``vimesync init`` writes and what it could tell; BadInput for a wrong flag."""
     _check_writable(opts)
     maps = parse_map(list(opts.maps)) if opts.maps else ()
+    load_map(maps, where="--map")  # the carry's own rules: a config no command could read is not written
     notes: list[str] = []
     up = _upstream(opts, notes)
     eng = _engine(opts, notes)
