@@ -328,8 +328,27 @@ def test_the_whole_tree_is_built_for_anything_else(monkeypatch: pytest.MonkeyPat
 
     from vimesync.cli.app import COMMANDS, _only
 
-    assert _only([]) is None and _only(["--help"]) is None and _only(["--json", "walk"]) is None
+    assert _only(["--json", "walk"]) is None and _only(["--version", "walk"]) is None
     monkeypatch.setenv("_VIMESYNC_COMPLETE", "bash_complete")
     assert _only(["walk"]) is None
     assert set(typer.main.get_command(build_app()).commands) == set(COMMANDS)  # type: ignore[attr-defined]
     assert set(typer.main.get_command(build_app("report")).commands) == {"report"}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("args", [[], ["-h"], ["--help"]])
+def test_the_root_help_comes_from_an_outline_and_says_the_same(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    """``vimesync``, ``-h`` and ``--help`` build no command's options, yet print what the whole
+    tree prints: every command with its one-line help, in the same order."""
+    import typer.main
+
+    import vimesync.cli.app as app_module
+
+    assert app_module._only(args) == ""
+    outline = typer.main.get_command(build_app(""))
+    assert list(outline.commands) == list(typer.main.get_command(build_app()).commands)  # type: ignore[attr-defined]
+    alone = run(capsys, *args)
+    assert "carry" in alone[1] + alone[2] and "sop" in alone[1] + alone[2]  # no args: help on stderr
+    monkeypatch.setattr(app_module, "_only", lambda args: None)
+    assert run(capsys, *args) == alone

@@ -18,6 +18,13 @@ if TYPE_CHECKING:
     import typer
 
 HELP = "Keep a downstream fork in sync with its upstream and its pinned engine patch stack."
+PATCHES_HELP = "Work with the engine patch stack."
+PIN_HELP = "Move the engine pin."
+AUDIT_HELP = (
+    "Audit the paths a sync changed against the upstream tip (vimesync audit [OPTIONS]); "
+    "record reviews (vimesync audit review PATH... --by NAME [OPTIONS])."
+)
+SOP_HELP = "The sync procedure as checkable gates (sop/SYNC.md)."
 
 
 COMMANDS = (
@@ -88,6 +95,10 @@ def build_app(only: str | None = None) -> typer.Typer:
     ) -> None:
         """Walk, classify, apply, audit, report."""
 
+    if only == "":  # the root help: one line per command, none of their options built
+        _outline(app, group)
+        return app
+
     if only in (None, "init"):
         from vimesync.cli import init
 
@@ -106,7 +117,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     if only in (None, "patches"):
         from vimesync.cli import lint, patches
 
-        patches_app = group("Work with the engine patch stack.", no_args_is_help=True)
+        patches_app = group(PATCHES_HELP, no_args_is_help=True)
         patches_app.command("check")(patches.check)
         patches_app.command("lint")(lint.lint)
         patches_app.command("describe")(lint.describe)
@@ -115,18 +126,14 @@ def build_app(only: str | None = None) -> typer.Typer:
     if only in (None, "pin"):
         from vimesync.cli import pin
 
-        pin_app = group("Move the engine pin.", no_args_is_help=True)
+        pin_app = group(PIN_HELP, no_args_is_help=True)
         pin_app.command("bump")(pin.bump)
         app.add_typer(pin_app, name="pin")
 
     if only in (None, "audit"):
         from vimesync.cli import audit
 
-        audit_app = group(
-            "Audit the paths a sync changed against the upstream tip (vimesync audit [OPTIONS]); "
-            "record reviews (vimesync audit review PATH... --by NAME [OPTIONS]).",
-            invoke_without_command=True,
-        )
+        audit_app = group(AUDIT_HELP, invoke_without_command=True)
         audit_app.callback()(audit.audit)
         audit_app.command("review")(audit.review)
         app.add_typer(audit_app, name="audit")
@@ -149,7 +156,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     if only in (None, "sop"):
         from vimesync.cli import sop
 
-        sop_app = group("The sync procedure as checkable gates (sop/SYNC.md).", no_args_is_help=True)
+        sop_app = group(SOP_HELP, no_args_is_help=True)
         sop_app.command("status")(sop.status)
         record_app = group("Record evidence for the sync head.", no_args_is_help=True)
         record_app.command("image")(sop.record_image)
@@ -158,12 +165,48 @@ def build_app(only: str | None = None) -> typer.Typer:
     return app
 
 
+def _outline(app: typer.Typer, group: Any) -> None:
+    """What the root help lists, as cheaply as it can be: each command by a stub that carries its
+    docstring (typer builds no option of it), each group by its help. Same order as build_app."""
+    from vimesync.cli import carry, ci, demo, init, report, walk
+
+    def stub(fn: Any) -> Any:
+        def command() -> None:  # pragma: no cover - only listed, never run
+            raise AssertionError("the root help's outline is never run")
+
+        command.__doc__ = fn.__doc__
+        return command
+
+    commands = (
+        ("init", init.init),
+        ("walk", walk.walk_command),
+        ("carry", carry.carry_command),
+        ("report", report.report),
+        ("demo", demo.demo),
+        ("ci", ci.ci),
+    )
+    for name, fn in commands:
+        app.command(name)(stub(fn))
+    for name, help_ in (
+        ("patches", PATCHES_HELP),
+        ("pin", PIN_HELP),
+        ("audit", AUDIT_HELP),
+        ("sop", SOP_HELP),
+    ):
+        app.add_typer(group(help_), name=name)
+
+
 def _only(args: list[str]) -> str | None:
     """The command a run names first, when the rest of the tree cannot matter: not for shell
-    completion (it reads its words from the environment and may list every command)."""
+    completion (it reads its words from the environment and may list every command). ``""``: the
+    root help alone (``vimesync``, ``-h``, ``--help``), which needs no command's options."""
     import os
 
-    if args and args[0] in COMMANDS and "_VIMESYNC_COMPLETE" not in os.environ:
+    if "_VIMESYNC_COMPLETE" in os.environ:
+        return None
+    if args in ([], ["-h"], ["--help"]):
+        return ""
+    if args and args[0] in COMMANDS:
         return args[0]
     return None
 
