@@ -10,7 +10,6 @@ into file contents and ``write_together`` puts them in place, all or nothing.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -219,14 +218,6 @@ def comment_out(series: bytes, lines: dict[int, str]) -> bytes:
         reason = "".join(c if c.isprintable() else "?" for c in " ".join(why.split())).encode()
         out[n - 1] = b"# " + body.rstrip(b"\r\n") + b"  # dropped by vimesync pin bump: " + reason + end
     return b"".join(out)
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -116,8 +116,8 @@ def _target(to: str, opts: CheckOptions) -> tuple[Path, str | None]:
 
 def _pin_edits(cfg: Config, opts: CheckOptions, new: SourceInfo, to_source: Path) -> dict[Path, bytes]:
     """The pin (and, when the source moves, the file naming it) with the new values."""
-    from vimesync.check.bump import sha256_of
     from vimesync.check.pinwrite import edit_toml, relative_to_file
+    from vimesync.sources.pinned import sha256_of
 
     pin_file = opts.pin_file
     if pin_file is None or opts.source is None:
