@@ -50,6 +50,24 @@ class Pair:
         code, out, err = cli(capsys, "carry", "--json", *args, cwd=cwd or self.down.path)
         return code, json.loads(out)
 
+    def walked(self, capsys: pytest.CaptureFixture[str], rev: str, tip: str | None = None) -> list[dict]:
+        """The PRs of BASE..``tip`` (default: TIP) as ``walk --json`` sees them with the downstream
+        read at ``rev`` (e.g. the sync branch): mirrored ones carry how they were found."""
+        range_ = f"{self.base}..{tip or self.tip}"
+        _, out, _ = cli(
+            capsys,
+            "walk",
+            "--json",
+            "--downstream",
+            ".",
+            "--downstream-rev",
+            rev,
+            "--range",
+            range_,
+            cwd=self.down.path,
+        )
+        return json.loads(out)["prs"]
+
     def worktree(self, name: str | None = None) -> Path:
         return self.root / f"down.{(name or 'sync/' + self.tip[:8]).replace('/', '-')}"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -70,21 +69,9 @@ def test_walk_sees_every_carried_pr_mirrored_and_a_second_carry_does_nothing(pai
     code, doc = pair.carry(capsys)
     assert code == 0
     branch = doc["branch"]
-    code, out, _ = cli(
-        capsys,
-        "walk",
-        "--json",
-        "--downstream",
-        ".",
-        "--downstream-rev",
-        branch,
-        "--range",
-        f"{pair.base}..{pair.tip}",
-        cwd=pair.down.path,
-    )
-    walked = json.loads(out)
-    assert {p["number"]: p["status"] for p in walked["prs"]} == {1: "mirrored", 2: "mirrored", 3: "mirrored"}
-    assert all("trailer" in p["mirrored_by"] for p in walked["prs"])
+    walked = pair.walked(capsys, branch)
+    assert {p["number"]: p["status"] for p in walked} == {1: "mirrored", 2: "mirrored", 3: "mirrored"}
+    assert all("trailer" in p["mirrored_by"] for p in walked)
     # Again, from the sync branch's worktree: the pin says TIP, nothing to carry, no commit, no branch.
     wt = Path(doc["worktree"])
     refs = pair.down.git("for-each-ref")
@@ -124,19 +111,7 @@ def test_empty_after_merge_is_skipped_never_an_empty_commit(pair: Pair, capsys) 
     assert "empty after the merge" in reasons[1]
     # Recorded in the pin bump, so the walk sees it mirrored like the carried ones.
     assert "Upstream-PR: THUDM/slime#1" in pair.down.git("log", "-1", "--format=%B", doc["branch"])
-    code, out, _ = cli(
-        capsys,
-        "walk",
-        "--json",
-        "--downstream",
-        ".",
-        "--downstream-rev",
-        doc["branch"],
-        "--range",
-        f"{pair.base}..{pair.tip}",
-        cwd=pair.down.path,
-    )
-    assert {p["number"]: p["status"] for p in json.loads(out)["prs"]} == {
+    assert {p["number"]: p["status"] for p in pair.walked(capsys, doc["branch"])} == {
         1: "mirrored",
         2: "mirrored",
         3: "mirrored",

@@ -214,21 +214,7 @@ def test_hostile_messages_in_a_real_carry(tmp_path: Path, capsys) -> None:
     tip = pair.up.head()
     code, doc = pair.carry(capsys, "--range", f"{pair.base}..{tip}", "--branch", "s")
     assert code == 0
-    code, out, _ = cli(
-        capsys,
-        "walk",
-        "--json",
-        "--downstream",
-        ".",
-        "--downstream-rev",
-        "s",
-        "--range",
-        f"{pair.base}..{tip}",
-        cwd=pair.down.path,
-    )
-    import json
-
-    walked = {p["number"]: p for p in json.loads(out)["prs"]}
+    walked = {p["number"]: p for p in pair.walked(capsys, "s", tip)}
     assert walked[5]["status"] == "mirrored"
     assert "#5 in" in walked[5]["reason"] or walked[5]["mirrored_by"] == "trailer Upstream-PR"
     # Every PR is found through its own commit, never through PR 5's hostile body.
