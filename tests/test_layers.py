@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lint",),
     ("scaffold",),
     ("outputs",),
+    ("app",),  # one use case per command, over every step above
     ("demo",),
     ("cli",),  # with vimesync.__main__
 )
