@@ -11,7 +11,8 @@ content of the commit.
 The review ledgers and the evidence records are not taken from the head: each entry is bound to
 what it vouches for (a review to a blob id, an image to a head sha), so reading them from the
 checkout cannot make a claim about other content, and a review written a moment ago counts before
-it is committed.
+it is committed. ``sop/gates.toml`` is read from the checkout too: it says what the maintainer
+(or, in CI, only ``--skip-gate``) asks to be checked, not what the head holds.
 """
 
 from __future__ import annotations
@@ -35,18 +36,30 @@ MAX_FILES = 200_000
 
 @dataclass(frozen=True)
 class HeadTree:
-    """The head's files under ``root`` (a scratch folder), standing in for the checkout ``real``."""
+    """The head's files, standing in for the checkout ``real``: under ``base`` (a scratch folder)
+    at the checkout's own absolute path, so that a location the config names relative to itself
+    (``../vllm.git``) lands at ``base`` + the place it names, and comes back by dropping ``base``."""
 
-    root: Path
+    base: Path
     real: Path
     commit: str
 
+    @property
+    def root(self) -> Path:
+        return self.base / self.real.relative_to(self.real.anchor)
+
     def relocate(self, path: Path | None) -> Path | None:
-        """A path under the snapshot as the same path in the checkout (locations, messages)."""
+        """A path under the copy as the same path on this machine (locations, messages)."""
         if path is None:
             return None
         here = lexical(path)
-        return self.real / here.relative_to(self.root) if here.is_relative_to(self.root) else path
+        return (
+            Path(self.real.anchor) / here.relative_to(self.base) if here.is_relative_to(self.base) else path
+        )
+
+    def in_checkout(self, text: str) -> str:
+        """``text`` (an error message) naming files of the copy where the checkout has them."""
+        return text.replace(str(self.base), "")
 
 
 def _plain(rel: str) -> bool:
@@ -113,24 +126,28 @@ def relocate_config(cfg: Config, tree: HeadTree) -> Config:
 
 
 @contextmanager
-def head_config(checkout_config: Config, downstream: Path, head: str) -> Iterator[tuple[Config, str | None]]:
-    """The config as committed at ``head`` (a full sha), and a note when it is not read from the
-    head (no config there, or the config lies outside the downstream): then the checkout's."""
+def head_config(
+    checkout_config: Config, downstream: Path, head: str
+) -> Iterator[tuple[Config, str | None, HeadTree | None]]:
+    """The config as committed at ``head`` (a full sha), a note when it is not read from the head
+    (no config there, or the config lies outside the downstream: then the checkout's), and the
+    copy of the head's tree it was read from."""
     work_tree = lexical(downstream)
     real = checkout_config.file
     rel = config_path_in(real, work_tree) if real is not None else None
     if real is None or rel is None:
-        yield checkout_config, None
+        yield checkout_config, None, None
         return
     scratch = Path(os.path.realpath(_mkdtemp()))
     try:
-        copy_tree(downstream, head, scratch)
-        snap = scratch / rel
+        tree = HeadTree(base=scratch, real=work_tree, commit=head)
+        tree.root.mkdir(parents=True)
+        copy_tree(downstream, head, tree.root)
+        snap = tree.root / rel
         if not os.path.lexists(snap):
-            yield checkout_config, f"{rel} is not in {head[:12]}: the checkout's config was read"
+            yield checkout_config, f"{rel} is not in {head[:12]}: the checkout's config was read", None
             return
-        tree = HeadTree(root=scratch, real=work_tree, commit=head)
-        yield relocate_config(load_config(snap), tree), None
+        yield relocate_config(load_config(snap), tree), None, tree
     finally:
         remove_tree(scratch)
 

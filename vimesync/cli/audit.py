@@ -6,9 +6,7 @@ Exit codes: 0 every changed path is identical to upstream or reviewed at its hea
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -33,53 +31,11 @@ from vimesync.cli.options import (
     UpstreamTipOpt,
     output_format,
 )
-from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.errors import EXIT_OK, BadInput
 from vimesync.text import plural
 
 if TYPE_CHECKING:
     from vimesync.audit.model import AuditResult
-    from vimesync.config import Config
-
-
-def _downstream(cfg: Config, downstream: Path | None) -> Path:
-    from vimesync.repopaths import repository_path
-
-    return repository_path(downstream, cfg, "downstream_path") or Path.cwd()
-
-
-def _upstream(cfg: Config, upstream: Path | None) -> Path:
-    from vimesync.config import missing_input
-    from vimesync.repopaths import repository_path
-
-    path = repository_path(upstream, cfg, "upstream_path")
-    if path is None:
-        raise missing_input(
-            cfg, "no upstream repository given", flag="--upstream PATH", key="[upstream] path"
-        )
-    return path
-
-
-def _tip(cfg: Config, tip: str | None, upstream: Path) -> str:
-    """--upstream-tip as given; else the config's branch, or the fetched tip ahead of it."""
-    if tip is not None:
-        return tip
-    from vimesync.upstream.tip import configured_tip
-
-    rev, note = configured_tip(upstream, cfg.upstream_branch or "HEAD")
-    if note:
-        output.stderr.print(output.styled(("note: ", "dim"), note))
-    return rev
-
-
-def _baseline(down: Path, baseline: str | None, head: str) -> str:
-    """--baseline as given, else the one the downstream's branches tell (said on stderr)."""
-    if baseline is not None:
-        return baseline
-    from vimesync.audit.syncname import determine_baseline
-
-    sha, how = determine_baseline(down, head)
-    output.stderr.print(output.styled(("note: ", "dim"), f"--baseline {sha[:12]}: {how}"))
-    return sha
 
 
 def _given(ctx: typer.Context) -> list[str]:
@@ -111,12 +67,8 @@ def audit(
 ) -> int:
     """Classify every path changed between --baseline and --head: identical, translated, downstream-only,
     deleted, excluded; report unreviewed paths and stale reviews."""
-    # Imported here, not at the top: every command would pay for them at start-up.
-    from vimesync import git
-    from vimesync.audit.compare import default_sync_name, load_excluded_globs, run_audit
-    from vimesync.audit.document import audit_json
-    from vimesync.audit.syncname import upstream_base_of
-    from vimesync.config import load_config, parse_map
+    from vimesync.app.audit import audit_sync
+    from vimesync.app.context import SyncRequest
 
     if ctx.invoked_subcommand is not None:
         # `vimesync audit --sync X review ...`: the check's options do not reach the subcommand;
@@ -129,36 +81,25 @@ def audit(
             )
         return EXIT_OK
     from vimesync.cli.cioutputs import CiOutputs
+    from vimesync.outputs.findings import audit_findings
 
     json_out = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
-    cfg = load_config(config)
-    down, up = _downstream(cfg, downstream), _upstream(cfg, upstream)
-    baseline = _baseline(down, baseline, head)
-    tip = _tip(cfg, upstream_tip, up)
-    base = upstream_base_of(
-        cfg, upstream=up, tip=tip, downstream=down, baseline=baseline, upstream_base=upstream_base
-    )
-    result = run_audit(
-        down,
-        baseline,
-        head,
-        up,
-        tip,
-        sync=sync or default_sync_name(base, git.resolve(up, tip)),
-        upstream_base=base,
-        path_map=parse_map(map_) if map_ else cfg.path_map,
-        excluded_globs=load_excluded_globs(policy or cfg.policy),
-    )
+    request = SyncRequest(
+        config=config, downstream=downstream, upstream=upstream, upstream_tip=upstream_tip,
+        upstream_base=upstream_base, baseline=baseline, head=head, sync=sync,
+        path_map=tuple(map_) if map_ else None, policy=policy,
+    )  # fmt: skip
+    outcome = audit_sync(request)
+    for note in outcome.notes:
+        output.stderr.print(output.styled(("note: ", "dim"), note))
     if json_out:
-        output.emit_json(audit_json(result))
+        output.emit_json(outcome.to_json())
     else:
         with ci.human_output():
-            render(result)
-    from vimesync.outputs.findings import audit_findings
-
-    ci.emit(audit_findings(result, upstream_name=cfg.upstream_name))
-    return EXIT_OK if result.ok else EXIT_CHECK_FAILED
+            render(outcome.audit)
+    ci.emit(audit_findings(outcome.audit, upstream_name=outcome.audit_upstream_name))
+    return outcome.exit_code
 
 
 def render(result: AuditResult) -> None:
@@ -209,11 +150,8 @@ def review(
     config: ConfigOpt = None,
 ) -> int:
     """Record that NAME reviewed PATH... at their content in --head, in sop/reviews/<sync>.toml."""
-    # Imported here, not at the top: every command would pay for them at start-up.
-    from vimesync.audit.compare import reviews_for
-    from vimesync.audit.ledger import ledger_relpath, read_ledger, record, write_ledger
-    from vimesync.audit.syncname import sync_name
-    from vimesync.config import load_config
+    from vimesync.app.audit import ReviewRequest, review_paths
+    from vimesync.app.context import SyncRequest
 
     json_out = output_format(fmt, json_) == "json"
     if sync is not None:
@@ -233,33 +171,16 @@ def review(
                 " which --sync already names",
                 hint="give either --sync NAME or the upstream options",
             )
-    cfg = load_config(config)
-    down = _downstream(cfg, downstream)
-    # Without a baseline every file at HEAD would count as reviewed: only the sync's changes may.
-    baseline = _baseline(down, baseline, head)
-    if sync is None:
-        up = _upstream(cfg, upstream)
-        sync = sync_name(
-            cfg,
-            upstream=up,
-            tip=_tip(cfg, upstream_tip, up),
-            downstream=down,
-            baseline=baseline,
-            upstream_base=upstream_base,
-        )
-    at = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    reviews = reviews_for(down, paths, by=by, at=at, head=head, baseline=baseline)
-    ledger_file = down / ledger_relpath(sync)
-    write_ledger(ledger_file, record(read_ledger(ledger_file, sync), reviews))
+    request = SyncRequest(
+        config=config, downstream=downstream, upstream=upstream, upstream_tip=upstream_tip,
+        upstream_base=upstream_base, baseline=baseline, head=head, sync=sync,
+    )  # fmt: skip
+    result = review_paths(ReviewRequest(paths=tuple(paths), by=by, sync=request))
+    for note in result.notes:
+        output.stderr.print(output.styled(("note: ", "dim"), note))
     if json_out:
-        doc: dict[str, Any] = {
-            "sync": sync,
-            "ledger": ledger_relpath(sync),
-            "reviews": [r.__dict__ for r in reviews],
-        }
-        output.emit_json(doc)
+        output.emit_json(result.to_json())
     else:
-        output.stdout.print(
-            output.styled(f"recorded {plural(len(reviews), 'review')} by {by} in {ledger_relpath(sync)}")
-        )
+        n = plural(len(result.reviews), "review")
+        output.stdout.print(output.styled(f"recorded {n} by {by} in {result.ledger}"))
     return EXIT_OK

@@ -1,0 +1,153 @@
+"""``vimesync sop status`` and ``vimesync sop record image`` as use cases.
+
+The status evaluates the gates of the sync at its head from the same facts the report uses:
+the report's own use case, then the walk of the very range it walked, read at the head.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from vimesync.app.context import SyncContext, SyncRequest, load, resolve
+from vimesync.app.engines import EngineFlags, engine_inputs, single_check
+from vimesync.app.report import at_head, ci_request, gate_notes
+from vimesync.app.result import Kind, document
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
+from vimesync.report.checklist import SopStatus, evaluate, status_to_dict
+from vimesync.report.generate import ReportInputs, generate_report
+from vimesync.report.model import Skipped, Summary, SyncReport
+from vimesync.sop.gatesfile import gates_of, skip_flags, sop_root
+from vimesync.sop.records import ImageRecord, check_image, load_images, record_image
+from vimesync.upstream.model import WalkResult
+
+
+@dataclass(frozen=True)
+class StatusRequest:
+    sync: SyncRequest = field(default_factory=SyncRequest)
+    source: Path | None = None
+    ci_repo: str | None = None
+    ci_pr: int | None = None
+    require: tuple[str, ...] = ()
+    skip_gate: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StatusResult:
+    status: SopStatus
+    notes: tuple[str, ...] = ()
+    kind: Kind = Kind.STATUS
+
+    @property
+    def ok(self) -> bool:
+        return self.status.ok
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.ok else EXIT_CHECK_FAILED
+
+    def to_json(self) -> dict[str, Any]:
+        return document(self.kind, self.exit_code, status_to_dict(self.status))
+
+
+def _walk_at_head(ctx: SyncContext, report: SyncReport, config: Any) -> WalkResult | Skipped:
+    """The range the report walked (a pin bumped by the sync would make the default empty),
+    with what the head carries marked mirrored."""
+    if ctx.upstream is None:
+        return Skipped("No upstream repository was given ([upstream] path): not checked.")
+    from vimesync.upstream.pipeline import walk_and_classify
+
+    walked = f"{report.summary.base}..{report.summary.tip}" if isinstance(report.summary, Summary) else None
+    return walk_and_classify(
+        ctx.upstream, walked, policy=None, downstream=ctx.downstream, config=config, downstream_rev=ctx.head
+    )
+
+
+def sop_status(request: StatusRequest) -> StatusResult:
+    """Every gate of the sync at its head, in the SOP's order."""
+    from vimesync.audit.model import AuditResult
+
+    checkout = load(request.sync)
+    ctx = resolve(request.sync, config=checkout)
+    with at_head(ctx) as (cfg, head_notes, _):
+        gates_cfg = gates_of(checkout)
+        off = skip_flags(list(request.skip_gate) or None, gates_cfg)
+        required = request.require or cfg.ci_required or gates_cfg.required
+        flags = EngineFlags(source=request.source)
+        many = len(cfg.engines) > 1
+        inputs = ReportInputs(
+            config=cfg,
+            downstream=ctx.downstream,
+            baseline=ctx.baseline,
+            head=ctx.head or request.sync.head,
+            sync=request.sync.sync,
+            # Every engine the config names: one patches gate each (as the report checks them).
+            check=None if many else single_check(cfg, flags),
+            engines=engine_inputs(cfg, flags) if many else (),
+            ci=ci_request(cfg, _ci_flags(request), None, required),
+        )
+        report = replace(generate_report(inputs), gates_off=off)
+        walk_at_head = _walk_at_head(ctx, report, cfg)
+    name = report.audit.sync if isinstance(report.audit, AuditResult) else ctx.sync_name()
+    status = evaluate(
+        report,
+        sync=name,
+        head=ctx.head or "",
+        walk_at_head=walk_at_head,
+        records=load_images(sop_root(checkout), name),
+        architectures=gates_cfg.architectures,
+        off=off,
+    )
+    return StatusResult(status=status, notes=gate_notes(gates_cfg) + head_notes)
+
+
+def _ci_flags(request: StatusRequest) -> Any:
+    from vimesync.app.report import CiFlags
+
+    return CiFlags(repo=request.ci_repo, pr=request.ci_pr)
+
+
+@dataclass(frozen=True)
+class RecordImageRequest:
+    arch: str
+    digest: str
+    ref: str | None = None
+    sha: str | None = None  # the commit the image was built from (default: the head)
+    sync: SyncRequest = field(default_factory=SyncRequest)
+
+
+@dataclass(frozen=True)
+class RecordImageResult:
+    sync: str
+    record: ImageRecord
+    file: Path
+    kind: Kind = Kind.RECORD_IMAGE
+    ok: bool = True
+    exit_code: int = EXIT_OK
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.record
+        body = {"sync": self.sync, "arch": r.arch, "digest": r.digest, "sha": r.sha, "file": str(self.file)}
+        return document(self.kind, self.exit_code, body)
+
+
+def record_image_evidence(request: RecordImageRequest) -> RecordImageResult:
+    """Record a container image built from the sync head in sop/records/<sync>.toml."""
+    cfg = load(request.sync)
+    ctx = resolve(request.sync, config=cfg)
+    head = ctx.head or ""
+    name = ctx.sync_name()
+    root = sop_root(cfg)
+    built = request.sha if request.sha is not None else head
+    check_image(
+        request.arch,
+        request.digest,
+        built,
+        head,
+        request.ref,
+        architectures=gates_of(cfg).architectures,
+        existing=load_images(root, name),
+    )
+    rec = ImageRecord(arch=request.arch, digest=request.digest, sha=head, ref=request.ref or "")
+    return RecordImageResult(sync=name, record=rec, file=record_image(root, name, rec))
