@@ -407,9 +407,12 @@ def discover_config(cwd: Path) -> tuple[Path | None, tuple[Path, ...]]:
     return None, tuple(looked)
 
 
-def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
+def load_config(path: Path | None = None, *, cwd: Path | None = None, engines: bool = True) -> Config:
     """Load ``path`` (``--config``), else ``$VIMESYNC_CONFIG``, else the discovered
-    ``vimesync.toml`` (see :func:`discover_config`), else an empty Config that says where it looked."""
+    ``vimesync.toml`` (see :func:`discover_config`), else an empty Config that says where it looked.
+
+    ``engines=False``: the engine pins are not read (a command that never uses the engine, such
+    as ``walk``, runs whatever state they are in); the config has no engine then."""
     if path is None and os.environ.get(CONFIG_ENV):
         path = Path(os.environ[CONFIG_ENV])
         if not os.path.lexists(path):
@@ -449,8 +452,8 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         raise ConfigError(str(path), "[upstream] map must be a list of 'SRC=DST' strings")
     upstream_path = _path_or_none(path, "upstream", up, "path")
     downstream_path = _path_or_none(path, "downstream", down, "path")
-    engines = _engines(path, data.get("engine", {}), root)
-    engine = engines[0] if engines else EnginePin()
+    pins = _engines(path, data.get("engine", {}), root) if engines else ()
+    engine = pins[0] if pins else EnginePin()
     origins = [("upstream_path", path, "[upstream] path")] if upstream_path else []
     origins += [("downstream_path", path, "[downstream] path")] if downstream_path else []
     if engine.source_origin is not None:
@@ -469,7 +472,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         translate=_translations(path, text, up.get("translate")),
         downstream_path=downstream_path,
         engine=engine,
-        engines=engines,
+        engines=pins,
         path_origins=tuple(origins),
         ci_repo=_str_or_none(path, "ci", ci, "repo"),
         ci_required=tuple(required),

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from vimesync.cli import output
 from vimesync.cli.options import (
+    Annotations,
+    AnnotationsOpt,
     ArchOpt,
     BaselineOpt,
     CiPrOpt,
@@ -17,6 +19,7 @@ from vimesync.cli.options import (
     HeadOpt,
     ImageRefOpt,
     JsonOpt,
+    JunitOpt,
     RequireOpt,
     ShaOpt,
     SkipGateOpt,
@@ -50,13 +53,18 @@ def status(
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
+    junit: JunitOpt = None,
+    annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
     """Evaluate the sync's gates in order — classified, carried, patches, audit, ci, images — and
     print a checklist with the command that moves each unmet gate. Exit 0 when all hold."""
     from vimesync.app.context import SyncRequest
     from vimesync.app.status import StatusRequest, sop_status
+    from vimesync.cli.cioutputs import CiOutputs
+    from vimesync.outputs.findings import gate_findings
 
     json_out = output_format(fmt, json_) == "json"
+    ci = CiOutputs(junit, annotations, json_out=json_out)
     request = StatusRequest(
         sync=SyncRequest(config=config, baseline=baseline, head=head, sync=sync),
         source=source,
@@ -71,7 +79,9 @@ def status(
     if json_out:
         output.emit_json(result.to_json())
     else:
-        _render_status(result.status)
+        with ci.human_output():
+            _render_status(result.status)
+    ci.emit(gate_findings(result.status.gates))
     return result.exit_code
 
 
