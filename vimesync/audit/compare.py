@@ -34,7 +34,7 @@ from vimesync.audit.model import (
     PathAudit,
     Review,
 )
-from vimesync.config import check_map_pair
+from vimesync.pathmap import check_pair
 from vimesync.errors import BadInput
 from vimesync.globs import GlobLists, PathGlobs
 
@@ -88,7 +88,7 @@ def load_excluded_globs(policy: Path | None) -> tuple[tuple[str, ...], ...]:
 def check_path_map(path_map: PathMap) -> None:
     """BadInput for a pair with an empty SRC or DST (maps built in code, not only parsed ones)."""
     for src, dst in path_map:
-        check_map_pair(src, dst, where="--map")
+        check_pair(src, dst, where="--map")
 
 
 def check_baseline(downstream: Path, baseline: str, head: str) -> tuple[str, str]:
