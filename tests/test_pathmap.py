@@ -48,6 +48,10 @@ def test_folder_boundaries(pairs: tuple[tuple[str, str], ...], upstream: str, do
         ((("a.py", "b.py"),), "b.py", "a.py"),
         ((("a.py", "b.py"),), "b.pyi", "b.pyi"),
         ((("slime/", "vime/"), ("other/", "vime/")), "vime/x", "slime/x"),  # the first pair wins
+        # a narrower DST inside a wider one: written first, or the wider pair shadows it
+        ((("other/", "vime/sub/"), ("slime/", "vime/")), "vime/sub/x.py", "other/x.py"),
+        ((("slime/", "vime/"), ("other/", "vime/sub/")), "vime/sub/x.py", "slime/sub/x.py"),
+        ((("doc", "docs"),), "docs/guide.md", "doc/guide.md"),
     ],
 )
 def test_reverse_boundaries(pairs: tuple[tuple[str, str], ...], downstream: str, upstream: str) -> None:
