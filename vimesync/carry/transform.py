@@ -78,7 +78,7 @@ def check_path(path: str, *, what: str) -> None:
 
 
 def load_map(pairs: Sequence[tuple[str, str]], *, where: str) -> PathMap:
-    """The path map, each target checked as a plain folder prefix (``../x/``, ``.git/``, ``/etc/``
+    """The path map, each side checked as a plain folder path (``../x/``, ``.git/``, ``/etc/``
     refused: ConfigError naming ``where``)."""
     for src, dst in pairs:
         for side, value in (("SRC", src), ("DST", dst)):
