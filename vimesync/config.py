@@ -16,7 +16,7 @@ first ``vimesync.toml`` from the current folder upward to the repository root (t
     branch = "main"                 # the tip when --range is not given
     pin = "pins/slime.toml"         # records the last-synced upstream commit
     policy = "sop/policy.toml"
-    map = ["slime/=vime/"]          # upstream path prefix = downstream path prefix
+    map = ["slime/=vime/"]          # upstream folder = its downstream name (pathmap.py)
 
     [[upstream.translate]]          # content rewrites `vimesync carry` applies (carry/transform.py)
     pattern = '\\b(from|import) slime\\b'
@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.errors import BadInput, ConfigError
+from vimesync.pathmap import check_pair
 from vimesync.safefs import (
     MAX_CONFIG_BYTES,
     excerpt,
@@ -369,17 +370,6 @@ def load_upstream_pin(path: Path) -> UpstreamPin:
     )
 
 
-def check_map_pair(src: str, dst: str, *, where: str) -> None:
-    """ConfigError for an empty SRC or DST: an empty prefix matches every path, so ``=vime/``
-    would claim the whole upstream tree for ``vime/`` (and ``slime/=`` the reverse)."""
-    if not src.strip("/") or not dst.strip("/"):
-        raise ConfigError(
-            where,
-            f"path map {excerpt(src + '=' + dst)}: SRC and DST must both name a path",
-            hint="an empty prefix matches every path; give the folders, e.g. slime/=vime/",
-        )
-
-
 def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tuple[tuple[str, str], ...]:
     """``["slime/=vime/"]`` -> ``(("slime/", "vime/"),)``."""
     pairs = []
@@ -387,7 +377,7 @@ def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tu
         src, sep, dst = item.partition("=")
         if not sep:
             raise ConfigError(where, f"path map {excerpt(item)} must look like SRC=DST")
-        check_map_pair(src, dst, where=where)
+        check_pair(src, dst, where=where)
         pairs.append((src, dst))
     return tuple(pairs)
 

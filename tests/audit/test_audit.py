@@ -10,7 +10,6 @@ from vimesync.audit.compare import (
     load_excluded_globs,
     reviews_for,
     run_audit,
-    to_upstream,
 )
 from vimesync.audit.ledger import file_safe, ledger_relpath, read_ledger, record, write_ledger
 from vimesync.audit.model import (
@@ -149,21 +148,6 @@ def test_unreviewed_without_ledger(repos) -> None:
     # without the path map, vime/a.py has no upstream counterpart
     assert {p.path: p.cls for p in audit.paths}["vime/a.py"] == DOWNSTREAM_ONLY
     assert {p.path: p.review for p in audit.paths}["vime/b.py"] == UNREVIEWED
-
-
-@pytest.mark.parametrize(
-    ("path", "expected"),
-    [
-        ("vime/a.py", "slime/a.py"),
-        ("README.md", "README.md"),
-        ("vime/sub/x.py", "other/x.py"),  # longest prefix wins
-        ("vimelike/x.py", "vimelike/x.py"),
-        ("docs/guide.md", "doc/guide.md"),  # prefix without slash
-    ],
-)
-def test_to_upstream(path: str, expected: str) -> None:
-    pm = (("slime/", "vime/"), ("other/", "vime/sub/"), ("doc", "docs"))
-    assert to_upstream(path, pm) == expected
 
 
 def test_ledger_round_trip_and_file_safe_names(tmp_path: Path) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tests.carry.pair import Pair, build_pair, cli, tree
+from tests.carry.pair import CONFIG, Pair, build_pair, cli, tree
 from vimesync import git
+from vimesync.audit.model import IDENTICAL
 
 
 @pytest.fixture()
@@ -181,3 +183,36 @@ def test_the_committer_is_the_job_or_the_repository_user(pair: Pair, capsys, mon
     assert {
         line.split(" <")[0] for line in pair.down.git("log", "--format=%cn", "main..ci").splitlines()
     } == {"CI Job"}
+
+
+def test_carry_and_audit_agree_where_a_map_without_slash_ends(tmp_path: Path, capsys) -> None:
+    # `slime=vime` names the folder slime/: slimeextra/ is outside it. The carry once renamed
+    # it by plain prefix (vimeextra/) while the audit looked for vimeextra/ upstream and found
+    # nothing; both now keep its name, so the audit finds the identical upstream file.
+    pair = build_pair(tmp_path, config=CONFIG.replace('map = ["slime/=vime/"]', 'map = ["slime=vime"]'))
+    pair.up.commit("Add extra (#4)", {"slimeextra/x.py": "x = 1\n", "slime/e.py": "e = 1\n"})
+    pair.tip = pair.up.head()
+    code, doc = pair.carry(capsys)
+    assert code == 0, doc
+    branch = doc["branch"]
+    got = tree(pair.down.path, branch)
+    assert got["slimeextra/x.py"][1] == b"x = 1\n" and got["vime/e.py"][1] == b"e = 1\n"
+    assert not any(p.startswith("vimeextra") for p in got)
+    code, out, _ = cli(
+        capsys,
+        "audit",
+        "--json",
+        "--baseline",
+        "main",
+        "--head",
+        branch,
+        "--upstream-tip",
+        pair.tip,
+        cwd=pair.down.path,
+    )
+    paths = {p["path"]: p for p in json.loads(out)["paths"]}
+    assert (paths["slimeextra/x.py"]["upstream_path"], paths["slimeextra/x.py"]["cls"]) == (
+        "slimeextra/x.py",
+        IDENTICAL,
+    )
+    assert (paths["vime/e.py"]["upstream_path"], paths["vime/e.py"]["cls"]) == ("slime/e.py", IDENTICAL)

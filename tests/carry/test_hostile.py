@@ -48,11 +48,11 @@ def test_a_map_out_of_the_work_tree_or_into_git_is_refused(tmp_path: Path, targe
 def test_a_mapped_path_landing_in_git_is_refused(tmp_path: Path) -> None:
     cfg = _config(tmp_path, '[upstream]\nmap = ["slime/=vime/"]\n')
     t = load_transform(cfg)
-    assert t.path_map.checked("slime/a.py") == "vime/a.py"
+    assert t.downstream_path("slime/a.py") == "vime/a.py"
     with pytest.raises(BadInput, match="not a plain path"):
-        t.path_map.checked("slime/../.git/hooks/post-checkout")
+        t.downstream_path("slime/../.git/hooks/post-checkout")
     with pytest.raises(BadInput):
-        t.path_map.checked(".git/config")
+        t.downstream_path(".git/config")
     for alias in (
         "GIT~1/config",
         "git~1 ./x",
@@ -61,8 +61,8 @@ def test_a_mapped_path_landing_in_git_is_refused(tmp_path: Path) -> None:
         "a\\.git\\x",
     ):
         with pytest.raises(BadInput, match="not a plain path"):
-            t.path_map.checked(alias)
-    assert t.path_map.checked("a\\b/.gitignore") == "a\\b/.gitignore"  # a backslash alone is a name
+            t.downstream_path(alias)
+    assert t.downstream_path("a\\b/.gitignore") == "a\\b/.gitignore"  # a backslash alone is a name
 
 
 def test_an_upstream_path_naming_git_dir_on_another_file_system_is_never_committed(

@@ -6,6 +6,7 @@ import pytest
 
 from tests.gitrepo import Repo
 from tests.upstream.histories import Upstream, build_downstream
+from vimesync.pathmap import PathMap
 from vimesync.upstream.mirrored import changed_lines, map_paths, mark_mirrored, scan_downstream
 from vimesync.upstream.model import MIRRORED
 from vimesync.upstream.walk import walk
@@ -87,9 +88,15 @@ def test_map_paths_and_changed_lines() -> None:
         b"diff --git a/slime/a.py b/slime/a.py\n--- a/slime/a.py\n+++ b/slime/a.py\n"
         b"@@ -1 +1 @@\n-old line\n+new line\n+}\n"
     )
-    mapped = map_paths(diff, MAP)
+    mapped = map_paths(diff, PathMap(MAP))
     assert b"a/vime/a.py b/vime/a.py" in mapped and b"+++ b/vime/a.py" in mapped
     assert set(changed_lines(mapped)) == {b"vime/a.py\0-oldline", b"vime/a.py\0+newline"}
+
+
+def test_map_paths_stops_at_the_folder_a_pair_names() -> None:
+    diff = b"diff --git a/slimeextra/x.py b/slime/y.py\n--- a/slimeextra/x.py\n+++ b/slime/y.py\n"
+    mapped = map_paths(diff, PathMap((("slime", "vime"),)))  # no trailing slash: the folder slime/
+    assert mapped == b"diff --git a/slimeextra/x.py b/vime/y.py\n--- a/slimeextra/x.py\n+++ b/vime/y.py\n"
 
 
 def test_only_real_trailers_count(tmp_path: Path) -> None:

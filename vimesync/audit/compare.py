@@ -34,39 +34,11 @@ from vimesync.audit.model import (
     PathAudit,
     Review,
 )
-from vimesync.config import check_map_pair
 from vimesync.errors import BadInput
 from vimesync.globs import GlobLists, PathGlobs
+from vimesync.pathmap import PathMap
 
-PathMap = Sequence[tuple[str, str]]
-
-
-def _under(path: str, prefix: str) -> str | None:
-    """The rest of ``path`` below ``prefix`` ("" for an exact file match), or None."""
-    if prefix.endswith("/"):
-        return path[len(prefix) :] if path.startswith(prefix) else None
-    if path == prefix:
-        return ""
-    return path[len(prefix) + 1 :] if path.startswith(prefix + "/") else None
-
-
-def to_upstream(path: str, path_map: PathMap) -> str:
-    """The upstream path of downstream ``path``: the longest matching DST prefix mapped back to SRC.
-
-    ``path_map`` holds (upstream SRC, downstream DST) pairs such as ``("slime/", "vime/")``;
-    an unmapped path is its own counterpart.
-    """
-    best: tuple[str, str] | None = None
-    for src, dst in path_map:
-        if dst and _under(path, dst) is not None and (best is None or len(dst) > len(best[1])):
-            best = (src, dst)
-    if best is None:
-        return path
-    src, dst = best
-    rest = _under(path, dst) or ""
-    if not rest:
-        return src.rstrip("/") if dst.endswith("/") else src
-    return src + rest if src.endswith("/") or not src else f"{src}/{rest}"
+NO_MAP = PathMap()
 
 
 def excluded_matcher(globs: Iterable[Sequence[str]]) -> Callable[[str], bool]:
@@ -83,12 +55,6 @@ def load_excluded_globs(policy: Path | None) -> tuple[tuple[str, ...], ...]:
     from vimesync.upstream.policy import load_policy
 
     return tuple(r.paths for r in load_policy(policy).rules if r.action == "exclude" and r.paths)
-
-
-def check_path_map(path_map: PathMap) -> None:
-    """BadInput for a pair with an empty SRC or DST (maps built in code, not only parsed ones)."""
-    for src, dst in path_map:
-        check_map_pair(src, dst, where="--map")
 
 
 def check_baseline(downstream: Path, baseline: str, head: str) -> tuple[str, str]:
@@ -141,7 +107,7 @@ def classify(
     head: dict[str, tuple[int, str]],
     upstream: dict[str, tuple[int, str]],
     *,
-    path_map: PathMap = (),
+    path_map: PathMap = NO_MAP,
     is_excluded: Callable[[str], bool] = lambda _p: False,
     ledger: Ledger | None = None,
     upstream_base: dict[str, tuple[int, str]] | None = None,
@@ -155,7 +121,7 @@ def classify(
     for path in changed_paths(baseline, head):
         if path.startswith(LEDGER_DIR + "/"):
             continue  # the review ledgers themselves: committing a review must not call for a review
-        up_path = to_upstream(path, path_map)
+        up_path = path_map.reverse(path)  # an unmapped path is its own counterpart
         up = upstream.get(up_path)
         up_oid = up[1] if up else None
         if path not in head:
@@ -200,7 +166,7 @@ def run_audit(
     upstream_tip: str,
     *,
     sync: str,
-    path_map: PathMap = (),
+    path_map: Sequence[tuple[str, str]] = (),  # (upstream, downstream) pairs, as config.parse_map
     excluded_globs: Iterable[Sequence[str]] = (),  # one list per exclude rule
     ledger_root: Path | None = None,
     upstream_base: str | None = None,
@@ -211,7 +177,7 @@ def run_audit(
     tree, so reviews count before they are committed). ``upstream_base``, when it resolves,
     lets deletions that mirror upstream deletions count as verified.
     """
-    check_path_map(path_map)
+    pm = PathMap.of(path_map)  # BadInput for an empty side (maps built in code, not only parsed ones)
     base_sha, head_sha = check_baseline(downstream, baseline, head)
     tip_sha = git.resolve(upstream, upstream_tip)
     base_tree = None
@@ -227,7 +193,7 @@ def run_audit(
         _blobs(git.ls_tree(downstream, base_sha)),
         _blobs(git.ls_tree(downstream, head_sha)),
         _blobs(git.ls_tree(upstream, tip_sha)),
-        path_map=path_map,
+        path_map=pm,
         is_excluded=excluded_matcher(excluded_globs),
         ledger=ledger,
         upstream_base=base_tree,
@@ -239,7 +205,7 @@ def run_audit(
         sync=sync,
         ledger_path=rel,
         paths=paths,
-        path_map=tuple(path_map),
+        path_map=pm.pairs,
         upstream_base=upstream_base,
     )
 

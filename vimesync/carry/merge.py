@@ -351,7 +351,7 @@ class Merger:
         """Merge one upstream change (into ``change``, for an item of several commits);
         ``excluded(upstream path)`` leaves a path out."""
         change = change if change is not None else Change()
-        pm = self.transform.path_map
+        to_downstream = self.transform.downstream_path
         for raw in changes:
             old, new = raw.old_path, raw.new_path
             if old is not None and excluded(old):
@@ -362,8 +362,8 @@ class Merger:
                 new = None
             if old is None and new is None:
                 continue
-            d_old = pm.checked(old) if old is not None else None
-            d_new = pm.checked(new) if new is not None else None
+            d_old = to_downstream(old) if old is not None else None
+            d_new = to_downstream(new) if new is not None else None
             base = self._side(d_old, raw.old_mode, raw.old_oid, change) if d_old is not None else None
             theirs = self._side(d_new, raw.new_mode, raw.new_oid, change) if d_new is not None else None
             if d_old is not None and d_new is not None and d_old != d_new:  # a rename

@@ -1,9 +1,10 @@
 r"""What carrying does to an upstream file before merging it: the path map and the translations.
 
-The path map (``[upstream] map = ["slime/=vime/"]``) rewrites a path's first matching prefix;
-paths outside every map keep their name. Every mapped path must stay a plain relative path of
-the work tree: never ``..``, ``.`` or an empty component, never into ``.git`` (in any case), and
-a map whose target is not such a prefix is refused when it is loaded.
+The path map (``[upstream] map = ["slime/=vime/"]``) is :class:`vimesync.pathmap.PathMap`: the
+first pair whose SRC holds a path (``slime/x``, never ``slimeextra/x``) renames it; other paths
+keep their name. Every mapped path must stay a plain relative path of the work tree: never
+``..``, ``.`` or an empty component, never into ``.git`` (in any case), and a map whose target
+is not such a folder is refused when it is loaded.
 
 Translations (``[[upstream.translate]]``, Copybara's ``core.replace``) rewrite the content of
 carried text files::
@@ -33,6 +34,7 @@ from vimesync.config import Config, TranslateSpec
 from vimesync.errors import BadInput, ConfigError
 from vimesync.globs import PathGlobs
 from vimesync.patches.safety import is_dotgit_alias
+from vimesync.pathmap import PathMap
 from vimesync.safefs import excerpt
 
 MAX_PATTERN = 1000  # characters of a pattern or a replacement
@@ -75,25 +77,8 @@ def check_path(path: str, *, what: str) -> None:
         )
 
 
-@dataclass(frozen=True)
-class PathMap:
-    pairs: tuple[tuple[str, str], ...] = ()
-
-    def __call__(self, path: str) -> str:
-        for src, dst in self.pairs:
-            if path.startswith(src):
-                return dst + path[len(src) :]
-        return path
-
-    def checked(self, path: str) -> str:
-        """The mapped path; BadInput when it would land outside the work tree or in ``.git``."""
-        mapped = self(path)
-        check_path(mapped, what=f"upstream path {excerpt(path)} maps to")
-        return mapped
-
-
 def load_map(pairs: Sequence[tuple[str, str]], *, where: str) -> PathMap:
-    """The path map, each target checked as a plain folder prefix (``../x/``, ``.git/``, ``/etc/``
+    """The path map, each side checked as a plain folder path (``../x/``, ``.git/``, ``/etc/``
     refused: ConfigError naming ``where``)."""
     for src, dst in pairs:
         for side, value in (("SRC", src), ("DST", dst)):
@@ -105,7 +90,7 @@ def load_map(pairs: Sequence[tuple[str, str]], *, where: str) -> PathMap:
                     f"path map {excerpt(src + '=' + dst)}: {side} must be a plain folder path inside the"
                     " repository (no '..', '.', '.git' or empty components, not absolute)",
                 )
-    return PathMap(tuple(pairs))
+    return PathMap.of(pairs, where=where)
 
 
 @dataclass(frozen=True)
@@ -209,6 +194,12 @@ class Transform:
 
     path_map: PathMap = field(default_factory=PathMap)
     translations: tuple[Translation, ...] = ()
+
+    def downstream_path(self, path: str) -> str:
+        """Upstream ``path`` mapped; BadInput when it would land outside the work tree or in ``.git``."""
+        mapped = self.path_map.forward(path)
+        check_path(mapped, what=f"upstream path {excerpt(path)} maps to")
+        return mapped
 
     def content(self, path: str, data: bytes, mode: int) -> tuple[bytes, int]:
         """``data`` of the downstream file ``path`` translated, and the number of matches. Symbolic

@@ -32,9 +32,9 @@ def config_toml(
 ) -> str:
     clone = f"  (git clone {url})" if url else ""
     map_line = (
-        "map = [" + ", ".join(_q(f"{s}={d}") for s, d in maps) + "]  # upstream prefix = downstream prefix"
+        "map = [" + ", ".join(_q(f"{s}={d}") for s, d in maps) + "]  # upstream folder = downstream folder"
         if maps
-        else '# map = ["slime/=vime/"]  # upstream path prefix = downstream path prefix (audit, mirrored PRs)'
+        else '# map = ["slime/=vime/"]  # upstream folder = downstream folder (carry, audit, mirrored PRs)'
     )
     return f"""\
 # vimesync configuration (docs/config.md documents every key). Every value also has a

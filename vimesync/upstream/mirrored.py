@@ -30,6 +30,7 @@ from pathlib import Path
 
 from vimesync import git
 from vimesync.errors import GitError, GitTimeout
+from vimesync.pathmap import PathMap
 from vimesync.upstream.model import MIRRORED, Decision, PullRequest
 
 # Downstream messages are hostile input: linear-time patterns only, PR numbers of at most 9 digits.
@@ -163,18 +164,11 @@ def trailers_of(text: bytes) -> str:
     return "\n".join(line.strip() for line in tail.decode("utf-8", "replace").splitlines()) if mark else ""
 
 
-def map_paths(diff: bytes, path_map: Sequence[tuple[str, str]]) -> bytes:
-    """Rewrite upstream path prefixes in diff headers to their downstream names."""
-    if not path_map:
+def map_paths(diff: bytes, path_map: PathMap) -> bytes:
+    """Rewrite upstream paths in diff headers to their downstream names."""
+    if not path_map.pairs:
         return diff
-    pairs = [(s.encode(), d.encode()) for s, d in path_map]
-
-    def fix(path: bytes) -> bytes:
-        for src, dst in pairs:
-            if path.startswith(src):
-                return dst + path[len(src) :]
-        return path
-
+    fix = path_map.forward
     out = []
     for line in diff.split(b"\n"):
         if line.startswith(b"diff --git a/") and b" b/" in line:
@@ -341,9 +335,7 @@ class UpstreamDiff:
     whole: bool = True  # False: the diff was over the bounds and takes no part in matching
 
 
-def upstream_diffs(
-    repo: Path, shas: Iterable[str], path_map: Sequence[tuple[str, str]]
-) -> dict[str, UpstreamDiff]:
+def upstream_diffs(repo: Path, shas: Iterable[str], path_map: PathMap) -> dict[str, UpstreamDiff]:
     """sha -> path-mapped diff of each commit, in one ``git log --no-walk --stdin``."""
     wanted = list(dict.fromkeys(shas))
     if not wanted:
@@ -461,12 +453,13 @@ def mark_mirrored(
 ) -> tuple[PullRequest, ...]:
     """``prs`` with a MIRRORED decision for those the downstream carries (others unchanged).
     ``notes`` gets a line when some PR's diff was over the bounds (matched by trailers only)."""
+    pm = PathMap(tuple(path_map))
     todo = [
         pr
         for pr in prs
         if pr.number not in index.prs and not any(_lookup_commit(index, s) for s in pr.commits)
     ]
-    diffs = upstream_diffs(upstream, (s for pr in todo for s in pr.commits), path_map)
+    diffs = upstream_diffs(upstream, (s for pr in todo for s in pr.commits), pm)
     wholes: dict[str, bytes] = {}
     too_big = {pr.number for pr in todo if any(s in diffs and not diffs[s].whole for s in pr.commits)}
     for pr in todo:
@@ -481,7 +474,7 @@ def mark_mirrored(
             if diff is None:
                 too_big.add(pr.number)
             else:
-                wholes[pr.merge_commit] = map_paths(diff, path_map)
+                wholes[pr.merge_commit] = map_paths(diff, pm)
         elif pr.merge_commit in diffs:
             wholes[pr.merge_commit] = diffs[pr.merge_commit].diff
     ids = patch_ids(upstream, _feed((sha, d.diff) for sha, d in diffs.items()))
