@@ -18,19 +18,11 @@ from vimesync import git
 from vimesync.carry import gitops
 from vimesync.carry import plan as plan_mod
 from vimesync.carry import state as state_mod
+from vimesync.carry.blobs import Blobs, blob_writer
+from vimesync.carry.changes import Raw, upstream_change, upstream_changes
 from vimesync.carry.fastimport import FastImport, ident, raw_date
-from vimesync.carry.merge import (
-    Blobs,
-    Change,
-    Conflict,
-    Entry,
-    Merger,
-    Raw,
-    Tree,
-    blob_writer,
-    upstream_change,
-    upstream_changes,
-)
+from vimesync.carry.memtree import Entry, Tree
+from vimesync.carry.merge import Change, Conflict, Merger
 from vimesync.carry.pin import bump_synced
 from vimesync.carry.plan import Item, Meta, build_plan, message_for, read_meta
 from vimesync.carry.state import State
