@@ -95,6 +95,7 @@ def _checked() -> None:
         )
 
 
+@functools.cache
 def _bounded_class(scheme: str) -> type:
     """PyGithub's requests-based connection class for ``scheme``, reading within the bounds."""
     from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, RequestsResponse
