@@ -18,6 +18,7 @@ import pytest
 from tests.gitrepo import IDENTITY, Repo
 from vimesync import git
 from vimesync.cli.app import main
+from vimesync.git import disarm, repocheck
 
 F1 = "".join(f"line {i}\n" for i in range(30))
 F2 = F1.replace("line 3\n", "line three\n")
@@ -104,19 +105,19 @@ def repos(tmp_path: Path) -> tuple[Path, Path, str, str]:
 @pytest.mark.parametrize("cmd", ["diff", "log", "show", "diff-tree", "format-patch", "diff-index"])
 def test_every_diff_command_gets_no_ext_diff_and_no_textconv(cmd: str) -> None:
     for args in ([cmd, "-p", "HEAD"], ["-c", "core.quotepath=true", cmd, "HEAD"]):
-        argv = git._argv(args)
+        argv = disarm.argv(args)
         at = argv.index(cmd)
         assert argv[at + 1 : at + 3] == ["--no-ext-diff", "--no-textconv"]
         assert argv[at + 3 :] == args[args.index(cmd) + 1 :]
 
 
 def test_nothing_switches_the_diff_drivers_back_on() -> None:
-    argv = git._argv(["log", "--ext-diff", "--textconv", "-p", "--", "--ext-diff"])
+    argv = disarm.argv(["log", "--ext-diff", "--textconv", "-p", "--", "--ext-diff"])
     assert argv[argv.index("log") :] == ["log", "--no-ext-diff", "--no-textconv", "-p", "--", "--ext-diff"]
 
 
 def test_hardened_options_on_every_command() -> None:
-    argv = git._argv(["cat-file", "--batch"])
+    argv = disarm.argv(["cat-file", "--batch"])
     assert argv[-2:] == ["cat-file", "--batch"] and "--no-ext-diff" not in argv
     pairs = {argv[i + 1] for i, a in enumerate(argv) if a == "-c"}
     for kv in (
@@ -358,7 +359,7 @@ def test_git_lfs_checkout_and_a_worktree_inside_are_fine(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     r, base = build_upstream(tmp_path / "up")
-    for key, value in git._GIT_LFS.items():
+    for key, value in repocheck._GIT_LFS.items():
         git.run(r.path, ["config", key, value])
     git.run(r.path, ["config", "filter.lfs.required", "true"])
     git.run(r.path, ["config", "core.worktree", ".."])  # the work tree the repository is in

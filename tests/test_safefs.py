@@ -6,6 +6,7 @@ import inspect
 import os
 import stat
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -231,7 +232,7 @@ def test_scratch_dir_removes_a_tree_too_deep_for_rmtree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.setattr(safefs.tempfile, "tempdir", None)  # re-read TMPDIR
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
     (tmp_path / "keep").mkdir()
     (tmp_path / "keep/file").write_text("x")
     saved = sys.getrecursionlimit()

@@ -301,9 +301,9 @@ def test_a_hostile_pin_on_the_branch_is_bad_input(tmp_path: Path, capsys) -> Non
 def test_what_translations_produce_is_bounded_in_memory(tmp_path: Path, capsys, monkeypatch) -> None:
     """A hostile upstream compresses well: a PR of many repetitive files costs it nothing, while a
     translation that grows each file would make the carry hold gigabytes. The bytes held are capped."""
-    from vimesync.carry import merge
+    from vimesync.carry import blobs
 
-    monkeypatch.setattr(merge, "MAX_HELD", 1 << 20)
+    monkeypatch.setattr(blobs, "MAX_HELD", 1 << 20)
     pair = build_pair(tmp_path, config=CONFIG + "\n[[upstream.translate]]\npattern = 'a'\nreplace = 'bbbb'\n")
     pair.up.commit("Many files (#7)", {f"slime/big{i}.txt": "a" * 100_000 + f"{i}\n" for i in range(4)})
     code, out, err = cli(
@@ -316,9 +316,9 @@ def test_what_translations_produce_is_bounded_in_memory(tmp_path: Path, capsys, 
 
 
 def test_an_oversized_upstream_file_is_bad_input(tmp_path: Path, capsys, monkeypatch) -> None:
-    from vimesync.carry import merge
+    from vimesync.carry import blobs
 
-    monkeypatch.setattr(merge, "MAX_BLOB", 50_000)
+    monkeypatch.setattr(blobs, "MAX_BLOB", 50_000)
     pair = build_pair(tmp_path)
     pair.up.commit("Huge (#7)", {"slime/huge.py": "from slime import x\n" * 10_000})
     code, out, err = cli(

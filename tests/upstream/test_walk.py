@@ -10,7 +10,8 @@ from tests.upstream.histories import Upstream
 from vimesync import git
 from vimesync.errors import BadInput, GitError
 from vimesync.upstream import walk as walk_mod
-from vimesync.upstream.walk import parse_log, walk
+from vimesync.upstream.logparse import parse_log
+from vimesync.upstream.walk import walk
 
 
 def test_whole_history_shapes(upstream: Upstream) -> None:

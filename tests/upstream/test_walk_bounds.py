@@ -16,19 +16,11 @@ import pytest
 
 from tests.gitrepo import Repo
 from vimesync.upstream import mirrored
+from vimesync.upstream.attribution import attribute
+from vimesync.upstream.logparse import MAX_MESSAGE, MAX_SUBJECT, FirstParent, _tokens, parse_log
+from vimesync.upstream.messages import pr_number, pr_title, split_suffix
 from vimesync.upstream.model import Commit
-from vimesync.upstream.walk import (
-    MAX_MESSAGE,
-    MAX_SUBJECT,
-    FirstParent,
-    _tokens,
-    attribute,
-    parse_log,
-    pr_number,
-    pr_title,
-    split_suffix,
-    walk,
-)
+from vimesync.upstream.walk import walk
 
 OLD_SUFFIX = re.compile(r"\s*\(#(\d+)\)\s*$")  # the quadratic pattern split_suffix replaces
 

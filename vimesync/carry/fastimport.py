@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from vimesync import git
-from vimesync.carry.merge import GITLINK, Entry
+from vimesync.carry.memtree import GITLINK, Entry
 from vimesync.errors import GitError
 
 _RAW_DATE = re.compile(r"@?(\d{1,15}) ([+-]\d{4})")

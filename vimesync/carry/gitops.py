@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from vimesync import git
-from vimesync.carry.merge import Conflict, Entry
+from vimesync.carry.memtree import Entry
+from vimesync.carry.merge import Conflict
 from vimesync.errors import BadInput, GitError
 from vimesync.safefs import remove_tree
 

@@ -14,33 +14,21 @@ caller writes them (a dry run never does).
 from __future__ import annotations
 
 import difflib
-import hashlib
 import os
 import tempfile
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from vimesync import git
+from vimesync.carry.blobs import Blobs
+from vimesync.carry.changes import Raw
+from vimesync.carry.memtree import GITLINK, LINK, Entry, Tree
 from vimesync.carry.transform import Transform, is_binary
-from vimesync.errors import BadInput, GitError
+from vimesync.errors import GitError
 
-LINK, GITLINK = 0o120000, 0o160000
-NULL = "0" * 40
 MAX_HUNK_LINES = 5_000  # longer files: a conflict names no hunks (difflib is quadratic at worst)
 MAX_TEXT_MERGE = 16 << 20  # bytes: larger files are not merged line by line (a conflict, like a binary)
-MAX_BLOB = 1 << 30  # bytes: a larger file (upstream or downstream) stops the carry as bad input
-# Bytes of files the carry holds in memory: produced (translated, merged) and not yet readable from
-# the downstream. A hostile upstream compresses well (a PR of thousands of repetitive files), so
-# what a translation or a merge produces is bounded here, not by the size of the upstream's pack.
-MAX_HELD = 1 << 30
-
-
-@dataclass(frozen=True)
-class Entry:
-    mode: int
-    oid: str
 
 
 @dataclass(frozen=True)
@@ -61,218 +49,6 @@ class Change:
     paths: set[str] = field(default_factory=set)  # downstream paths the upstream change touches
     left_out: list[str] = field(default_factory=list)  # upstream paths excluded
     hits: int = 0  # translation matches
-
-
-@dataclass(frozen=True)
-class Raw:
-    """One ``git diff-tree --raw`` record."""
-
-    old_mode: int
-    new_mode: int
-    old_oid: str
-    new_oid: str
-    status: str
-    old_path: str | None
-    new_path: str | None
-
-
-def parse_raw(out: bytes) -> list[Raw]:
-    """``git diff-tree -r -z -M --raw`` output -> records (a rename has both paths)."""
-    toks = out.split(b"\0")
-    recs: list[Raw] = []
-    i = 0
-    while i < len(toks) and toks[i]:
-        meta = toks[i].decode().lstrip(":").split()
-        status = meta[4][0]
-        path1 = toks[i + 1].decode("utf-8", "surrogateescape")
-        i += 2
-        path2 = None
-        if status in "RC":
-            path2 = toks[i].decode("utf-8", "surrogateescape")
-            i += 1
-        old_mode, new_mode = int(meta[0], 8), int(meta[1], 8)
-        if status == "A":
-            recs.append(Raw(0, new_mode, NULL, meta[3], "A", None, path1))
-        elif status == "D":
-            recs.append(Raw(old_mode, 0, meta[2], NULL, "D", path1, None))
-        elif status == "R":
-            recs.append(Raw(old_mode, new_mode, meta[2], meta[3], "R", path1, path2))
-        elif status == "C":
-            recs.append(Raw(0, new_mode, NULL, meta[3], "A", None, path2))
-        else:  # M, T
-            recs.append(Raw(old_mode, new_mode, meta[2], meta[3], "M", path1, path1))
-    return recs
-
-
-def upstream_changes(upstream: Path, pairs: list[tuple[str, str | None]]) -> dict[str, list[Raw]]:
-    """The change of each ``(commit, parent)`` (parent None: a root commit against nothing),
-    through one ``git diff-tree --stdin`` (and one more for root commits)."""
-    out: dict[str, list[Raw]] = {}
-    with_parent = [(c, p) for c, p in pairs if p is not None]
-    if with_parent:
-        stdin = "".join(f"{c} {p}\n" for c, p in with_parent).encode()
-        raw = git.run(upstream, ["diff-tree", "--stdin", "-r", "-z", "-M", "--raw"], input=stdin)
-        out.update(_split_stdin_output(raw))
-    for c, p in pairs:
-        if p is None:
-            out[c] = upstream_change(upstream, c, None)
-        out.setdefault(c, [])
-    return out
-
-
-def _split_stdin_output(out: bytes) -> dict[str, list[Raw]]:
-    """``diff-tree --stdin -z --raw`` output: a commit id, then its records, per commit."""
-    toks = out.split(b"\0")
-    found: dict[str, list[Raw]] = {}
-    i = 0
-    current: list[bytes] = []
-    sha = None
-    while i < len(toks):
-        tok = toks[i]
-        if not tok:
-            i += 1
-            continue
-        if tok.startswith(b":"):
-            status = tok.split()[4][:1]
-            n = 3 if status in (b"R", b"C") else 2
-            current.extend(toks[i : i + n])
-            i += n
-            continue
-        if sha is not None:
-            found[sha] = parse_raw(b"\0".join(current) + b"\0")
-        sha, current = tok.decode().split()[0], []
-        i += 1
-    if sha is not None:
-        found[sha] = parse_raw(b"\0".join(current) + b"\0") if current else []
-    return found
-
-
-def upstream_change(upstream: Path, commit: str, parent: str | None) -> list[Raw]:
-    """The change of ``commit`` against ``parent`` (None: the root commit against nothing)."""
-    args = ["diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id"]
-    args += [parent, commit] if parent else ["--root", commit]
-    return parse_raw(git.run(upstream, args))
-
-
-class Blobs:
-    """Blob contents by oid: produced by this carry (translated or merged, not written yet), the
-    downstream's, or the upstream's. ``want`` marks a blob the result uses; ``flush`` writes those."""
-
-    def __init__(self, downstream: Path, upstream: Path, algo: str) -> None:
-        self.down = git.CatFile(downstream)
-        self.up = git.CatFile(upstream)
-        self.algo = algo
-        self.cache: dict[str, bytes] = {}  # produced here
-        self.wanted: set[str] = set()  # to be written into the downstream
-        self.upstream_oids: set[str] = set()  # untranslated upstream objects (read from the upstream)
-        # Written through fast-import, which makes them readable only at its next checkpoint.
-        self.kept: dict[str, bytes] = {}
-        self.cache_bytes = 0
-        self.kept_bytes = 0
-
-    def hash(self, data: bytes) -> str:
-        h = hashlib.new(self.algo)
-        h.update(b"blob %d\0" % len(data))
-        h.update(data)
-        return h.hexdigest()
-
-    def add(self, data: bytes) -> str:
-        oid = self.hash(data)
-        if oid not in self.cache:
-            self.cache[oid] = data
-            self.cache_bytes += len(data)
-            self._check()
-        return oid
-
-    def _check(self) -> None:
-        if self.cache_bytes + self.kept_bytes > MAX_HELD:
-            raise BadInput(
-                f"the files this carry translated or merged pass {MAX_HELD >> 20:,} MiB in memory",
-                hint="carry fewer PRs at a time (--pr N), or check [[upstream.translate]] in vimesync.toml",
-            )
-
-    def read(self, oid: str) -> bytes:
-        if oid in self.cache:
-            return self.cache[oid]
-        if oid in self.kept:
-            return self.kept[oid]
-        if oid in self.upstream_oids:
-            return self.up.read(oid, max_size=MAX_BLOB)
-        return self.down.read(oid, max_size=MAX_BLOB)
-
-    def want(self, oid: str) -> None:
-        if oid in self.cache or oid in self.upstream_oids:
-            self.wanted.add(oid)
-
-    def flush(self, write: Callable[[dict[str, bytes]], None]) -> None:
-        if self.wanted:
-            data = {}
-            added = 0  # bytes moving into kept (produced ones, and upstream files read now)
-            for oid in sorted(self.wanted):
-                data[oid] = self.read(oid)
-                if oid not in self.kept:
-                    added += len(data[oid])
-                    if self.kept_bytes + added > MAX_HELD:
-                        self.cache_bytes = added
-                        self._check()
-            write(data)
-            self.kept.update(data)
-            self.kept_bytes += added
-        self.wanted.clear()
-        self.cache.clear()
-        self.cache_bytes = 0
-        self.upstream_oids.clear()
-
-    def release(self) -> None:
-        """Forget the blobs written so far (call once the downstream can read them: after a
-        synchronised fast-import checkpoint)."""
-        self.kept.clear()
-        self.kept_bytes = 0
-
-    def close(self) -> None:
-        self.down.close()
-        self.up.close()
-
-
-class Tree:
-    """The downstream tree: path -> Entry, and how many files each folder holds."""
-
-    def __init__(self, entries: dict[str, Entry]) -> None:
-        self.entries = entries
-        self.dirs: Counter[str] = Counter()
-        for path in entries:
-            self._count(path, 1)
-
-    @classmethod
-    def read(cls, repo: Path, rev: str) -> Tree:
-        return cls({e.path: Entry(e.mode, e.oid) for e in git.ls_tree(repo, rev) if e.kind != "tree"})
-
-    def _count(self, path: str, n: int) -> None:
-        i = path.find("/")
-        while i != -1:
-            self.dirs[path[:i]] += n
-            if self.dirs[path[:i]] <= 0:
-                del self.dirs[path[:i]]
-            i = path.find("/", i + 1)
-
-    def set(self, path: str, entry: Entry | None) -> None:
-        old = self.entries.pop(path, None)
-        if old is not None:
-            self._count(path, -1)
-        if entry is not None:
-            self.entries[path] = entry
-            self._count(path, 1)
-
-    def blocked(self, path: str) -> str | None:
-        """Why a file cannot be added at ``path``: a file where a folder of it is, or a folder."""
-        if self.dirs.get(path):
-            return f"{path} is a folder downstream"
-        i = path.find("/")
-        while i != -1:
-            if path[:i] in self.entries:
-                return f"{path[:i]} is a file downstream"
-            i = path.find("/", i + 1)
-        return None
 
 
 def _hunks(base: bytes, theirs: bytes, ours: bytes) -> tuple[str, ...]:
@@ -322,7 +98,7 @@ class Merger:
         ):
             self.blobs.upstream_oids.add(oid)
             return Entry(mode, oid)
-        data = self.blobs.up.read(oid, max_size=MAX_BLOB)
+        data = self.blobs.read_upstream(oid)
         out, hits = self.transform.content(path, data, mode)
         change.hits += hits
         if not hits and self.same_format:
@@ -521,28 +297,3 @@ class Merger:
         """Apply a clean change to the tree."""
         for path, entry in change.updates.items():
             self.tree.set(path, entry)
-
-
-def blob_writer(repo: Path, scratch: Path) -> Callable[[dict[str, bytes]], None]:
-    """Write blobs into ``repo`` through one ``git hash-object -w --no-filters --stdin-paths``."""
-
-    def write(blobs: dict[str, bytes]) -> None:
-        names = []
-        for i, data in enumerate(blobs.values()):
-            name = scratch / f"blob-{i}"
-            name.write_bytes(data)
-            names.append(str(name))
-        try:
-            out = git.run(
-                repo,
-                ["hash-object", "-w", "--no-filters", "--stdin-paths"],
-                input="".join(n + "\n" for n in names).encode(),
-            )
-        finally:
-            for n in names:
-                os.unlink(n)
-        got = out.decode().split()
-        if got != list(blobs):
-            raise GitError(f"{repo}: git hash-object wrote other objects than expected")
-
-    return write

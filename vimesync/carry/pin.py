@@ -57,7 +57,7 @@ def bump_synced(downstream: Path, state: State, ref: str, who: dict[str, str]) -
     mode = entries[0].mode if entries else 0o100644
     with _scratch() as tmp:
         index = gitops.Index(downstream, Path(tmp), state.last)
-        from vimesync.carry.merge import Entry
+        from vimesync.carry.memtree import Entry
 
         index.update({state.pin: Entry(mode, oid)})
         tree = index.write_tree()

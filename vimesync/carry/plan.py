@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vimesync import git
+from vimesync.upstream.messages import MERGE_PR_RE
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, WalkResult
 from vimesync.upstream.policy import Policy
-from vimesync.upstream.walk import MERGE_PR_RE
 
 MAX_BODY = 32 * 1024  # characters of an upstream body kept in a carried commit
 MAX_SUBJECT = 500

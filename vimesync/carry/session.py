@@ -10,18 +10,9 @@ from typing import Any
 
 from vimesync.carry import gitops
 from vimesync.carry import state as state_mod
-from vimesync.carry.run import (
-    EMPTY,
-    EMPTY_RESOLVED,
-    SKIPPED,
-    Result,
-    _identity,
-    _record,
-    _result,
-    _skip,
-    finish,
-    run,
-)
+from vimesync.carry.finish import finish, identity_env, record
+from vimesync.carry.outcome import EMPTY, EMPTY_RESOLVED, SKIPPED, Result, result_of, skip_entry
+from vimesync.carry.run import run
 from vimesync.carry.state import State
 from vimesync.carry.transform import Transform, transform_from_doc
 from vimesync.errors import BadInput, ConfigError, VimesyncError
@@ -51,7 +42,7 @@ def _reconcile(downstream: Path, state: State) -> None:
             ahead = [i.upstream_commit for i in state.items[state.next :]]
             if upstream_commit in ahead:
                 for item in state.items[state.next : state.next + ahead.index(upstream_commit)]:
-                    state.skipped.append(_skip(item, EMPTY))
+                    state.skipped.append(skip_entry(item, EMPTY))
                 state.next += ahead.index(upstream_commit)
                 item = state.items[state.next]
                 state.carried.append(
@@ -113,10 +104,10 @@ def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] |
         item = state.items[state.next]
         current = state.pre_conflict_tree or gitops.tree_of(downstream, state.last)
         if tree == current:
-            state.skipped.append(_skip(item, EMPTY_RESOLVED))
+            state.skipped.append(skip_entry(item, EMPTY_RESOLVED))
         else:
-            _record(
-                downstream, state, f"refs/heads/{state.branch}", item, tree, [], None, _identity(identity)
+            record(
+                downstream, state, f"refs/heads/{state.branch}", item, tree, [], None, identity_env(identity)
             )
         state.worktree_tree = tree
         state.conflict = None
@@ -141,7 +132,7 @@ def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | N
     before = state.pre_conflict_tree or gitops.tree_of(downstream, state.last)
     gitops.reset_to(Path(state.worktree), before)
     state.worktree_tree = before
-    state.skipped.append(_skip(item, SKIPPED))
+    state.skipped.append(skip_entry(item, SKIPPED))
     state.conflict = None
     state.pre_conflict_tree = None
     state.next += 1
@@ -205,7 +196,7 @@ def status(downstream: Path) -> dict[str, Any]:
     if not state_mod.exists(downstream):
         return {"in_progress": False}
     state = state_mod.load(downstream)
-    res = _result(state, "conflict" if state.conflict else "interrupted")
+    res = result_of(state, "conflict" if state.conflict else "interrupted")
     return {
         "in_progress": True,
         "status": res.status,

@@ -1,0 +1,140 @@
+"""Refuse a repository whose config could make git run a command, before its first use.
+
+Before the first command in a repository its config is listed (includes followed, as git itself
+reads them) and the repository refused, naming the key (never its value), when a key is set that
+the disarmed command line (:mod:`vimesync.git.disarm`) cannot neutralise: lazy fetch, filter and
+merge drivers, a work tree elsewhere, alternates outside the git dir (the table in
+:mod:`vimesync.git`). The verdict is cached per git directory for the process. ``init`` and
+``clone`` create repositories and are not inspected (their target is ours).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from vimesync.errors import GitError
+from vimesync.git.disarm import CREATING, SAFE_ARGV, command, git_env, message, refuse_nul
+
+_PARTIAL = re.compile(r"^(extensions\.partialclone|remote\..+\.(promisor|partialclonefilter))$")
+_DRIVER_COMMAND = re.compile(r"^(filter\..+\.(clean|smudge|process)|merge\..+\.driver)$")
+# Verdicts: (cwd, ceiling) -> the git dir's common dir and a stamp of the files that decide; a
+# repository whose config or alternates change (tests, the demo) is inspected again.
+# What ``git lfs install --local`` (actions/checkout with lfs: true) writes: run only by commands
+# that convert between work tree and objects, which vimesync never runs in such a repository.
+_GIT_LFS = {
+    "filter.lfs.clean": "git-lfs clean -- %f",
+    "filter.lfs.smudge": "git-lfs smudge -- %f",
+    "filter.lfs.process": "git-lfs filter-process",
+}
+_checked: dict[tuple[str, str], tuple[Path, tuple[object, ...]]] = {}
+
+
+def refused_key(key: str, value: str | None, *, git_dir: Path, cwd: Path) -> str | None:
+    """Why ``key`` (as ``git config --list`` names it) makes a repository unusable, or None."""
+    name = key.lower() if key.count(".") < 2 else _fold(key)
+    if _PARTIAL.match(name):
+        return "lazy fetching (a partial clone) runs commands to fetch missing objects"
+    if _DRIVER_COMMAND.match(name) and _GIT_LFS.get(name) != value:
+        return "it names a command git would run"
+    if name == "core.worktree" and value is not None:
+        tree = (git_dir / value).resolve()
+        here = cwd.resolve()
+        if tree != here and tree not in here.parents:
+            return "it points the work tree outside the repository"
+    return None
+
+
+def _fold(key: str) -> str:
+    # Section and variable names are case-insensitive, the subsection in between is not.
+    section, _, rest = key.partition(".")
+    sub, _, var = rest.rpartition(".")
+    return f"{section.lower()}.{sub}.{var.lower()}"
+
+
+def parse_config_list(out: bytes) -> Iterator[tuple[str, str, str | None]]:
+    """(scope, key, value or None) from ``git config --list -z --show-scope``."""
+    toks = out.split(b"\0")
+    for scope, entry in zip(toks[0::2], toks[1::2], strict=False):
+        key, nl, value = entry.decode("utf-8", "surrogateescape").partition("\n")
+        yield scope.decode(), key, value if nl else None
+
+
+def _outside_alternate(objects: Path, root: Path, depth: int = 0) -> Path | None:
+    """The first alternate object store (followed as git does, 5 deep) outside ``root``."""
+    try:
+        lines = (objects / "info" / "alternates").read_bytes().decode("utf-8", "surrogateescape").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if not line.strip() or line.startswith("#"):
+            continue
+        alt = (objects / line.strip()).resolve()
+        if not alt.is_relative_to(root):
+            return alt
+        if depth < 5 and (deeper := _outside_alternate(alt, root, depth + 1)) is not None:
+            return deeper
+    return None
+
+
+def inspect_repository(cwd: Path, extra: dict[str, str] | None = None) -> None:
+    """GitError naming the repository and the key when its config could make git run a command
+    (see the module docstring); nothing when ``cwd`` is not in a repository. Cached per git dir."""
+    slot = (str(cwd), (extra or {}).get("GIT_CEILING_DIRECTORIES", ""))
+    if (seen := _checked.get(slot)) is not None and _stamp(seen[0]) == seen[1]:
+        return
+    env = git_env(extra)
+
+    def query(args: list[str]) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([*SAFE_ARGV, *args], cwd=cwd, capture_output=True, env=env, check=False)
+
+    try:
+        dirs = query(["rev-parse", "--absolute-git-dir", "--git-common-dir"])
+    except (FileNotFoundError, NotADirectoryError):
+        return  # the command itself says what is wrong
+    if dirs.returncode != 0:
+        return  # not a repository (yet): nothing to inspect
+    lines = dirs.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) < 2:
+        return
+    git_dir, common = Path(lines[0]), (cwd / lines[1]).resolve()
+    stamp = _stamp(common)
+    if not any(c == common and s == stamp for c, s in _checked.values()):
+        listed = query(["config", "--list", "-z", "--show-scope"])
+        if listed.returncode != 0:
+            raise GitError(message(cwd, ["config"], listed.stderr))
+        for scope, key, value in parse_config_list(listed.stdout):
+            if scope == "command":
+                continue
+            why = refused_key(key, value, git_dir=git_dir, cwd=cwd)
+            if why:
+                raise GitError(
+                    f"{cwd}: refusing a repository that sets {ascii(key[:200])}: {why}",
+                    hint="vimesync runs no command a repository names; use a plain clone or mirror",
+                )
+        alt = _outside_alternate(common / "objects", common)
+        if alt is not None:
+            raise GitError(
+                f"{cwd}: refusing a repository whose objects/info/alternates points outside it",
+                hint="use a clone that holds its own objects (git repack -a -d, then remove the file)",
+            )
+    _checked[slot] = (common, stamp)
+
+
+def _stamp(common: Path) -> tuple[object, ...]:
+    def one(path: Path) -> object:
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    return (one(common / "config"), one(common / "config.worktree"), one(common / "objects/info/alternates"))
+
+
+def guard(cwd: Path, args: Sequence[str], extra: dict[str, str] | None) -> None:
+    refuse_nul(cwd, args)
+    if command(args) not in CREATING:
+        inspect_repository(cwd, extra)

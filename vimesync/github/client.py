@@ -1,0 +1,124 @@
+"""One repository on GitHub: :class:`GitHubClient`, every request of vimesync to GitHub.
+
+A call is one request through the bounded PyGithub session (:mod:`vimesync.github.pygithub`),
+retried by :mod:`vimesync.github.ratelimit`; every GET goes through the ETag cache
+(:mod:`vimesync.github.etagcache`). What is read lives in the mixins: merged-PR metadata
+(:mod:`~vimesync.github.prmeta`), a PR description (:mod:`~vimesync.github.prbody`), CI results
+and PR commits (:mod:`~vimesync.github.commits`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from vimesync.errors import GitHubError
+from vimesync.github import etagcache
+from vimesync.github.commits import CommitResults
+from vimesync.github.names import is_repo_name
+from vimesync.github.prbody import PullBody
+from vimesync.github.prmeta import MergedPRs, PRMeta
+from vimesync.github.pygithub import Abort, Failure, Session
+from vimesync.github.ratelimit import RATE_LIMITED, RetryRules, WaitBudget, default_budget, next_wait
+from vimesync.github.settings import API_URL, DEADLINE, api_url, cache_dir, seconds, token_from_env
+from vimesync.github.shapes import MAX_PAGES, PER_PAGE
+
+_BOUND_HINT = "GitHub (or VIMESYNC_GITHUB_API) misbehaved; try again later or use --pr-metadata FILE"
+
+
+class GitHubClient(MergedPRs, PullBody, CommitResults):
+    """One repository on GitHub: merged-PR metadata, reading/editing a PR description, CI results."""
+
+    def __init__(
+        self,
+        repo: str,
+        *,
+        token: str | None = None,
+        base_url: str = API_URL,
+        cache: Path | None = None,
+        max_wait: float = 60.0,
+        retries: int = 3,
+        timeout: int = 15,
+        deadline: float | None = None,
+        max_pages: int = MAX_PAGES,
+        wait_budget: WaitBudget | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if not is_repo_name(repo):
+            raise GitHubError(
+                f"{repo!r} is not an owner/name repository", hint="set [upstream] repo in vimesync.toml"
+            )
+        self.repo = repo
+        self.max_wait = max_wait
+        self.retries = retries
+        self.cache = cache if cache is not None else cache_dir()
+        self.requests = 0  # HTTP requests made (for tests and --verbose figures)
+        self.not_modified = 0
+        self.deadline = deadline if deadline is not None else seconds("VIMESYNC_GITHUB_DEADLINE", DEADLINE)
+        self.max_pages = max_pages
+        self.budget = wait_budget if wait_budget is not None else default_budget()
+        self._sleep = sleep
+        self._clock = clock  # wall clock, for X-RateLimit-Reset (seconds since the epoch)
+        self._session = Session(token=token, base_url=base_url, per_page=PER_PAGE, timeout=timeout)
+
+    def close(self) -> None:
+        """Release the HTTP connection pool."""
+        self._session.close()
+
+    def _request(
+        self, verb: str, url: str, params: dict[str, Any], headers: dict[str, str], body: Any = None
+    ) -> tuple[dict[str, Any], Any]:
+        """One request, retried on 5xx and short rate limits; GitHubError otherwise."""
+        rules = RetryRules(max_wait=self.max_wait, retries=self.retries, budget=self.budget)
+        failures = 0
+        self._session.start(self.deadline)
+        try:
+            while True:
+                self.requests += 1
+                try:
+                    return self._session.request(verb, url, params, headers, body)
+                except Failure as failure:
+                    failures += 1
+                    self._sleep(next_wait(failure, url, failures, rules, self._clock()))
+                    if failure.status in RATE_LIMITED:
+                        # The wait is not the server's time: the call's deadline starts again after it.
+                        self._session.start(self.deadline, redirects=False)
+                except Abort as exc:
+                    raise GitHubError(f"GitHub {url}: {exc}", hint=_BOUND_HINT) from None
+                except Exception as exc:  # connection refused, timeouts, DNS: requests' own errors
+                    if type(exc).__module__.startswith(
+                        ("requests", "urllib3", "http", "socket")
+                    ) or isinstance(exc, OSError):
+                        # requests' messages name the host and path, never the headers (the token).
+                        raise GitHubError(f"cannot reach GitHub at {self._session.base_url}: {exc}") from None
+                    # PyGithub's own complaints (a redirect loop, a 202 forever): no traceback.
+                    raise GitHubError(f"GitHub {url}: unusable answer ({type(exc).__name__})") from None
+        finally:
+            self._session.stop()
+
+    def get(self, url: str, params: dict[str, Any] | None = None) -> Any:
+        """GET ``url`` (relative to the API root) as JSON, through the ETag cache."""
+        params = dict(params or {})
+        file = etagcache.entry_file(self.cache, self._session.base_url, url, params)
+        cached = etagcache.load(file)
+        resp_headers, data = self._request("GET", url, params, etagcache.revalidation(cached))
+        if data is None and cached is not None:  # 304 Not Modified
+            self.not_modified += 1
+            return cached["data"]
+        etag = resp_headers.get("etag")
+        if etag:
+            etagcache.store(file, etag, data)
+        return data
+
+
+def fetch_metadata(repo: str, numbers: Iterable[int], **kwargs: Any) -> dict[int, PRMeta]:
+    """Merged-PR metadata for ``numbers`` of ``repo``; token and API root from the environment."""
+    kwargs.setdefault("base_url", api_url())
+    client = GitHubClient(repo, token=token_from_env(), **kwargs)
+    try:
+        return client.merged_prs(numbers)
+    finally:
+        client.close()
