@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import IDENTITY, Repo
+from tests.builders.gitrepo import IDENTITY, Repo
 from vimesync import git
 from vimesync.cli.app import main
 

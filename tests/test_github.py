@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakegithub import TOKEN, FakeGitHub, serve
+from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
 from vimesync.errors import GitHubError
 from vimesync.github import GitHubClient, PullInfo, WaitBudget, api_url, fetch_metadata, token_from_env
 

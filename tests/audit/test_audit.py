@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync.audit.compare import (
     default_sync_name,
     load_excluded_globs,

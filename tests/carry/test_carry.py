@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.carry.pair import Pair, build_pair, cli, tree
+from tests.builders.pair import Pair, build_pair, cli, tree
 from vimesync import git
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.carry.pair import Pair, build_pair, cli, tree
-from tests.gitrepo import IDENTITY
+from tests.builders.gitrepo import IDENTITY
+from tests.builders.pair import Pair, build_pair, cli, tree
 from vimesync import git
 
 

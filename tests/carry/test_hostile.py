@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.carry.pair import CONFIG, build_pair, cli, tree
+from tests.builders.pair import CONFIG, build_pair, cli, tree
 from vimesync import git
 from vimesync.carry.plan import Item, Meta, message_for
 from vimesync.carry.transform import MAX_MATCHES, load_transform

@@ -14,8 +14,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.carry.pair import CONFIG, PIN, cli, tree
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
+from tests.builders.pair import CONFIG, PIN, cli, tree
 
 DIRS = ["slime/", "slime/sub/", "docs/"]
 NAMES = ["a.py", "b.py", "c.txt", "d.bin", "e.sh", "f.md"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync.check.parse import parse_patched
 from vimesync.errors import BadInput
 from vimesync.sources import open_source

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
-from tests.patches.treehelp import git_diff
+from tests.builders.gitrepo import Repo
+from tests.builders.trees import git_diff
 from vimesync import git
 from vimesync.check.model import CheckOptions, check_to_dict
 from vimesync.check.run import changed_files, export_tree, run_check, source_provider

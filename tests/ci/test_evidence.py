@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakegithub import TOKEN, FakeGitHub, serve
+from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
 from vimesync.ci.evidence import read_evidence
 from vimesync.ci.verdict import evidence_to_dict
 from vimesync.errors import BadInput, GitHubError

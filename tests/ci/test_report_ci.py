@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakegithub import TOKEN, FakeGitHub, serve
+from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.gitrepo import Repo
 from tests.cli.test_hostile_text import CONTROLS, MARKUP, SHOWN, assert_inert, run
-from tests.gitrepo import Repo
 from vimesync.config import load_config
 
 PATH_MARKUP = MARKUP.replace("https://x", "x")  # a path has no "//"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.gitrepo import Repo
 from tests.check.test_run import ENGINE, Stack
-from tests.gitrepo import Repo
 from vimesync.cli.app import main
 
 MARKUP = "[bold]B[/bold] [/tmp] [link=https://x]y[/link] list[str]"
@@ -121,7 +121,7 @@ def test_errors_and_report_messages(capsys: pytest.CaptureFixture[str], tmp_path
 def test_a_misbehaving_github_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, misbehaviour: str
 ) -> None:
-    from tests.fakegithub import TOKEN, FakeGitHub, serve
+    from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
 
     r = Repo(tmp_path / "r")
     r.commit("start", {"README.md": "x\n"})

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.hookworker import wrapper_argv
 from tests.check.test_run import ENGINE, Stack
-from tests.pycheck.hookworker import wrapper_argv
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakegithub import TOKEN, FakeGitHub, serve
-from tests.gitrepo import Repo
-from tests.upstream.histories import POLICY, Upstream, build_downstream, build_upstream
+from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
+from tests.builders.gitrepo import Repo
+from tests.builders.upstream import POLICY, Upstream, build_downstream, build_upstream
 from vimesync.cli.app import main
 
 

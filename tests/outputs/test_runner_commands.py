@@ -13,8 +13,8 @@ import re
 
 import pytest
 
+from tests.builders.fakegithub import FakeGitHub
 from tests.ci.test_evidence import HEAD, _cli, server  # noqa: F401  (fixture)
-from tests.fakegithub import FakeGitHub
 from vimesync.cli import output
 
 # The runner's registered commands (a subset is enough: any name would be looked up).

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.patches.treehelp import hunk, modify
+from tests.builders.trees import hunk, modify
 from vimesync.patches.apply import (
     NOT_TRIED,
     SEARCH_BUDGET,

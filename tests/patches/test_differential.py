@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.patches.treehelp import compare_with_git, git_diff
+from tests.builders.trees import compare_with_git, git_diff
 from vimesync.demo.build import data_dir
 from vimesync.patches.series import load_series, read_patch
 

@@ -19,8 +19,8 @@ import unidiff
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from tests.gitrepo import Repo
-from tests.patches.treehelp import compare_with_git
+from tests.builders.gitrepo import Repo
+from tests.builders.trees import compare_with_git
 from vimesync import git
 from vimesync.errors import GitError, PatchError
 from vimesync.patches import diffparse

@@ -27,8 +27,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, seed, settings
 from hypothesis import strategies as st
 
-from tests.patches.gitapply import git_apply
-from tests.patches.treehelp import IDENTITY, Spec, git_diff, snapshot, write_tree
+from tests.builders.gitapply import git_apply
+from tests.builders.trees import IDENTITY, Spec, git_diff, snapshot, write_tree
 from vimesync import git
 from vimesync.check.run import changed_files, export_tree, source_provider
 from vimesync.errors import PatchError

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pycheck.hookworker import use_hook_worker
+from tests.builders.hookworker import use_hook_worker
 from vimesync.errors import BadInput
 from vimesync.pycheck.interp import Interpreter, running
 from vimesync.pycheck.pool import Job, Outcome, ParsePool

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
-from tests.pycheck.hookworker import use_hook_worker
+from tests.builders.gitrepo import Repo
+from tests.builders.hookworker import use_hook_worker
 from vimesync.errors import BadInput
 from vimesync.git import blob_oid
 from vimesync.pycheck import scan

@@ -38,7 +38,7 @@ def test_report_keep_going(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 def test_report_on_a_sync_branch_audits_without_a_baseline_flag(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.gitrepo import Repo
+    from tests.builders.gitrepo import Repo
 
     up = Repo(tmp_path / "up")
     up.commit("start", {"slime/a.py": "a = 1\n"})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync import git
 from vimesync.check.model import check_options
 from vimesync.cli.app import main

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
-from tests.upstream.histories import Upstream
+from tests.builders.gitrepo import Repo
+from tests.builders.upstream import Upstream
 from vimesync.errors import ConfigError
 from vimesync.upstream.metadata import apply_metadata, load_metadata
 from vimesync.upstream.walk import walk

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
-from tests.upstream.histories import Upstream, build_downstream
+from tests.builders.gitrepo import Repo
+from tests.builders.upstream import Upstream, build_downstream
 from vimesync.upstream.mirrored import changed_lines, map_paths, mark_mirrored, scan_downstream
 from vimesync.upstream.model import MIRRORED
 from vimesync.upstream.walk import walk

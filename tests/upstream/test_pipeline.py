@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.upstream.histories import POLICY, Upstream, build_downstream
+from tests.builders.upstream import POLICY, Upstream, build_downstream
 from vimesync.config import Config, UpstreamPin
 from vimesync.errors import BadInput
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED

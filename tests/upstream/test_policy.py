@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.upstream.histories import POLICY, Upstream
+from tests.builders.upstream import POLICY, Upstream
 from vimesync.errors import ConfigError
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, PullRequest
 from vimesync.upstream.policy import classify, decide, load_policy, parse_policy

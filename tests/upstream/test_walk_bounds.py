@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync.upstream import mirrored
 from vimesync.upstream.model import Commit
 from vimesync.upstream.walk import (
