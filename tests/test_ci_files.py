@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.check.test_run import ENGINE
+from tests.builders.stack import ENGINE
 from tests.cli.hostile import make_checkout, make_stack
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run
+from tests.builders.cli import run
+from tests.builders.stack import ENGINE, Stack
 from vimesync import git
 from vimesync.check.model import check_to_dict
 from vimesync.check.run import run_check

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run
+from tests.builders.cli import run
+from tests.builders.stack import ENGINE, Stack
 from vimesync import git
 from vimesync.check.bump import BumpOptions, plan_writes, run_bump, verdict
 from vimesync.check.pinwrite import edit_toml, write_together

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run
+from tests.builders.cli import run
+from tests.builders.stack import ENGINE, Stack
 from vimesync.check.model import check_plan
 from vimesync.config import load_config
 from vimesync.errors import BadInput, ConfigError

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import Stack
+from tests.builders.stack import Stack
 from tests.cli.hostile import make_checkout, make_stack
 
 

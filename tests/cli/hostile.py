@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run_cli
+from tests.builders.cli import run_cli
+from tests.builders.stack import ENGINE, Stack
 
 SECRET = "ghs_NotARealTokenButSecret0123456789"
 

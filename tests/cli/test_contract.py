@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.cli import run_cli
 from tests.builders.gitrepo import Repo
-from tests.cli.test_patches_cli import run_cli
 from vimesync.cli.app import build_app, main
 
 ROOT = Path(__file__).resolve().parents[2]

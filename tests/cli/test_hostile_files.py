@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import Stack
+from tests.builders.stack import Stack
 from tests.cli.hostile import SECRET, assert_refused, cli
 
 

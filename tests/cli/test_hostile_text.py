@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.gitrepo import Repo
-from tests.check.test_run import ENGINE, Stack
+from tests.builders.stack import ENGINE, Stack
 from vimesync.cli.app import main
 
 MARKUP = "[bold]B[/bold] [/tmp] [link=https://x]y[/link] list[str]"

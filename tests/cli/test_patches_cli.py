@@ -4,38 +4,12 @@ document, clean one-line errors (never a traceback), config and pins as defaults
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from vimesync.cli.app import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exc.value.code or 0), out, err
-
-
-def run_cli(*args: str, cwd: Path | None = None, **extra_env: str) -> subprocess.CompletedProcess[str]:
-    """A real process, as a user or CI runs it (``extra_env`` on top of ours)."""
-    env = {**os.environ, "COLUMNS": "200", **extra_env}
-    return subprocess.run(
-        [sys.executable, "-m", "vimesync", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
-
-
-cli = run_cli
+from tests.builders.cli import cli, run
+from tests.builders.stack import ENGINE, Stack
 
 
 def check_args(stack: Stack) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.hookworker import wrapper_argv
-from tests.check.test_run import ENGINE, Stack
+from tests.builders.stack import ENGINE, Stack
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])

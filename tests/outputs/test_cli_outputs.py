@@ -6,7 +6,7 @@ from pathlib import Path
 
 from junitparser import JUnitXml
 
-from tests.check.test_run import ENGINE, Stack
+from tests.builders.stack import ENGINE, Stack
 from tests.cli.hostile import SECRET, cli, make_checkout, make_stack
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
+from tests.builders.stack import ENGINE, Stack
 from vimesync.cli.app import main
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run
+from tests.builders.cli import run
+from tests.builders.stack import ENGINE, Stack
 from vimesync.config import load_config, pypi_requirement
 from vimesync.errors import BadInput, ConfigError
 from vimesync.sources.pinned import fetch_package, verify_archive
