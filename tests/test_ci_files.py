@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.builders.hostile import make_checkout, make_stack
 from tests.builders.stack import ENGINE
-from tests.cli.hostile import make_checkout, make_stack
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.hostile import assert_refused, cli
+from tests.builders.hostile import assert_refused, cli
 
 _CONFIG = {
     "upstream": {"name": "U", "repo": "o/u", "branch": "main", "path": "up.git", "pin": "pins/up.toml"},

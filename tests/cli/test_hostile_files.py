@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.hostile import SECRET, assert_refused, cli
 from tests.builders.stack import Stack
-from tests.cli.hostile import SECRET, assert_refused, cli
 
 
 @pytest.mark.parametrize("json_out", [False, True])

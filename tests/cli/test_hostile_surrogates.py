@@ -14,7 +14,7 @@ import pytest
 from tests.builders.cli import run_cli
 from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
 from tests.builders.gitrepo import Repo
-from tests.cli.hostile import cli
+from tests.builders.hostile import cli
 
 ODD = "\udcff"  # the byte 0xFF of a file name, as git paths are decoded
 POLICY = (

@@ -9,26 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.cli import run
 from tests.builders.gitrepo import Repo
+from tests.builders.hostile import CONTROLS, MARKUP, SHOWN, assert_inert
 from tests.builders.stack import ENGINE, Stack
-from vimesync.cli.app import main
-
-MARKUP = "[bold]B[/bold] [/tmp] [link=https://x]y[/link] list[str]"
-CONTROLS = "\x1b[31mRED \rCR \u202eRLO \x08BS \x9bCSI"
-SHOWN = ["\\x1b[31mRED", "\\rCR", "\\u202eRLO", "\\x08BS", "\\x9bCSI"]  # how CONTROLS is printed
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exc.value.code or 0), out, err
-
-
-def assert_inert(text: str) -> None:
-    """No control character a terminal would act on; the markup is there as written."""
-    assert not any(c in text for c in "\x1b\r\x08\x9b\u202e"), repr(text)
-    assert "Traceback" not in text
 
 
 def flat(text: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.hostile import assert_refused, cli, make_checkout, make_stack
+from tests.builders.hostile import assert_refused, cli, make_checkout, make_stack
 
 
 @pytest.mark.parametrize(

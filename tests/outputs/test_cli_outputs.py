@@ -6,8 +6,8 @@ from pathlib import Path
 
 from junitparser import JUnitXml
 
+from tests.builders.hostile import SECRET, cli, make_checkout, make_stack
 from tests.builders.stack import ENGINE, Stack
-from tests.cli.hostile import SECRET, cli, make_checkout, make_stack
 
 
 def _drifted_checkout(tmp_path: Path) -> tuple[Path, Stack]:
