@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_git_safety import build_downstream, build_upstream, embedded, run
+from tests.builders.cli import run
+from tests.builders.planted import build_downstream, build_upstream, embedded
 from vimesync import git
 from vimesync.repopaths import UNTRUSTED_ENV, untrusted_checkout
 
