@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders import fakegithub
-from tests.report.conftest import HUMAN, TOKEN
+from tests.builders.pullbody import HUMAN, TOKEN
 from vimesync.errors import BadInput, GitHubError
 from vimesync.github import GitHubClient
 from vimesync.report.publish import END, START, parse_target, publish, splice
