@@ -135,6 +135,7 @@ def test_secrets_never_reach_a_git_child(tmp_path: Path, monkeypatch: pytest.Mon
 # Commands disarmed: the command works, nothing runs
 
 
+@pytest.mark.slow
 def test_textconv_from_config_and_attributes(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, repos: tuple[Path, Path, str, str]
 ) -> None:
@@ -150,6 +151,7 @@ def test_textconv_from_config_and_attributes(
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_external_diff(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, repos: tuple[Path, Path, str, str]
 ) -> None:
@@ -167,6 +169,7 @@ def test_external_diff(
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_fsmonitor_and_hooks(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, repos: tuple[Path, Path, str, str]
 ) -> None:
@@ -356,6 +359,7 @@ def test_clone_of_a_local_repository_still_works(tmp_path: Path) -> None:
 # Repositories committed inside the downstream
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("config", "flags", "key"),
     [

@@ -41,6 +41,7 @@ def _walk(capsys: pytest.CaptureFixture[str], down: Path, base: str, *flags: str
     return run(capsys, "walk", "--config", str(down / "vimesync.toml"), "--range", f"{base}..HEAD", *flags)
 
 
+@pytest.mark.slow
 def test_in_ci_a_location_outside_the_checkout_comes_only_from_a_flag(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

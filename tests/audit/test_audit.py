@@ -113,6 +113,7 @@ def test_every_changed_path_is_classified(repos, tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.slow
 def test_reviews_make_the_audit_pass_and_later_changes_make_them_stale(repos) -> None:
     up, down, tip, baseline, head = repos
     sync = default_sync_name("4c193f1f" * 5, tip)
@@ -135,6 +136,7 @@ def test_reviews_make_the_audit_pass_and_later_changes_make_them_stale(repos) ->
     assert not any(p.path.startswith("sop/") for p in audit2.paths)
 
 
+@pytest.mark.slow
 def test_review_of_unknown_path_is_bad_input(repos) -> None:
     _up, down, _tip, baseline, _head = repos
     with pytest.raises(BadInput, match="nope.py"):
@@ -190,6 +192,7 @@ def test_malformed_ledger_is_config_error(tmp_path: Path) -> None:
         read_ledger(path, "x")
 
 
+@pytest.mark.slow
 def test_deletions_mirroring_upstream_are_verified(repos) -> None:
     up, down, tip, baseline, head = repos
     pm = (("slime/", "vime/"),)
@@ -219,6 +222,7 @@ def test_reversed_baseline_and_head_are_refused(repos) -> None:
         reviews_for(down.path, ["vime/"], by="a", at="", head="HEAD~1", baseline="HEAD")
 
 
+@pytest.mark.slow
 def test_baseline_off_the_heads_history_is_refused(repos) -> None:
     up, down, tip, _baseline, _head = repos
     down.branch("side", "HEAD~1")

@@ -9,6 +9,8 @@ import pytest
 from tests.builders.pair import Pair, build_pair, cli, tree
 from vimesync import git
 
+pytestmark = pytest.mark.slow  # carries end to end in real repositories
+
 
 @pytest.fixture()
 def pair(tmp_path: Path) -> Pair:

@@ -14,6 +14,8 @@ from tests.builders.gitrepo import IDENTITY
 from tests.builders.pair import Pair, build_pair, cli, tree
 from vimesync import git
 
+pytestmark = pytest.mark.slow  # carries with conflicts in real repositories
+
 
 @pytest.fixture()
 def pair(tmp_path: Path) -> Pair:

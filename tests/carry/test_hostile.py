@@ -14,6 +14,8 @@ from vimesync.carry.transform import MAX_MATCHES, load_transform
 from vimesync.config import load_config
 from vimesync.errors import BadInput, ConfigError
 
+pytestmark = pytest.mark.slow  # carries in real repositories, bounds on hostile input
+
 
 def _config(tmp_path: Path, text: str):
     path = tmp_path / "vimesync.toml"

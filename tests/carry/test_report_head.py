@@ -6,9 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.builders.pair import build_pair, cli
 from vimesync.report.model import Summary, SyncReport, build_report
 from vimesync.upstream.model import WalkResult
+
+pytestmark = pytest.mark.slow  # a carry and a report in real repositories
 
 
 def test_report_counts_what_the_head_carries_and_lists_what_it_does_not(tmp_path: Path, capsys) -> None:

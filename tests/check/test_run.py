@@ -214,6 +214,7 @@ def _series(folder: Path, patches: list[bytes]) -> Path:
     return folder / "series"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["git", "directory"])
 def test_a_file_below_a_folder_turned_symlink_is_gone(stack: Stack, tmp_path: Path, kind: str) -> None:
     """Issue 7 item 4: patch 1 creates L/secret.py, patch 2 deletes it and makes L a symlink to a
@@ -240,6 +241,7 @@ def test_a_file_below_a_folder_turned_symlink_is_gone(stack: Stack, tmp_path: Pa
     assert _state(outside) == before
 
 
+@pytest.mark.slow
 def test_a_symlink_replacing_a_folder_that_keeps_files_fails(stack: Stack, tmp_path: Path) -> None:
     """git refuses to put a symlink where a folder still holds a file the patch keeps: the check
     fails (exit 1), and --export never writes that file through the symlink."""
@@ -253,6 +255,7 @@ def test_a_symlink_replacing_a_folder_that_keeps_files_fails(stack: Stack, tmp_p
     assert b"hunter2" not in run.stdout + run.stderr and _state(outside) == before
 
 
+@pytest.mark.slow
 def test_a_git_tree_with_a_file_and_a_folder_of_one_name_is_refused(tmp_path: Path) -> None:
     """A tree holding a symlink ``L`` and a tree ``L`` (a duplicate entry name, which git itself
     never writes) would have --export write ``L/x.py`` through the link: refused, naming it."""
@@ -309,6 +312,7 @@ def test_a_git_tree_with_a_name_twice_is_refused(tmp_path: Path) -> None:
         open_source(repo.path, commit)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads VmHWM from /proc")
 def test_applied_patches_are_dropped_before_the_tree_is_read_back(stack: Stack) -> None:
     # Three patches, each creating a 24 MiB binary file. The parsed stack used to stay alive while
@@ -337,6 +341,7 @@ def test_applied_patches_are_dropped_before_the_tree_is_read_back(stack: Stack) 
     assert int(done.stdout) < 72 + 70
 
 
+@pytest.mark.slow
 def test_lines_of_the_whole_series_are_capped_before_parsing(tmp_path: Path) -> None:
     # Each patch under its own line cap; together over the series' (here lowered to 100,000
     # lines): refused at the patch that crosses it, before it is parsed (the real cap, 2M lines,
@@ -372,6 +377,7 @@ def test_files_the_whole_series_changes_are_capped(tmp_path: Path) -> None:
     assert MAX_STACK_FILES == 50_000
 
 
+@pytest.mark.slow
 def test_source_notes_reach_the_text_json_and_report(stack: Stack, tmp_path: Path) -> None:
     """What opening the source decided (here: an sdist's top folder stripped) is shown under the
     source line, in ``source.notes`` of the JSON, and in the report's Validation section."""
@@ -397,6 +403,7 @@ def test_source_notes_reach_the_text_json_and_report(stack: Stack, tmp_path: Pat
     assert check_to_dict(run_check(stack.opts()))["source"]["notes"] == []
 
 
+@pytest.mark.slow
 def test_a_hostile_top_folder_name_in_a_source_note_stays_text(stack: Stack, tmp_path: Path) -> None:
     top = "eng-\x1b[31m[bold]x\u202e|*"  # one folder: no "/" in it
     sdist = tmp_path / "eng.tar.gz"

@@ -43,6 +43,7 @@ def _client(url: str, tmp_path: Path, **kw: Any) -> tuple[GitHubClient, list[flo
     return client, slept
 
 
+@pytest.mark.slow
 def test_green_when_every_required_context_succeeded(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
     fake, url = server
     fake.statuses[HEAD] = [status("buildkite/vime", "success", 1454)]
@@ -57,6 +58,7 @@ def test_green_when_every_required_context_succeeded(server: tuple[FakeGitHub, s
     ]
 
 
+@pytest.mark.slow
 def test_pending_failing_and_missing(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
     fake, url = server
     client, _ = _client(url, tmp_path)
@@ -183,6 +185,7 @@ def test_hostile_contexts_cannot_break_markdown_json_or_text(
     assert doc["failing"] == [EVIL, f"{EVIL} / {EVIL}"] and doc["required"] == [EVIL]
 
 
+@pytest.mark.slow
 def test_cli_text_shows_hostile_contexts_as_text(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
     fake, url = server
     fake.statuses[HEAD] = [{"context": EVIL, "state": "error", "description": EVIL, "target_url": EVIL}]
@@ -193,6 +196,7 @@ def test_cli_text_shows_hostile_contexts_as_text(server: tuple[FakeGitHub, str],
     assert not [line for line in proc.stdout.splitlines() if line.startswith("## forged")]
 
 
+@pytest.mark.slow
 def test_cli_exit_codes_text_and_json(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
     fake, url = server
     fake.statuses[HEAD] = [status("buildkite/vime", "pending", 1454)]
@@ -219,6 +223,7 @@ def test_cli_exit_codes_text_and_json(server: tuple[FakeGitHub, str], tmp_path: 
     assert proc.returncode == 1 and "gpu-suite: required, never reported on aaaaaaaa" in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, needle",
     [

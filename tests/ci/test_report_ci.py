@@ -12,6 +12,8 @@ from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
 
+pytestmark = pytest.mark.slow  # full reports against a fake GitHub
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:

@@ -10,6 +10,8 @@ import pytest
 
 from tests.builders.hostile import assert_refused, cli
 
+pytestmark = pytest.mark.slow  # the CLI as a real process, one per case
+
 _CONFIG = {
     "upstream": {"name": "U", "repo": "o/u", "branch": "main", "path": "up.git", "pin": "pins/up.toml"},
     "downstream": {"path": "."},

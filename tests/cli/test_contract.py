@@ -208,6 +208,7 @@ def test_review_refuses_ledger_naming_options_it_would_not_use(
     assert not (down / "sop").exists()
 
 
+@pytest.mark.slow
 def test_audit_and_audit_review_each_apply_their_options(
     capsys: pytest.CaptureFixture[str], synced: tuple[Path, Path]
 ) -> None:

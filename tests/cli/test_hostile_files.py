@@ -13,6 +13,8 @@ import pytest
 from tests.builders.hostile import SECRET, assert_refused, cli
 from tests.builders.stack import Stack
 
+pytestmark = pytest.mark.slow  # the CLI as a real process, one per case
+
 
 @pytest.mark.parametrize("json_out", [False, True])
 def test_series_flag_symlinked_to_proc_environ(checkout: Path, json_out: bool) -> None:

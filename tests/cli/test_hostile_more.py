@@ -14,6 +14,8 @@ from tests.builders.gitrepo import Repo
 from tests.builders.hostile import CONTROLS, MARKUP, SHOWN, assert_inert
 from vimesync.config import load_config
 
+pytestmark = pytest.mark.slow  # the demo and reports end to end
+
 PATH_MARKUP = MARKUP.replace("https://x", "x")  # a path has no "//"
 
 

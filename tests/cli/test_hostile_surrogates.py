@@ -16,6 +16,8 @@ from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
 from tests.builders.gitrepo import Repo
 from tests.builders.hostile import cli
 
+pytestmark = pytest.mark.slow  # the CLI as real processes
+
 ODD = "\udcff"  # the byte 0xFF of a file name, as git paths are decoded
 POLICY = (
     '[[rule]]\naction = "exclude"\nreason = "docker only"\npaths = ["docker/**"]\n\n'

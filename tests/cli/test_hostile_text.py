@@ -44,6 +44,7 @@ def test_walk_titles_and_upstream_name(
     assert titles == [f"Fix {MARKUP} {CONTROLS}"]  # JSON keeps the exact text, escaped by JSON
 
 
+@pytest.mark.slow
 def test_patches_check_hunk_lines_paths_and_names(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     s = Stack(tmp_path)
     hostile = f'SEP = re.compile(r"[/\\\\]")  # [/tmp] {MARKUP} {CONTROLS}\n'
@@ -101,6 +102,7 @@ def test_errors_and_report_messages(capsys: pytest.CaptureFixture[str], tmp_path
     assert_inert(err)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("misbehaviour", ["lists", "redirect", "endless"])
 def test_a_misbehaving_github_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, misbehaviour: str

@@ -76,6 +76,7 @@ def test_pin_and_config_supply_the_defaults(
     assert "Eng source: git" in out and "OK: the only patch applies to the exact pin" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -96,6 +97,7 @@ def test_bad_input_exits_2_without_traceback(stack: Stack, args: list[str], need
     assert proc.stderr.strip().startswith("error:")
 
 
+@pytest.mark.slow
 def test_unsafe_patch_is_refused_naming_it(stack: Stack) -> None:
     (stack.dir / "0001-a.patch").write_text(
         "diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit\nnew file mode 100755\n"
@@ -107,6 +109,7 @@ def test_unsafe_patch_is_refused_naming_it(stack: Stack) -> None:
     assert proc.returncode == 2 and "0001-a.patch" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_demo_runs_end_to_end() -> None:
     proc = cli("demo")
     assert proc.returncode == 0, proc.stderr
@@ -117,6 +120,7 @@ def test_demo_runs_end_to_end() -> None:
     assert "All 4 patches apply sequentially to the exact pin" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [
@@ -133,6 +137,7 @@ def test_usage_errors_exit_2_without_traceback(argv: list[str]) -> None:
     assert "Traceback" not in proc.stderr and "Error" in proc.stderr
 
 
+@pytest.mark.slow
 def test_json_callers_get_a_json_error_document(stack: Stack) -> None:
     proc = cli(
         "patches", "check", "--source", str(stack.repo.path), "--series", str(stack.dir / "nope"), "--json"
@@ -142,6 +147,7 @@ def test_json_callers_get_a_json_error_document(stack: Stack) -> None:
     assert doc["ok"] is False and doc["exit_code"] == 2 and "nope" in doc["error"]
 
 
+@pytest.mark.slow
 def test_unwritable_export_is_refused_before_any_work(stack: Stack, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("x")

@@ -13,6 +13,8 @@ import pytest
 from tests.builders.hookworker import wrapper_argv
 from tests.builders.stack import ENGINE, Stack
 
+pytestmark = pytest.mark.slow  # real processes, killed mid-run
+
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_mid_run_removes_the_scratch_folder(tmp_path: Path, sig: signal.Signals, code: int) -> None:

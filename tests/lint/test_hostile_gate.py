@@ -9,6 +9,8 @@ import pytest
 
 from tests.builders.hostile import assert_refused, cli, make_checkout, make_stack
 
+pytestmark = pytest.mark.slow  # the CLI as real processes
+
 
 @pytest.mark.parametrize(
     "args",

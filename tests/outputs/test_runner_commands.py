@@ -96,6 +96,7 @@ def server() -> Iterator[tuple[FakeGitHub, str]]:
         yield served
 
 
+@pytest.mark.slow
 def test_vimesync_ci_shows_a_hostile_status_as_text(server: tuple[FakeGitHub, str], tmp_path) -> None:
     fake, url = server
     fake.statuses[HEAD] = [

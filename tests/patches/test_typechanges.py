@@ -200,6 +200,7 @@ def test_found_stacks_agree_with_git(case: int, git_source: bool) -> None:
     assert disagreements(start, trees, renames=renames, order=order, git_source=git_source) == []
 
 
+@pytest.mark.slow
 @seed(20261130)
 @settings(
     max_examples=200,

@@ -18,6 +18,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return int(exc.value.code or 0), out, err
 
 
+@pytest.mark.slow
 def test_report_keep_going(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     s = Stack(tmp_path)
     s.add("0001-core.patch", {"eng/core.py": ENGINE["eng/core.py"].replace("x + 3", "x + 33")})

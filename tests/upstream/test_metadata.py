@@ -18,6 +18,7 @@ def _write(tmp_path: Path, data: object) -> Path:
     return f
 
 
+@pytest.mark.slow
 def test_gh_pr_list_json_enriches_titles_and_labels(tmp_path: Path, upstream: Upstream) -> None:
     gh = [
         {

@@ -24,6 +24,7 @@ def _mirrored(upstream: Upstream, downstream: Path, path_map=MAP, repo="THUDM/sl
     return {p.number: p.decision for p in mark_mirrored(upstream.path, prs, index, path_map) if p.decision}
 
 
+@pytest.mark.slow
 def test_every_kind_of_evidence(upstream: Upstream, downstream: Repo) -> None:
     found = _mirrored(upstream, downstream.path)
     assert set(found) == {1, 2, 3, 4}

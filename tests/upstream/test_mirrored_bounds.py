@@ -17,6 +17,8 @@ from vimesync.upstream import mirrored
 from vimesync.upstream.mirrored import mark_mirrored, scan_downstream, split_commits, stream_commits
 from vimesync.upstream.walk import walk
 
+pytestmark = pytest.mark.slow  # large histories read in bounded memory and time
+
 _MB = 1024 * 1024
 
 

@@ -14,6 +14,8 @@ from vimesync.errors import BadInput
 from vimesync.upstream.pipeline import walk_and_classify
 from vimesync.upstream.tip import configured_tip
 
+pytestmark = pytest.mark.slow  # fetches between real repositories
+
 
 @pytest.fixture()
 def clone(tmp_path: Path) -> tuple[Repo, Path, str]:
