@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.check.test_run import ENGINE
-from tests.cli.hostile import make_checkout, make_stack
+from tests.builders.hostile import make_checkout, make_stack
+from tests.builders.stack import ENGINE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,6 +55,7 @@ def test_action_inputs_never_reach_a_script_as_text() -> None:
     assert '"$GITHUB_ACTION_PATH"' in install  # the action's own ref, not a name on an index
 
 
+@pytest.mark.slow
 def test_action_check_step_runs_as_github_would(tmp_path: Path) -> None:
     """The check step's script under bash, with the inputs as GitHub passes them (env), one of
     them hostile: the stack fails, an annotation and a JUnit file come out, nothing is injected."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync.check.model import check_options
 from vimesync.config import CONFIG_NAME, load_config
 from vimesync.errors import BadInput, ConfigError

@@ -7,6 +7,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 import vimesync
 from vimesync.safefs import tomllib  # tomli on 3.10
 
@@ -35,6 +37,7 @@ def _imported() -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_runtime_dependency_is_imported() -> None:
     imported = _imported()
     unused = [r for r in _project()["dependencies"] if IMPORT_NAME.get(_name(r), _name(r)) not in imported]

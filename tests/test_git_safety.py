@@ -15,22 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import IDENTITY, Repo
+from tests.builders.cli import run
+from tests.builders.gitrepo import IDENTITY, Repo
+from tests.builders.planted import build_downstream, build_upstream, embedded, plant_textconv
 from vimesync import git
-from vimesync.cli.app import main
 from vimesync.git import disarm, repocheck
-
-F1 = "".join(f"line {i}\n" for i in range(30))
-F2 = F1.replace("line 3\n", "line three\n")
-F3 = F2.replace("line 20\n", "line twenty\n")
-F4 = F3.replace("line 25\n", "line 25!\n")
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exc.value.code or 0), out, err
 
 
 def plain_git(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -50,29 +39,6 @@ def script(path: Path, marker: Path, body: str = "") -> Path:
     path.write_text(f"#!/bin/sh\ntouch '{marker}'\n{body}\n")
     path.chmod(0o755)
     return path
-
-
-def build_upstream(path: Path) -> tuple[Repo, str]:
-    r = Repo(path)
-    base = r.commit("init", {"f.txt": F1, ".gitattributes": "* diff=x\n"})
-    r.commit("Change f (#1)", {"f.txt": F2})
-    r.commit("Part a (#2)", {"f.txt": F3})
-    r.commit("Part b (#2)", {"g.txt": F1})
-    return r, base
-
-
-def build_downstream(path: Path) -> tuple[Repo, str]:
-    d = Repo(path)
-    baseline = d.commit("import", {"f.txt": F1, ".gitattributes": "* diff=x\n"})
-    d.commit("carry", {"f.txt": F4})
-    return d, baseline
-
-
-def plant_textconv(repo: Path, command: str) -> None:
-    git.run(repo, ["config", "diff.x.textconv", command])
-    gitdir = git.git_dir(repo)
-    (gitdir / "info").mkdir(exist_ok=True)
-    (gitdir / "info/attributes").write_text("* diff=x\n")
 
 
 def walk_audit_report(
@@ -170,6 +136,7 @@ def test_secrets_never_reach_a_git_child(tmp_path: Path, monkeypatch: pytest.Mon
 # Commands disarmed: the command works, nothing runs
 
 
+@pytest.mark.slow
 def test_textconv_from_config_and_attributes(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, repos: tuple[Path, Path, str, str]
 ) -> None:
@@ -185,6 +152,7 @@ def test_textconv_from_config_and_attributes(
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_external_diff(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, repos: tuple[Path, Path, str, str]
 ) -> None:
@@ -202,6 +170,7 @@ def test_external_diff(
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_fsmonitor_and_hooks(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, repos: tuple[Path, Path, str, str]
 ) -> None:
@@ -391,18 +360,7 @@ def test_clone_of_a_local_repository_still_works(tmp_path: Path) -> None:
 # Repositories committed inside the downstream
 
 
-def embedded(tmp_path: Path, marker: Path) -> tuple[Path, Path, str]:
-    """A downstream checkout that commits a bare copy of the upstream (with a planted textconv)."""
-    up, base = build_upstream(tmp_path / "up")
-    down, _ = build_downstream(tmp_path / "down")
-    evil = down.path / "evil.git"
-    git.run(tmp_path, ["clone", "-q", "--bare", str(up.path), str(evil)])
-    plant_textconv(evil, f"touch '{marker}'; cat")
-    down.git("add", "evil.git")
-    down.git("commit", "-q", "-m", "add a repository as files")
-    return down.path, up.path, base
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("config", "flags", "key"),
     [

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakegithub import TOKEN, FakeGitHub, serve
+from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
 from vimesync.errors import GitHubError
 from vimesync.github import GitHubClient, PullInfo, WaitBudget, api_url, fetch_metadata, token_from_env
 
@@ -244,6 +244,7 @@ def _clean(exc: pytest.ExceptionInfo[GitHubError]) -> str:
     return text
 
 
+@pytest.mark.slow
 def test_a_trickled_answer_meets_the_overall_deadline(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
     fake, url = server
     fake.trickle = 0.02  # each byte in time for the per-read timeout, the whole answer in ~4 minutes

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_git_safety import build_downstream, build_upstream, embedded, run
+from tests.builders.cli import run
+from tests.builders.planted import build_downstream, build_upstream, embedded
 from vimesync import git
 from vimesync.repopaths import UNTRUSTED_ENV, untrusted_checkout
 
@@ -40,6 +41,7 @@ def _walk(capsys: pytest.CaptureFixture[str], down: Path, base: str, *flags: str
     return run(capsys, "walk", "--config", str(down / "vimesync.toml"), "--range", f"{base}..HEAD", *flags)
 
 
+@pytest.mark.slow
 def test_in_ci_a_location_outside_the_checkout_comes_only_from_a_flag(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync.pins import pinned_at
 
 

@@ -96,6 +96,7 @@ def test_toml_bombs_are_config_errors(text: str, message: str) -> None:
 _MB = 1024 * 1024
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -228,6 +229,7 @@ def _deep_tree(top: Path, depth: int) -> None:
     os.close(fd)
 
 
+@pytest.mark.slow
 def test_scratch_dir_removes_a_tree_too_deep_for_rmtree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -249,6 +251,7 @@ def test_scratch_dir_removes_a_tree_too_deep_for_rmtree(
     assert (tmp_path / "keep/file").exists()  # a symlink inside is removed, never followed
 
 
+@pytest.mark.slow
 def test_a_deep_tar_source_is_removed_on_close(tmp_path: Path) -> None:
     import io
     import tarfile

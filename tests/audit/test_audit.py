@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync.audit.compare import (
     default_sync_name,
     load_excluded_globs,
@@ -112,6 +112,7 @@ def test_every_changed_path_is_classified(repos, tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.slow
 def test_reviews_make_the_audit_pass_and_later_changes_make_them_stale(repos) -> None:
     up, down, tip, baseline, head = repos
     sync = default_sync_name("4c193f1f" * 5, tip)
@@ -134,6 +135,7 @@ def test_reviews_make_the_audit_pass_and_later_changes_make_them_stale(repos) ->
     assert not any(p.path.startswith("sop/") for p in audit2.paths)
 
 
+@pytest.mark.slow
 def test_review_of_unknown_path_is_bad_input(repos) -> None:
     _up, down, _tip, baseline, _head = repos
     with pytest.raises(BadInput, match="nope.py"):
@@ -174,6 +176,7 @@ def test_malformed_ledger_is_config_error(tmp_path: Path) -> None:
         read_ledger(path, "x")
 
 
+@pytest.mark.slow
 def test_deletions_mirroring_upstream_are_verified(repos) -> None:
     up, down, tip, baseline, head = repos
     pm = (("slime/", "vime/"),)
@@ -203,6 +206,7 @@ def test_reversed_baseline_and_head_are_refused(repos) -> None:
         reviews_for(down.path, ["vime/"], by="a", at="", head="HEAD~1", baseline="HEAD")
 
 
+@pytest.mark.slow
 def test_baseline_off_the_heads_history_is_refused(repos) -> None:
     up, down, tip, _baseline, _head = repos
     down.branch("side", "HEAD~1")

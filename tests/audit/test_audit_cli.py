@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync.cli.app import main
 
 
@@ -52,6 +52,7 @@ def test_one_unreviewed_path_is_singular(capsys: pytest.CaptureFixture[str], aud
     assert code == 0 and "recorded 1 review by al" in out
 
 
+@pytest.mark.slow
 def test_review_records_only_what_the_sync_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.carry.pair import CONFIG, Pair, build_pair, cli, tree
+from tests.builders.pair import CONFIG, Pair, build_pair, cli, tree
 from vimesync import git
 from vimesync.audit.model import IDENTICAL
+
+pytestmark = pytest.mark.slow  # carries end to end in real repositories
 
 
 @pytest.fixture()

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.carry.pair import Pair, build_pair, cli, tree
-from tests.gitrepo import IDENTITY
+from tests.builders.gitrepo import IDENTITY
+from tests.builders.pair import Pair, build_pair, cli, tree
 from vimesync import git
+
+pytestmark = pytest.mark.slow  # carries with conflicts in real repositories
 
 
 @pytest.fixture()

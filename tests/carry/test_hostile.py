@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.carry.pair import CONFIG, build_pair, cli, tree
+from tests.builders.pair import CONFIG, build_pair, cli, tree
 from vimesync import git
 from vimesync.carry.plan import Item, Meta, message_for
 from vimesync.carry.transform import MAX_MATCHES, load_transform
 from vimesync.config import load_config
 from vimesync.errors import BadInput, ConfigError
+
+pytestmark = pytest.mark.slow  # carries in real repositories, bounds on hostile input
 
 
 def _config(tmp_path: Path, text: str):

@@ -11,11 +11,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.carry.pair import CONFIG, PIN, cli, tree
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
+from tests.builders.pair import CONFIG, PIN, cli, tree
+
+pytestmark = pytest.mark.slow  # property: generated histories carried end to end
 
 DIRS = ["slime/", "slime/sub/", "docs/"]
 NAMES = ["a.py", "b.py", "c.txt", "d.bin", "e.sh", "f.md"]

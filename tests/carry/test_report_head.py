@@ -6,9 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.carry.pair import build_pair, cli
+import pytest
+
+from tests.builders.pair import build_pair, cli
 from vimesync.report.model import Summary, SyncReport, build_report
 from vimesync.upstream.model import WalkResult
+
+pytestmark = pytest.mark.slow  # a carry and a report in real repositories
 
 
 def test_report_counts_what_the_head_carries_and_lists_what_it_does_not(tmp_path: Path, capsys) -> None:
@@ -71,7 +75,7 @@ def test_not_carried_fails_the_report_whatever_else_passes() -> None:
     walk = WalkResult(base="a" * 40, tip="b" * 40, prs=(), direct_commits=())
     ok = build_report(walk=walk, carried=frozenset())
     assert isinstance(ok.summary, Summary) and ok.checks_ok
-    from tests.upstream.histories import POLICY  # noqa: F401  (the shared fixtures import cleanly)
+    from tests.builders.upstream import POLICY  # noqa: F401  (the shared fixtures import cleanly)
     from vimesync.upstream.model import PullRequest
 
     pr = PullRequest(number=5, title="t", commits=("c" * 40,), paths=(), merge_commit="c" * 40, kind="squash")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run
+from tests.builders.cli import run
+from tests.builders.stack import ENGINE, Stack
 from vimesync import git
 from vimesync.check.model import check_to_dict
 from vimesync.check.run import run_check
@@ -41,6 +41,7 @@ def test_an_already_patched_source_says_so_for_every_patch(stack: Stack) -> None
     assert doc["patches"][0]["already_applied_hunks"] == 1
 
 
+@pytest.mark.slow
 def test_partly_applied_patch(tmp_path: Path) -> None:
     s = Stack(tmp_path)
     both = CORE.replace("return x + 3\n", "return x + 3  # a\n").replace(
@@ -58,6 +59,7 @@ def test_partly_applied_patch(tmp_path: Path) -> None:
     assert "partly applied in the pin (1 of 2 hunks)" in "\n".join(render_engine(engine))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_index_drift_against_the_pin_and_across_the_stack(stack: Stack) -> None:
     rev = stack.drift({"eng/core.py": CORE.replace("return x + 3\n", "return x + 33\n")})
     report = run_check(stack.opts(rev=rev, keep_going=True))
@@ -99,6 +101,7 @@ def test_applied_upstream_commit_in_the_pin_is_upstreamed(tmp_path: Path) -> Non
     assert "upstreamed at" in "\n".join(render_engine(build_report(check=at_tip).engine))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_cli_text_and_json_on_an_already_patched_tree(
     capsys: pytest.CaptureFixture[str], stack: Stack
 ) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run
+from tests.builders.cli import run
+from tests.builders.stack import ENGINE, Stack
 from vimesync import git
 from vimesync.check.bump import BumpOptions, plan_writes, run_bump, verdict
 from vimesync.check.pinwrite import edit_toml, write_together
@@ -63,6 +63,7 @@ def _git_verdicts(s: Stack, rev: str, tmp: Path) -> dict[str, tuple[bool, bool]]
     return out
 
 
+@pytest.mark.slow
 def test_verdicts_match_git_at_both_pins(bump: tuple[Stack, str], tmp_path: Path) -> None:
     s, new = bump
     report = run_bump(BumpOptions(s.opts(), s.repo.path, new))
@@ -80,6 +81,7 @@ def test_verdicts_match_git_at_both_pins(bump: tuple[Stack, str], tmp_path: Path
     assert not report.ok and [p.name for p in report.conflicts] == ["c-merges.patch", "d-clashes.patch"]
 
 
+@pytest.mark.slow
 def test_refresh_makes_a_stack_that_applies_with_no_offsets(bump: tuple[Stack, str], tmp_path: Path) -> None:
     s, new = bump
     before = {n: (s.dir / n).read_bytes() for n in s.names}
@@ -149,6 +151,7 @@ def test_nothing_is_written_when_one_target_is_refused(tmp_path: Path) -> None:
     assert a.read_bytes() == b"old a" and (tmp_path / "elsewhere").read_bytes() == b"not ours"
 
 
+@pytest.mark.slow
 def test_cli_bump_writes_pin_and_stack_together(
     capsys: pytest.CaptureFixture[str], bump: tuple[Stack, str]
 ) -> None:
@@ -228,6 +231,7 @@ def _wheel(path: Path, files: dict[str, str]) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_cli_bump_between_wheels_writes_the_source_where_it_was_named(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

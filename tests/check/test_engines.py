@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run
+from tests.builders.cli import run
+from tests.builders.stack import ENGINE, Stack
 from vimesync.check.model import check_plan
 from vimesync.config import load_config
 from vimesync.errors import BadInput, ConfigError
@@ -57,6 +57,7 @@ def two(tmp_path: Path) -> TwoEngines:
     return TwoEngines(tmp_path)
 
 
+@pytest.mark.slow
 def test_every_engine_is_checked_each_with_its_own_pin(
     capsys: pytest.CaptureFixture[str], two: TwoEngines
 ) -> None:
@@ -75,6 +76,7 @@ def test_every_engine_is_checked_each_with_its_own_pin(
     assert f"SGLANG source: git {two.a.repo.path}" in out and f"MEGATRON source: git {two.b.repo.path}" in out
 
 
+@pytest.mark.slow
 def test_engine_flag_checks_one_and_keeps_the_one_engine_document(
     capsys: pytest.CaptureFixture[str], two: TwoEngines
 ) -> None:
@@ -104,6 +106,7 @@ def test_a_flag_with_several_engines_must_say_which(
     assert "names 2 engines (sglang, megatron)" in err and "--engine NAME" in err and "--source" in err
 
 
+@pytest.mark.slow
 def test_a_series_flag_picks_the_engine_whose_series_it_is(
     capsys: pytest.CaptureFixture[str], two: TwoEngines
 ) -> None:
@@ -143,6 +146,7 @@ def test_the_single_engine_table_still_works(two: TwoEngines) -> None:
     assert opts.engine == "MEGATRON" and opts.strip == 2 and opts.rev == two.b.pin
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
@@ -182,6 +186,7 @@ def test_a_git_pin_without_a_full_rev_is_refused_with_the_sha_to_write(
             assert json.loads(out)["ok"] is False
 
 
+@pytest.mark.slow
 def test_a_short_rev_flag_is_refused_with_the_sha_to_pass(
     capsys: pytest.CaptureFixture[str], two: TwoEngines
 ) -> None:
@@ -191,6 +196,7 @@ def test_a_short_rev_flag_is_refused_with_the_sha_to_pass(
     assert code == 2 and f"--rev: rev '{two.a.pin[:12]}'" in err and f"pass --rev {two.a.pin}" in err
 
 
+@pytest.mark.slow
 def test_several_engines_and_an_engine_flag_in_the_plan(two: TwoEngines) -> None:
     cfg = load_config(two.config)
     assert [o.engine for o in check_plan(cfg)] == ["SGLANG", "MEGATRON"]
@@ -198,6 +204,7 @@ def test_several_engines_and_an_engine_flag_in_the_plan(two: TwoEngines) -> None
         check_plan(cfg, export=two.root / "out")
 
 
+@pytest.mark.slow
 def test_the_report_has_one_table_and_one_validation_line_per_engine(
     capsys: pytest.CaptureFixture[str], two: TwoEngines
 ) -> None:
@@ -223,6 +230,7 @@ def test_the_report_has_one_table_and_one_validation_line_per_engine(
     assert code == 2 and "--engine NAME" in err
 
 
+@pytest.mark.slow
 def test_the_report_refuses_a_moving_rev(capsys: pytest.CaptureFixture[str], two: TwoEngines) -> None:
     pin = two.root / "pins/megatron.toml"
     pin.write_text(pin.read_text().replace(two.b.pin, two.b.pin[:8]))
@@ -230,12 +238,14 @@ def test_the_report_refuses_a_moving_rev(capsys: pytest.CaptureFixture[str], two
     assert code == 2 and f'write rev = "{two.b.pin}"' in err
 
 
+@pytest.mark.slow
 def test_engine_and_another_series_says_which_settings_apply(two: TwoEngines) -> None:
     (opts,) = check_plan(load_config(two.config), engine="megatron", series=two.root / "patches/sglang")
     assert opts.engine == "MEGATRON" and opts.strip == 2
     assert opts.notes and "still apply" in opts.notes[0] and "pins/megatron.toml" in opts.notes[0]
 
 
+@pytest.mark.slow
 def test_lint_strict_with_several_engines_needs_engine_for_a_source(
     capsys: pytest.CaptureFixture[str], two: TwoEngines
 ) -> None:

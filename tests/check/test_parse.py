@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync.check.parse import parse_patched
 from vimesync.errors import BadInput
 from vimesync.sources import open_source
@@ -44,6 +44,7 @@ def test_changes_replace_and_delete_source_files(engine: Repo, tmp_path: Path) -
     assert [m.line for m in report.conflict_markers] == [1, 3, 5]
 
 
+@pytest.mark.slow
 def test_a_patched_requires_python_chooses_the_grammar(engine: Repo, tmp_path: Path) -> None:
     bumped = b'[project]\nname = "e"\nrequires-python = ">=3.99"\n'
     with open_source(engine.path) as src, pytest.raises(BadInput, match="python3.99 is needed"):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.patches.treehelp import compare_with_git, git_diff
+from tests.builders.trees import compare_with_git, git_diff
 from vimesync.check.rediff import NewSection, Scratch, diff_hunks, splice
 from vimesync.patches.diffparse import parse_patch
 from vimesync.pycheck.scan import blob_oid

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import Stack
+from tests.builders.stack import Stack
 from vimesync.check.run import run_check
 from vimesync.cli.app import main
 from vimesync.report.markdown import render_validation
@@ -30,6 +30,7 @@ def stack(tmp_path: Path) -> Stack:
     return s
 
 
+@pytest.mark.slow
 def test_untouched_failures_are_labelled_with_the_grammar_that_parses_them(stack: Stack) -> None:
     report = run_check(stack.opts(rev=stack.pin, use_cache=False))
     assert report.python is not None and report.python.version == "3.10"
@@ -42,6 +43,7 @@ def test_untouched_failures_are_labelled_with_the_grammar_that_parses_them(stack
     assert "(untouched by the stack: fails at the pin itself; the 3.11 grammar parses it: try" in md
 
 
+@pytest.mark.slow
 def test_the_label_in_the_terminal_and_in_json(stack: Stack, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["patches", "check", "--source", str(stack.repo.path), "--rev", stack.pin]
     args += ["--series", str(stack.dir / "series"), "--no-cache"]

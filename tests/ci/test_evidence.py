@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.fakegithub import TOKEN, FakeGitHub, serve
+from tests.builders.evidence import HEAD, OLD, ci_cli, evidence_server
+from tests.builders.fakegithub import TOKEN, FakeGitHub
 from vimesync.ci.evidence import read_evidence
 from vimesync.ci.verdict import evidence_to_dict
 from vimesync.errors import BadInput, GitHubError
 from vimesync.github import GitHubClient, WaitBudget
 from vimesync.report.markdown import render_ci
-
-HEAD = "a" * 40
-OLD = "b" * 40
-OLDER = "c" * 40
 
 
 def status(context: str, state: str, build: int | None = None, **kw: Any) -> dict[str, Any]:
@@ -36,11 +30,8 @@ def run(name: str, conclusion: str | None, status: str = "completed", app: str =
 
 @pytest.fixture
 def server() -> Iterator[tuple[FakeGitHub, str]]:
-    fake = FakeGitHub(range(1, 3))
-    fake.heads[7] = HEAD
-    fake.pr_commits[7] = [OLDER, OLD, HEAD]
-    with serve(fake) as url:
-        yield fake, url
+    with evidence_server() as served:
+        yield served
 
 
 def _client(url: str, tmp_path: Path, **kw: Any) -> tuple[GitHubClient, list[float]]:
@@ -52,6 +43,7 @@ def _client(url: str, tmp_path: Path, **kw: Any) -> tuple[GitHubClient, list[flo
     return client, slept
 
 
+@pytest.mark.slow
 def test_green_when_every_required_context_succeeded(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
     fake, url = server
     fake.statuses[HEAD] = [status("buildkite/vime", "success", 1454)]
@@ -66,6 +58,7 @@ def test_green_when_every_required_context_succeeded(server: tuple[FakeGitHub, s
     ]
 
 
+@pytest.mark.slow
 def test_pending_failing_and_missing(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
     fake, url = server
     client, _ = _client(url, tmp_path)
@@ -192,40 +185,23 @@ def test_hostile_contexts_cannot_break_markdown_json_or_text(
     assert doc["failing"] == [EVIL, f"{EVIL} / {EVIL}"] and doc["required"] == [EVIL]
 
 
+@pytest.mark.slow
 def test_cli_text_shows_hostile_contexts_as_text(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
     fake, url = server
     fake.statuses[HEAD] = [{"context": EVIL, "state": "error", "description": EVIL, "target_url": EVIL}]
-    proc = _cli(url, tmp_path, "--repo", "vime-org/vime", "--sha", HEAD)
+    proc = ci_cli(url, tmp_path, "--repo", "vime-org/vime", "--sha", HEAD)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "\x1b" not in proc.stdout and "\u202e" not in proc.stdout
     assert "\\x1b[2J\\u202e\\n## forged @admin: error" in proc.stdout  # escaped, on its own line
     assert not [line for line in proc.stdout.splitlines() if line.startswith("## forged")]
 
 
-def _cli(url: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "VIMESYNC_GITHUB_API": url,
-        "GITHUB_TOKEN": TOKEN,
-        "VIMESYNC_CACHE_DIR": str(tmp_path / "cache"),
-        "COLUMNS": "200",
-        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "vimesync", "ci", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-    )
-
-
+@pytest.mark.slow
 def test_cli_exit_codes_text_and_json(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
     fake, url = server
     fake.statuses[HEAD] = [status("buildkite/vime", "pending", 1454)]
     fake.statuses[OLD] = [status("buildkite/vime", "success", 1429)]
-    proc = _cli(url, tmp_path, "--repo", "vime-org/vime", "--pr", "7", "--require", "buildkite/vime")
+    proc = ci_cli(url, tmp_path, "--repo", "vime-org/vime", "--pr", "7", "--require", "buildkite/vime")
     assert proc.returncode == 1, proc.stderr
     assert "CI of vime-org/vime at aaaaaaaa (head of PR #7): pending" in proc.stdout
     assert "buildkite/vime #1454: pending" in proc.stdout
@@ -235,7 +211,7 @@ def test_cli_exit_codes_text_and_json(server: tuple[FakeGitHub, str], tmp_path: 
     )
     assert TOKEN not in proc.stdout + proc.stderr
     fake.statuses[HEAD] = [status("buildkite/vime", "success", 1454)]
-    proc = _cli(url, tmp_path, "--repo", "vime-org/vime", "--sha", HEAD, "--json")
+    proc = ci_cli(url, tmp_path, "--repo", "vime-org/vime", "--sha", HEAD, "--json")
     doc = json.loads(proc.stdout)
     assert (
         proc.returncode == 0
@@ -243,10 +219,11 @@ def test_cli_exit_codes_text_and_json(server: tuple[FakeGitHub, str], tmp_path: 
         and doc["results"][0]["label"] == "buildkite/vime #1454"
     )
     (tmp_path / "vimesync.toml").write_text('[ci]\nrepo = "vime-org/vime"\nrequired = ["gpu-suite"]\n')
-    proc = _cli(url, tmp_path, "--sha", HEAD)
+    proc = ci_cli(url, tmp_path, "--sha", HEAD)
     assert proc.returncode == 1 and "gpu-suite: required, never reported on aaaaaaaa" in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, needle",
     [
@@ -261,5 +238,5 @@ def test_cli_bad_input_exits_2(
     server: tuple[FakeGitHub, str], tmp_path: Path, args: list[str], needle: str
 ) -> None:
     _, url = server
-    proc = _cli(url, tmp_path, *args)
+    proc = ci_cli(url, tmp_path, *args)
     assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakegithub import TOKEN, FakeGitHub, serve
+from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
+
+pytestmark = pytest.mark.slow  # full reports against a fake GitHub
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import Stack
-from tests.cli.hostile import make_checkout, make_stack
+from tests.builders.hostile import make_checkout, make_stack
+from tests.builders.stack import Stack
 
 
 @pytest.fixture()

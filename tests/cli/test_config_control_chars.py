@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.hostile import assert_refused, cli
+from tests.builders.hostile import assert_refused, cli
+
+pytestmark = pytest.mark.slow  # the CLI as a real process, one per case
 
 _CONFIG = {
     "upstream": {"name": "U", "repo": "o/u", "branch": "main", "path": "up.git", "pin": "pins/up.toml"},

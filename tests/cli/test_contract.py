@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_patches_cli import run_cli
-from tests.gitrepo import Repo
+from tests.builders.cli import run_cli
+from tests.builders.gitrepo import Repo
 from vimesync.cli.app import build_app, main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -208,6 +208,7 @@ def test_review_refuses_ledger_naming_options_it_would_not_use(
     assert not (down / "sop").exists()
 
 
+@pytest.mark.slow
 def test_audit_and_audit_review_each_apply_their_options(
     capsys: pytest.CaptureFixture[str], synced: tuple[Path, Path]
 ) -> None:

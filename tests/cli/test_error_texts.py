@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import Stack
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
+from tests.builders.stack import Stack
 from vimesync.cli.app import main
 from vimesync.config import load_engine_pin
 from vimesync.errors import ConfigError

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import Stack
-from tests.cli.hostile import SECRET, assert_refused, cli
+from tests.builders.hostile import SECRET, assert_refused, cli
+from tests.builders.stack import Stack
+
+pytestmark = pytest.mark.slow  # the CLI as a real process, one per case
 
 
 @pytest.mark.parametrize("json_out", [False, True])

@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_hostile_text import CONTROLS, MARKUP, SHOWN, assert_inert, run
-from tests.gitrepo import Repo
+from tests.builders.cli import run
+from tests.builders.gitrepo import Repo
+from tests.builders.hostile import CONTROLS, MARKUP, SHOWN, assert_inert
 from vimesync.config import load_config
+
+pytestmark = pytest.mark.slow  # the demo and reports end to end
 
 PATH_MARKUP = MARKUP.replace("https://x", "x")  # a path has no "//"
 

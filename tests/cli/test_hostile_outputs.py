@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli.hostile import assert_refused, cli
+import pytest
+
+from tests.builders.hostile import assert_refused, cli
+
+pytestmark = pytest.mark.slow  # the CLI as real processes
 
 
 def test_export_through_a_committed_symlink_is_refused(checkout: Path, tmp_path: Path) -> None:

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.hostile import cli
-from tests.cli.test_patches_cli import run_cli
-from tests.fakegithub import TOKEN, FakeGitHub, serve
-from tests.gitrepo import Repo
+from tests.builders.cli import run_cli
+from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
+from tests.builders.gitrepo import Repo
+from tests.builders.hostile import cli
+
+pytestmark = pytest.mark.slow  # the CLI as real processes
 
 ODD = "\udcff"  # the byte 0xFF of a file name, as git paths are decoded
 POLICY = (

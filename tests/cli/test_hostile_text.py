@@ -9,26 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.gitrepo import Repo
-from vimesync.cli.app import main
-
-MARKUP = "[bold]B[/bold] [/tmp] [link=https://x]y[/link] list[str]"
-CONTROLS = "\x1b[31mRED \rCR \u202eRLO \x08BS \x9bCSI"
-SHOWN = ["\\x1b[31mRED", "\\rCR", "\\u202eRLO", "\\x08BS", "\\x9bCSI"]  # how CONTROLS is printed
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exc.value.code or 0), out, err
-
-
-def assert_inert(text: str) -> None:
-    """No control character a terminal would act on; the markup is there as written."""
-    assert not any(c in text for c in "\x1b\r\x08\x9b\u202e"), repr(text)
-    assert "Traceback" not in text
+from tests.builders.cli import run
+from tests.builders.gitrepo import Repo
+from tests.builders.hostile import CONTROLS, MARKUP, SHOWN, assert_inert
+from tests.builders.stack import ENGINE, Stack
 
 
 def flat(text: str) -> str:
@@ -60,6 +44,7 @@ def test_walk_titles_and_upstream_name(
     assert titles == [f"Fix {MARKUP} {CONTROLS}"]  # JSON keeps the exact text, escaped by JSON
 
 
+@pytest.mark.slow
 def test_patches_check_hunk_lines_paths_and_names(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     s = Stack(tmp_path)
     hostile = f'SEP = re.compile(r"[/\\\\]")  # [/tmp] {MARKUP} {CONTROLS}\n'
@@ -117,11 +102,12 @@ def test_errors_and_report_messages(capsys: pytest.CaptureFixture[str], tmp_path
     assert_inert(err)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("misbehaviour", ["lists", "redirect", "endless"])
 def test_a_misbehaving_github_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, misbehaviour: str
 ) -> None:
-    from tests.fakegithub import TOKEN, FakeGitHub, serve
+    from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
 
     r = Repo(tmp_path / "r")
     r.commit("start", {"README.md": "x\n"})

@@ -4,38 +4,12 @@ document, clean one-line errors (never a traceback), config and pins as defaults
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from vimesync.cli.app import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exc.value.code or 0), out, err
-
-
-def run_cli(*args: str, cwd: Path | None = None, **extra_env: str) -> subprocess.CompletedProcess[str]:
-    """A real process, as a user or CI runs it (``extra_env`` on top of ours)."""
-    env = {**os.environ, "COLUMNS": "200", **extra_env}
-    return subprocess.run(
-        [sys.executable, "-m", "vimesync", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
-
-
-cli = run_cli
+from tests.builders.cli import cli, run
+from tests.builders.stack import ENGINE, Stack
 
 
 def check_args(stack: Stack) -> list[str]:
@@ -102,6 +76,7 @@ def test_pin_and_config_supply_the_defaults(
     assert "Eng source: git" in out and "OK: the only patch applies to the exact pin" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -122,6 +97,7 @@ def test_bad_input_exits_2_without_traceback(stack: Stack, args: list[str], need
     assert proc.stderr.strip().startswith("error:")
 
 
+@pytest.mark.slow
 def test_unsafe_patch_is_refused_naming_it(stack: Stack) -> None:
     (stack.dir / "0001-a.patch").write_text(
         "diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit\nnew file mode 100755\n"
@@ -133,6 +109,7 @@ def test_unsafe_patch_is_refused_naming_it(stack: Stack) -> None:
     assert proc.returncode == 2 and "0001-a.patch" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_demo_runs_end_to_end() -> None:
     proc = cli("demo")
     assert proc.returncode == 0, proc.stderr
@@ -143,6 +120,7 @@ def test_demo_runs_end_to_end() -> None:
     assert "All 4 patches apply sequentially to the exact pin" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [
@@ -159,6 +137,7 @@ def test_usage_errors_exit_2_without_traceback(argv: list[str]) -> None:
     assert "Traceback" not in proc.stderr and "Error" in proc.stderr
 
 
+@pytest.mark.slow
 def test_json_callers_get_a_json_error_document(stack: Stack) -> None:
     proc = cli(
         "patches", "check", "--source", str(stack.repo.path), "--series", str(stack.dir / "nope"), "--json"
@@ -168,6 +147,7 @@ def test_json_callers_get_a_json_error_document(stack: Stack) -> None:
     assert doc["ok"] is False and doc["exit_code"] == 2 and "nope" in doc["error"]
 
 
+@pytest.mark.slow
 def test_unwritable_export_is_refused_before_any_work(stack: Stack, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("x")

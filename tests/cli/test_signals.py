@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.pycheck.hookworker import wrapper_argv
+from tests.builders.hookworker import wrapper_argv
+from tests.builders.stack import ENGINE, Stack
+
+pytestmark = pytest.mark.slow  # real processes, killed mid-run
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakegithub import TOKEN, FakeGitHub, serve
-from tests.gitrepo import Repo
-from tests.upstream.histories import POLICY, Upstream, build_downstream, build_upstream
+from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
+from tests.builders.gitrepo import Repo
+from tests.builders.upstream import POLICY, Upstream, build_downstream, build_upstream
 from vimesync.cli.app import main
 
 
@@ -37,6 +37,7 @@ def walk_github(
         return run(capsys, "walk", *args, "--github", "--json", "--config", str(config))
 
 
+@pytest.mark.slow
 def test_json_document(capsys: pytest.CaptureFixture[str], tmp_path: Path, upstream: Upstream) -> None:
     pol = tmp_path / "policy.toml"
     pol.write_text(POLICY)
@@ -82,6 +83,7 @@ def test_json_document(capsys: pytest.CaptureFixture[str], tmp_path: Path, upstr
     assert doc["totals"] == {"prs": 9, "applicable": 7, "excluded": 2, "mirrored": 0, "direct_commits": 2}
 
 
+@pytest.mark.slow
 def test_table_with_downstream(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, upstream: Upstream
 ) -> None:

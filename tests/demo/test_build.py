@@ -12,6 +12,8 @@ from vimesync.config import load_config
 from vimesync.demo.build import Demo, build_demo
 from vimesync.errors import VimesyncError
 
+pytestmark = pytest.mark.slow  # builds the embedded example's repositories
+
 REPO = Path(__file__).resolve().parents[2]
 
 

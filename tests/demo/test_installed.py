@@ -17,7 +17,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from vimesync.demo.build import ENGINE_FILES, LAYOUT_FILES, data_dir
+
+pytestmark = pytest.mark.slow  # a byte-compiled install of the demo
 
 PACKAGE = Path(__file__).resolve().parents[2] / "vimesync"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run
-from tests.patches.gitapply import git_apply
+from tests.builders.cli import run
+from tests.builders.gitapply import git_apply
+from tests.builders.stack import ENGINE, Stack
 from vimesync.lint.describe import describe
 from vimesync.patches.diffparse import parse_patch
 from vimesync.report.model import _purpose

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.hostile import assert_refused, cli, make_checkout, make_stack
+from tests.builders.hostile import assert_refused, cli, make_checkout, make_stack
+
+pytestmark = pytest.mark.slow  # the CLI as real processes
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run
+from tests.builders.cli import run
+from tests.builders.stack import ENGINE, Stack
 from vimesync.lint import CODES, lint_series
 
 HEADER = (
@@ -130,6 +130,7 @@ def test_trailing_whitespace_findings_are_capped(tmp_path: Path) -> None:
     assert len(w003) == 21 and "and 80 more" in w003[-1].message
 
 
+@pytest.mark.slow
 def test_a_huge_header_is_bounded(stack: Stack) -> None:
     patch = stack.dir / "0001-a.patch"
     diff = patch.read_text().split("\n\n", 1)[1]

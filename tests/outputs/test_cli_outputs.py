@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from junitparser import JUnitXml
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.hostile import SECRET, cli, make_checkout, make_stack
+from tests.builders.hostile import SECRET, cli, make_checkout, make_stack
+from tests.builders.stack import ENGINE, Stack
+
+pytestmark = pytest.mark.slow  # the CLI as real processes
 
 
 def _drifted_checkout(tmp_path: Path) -> tuple[Path, Stack]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from junitparser import Failure, JUnitXml, Skipped
 
-from tests.check.test_run import ENGINE, Stack
+from tests.builders.stack import ENGINE, Stack
 from vimesync.check.run import run_check
 from vimesync.outputs.annotations import commands
 from vimesync.outputs.findings import check_findings

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 
 import pytest
 
-from tests.ci.test_evidence import HEAD, _cli, server  # noqa: F401  (fixture)
-from tests.fakegithub import FakeGitHub
+from tests.builders.evidence import HEAD, ci_cli, evidence_server
+from tests.builders.fakegithub import FakeGitHub
 from vimesync.cli import output
 
 # The runner's registered commands (a subset is enough: any name would be looked up).
@@ -89,7 +90,14 @@ def test_json_output_never_holds_a_command(text: str, capsys: pytest.CaptureFixt
     assert json.loads(got) == {"name": text, text: [text]}  # the same document, byte for byte in value
 
 
-def test_vimesync_ci_shows_a_hostile_status_as_text(server: tuple[FakeGitHub, str], tmp_path) -> None:  # noqa: F811
+@pytest.fixture
+def server() -> Iterator[tuple[FakeGitHub, str]]:
+    with evidence_server() as served:
+        yield served
+
+
+@pytest.mark.slow
+def test_vimesync_ci_shows_a_hostile_status_as_text(server: tuple[FakeGitHub, str], tmp_path) -> None:
     fake, url = server
     fake.statuses[HEAD] = [
         {"context": c, "state": "error", "description": d, "target_url": ""}
@@ -100,7 +108,7 @@ def test_vimesync_ci_shows_a_hostile_status_as_text(server: tuple[FakeGitHub, st
         for n in HOSTILE
     ]
     for args in ((), ("--json",)):
-        proc = _cli(url, tmp_path, "--repo", "vime-org/vime", "--sha", HEAD, "--require", HOSTILE[0], *args)
+        proc = ci_cli(url, tmp_path, "--repo", "vime-org/vime", "--sha", HEAD, "--require", HOSTILE[0], *args)
         assert proc.returncode == 1, proc.stderr
         assert commands_in(proc.stdout + proc.stderr) == [], args
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.patches.treehelp import hunk, modify
+from tests.builders.trees import hunk, modify
 from vimesync.patches.apply import (
     NOT_TRIED,
     SEARCH_BUDGET,
@@ -212,6 +212,7 @@ def _git_find_pos(image: Image, pre: list[bytes], line: int, match_beginning: bo
         i += 1
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     words=st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"\n", b"a", b"a \n"]), max_size=400),
@@ -286,6 +287,7 @@ def _stuck(i: int) -> Hunk:
     return hunk(at, at, [(" ", b"x\n"), ("-", b"x\n"), ("+", b"y\n"), (" ", b"x\n")])
 
 
+@pytest.mark.slow
 def test_hunks_after_a_files_first_failure_are_not_tried() -> None:
     # 100,000 lines and 2,000 such hunks: 0.08 s of scanning per failed hunk, minutes in all.
     fp = modify("f", _rewrite_all(100_000), *map(_stuck, range(2_000)))
@@ -304,6 +306,7 @@ def test_keep_going_search_is_bounded_per_file() -> None:
     assert set(reasons[tried:]) == {NOT_TRIED}
 
 
+@pytest.mark.slow
 def test_keep_going_budget_is_far_above_a_real_drifted_file() -> None:
     # 50,000 distinct lines and 100 hunks that all fail: every one is searched and diagnosed.
     before = lines(*(f"line {i}" for i in range(50_000)))
@@ -322,6 +325,7 @@ def test_keep_going_budget_is_far_above_a_real_drifted_file() -> None:
     assert [f.reason for f in res.failures] == ["context does not match"] * 100
 
 
+@pytest.mark.slow
 def test_no_newline_in_the_middle_of_a_preimage_is_not_quadratic() -> None:
     # A "\\ No newline" line in the middle: git's byte comparison used to join the whole rest
     # of the file at every candidate line (90 s for this one hunk).
@@ -330,6 +334,7 @@ def test_no_newline_in_the_middle_of_a_preimage_is_not_quadratic() -> None:
     assert [f.reason for f in res.failures] == ["context does not match"]
 
 
+@pytest.mark.slow
 def test_hashing_long_lines_is_charged_to_the_budget() -> None:
     # A last old line without "\\n" is compared with git's whitespace-blind hash, in Python, on
     # every candidate line that starts with it: 20 distinct 256 KiB lines cost 5 M units here.
@@ -351,6 +356,7 @@ def _git_match_fragment(image: list[bytes], pre: list[bytes], c: int, match_end:
 _PIECES = [b"x\n", b"x", b"x \n", b"xx\n", b" x\n", b"y\n", b"\n", b"x\r\n"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8),

@@ -14,7 +14,7 @@ import zlib
 
 import pytest
 
-from tests.patches.treehelp import compare_with_git, git_diff
+from tests.builders.trees import compare_with_git, git_diff
 from vimesync.errors import PatchError
 from vimesync.git import blob_oid
 from vimesync.patches.binary import MAX_RESULT, BinaryPatchError, apply_binary, apply_delta

@@ -94,6 +94,7 @@ def test_description_on_continuation_lines_only() -> None:
     )
 
 
+@pytest.mark.slow
 def test_long_continuations_are_joined_once() -> None:
     # 8 MB of continuation lines (cap lifted): growing the value line by line copied it every
     # line (3 MB: 25 s, 8 MB: minutes); one join is linear.

@@ -5,12 +5,15 @@ newlines, duplicate lines that make the position search ambiguous), diffs made b
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.patches.treehelp import compare_with_git, git_diff
+from tests.builders.trees import compare_with_git, git_diff
 from vimesync.demo.build import data_dir
 from vimesync.patches.series import load_series, read_patch
+
+pytestmark = pytest.mark.slow  # differential: generated stacks against git apply
 
 # A small alphabet so lines repeat and hunks have several candidate positions.
 WORDS = ["a", "b", "c", "x = 1", "", "}", "  pass", "a ", "b\t"]

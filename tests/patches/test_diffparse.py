@@ -19,8 +19,8 @@ import unidiff
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from tests.gitrepo import Repo
-from tests.patches.treehelp import compare_with_git
+from tests.builders.gitrepo import Repo
+from tests.builders.trees import compare_with_git
 from vimesync import git
 from vimesync.errors import GitError, PatchError
 from vimesync.patches import diffparse
@@ -239,6 +239,7 @@ def _blob(case: Case, rev: str, path: str | None) -> bytes:
 # -- the differential test ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_fixture_ids_are_distinct(cases: list[Case]) -> None:
     assert len({c.id for c in cases}) == len(cases) == 13
 
@@ -387,6 +388,7 @@ def test_unidiff_agrees_on_files_and_hunks(cases: list[Case], cid: str) -> None:
     assert _unidiff_view(case.patch.decode("utf-8", "surrogateescape"), strip) == _our_view(ours)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 # A lone hunk at line 0 in a file that exists (found by hypothesis), its mirror image, and a diff
 # to and from an empty file: a git diff without "new file mode" neither adds nor removes a file.
@@ -645,6 +647,7 @@ _LINE = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     old=st.lists(_LINE, max_size=12),
@@ -696,6 +699,7 @@ _TOKENS = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     cuts=st.lists(
@@ -729,6 +733,7 @@ def test_lines_per_patch_are_capped_before_splitting() -> None:
         parse_patch(data, name="big.patch")
 
 
+@pytest.mark.slow
 def test_hunk_lines_are_stored_compactly() -> None:
     # A (tag, bytes) tuple per line held ~100 bytes a line (an 18 MB patch of "+" lines: 2.3 GB).
     # Now a hunk keeps one string of tags, one buffer and an offset per line.

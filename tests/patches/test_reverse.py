@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.patches.gitapply import git_apply
-from tests.patches.treehelp import Spec, git_diff, write_tree
+from tests.builders.gitapply import git_apply
+from tests.builders.trees import Spec, git_diff, write_tree
 from vimesync import git
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import PatchFile

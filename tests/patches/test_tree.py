@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.patches.gitapply import git_apply
-from tests.patches.treehelp import compare_with_git, git_diff, hunk, snapshot, write_tree
+from tests.builders.gitapply import git_apply
+from tests.builders.trees import compare_with_git, git_diff, hunk, snapshot, write_tree
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import FilePatch, PatchFile

@@ -27,8 +27,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, seed, settings
 from hypothesis import strategies as st
 
-from tests.patches.gitapply import git_apply
-from tests.patches.treehelp import IDENTITY, Spec, git_diff, snapshot, write_tree
+from tests.builders.gitapply import git_apply
+from tests.builders.trees import IDENTITY, Spec, git_diff, snapshot, write_tree
 from vimesync import git
 from vimesync.check.run import changed_files, export_tree, source_provider
 from vimesync.errors import PatchError
@@ -200,6 +200,7 @@ def test_found_stacks_agree_with_git(case: int, git_source: bool) -> None:
     assert disagreements(start, trees, renames=renames, order=order, git_source=git_source) == []
 
 
+@pytest.mark.slow
 @seed(20261130)
 @settings(
     max_examples=200,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pycheck.hookworker import use_hook_worker
+from tests.builders.hookworker import use_hook_worker
 from vimesync.errors import BadInput
 from vimesync.pycheck.interp import Interpreter, running
 from vimesync.pycheck.pool import Job, Outcome, ParsePool
@@ -51,6 +51,7 @@ def test_crash_is_blamed_on_its_file_and_the_run_continues(hooks: None) -> None:
     assert pool.restarts == 1
 
 
+@pytest.mark.slow
 def test_hang_times_out_and_the_run_continues(hooks: None) -> None:
     jobs = sources(b"a = 1\n", b"# vimesync-test: hang\n", *[b"x = 1\n"] * 20)
     pool = ParsePool(running(), jobs=2, timeout=1.0)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
-from tests.pycheck.hookworker import use_hook_worker
+from tests.builders.gitrepo import Repo
+from tests.builders.hookworker import use_hook_worker
 from vimesync.errors import BadInput
 from vimesync.git import blob_oid
 from vimesync.pycheck import scan
@@ -200,6 +200,7 @@ def test_zip_members_through_the_loader(tmp_path: Path) -> None:
     assert [f.path for f in report.failed] == ["e/b.py"]
 
 
+@pytest.mark.slow
 def test_zip_members_read_to_be_hashed_are_held_only_up_to_a_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

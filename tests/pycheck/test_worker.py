@@ -101,6 +101,7 @@ def interpreter_or_skip(version: tuple[int, int]) -> str:
     return found.executable
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [sys.version_info[:2], (3, 8), (3, 12), (3, 13)], ids=str)
 def test_worker_matches_compile(version: tuple[int, int]) -> None:
     exe = sys.executable if version == sys.version_info[:2] else interpreter_or_skip(version)

@@ -45,6 +45,7 @@ path = "{demo.downstream}"
     return cfg
 
 
+@pytest.mark.slow
 def test_audit_then_review_then_audit_passes(demo: Demo, tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(demo.downstream)
     cfg = str(_config_without_engine(demo, tmp_path))
@@ -64,6 +65,7 @@ def test_audit_then_review_then_audit_passes(demo: Demo, tmp_path: Path, capsys,
     (demo.downstream / "sop/reviews/cli-test.toml").unlink()
 
 
+@pytest.mark.slow
 def test_report_markdown_without_engine_inputs(demo: Demo, tmp_path: Path, capsys) -> None:
     cfg = str(_config_without_engine(demo, tmp_path))
     code, out, _ = run(["report", "--config", cfg, "--baseline", demo.baseline, "--sync", "none-yet"], capsys)
@@ -74,6 +76,7 @@ def test_report_markdown_without_engine_inputs(demo: Demo, tmp_path: Path, capsy
     assert "still need review" in out
 
 
+@pytest.mark.slow
 def test_report_json_to_file(demo: Demo, tmp_path: Path, capsys) -> None:
     cfg = str(_config_without_engine(demo, tmp_path))
     target = tmp_path / "report.json"
@@ -120,6 +123,7 @@ def test_bad_inputs_exit_2(demo: Demo, tmp_path: Path, capsys) -> None:
     assert run(["audit", "--config", cfg, "--baseline", "no-such-rev"], capsys)[0] == 2
 
 
+@pytest.mark.slow
 def test_report_publish_through_the_cli(demo: Demo, tmp_path: Path, capsys, monkeypatch, github) -> None:
     state, api = github
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_cli_token")
@@ -165,6 +169,7 @@ def test_report_engine_table_from_the_series_without_a_source(demo: Demo, tmp_pa
     assert "No engine source was given (--source): the patch stack was not applied." in out
 
 
+@pytest.mark.slow
 def test_full_demo_report(demo: Demo, capsys, monkeypatch) -> None:
     monkeypatch.chdir(demo.downstream)  # ./vimesync.toml: upstream, policy, pins, engine source
     code, out, _ = run(

@@ -65,6 +65,6 @@ def test_head_names_an_earlier_commit_with_another_stack(
 
 
 def _identity() -> dict[str, str]:
-    from tests.gitrepo import commit_env
+    from tests.builders.gitrepo import commit_env
 
     return commit_env()

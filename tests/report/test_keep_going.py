@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
+from tests.builders.stack import ENGINE, Stack
 from vimesync.cli.app import main
 
 
@@ -18,6 +18,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return int(exc.value.code or 0), out, err
 
 
+@pytest.mark.slow
 def test_report_keep_going(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     s = Stack(tmp_path)
     s.add("0001-core.patch", {"eng/core.py": ENGINE["eng/core.py"].replace("x + 3", "x + 33")})
@@ -38,7 +39,7 @@ def test_report_keep_going(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 def test_report_on_a_sync_branch_audits_without_a_baseline_flag(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.gitrepo import Repo
+    from tests.builders.gitrepo import Repo
 
     up = Repo(tmp_path / "up")
     up.commit("start", {"slime/a.py": "a = 1\n"})

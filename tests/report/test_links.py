@@ -67,6 +67,7 @@ def test_github_repo_of(url: str, repo: str | None) -> None:
     assert github_repo_of(url) == repo
 
 
+@pytest.mark.slow
 def test_many_references_are_found_in_linear_time_and_rendered_capped() -> None:
     """20,000 URLs and 20,000 ``owner/repo#N`` in one Origin: each match was checked against every
     earlier one (about a minute); now one pass. The Markdown cell shows the first MAX_REFS."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.report import samples
+from tests.builders import samples
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ConflictMarker, ParseFailure
 from vimesync.report import build_report, render_json, render_markdown

@@ -177,6 +177,7 @@ def test_a_real_comment_still_hides_a_mention() -> None:
     assert neutralize_mentions(text) == text
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=40).map("".join))
 def test_no_live_mention_survives_any_markdown(text: str) -> None:
@@ -207,6 +208,7 @@ _LINEAR_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", _LINEAR_CASES.values(), ids=_LINEAR_CASES.keys())
 def test_linear_on_megabytes(text: str) -> None:
     assert neutralize_mentions(text).endswith("<code>@x</code>\n")

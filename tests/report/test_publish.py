@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import fakegithub
-from tests.report.conftest import HUMAN, TOKEN
+from tests.builders import fakegithub
+from tests.builders.pullbody import HUMAN, TOKEN
 from vimesync.errors import BadInput, GitHubError
 from vimesync.github import GitHubClient
 from vimesync.report.publish import END, START, parse_target, publish, splice
@@ -130,7 +130,7 @@ def test_splice_neutralizes_the_report_only() -> None:
 def test_a_file_named_like_a_marker_cannot_break_later_publishes() -> None:
     from dataclasses import replace
 
-    from tests.report import samples
+    from tests.builders import samples
     from vimesync.audit.model import PathAudit
     from vimesync.report import build_report, render_markdown
 
@@ -155,7 +155,7 @@ def test_a_broken_marker_pair_is_refused_with_the_counts() -> None:
 def test_the_renderer_neutralizes_mentions_for_output_too() -> None:
     from dataclasses import replace
 
-    from tests.report import samples
+    from tests.builders import samples
     from vimesync.report import build_report, render_markdown
 
     walk = samples.walk()

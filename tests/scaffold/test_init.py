@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync import git
 from vimesync.check.model import check_options
 from vimesync.cli.app import main
@@ -53,6 +53,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
     return {"up": up, "down": down, "first": first, "second": second, "pin": pin, "eng": eng}
 
 
+@pytest.mark.slow
 def test_init_writes_a_working_layout(world: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     down = world["down"].path  # type: ignore[attr-defined]
     code, out, err = run(

@@ -41,6 +41,7 @@ def _status(demo: Demo, capsys, *extra: str) -> tuple[int, dict]:
     return code, json.loads(out)
 
 
+@pytest.mark.slow
 def test_status_lists_every_gate_in_order_with_the_command_that_moves_it(demo: Demo, capsys) -> None:
     code, doc = _status(demo, capsys)
     assert code == 1 and doc["head"] == demo.head
@@ -64,6 +65,7 @@ def test_status_lists_every_gate_in_order_with_the_command_that_moves_it(demo: D
     assert out.rstrip().endswith("NOT READY: 2 gates not met.")
 
 
+@pytest.mark.slow
 def test_an_uncarried_pr_fails_the_carried_gate(demo: Demo, capsys) -> None:
     # At the baseline, nothing of the range was carried yet: every applicable PR is left.
     code, doc = _status(demo, capsys, "--head", demo.baseline)
@@ -71,6 +73,7 @@ def test_an_uncarried_pr_fails_the_carried_gate(demo: Demo, capsys) -> None:
     assert carried["state"] == "failed" and "applicable PRs not carried at the head: #" in carried["detail"]
 
 
+@pytest.mark.slow
 def test_images_recorded_amd64_first_at_the_head_then_all_hold(demo: Demo, capsys) -> None:
     code, _, err = run(["sop", "record", "image", "--arch", "arm64", "--digest", A], capsys)
     assert code == 2 and "arm64 is recorded only after amd64 at the same head" in err
@@ -95,6 +98,7 @@ def test_images_recorded_amd64_first_at_the_head_then_all_hold(demo: Demo, capsy
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, needle",
     [
@@ -118,6 +122,7 @@ def test_the_sha_must_be_the_head(demo: Demo, capsys) -> None:
     assert code == 2 and f"is not the sync head {demo.head[:12]}" in err
 
 
+@pytest.mark.slow
 def test_a_symlinked_or_hostile_records_file_is_refused(demo: Demo, capsys, tmp_path: Path) -> None:
     assert run(["sop", "record", "image", "--arch", "amd64", "--digest", A], capsys)[0] == 0
     (file,) = (demo.downstream / "sop/records").iterdir()
@@ -133,6 +138,7 @@ def test_a_symlinked_or_hostile_records_file_is_refused(demo: Demo, capsys, tmp_
     assert victim.read_text() == "# keep\n"
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_images_recorded_for_its_head(demo: Demo, capsys) -> None:
     assert (
         run(

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run
+from tests.builders.cli import run
+from tests.builders.stack import ENGINE, Stack
 from vimesync.config import load_config, pypi_requirement
 from vimesync.errors import BadInput, ConfigError
 from vimesync.sources.pinned import fetch_package, verify_archive
@@ -110,6 +110,7 @@ def test_verify_archive_names_the_pin_and_both_digests(tmp_path: Path) -> None:
         verify_archive(wheel, "0" * 64, pin="pins/x.toml")
 
 
+@pytest.mark.slow
 def test_a_pypi_pin_is_fetched_once_and_verified(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, stack: Stack, pip_offline: Path
 ) -> None:
@@ -129,6 +130,7 @@ def test_a_pypi_pin_is_fetched_once_and_verified(
     assert code == 2 and digest(cached) in err and "pins/eng.toml" in err
 
 
+@pytest.mark.slow
 def test_a_pypi_pin_without_a_digest_says_which_to_write(tmp_path: Path, pip_offline: Path) -> None:
     wheel = make_wheel(pip_offline)
     with pytest.raises(BadInput, match=f'write sha256 = "{digest(wheel)}"'):
@@ -138,6 +140,7 @@ def test_a_pypi_pin_without_a_digest_says_which_to_write(tmp_path: Path, pip_off
         fetch_package("eng==1.0", "1" * 64, pin="pins/eng.toml", cache=tmp_path / "c")
 
 
+@pytest.mark.slow
 def test_an_sdist_is_never_built(tmp_path: Path, pip_offline: Path) -> None:
     # Only an sdist is on offer: building it would run its setup.py. pip is asked for wheels only.
     marker = tmp_path / "setup-ran"
@@ -157,6 +160,7 @@ def test_an_sdist_is_never_built(tmp_path: Path, pip_offline: Path) -> None:
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_a_stuck_pip_is_stopped(tmp_path: Path, pip_offline: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A find-links URL nothing answers on: pip waits on the socket; the budget stops it.
     import socket
@@ -214,6 +218,7 @@ def test_a_malformed_sha256_is_refused(tmp_path: Path, value: str) -> None:
         load_config(tmp_path / "vimesync.toml")
 
 
+@pytest.mark.slow
 def test_the_report_names_the_verified_digest(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, stack: Stack, pip_offline: Path
 ) -> None:
@@ -228,6 +233,7 @@ def test_the_report_names_the_verified_digest(
     assert json.loads(out)["sha256"] == digest(wheel)
 
 
+@pytest.mark.slow
 def test_a_cache_slot_taken_by_a_folder_is_one_line(tmp_path: Path, pip_offline: Path) -> None:
     # A restored or shared cache where the wheel's place is a folder: exit 2 naming the pin.
     wheel = make_wheel(pip_offline)

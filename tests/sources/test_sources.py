@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync import git
 from vimesync.errors import BadInput, GitError
 from vimesync.git import MODE_EXEC, MODE_FILE, MODE_LINK

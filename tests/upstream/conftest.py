@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.upstream.histories import Upstream, build_upstream
+from tests.builders.upstream import Upstream, build_upstream
 
 
 @pytest.fixture(scope="package")

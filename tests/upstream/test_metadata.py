@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
-from tests.upstream.histories import Upstream
+from tests.builders.gitrepo import Repo
+from tests.builders.upstream import Upstream
 from vimesync.errors import ConfigError
 from vimesync.upstream.metadata import apply_metadata, load_metadata
 from vimesync.upstream.walk import walk
@@ -18,6 +18,7 @@ def _write(tmp_path: Path, data: object) -> Path:
     return f
 
 
+@pytest.mark.slow
 def test_gh_pr_list_json_enriches_titles_and_labels(tmp_path: Path, upstream: Upstream) -> None:
     gh = [
         {

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
-from tests.upstream.histories import Upstream, build_downstream
+from tests.builders.gitrepo import Repo
+from tests.builders.upstream import Upstream, build_downstream
 from vimesync.pathmap import PathMap
 from vimesync.upstream.mirrored import changed_lines, map_paths, mark_mirrored, scan_downstream
 from vimesync.upstream.model import MIRRORED
@@ -25,6 +25,7 @@ def _mirrored(upstream: Upstream, downstream: Path, path_map=MAP, repo="THUDM/sl
     return {p.number: p.decision for p in mark_mirrored(upstream.path, prs, index, path_map) if p.decision}
 
 
+@pytest.mark.slow
 def test_every_kind_of_evidence(upstream: Upstream, downstream: Repo) -> None:
     found = _mirrored(upstream, downstream.path)
     assert set(found) == {1, 2, 3, 4}

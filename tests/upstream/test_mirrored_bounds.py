@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync.upstream import mirrored
 from vimesync.upstream.mirrored import mark_mirrored, scan_downstream, split_commits, stream_commits
 from vimesync.upstream.walk import walk
+
+pytestmark = pytest.mark.slow  # large histories read in bounded memory and time
 
 _MB = 1024 * 1024
 

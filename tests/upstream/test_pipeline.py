@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.upstream.histories import POLICY, Upstream, build_downstream
+from tests.builders.upstream import POLICY, Upstream, build_downstream
 from vimesync.config import Config, UpstreamPin
 from vimesync.errors import BadInput
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED
@@ -34,6 +34,7 @@ def test_parse_range_refuses(range_: str | None) -> None:
         parse_range(range_, Config())
 
 
+@pytest.mark.slow
 def test_everything_together(tmp_path: Path, upstream: Upstream) -> None:
     down = build_downstream(tmp_path / "down", upstream)
     pol = tmp_path / "policy.toml"

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.upstream.histories import POLICY, Upstream
+from tests.builders.upstream import POLICY, Upstream
 from vimesync.errors import ConfigError
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, PullRequest
 from vimesync.upstream.policy import classify, decide, load_policy, parse_policy
@@ -193,6 +193,7 @@ def test_rule_and_glob_caps_name_the_policy_file(tmp_path: Path) -> None:
         _policy(tmp_path, _rules(1, many))
 
 
+@pytest.mark.slow
 def test_many_rules_against_a_huge_pr_match_each_path_once(tmp_path: Path) -> None:
     """256 path rules × 100,000 changed paths: 25.6M glob matches (~30 s) before; now the paths
     no rule can match are dropped by one prefilter pass, and each rule sees the rest once."""
@@ -212,6 +213,7 @@ def test_many_rules_against_a_huge_pr_match_each_path_once(tmp_path: Path) -> No
     assert decide(_pr(3, "k", ("docker/x7/a", "docker/x7/keep")), pol).partial_paths == ("docker/x7/a",)
 
 
+@pytest.mark.slow
 def test_audit_matches_every_exclude_rule_of_a_policy_at_the_caps(tmp_path: Path) -> None:
     """256 rules × 64 globs: one pathspec set of 16,384 globs is more than RE2 compiles ("failed
     to compile Set", a traceback); one set per rule, behind sharded prefilters, is not."""

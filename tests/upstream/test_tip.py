@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync import git
 from vimesync.config import Config, UpstreamPin
 from vimesync.errors import BadInput
 from vimesync.upstream.pipeline import walk_and_classify
 from vimesync.upstream.tip import configured_tip
+
+pytestmark = pytest.mark.slow  # fetches between real repositories
 
 
 @pytest.fixture()

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
-from tests.upstream.histories import Upstream
+from tests.builders.gitrepo import Repo
+from tests.builders.upstream import Upstream
 from vimesync import git
 from vimesync.errors import BadInput, GitError
 from vimesync.upstream import walk as walk_mod

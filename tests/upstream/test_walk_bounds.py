@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync.upstream import mirrored
 from vimesync.upstream.attribution import attribute
 from vimesync.upstream.logparse import MAX_MESSAGE, MAX_SUBJECT, FirstParent, _tokens, parse_log
@@ -31,6 +31,7 @@ def _chunks(total: int, size: int = 1 << 16) -> Iterator[bytes]:
         yield piece
 
 
+@pytest.mark.slow
 def test_tokens_of_a_huge_message_are_linear_and_capped() -> None:
     # 256 MiB in 64 KiB chunks: re-joining the buffer per chunk would copy ~500 GB.
     stream = itertools.chain([b"\0\0abc \0a <a@x>\0date\0"], _chunks(256 << 20), [b"\0path\0"])
@@ -114,6 +115,7 @@ def test_upstream_pr_trailer_with_absurd_number_is_ignored() -> None:
     assert mirrored.UPSTREAM_PR_RE.search("Upstream-PR: a/b#12").group(2) == "12"  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_many_reverts_of_abbreviated_shas_are_not_quadratic() -> None:
     # 20,000 commits each reverting an abbreviated sha: scanning every commit per revert is 4e8 steps.
     n = 20_000
@@ -135,6 +137,7 @@ def test_many_reverts_of_abbreviated_shas_are_not_quadratic() -> None:
     assert [pr.reverts for pr in prs[1:4]] == [2, 3, 4]  # each reverts the PR before it
 
 
+@pytest.mark.slow
 def test_many_short_trailers_are_not_quadratic() -> None:
     # 100,000 abbreviated Upstream-Commit trailers x 20,000 upstream commits: 2e9 prefix tests.
     short = {f"{i:07x}": f"{i:040x}" for i in range(100_000)}
@@ -147,6 +150,7 @@ def test_many_short_trailers_are_not_quadratic() -> None:
     assert mirrored._lookup_commit(index, "abcdef10" + "0" * 32) == "one"
 
 
+@pytest.mark.slow
 def test_walk_of_a_huge_message(tmp_path: Path) -> None:
     """A real commit whose message is 4 MB (one line): the walk keeps its head only."""
     r = Repo(tmp_path / "up")

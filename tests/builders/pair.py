@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 from vimesync import git
 from vimesync.cli.app import main
 

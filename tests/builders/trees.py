@@ -13,8 +13,8 @@ import stat
 import tempfile
 from pathlib import Path
 
-from tests.gitrepo import commit_env
-from tests.patches.gitapply import git_apply
+from tests.builders.gitapply import git_apply
+from tests.builders.gitrepo import commit_env
 from vimesync import git
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.gitrepo import Repo
+from tests.builders.gitrepo import Repo
 
 CORE = "".join(f"line {i} of the core module\n" for i in range(40))
 BAR = "".join(f"def bar_{i}():\n    return {i} * 2 + 1\n\n" for i in range(12))

@@ -1,15 +1,21 @@
 """A downstream checkout a pull request controls, and the real CLI run in it as CI runs it
-(with a secret in the environment that must never reach stdout or stderr)."""
+(with a secret in the environment that must never reach stdout or stderr); hostile text
+(rich markup, terminal controls) and the check that our output shows it inert."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
-from tests.check.test_run import ENGINE, Stack
-from tests.cli.test_patches_cli import run_cli
+from tests.builders.cli import run_cli
+from tests.builders.stack import ENGINE, Stack
 
 SECRET = "ghs_NotARealTokenButSecret0123456789"
+
+# Text a commit, file, path or config can carry into our human output.
+MARKUP = "[bold]B[/bold] [/tmp] [link=https://x]y[/link] list[str]"
+CONTROLS = "\x1b[31mRED \rCR \u202eRLO \x08BS \x9bCSI"
+SHOWN = ["\\x1b[31mRED", "\\rCR", "\\u202eRLO", "\\x08BS", "\\x9bCSI"]  # how CONTROLS is printed
 
 
 def cli(*args: str, cwd: Path | None = None, **extra_env: str) -> subprocess.CompletedProcess[str]:
@@ -43,3 +49,9 @@ def make_checkout(tmp_path: Path, stack: Stack) -> Path:
     )
     (repo / "vimesync.toml").write_text('[engine]\npin = "pins/engine.toml"\n')
     return repo
+
+
+def assert_inert(text: str) -> None:
+    """No control character a terminal would act on; the markup is there as written."""
+    assert not any(c in text for c in "\x1b\r\x08\x9b\u202e"), repr(text)
+    assert "Traceback" not in text
