@@ -7,7 +7,6 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from vimesync import __version__
@@ -67,6 +66,9 @@ def build_app(only: str | None = None) -> typer.Typer:
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
         context_settings=settings,
+        # A run that names its command first has no root --help to ask (the command has its own),
+        # and the root's, not given, would cost that run typer's pydantic coercion of its value.
+        add_help_option=not only,
     )
 
     def show_version(value: bool) -> None:
@@ -74,26 +76,38 @@ def build_app(only: str | None = None) -> typer.Typer:
             output.out(f"vimesync {__version__}")
             raise typer.Exit(0)
 
-    @app.callback()
-    def _root(
-        # A default, not Annotated: this module imports typer only here, and typer reads annotations by name.
-        version: bool = typer.Option(
-            False, "--version", callback=show_version, is_eager=True, help="Print the version and exit."
-        ),
-        install_completion: str | None = typer.Option(
-            None,
-            "--install-completion",
-            **_completion_option("install"),
-            help="Install completion for SHELL: bash, zsh, fish, powershell or pwsh.",
-        ),
-        show_completion: str | None = typer.Option(
-            None,
-            "--show-completion",
-            **_completion_option("show"),
-            help="Print the completion script for SHELL, to copy it or customise the install.",
-        ),
-    ) -> None:
-        """Walk, classify, apply, audit, report."""
+    version_option = typer.Option(
+        False, "--version", callback=show_version, is_eager=True, help="Print the version and exit."
+    )
+    if only:
+        # A run that names its command first cannot give the root's completion options (they
+        # would come before the name), and a str option costs every run typer's pydantic
+        # coercion, even ``walk --help``: without them the root has a bool flag only.
+        @app.callback()
+        def _command_root(version: bool = version_option) -> None:
+            """Walk, classify, apply, audit, report."""
+
+    else:
+
+        @app.callback()
+        def _root(
+            # A default, not Annotated: this module imports typer only here, and typer reads
+            # annotations by name.
+            version: bool = version_option,
+            install_completion: str | None = typer.Option(
+                None,
+                "--install-completion",
+                **_completion_option("install"),
+                help="Install completion for SHELL: bash, zsh, fish, powershell or pwsh.",
+            ),
+            show_completion: str | None = typer.Option(
+                None,
+                "--show-completion",
+                **_completion_option("show"),
+                help="Print the completion script for SHELL, to copy it or customise the install.",
+            ),
+        ) -> None:
+            """Walk, classify, apply, audit, report."""
 
     if only == "":  # the root help: one line per command, none of their options built
         _outline(app, group)
@@ -232,93 +246,6 @@ def _completion_option(action: str) -> dict[str, Any]:
     return {"metavar": "SHELL", "callback": run, "is_eager": True, "expose_value": False}
 
 
-def _plain_coercion(command: Any) -> None:
-    """Coerce our options without pydantic.
-
-    typer (0.2x) turns every parameter value into its type through a pydantic ``TypeAdapter``:
-    importing pydantic and building the adapters costs about 0.1 s of CPU per run, more than the
-    ``git log`` a whole walk reads. Every option of ours is a bool, str, int (``min`` only), Path,
-    Enum or list[str]; those are coerced here, with typer's messages. Anything else, or a typer
-    without this hook, keeps typer's own coercion (tests/cli/test_contract.py compares the two).
-    """
-    plain = _plain_runtime_class()
-    if plain is None:
-        return
-
-    def seed(param: Any) -> Any:
-        desc = getattr(param, "type_descriptor", None)
-        if desc is not None and hasattr(param, "_runtime_param") and _plain_kind(desc.annotation):
-            param._runtime_param = plain(parameter_info=desc.parameter_info, annotation=desc.annotation)
-        return param
-
-    for param in command.params:
-        seed(param)
-    help_option = command.get_help_option  # -h/--help: made per context, not in .params
-    command.get_help_option = lambda ctx: seed(help_option(ctx))
-    for sub in (getattr(command, "commands", None) or {}).values():
-        _plain_coercion(sub)
-
-
-def _plain_kind(annotation: Any) -> bool:
-    from enum import Enum
-    from pathlib import Path
-
-    if annotation in (bool, str, int, Path, list[str]):
-        return True
-    return isinstance(annotation, type) and issubclass(annotation, Enum)
-
-
-@cache
-def _plain_runtime_class() -> Any:
-    try:
-        from typer._coercion import RuntimeParam
-    except ImportError:
-        return None
-    from dataclasses import dataclass
-    from enum import Enum
-    from pathlib import Path
-
-    import typer
-
-    @dataclass(frozen=True)
-    class PlainRuntimeParam(RuntimeParam):  # type: ignore[misc]
-        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            kind = self.annotation
-            if kind == list[str]:
-                return [str(v) for v in value]
-            if kind is str or kind is bool:
-                return kind(value)
-            if kind is Path:
-                return Path(value)
-            if kind is int:
-                try:
-                    number = int(value)
-                except (TypeError, ValueError):
-                    raise typer.BadParameter(
-                        "Input should be a valid integer, unable to parse string as an integer",
-                        ctx=ctx,
-                        param=param,
-                    ) from None
-                low = getattr(self.parameter_info, "min", None)
-                if low is not None and number < low:
-                    raise typer.BadParameter(
-                        f"Input should be greater than or equal to {low}", ctx=ctx, param=param
-                    )
-                return number
-            assert issubclass(kind, Enum)
-            if isinstance(value, kind):
-                return value
-            for member in kind:
-                if str(member.value).lower() == str(value).lower():
-                    return member
-            choices = ", ".join(repr(m.value) for m in kind)
-            raise typer.BadParameter(
-                f"Value error, {str(value)!r} is not one of {choices}.", ctx=ctx, param=param
-            )
-
-    return PlainRuntimeParam
-
-
 def _usage_error(exc: BaseException) -> bool:
     """click's (or typer's vendored click's) usage errors: they know how to show themselves."""
     return callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int)
@@ -332,9 +259,11 @@ def _wants_json(argv: list[str]) -> bool:
 
 def _fail(message: str, code: int, argv: list[str], *, hint: str | None = None) -> None:
     """One line on stderr (and, when JSON was asked for, a JSON document on stdout), then exit."""
+    from vimesync.app.result import error_document
+
     output.error(message, hint=hint)
     if _wants_json(argv):
-        output.emit_json({"ok": False, "error": message, "exit_code": code})
+        output.emit_json(error_document(message, code))
     sys.exit(code)
 
 
@@ -387,7 +316,6 @@ def _main(args: list[str]) -> None:
 
     try:
         command = typer.main.get_command(build_app(_only(args)))
-        _plain_coercion(command)
         rv = command.main(args=args, prog_name="vimesync", standalone_mode=False)
     except Terminated:
         output.error("terminated")
@@ -410,8 +338,10 @@ def _main(args: list[str]) -> None:
         code = exc.exit_code  # type: ignore[attr-defined]
         code = EXIT_BAD_INPUT if code in (1, 2) else code
         if _wants_json(args):  # one JSON document on stdout, as for every other error
+            from vimesync.app.result import error_document
+
             fmt = getattr(exc, "format_message", None)
             message = fmt() if callable(fmt) else str(exc)
-            output.emit_json({"ok": False, "error": message, "exit_code": code})
+            output.emit_json(error_document(message, code))
         sys.exit(code)
     sys.exit(rv if isinstance(rv, int) else 0)
