@@ -53,7 +53,8 @@ def build_app(only: str | None = None) -> typer.Typer:
     """
     import typer
 
-    settings: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+    # 100 columns at most (click: 80): the option column of --junit/--annotations leaves room for help.
+    settings: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
     def group(help: str, **kwargs: Any) -> typer.Typer:
         return typer.Typer(help=help, context_settings=settings, rich_markup_mode=None, **kwargs)

@@ -1,4 +1,5 @@
-"""``patches check``, ``patches lint``, ``audit`` and ``report`` results as :class:`Findings`.
+"""``patches check``, ``patches lint``, ``audit``, ``report``, ``walk``, ``carry``, ``pin bump`` and
+``ci`` results as :class:`Findings`.
 
 Annotations point where a maintainer fixes things: a failing hunk at its ``@@`` line in the patch
 file (relative to the checkout), a syntax error at its line in the patched engine file (a path
@@ -17,6 +18,7 @@ from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.markdown import render_audit, render_validation
 from vimesync.sop.gates import Gate
 from vimesync.text import plural
+from vimesync.upstream.model import WalkResult
 
 
 def checkout_relative(path: Path | str, root: Path | None = None) -> str:
@@ -197,3 +199,24 @@ def lint_findings(results: list[LintResult] | tuple[LintResult, ...]) -> Finding
     found = sum(len(r.findings) for r in results)
     head = "## Patch lint\n\n" + (f"{plural(found, 'finding')}:\n\n" if found else "No findings.\n")
     return Findings(tuple(suites), tuple(notes), head + "\n".join(lines) + ("\n" if lines else ""))
+
+
+def walk_findings(result: WalkResult) -> Findings:
+    """One case per PR of the range, none failing: a walk classifies, it checks nothing. An
+    applicable PR not carried yet is the work ahead, not a failure (``carry`` says what fails);
+    an excluded or mirrored PR is a skipped case with its reason. No annotation: a PR has no
+    file:line in the checkout to point to."""
+    from vimesync.upstream.model import APPLICABLE
+
+    cases = []
+    for pr in result.prs:
+        d = pr.decision
+        status = d.status if d else APPLICABLE
+        name = f"#{pr.number} {pr.title}"
+        reason = (d.reason if d else "") or status
+        cases.append(Case(name, "walk", skipped=None if status == APPLICABLE else f"{status}: {reason}"))
+    suite = Suite(f"walk: {result.base[:12]}..{result.tip[:12]}", tuple(cases))
+    counts = f"{plural(len(result.prs), 'PR')}, {plural(len(result.direct_commits), 'direct commit')}"
+    return Findings(
+        (suite,), (), f"## Upstream walk\n\n{_md(counts)} in {result.base[:12]}..{result.tip[:12]}.\n"
+    )
