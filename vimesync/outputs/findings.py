@@ -12,6 +12,8 @@ from pathlib import Path
 
 from vimesync.audit.model import AuditResult
 from vimesync.check.model import CheckReport
+from vimesync.ci.verdict import CiEvidence
+from vimesync.ci.verdict import Result as CiResult
 from vimesync.lint.model import LintResult
 from vimesync.outputs.model import Annotation, Case, Findings, Suite
 from vimesync.patches.model import HunkFailure, PatchResult
@@ -220,3 +222,32 @@ def walk_findings(result: WalkResult) -> Findings:
     return Findings(
         (suite,), (), f"## Upstream walk\n\n{_md(counts)} in {result.base[:12]}..{result.tip[:12]}.\n"
     )
+
+
+def ci_findings(e: CiEvidence) -> Findings:
+    """One case per required context (failing unless it succeeded or was skipped: missing, pending
+    and failed are not green), then one per other context reported on the head (they count in
+    the verdict too). No annotation: a CI context has no file:line in the checkout."""
+    classname = f"ci.{e.repo}"
+    by_name = {alias: r for r in e.results for alias in r.aliases}
+    cases: list[Case] = []
+    seen: set[CiResult] = set()
+    for name in e.required:
+        r = by_name.get(name)
+        if r is None:
+            cases.append(Case(name, classname, failure=f"required, never reported on {e.sha[:12]}"))
+            continue
+        seen.add(r)
+        cases.append(_ci_case(r, classname))
+    cases += [_ci_case(r, classname) for r in e.results if r not in seen]
+    summary = f"## CI at {e.sha[:12]}\n\n{_md(e.repo)}: {e.verdict}.\n"
+    return Findings((Suite(f"ci: {e.repo} at {e.sha[:12]}", tuple(cases)),), (), summary)
+
+
+def _ci_case(r: CiResult, classname: str) -> Case:
+    if r.state == "success":
+        return Case(r.label, classname)
+    if r.state == "skipped":
+        return Case(r.label, classname, skipped=r.raw)
+    detail = " — ".join(x for x in (r.description, r.url) if x)
+    return Case(r.label, classname, failure=f"{r.state}: {r.raw}", detail=detail)
