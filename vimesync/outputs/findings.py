@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from vimesync.audit.model import AuditResult
+from vimesync.check.bump import BumpReport
 from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence
 from vimesync.ci.verdict import Result as CiResult
@@ -251,3 +252,49 @@ def _ci_case(r: CiResult, classname: str) -> Case:
         return Case(r.label, classname, skipped=r.raw)
     detail = " — ".join(x for x in (r.description, r.url) if x)
     return Case(r.label, classname, failure=f"{r.state}: {r.raw}", detail=detail)
+
+
+def bump_findings(report: BumpReport, *, root: Path | None = None) -> Findings:
+    """One case per patch at the new pin: a conflict (a hunk that does not apply, or with
+    --refresh one it could not merge) fails, one already applied there is skipped (drop it); one
+    case for the parse of the new tree. An annotation per failing hunk at its line in the patch."""
+    from vimesync.check.bump import label
+
+    new = label(report.new)
+    classname = f"pin bump.{report.engine}"
+    series_dir = Path(report.series) if os.path.isdir(report.series) else Path(report.series).parent
+    conflicts = {p.name for p in report.conflicts}
+    cases: list[Case] = []
+    notes: list[Annotation] = []
+    for p in report.patches:
+        patch_file = checkout_relative(series_dir / p.name, root)
+        if p.name in conflicts:
+            why = p.refresh.why if p.refresh is not None else f"{plural(len(p.new.failures), 'failing hunk')}"
+            detail = "\n".join(_hunk_text(f) for f in p.new.failures)
+            cases.append(Case(p.name, classname, failure=f"conflicts at {new}: {why}", detail=detail))
+            for f in p.new.failures:
+                if f.patch_line is not None:
+                    notes.append(
+                        Annotation(
+                            "error",
+                            f"{p.name}: does not apply at {new}",
+                            _hunk_text(f),
+                            file=patch_file,
+                            line=f.patch_line,
+                        )
+                    )
+        elif p.new.status == "already-applied":
+            cases.append(Case(p.name, classname, skipped=f"already applied at {new}: drop it"))
+        else:
+            cases.append(Case(p.name, classname, file=patch_file))
+    py = report.new_python
+    if py is not None:
+        failure = (
+            None if py.ok else f"{plural(len(py.failed) + len(py.conflict_markers), 'file')} do not parse"
+        )
+        cases.append(Case(f"parse at {new}", f"python parse.{report.engine}", failure=failure))
+    suite = Suite(f"pin bump: {report.engine} to {new}", tuple(cases))
+    verdict = "ready" if report.ok else f"{plural(len(report.conflicts), 'patch', 'patches')} conflict"
+    return Findings(
+        (suite,), tuple(notes), f"## Pin bump of {_md(report.engine)}\n\n{_md(new)}: {verdict}.\n"
+    )
