@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,17 +76,41 @@ def test_every_command_takes_format_and_json() -> None:
         assert fmt.type_descriptor.is_choice and "json" in choices and "text" in choices, name
 
 
-def test_one_option_one_help_text() -> None:
-    """An option means the same everywhere: declared once in vimesync/cli/options.py."""
+def test_a_flag_takes_one_kind_of_value_everywhere() -> None:
+    """``--pr N`` in one command and ``--pr NAME`` in another would be a contradiction."""
     seen: dict[str, tuple[str, str]] = {}
     for name, cmd in _leaves():
         for p in cmd.params:
             for opt in p.opts:
-                help_ = (getattr(p, "help", None) or "", str(p.metavar))
+                kind = (str(p.metavar), "flag" if getattr(p, "is_flag", False) else "value")
                 if opt == "--format":
                     continue  # report and demo print Markdown as their text form
-                assert seen.setdefault(opt, help_) == help_, f"{name} {opt} differs from another command"
+                first = seen.setdefault(opt, (name, *kind))
+                assert first[1:] == kind, f"{name} {opt} {kind} vs {first}"
     assert len(seen) > 20
+
+
+# How a help text speaks of a command: "carry takes", "; init also", "(report: ...", "for audit, ...",
+# "for a record it ..." (not "for patches": a command's name is often a noun too).
+_OTHER = re.compile(
+    r"\bfor (?:an? )?(?P<a>{names})(?:,| it\b)"
+    r"|(?:^|[(;] ?)(?P<b>{names})(?::| also\b| takes\b| judges\b| enables\b)"
+)
+
+
+def test_no_help_text_describes_another_command() -> None:
+    """One flag may mean more in one command than in another: that command then has its own alias
+    and help (tests/cli, vimesync/cli/options.py), and a help text never says what another
+    command does with the flag (``ci --pr`` once said "carry takes only these upstream PRs")."""
+    leaves = list(_leaves())
+    names = sorted({word for name, _ in leaves for word in name.split()}, key=len, reverse=True)
+    pattern = re.compile(_OTHER.pattern.format(names="|".join(names)))
+    assert pattern.search("carry takes only these") and pattern.search("for a record it must")
+    for name, cmd in leaves:
+        own = set(name.split())
+        for p in cmd.params:
+            for m in pattern.finditer(getattr(p, "help", None) or ""):
+                assert (m["a"] or m["b"]) in own, f"{name} {p.opts[0]}: {p.help!r} describes another command"
 
 
 @pytest.mark.parametrize(

@@ -6,14 +6,14 @@ from vimesync.cli import output
 from vimesync.cli.options import (
     Annotations,
     AnnotationsOpt,
+    CiShaOpt,
     ConfigOpt,
     FormatOpt,
+    HeadPrOpt,
     JsonOpt,
     JunitOpt,
-    PrOpt,
     RepoOpt,
     RequireOpt,
-    ShaOpt,
     output_format,
 )
 from vimesync.errors import BadInput
@@ -21,8 +21,8 @@ from vimesync.errors import BadInput
 
 def ci(
     repo: RepoOpt = None,
-    pr: PrOpt = None,
-    sha: ShaOpt = None,
+    pr: HeadPrOpt = None,
+    sha: CiShaOpt = None,
     require: RequireOpt = None,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,

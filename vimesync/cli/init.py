@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from vimesync.cli import output
 from vimesync.cli.options import (
-    DownstreamOpt,
-    EngineOpt,
     EngineRepoOpt,
     ForceOpt,
     FormatOpt,
+    InitDownstreamOpt,
+    InitEngineOpt,
     JsonOpt,
     MapOpt,
     RevOpt,
@@ -23,11 +23,11 @@ def init(
     upstream: UpstreamLocationOpt = None,
     upstream_repo: UpstreamRepoOpt = None,
     map_: MapOpt = None,
-    engine: EngineOpt = None,
+    engine: InitEngineOpt = None,
     engine_repo: EngineRepoOpt = None,
     rev: RevOpt = None,
     source: SourceOpt = None,
-    downstream: DownstreamOpt = None,
+    downstream: InitDownstreamOpt = None,
     force: ForceOpt = False,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,

@@ -7,7 +7,6 @@ from vimesync.cli.options import (
     Annotations,
     AnnotationsOpt,
     ConfigOpt,
-    DownstreamOpt,
     DownstreamRevOpt,
     FormatOpt,
     GithubOpt,
@@ -17,6 +16,7 @@ from vimesync.cli.options import (
     PrMetadataOpt,
     RangeOpt,
     UpstreamOpt,
+    WalkDownstreamOpt,
     output_format,
 )
 
@@ -25,7 +25,7 @@ def walk_command(
     upstream: UpstreamOpt = None,
     range_: RangeOpt = None,
     policy: PolicyOpt = None,
-    downstream: DownstreamOpt = None,
+    downstream: WalkDownstreamOpt = None,
     downstream_rev: DownstreamRevOpt = None,
     pr_metadata: PrMetadataOpt = None,
     github: GithubOpt = False,
