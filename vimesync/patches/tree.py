@@ -57,6 +57,10 @@ class _Refused(Exception):
     """A check failed; the message is the reason (turned into a file-level HunkFailure)."""
 
 
+class _Missing(_Refused):
+    """The file the patch changes does not exist."""
+
+
 class _Unsafe(_Refused):
     """The patch would read or write through a symlink: not a failed hunk but a hostile or broken
     patch, refused as bad input (PatchError, exit 2) like ``..`` and ``.git`` paths."""
@@ -343,7 +347,10 @@ class ScratchTree:
             except _Unsafe as exc:
                 raise PatchError(patch.name, str(exc), file=fp.path, line=fp.patch_line or None) from None
             except _Refused as exc:
-                failures.append(HunkFailure(file=fp.path, hunk=0, header="", reason=str(exc)))
+                missing = isinstance(exc, _Missing)
+                failures.append(
+                    HunkFailure(file=fp.path, hunk=0, header="", reason=str(exc), missing=missing)
+                )
                 continue
             except OSError as exc:  # the scratch tree cannot hold the path: git's "does not apply"
                 reason = f"{excerpt(fp.path)}: {exc.strerror or 'cannot be read'}"
@@ -384,7 +391,7 @@ class ScratchTree:
                 entry = self.lookup(old)
                 if entry is None:
                     if not fp.new_if_missing:
-                        raise _Refused(f"{old}: No such file or directory")
+                        raise _Missing(f"{old}: No such file or directory")
                     old, creating = None, True
                     st_mode = 0
                 else:

@@ -136,7 +136,7 @@ def _render_patch_details(p: PatchResult) -> None:
             matched = getattr(f, "nearest_matched", None)
             extent = f", {matched} of the hunk's context/removed lines match there" if matched else ""
             con.print(output.styled(f"    closest match starts at line {f.nearest_line}{extent}"))
-    missing = [f for f in p.failures if not f.hunk and "No such file" in f.reason]
+    missing = [f for f in p.failures if f.missing]
     if missing and len(missing) == len(p.failures) == p.files:
         con.print(
             output.styled(
