@@ -311,6 +311,9 @@ class CarryStatusResult:
         }
         return document(self.kind, self.exit_code, body)
 
+    def findings(self) -> Findings:
+        return Findings(())  # --status checks nothing
+
     @classmethod
     def of(cls, doc: dict[str, Any]) -> CarryStatusResult:
         if not doc.get("in_progress"):
@@ -349,6 +352,9 @@ class AbortResult:
     def to_json(self) -> dict[str, Any]:
         body = {"aborted": True, "branch": self.branch, "worktree": self.worktree, "notes": list(self.notes)}
         return document(self.kind, self.exit_code, body)
+
+    def findings(self) -> Findings:
+        return Findings(())  # --abort checks nothing
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ files still unresolved; 2 bad input.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from vimesync.cli import output
 from vimesync.cli.options import (
@@ -37,6 +38,9 @@ from vimesync.cli.options import (
 )
 from vimesync.errors import BadInput
 
+if TYPE_CHECKING:
+    from vimesync.app.carry import CarryMode
+
 
 def carry_command(
     range_: RangeOpt = None,
@@ -62,18 +66,14 @@ def carry_command(
     annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
     """Carry the applicable upstream PRs into a new sync branch (path map, translations, 3-way merge)."""
-    from vimesync.app.carry import CarryMode, CarryRequest, CarryResult, carry
+    from vimesync.app.carry import CarryRequest, carry
     from vimesync.cli.cioutputs import CiOutputs
     from vimesync.cli.render.carry import render_carry
 
     json_out = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
-    flags = ((CarryMode.CONTINUE, continue_), (CarryMode.SKIP, skip), (CarryMode.ABORT, abort))
-    modes = [mode for mode, on in (*flags, (CarryMode.STATUS, status)) if on]
-    if len(modes) > 1:
-        raise BadInput(f"{' and '.join(m.value for m in modes)}: give one of them")
     request = CarryRequest(
-        modes[0] if modes else CarryMode.START,
+        _mode(continue_=continue_, skip=skip, abort=abort, status=status),
         range_, tuple(pr or ()), policy, branch, onto, worktree, squash, direct, dry_run,
         upstream, downstream, pr_metadata, config, dict(os.environ),
     )  # fmt: skip
@@ -83,6 +83,15 @@ def carry_command(
     else:
         with ci.human_output():
             render_carry(result)
-    if isinstance(result, CarryResult):
-        ci.emit(result.findings())
+    ci.emit(result.findings())
     return result.exit_code
+
+
+def _mode(**flags: bool) -> CarryMode:
+    """--continue, --skip, --abort or --status (at most one of them), else a new carry."""
+    from vimesync.app.carry import CarryMode
+
+    modes = [CarryMode(f"--{name.rstrip('_')}") for name, on in flags.items() if on]
+    if len(modes) > 1:
+        raise BadInput(f"{' and '.join(m.value for m in modes)}: give one of them")
+    return modes[0] if modes else CarryMode.START
