@@ -8,6 +8,7 @@ from typing import Any
 
 from vimesync.app.result import Kind, document
 from vimesync.errors import EXIT_OK
+from vimesync.outputs.model import Findings
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, Decision, PullRequest, WalkResult
 
 
@@ -45,6 +46,11 @@ class WalkOutcome:
     def notes(self) -> tuple[str, ...]:
         return self.walk.notes
 
+    def findings(self) -> Findings:
+        from vimesync.outputs.findings import walk_findings
+
+        return walk_findings(self.walk)
+
     def to_json(self) -> dict[str, Any]:
         body = walk_body(self.walk)
         if self.empty:
@@ -78,7 +84,7 @@ def walk_body(result: WalkResult) -> dict[str, Any]:
         return {
             "number": pr.number,
             "title": pr.title,
-            "kind": pr.kind,
+            "kind": pr.kind.value,
             "merge_commit": pr.merge_commit,
             "commits": list(pr.commits),
             "paths": list(pr.paths),

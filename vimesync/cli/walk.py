@@ -40,7 +40,6 @@ def walk_command(
     from vimesync.app.walk import WalkRequest, walk
     from vimesync.cli.cioutputs import CiOutputs
     from vimesync.cli.render.walk import render_walk
-    from vimesync.outputs.findings import walk_findings
 
     as_json = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=as_json)
@@ -51,5 +50,5 @@ def walk_command(
     else:
         with ci.human_output():
             render_walk(result)
-    ci.emit(walk_findings(result.walk))
+    ci.emit(result.findings())
     return result.exit_code

@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from vimesync import git
 from vimesync.errors import BadInput, GitError
-from vimesync.upstream.model import Commit, DirectCommit, PullRequest, WalkResult
+from vimesync.upstream.model import Commit, DirectCommit, PrKind, PullRequest, WalkResult
 
 _T = TypeVar("_T", PullRequest, DirectCommit)
 
@@ -255,7 +255,7 @@ def attribute(
             commits.append(fp.commit.sha)
             paths.update(fp.paths)
         is_merge = any(len(fp.commit.parents) > 1 for fp in fps)
-        kind = "merge" if is_merge else ("squash" if len(fps) == 1 else "rebase")
+        kind = PrKind.MERGE if is_merge else (PrKind.SQUASH if len(fps) == 1 else PrKind.REBASE)
         prs.append(
             PullRequest(
                 number=n,
