@@ -40,7 +40,16 @@ COMMANDS = (
 )  # the top-level names build_app registers
 
 
-def build_app(only: str | None = None) -> typer.Typer:
+# The commands inside each group, and inside those: a run naming one needs no group's --help.
+INNER: dict[str, Any] = {
+    "patches": {"check": {}, "lint": {}, "describe": {}},
+    "pin": {"bump": {}},
+    "audit": {"review": {}},
+    "sop": {"status": {}, "record": {"image": {}}},
+}
+
+
+def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.Typer:
     """The whole command tree, every command and group registered here and nowhere else.
 
     Command modules define plain functions over the aliases of :mod:`vimesync.cli.options` and
@@ -50,14 +59,23 @@ def build_app(only: str | None = None) -> typer.Typer:
     ``only`` (one of :data:`COMMANDS`): the tree with just that top-level command, for a run that
     names it first; the other command modules are then neither imported nor turned into click
     commands (start-up: ``vimesync walk`` does not pay for ``audit``'s options).
+
+    ``inner``: the groups a run names a command inside (``("patches",)`` for ``patches check``):
+    their own ``--help`` cannot be asked, and left out it costs no coercion (see :func:`_inner`).
     """
     import typer
 
     # 100 columns at most (click: 80): the option column of --junit/--annotations leaves room for help.
     settings: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
-    def group(help: str, **kwargs: Any) -> typer.Typer:
-        return typer.Typer(help=help, context_settings=settings, rich_markup_mode=None, **kwargs)
+    def group(help: str, name: str = "", **kwargs: Any) -> typer.Typer:
+        return typer.Typer(
+            help=help,
+            context_settings=settings,
+            rich_markup_mode=None,
+            add_help_option=name not in inner,
+            **kwargs,
+        )
 
     app = typer.Typer(
         name="vimesync",
@@ -132,7 +150,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     if only in (None, "patches"):
         from vimesync.cli import lint, patches
 
-        patches_app = group(PATCHES_HELP, no_args_is_help=True)
+        patches_app = group(PATCHES_HELP, "patches", no_args_is_help=True)
         patches_app.command("check")(patches.check)
         patches_app.command("lint")(lint.lint)
         patches_app.command("describe")(lint.describe)
@@ -141,14 +159,14 @@ def build_app(only: str | None = None) -> typer.Typer:
     if only in (None, "pin"):
         from vimesync.cli import pin
 
-        pin_app = group(PIN_HELP, no_args_is_help=True)
+        pin_app = group(PIN_HELP, "pin", no_args_is_help=True)
         pin_app.command("bump")(pin.bump)
         app.add_typer(pin_app, name="pin")
 
     if only in (None, "audit"):
         from vimesync.cli import audit
 
-        audit_app = group(AUDIT_HELP, invoke_without_command=True)
+        audit_app = group(AUDIT_HELP, "audit", invoke_without_command=True)
         audit_app.callback()(audit.audit)
         audit_app.command("review")(audit.review)
         app.add_typer(audit_app, name="audit")
@@ -171,9 +189,9 @@ def build_app(only: str | None = None) -> typer.Typer:
     if only in (None, "sop"):
         from vimesync.cli import sop
 
-        sop_app = group(SOP_HELP, no_args_is_help=True)
+        sop_app = group(SOP_HELP, "sop", no_args_is_help=True)
         sop_app.command("status")(sop.status)
-        record_app = group("Record evidence for the sync head.", no_args_is_help=True)
+        record_app = group("Record evidence for the sync head.", "sop record", no_args_is_help=True)
         record_app.command("image")(sop.record_image)
         sop_app.add_typer(record_app, name="record")
         app.add_typer(sop_app, name="sop")
@@ -224,6 +242,33 @@ def _only(args: list[str]) -> str | None:
     if args and args[0] in COMMANDS:
         return args[0]
     return None
+
+
+def _inner(args: list[str]) -> tuple[str, ...]:
+    """The groups ``args`` name a command inside, outermost first: ``sop record image`` ->
+    ``("sop", "sop record")``. A group's --help not given is still coerced by typer (through
+    pydantic, ~0.1 s); one followed by its command's name cannot be given, so it is left out."""
+    import os
+
+    if "_VIMESYNC_COMPLETE" in os.environ:
+        return ()
+    found: list[str] = []
+    level, path = INNER, []
+    for word in args:
+        if word not in level or not level[word]:
+            break
+        path.append(word)
+        level = level[word]
+        found.append(" ".join(path))
+    # The last group counts only when a command of it follows.
+    return tuple(g for i, g in enumerate(found) if len(args) > i + 1 and args[i + 1] in _at(g))
+
+
+def _at(group: str) -> dict[str, Any]:
+    level = INNER
+    for word in group.split():
+        level = level[word]
+    return level
 
 
 def _completion_option(action: str) -> dict[str, Any]:
@@ -316,7 +361,7 @@ def _main(args: list[str]) -> None:
     import typer.main
 
     try:
-        command = typer.main.get_command(build_app(_only(args)))
+        command = typer.main.get_command(build_app(_only(args), inner=_inner(args)))
         rv = command.main(args=args, prog_name="vimesync", standalone_mode=False)
     except Terminated:
         output.error("terminated")
