@@ -83,7 +83,7 @@ def carry_command(
     else:
         with ci.human_output():
             render_carry(result)
-    ci.emit(result.findings())
+    ci.emit_result(result)
     return result.exit_code
 
 

@@ -48,5 +48,5 @@ def ci(
     else:
         with ci_out.human_output():
             render_ci(result)
-    ci_out.emit(result.findings())
+    ci_out.emit_result(result)
     return result.exit_code

@@ -52,7 +52,7 @@ def lint(
     else:
         with ci.human_output():
             render_lint(result)
-    ci.emit(result.findings())
+    ci.emit_result(result)
     return result.exit_code
 
 

@@ -63,5 +63,5 @@ def check(
             render_check(result)
         if export is not None:
             output.stderr.print(output.styled(f"exported the patched tree to {export}"))
-    ci.emit(result.findings())
+    ci.emit_result(result)
     return result.exit_code

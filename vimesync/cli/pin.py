@@ -62,5 +62,5 @@ def bump(
     else:
         with ci.human_output():
             render_bump(result)
-    ci.emit(result.findings())
+    ci.emit_result(result)
     return result.exit_code

@@ -50,5 +50,5 @@ def walk_command(
     else:
         with ci.human_output():
             render_walk(result)
-    ci.emit(result.findings())
+    ci.emit_result(result)
     return result.exit_code
