@@ -261,3 +261,14 @@ def test_continue_keeps_the_rules_the_carry_started_with(tmp_path: Path, capsys)
     assert code == 0 and doc["status"] == "done", doc
     got = tree(p.down.path, "s")
     assert got["vime/new.py"][1] == b"from vime import y\n"
+
+
+def test_junit_has_a_case_per_pr_and_the_conflict_fails(pair: Pair, capsys, tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    junit = tmp_path / "carry.xml"
+    code, doc = pair.carry(capsys, "--junit", str(junit), "--annotations", "none")
+    assert code == 1 and doc["kind"] == "carry" and doc["ok"] is False and doc["exit_code"] == 1
+    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
+    assert cases["#1 " + doc["carried"][0]["title"]].find("failure") is None
+    assert cases["#2 Change a and util"].find("failure") is not None

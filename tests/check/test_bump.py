@@ -285,3 +285,23 @@ def test_cli_bump_output_cannot_be_broken_by_a_source_name(
     assert code == 0, err
     assert "\x1b" not in out + err and "\u202e" not in out + err
     assert "[red]1.1" in out and "[link=https:evil.example][bold]" in out
+
+
+def test_cli_bump_junit_has_a_case_per_patch_and_a_conflict_fails(
+    capsys: pytest.CaptureFixture[str], bump: tuple[Stack, str], tmp_path: Path
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    s, new = bump
+    (s.dir / "engine-junit.toml").write_text(f'[engine]\nname = "eng"\nrev = "{s.pin}"\nseries = "series"\n')
+    cfg = s.dir / "vimesync-junit.toml"
+    cfg.write_text(f'[engine]\npin = "engine-junit.toml"\nsource = "{s.repo.path}"\n')
+    junit = tmp_path / "bump.xml"
+    code, out, _ = run(
+        capsys, "pin", "bump", "--config", str(cfg), "--to", new, "--json", "--junit", str(junit)
+    )
+    doc = json.loads(out)
+    assert code == 1 and doc["kind"] == "pin-bump" and doc["ok"] is False and doc["exit_code"] == 1
+    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
+    assert len([n for n in cases if n.endswith(".patch")]) == len(doc["patches"])
+    assert cases["d-clashes.patch"].find("failure") is not None

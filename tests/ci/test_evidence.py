@@ -240,3 +240,18 @@ def test_cli_bad_input_exits_2(
     _, url = server
     proc = ci_cli(url, tmp_path, *args)
     assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_junit_has_a_case_per_required_context(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    fake, url = server
+    fake.statuses[HEAD] = [status("buildkite/vime", "success", 1454)]
+    junit = tmp_path / "ci.xml"
+    args = ("--repo", "vime-org/vime", "--sha", HEAD, "--require", "buildkite/vime", "--require", "gpu")
+    proc = ci_cli(url, tmp_path, *args, "--json", "--junit", str(junit))
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 1 and doc["kind"] == "ci" and doc["exit_code"] == 1 and doc["ok"] is False
+    cases = {c.get("name"): c.find("failure") for c in ET.parse(junit).getroot().iter("testcase")}
+    assert set(cases) == {"buildkite/vime #1454", "gpu"}  # a context by its label, as the text shows it
+    assert cases["buildkite/vime #1454"] is None and cases["gpu"] is not None

@@ -153,3 +153,13 @@ def test_unwritable_export_is_refused_before_any_work(stack: Stack, tmp_path: Pa
     blocker.write_text("x")
     proc = cli(*check_args(stack), "--export", str(blocker / "out"))
     assert proc.returncode == 2 and "--export" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_wrong_strip_gets_the_hint_from_the_failure_not_its_wording(
+    capsys: pytest.CaptureFixture[str], stack: Stack
+) -> None:
+    code, out, _ = run(capsys, *check_args(stack), "--strip", "0", "--json")
+    (failure,) = json.loads(out)["patches"][0]["failures"]
+    assert code == 1 and "missing" not in failure  # the document is as it was: the reason says it
+    code, out, _ = run(capsys, *check_args(stack), "--strip", "0")
+    assert code == 1 and "check --strip (-pN)" in out

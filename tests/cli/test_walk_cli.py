@@ -238,3 +238,17 @@ def test_github_note_for_a_single_unmerged_pr(
     )
     assert code == 0, err
     assert json.loads(out)["notes"] == ["GitHub has no merged PR #10"]
+
+
+def test_junit_has_one_case_per_pr_and_no_failure(
+    capsys: pytest.CaptureFixture[str], upstream: Upstream, tmp_path: Path
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    junit = tmp_path / "walk.xml"
+    args = ["walk", "--upstream", str(upstream.path), "--range", "main", "--json", "--junit", str(junit)]
+    code, out, _ = run(capsys, *args, "--annotations", "none")
+    doc = json.loads(out)
+    assert code == 0 and doc["kind"] == "walk" and doc["ok"] is True and doc["exit_code"] == 0
+    cases = ET.parse(junit).getroot().findall(".//testcase")
+    assert len(cases) == len(doc["prs"]) and not ET.parse(junit).getroot().findall(".//failure")

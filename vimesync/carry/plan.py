@@ -129,7 +129,9 @@ def build_plan(
             continue
         steps = tuple(s for s in pr.commits if s in first) or (pr.merge_commit,)
         excluded = _excluded_rules(pr.paths, policy)
-        entries.append((pos, Item(pr.number, pr.title, pr.kind, steps, pr.merge_commit, excluded=excluded)))
+        entries.append(
+            (pos, Item(pr.number, pr.title, pr.kind.value, steps, pr.merge_commit, excluded=excluded))
+        )
     if not wanted:
         for c in walk.direct_commits:
             pos = position.get(c.sha, 0)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.check.drift import index_drift
-from vimesync.check.model import CheckOptions, ProgressFn
+from vimesync.check.model import CheckOptions, ProgressFn, failure_docs
 from vimesync.check.parse import parse_patched
 from vimesync.check.rediff import Scratch
 from vimesync.check.refresh import OldSide, Refreshed, new_paths, old_paths, refresh_patch, state
@@ -252,13 +252,12 @@ def verdict(p: PatchResult) -> str:
 
 
 def _side(p: PatchResult) -> dict[str, Any]:
-    done = set(p.already_applied)
     return {
         "status": p.status,
         "verdict": verdict(p),
         "max_offset": p.max_offset,
         "offsets": [asdict(o) for o in p.offsets],
-        "failures": [{**asdict(f), "already_applied": (f.file, f.hunk) in done} for f in p.failures],
+        "failures": failure_docs(p),
         "already_applied_hunks": len(p.already_applied),
         "index_drift": [asdict(d) for d in p.drift],
         "upstreamed": p.upstreamed,

@@ -73,7 +73,7 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
                 "files": p.files,
                 "hunks": p.hunks,
                 "offsets": [asdict(o) for o in p.offsets],
-                "failures": _failures(p),
+                "failures": failure_docs(p),
                 "already_applied_hunks": len(p.already_applied),
                 "already_applied": [{"file": f, "hunk": h} for f, h in p.already_applied],
                 "index_drift": [asdict(d) for d in p.drift],
@@ -114,11 +114,13 @@ def drift_note(d: IndexDrift, pin: str = "the pin") -> str:
     return f"{d.file}: made against {d.expected}, {where} {d.found}{result}"
 
 
-def _failures(p: PatchResult) -> list[dict[str, Any]]:
+def failure_docs(p: PatchResult) -> list[dict[str, Any]]:
     """A patch's failed hunks; ``already_applied``: the hunk is in the source already (it applies
     in reverse)."""
     done = set(p.already_applied)
-    return [{**asdict(f), "already_applied": (f.file, f.hunk) in done} for f in p.failures]
+    # ``missing`` is for the text's hint; the document says it in ``reason`` as it always did.
+    docs = [{k: v for k, v in asdict(f).items() if k != "missing"} for f in p.failures]
+    return [{**d, "already_applied": (f.file, f.hunk) in done} for d, f in zip(docs, p.failures, strict=True)]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from vimesync import __version__
@@ -41,7 +40,16 @@ COMMANDS = (
 )  # the top-level names build_app registers
 
 
-def build_app(only: str | None = None) -> typer.Typer:
+# The commands inside each group, and inside those: a run naming one needs no group's --help.
+INNER: dict[str, Any] = {
+    "patches": {"check": {}, "lint": {}, "describe": {}},
+    "pin": {"bump": {}},
+    "audit": {"review": {}},
+    "sop": {"status": {}, "record": {"image": {}}},
+}
+
+
+def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.Typer:
     """The whole command tree, every command and group registered here and nowhere else.
 
     Command modules define plain functions over the aliases of :mod:`vimesync.cli.options` and
@@ -51,13 +59,23 @@ def build_app(only: str | None = None) -> typer.Typer:
     ``only`` (one of :data:`COMMANDS`): the tree with just that top-level command, for a run that
     names it first; the other command modules are then neither imported nor turned into click
     commands (start-up: ``vimesync walk`` does not pay for ``audit``'s options).
+
+    ``inner``: the groups a run names a command inside (``("patches",)`` for ``patches check``):
+    their own ``--help`` cannot be asked, and left out it costs no coercion (see :func:`_inner`).
     """
     import typer
 
-    settings: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+    # 100 columns at most (click: 80): the option column of --junit/--annotations leaves room for help.
+    settings: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
-    def group(help: str, **kwargs: Any) -> typer.Typer:
-        return typer.Typer(help=help, context_settings=settings, rich_markup_mode=None, **kwargs)
+    def group(help: str, name: str = "", **kwargs: Any) -> typer.Typer:
+        return typer.Typer(
+            help=help,
+            context_settings=settings,
+            rich_markup_mode=None,
+            add_help_option=name not in inner,
+            **kwargs,
+        )
 
     app = typer.Typer(
         name="vimesync",
@@ -67,6 +85,9 @@ def build_app(only: str | None = None) -> typer.Typer:
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
         context_settings=settings,
+        # A run that names its command first has no root --help to ask (the command has its own),
+        # and the root's, not given, would cost that run typer's pydantic coercion of its value.
+        add_help_option=not only,
     )
 
     def show_version(value: bool) -> None:
@@ -74,26 +95,38 @@ def build_app(only: str | None = None) -> typer.Typer:
             output.out(f"vimesync {__version__}")
             raise typer.Exit(0)
 
-    @app.callback()
-    def _root(
-        # A default, not Annotated: this module imports typer only here, and typer reads annotations by name.
-        version: bool = typer.Option(
-            False, "--version", callback=show_version, is_eager=True, help="Print the version and exit."
-        ),
-        install_completion: str | None = typer.Option(
-            None,
-            "--install-completion",
-            **_completion_option("install"),
-            help="Install completion for SHELL: bash, zsh, fish, powershell or pwsh.",
-        ),
-        show_completion: str | None = typer.Option(
-            None,
-            "--show-completion",
-            **_completion_option("show"),
-            help="Print the completion script for SHELL, to copy it or customise the install.",
-        ),
-    ) -> None:
-        """Walk, classify, apply, audit, report."""
+    version_option = typer.Option(
+        False, "--version", callback=show_version, is_eager=True, help="Print the version and exit."
+    )
+    if only:
+        # A run that names its command first cannot give the root's completion options (they
+        # would come before the name), and a str option costs every run typer's pydantic
+        # coercion, even ``walk --help``: without them the root has a bool flag only.
+        @app.callback()
+        def _command_root(version: bool = version_option) -> None:
+            """Walk, classify, apply, audit, report."""
+
+    else:
+
+        @app.callback()
+        def _root(
+            # A default, not Annotated: this module imports typer only here, and typer reads
+            # annotations by name.
+            version: bool = version_option,
+            install_completion: str | None = typer.Option(
+                None,
+                "--install-completion",
+                **_completion_option("install"),
+                help="Install completion for SHELL: bash, zsh, fish, powershell or pwsh.",
+            ),
+            show_completion: str | None = typer.Option(
+                None,
+                "--show-completion",
+                **_completion_option("show"),
+                help="Print the completion script for SHELL, to copy it or customise the install.",
+            ),
+        ) -> None:
+            """Walk, classify, apply, audit, report."""
 
     if only == "":  # the root help: one line per command, none of their options built
         _outline(app, group)
@@ -117,7 +150,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     if only in (None, "patches"):
         from vimesync.cli import lint, patches
 
-        patches_app = group(PATCHES_HELP, no_args_is_help=True)
+        patches_app = group(PATCHES_HELP, "patches", no_args_is_help=True)
         patches_app.command("check")(patches.check)
         patches_app.command("lint")(lint.lint)
         patches_app.command("describe")(lint.describe)
@@ -126,14 +159,14 @@ def build_app(only: str | None = None) -> typer.Typer:
     if only in (None, "pin"):
         from vimesync.cli import pin
 
-        pin_app = group(PIN_HELP, no_args_is_help=True)
+        pin_app = group(PIN_HELP, "pin", no_args_is_help=True)
         pin_app.command("bump")(pin.bump)
         app.add_typer(pin_app, name="pin")
 
     if only in (None, "audit"):
         from vimesync.cli import audit
 
-        audit_app = group(AUDIT_HELP, invoke_without_command=True)
+        audit_app = group(AUDIT_HELP, "audit", invoke_without_command=True)
         audit_app.callback()(audit.audit)
         audit_app.command("review")(audit.review)
         app.add_typer(audit_app, name="audit")
@@ -156,9 +189,9 @@ def build_app(only: str | None = None) -> typer.Typer:
     if only in (None, "sop"):
         from vimesync.cli import sop
 
-        sop_app = group(SOP_HELP, no_args_is_help=True)
+        sop_app = group(SOP_HELP, "sop", no_args_is_help=True)
         sop_app.command("status")(sop.status)
-        record_app = group("Record evidence for the sync head.", no_args_is_help=True)
+        record_app = group("Record evidence for the sync head.", "sop record", no_args_is_help=True)
         record_app.command("image")(sop.record_image)
         sop_app.add_typer(record_app, name="record")
         app.add_typer(sop_app, name="sop")
@@ -211,6 +244,33 @@ def _only(args: list[str]) -> str | None:
     return None
 
 
+def _inner(args: list[str]) -> tuple[str, ...]:
+    """The groups ``args`` name a command inside, outermost first: ``sop record image`` ->
+    ``("sop", "sop record")``. A group's --help not given is still coerced by typer (through
+    pydantic, ~0.1 s); one followed by its command's name cannot be given, so it is left out."""
+    import os
+
+    if "_VIMESYNC_COMPLETE" in os.environ:
+        return ()
+    found: list[str] = []
+    level, path = INNER, []
+    for word in args:
+        if word not in level or not level[word]:
+            break
+        path.append(word)
+        level = level[word]
+        found.append(" ".join(path))
+    # The last group counts only when a command of it follows.
+    return tuple(g for i, g in enumerate(found) if len(args) > i + 1 and args[i + 1] in _at(g))
+
+
+def _at(group: str) -> dict[str, Any]:
+    level = INNER
+    for word in group.split():
+        level = level[word]
+    return level
+
+
 def _completion_option(action: str) -> dict[str, Any]:
     """``--install-completion SHELL``/``--show-completion SHELL``, the shell always named.
 
@@ -232,93 +292,6 @@ def _completion_option(action: str) -> dict[str, Any]:
     return {"metavar": "SHELL", "callback": run, "is_eager": True, "expose_value": False}
 
 
-def _plain_coercion(command: Any) -> None:
-    """Coerce our options without pydantic.
-
-    typer (0.2x) turns every parameter value into its type through a pydantic ``TypeAdapter``:
-    importing pydantic and building the adapters costs about 0.1 s of CPU per run, more than the
-    ``git log`` a whole walk reads. Every option of ours is a bool, str, int (``min`` only), Path,
-    Enum or list[str]; those are coerced here, with typer's messages. Anything else, or a typer
-    without this hook, keeps typer's own coercion (tests/cli/test_contract.py compares the two).
-    """
-    plain = _plain_runtime_class()
-    if plain is None:
-        return
-
-    def seed(param: Any) -> Any:
-        desc = getattr(param, "type_descriptor", None)
-        if desc is not None and hasattr(param, "_runtime_param") and _plain_kind(desc.annotation):
-            param._runtime_param = plain(parameter_info=desc.parameter_info, annotation=desc.annotation)
-        return param
-
-    for param in command.params:
-        seed(param)
-    help_option = command.get_help_option  # -h/--help: made per context, not in .params
-    command.get_help_option = lambda ctx: seed(help_option(ctx))
-    for sub in (getattr(command, "commands", None) or {}).values():
-        _plain_coercion(sub)
-
-
-def _plain_kind(annotation: Any) -> bool:
-    from enum import Enum
-    from pathlib import Path
-
-    if annotation in (bool, str, int, Path, list[str]):
-        return True
-    return isinstance(annotation, type) and issubclass(annotation, Enum)
-
-
-@cache
-def _plain_runtime_class() -> Any:
-    try:
-        from typer._coercion import RuntimeParam
-    except ImportError:
-        return None
-    from dataclasses import dataclass
-    from enum import Enum
-    from pathlib import Path
-
-    import typer
-
-    @dataclass(frozen=True)
-    class PlainRuntimeParam(RuntimeParam):  # type: ignore[misc]
-        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            kind = self.annotation
-            if kind == list[str]:
-                return [str(v) for v in value]
-            if kind is str or kind is bool:
-                return kind(value)
-            if kind is Path:
-                return Path(value)
-            if kind is int:
-                try:
-                    number = int(value)
-                except (TypeError, ValueError):
-                    raise typer.BadParameter(
-                        "Input should be a valid integer, unable to parse string as an integer",
-                        ctx=ctx,
-                        param=param,
-                    ) from None
-                low = getattr(self.parameter_info, "min", None)
-                if low is not None and number < low:
-                    raise typer.BadParameter(
-                        f"Input should be greater than or equal to {low}", ctx=ctx, param=param
-                    )
-                return number
-            assert issubclass(kind, Enum)
-            if isinstance(value, kind):
-                return value
-            for member in kind:
-                if str(member.value).lower() == str(value).lower():
-                    return member
-            choices = ", ".join(repr(m.value) for m in kind)
-            raise typer.BadParameter(
-                f"Value error, {str(value)!r} is not one of {choices}.", ctx=ctx, param=param
-            )
-
-    return PlainRuntimeParam
-
-
 def _usage_error(exc: BaseException) -> bool:
     """click's (or typer's vendored click's) usage errors: they know how to show themselves."""
     return callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int)
@@ -332,9 +305,11 @@ def _wants_json(argv: list[str]) -> bool:
 
 def _fail(message: str, code: int, argv: list[str], *, hint: str | None = None) -> None:
     """One line on stderr (and, when JSON was asked for, a JSON document on stdout), then exit."""
+    from vimesync.app.result import error_document
+
     output.error(message, hint=hint)
     if _wants_json(argv):
-        output.emit_json({"ok": False, "error": message, "exit_code": code})
+        output.emit_json(error_document(message, code))
     sys.exit(code)
 
 
@@ -386,8 +361,7 @@ def _main(args: list[str]) -> None:
     import typer.main
 
     try:
-        command = typer.main.get_command(build_app(_only(args)))
-        _plain_coercion(command)
+        command = typer.main.get_command(build_app(_only(args), inner=_inner(args)))
         rv = command.main(args=args, prog_name="vimesync", standalone_mode=False)
     except Terminated:
         output.error("terminated")
@@ -410,8 +384,10 @@ def _main(args: list[str]) -> None:
         code = exc.exit_code  # type: ignore[attr-defined]
         code = EXIT_BAD_INPUT if code in (1, 2) else code
         if _wants_json(args):  # one JSON document on stdout, as for every other error
+            from vimesync.app.result import error_document
+
             fmt = getattr(exc, "format_message", None)
             message = fmt() if callable(fmt) else str(exc)
-            output.emit_json({"ok": False, "error": message, "exit_code": code})
+            output.emit_json(error_document(message, code))
         sys.exit(code)
     sys.exit(rv if isinstance(rv, int) else 0)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
+from typing import Protocol
 
 from vimesync.errors import BadInput
 from vimesync.outputs.annotations import commands, stop_commands
@@ -23,6 +24,10 @@ from vimesync.outputs.stepsummary import append_summary, summary_path
 from vimesync.safefs import check_output_path, write_atomic
 
 MODES = ("auto", "github", "none")
+
+
+class HasFindings(Protocol):
+    def findings(self) -> Findings: ...
 
 
 class CiOutputs:
@@ -59,6 +64,17 @@ class CiOutputs:
             sys.stdout.flush()
             sys.stdout.write(resume + "\n")
             sys.stdout.flush()
+
+    @property
+    def wanted(self) -> bool:
+        """Anything to write: a JUnit file, or annotations and a summary."""
+        return self.junit is not None or self.github
+
+    def emit_result(self, result: HasFindings) -> None:
+        """A use case's findings, built only when there is somewhere to write them (building
+        them imports every checker's model: a run without --junit or a runner does not pay)."""
+        if self.wanted:
+            self.emit(result.findings())
 
     def emit(self, findings: Findings) -> None:
         """The JUnit file, the annotations and the job summary of ``findings``."""

@@ -1,4 +1,4 @@
-"""Every command-line option, declared once: one name, one metavar, one help text.
+"""Every command-line option, declared once: one name, one metavar, one help text per meaning.
 
 A command takes its options as these ``Annotated`` aliases, so ``--config`` (or ``--upstream``,
 ``--format``...) reads and means the same in every command. A new option goes here first.
@@ -52,17 +52,44 @@ ConfigOpt = Annotated[
         "repository root).",
     ),
 ]
-_UPSTREAM_HELP = "Upstream clone or bare mirror (default: config); init also takes its URL."
-UpstreamOpt = Annotated[Path | None, typer.Option("--upstream", metavar="PATH", help=_UPSTREAM_HELP)]
+# One flag may mean a little more in one command: that command then has its own alias, whose help
+# says what the flag does there (never what another command does with it).
+UpstreamOpt = Annotated[
+    Path | None,
+    typer.Option("--upstream", metavar="PATH", help="Upstream clone or bare mirror (default: config)."),
+]
 # init: a URL too, kept as typed (a Path would fold "https://" into "https:/").
-UpstreamLocationOpt = Annotated[str | None, typer.Option("--upstream", metavar="PATH", help=_UPSTREAM_HELP)]
+UpstreamLocationOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--upstream",
+        metavar="PATH",
+        help="Upstream clone or bare mirror (read for its owner/name, branch and last synced commit), "
+        "or its URL.",
+    ),
+]
 DownstreamOpt = Annotated[
     Path | None,
     typer.Option(
         "--downstream",
         metavar="PATH",
-        help="Downstream repository (default: config; for audit, else the current folder; for init, "
-        "the repository here).",
+        help="Downstream repository (default: config, else the repository of the current folder).",
+    ),
+]
+WalkDownstreamOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--downstream",
+        metavar="PATH",
+        help="Downstream repository whose history marks PRs mirrored (default: config; none: no PR is).",
+    ),
+]
+InitDownstreamOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--downstream",
+        metavar="PATH",
+        help="Where to write the files (default: the repository of the current folder, else the folder).",
     ),
 ]
 PolicyOpt = Annotated[
@@ -158,7 +185,13 @@ EngineOpt = Annotated[
         "--engine",
         metavar="NAME",
         help="An engine by name (its pin: pins/<name>.toml): only that engine of the config"
-        " (default: every engine it names); for init, the engine to set up, e.g. SGLang.",
+        " (default: every engine it names).",
+    ),
+]
+InitEngineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--engine", metavar="NAME", help="The engine to set up (its pin: pins/<name>.toml), e.g. SGLang."
     ),
 ]
 StrictOpt = Annotated[
@@ -230,7 +263,7 @@ BaselineOpt = Annotated[
     typer.Option(
         "--baseline",
         metavar="REV",
-        help="The pre-sync downstream commit (report: enables the audit).",
+        help="The pre-sync downstream commit: the baseline the changed paths are audited against.",
     ),
 ]
 HeadOpt = Annotated[str, typer.Option("--head", metavar="REV", help="The sync head.")]
@@ -271,8 +304,16 @@ PrOpt = Annotated[
         "--pr",
         metavar="N",
         min=1,
-        help="A PR by number: carry takes only these upstream PRs (repeatable); ci judges this"
-        " downstream PR's current head (its earlier commits are not evidence).",
+        help="Carry only these upstream PRs, by number (repeatable).",
+    ),
+]
+HeadPrOpt = Annotated[
+    list[int] | None,
+    typer.Option(
+        "--pr",
+        metavar="N",
+        min=1,
+        help="The downstream PR whose current head is judged (its earlier commits are not evidence).",
     ),
 ]
 BranchOpt = Annotated[
@@ -377,6 +418,9 @@ RepoOpt = Annotated[
     typer.Option(
         "--repo", metavar="OWNER/NAME", help="Where CI reports (default: [ci] repo; in CI, the job's)."
     ),
+]
+CiShaOpt = Annotated[
+    str | None, typer.Option("--sha", metavar="SHA", help="The exact commit to judge (full sha).")
 ]
 ShaOpt = Annotated[
     str | None,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -90,6 +90,12 @@ def error(message: str, *, hint: str | None = None) -> None:
 
 def warn(message: str) -> None:
     _console("stderr").print(styled(("warning:", "yellow"), " ", message))
+
+
+def notes(messages: Iterable[str]) -> None:
+    """A result's notes (things to know, not errors), each a warning line on stderr."""
+    for message in messages:
+        warn(message)
 
 
 def emit_json(doc: Any) -> None:

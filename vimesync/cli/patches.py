@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vimesync.cli import output
 from vimesync.cli.options import (
     Annotations,
@@ -24,15 +22,6 @@ from vimesync.cli.options import (
     StripOpt,
     output_format,
 )
-from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
-from vimesync.text import plural, untouched_note
-
-if TYPE_CHECKING:
-    from rich.table import Table
-    from rich.text import Text
-
-    from vimesync.check.model import CheckReport
-    from vimesync.patches.model import PatchResult
 
 
 def check(
@@ -54,236 +43,25 @@ def check(
 ) -> int:
     """Apply the patch stack to the exact pinned source and parse every Python file of the result."""
     # Imported here, not at the top: --help and other commands skip them.
-    from dataclasses import replace
-
-    from vimesync.check.model import check_plan, checks_to_dict
+    from vimesync.app.check import CheckRequest
+    from vimesync.app.check import check as run
     from vimesync.cli.cioutputs import CiOutputs
-    from vimesync.cli.progress import parse_progress
-    from vimesync.config import load_config
+    from vimesync.cli.progress import progress_for
+    from vimesync.cli.render.check import render_check
 
     json_out = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
-    plan = check_plan(
-        load_config(config),
-        engine=engine,
-        source=source,
-        rev=rev,
-        series=series,
-        strip=strip,
-        python=python,
-        keep_going=keep_going,
-        export=export,
-        use_cache=not no_cache,
-        require_exact=True,
+    request = CheckRequest(
+        engine, source, rev, series, strip, python, export, keep_going, strict, not no_cache, config
     )
-    plan = tuple(replace(o, strict=strict) for o in plan)
-    from vimesync.check.run import run_check  # here, not at the top: other commands skip its imports
-
-    reports = []
-    for opts in plan:
-        for note in opts.notes:
-            output.warn(note)
-        with parse_progress(enabled=not json_out and output.progress_enabled()) as progress:
-            reports.append(run_check(opts, progress=progress))
+    result = run(request, progress=progress_for(json_out))
+    output.notes(result.notes)
     if json_out:
-        output.emit_json(checks_to_dict(reports))
+        output.emit_json(result.to_json())
     else:
-        for i, report in enumerate(reports):
-            if i:
-                output.stdout.print()
-            with ci.human_output():
-                render(report)
+        with ci.human_output():
+            render_check(result)
         if export is not None:
             output.stderr.print(output.styled(f"exported the patched tree to {export}"))
-    from vimesync.outputs.findings import check_findings
-    from vimesync.outputs.model import Findings
-
-    found = [check_findings(r) for r in reports]
-    ci.emit(
-        Findings(
-            tuple(s for f in found for s in f.suites),
-            tuple(a for f in found for a in f.annotations),
-            "\n".join(f.summary for f in found),
-        )
-    )
-    return EXIT_OK if all(r.ok for r in reports) else EXIT_CHECK_FAILED
-
-
-# Every string below that comes from the source, the series or a patch goes through
-# output.styled: shown as text (control characters escaped), never read as rich markup.
-
-
-def render(report: CheckReport) -> None:
-    """Human output: a table per patch, then offsets and failures to the hunk, then the parse verdict."""
-    con = output.stdout
-    src = report.source
-    at = f" @ {src.rev}" if src.rev else ""
-    exact = "" if report.exact_pin or src.kind == "directory" else " (no digest pinned: not an exact pin)"
-    con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}{exact}"))
-    for note in report.source_notes:
-        con.print(output.styled((f"  note: {note}", "dim")))
-    if report.patches:
-        con.print(_table(report))
-    else:
-        con.print(output.styled("The series is empty: no patches to apply."))
-    for p in report.patches:
-        _render_patch_details(p)
-    _render_python(report)
-    con.print(_verdict(report))
-
-
-def _table(report: CheckReport) -> Table:
-    from rich import box
-    from rich.table import Table
-
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for name, justify in (
-        ("#", "right"),
-        ("Patch", "left"),
-        ("Result", "left"),
-        ("Files", "right"),
-        ("Hunks", "right"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for i, p in enumerate(report.patches, 1):
-        verdict = output.styled((status_text(p), _STYLE[p.status]))
-        if p.upstreamed:
-            verdict.append(f", upstreamed at {p.upstreamed[:12]}", style="cyan")
-        table.add_row(str(i), output.styled(p.name), verdict, str(p.files), str(p.hunks))
-    return table
-
-
-_STYLE = {
-    "skipped": "dim",
-    "failed": "bold red",
-    "partly-applied": "bold red",
-    "already-applied": "bold magenta",
-    "offsets": "yellow",
-    "applied": "green",
-}
-
-
-def status_text(p: PatchResult) -> str:
-    """A patch's verdict in a few words (plain text: the caller styles it)."""
-    if p.status == "failed":
-        return "FAILED"
-    if p.status == "offsets":
-        return f"applied, {len(p.offsets)} at offset"
-    if p.status == "already-applied":
-        return "already applied"
-    if p.status == "partly-applied":
-        return f"FAILED, partly applied ({len(p.already_applied)} of {p.hunks} hunks)"
-    return p.status
-
-
-def _render_patch_details(p: PatchResult) -> None:
-    from vimesync.check.model import drift_note
-
-    con = output.stdout
-    if p.status == "already-applied":
-        con.print(
-            output.styled(
-                (f"  {p.name}: already applied", "magenta"),
-                f" (all of its {plural(p.hunks, 'hunk')} apply in reverse): drop it from the series",
-            )
-        )
-        return
-    for o in p.offsets:
-        con.print(output.styled(f"  {p.name}: {o.file} hunk #{o.hunk} applied at offset {o.offset:+d}"))
-    drift = {d.file: d for d in p.drift}
-    done = set(p.already_applied)
-    for f in p.failures:
-        d = drift.pop(f.file, None)
-        if d is not None:  # first, before the file's first failure: it says why its hunks fail
-            con.print(output.styled((f"  {p.name}: note: {drift_note(d)}", "yellow")))
-        if (f.file, f.hunk) in done:
-            con.print(
-                output.styled(
-                    (f"  {p.name}: {f.file}: hunk #{f.hunk} ({f.header}): already applied", "magenta")
-                )
-            )
-            continue
-        if f.hunk:
-            text = f"{f.file}: hunk #{f.hunk} ({f.header}): {f.reason}"
-        else:  # file-level reasons usually start with the path already
-            text = f.reason if f.reason.startswith(f.file) else f"{f.file}: {f.reason}"
-        con.print(output.styled((f"  {p.name}: {text}", "red")))
-        if f.first_mismatch is not None:
-            at = (
-                f"line {f.mismatch_line} (hunk line {f.first_mismatch})"
-                if f.mismatch_line
-                else f"hunk line {f.first_mismatch}"
-            )
-            con.print(output.styled(f"    {at} expected: {f.expected!r}"))
-            con.print(output.styled(f"    {'':>{len(at)}} found:    {f.found!r}"))
-        if f.nearest_line is not None:
-            matched = getattr(f, "nearest_matched", None)
-            extent = f", {matched} of the hunk's context/removed lines match there" if matched else ""
-            con.print(output.styled(f"    closest match starts at line {f.nearest_line}{extent}"))
-    missing = [f for f in p.failures if not f.hunk and "No such file" in f.reason]
-    if missing and len(missing) == len(p.failures) == p.files:
-        con.print(
-            output.styled(
-                "    ",
-                ("hint:", "yellow"),
-                " none of the files this patch names exist in the source: check --strip (-pN)",
-            )
-        )
-
-
-def _render_python(report: CheckReport) -> None:
-    con = output.stdout
-    py = report.python
-    if py is None:
-        con.print(
-            output.styled(
-                ("Python files not parsed: the stack did not apply (--keep-going parses anyway).", "dim")
-            )
-        )
-        return
-    cached = f", {py.cached:,} from cache" if py.cached else ""
-    how = f"{py.version_source}; {py.interpreter}{cached}"
-    con.print(
-        output.styled(f"Parsed {plural(py.files, 'Python file')} with the {py.version} grammar ({how}).")
-    )
-    for bad in py.failed:
-        line = f":{bad.line}" if bad.line else ""
-        note = untouched_note(bad.untouched, bad.parses_with)
-        con.print(output.styled((f"  {bad.path}{line}: {bad.message}", "red"), (note, "yellow")))
-    for c in py.conflict_markers:
-        con.print(output.styled((f"  {c.path}:{c.line}: leftover conflict marker {c.text!r}", "red")))
-
-
-def _verdict(report: CheckReport) -> Text:
-    """The last line: what passed, or everything that failed, counted."""
-    n = len(report.patches)
-    to = "the exact pin" if report.source.kind == "git" else "the source"
-    py = report.python
-    applied = len(report.already_applied)
-    drop = "drop it from the series" if applied == 1 else "drop them from the series"
-    if report.ok and py is not None and applied:  # --keep-going: noted, not failing
-        done = f"{applied} of {n} patches {'is' if applied == 1 else 'are'} already applied in {to}: {drop}"
-        return output.styled(("OK", "bold green"), f": {done}; the others apply.")
-    if report.ok and py is not None:
-        patches = "the only patch applies" if n == 1 else f"all {n} patches apply sequentially"
-        if n == 0:
-            files = f"{plural(py.files, 'Python file')} of {to} {'parses' if py.files == 1 else 'parse'}"
-            return output.styled(("OK", "bold green"), f": the series is empty, nothing to apply; {files}.")
-        parsed = plural(py.files, "patched Python file") + (" parses" if py.files == 1 else " parse")
-        return output.styled(("OK", "bold green"), f": {patches} to {to}; {parsed}.")
-    problems = []
-    failed = sum(1 for p in report.patches if p.status in ("failed", "partly-applied"))
-    skipped = sum(1 for p in report.patches if p.skipped)
-    if applied:
-        problems.append(f"{applied} of {n} patches already applied in {to}: {drop}")
-    if failed:
-        problems.append(f"{failed} of {n} patches failed to apply to {to}")
-    if skipped:
-        problems.append(f"{skipped} not applied after a failure")
-    if py is not None and py.failed:
-        problems.append(
-            f"{plural(len(py.failed), 'Python file')} {'does' if len(py.failed) == 1 else 'do'} not parse"
-        )
-    if py is not None and py.conflict_markers:
-        problems.append(plural(len(py.conflict_markers), "leftover conflict marker"))
-    return output.styled(("FAILED", "bold red"), ": " + "; ".join(problems) + ".")
+    ci.emit_result(result)
+    return result.exit_code

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 from vimesync.cli import output
 
@@ -29,3 +29,8 @@ def parse_progress(*, enabled: bool) -> Iterator[Callable[[int, int], None] | No
             bar.update(task, completed=done, total=total)
 
         yield update
+
+
+def progress_for(json_out: bool) -> Callable[[], AbstractContextManager[Callable[[int, int], None] | None]]:
+    """What a use case's ``progress`` is in this run: a bar on a terminal, never with ``--json``."""
+    return lambda: parse_progress(enabled=not json_out and output.progress_enabled())

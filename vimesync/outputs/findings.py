@@ -1,4 +1,5 @@
-"""``patches check``, ``patches lint``, ``audit`` and ``report`` results as :class:`Findings`.
+"""``patches check``, ``patches lint``, ``audit``, ``report``, ``walk``, ``carry``, ``pin bump`` and
+``ci`` results as :class:`Findings`.
 
 Annotations point where a maintainer fixes things: a failing hunk at its ``@@`` line in the patch
 file (relative to the checkout), a syntax error at its line in the patched engine file (a path
@@ -10,13 +11,17 @@ import os
 from pathlib import Path
 
 from vimesync.audit.model import AuditResult
+from vimesync.check.bump import BumpReport
 from vimesync.check.model import CheckReport
+from vimesync.ci.verdict import CiEvidence
+from vimesync.ci.verdict import Result as CiResult
 from vimesync.lint.model import LintResult
 from vimesync.outputs.model import Annotation, Case, Findings, Suite
 from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.markdown import render_audit, render_validation
 from vimesync.sop.gates import Gate
 from vimesync.text import plural
+from vimesync.upstream.model import WalkResult
 
 
 def checkout_relative(path: Path | str, root: Path | None = None) -> str:
@@ -197,3 +202,99 @@ def lint_findings(results: list[LintResult] | tuple[LintResult, ...]) -> Finding
     found = sum(len(r.findings) for r in results)
     head = "## Patch lint\n\n" + (f"{plural(found, 'finding')}:\n\n" if found else "No findings.\n")
     return Findings(tuple(suites), tuple(notes), head + "\n".join(lines) + ("\n" if lines else ""))
+
+
+def walk_findings(result: WalkResult) -> Findings:
+    """One case per PR of the range, none failing: a walk classifies, it checks nothing. An
+    applicable PR not carried yet is the work ahead, not a failure (``carry`` says what fails);
+    an excluded or mirrored PR is a skipped case with its reason. No annotation: a PR has no
+    file:line in the checkout to point to."""
+    from vimesync.upstream.model import APPLICABLE
+
+    cases = []
+    for pr in result.prs:
+        d = pr.decision
+        status = d.status if d else APPLICABLE
+        name = f"#{pr.number} {pr.title}"
+        reason = (d.reason if d else "") or status
+        cases.append(Case(name, "walk", skipped=None if status == APPLICABLE else f"{status}: {reason}"))
+    suite = Suite(f"walk: {result.base[:12]}..{result.tip[:12]}", tuple(cases))
+    counts = f"{plural(len(result.prs), 'PR')}, {plural(len(result.direct_commits), 'direct commit')}"
+    return Findings(
+        (suite,), (), f"## Upstream walk\n\n{_md(counts)} in {result.base[:12]}..{result.tip[:12]}.\n"
+    )
+
+
+def ci_findings(e: CiEvidence) -> Findings:
+    """One case per required context (failing unless it succeeded or was skipped: missing, pending
+    and failed are not green), then one per other context reported on the head (they count in
+    the verdict too). No annotation: a CI context has no file:line in the checkout."""
+    classname = f"ci.{e.repo}"
+    by_name = {alias: r for r in e.results for alias in r.aliases}
+    cases: list[Case] = []
+    seen: set[CiResult] = set()
+    for name in e.required:
+        r = by_name.get(name)
+        if r is None:
+            cases.append(Case(name, classname, failure=f"required, never reported on {e.sha[:12]}"))
+            continue
+        seen.add(r)
+        cases.append(_ci_case(r, classname))
+    cases += [_ci_case(r, classname) for r in e.results if r not in seen]
+    summary = f"## CI at {e.sha[:12]}\n\n{_md(e.repo)}: {e.verdict}.\n"
+    return Findings((Suite(f"ci: {e.repo} at {e.sha[:12]}", tuple(cases)),), (), summary)
+
+
+def _ci_case(r: CiResult, classname: str) -> Case:
+    if r.state == "success":
+        return Case(r.label, classname)
+    if r.state == "skipped":
+        return Case(r.label, classname, skipped=r.raw)
+    detail = " — ".join(x for x in (r.description, r.url) if x)
+    return Case(r.label, classname, failure=f"{r.state}: {r.raw}", detail=detail)
+
+
+def bump_findings(report: BumpReport, *, root: Path | None = None) -> Findings:
+    """One case per patch at the new pin: a conflict (a hunk that does not apply, or with
+    --refresh one it could not merge) fails, one already applied there is skipped (drop it); one
+    case for the parse of the new tree. An annotation per failing hunk at its line in the patch."""
+    from vimesync.check.bump import label
+
+    new = label(report.new)
+    classname = f"pin bump.{report.engine}"
+    series_dir = Path(report.series) if os.path.isdir(report.series) else Path(report.series).parent
+    conflicts = {p.name for p in report.conflicts}
+    cases: list[Case] = []
+    notes: list[Annotation] = []
+    for p in report.patches:
+        patch_file = checkout_relative(series_dir / p.name, root)
+        if p.name in conflicts:
+            why = p.refresh.why if p.refresh is not None else f"{plural(len(p.new.failures), 'failing hunk')}"
+            detail = "\n".join(_hunk_text(f) for f in p.new.failures)
+            cases.append(Case(p.name, classname, failure=f"conflicts at {new}: {why}", detail=detail))
+            for f in p.new.failures:
+                if f.patch_line is not None:
+                    notes.append(
+                        Annotation(
+                            "error",
+                            f"{p.name}: does not apply at {new}",
+                            _hunk_text(f),
+                            file=patch_file,
+                            line=f.patch_line,
+                        )
+                    )
+        elif p.new.status == "already-applied":
+            cases.append(Case(p.name, classname, skipped=f"already applied at {new}: drop it"))
+        else:
+            cases.append(Case(p.name, classname, file=patch_file))
+    py = report.new_python
+    if py is not None:
+        failure = (
+            None if py.ok else f"{plural(len(py.failed) + len(py.conflict_markers), 'file')} do not parse"
+        )
+        cases.append(Case(f"parse at {new}", f"python parse.{report.engine}", failure=failure))
+    suite = Suite(f"pin bump: {report.engine} to {new}", tuple(cases))
+    verdict = "ready" if report.ok else f"{plural(len(report.conflicts), 'patch', 'patches')} conflict"
+    return Findings(
+        (suite,), tuple(notes), f"## Pin bump of {_md(report.engine)}\n\n{_md(new)}: {verdict}.\n"
+    )

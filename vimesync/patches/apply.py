@@ -90,7 +90,7 @@ def apply_file(original: bytes | None, fp: FilePatch, *, all_hunks: bool = False
     if fp.is_new and original is not None:
         return _file_failure(fp.path, "already exists in working directory")
     if original is None and not (fp.is_new or fp.new_if_missing):
-        return _file_failure(fp.path, "No such file or directory")
+        return _file_failure(fp.path, "No such file or directory", missing=True)
     return apply_content(original or b"", fp, creating=original is None, all_hunks=all_hunks)
 
 
@@ -148,8 +148,9 @@ def apply_content(
     return FileApplied(path, result, offsets)
 
 
-def _file_failure(path: str, reason: str) -> FileApplied:
-    return FileApplied(path, None, failures=(HunkFailure(file=path, hunk=0, header="", reason=reason),))
+def _file_failure(path: str, reason: str, *, missing: bool = False) -> FileApplied:
+    failure = HunkFailure(file=path, hunk=0, header="", reason=reason, missing=missing)
+    return FileApplied(path, None, failures=(failure,))
 
 
 class Image:

@@ -265,6 +265,7 @@ class HunkFailure:
     nearest_matched: int | None = None  # how many preimage lines match at nearest_line
     mismatch_line: int | None = None  # the 1-based file line of first_mismatch (where git looked first)
     patch_line: int | None = None  # 1-based line in the patch file: the hunk's @@, else the file's section
+    missing: bool = False  # a file-level failure because the file to change does not exist
 
 
 @dataclass(frozen=True)

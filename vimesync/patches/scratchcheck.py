@@ -19,7 +19,7 @@ from vimesync.errors import PatchError
 from vimesync.git import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_LINK
 from vimesync.patches.apply import apply_content
 from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, PatchFile
-from vimesync.patches.scratchview import Refused, ScratchView, Unsafe, mode_kind
+from vimesync.patches.scratchview import Missing, Refused, ScratchView, Unsafe, mode_kind
 from vimesync.safefs import excerpt
 
 _TO_BE_DELETED = "to-be-deleted"
@@ -85,7 +85,9 @@ class PatchCheck(ScratchView):
             except Unsafe as exc:
                 raise PatchError(patch.name, str(exc), file=fp.path, line=fp.patch_line or None) from None
             except Refused as exc:
-                failures.append(HunkFailure(file=fp.path, hunk=0, header="", reason=str(exc)))
+                missing = isinstance(exc, Missing)
+                failure = HunkFailure(file=fp.path, hunk=0, header="", reason=str(exc), missing=missing)
+                failures.append(failure)
                 continue
             except OSError as exc:  # the scratch tree cannot hold the path: git's "does not apply"
                 reason = f"{excerpt(fp.path)}: {exc.strerror or 'cannot be read'}"
@@ -126,7 +128,7 @@ class PatchCheck(ScratchView):
                 entry = self.lookup(old)
                 if entry is None:
                     if not fp.new_if_missing:
-                        raise Refused(f"{old}: No such file or directory")
+                        raise Missing(f"{old}: No such file or directory")
                     old, creating = None, True
                     st_mode = 0
                 else:

@@ -33,6 +33,10 @@ class Refused(Exception):
     """A check failed; the message is the reason (turned into a file-level HunkFailure)."""
 
 
+class Missing(Refused):
+    """The file the patch changes does not exist."""
+
+
 class Unsafe(Refused):
     """The patch would read or write through a symlink: not a failed hunk but a hostile or broken
     patch, refused as bad input (PatchError, exit 2) like ``..`` and ``.git`` paths."""

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from vimesync.upstream.logparse import FirstParent
 from vimesync.upstream.messages import MERGE_PR_RE, pr_number, pr_title, revert_target, split_suffix
-from vimesync.upstream.model import Commit, DirectCommit, PullRequest
+from vimesync.upstream.model import Commit, DirectCommit, PrKind, PullRequest
 
 _T = TypeVar("_T", PullRequest, DirectCommit)
 
@@ -77,7 +77,7 @@ def attribute(
             commits.append(fp.commit.sha)
             paths.update(fp.paths)
         is_merge = any(len(fp.commit.parents) > 1 for fp in fps)
-        kind = "merge" if is_merge else ("squash" if len(fps) == 1 else "rebase")
+        kind = PrKind.MERGE if is_merge else (PrKind.SQUASH if len(fps) == 1 else PrKind.REBASE)
         prs.append(
             PullRequest(
                 number=n,

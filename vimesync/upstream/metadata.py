@@ -18,7 +18,7 @@ from vimesync.config import read_text
 from vimesync.errors import ConfigError
 from vimesync.github import PRMeta
 from vimesync.safefs import loads_json
-from vimesync.upstream.model import DirectCommit, PullRequest, WalkResult
+from vimesync.upstream.model import DirectCommit, PrKind, PullRequest, WalkResult
 
 MAX_METADATA_BYTES = 16 * 1024 * 1024  # gh pr list of thousands of PRs with their files fits well;
 # 64 MiB of tiny JSON values held ~3 GB while parsing
@@ -97,7 +97,7 @@ def apply_metadata(result: WalkResult, metas: Mapping[int, PRMeta]) -> WalkResul
                 commits=(*d.side_commits, d.sha),
                 paths=d.paths,
                 merge_commit=d.sha,
-                kind="merge" if d.side_commits else "rebase",
+                kind=PrKind.MERGE if d.side_commits else PrKind.REBASE,
                 labels=meta.labels,
                 author=meta.author or "",
                 reverts=d.reverts,

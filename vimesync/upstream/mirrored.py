@@ -31,7 +31,7 @@ from pathlib import Path
 from vimesync import git
 from vimesync.errors import GitError, GitTimeout
 from vimesync.pathmap import PathMap
-from vimesync.upstream.model import MIRRORED, Decision, PullRequest
+from vimesync.upstream.model import MIRRORED, Decision, PrKind, PullRequest
 
 # Downstream messages are hostile input: linear-time patterns only, PR numbers of at most 9 digits.
 UPSTREAM_PR_RE = re.compile(r"^Upstream-PR:\s*(?:([\w.-]+/[\w.-]+))?#(\d{1,9})\s*$", re.M | re.I)
@@ -464,7 +464,7 @@ def mark_mirrored(
     too_big = {pr.number for pr in todo if any(s in diffs and not diffs[s].whole for s in pr.commits)}
     for pr in todo:
         singles = [s for s in pr.commits if s in diffs and not diffs[s].is_merge]
-        if pr.kind == "rebase" and len(singles) > 1:
+        if pr.kind is PrKind.REBASE and len(singles) > 1:
             # One diff over the whole rebase-merged series, for a downstream that squashed it.
             args = [*_BIG_FILES, "diff", "--no-renames", "--no-color", f"{pr.commits[0]}^", pr.merge_commit]
             try:

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 APPLICABLE = "applicable"
 EXCLUDED = "excluded"
 MIRRORED = "mirrored"
+
+
+class PrKind(str, Enum):
+    """How a PR landed on the first-parent line: a merge commit, one squashed commit, or its
+    commits rebased one after the other."""
+
+    MERGE = "merge"
+    SQUASH = "squash"
+    REBASE = "rebase"
 
 
 @dataclass(frozen=True)
@@ -38,11 +48,14 @@ class PullRequest:
     commits: tuple[str, ...]  # full shas, oldest first
     paths: tuple[str, ...]  # changed paths, sorted
     merge_commit: str  # the first-parent commit that landed it (the last one for rebase merges)
-    kind: str  # "merge" | "squash" | "rebase"
+    kind: PrKind  # a plain "merge"/"squash"/"rebase" is taken as its PrKind
     labels: tuple[str, ...] = ()
     author: str = ""
     reverts: int | None = None  # PR number this PR reverts, when it is a revert that could be linked
     decision: Decision | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", PrKind(self.kind))
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,1 @@
-"""The one render home of the CLI: each command's text (rich), JSON, CI outputs from its result."""
+"""Text rendering of every command: the only place (with cli/output.py) that knows rich."""

@@ -1,0 +1,90 @@
+"""``patches check``: the patch stack applied to the exact pinned source, every Python file parsed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from vimesync.app.progress import Progress, no_progress
+from vimesync.app.result import Kind, document, exit_code_of
+from vimesync.check.model import CheckReport
+from vimesync.outputs.model import Findings
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """What the flags say (None: not given)."""
+
+    engine: str | None = None
+    source: Path | None = None
+    rev: str | None = None
+    series: Path | None = None
+    strip: int | None = None
+    python: str | None = None
+    export: Path | None = None
+    keep_going: bool = False
+    strict: bool = False
+    use_cache: bool = True
+    config: Path | None = None
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One report per engine checked; the notes the plan made (a flag over a pin, ...)."""
+
+    reports: tuple[CheckReport, ...]
+    notes: tuple[str, ...] = ()
+    export: Path | None = None
+    kind: Kind = Kind.CHECK
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.reports)
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code_of(self.ok)
+
+    def to_json(self) -> dict[str, Any]:
+        from vimesync.check.model import checks_to_dict
+
+        return document(self.kind, self.exit_code, checks_to_dict(self.reports))
+
+    def findings(self) -> Findings:
+        from vimesync.outputs.findings import check_findings
+
+        found = [check_findings(r) for r in self.reports]
+        return Findings(
+            tuple(s for f in found for s in f.suites),
+            tuple(a for f in found for a in f.annotations),
+            "\n".join(f.summary for f in found),
+        )
+
+
+def check(request: CheckRequest, *, progress: Progress = no_progress) -> CheckOutcome:
+    """Every engine the flags (or the config) name, checked one after the other."""
+    from vimesync.check.model import check_plan
+    from vimesync.check.run import run_check
+    from vimesync.config import load_config
+
+    r = request
+    plan = check_plan(
+        load_config(r.config),
+        engine=r.engine,
+        source=r.source,
+        rev=r.rev,
+        series=r.series,
+        strip=r.strip,
+        python=r.python,
+        keep_going=r.keep_going,
+        export=r.export,
+        use_cache=r.use_cache,
+        require_exact=True,
+    )
+    reports = []
+    for opts in plan:
+        with progress() as update:
+            reports.append(run_check(replace(opts, strict=r.strict), progress=update))
+    notes = tuple(note for opts in plan for note in opts.notes)
+    return CheckOutcome(tuple(reports), notes, r.export)

@@ -1,0 +1,178 @@
+"""``patches lint`` (the series against its folder, every patch's header and shape) and
+``patches describe`` (a patch's DEP-3 header set in place)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from vimesync.app.result import Kind, document, exit_code_of
+from vimesync.config import Config, EnginePin
+from vimesync.errors import EXIT_OK, BadInput
+from vimesync.lint.model import Finding, LintResult
+from vimesync.outputs.model import Findings
+from vimesync.patches.model import PatchResult
+
+
+@dataclass(frozen=True)
+class LintRequest:
+    """What the flags say (None: not given)."""
+
+    series: Path | None = None
+    engine: str | None = None
+    strip: int | None = None
+    strict: bool = False
+    source: Path | None = None
+    rev: str | None = None
+    config: Path | None = None
+
+
+@dataclass(frozen=True)
+class LintOutcome:
+    """One lint result per series; any finding fails."""
+
+    results: tuple[LintResult, ...]
+    kind: Kind = Kind.LINT
+
+    @property
+    def found(self) -> tuple[Finding, ...]:
+        return tuple(f for r in self.results for f in r.findings)
+
+    @property
+    def ok(self) -> bool:
+        return not self.found
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code_of(self.ok)
+
+    def to_json(self) -> dict[str, Any]:
+        if len(self.results) == 1:
+            body = self.results[0].as_dict()
+        else:
+            body = {"ok": self.ok, "series": [r.as_dict() for r in self.results]}
+        return document(self.kind, self.exit_code, body)
+
+    def findings(self) -> Findings:
+        from vimesync.outputs.findings import lint_findings
+
+        return lint_findings(self.results)
+
+
+def lint(request: LintRequest) -> LintOutcome:
+    """Lint every series the flags (or the config) name; ``strict``: also apply each stack to its
+    source for the offset codes."""
+    from vimesync.config import load_config
+    from vimesync.lint import lint_series
+
+    r = request
+    cfg = load_config(r.config)
+    targets = series_targets(cfg, r.engine, r.series)
+    if r.strict and len(targets) > 1 and (r.source or r.rev):
+        names = ", ".join(p.key or p.name for p, _ in targets)
+        raise BadInput(
+            f"{cfg.file} names {len(targets)} engines ({names}): pass --engine NAME with --source/--rev"
+        )
+    results = []
+    for pin, ser in targets:
+        offsets = (
+            _strict_check(cfg, pin, ser, source=r.source, rev=r.rev, strip=r.strip) if r.strict else None
+        )
+        strip = pin.strip if r.strip is None else r.strip
+        results.append(lint_series(ser, strip=strip, repo=pin.repo, offsets=offsets))
+    return LintOutcome(tuple(results))
+
+
+def series_targets(cfg: Config, engine: str | None, series: Path | None) -> list[tuple[EnginePin, Path]]:
+    """(engine pin, series) pairs: the one ``--engine`` or ``--series`` names, else every engine
+    of the config that has a series. A ``--series`` no pin names is taken on its own."""
+    from vimesync.config import select_engine
+    from vimesync.safefs import lexical
+
+    engines = cfg.engines or ((cfg.engine,) if cfg.engine.configured else ())
+    if engine is not None:
+        engines = (select_engine(cfg, engine),)
+    if series is not None:
+        same = [
+            p
+            for p in engines
+            if p.series and lexical(p.series) in (lexical(series), lexical(series) / "series")
+        ]
+        return [(same[0] if same else EnginePin(), series)]
+    found = [(p, p.series) for p in engines if p.series is not None]
+    if not found:
+        where = f" (or set series in an engine pin of {cfg.file})" if cfg.file else ""
+        raise BadInput(f"no patch series: pass --series FILE{where}")
+    return found
+
+
+def _strict_check(
+    cfg: Config, pin: EnginePin, series: Path, *, source: Path | None, rev: str | None, strip: int | None
+) -> Callable[[], tuple[PatchResult, ...]]:
+    """The stack applied to the source (no parse), for O001/O002."""
+    from vimesync.check.model import check_plan
+    from vimesync.check.run import run_check
+
+    engine = pin.key or (pin.name if pin.file else None)
+    (opts,) = check_plan(
+        cfg, engine=engine, source=source, rev=rev, series=series, strip=strip, keep_going=True
+    )
+    opts = replace(opts, parse=False)
+    return lambda: run_check(opts).patches
+
+
+@dataclass(frozen=True)
+class DescribeRequest:
+    """What the arguments say: the patch (as the series names it), its new description and refs."""
+
+    name: str
+    description: str
+    origin: tuple[str, ...] = ()
+    series: Path | None = None
+    engine: str | None = None
+    config: Path | None = None
+
+
+@dataclass(frozen=True)
+class DescribeOutcome:
+    patch: Path
+    changed: bool
+    kind: Kind = Kind.DESCRIBE
+    exit_code: int = EXIT_OK
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == EXIT_OK
+
+    def to_json(self) -> dict[str, Any]:
+        return document(self.kind, self.exit_code, {"patch": str(self.patch), "changed": self.changed})
+
+
+def describe(request: DescribeRequest) -> DescribeOutcome:
+    """Add or update the patch's DEP-3 header in place (the diff kept byte for byte)."""
+    from vimesync.config import load_config
+    from vimesync.lint.describe import describe as rewrite
+    from vimesync.lint.describe import normalize_ref
+    from vimesync.patches.series import load_series, read_patch
+    from vimesync.safefs import excerpt, write_atomic
+
+    name = request.name
+    targets = series_targets(load_config(request.config), request.engine, request.series)
+    matches = []
+    for pin, ser in targets:
+        for entry in load_series(ser, default_strip=pin.strip).entries:
+            if name in (entry.name, entry.path.name):
+                matches.append((pin, entry))
+    if not matches:
+        raise BadInput(f"no patch {excerpt(name)} in {', '.join(str(s) for _, s in targets)}")
+    if len(matches) > 1:
+        raise BadInput(f"{excerpt(name)} names {len(matches)} patches: pass --engine or --series")
+    pin, entry = matches[0]
+    refs = [normalize_ref(r, repo=pin.repo) for r in request.origin]
+    old = read_patch(entry)
+    new = rewrite(old, name=entry.name, strip=entry.strip, description=request.description, refs=refs)
+    if new != old:
+        write_atomic(entry.path, new, what="patch")
+    return DescribeOutcome(entry.path, new != old)
