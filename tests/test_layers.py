@@ -180,3 +180,40 @@ def test_the_import_reader_sees_deferred_and_relative_imports(tmp_path: Path) ->
     f.write_text("def f():\n    from vimesync.report import markdown\n    from . import git\n")
     known = {"vimesync.report", "vimesync.report.markdown", "vimesync.git", "vimesync.cli.m"}
     assert _imports("vimesync.cli.m", f, known) == {"vimesync.report.markdown"}
+
+
+# The CLI parses, calls one use case and renders: it reaches git and the file system only through
+# the use cases, and a command module never reaches into another (cli/sop.py once imported three
+# private helpers of cli/report.py). Its shared modules are the only ones a command may import.
+CLI_SHARED = {"vimesync.cli", "vimesync.cli.options", "vimesync.cli.output", "vimesync.cli.cioutputs"}
+CLI_SHARED |= {"vimesync.cli.progress", "vimesync.__main__"}
+CLI_FORBIDDEN = ("vimesync.git", "vimesync.safefs", "vimesync.nofollow")
+
+
+def _is_render(module: str) -> bool:
+    return module == "vimesync.cli.render" or module.startswith("vimesync.cli.render.")
+
+
+def test_the_cli_reaches_git_and_files_only_through_use_cases() -> None:
+    bad = sorted(
+        f"{name} -> {dep}"
+        for name, deps in GRAPH.items()
+        if _unit(name) == "cli"
+        for dep in deps
+        if any(dep == f or dep.startswith(f + ".") for f in CLI_FORBIDDEN)
+    )
+    assert not bad, "CLI modules importing git or the file system directly:\n" + "\n".join(bad)
+
+
+def test_no_command_module_imports_another() -> None:
+    bad = []
+    for name, deps in GRAPH.items():
+        if _unit(name) != "cli" or name in CLI_SHARED or name == "vimesync.cli.app":
+            continue
+        for dep in deps:
+            if _unit(dep) != "cli" or dep in CLI_SHARED:
+                continue
+            if _is_render(dep):  # the render home (cli/render/) is shared; command modules are not
+                continue
+            bad.append(f"{name} -> {dep}")
+    assert not bad, "a CLI command module imports another:\n" + "\n".join(sorted(bad))

@@ -83,3 +83,19 @@ def test_config_supplies_upstream_pin_and_policy(tmp_path: Path, upstream: Upstr
     )
     r = walk_and_classify(None, None, policy=None, downstream=None, config=cfg)
     assert [p.number for p in r.prs] == [5, 6, 8, 9, 10] and r.prs[1].decision.status == EXCLUDED
+
+
+def test_walk_runs_without_the_engine_pin(
+    tmp_path: Path, upstream: Upstream, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """walk never uses the engine: a missing (or broken) engine pin does not stop it (issue 16)."""
+    from tests.builders.cli import run
+
+    (tmp_path / ".git").mkdir()
+    cfg = tmp_path / "vimesync.toml"
+    cfg.write_text(f'[upstream]\npath = "{upstream.path}"\n[engine]\npin = "pins/missing.toml"\n')
+    code, out, err = run(capsys, "walk", "--config", str(cfg), "--range", "main", "--json")
+    assert code == 0, err
+    assert json.loads(out)["totals"]["prs"] > 0
+    code, _, err = run(capsys, "patches", "check", "--config", str(cfg))
+    assert code == 2 and "missing.toml" in err  # the engine's own command still says so

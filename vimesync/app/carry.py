@@ -406,7 +406,7 @@ def carry(request: CarryRequest) -> CarryResult | CarryStatusResult | AbortResul
     mode = r.mode
     if mode is not CarryMode.START and (given := r.unused()):
         raise BadInput(f"{', '.join(given)}: not used by {mode.value} (the carry in progress has its own)")
-    cfg = load_config(r.config)
+    cfg = load_config(r.config, engines=False)  # carry never uses the engine
     # A carry in progress belongs to the repository we are in (its state is in the common git dir,
     # shared by the worktree): run from the worktree, the config found there is the sync branch's,
     # which carried upstream changes may have written, so its [downstream] path is not asked.

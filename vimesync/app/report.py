@@ -203,3 +203,10 @@ def publish_report(target: str, result: ReportResult) -> Any:
     from vimesync.report.publish import publish
 
     return publish(target, render_markdown(result.report))
+
+
+def write_output(path: Path, text: str) -> None:
+    """The report (Markdown or JSON) written to ``--output``, atomically, never through a symlink."""
+    from vimesync.safefs import write_atomic
+
+    write_atomic(path, text.encode("utf-8"), what="--output")

@@ -70,7 +70,7 @@ def walk(request: WalkRequest) -> WalkOutcome:
         downstream=request.downstream,
         pr_metadata=request.pr_metadata,
         github=request.github,
-        config=load_config(request.config),
+        config=load_config(request.config, engines=False),  # walk never uses the engine
         downstream_rev=request.downstream_rev,
     )
     return WalkOutcome(result)

@@ -18,10 +18,9 @@ from typing import Protocol
 
 from vimesync.errors import BadInput
 from vimesync.outputs.annotations import commands, stop_commands
-from vimesync.outputs.junit import to_junit
+from vimesync.outputs.junit import check_junit_path, write_junit
 from vimesync.outputs.model import Findings
 from vimesync.outputs.stepsummary import append_summary, summary_path
-from vimesync.safefs import check_output_path, write_atomic
 
 MODES = ("auto", "github", "none")
 
@@ -44,7 +43,7 @@ class CiOutputs:
         self.stream = sys.stderr if json_out else sys.stdout
         self.json_out = json_out
         if junit is not None:
-            check_output_path(junit, what="--junit")
+            check_junit_path(junit)
 
     @contextmanager
     def human_output(self) -> Iterator[None]:
@@ -79,7 +78,7 @@ class CiOutputs:
     def emit(self, findings: Findings) -> None:
         """The JUnit file, the annotations and the job summary of ``findings``."""
         if self.junit is not None:
-            write_atomic(self.junit, to_junit(findings.suites), what="--junit")
+            write_junit(self.junit, findings.suites)
         if not self.github:
             return
         for line in commands(findings.annotations):

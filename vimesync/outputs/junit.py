@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
+from pathlib import Path
 
 from vimesync.outputs.model import Suite
 
@@ -70,3 +71,18 @@ def to_junit(suites: Iterable[Suite], *, name: str = "vimesync") -> bytes:
     root.set("time", "0")
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def check_junit_path(path: Path) -> None:
+    """Refuse a ``--junit`` that cannot be written (a symlink there, or on a folder inside the
+    checkout) before any work."""
+    from vimesync.safefs import check_output_path
+
+    check_output_path(path, what="--junit")
+
+
+def write_junit(path: Path, suites: Iterable[Suite]) -> None:
+    """The JUnit file of ``suites``, written atomically (never through a symlink)."""
+    from vimesync.safefs import write_atomic
+
+    write_atomic(path, to_junit(suites), what="--junit")

@@ -14,16 +14,16 @@ if TYPE_CHECKING:
 
 
 def show_report(result: ReportResult, *, as_json: bool, out_file: Path | None, ci: CiOutputs) -> None:
+    from vimesync.app.report import write_output
     from vimesync.outputs.findings import gate_findings
     from vimesync.report.markdown import render_markdown
-    from vimesync.safefs import write_atomic
 
     for note in result.notes:
         output.warn(note)
     markdown = render_markdown(result.report)
     if out_file is not None:
         text = json.dumps(result.to_json(), indent=2) + "\n" if as_json else markdown
-        write_atomic(out_file, text.encode("utf-8"), what="--output")
+        write_output(out_file, text)
         output.stderr.print(output.styled(f"wrote {out_file}"))
     elif as_json:
         output.emit_json(result.to_json())
