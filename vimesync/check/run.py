@@ -246,6 +246,7 @@ def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressF
         notes=opts.notes,
         applied_ok=opts.keep_going and not opts.strict,
         source_notes=source.notes,
+        strict=opts.strict,
     )
 
 
