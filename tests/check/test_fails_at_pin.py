@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.check.test_run import Stack
+from tests.builders.stack import Stack
 from vimesync.check.run import run_check
 from vimesync.cli.app import main
 from vimesync.report.markdown import render_validation
