@@ -184,7 +184,7 @@ def _translations(path: Path, text: str, raw: Any) -> tuple[TranslateSpec, ...]:
     out = []
     for i, table in enumerate(raw):
         line = lines[i] if i < len(lines) else None
-        unknown = sorted(set(table) - {"pattern", "replace", "paths"})
+        unknown = sorted(set(table) - KNOWN_KEYS["vimesync.toml [[upstream.translate]]"])
         if unknown:
             raise ConfigError(
                 str(path), f"unknown key {excerpt(unknown[0])} in [[upstream.translate]]", line=line
@@ -304,7 +304,24 @@ _REQUIREMENT = re.compile(
     r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?)==(?P<version>[0-9][A-Za-z0-9.+!_]{0,62})"
 )
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
-_PIN_KEYS = {"name", "repo", "rev", "series", "strip", "source", "python", "sha256"}
+# Every key each file accepts, by table: the loaders check against these, and the docs test
+# (tests/test_docs_config.py) that docs/config.md documents each one.
+KNOWN_KEYS: dict[str, frozenset[str]] = {
+    "vimesync.toml": frozenset({"upstream", "downstream", "engine", "ci"}),
+    "vimesync.toml [upstream]": frozenset(
+        {"name", "repo", "path", "branch", "pin", "policy", "map", "translate"}
+    ),
+    "vimesync.toml [[upstream.translate]]": frozenset({"pattern", "replace", "paths"}),
+    "vimesync.toml [downstream]": frozenset({"path"}),
+    "vimesync.toml [ci]": frozenset({"repo", "required"}),
+    "vimesync.toml [engine]": frozenset({"pin", "source"}),
+    "vimesync.toml [[engine]]": frozenset({"name", "pin", "source"}),
+    "engine pin [engine]": frozenset(
+        {"name", "repo", "rev", "series", "strip", "source", "python", "sha256"}
+    ),
+    "upstream pin [upstream]": frozenset({"repo", "synced"}),
+}
+_PIN_KEYS = set(KNOWN_KEYS["engine pin [engine]"])
 
 
 def pypi_requirement(value: str, *, where: str, key: str) -> str:
@@ -362,7 +379,7 @@ def load_upstream_pin(path: Path) -> UpstreamPin:
     data = read_toml(path)
     _check_keys(path, "<top>", data, {"upstream"})
     up = data.get("upstream", {})
-    _check_keys(path, "upstream", up, {"repo", "synced"})
+    _check_keys(path, "upstream", up, set(KNOWN_KEYS["upstream pin [upstream]"]))
     return UpstreamPin(
         file=path,
         repo=_str_or_none(path, "upstream", up, "repo"),
@@ -415,15 +432,15 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None, engines: b
     path = lexical(path)
     text = read_text(path)
     data = loads_toml(text, where=str(path))
-    _check_keys(path, "<top>", data, {"upstream", "downstream", "engine", "ci"})
+    _check_keys(path, "<top>", data, set(KNOWN_KEYS["vimesync.toml"]))
     up = data.get("upstream", {})
-    _check_keys(path, "upstream", up, {"name", "repo", "path", "branch", "pin", "policy", "map", "translate"})
+    _check_keys(path, "upstream", up, set(KNOWN_KEYS["vimesync.toml [upstream]"]))
     down = data.get("downstream", {})
-    _check_keys(path, "downstream", down, {"path"})
+    _check_keys(path, "downstream", down, set(KNOWN_KEYS["vimesync.toml [downstream]"]))
     ci = data.get("ci", {})
     if not isinstance(ci, dict):
         raise ConfigError(str(path), "[ci] must be a table")
-    _check_keys(path, "ci", ci, {"repo", "required"})
+    _check_keys(path, "ci", ci, set(KNOWN_KEYS["vimesync.toml [ci]"]))
     required = ci.get("required", [])
     if (
         not isinstance(required, list)
@@ -496,7 +513,7 @@ MAX_TRANSLATE_GLOBS = 64  # globs per [[upstream.translate]] table (a policy rul
 def _engines(path: Path, value: Any, root: Path) -> tuple[EnginePin, ...]:
     """``[engine]`` (one engine) or ``[[engine]]`` (several, each with a unique ``name``)."""
     if isinstance(value, dict):
-        _check_keys(path, "engine", value, {"pin", "source"})
+        _check_keys(path, "engine", value, set(KNOWN_KEYS["vimesync.toml [engine]"]))
         pin = _engine(path, "engine", value, root)
         return (pin,) if pin.configured else ()
     if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
@@ -507,7 +524,7 @@ def _engines(path: Path, value: Any, root: Path) -> tuple[EnginePin, ...]:
     seen: set[str] = set()
     for i, table in enumerate(value, 1):
         where = f"engine {i}"
-        _check_keys(path, where, table, {"name", "pin", "source"})
+        _check_keys(path, where, table, set(KNOWN_KEYS["vimesync.toml [[engine]]"]))
         key = _str_or_none(path, where, table, "name")
         if not key or not key.strip():
             raise ConfigError(str(path), f"[[engine]] number {i} needs a name (used by --engine)")

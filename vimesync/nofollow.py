@@ -10,10 +10,11 @@ nothing outside the root is ever read, written or chmodded. The root itself is t
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -112,6 +113,30 @@ def write_new(root: str | Path, rel: str, data: bytes, *, executable: bool, umas
             if not umask:
                 os.fchmod(fh.fileno(), 0o755 if executable else 0o644)
             fh.write(data)
+
+
+def write_new_stream(
+    root: str | Path, rel: str, chunks: Iterable[bytes], *, executable: bool, limit: int
+) -> int:
+    """:func:`write_new` from ``chunks`` (a large member streamed, never held whole): at most
+    ``limit`` bytes, else EFBIG and the partial file removed. Returns the bytes written."""
+    written = 0
+    with parent_dir(root, rel, create=True) as (dfd, name):
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(name, flags, 0o600, dir_fd=dfd)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                os.fchmod(fh.fileno(), 0o755 if executable else 0o644)
+                for chunk in chunks:
+                    written += len(chunk)
+                    if written > limit:
+                        raise OSError(errno.EFBIG, "more bytes than announced", rel)
+                    fh.write(chunk)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=dfd)
+            raise
+    return written
 
 
 def symlink_new(root: str | Path, rel: str, target: bytes) -> None:

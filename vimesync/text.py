@@ -76,6 +76,18 @@ def utf8_safe(text: str) -> str:
     return _surrogate().sub("\ufffd", text)
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with "…" when cut (never
+    mid-word: "No such file or )" read as a broken message)."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
+
+
 def untouched_note(untouched: bool, parses_with: str | None) -> str:
     """The label of a parse failure in a file the patch stack did not change, e.g.
     " (untouched by the stack: fails at the pin itself; try --python 3.12)"; "" otherwise."""

@@ -22,6 +22,7 @@ WRITTEN = [
     "pins/vllm.toml",
     "patches/series",
     "sop/policy.toml",
+    "sop/gates.toml",
     "sop/SYNC.md",
 ]
 
@@ -61,7 +62,7 @@ def test_init_writes_a_working_layout(world: dict[str, object], capsys: pytest.C
         "--engine", "vLLM", "--source", "../../vllm",
     )  # fmt: skip
     assert code == 0, err
-    assert [line.removeprefix(f"wrote {down}/") for line in out.splitlines()[:6]] == WRITTEN
+    assert [line.removeprefix(f"wrote {down}/") for line in out.splitlines()[: len(WRITTEN)]] == WRITTEN
     assert "1. vimesync walk" in out and "2. vimesync patches check" in out and "3. vimesync report" in out
     cfg = load_config(cwd=down / "vime")
     assert cfg.file == down / "vimesync.toml"
@@ -182,3 +183,30 @@ def test_synced_is_the_newest_upstream_commit_in_the_forks_history(
     code, _, err = run(capsys, "init", "--upstream", str(up.path))  # type: ignore[attr-defined]
     assert code == 0, err
     assert load_config(cwd=down.path).upstream_pin.synced == world["second"]  # type: ignore[attr-defined]
+
+
+def test_init_in_a_fresh_repository_then_walk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first hour: `git init`, `vimesync init`, then the next step it prints (issue 17, 13)."""
+    up = Repo(tmp_path / "slime")
+    up.commit("init", {"slime/a.py": "a = 1\n"})
+    up.commit("Add b (#2)", {"slime/b.py": "b = 2\n"})
+    fresh = tmp_path / "vime"
+    fresh.mkdir()
+    git.run(fresh, ["init", "-q"])
+    monkeypatch.chdir(fresh)
+    code, out, err = run(capsys, "init", "--upstream", "../slime", "--map", "slime/=vime/")
+    assert code == 0, err
+    code, out, err = run(capsys, "walk", "--range", "HEAD", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [pr["status"] for pr in doc["prs"]] == ["applicable"]
+    assert any("no commit yet" in n for n in doc["notes"])
+    sync_md = (fresh / "sop/SYNC.md").read_text()
+    assert "vimesync carry" in sync_md and "Cherry-pick" not in sync_md
+    assert "you never edit it by hand" in sync_md
+    gates = (fresh / "sop/gates.toml").read_text()
+    from vimesync.sop.gatesfile import load_gates
+
+    assert load_gates(fresh).architectures == ("amd64", "arm64") and "[off]" in gates

@@ -29,6 +29,7 @@ from vimesync.patches.tree import MODE_LINK, ScratchTree
 from vimesync.pycheck.model import ParseReport
 from vimesync.safefs import read_input, scratch_dir
 from vimesync.sources import Source, SourceInfo, open_source
+from vimesync.text import clip
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def _refresh(
             tree, raw, exact, side, scratch, strip=entry.strip, new_label=new_label, old_label=old_label
         )
     except GitError as exc:
-        return Refreshed("conflict", f"git could not diff or merge: {exc.message[:200]}")
+        return Refreshed("conflict", f"git could not diff or merge: {clip(exc.message, 200)}")
 
 
 def _parse(
@@ -242,7 +243,7 @@ def verdict(p: PatchResult) -> str:
     by_file: dict[str, list[str]] = {}
     for f in p.failures:
         if (f.file, f.hunk) not in done:
-            by_file.setdefault(f.file, []).append(f"#{f.hunk}" if f.hunk else f"({f.reason[:60]})")
+            by_file.setdefault(f.file, []).append(f"#{f.hunk}" if f.hunk else f"({clip(f.reason, 60)})")
     shown = [f"{file} {' '.join(hunks)}" for file, hunks in list(by_file.items())[:MAX_CONFLICT_FILES]]
     more = len(by_file) - MAX_CONFLICT_FILES
     conflicts = "conflicts: " + "; ".join(shown) + (f"; and {more} more files" if more > 0 else "")

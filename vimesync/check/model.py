@@ -37,6 +37,8 @@ class CheckReport:
     # What opening the source decided for the user ("no revision given: using HEAD (<sha>)",
     # "skipped 2 submodule(s)...", "stripped the archive's top-level folder 'x'")
     source_notes: tuple[str, ...] = ()
+    # --strict: a file that fails at the pin itself (untouched by the stack) fails the check too
+    strict: bool = False
 
     @property
     def patches_ok(self) -> bool:
@@ -48,8 +50,15 @@ class CheckReport:
         return tuple(p for p in self.patches if p.status == "already-applied")
 
     @property
+    def parse_ok(self) -> bool:
+        """The patched tree parses: every file (--strict), or every file the stack touched (a file
+        that fails at the pin itself is the engine's, reported apart, not the stack's)."""
+        py = self.python
+        return py is not None and (py.ok if self.strict else py.stack_ok)
+
+    @property
     def ok(self) -> bool:
-        return self.patches_ok and self.python is not None and self.python.ok
+        return self.patches_ok and self.parse_ok
 
 
 def check_to_dict(report: CheckReport) -> dict[str, Any]:
@@ -85,13 +94,14 @@ def check_to_dict(report: CheckReport) -> dict[str, Any]:
         "python": None
         if py is None
         else {
-            "ok": py.ok,
+            "ok": report.parse_ok,
             "files": py.files,
             "cached": py.cached,
             "version": py.version,
             "version_source": py.version_source,
             "interpreter": py.interpreter,
             "failed": [asdict(f) for f in py.failed],
+            "failed_at_pin": len(py.at_pin),
             "conflict_markers": [asdict(m) for m in py.conflict_markers],
             "notes": list(py.notes),
         },

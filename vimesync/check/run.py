@@ -10,6 +10,7 @@ the parse cache's keys, so a warm run reads almost nothing).
 from __future__ import annotations
 
 import bisect
+import os
 import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping
@@ -26,7 +27,7 @@ from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
 from vimesync.patches.model import PatchFile, PatchResult
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK, Provider, apply_stack
-from vimesync.safefs import ensure_output_dir, excerpt, scratch_dir
+from vimesync.safefs import ensure_output_dir, excerpt, remove_tree, scratch_dir
 from vimesync.sources import Source, open_source
 from vimesync.sources.archive import TAR_SUFFIXES, ZIP_SUFFIXES
 from vimesync.sources.model import write_file
@@ -190,8 +191,18 @@ def _refuse_a_folder_of_archives(source: Source, path: Path) -> None:
 def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> CheckReport:
     """Apply ``opts.series`` to ``opts.source`` at ``opts.rev`` in a scratch tree and parse it."""
     patches = load_stack(opts.series, strip=opts.strip)
-    if opts.export is not None:
-        _check_export_dir(opts.export)
+    if opts.export is None:
+        return _run_check(opts, patches, progress)
+    existed = os.path.lexists(opts.export)
+    _check_export_dir(opts.export)
+    try:
+        return _run_check(opts, patches, progress)
+    except BaseException:
+        _undo_export(opts.export, existed)  # a failed check leaves --export as it found it
+        raise
+
+
+def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressFn | None) -> CheckReport:
     path, verified = pinned_source(opts)
     with (
         scratch_dir("vimesync-check-") as tmp,  # removed however deep the tree a patch made
@@ -235,6 +246,7 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
         notes=opts.notes,
         applied_ok=opts.keep_going and not opts.strict,
         source_notes=source.notes,
+        strict=opts.strict,
     )
 
 
@@ -282,9 +294,23 @@ def changed_files(
 def export_tree(source: Source, changed: Changes, dest: Path) -> None:
     """Write the whole patched tree: untouched files from the source, changed ones from scratch.
     Nothing is written through a symlink, nothing outside ``dest``, nothing reused or chmodded
-    by path (see :func:`vimesync.sources.model.write_file`)."""
+    by path (see :func:`vimesync.sources.model.write_file`). All or nothing: :func:`run_check`
+    undoes a failed export (a full disk, a corrupt member, an interrupt), leaving ``dest`` as it
+    found it (absent, or empty: anything else was refused), so the next run can use it."""
     dest.mkdir(parents=True, exist_ok=True)
     source.export(dest, skip=changed.keys())
     for rel, content in changed.items():
         if content is not None:
             write_file(dest, rel, *content)
+
+
+def _undo_export(dest: Path, existed: bool) -> None:
+    if not os.path.lexists(dest):
+        return
+    if not existed:
+        remove_tree(dest)
+        return
+    with os.scandir(dest) as entries:
+        names = [e.name for e in entries]
+    for name in names:
+        remove_tree(dest / name)

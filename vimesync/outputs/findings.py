@@ -20,7 +20,7 @@ from vimesync.outputs.model import Annotation, Case, Findings, Suite
 from vimesync.patches.model import HunkFailure, PatchResult
 from vimesync.report.markdown import render_audit, render_validation
 from vimesync.sop.gates import Gate
-from vimesync.text import plural
+from vimesync.text import plural, untouched_note
 from vimesync.upstream.model import WalkResult
 
 
@@ -95,15 +95,22 @@ def check_findings(report: CheckReport, *, root: Path | None = None) -> Findings
             Case("parse the patched tree", classname, skipped="not reached: the stack did not apply")
         )
     else:
-        unparsable = len({f.path for f in py.failed} | {m.path for m in py.conflict_markers})
+        counted = py.failed if report.strict else py.by_stack
+        unparsable = len({f.path for f in counted} | {m.path for m in py.conflict_markers})
         cases.append(
             Case(
                 f"parse {plural(py.files, 'Python file')} ({py.version} grammar)",
                 classname,
-                failure=None if py.ok else f"{plural(unparsable, 'file')} do not parse",
+                failure=None if report.parse_ok else f"{plural(unparsable, 'file')} do not parse",
             )
         )
         for bad in py.failed:
+            if bad.untouched and not report.strict:  # the pin's own failure: shown, not failing
+                why = untouched_note(True, bad.parses_with).strip(" ()")
+                cases.append(Case(bad.path, classname, skipped=f"{bad.message} ({why})", file=bad.path))
+                title = "fails at the pin itself"
+                notes.append(Annotation("warning", title, bad.message, file=bad.path, line=bad.line))
+                continue
             cases.append(Case(bad.path, classname, failure=bad.message, file=bad.path, line=bad.line))
             notes.append(
                 Annotation(

@@ -65,4 +65,20 @@ class ParseReport:
 
     @property
     def ok(self) -> bool:
+        """Every file parses and no conflict marker is left."""
         return not self.failed and not self.conflict_markers
+
+    @property
+    def at_pin(self) -> tuple[ParseFailure, ...]:
+        """Failures of files the stack did not touch: the pinned source fails by itself."""
+        return tuple(f for f in self.failed if f.untouched)
+
+    @property
+    def by_stack(self) -> tuple[ParseFailure, ...]:
+        """Failures of files the stack touched (or whose folder it changed)."""
+        return tuple(f for f in self.failed if not f.untouched)
+
+    @property
+    def stack_ok(self) -> bool:
+        """Nothing the stack did fails: what fails, fails at the pin itself."""
+        return not self.by_stack and not self.conflict_markers

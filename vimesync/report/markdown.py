@@ -322,8 +322,13 @@ def render_validation(c: CheckReport | Skipped, *, heading: bool = True) -> list
         out.append(f"{head}; the patched Python files were not parsed.")
     elif py.ok:
         out.append(f"{head}; {plural(py.files, 'patched Python file')} parse successfully.")
+    elif c.parse_ok:
+        n = len(py.at_pin)
+        what = f"{n:,} {'fails' if n == 1 else 'fail'} at the pin itself, untouched by the stack"
+        out.append(f"{head}; {plural(py.files, 'patched Python file')} parse but {what}.")
     else:
-        bad = len({f.path for f in py.failed} | {m.path for m in py.conflict_markers})
+        counted = py.failed if c.strict else py.by_stack
+        bad = len({f.path for f in counted} | {m.path for m in py.conflict_markers})
         out.append(f"{head}; {bad:,} of {plural(py.files, 'patched Python file')} fail to parse.")
     if c.source_notes:
         out += ["", "Source notes:", "", *(f"- {escape(n)}" for n in c.source_notes)]

@@ -177,7 +177,8 @@ def _evaluate(report: SyncReport, name: str) -> Gate:
         parts = []
         for c in failing:
             failed = sum(1 for p in c.patches if not p.ok and not p.skipped)
-            bad = 0 if c.python is None else len(c.python.failed) + len(c.python.conflict_markers)
+            py = c.python
+            bad = 0 if py is None else len(py.failed if c.strict else py.by_stack) + len(py.conflict_markers)
             parts.append(
                 f"{c.engine}: {plural(failed, 'patch', 'patches')} failing, {plural(bad, 'parse problem')}"
             )

@@ -261,6 +261,7 @@ def plan_init(opts: InitOptions) -> Plan:
         (eng_pin, templates.engine_pin(name=eng.name, repo=eng.repo, rev=eng.rev)),
         ("patches/series", templates.SERIES),
         ("sop/policy.toml", templates.POLICY),
+        ("sop/gates.toml", templates.GATES),
         ("sop/SYNC.md", templates.sync_md(upstream=up.name, up_pin=up_pin, eng_pin=eng_pin, path=up.path)),
     )
     fetch = (

@@ -114,6 +114,26 @@ POLICY = """\
 """
 
 
+GATES = """\
+# Which gates of the sync procedure (sop/SYNC.md) apply to this downstream, the CI contexts that
+# must be green at the sync head, and the container-image architectures in build order.
+# `vimesync sop status` evaluates every gate; `vimesync report` those it covers.
+
+[ci]
+# The contexts (status contexts or check runs) that must be green at the sync head, e.g.
+# required = ["buildkite/vime"]
+required = []
+
+[images]
+architectures = ["amd64", "arm64"]  # arm64 is recorded only after amd64, at the same head
+
+[off]
+# A gate switched off, with the reason shown in its place (not honoured in an untrusted CI
+# checkout: there only --skip-gate NAME switches a gate off), for example:
+# images = "this downstream publishes no container images"
+"""
+
+
 def sync_md(*, upstream: str, up_pin: str, eng_pin: str, path: str | None) -> str:
     clone = path or "<upstream clone>"
     return f"""\
@@ -124,40 +144,59 @@ applying to its exact pin. Each step ends in a **gate**: a command whose exit co
 the step is done (0 done, 1 not yet, 2 the inputs are wrong). Run everything from this
 checkout; `vimesync.toml` supplies the paths.
 
+`vimesync sop status` evaluates every gate below in order and prints a checklist (held, failed,
+not run, off) with the command that moves each unmet gate. Which gates apply, the required CI
+contexts and the image architectures are in `sop/gates.toml`.
+
 ## 0. Prepare
 - Fetch the upstream: `git -C {clone} fetch origin`.
 - Read `{up_pin}`: `synced` is the last upstream commit already carried.
-- Branch: `git switch -c sync/<tip8>`.
+- No branch to make by hand: `vimesync carry` creates `sync/<tip8>` in a linked worktree.
 
 ## 1. Walk and classify
 `vimesync walk` lists every merged PR from `synced` to the upstream tip as `applicable`,
 `excluded` (with the policy rule's reason) or `mirrored` (already carried). Policy changes go
 in `sop/policy.toml`, each rule with a reason.
 
-**Gate:** `vimesync walk --json` exits 0.
+**Gate `classified`:** `vimesync walk --json` exits 0.
 
 ## 2. Carry the applicable PRs
-Cherry-pick or translate each applicable PR, oldest first, with trailers so the next walk
-sees them as mirrored:
+`vimesync carry --dry-run` shows the plan; `vimesync carry` carries each applicable PR, oldest
+first, onto a new branch `sync/<tip8>` in a linked worktree: the path map and the translations
+of `vimesync.toml` applied, each file merged three-way, each commit with the upstream author and
+message and the trailers the next walk reads as mirrored (`Upstream-PR:`, `Upstream-Commit:`).
+The last commit bumps `synced` in `{up_pin}`; you never edit it by hand.
 
-    Upstream-PR: owner/name#N
-    Upstream-Commit: <sha>
+At a conflict it stops (exit 1) naming the PR, the files and the upstream hunks, with the
+worktree in git's conflict state: resolve, `git add`, `vimesync carry --continue`; or `--skip`
+(the report lists the PR as not carried), or `--abort`. `--status` says where it stands.
+
+**Gate `carried`:** `vimesync carry` on the sync branch says "nothing to carry".
 
 ## 3. Engine patch stack
-If the engine pin moves, update `{eng_pin}` (`rev`) and refresh the patches in `patches/`.
+To move the engine pin: `vimesync pin bump --to <rev or wheel>` shows every patch at both pins;
+`--refresh --write` re-makes the patches that moved and updates `{eng_pin}`.
 
-**Gate:** `vimesync patches check` exits 0: every patch applies to the exact pin and every
-Python file of the patched tree parses.
+**Gate `patches`:** `vimesync patches check` exits 0: every patch applies to the exact pin and
+every Python file of the patched tree parses.
 
 ## 4. Audit every changed path
-`vimesync audit --baseline <pre-sync commit>` classifies each changed path; review each and
-record it with `vimesync audit review PATH... --by <you> --baseline <pre-sync commit>`.
+`vimesync audit` classifies each path the sync changed (the baseline is where the sync branch
+left main); review each one against the upstream tip and the baseline and record it with
+`vimesync audit review PATH... --by <you>` (ledger in `sop/reviews/`).
 
-**Gate:** `vimesync audit --baseline <pre-sync commit>` exits 0.
+**Gate `audit`:** `vimesync audit` exits 0: no unreviewed or stale paths.
 
-## 5. Report and merge
-`vimesync report --baseline <pre-sync commit> --output sync.md` writes the PR description.
-Then bump `synced` in `{up_pin}` to the tip you carried.
+## 5. Exact-head CI and images
+Push the sync branch; `vimesync ci --pr N` reads the CI of the PR's current head (earlier heads
+are not evidence). Record each image built from that head:
+`vimesync sop record image --arch amd64 --digest sha256:... --ref <registry>/<name>:<tag>`.
 
-**Gate:** `vimesync report` exits 0.
+**Gate `ci`:** `vimesync ci --pr N` exits 0. **Gate `images`:** `vimesync sop status` shows it held.
+
+## 6. Report and merge
+`vimesync report --output sync.md` writes the PR description with every figure computed;
+`--publish owner/repo#N` puts it into the PR between markers.
+
+**Gate:** `vimesync report` exits 0: every gate it covers holds.
 """

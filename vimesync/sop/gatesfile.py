@@ -24,6 +24,12 @@ from vimesync.errors import ConfigError
 from vimesync.sop.gates import GATE_NAMES
 
 GATES_FILE = Path("sop") / "gates.toml"
+# Every key it accepts, by table (docs/config.md documents each: tests/test_docs_config.py).
+KNOWN_KEYS: dict[str, frozenset[str]] = {
+    "sop/gates.toml": frozenset({"off", "ci", "images"}),
+    "sop/gates.toml [ci]": frozenset({"required"}),
+    "sop/gates.toml [images]": frozenset({"architectures"}),
+}
 ARCHITECTURES = ("amd64", "arm64")
 _ARCH = re.compile(r"[a-z0-9_]{1,32}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -73,7 +79,7 @@ def load_gates(root: Path) -> GatesConfig:
     if not os.path.lexists(file):
         return GatesConfig()
     data = read_toml(file, root=root)
-    unknown = sorted(set(data) - {"off", "ci", "images"})
+    unknown = sorted(set(data) - KNOWN_KEYS["sop/gates.toml"])
     if unknown:
         raise ConfigError(str(file), f"unknown table [{unknown[0][:40]!r}]", hint="tables: off, ci, images")
     off = data.get("off", {})
@@ -87,7 +93,7 @@ def load_gates(root: Path) -> GatesConfig:
             raise ConfigError(str(file), f"[off] {gate[:40]!r} is no gate (gates: {', '.join(GATE_NAMES)})")
         if not isinstance(why, str) or not why.strip() or len(why) > 500 or _CONTROL.search(why):
             raise ConfigError(str(file), f"[off] {gate}: give the reason as one line of text")
-    if set(ci) - {"required"} or set(images) - {"architectures"}:
+    if set(ci) - KNOWN_KEYS["sop/gates.toml [ci]"] or set(images) - KNOWN_KEYS["sop/gates.toml [images]"]:
         raise ConfigError(str(file), "known keys: [ci] required, [images] architectures")
     arches = _strings(
         file,

@@ -18,7 +18,7 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
 from vimesync.errors import BadInput
@@ -42,6 +42,7 @@ _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "PKG-INFO")
 # One zip member is read into memory whole (to hash, parse, patch or export it): a member
 # announcing more is refused when read (the parser skips anything over 10 MiB unread).
 MAX_MEMBER_READ = 256 << 20
+_CHUNK = 1 << 20  # what an export copies at a time
 
 
 def _strip_prefix(names: Iterable[str], *, require_marker: bool) -> str:
@@ -242,6 +243,20 @@ class ZipSource(Source):
     def read(self, path: str) -> bytes:
         self.entry(path)
         return self._read_member(self._path, self._members[path])
+
+    def _streams(self, path: str) -> bool:
+        # Every regular member: an engine wheel holds shared objects of hundreds of MiB that no
+        # patch touches, exported without ever being held whole (the archive's total is capped).
+        return self._files[path].mode != MODE_LINK
+
+    def _chunks(self, path: str) -> Iterator[bytes]:
+        info = self._members[path]
+        try:
+            with self._zip.open(info) as fh:
+                while chunk := fh.read(_CHUNK):
+                    yield chunk
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
+            raise BadInput(f"{self._path}: corrupt member {info.filename!r}: {exc}") from exc
 
     def close(self) -> None:
         self._zip.close()

@@ -3,6 +3,7 @@ bytes, the :class:`SourceInfo` shown in reports, and the archive :class:`Limits`
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -98,11 +99,23 @@ class Source:
         for p in paths:
             self.entry(p)  # unknown path -> BadInput before writing anything
         dest.mkdir(parents=True, exist_ok=True)
-        count = 0
-        for path, data in self.read_many(paths):
+        streamed = [p for p in paths if self._streams(p)]
+        for path in streamed:
+            e = self._files[path]
+            write_stream(dest, path, self._chunks(path), e.mode, size=e.size)
+        done = set(streamed)
+        count = len(streamed)
+        for path, data in self.read_many(p for p in paths if p not in done):
             write_file(dest, path, data, self._files[path].mode)
             count += 1
         return count
+
+    def _streams(self, path: str) -> bool:
+        """Whether ``path`` is exported in chunks (:meth:`_chunks`) rather than read whole."""
+        return False
+
+    def _chunks(self, path: str) -> Iterator[bytes]:
+        raise NotImplementedError
 
     def close(self) -> None:
         pass
@@ -141,6 +154,22 @@ def write_file(dest: Path, path: str, data: bytes, mode: int) -> None:
             nofollow.write_new(dest, rel, data, executable=mode == MODE_EXEC)
     except nofollow.NotInTree:
         raise BadInput(f"{dest}: cannot write {rel!r}: a parent is a file or symbolic link") from None
+
+
+def write_stream(dest: Path, path: str, chunks: Iterable[bytes], mode: int, *, size: int) -> None:
+    """:func:`write_file` of a regular file from ``chunks``, at most ``size`` bytes (what the
+    source announced for it: more is refused, the partial file removed)."""
+    rel = safe_relpath(path, what="path")
+    try:
+        written = nofollow.write_new_stream(dest, rel, chunks, executable=mode == MODE_EXEC, limit=size)
+    except nofollow.NotInTree:
+        raise BadInput(f"{dest}: cannot write {rel!r}: a parent is a file or symbolic link") from None
+    except OSError as exc:
+        if exc.errno != errno.EFBIG:
+            raise
+        raise BadInput(f"{path!r} holds more than the {size:,} bytes its source announced") from None
+    if written != size:
+        raise BadInput(f"{path!r} holds {written:,} bytes, not the {size:,} its source announced")
 
 
 DRIVE_LETTER = re.compile(r"^[A-Za-z]:")

@@ -95,6 +95,13 @@ def _since(repo: Path, base: str) -> str | None:
         return None
 
 
+def _unborn(repo: Path) -> bool:
+    """A repository whose HEAD names a branch with no commit yet (checked: not a repository is
+    the caller's error, as before)."""
+    git.git_dir(repo)
+    return not git.run_ok(repo, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+
+
 def mirrored_at(
     upstream: Path,
     prs: tuple[PullRequest, ...] | list[PullRequest],
@@ -184,10 +191,13 @@ def walk_and_classify(
     prs = policy_mod.classify(result.prs, pol)
 
     downstream = repository_path(downstream, config, "downstream_path")
+    if downstream is not None and prs and downstream_rev is None and _unborn(downstream):
+        # A downstream just made (`git init`, then `vimesync init`): nothing is mirrored yet.
+        notes.append(f"the downstream {downstream} has no commit yet: no PR is mirrored there")
+        downstream = None
     if downstream is not None and prs:
         from vimesync.upstream import mirrored
 
-        git.git_dir(downstream)
         index = mirrored.scan_downstream(
             downstream,
             upstream_repo=config.upstream_repo,

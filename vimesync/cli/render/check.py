@@ -170,6 +170,20 @@ def _render_python(report: CheckReport) -> None:
         con.print(output.styled((f"  {c.path}:{c.line}: leftover conflict marker {c.text!r}", "red")))
 
 
+def _at_pin(report: CheckReport) -> str:
+    """ "; 1 file fails at the pin itself (...)" when the pinned source has files that do not parse
+    untouched by the stack: counted apart, failing the check only under --strict."""
+    py = report.python
+    if py is None or not py.at_pin:
+        return ""
+    n = len(py.at_pin)
+    verb = "fails" if n == 1 else "fail"
+    how = "--strict counts it" if n == 1 else "--strict counts them"
+    if report.strict:
+        how = "failing under --strict"
+    return f"; {plural(n, 'file')} {verb} at the pin itself (untouched by the stack; {how})"
+
+
 def _verdict(report: CheckReport) -> Text:
     """The last line: what passed, or everything that failed, counted."""
     n = len(report.patches)
@@ -177,15 +191,18 @@ def _verdict(report: CheckReport) -> Text:
     py = report.python
     applied = len(report.already_applied)
     drop = "drop it from the series" if applied == 1 else "drop them from the series"
+    at_pin = _at_pin(report)
     if report.ok and py is not None and applied:  # --keep-going: noted, not failing
         done = f"{applied} of {n} patches {'is' if applied == 1 else 'are'} already applied in {to}: {drop}"
-        return output.styled(("OK", "bold green"), f": {done}; the others apply.")
+        return output.styled(("OK", "bold green"), f": {done}; the others apply{at_pin}.")
     if report.ok and py is not None:
         patches = "the only patch applies" if n == 1 else f"all {n} patches apply sequentially"
         if n == 0:
             files = f"{plural(py.files, 'Python file')} of {to} {'parses' if py.files == 1 else 'parse'}"
             return output.styled(("OK", "bold green"), f": the series is empty, nothing to apply; {files}.")
         parsed = plural(py.files, "patched Python file") + (" parses" if py.files == 1 else " parse")
+        if py.at_pin:
+            parsed = f"the stack's files parse{at_pin}"
         return output.styled(("OK", "bold green"), f": {patches} to {to}; {parsed}.")
     problems = []
     failed = sum(1 for p in report.patches if p.status in ("failed", "partly-applied"))
@@ -196,10 +213,12 @@ def _verdict(report: CheckReport) -> Text:
         problems.append(f"{failed} of {n} patches failed to apply to {to}")
     if skipped:
         problems.append(f"{skipped} not applied after a failure")
-    if py is not None and py.failed:
-        problems.append(
-            f"{plural(len(py.failed), 'Python file')} {'does' if len(py.failed) == 1 else 'do'} not parse"
-        )
+    counted = () if py is None else py.failed if report.strict else py.by_stack
+    if counted:
+        verb = "does" if len(counted) == 1 else "do"
+        problems.append(f"{plural(len(counted), 'Python file')} {verb} not parse")
+    if py is not None and py.at_pin and not report.strict:
+        problems.append(_at_pin(report).removeprefix("; "))
     if py is not None and py.conflict_markers:
         problems.append(plural(len(py.conflict_markers), "leftover conflict marker"))
     return output.styled(("FAILED", "bold red"), ": " + "; ".join(problems) + ".")
