@@ -182,3 +182,19 @@ def test_synced_is_the_newest_upstream_commit_in_the_forks_history(
     code, _, err = run(capsys, "init", "--upstream", str(up.path))  # type: ignore[attr-defined]
     assert code == 0, err
     assert load_config(cwd=down.path).upstream_pin.synced == world["second"]  # type: ignore[attr-defined]
+
+
+def test_an_upstream_named_like_the_engine_gets_two_pins(
+    world: dict[str, object], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`init --upstream <clone named X> --engine X` wrote pins/x.toml twice, the engine pin over the
+    upstream pin, and named one file as both (issue 18, finding 14)."""
+    down = world["down"].path  # type: ignore[attr-defined]
+    code, out, err = run(
+        capsys, "init", "--upstream", "../../slime", "--engine", "Slime", "--source", "../../vllm"
+    )
+    assert code == 0, err
+    cfg = load_config(cwd=down)
+    assert cfg.upstream_pin.file != cfg.engine.file
+    assert cfg.upstream_pin.synced == world["second"] and cfg.engine.rev == world["pin"]
+    assert "pins/slime-engine.toml" in out
