@@ -109,9 +109,11 @@ def test_only_real_trailers_count(tmp_path: Path) -> None:
     )
     d.commit("Port\n\nprose\n\nUpstream-PR: THUDM/slime#12\nUpstream-Commit: 1234567\nSigned-off-by: A <a@x>")
     d.commit("Quote\n\n    Upstream-PR: THUDM/slime#13", {"c": "c\n"})  # indented: a quoted message
-    # A squash merge keeps each picked commit's "(cherry picked from commit …)" line in its body,
-    # mid-message (7 of slime's 8 such lines are there): git-generated, so they still count.
+    # A squash merge keeps each picked commit's "(cherry picked from commit …)" line mid-message;
+    # but so does any message that quotes one (an upstream title or body a carry copied): only
+    # git's own -x position, the last paragraph, counts (issue 18, finding 1).
     d.commit("Squash (#9)\n\n* fix\n\n(cherry picked from commit 7654321)\n\n* fmt", {"e": "e\n"})
+    d.commit("Pick\n\nbody\n\n(cherry picked from commit 89abcde)", {"f": "f\n"})
     index = scan_downstream(d.path, upstream_repo="THUDM/slime")
     assert set(index.prs) == {12}
-    assert set(index.short_commits) == {"1234567", "7654321"}
+    assert set(index.short_commits) == {"1234567", "89abcde"}

@@ -37,6 +37,16 @@ from vimesync.upstream.model import MIRRORED, Decision, PrKind, PullRequest
 UPSTREAM_PR_RE = re.compile(r"^Upstream-PR:\s*(?:([\w.-]+/[\w.-]+))?#(\d{1,9})\s*$", re.M | re.I)
 UPSTREAM_COMMIT_RE = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.M | re.I)
 CHERRY_RE = re.compile(r"\(cherry picked from commit ([0-9a-f]{7,40})\)")
+_CHERRY_LINE = re.compile(r"[ \t]*\(cherry picked from commit ([0-9a-f]{7,40})\)[ \t]*")
+_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+
+
+def cherry_picked(message: str) -> list[str]:
+    """The commits ``git cherry-pick -x`` says a message was picked from: its own line in the last
+    paragraph, where git writes it (and its trailer parser reads it). Anywhere else the phrase is
+    text someone wrote — an upstream title or body a carry copied — and proves nothing."""
+    last = _BLANK_LINES.split(message.strip())[-1]
+    return [m.group(1) for line in last.split("\n") if (m := _CHERRY_LINE.fullmatch(line))]
 _COMMIT_LINE = re.compile(rb"^commit ([0-9a-f]{40})$", re.M)
 _COMMIT_MARK = re.compile(rb"^commit ([0-9a-f]{40})(?=\n)", re.M)  # complete lines only (streaming)
 
@@ -269,8 +279,10 @@ def scan_downstream(
         for m in UPSTREAM_PR_RE.finditer(trailers):
             if want_repo is None or m.group(1) is None or m.group(1).lower() == want_repo:
                 prs.setdefault(int(m.group(2)), sha)
-        for m in (*UPSTREAM_COMMIT_RE.finditer(trailers), *CHERRY_RE.finditer(msg)):
+        for m in UPSTREAM_COMMIT_RE.finditer(trailers):
             commits.setdefault(m.group(1), sha)
+        for picked in cherry_picked(msg):
+            commits.setdefault(picked, sha)
 
     timed_out = False
     current = None
