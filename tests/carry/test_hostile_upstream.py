@@ -59,3 +59,28 @@ def test_a_title_claiming_another_prs_commit_does_not_make_it_mirrored(
 )
 def test_only_gits_own_line_counts(message: str, picked: list[str]) -> None:
     assert cherry_picked(message) == picked
+
+
+def test_copied_lines_make_a_pending_pr_look_mirrored_never_carried(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Finding 2: an upstream PR that adds another pending PR's changed lines elsewhere (dead code)
+    made that PR "already downstream (75% of changed lines)". Similarity suggests, never decides."""
+    pair = build_pair(tmp_path)
+    body = "".join(f"    step_{i} = compute({i})\n" for i in range(6))
+    up = pair.up
+    middle = "".join(f"# keep {i}\n" for i in range(8))
+    up.commit("work.py (#19)", {"slime/work.py": middle})
+    pair.down.commit("work.py\n\nUpstream-PR: THUDM/slime#19", {"vime/work.py": middle})
+    up.branch("feat20")
+    up.commit("real work", {"slime/work.py": f"def run():\n{body}{middle}"})
+    up.checkout("main")
+    up.commit("Unused helper (#21)", {"slime/work.py": f"{middle}def _never_called():\n{body}"})
+    up.merge("feat20", "Merge pull request #20 from carol/feat20\n\nThe real work")
+    tip = up.head()
+    code, doc = pair.carry(capsys, "--range", f"{pair.tip}..{tip}", "--pr", "21")
+    assert code == 0, doc
+    prs = {p["number"]: p for p in pair.walked(capsys, doc["branch"], tip)}
+    assert prs[21]["status"] == "mirrored"
+    assert prs[20]["status"] == "applicable" and prs[20]["mirrored_by"] is None
+    assert "looks mirrored" in prs[20]["reason"]
