@@ -84,3 +84,37 @@ def test_copied_lines_make_a_pending_pr_look_mirrored_never_carried(
     assert prs[21]["status"] == "mirrored"
     assert prs[20]["status"] == "applicable" and prs[20]["mirrored_by"] is None
     assert "looks mirrored" in prs[20]["reason"]
+
+
+def test_a_carried_gitattributes_runs_no_git_lfs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding 3: the downstream has git-lfs installed (``git lfs install --local`` writes its
+    filters); an upstream PR carries ``*.bin filter=lfs``, a pointer file and a .lfsconfig naming
+    the attacker's server. The carry checks the files out (worktree, conflict state): git-lfs must
+    not run."""
+    pair = build_pair(tmp_path)
+    marker = tmp_path / "git-lfs-ran"
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "git-lfs").write_text(f'#!/bin/sh\necho "$@" >> "{marker}"\ncat\n')
+    (fake / "git-lfs").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{__import__('os').environ['PATH']}")
+    for key, value in (("clean", "git-lfs clean -- %f"), ("smudge", "git-lfs smudge -- %f")):
+        pair.down.git("config", f"filter.lfs.{key}", value)
+    pair.down.git("config", "filter.lfs.required", "true")
+    pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:" + "a" * 64 + "\nsize 4\n"
+    pair.up.commit(
+        "Add assets (#30)",
+        {
+            "slime/.gitattributes": "*.bin filter=lfs diff=lfs merge=lfs -text\n",
+            "slime/assets/model.bin": pointer,
+            ".lfsconfig": "[lfs]\n\turl = https://attacker.invalid/lfs\n",
+        },
+    )
+    tip = pair.up.head()
+    code, doc = pair.carry(capsys, "--range", f"{pair.tip}..{tip}", "--pr", "30")
+    assert code == 0, doc
+    worktree = Path(doc["worktree"])
+    assert (worktree / "vime/assets/model.bin").read_text() == pointer  # checked out as committed
+    assert not marker.exists(), marker.read_text()

@@ -39,6 +39,14 @@ SAFE_CONFIG = (
     "advice.graftFileDeprecated=false",
     "maintenance.auto=false",
     "gc.auto=0",
+    # git-lfs's filters are the only ones a repository may configure (repocheck refuses any other
+    # driver command); vimesync reads objects, never needs a filter, and a carry checks out files
+    # whose .gitattributes a hostile upstream wrote (``*.bin filter=lfs`` and a .lfsconfig naming
+    # its server): every filter run is switched off, so git-lfs never starts.
+    "filter.lfs.clean=",
+    "filter.lfs.smudge=",
+    "filter.lfs.process=",
+    "filter.lfs.required=false",
 )
 SAFE_ARGV = ("git", "--no-pager", "--no-replace-objects", *(a for kv in SAFE_CONFIG for a in ("-c", kv)))
 
