@@ -136,3 +136,16 @@ def test_config_errors_quote_keys_short_and_escaped(tmp_path: Path, text: str) -
         load_config(write(tmp_path / "vimesync.toml", text))
     message = str(info.value)
     assert len(message) < len(str(tmp_path)) + 250 and "\x1b" not in message
+
+
+def test_translate_tables_are_numbered_in_one_pass(tmp_path: Path) -> None:
+    """Each [[upstream.translate]] table knows its header's line (for errors), counted in one pass
+    over the file (issue 18, finding 15: counting from the start for each header was quadratic;
+    bench/bench_config.py times a 1 MiB config)."""
+    from vimesync.config import _header_lines
+
+    text = "[upstream]\n" + "".join(
+        f"\n# {i}\n[[upstream.translate]]\npattern = 'a'\nreplace = 'b'\n" for i in range(5)
+    )
+    assert _header_lines(text, 5) == [4, 9, 14, 19, 24]
+    assert _header_lines(text, 2) == [4, 9]

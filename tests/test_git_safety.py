@@ -110,6 +110,11 @@ def test_secrets_never_reach_a_git_child(tmp_path: Path, monkeypatch: pytest.Mon
         "AWS_SECRET_ACCESS_KEY": "secret5",
         "MY_API_KEY": "secret6",
         "DB_PASSWORD": "secret7",
+        # Names no deny-list guessed (issue 18, finding 16): git gets an allow-list.
+        "OPENAI_APIKEY": "secret8",
+        "CI_JOB_JWT": "secret9",
+        "VAULT_ADDR": "https://secret10",
+        "GIT_ASKPASS": "/secret11",
     }
     for k, v in secrets.items():
         monkeypatch.setenv(k, v)

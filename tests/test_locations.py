@@ -25,6 +25,10 @@ SECRET = "s3cr3t-never-printed"
         ({"CI": "false"}, False),
         ({"GITHUB_ACTIONS": "true"}, True),
         ({"JENKINS_URL": "http://ci"}, True),
+        ({"CODEBUILD_BUILD_ID": "vime:1234"}, True),  # AWS CodeBuild sets no CI
+        ({"BUILDER_OUTPUT": "/builder/outputs"}, True),  # Google Cloud Build
+        ({"TEAMCITY_VERSION": "2024.03"}, True),
+        ({"TEAMCITY_VERSION": "2024.03", UNTRUSTED_ENV: "0"}, False),
         ({"CI": "true", UNTRUSTED_ENV: "0"}, False),
         ({UNTRUSTED_ENV: "1"}, True),
     ],

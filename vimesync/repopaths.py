@@ -32,8 +32,32 @@ RepoField = Literal["upstream_path", "downstream_path", "engine_source"]
 _FLAGS = {"upstream_path": "--upstream", "downstream_path": "--downstream", "engine_source": "--source"}
 
 UNTRUSTED_ENV = "VIMESYNC_UNTRUSTED"
-# Set by the CI systems we know (GitHub Actions, GitLab, Buildkite, CircleCI, Travis set CI).
-_CI_MARKERS = ("CI", "JENKINS_URL", "TF_BUILD", "BUILDKITE", "GITHUB_ACTIONS", "GITLAB_CI")
+# Set by the CI systems we know: GitHub Actions, GitLab, Buildkite, CircleCI, Travis, Drone,
+# Woodpecker, Semaphore, Bitbucket, Codefresh and others set CI; those below each have their own
+# marker (some set CI too, some never: AWS CodeBuild, Google Cloud Build, TeamCity, Jenkins,
+# Azure Pipelines). docs/SECURITY.md lists them.
+_CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "TRAVIS",
+    "JENKINS_URL",
+    "HUDSON_URL",
+    "TF_BUILD",  # Azure Pipelines
+    "CODEBUILD_BUILD_ID",  # AWS CodeBuild
+    "BUILDER_OUTPUT",  # Google Cloud Build
+    "TEAMCITY_VERSION",
+    "BITBUCKET_BUILD_NUMBER",
+    "DRONE",
+    "CI_NAME",  # Codeship
+    "APPVEYOR",
+    "BITRISE_IO",
+    "GO_PIPELINE_NAME",  # GoCD
+    "HARNESS_BUILD_ID",
+    "CF_BUILD_ID",  # Codefresh
+)
 
 
 def untrusted_checkout() -> bool:

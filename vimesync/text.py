@@ -88,6 +88,24 @@ def clip(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
+def file_lines(text: str) -> list[str]:
+    """The lines of a file we number (a series, a policy, a config), split where git, editors and
+    ``grep -n`` split them: at LF only, a CR before it dropped. ``str.splitlines`` also splits at
+    form feeds, vertical tabs, U+0085, U+2028/9 and more, and one file numbered two ways had
+    ``pin bump`` comment out the wrong line."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def file_lines_bytes(data: bytes) -> list[bytes]:
+    """:func:`file_lines` of bytes, each line keeping its ending (to rewrite a file line by line)."""
+    lines = [line + b"\n" for line in data.split(b"\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
 def untouched_note(untouched: bool, parses_with: str | None) -> str:
     """The label of a parse failure in a file the patch stack did not change, e.g.
     " (untouched by the stack: fails at the pin itself; try --python 3.12)"; "" otherwise."""

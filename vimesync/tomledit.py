@@ -24,7 +24,7 @@ from tomlkit.toml_document import TOMLDocument
 from vimesync import safefs
 from vimesync.errors import BadInput
 
-__all__ = ["TOMLDocument", "dumps", "load", "loads", "write"]
+__all__ = ["TOMLDocument", "dumps", "load", "loads", "standard_aot", "standard_tables", "write"]
 
 
 def loads(text: str, *, where: str) -> TOMLDocument:
@@ -41,6 +41,51 @@ def load(
     if safefs.input_kind(path, root=root) == "missing":
         return tomlkit.document()
     return loads(safefs.read_text_input(path, root=root, max_bytes=max_bytes), where=str(path))
+
+
+def _standard(value: Any) -> bool:
+    """A ``[table]`` written as such: not an inline table, not dotted keys (tomlkit's proxy)."""
+    return isinstance(value, tomlkit.items.Table) and not isinstance(value, tomlkit.items.InlineTable)
+
+
+def standard_tables(doc: TOMLDocument, key: str) -> Any:
+    """``doc[key]`` as a super-table of standard ``[key.NAME]`` tables, made when missing.
+
+    TOML lets a person write the same tables inline (``key = { a = { ... } }``) or as dotted keys
+    (``key.a.x = 1``); tomlkit edits those shapes badly (an inline table cannot take a table;
+    dotted keys were rewritten into a file our reader refused). Such a part is rewritten in the
+    standard shape with the same values (its comments cannot be kept); the rest is untouched."""
+    table = doc.get(key)
+    if table is not None and _standard(table) and all(_standard(v) for v in table.values()):
+        return table
+    values = table.unwrap() if table is not None else {}
+    if table is not None:
+        del doc[key]
+    table = tomlkit.table(is_super_table=True)
+    for name, inner in values.items():
+        sub = tomlkit.table()
+        sub.update(inner if isinstance(inner, dict) else {})
+        table[name] = sub
+    doc[key] = table
+    return table
+
+
+def standard_aot(doc: TOMLDocument, key: str) -> list[Any]:
+    """The tables of ``doc[key]`` (an array of tables, ``[[key]]``, or the same written as an
+    inline array ``key = [{...}]``), removed from ``doc`` for the caller to write back."""
+    old = doc.get(key)
+    if old is None:
+        return []
+    if isinstance(old, tomlkit.items.AoT):
+        tables = list(old.body)
+    else:  # an inline array of inline tables: the same values, as standard tables
+        tables = []
+        for item in old.unwrap() if isinstance(old, tomlkit.items.Array) else []:
+            table = tomlkit.table()
+            table.update(item if isinstance(item, dict) else {})
+            tables.append(table)
+    del doc[key]
+    return tables
 
 
 def dumps(doc: TOMLDocument | dict[str, Any]) -> str:

@@ -164,7 +164,10 @@ def test_a_file_merged_twice_reads_the_first_merge_before_it_lands(tmp_path: Pat
     pair.up.commit("edit 1 (#11)", {"slime/long.py": "".join(["first\n", *lines[1:]])})
     pair.up.commit("edit 2 (#12)", {"slime/long.py": "".join(["first\n", "second\n", *lines[2:]])})
     tip = pair.up.head()
-    pair.down.commit("mine", {"vime/long.py": "".join([*lines[:-1], "downstream\n"])})
+    # #10 is carried already (by hand, with its trailer); similar content alone would only suggest it.
+    pair.down.commit(
+        "mine\n\nUpstream-PR: THUDM/slime#10", {"vime/long.py": "".join([*lines[:-1], "downstream\n"])}
+    )
     code, doc = pair.carry(capsys, "--range", f"{pair.tip}..{tip}", "--branch", "twice")
     assert code == 0, doc
     got = tree(pair.down.path, "twice")["vime/long.py"][1].decode()

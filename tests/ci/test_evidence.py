@@ -24,8 +24,17 @@ def status(context: str, state: str, build: int | None = None, **kw: Any) -> dic
     return {"context": context, "state": state, "description": kw.get("description", ""), "target_url": url}
 
 
-def run(name: str, conclusion: str | None, status: str = "completed", app: str = "GitHub Actions") -> dict:
-    return {"name": name, "status": status, "conclusion": conclusion, "app": {"name": app}, "html_url": ""}
+def run(
+    name: str, conclusion: str | None, status: str = "completed", app: str = "GitHub Actions", suite: int = 1
+) -> dict:
+    return {
+        "name": name,
+        "status": status,
+        "conclusion": conclusion,
+        "app": {"name": app},
+        "html_url": "",
+        "check_suite": {"id": suite},
+    }
 
 
 @pytest.fixture
@@ -49,7 +58,7 @@ def test_green_when_every_required_context_succeeded(server: tuple[FakeGitHub, s
     fake.statuses[HEAD] = [status("buildkite/vime", "success", 1454)]
     fake.check_runs[HEAD] = [run("lint", "success"), run("docs", "skipped")]
     client, _ = _client(url, tmp_path)
-    e = read_evidence(client, sha=HEAD, required=["buildkite/vime", "lint"])
+    e = read_evidence(client, sha=HEAD, required=["buildkite/vime", "GitHub Actions / lint"])
     assert e.verdict == "green" and e.green and e.missing == ()
     assert [r.label for r in e.results] == [
         "GitHub Actions / docs",
@@ -95,7 +104,7 @@ def test_paged_statuses_and_check_runs(server: tuple[FakeGitHub, str], tmp_path:
     fake.statuses[HEAD] = [status(f"ctx-{i:03}", "success") for i in range(230)]
     fake.check_runs[HEAD] = [run(f"job-{i:03}", "success") for i in range(150)]
     client, _ = _client(url, tmp_path)
-    e = read_evidence(client, sha=HEAD, required=["ctx-229", "job-149"])
+    e = read_evidence(client, sha=HEAD, required=["ctx-229", "GitHub Actions / job-149"])
     assert len(e.results) == 380 and e.verdict == "green"
     pages = [
         q.get("page") for (p, _), q in zip(fake.requests, fake.queries, strict=True) if p.endswith("/status")
@@ -255,3 +264,29 @@ def test_cli_junit_has_a_case_per_required_context(server: tuple[FakeGitHub, str
     cases = {c.get("name"): c.find("failure") for c in ET.parse(junit).getroot().iter("testcase")}
     assert set(cases) == {"buildkite/vime #1454", "gpu"}  # a context by its label, as the text shows it
     assert cases["buildkite/vime #1454"] is None and cases["gpu"] is not None
+
+
+def test_a_failing_run_is_not_hidden_by_a_passing_one_of_the_same_name(
+    server: tuple[FakeGitHub, str], tmp_path: Path
+) -> None:
+    """Two runs of one app and name in two check suites (two workflows with a lint job, or one a
+    pull request added to pass): every one counts (issue 18, finding 4)."""
+    fake, url = server
+    fake.check_runs[HEAD] = [run("lint", "success", suite=2), run("lint", "failure", suite=1)]
+    client, _ = _client(url, tmp_path)
+    e = read_evidence(client, sha=HEAD, required=["GitHub Actions / lint"])
+    assert e.verdict == "failing" and [r.state for r in e.results] == ["failure", "success"]
+
+
+def test_a_check_run_does_not_stand_in_for_a_status_context(
+    server: tuple[FakeGitHub, str], tmp_path: Path
+) -> None:
+    """A workflow a pull request adds, with a job named like the required Buildkite status,
+    does not satisfy it; a check run is required by its app and name."""
+    fake, url = server
+    fake.check_runs[HEAD] = [run("buildkite/vime", "success")]
+    client, _ = _client(url, tmp_path)
+    e = read_evidence(client, sha=HEAD, required=["buildkite/vime"])
+    assert e.verdict == "missing" and e.missing == ("buildkite/vime",)
+    e = read_evidence(client, sha=HEAD, required=["GitHub Actions / buildkite/vime"])
+    assert e.verdict == "green"

@@ -210,3 +210,19 @@ def test_init_in_a_fresh_repository_then_walk(
     from vimesync.sop.gatesfile import load_gates
 
     assert load_gates(fresh).architectures == ("amd64", "arm64") and "[off]" in gates
+
+
+def test_an_upstream_named_like_the_engine_gets_two_pins(
+    world: dict[str, object], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`init --upstream <clone named X> --engine X` wrote pins/x.toml twice, the engine pin over the
+    upstream pin, and named one file as both (issue 18, finding 14)."""
+    down = world["down"].path  # type: ignore[attr-defined]
+    code, out, err = run(
+        capsys, "init", "--upstream", "../../slime", "--engine", "Slime", "--source", "../../vllm"
+    )
+    assert code == 0, err
+    cfg = load_config(cwd=down)
+    assert cfg.upstream_pin.file != cfg.engine.file
+    assert cfg.upstream_pin.synced == world["second"] and cfg.engine.rev == world["pin"]
+    assert "pins/slime-engine.toml" in out

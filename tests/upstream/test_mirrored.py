@@ -29,13 +29,21 @@ def _mirrored(upstream: Upstream, downstream: Path, path_map=MAP, repo="THUDM/sl
 def test_every_kind_of_evidence(upstream: Upstream, downstream: Repo) -> None:
     found = _mirrored(upstream, downstream.path)
     assert set(found) == {1, 2, 3, 4}
-    assert all(d.status == MIRRORED for d in found.values())
+    assert {n for n, d in found.items() if d.status == MIRRORED} == {1, 2, 4}
     assert found[1].mirrored_by == "trailer Upstream-PR"
     assert found[4].mirrored_by == "trailer Upstream-Commit/cherry-picked"
     assert found[2].mirrored_by == "patch-id of the PR"  # reworded, no trailer
-    assert found[3].mirrored_by is not None and found[3].mirrored_by.startswith(
-        "similar content"
-    )  # conflict edit
+    # A conflict edit: similar content only suggests (issue 18, finding 2), unless accepted.
+    assert found[3].status == "applicable" and found[3].mirrored_by is None
+    assert found[3].looks_mirrored is not None and found[3].looks_mirrored.startswith("similar content")
+    assert "looks mirrored" in found[3].reason and "--accept-similar" in found[3].reason
+    prs = walk(upstream.path, None, "main").prs
+    index = scan_downstream(downstream.path, upstream_repo="THUDM/slime")
+    accepted = {
+        p.number: p.decision for p in mark_mirrored(upstream.path, prs, index, MAP, accept_similar=True)
+    }
+    assert accepted[3] is not None and accepted[3].status == MIRRORED
+    assert (accepted[3].mirrored_by or "").startswith("similar content")
     assert "already downstream" in found[2].reason and downstream.head()[:4] not in found[2].reason
 
 
@@ -109,9 +117,11 @@ def test_only_real_trailers_count(tmp_path: Path) -> None:
     )
     d.commit("Port\n\nprose\n\nUpstream-PR: THUDM/slime#12\nUpstream-Commit: 1234567\nSigned-off-by: A <a@x>")
     d.commit("Quote\n\n    Upstream-PR: THUDM/slime#13", {"c": "c\n"})  # indented: a quoted message
-    # A squash merge keeps each picked commit's "(cherry picked from commit …)" line in its body,
-    # mid-message (7 of slime's 8 such lines are there): git-generated, so they still count.
+    # A squash merge keeps each picked commit's "(cherry picked from commit …)" line mid-message;
+    # but so does any message that quotes one (an upstream title or body a carry copied): only
+    # git's own -x position, the last paragraph, counts (issue 18, finding 1).
     d.commit("Squash (#9)\n\n* fix\n\n(cherry picked from commit 7654321)\n\n* fmt", {"e": "e\n"})
+    d.commit("Pick\n\nbody\n\n(cherry picked from commit 89abcde)", {"f": "f\n"})
     index = scan_downstream(d.path, upstream_repo="THUDM/slime")
     assert set(index.prs) == {12}
-    assert set(index.short_commits) == {"1234567", "7654321"}
+    assert set(index.short_commits) == {"1234567", "89abcde"}

@@ -113,14 +113,11 @@ def _document(ledger: Ledger, doc: tomledit.TOMLDocument) -> tomledit.TOMLDocume
     if not doc.body:
         doc.add(tomlkit.comment(HEADER))
     doc["sync"] = ledger.sync
-    old = doc.get("review")
     by_path: dict[str, Any] = {}
-    if isinstance(old, tomlkit.items.AoT):
-        for table in old.body:
-            path = table.get("path")
-            if isinstance(path, str):
-                by_path.setdefault(path, table)  # a duplicate: one entry (the first's comments) remains
-        del doc["review"]
+    for table in tomledit.standard_aot(doc, "review"):
+        path = table.get("path")
+        if isinstance(path, str):
+            by_path.setdefault(path, table)  # a duplicate: one entry (the first's comments) remains
     if ledger.reviews:
         aot = tomlkit.aot()
         for r in ledger.reviews:

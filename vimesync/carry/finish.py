@@ -130,7 +130,7 @@ def finish(downstream: Path, state: State, *, identity: dict[str, str] | None = 
 
 def _squash_message(state: State) -> str:
     subject = f"Carry {len(state.carried)} upstream change(s) through {state.tip[:8]}"
-    lines = [f"- {plan_mod.clean_text(c['title'])}" for c in state.carried]
+    lines = [f"- {plan_mod.one_line(c['title'])}" for c in state.carried]
     trailers = []
     for c in state.carried:
         item = next(i for i in state.items if i.upstream_commit == c["upstream_commit"])

@@ -178,6 +178,12 @@ def clean_text(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+def one_line(text: str) -> str:
+    """Upstream text (a title, a path, a reason) as one defused line of a message we write: no
+    line break to start a paragraph (or a trailer) of its choosing, no provenance phrase."""
+    return defuse(" ".join(clean_text(text).split()))
+
+
 def _ident(value: str, fallback: str) -> str:
     value = _IDENT_BAD.sub("", value).strip()
     return value[:200] or fallback
@@ -247,12 +253,12 @@ def message_for(
         )
     else:
         subject, body = _body_of(last.message, merge=item.kind == "merge")
-    subject = subject or f"Upstream commit {item.upstream_commit[:12]}"
+    subject = defuse(subject) or f"Upstream commit {item.upstream_commit[:12]}"
     parts = [subject]
     if body.strip():
         parts.append(defuse(body))
     if left_out:
-        lines = [f"- {clean_text(path)} ({clean_text(why)})" for path, why in left_out]
+        lines = [f"- {one_line(path)} ({one_line(why)})" for path, why in left_out]
         parts.append("Left out by vimesync carry (excluded paths):\n" + "\n".join(lines))
     parts.append("\n".join(trailers(item, repo)))
     return "\n\n".join(parts) + "\n"

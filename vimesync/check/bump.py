@@ -29,7 +29,7 @@ from vimesync.patches.tree import MODE_LINK, ScratchTree
 from vimesync.pycheck.model import ParseReport
 from vimesync.safefs import read_input, scratch_dir
 from vimesync.sources import Source, SourceInfo, open_source
-from vimesync.text import clip
+from vimesync.text import clip, file_lines_bytes
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ def _read_series(path: Path) -> bytes:
 
 def comment_out(series: bytes, lines: dict[int, str]) -> bytes:
     """``series`` with the given (1-based) lines made comments, each followed by its reason."""
-    out = series.splitlines(keepends=True)
+    out = file_lines_bytes(series)
     for n, why in lines.items():
         if not 1 <= n <= len(out):
             raise BadInput(f"series line {n} is gone: the series changed during the bump")

@@ -1,10 +1,14 @@
 """Judge the CI results of one commit: ``green``, ``pending``, ``failing`` or ``missing``.
 
-Pure: :func:`judge` takes the records ``vimesync.github`` returns. Results are grouped by
-context (a commit status) or app and name (a check run). A Buildkite status shows as its
-pipeline and build number (``buildkite/vime #1454``, from the build's URL), so a reader sees
-which build is the evidence. Results on other commits (a pull request's earlier heads) are
-kept apart as "not evidence" and never counted.
+Pure: :func:`judge` takes the records ``vimesync.github`` returns. A commit status counts once
+per context (its latest); a check run once per app, name and check suite: two workflows with a
+``lint`` job, or a push and a pull_request run, are two results, and every one must be green (a
+pull request could otherwise add a passing run named like a failing one and hide it). A required
+name is met by a status of that context, or by a check run named ``<app> / <name>`` (``GitHub
+Actions / lint``): a check run never stands in for a status context of its bare name. A Buildkite
+status shows as its pipeline and build number (``buildkite/vime #1454``, from the build's URL),
+so a reader sees which build is the evidence. Results on other commits (a pull request's
+earlier heads) are kept apart as "not evidence" and never counted.
 """
 
 from __future__ import annotations
@@ -38,7 +42,11 @@ class Result:
 
     @property
     def aliases(self) -> tuple[str, ...]:
-        """Every name a required context may use for this result."""
+        """Every name a required context may use for this result: a status by its context (or
+        its label), a check run only by its label, ``<app> / <name>`` (its bare name is anyone's:
+        any workflow a pull request adds may have a job named ``buildkite/vime``)."""
+        if self.kind == "check":
+            return (self.label,)
         return (self.name, self.label) if self.label != self.name else (self.name,)
 
 
@@ -115,13 +123,15 @@ def run_result(r: CheckRun, sha: str) -> Result:
 
 
 def results_of(checks: CommitChecks) -> tuple[Result, ...]:
-    """Every result on ``checks.sha``, one per context (the latest), sorted by label."""
+    """Every result on ``checks.sha``: one per status context (the latest), one per check run of
+    each app, name and check suite (the latest; every run when GitHub names no suite), sorted."""
     found: dict[tuple[str, str], Result] = {}
     for s in checks.statuses:
         found.setdefault(("status", s.context), status_result(s, checks.sha))
-    for r in checks.check_runs:
-        found.setdefault(("check", f"{r.app}\0{r.name}"), run_result(r, checks.sha))
-    return tuple(sorted(found.values(), key=lambda r: (r.label, r.kind)))
+    for i, r in enumerate(checks.check_runs):
+        suite = str(r.suite) if r.suite is not None else f"run {i}"
+        found.setdefault(("check", f"{r.app}\0{r.name}\0{suite}"), run_result(r, checks.sha))
+    return tuple(sorted(found.values(), key=lambda r: (r.label, r.kind, r.state)))
 
 
 def judge(

@@ -18,7 +18,10 @@ key (``<x>`` any name)                              verdict   why
 extensions.partialClone, remote.<x>.promisor,       refuse    lazy fetch: any missing object starts
 remote.<x>.partialCloneFilter                                 ``git fetch`` (``uploadpack``, helpers...)
 filter.<x>.clean / .smudge / .process               refuse    commands; -c cannot name unknown drivers
-                                                              (git-lfs's own three values are allowed)
+                                                              (git-lfs's own three values are allowed,
+                                                              and switched off by -c in every call:
+                                                              a carry checks out files whose
+                                                              .gitattributes the upstream wrote)
 merge.<x>.driver                                    refuse    a command; same
 core.worktree (unless it is the folder we use,      refuse    reads files outside what we were given
 or one of its parents)

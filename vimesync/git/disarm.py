@@ -9,7 +9,6 @@ can switch back on. What each setting disarms: the table in :mod:`vimesync.git`.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -40,6 +39,14 @@ SAFE_CONFIG = (
     "advice.graftFileDeprecated=false",
     "maintenance.auto=false",
     "gc.auto=0",
+    # git-lfs's filters are the only ones a repository may configure (repocheck refuses any other
+    # driver command); vimesync reads objects, never needs a filter, and a carry checks out files
+    # whose .gitattributes a hostile upstream wrote (``*.bin filter=lfs`` and a .lfsconfig naming
+    # its server): every filter run is switched off, so git-lfs never starts.
+    "filter.lfs.clean=",
+    "filter.lfs.smudge=",
+    "filter.lfs.process=",
+    "filter.lfs.required=false",
 )
 SAFE_ARGV = ("git", "--no-pager", "--no-replace-objects", *(a for kv in SAFE_CONFIG for a in ("-c", kv)))
 
@@ -74,17 +81,33 @@ _TEXTCONV_COMMANDS = {"blame", "grep"}
 _REENABLE = {"--ext-diff", "--textconv"}
 CREATING = {"init", "clone"}
 
-# Names of environment variables git never needs and a child must never see.
-_SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|(^|_)KEY($|_)|(^|_)PAT$|^ACTIONS_|^GH_|^SSH_ASKPASS$",
-    re.IGNORECASE,
+# What a git child may see of our environment: what git itself needs to run (where programs and
+# libraries are, the home folder, temporary files, the time zone, the locale) and nothing else. A
+# deny-list of secret-looking names missed OPENAI_APIKEY and CI_JOB_JWT; every GIT_* variable of
+# the caller is dropped too (ours come from SAFE_ENV and the caller's ``extra``).
+_ALLOWED_ENV = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "TMPDIR",
+        "TMP",
+        "TEMP",
+        "TZ",
+        "LANG",
+        "LANGUAGE",
+        "LD_LIBRARY_PATH",
+        "SYSTEMROOT",
+        "COMSPEC",
+        "PATHEXT",
+    }
 )
 MAX_MESSAGE = 1000  # characters of git's stderr kept in an error
 
 
 def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment every git child gets: the caller's minus GIT_* and secrets, plus hermetic settings."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and not _SECRET_NAME.search(k)}
+    """The environment every git child gets: an allow-list of the caller's (see ``_ALLOWED_ENV``;
+    ``LC_*`` too), plus hermetic settings and ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k in _ALLOWED_ENV or k.startswith("LC_")}
     env.update(SAFE_ENV)
     if extra:
         env.update(extra)

@@ -28,13 +28,14 @@ class CommitStatus:
 
 @dataclass(frozen=True)
 class CheckRun:
-    """One check run (the latest of its name and app)."""
+    """One check run (GitHub lists the latest of each name in each check suite)."""
 
     name: str
     app: str  # the app's name ("GitHub Actions"), "" when not given
     status: str  # queued | in_progress | completed | waiting | requested | pending
     conclusion: str | None  # success | failure | neutral | cancelled | skipped | timed_out | ...
     url: str = ""
+    suite: int | None = None  # its check suite (a workflow run): two suites may hold one name
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,8 @@ class CommitResults(ClientBase):
         for i in self._paged_object(url, "check_runs"):
             app = i.get("app")
             conclusion = i.get("conclusion")
+            suite = i.get("check_suite")
+            suite_id = suite.get("id") if isinstance(suite, dict) else None
             runs.append(
                 CheckRun(
                     name=field(i.get("name")),
@@ -90,6 +93,7 @@ class CommitResults(ClientBase):
                     status=field(i.get("status")),
                     conclusion=field(conclusion) if isinstance(conclusion, str) else None,
                     url=field(i.get("html_url") or i.get("details_url")),
+                    suite=suite_id if isinstance(suite_id, int) and not isinstance(suite_id, bool) else None,
                 )
             )
         return runs

@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import threading
 import time
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -41,6 +42,7 @@ from vimesync.errors import GitHubError
 CHECKED_AGAINST = "2.10.0"
 MAX_BYTES = 32 * 1024 * 1024  # of one answer
 MAX_REDIRECTS = 5
+MAX_OBJECTS = 100_000  # JSON objects in one answer (a page of 100 check runs holds ~3,000)
 
 
 class Abort(Exception):
@@ -109,16 +111,7 @@ def _bounded_class(scheme: str) -> type:
         def getresponse(self) -> Any:
             if time.monotonic() > self.deadline:
                 raise Abort("no answer within the deadline")
-            r = self.session.request(
-                self.verb,
-                f"{self.protocol}://{self.host}:{self.port}{self.url}",
-                headers=self.headers,
-                data=self.input,
-                timeout=self.timeout,  # for the connection and each read
-                verify=self.verify,
-                allow_redirects=False,
-                stream=True,
-            )
+            r = self._headers_within_deadline()
             try:
                 if r.status_code in (301, 302, 303, 307, 308):
                     self._check_redirect(r.headers.get("location") or "")
@@ -138,6 +131,40 @@ def _bounded_class(scheme: str) -> type:
             finally:
                 r.close()
             return RequestsResponse(r)
+
+        def _headers_within_deadline(self) -> Any:
+            """The status line and headers, within the deadline: requests bounds each socket
+            read (``timeout``), so a server trickling header bytes held a call forever. The
+            exchange runs in a helper thread the caller stops waiting for at the deadline (the
+            thread ends at its next read timeout; a process exit does not wait for it)."""
+            got: list[Any] = []
+
+            def send() -> None:
+                try:
+                    got.append(
+                        self.session.request(
+                            self.verb,
+                            f"{self.protocol}://{self.host}:{self.port}{self.url}",
+                            headers=self.headers,
+                            data=self.input,
+                            timeout=self.timeout,  # for the connection and each read
+                            verify=self.verify,
+                            allow_redirects=False,
+                            stream=True,
+                        )
+                    )
+                except BaseException as exc:  # handed to the caller's thread
+                    got.append(exc)
+
+            worker = threading.Thread(target=send, name="github-request", daemon=True)
+            worker.start()
+            left = self.deadline - time.monotonic()
+            worker.join(None if left == float("inf") else max(left, 0.0))
+            if worker.is_alive():
+                raise Abort("no answer (status line and headers) within the deadline")
+            if isinstance(got[0], BaseException):
+                raise got[0]
+            return got[0]
 
         def _check_redirect(self, location: str) -> None:
             here = urlsplit(f"{self.protocol}://{self.host}:{self.port}/")
@@ -164,6 +191,10 @@ def _structured(output: str) -> Any:
     # As PyGithub reads an answer: empty is None, text that is not JSON is {"data": text}.
     if not output:
         return None
+    # Bytes are capped (MAX_BYTES), but 32 MiB of tiny objects parse into gigabytes of dicts: an
+    # answer announcing more objects (an upper bound: a "{" in a string counts too) is refused.
+    if output.count("{") > MAX_OBJECTS:
+        raise Abort(f"an answer of more than {MAX_OBJECTS:,} JSON objects")
     try:
         return json.loads(output)
     except ValueError:

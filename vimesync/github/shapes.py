@@ -24,9 +24,14 @@ def pages_error(url: str, pages: int) -> GitHubError:
     )
 
 
+MAX_PAGE_ITEMS = PER_PAGE  # what every listing asks for: a page holding more is not GitHub
+
+
 def list_of_objects(data: Any, url: str) -> list[dict[str, Any]]:
     if not isinstance(data, list) or not all(isinstance(i, dict) for i in data):
         raise shape_error(url, "a list of objects")
+    if len(data) > MAX_PAGE_ITEMS:
+        raise shape_error(url, f"at most {MAX_PAGE_ITEMS} items a page (it holds {len(data):,})")
     return data
 
 

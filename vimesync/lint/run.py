@@ -19,6 +19,7 @@ from vimesync.lint.rules import header_findings, index_findings, whitespace_find
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import PatchFile, PatchResult, SeriesEntry
 from vimesync.patches.series import MAX_SERIES_BYTES, MAX_SERIES_ENTRIES, MAX_STRIP, read_patch
+from vimesync.text import file_lines
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
 _STRIP_OPT = re.compile(r"-p(\d{1,6})")
@@ -107,7 +108,7 @@ def _entries(series: Path, text: str, strip: int, findings: list[Finding]) -> It
     folder = safefs.lexical(series.parent)
     seen: dict[tuple[int, int], int] = {}
     count = 0
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    for lineno, raw in enumerate(file_lines(text), start=1):
         line = _COMMENT.sub("", raw).strip()
         if not line:
             continue

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from vimesync import safefs
 from vimesync.errors import ConfigError, PatchError
 from vimesync.patches.model import MAX_PATCH_BYTES, Series, SeriesEntry
+from vimesync.text import file_lines
 
 MAX_SERIES_BYTES = 1024 * 1024
 MAX_SERIES_TOTAL = 256 * 1024 * 1024  # all patches together: every one is held in memory at once
@@ -48,7 +49,7 @@ def load_series(path: Path, *, default_strip: int = 1) -> Series:
         text = data.decode("utf-8").removeprefix("\ufeff")  # editors on Windows add a BOM
     except UnicodeDecodeError as exc:
         raise ConfigError(where, f"series file is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    if any(line.startswith(("diff --git ", "--- ", "+++ ", "@@ -")) for line in text.splitlines()[:200]):
+    if any(line.startswith(("diff --git ", "--- ", "+++ ", "@@ -")) for line in file_lines(text)[:200]):
         raise ConfigError(
             where,
             "this is a patch, not a series file",
@@ -58,7 +59,7 @@ def load_series(path: Path, *, default_strip: int = 1) -> Series:
     entries: list[SeriesEntry] = []
     seen: dict[tuple[int, int], int] = {}
     total = 0
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    for lineno, raw in enumerate(file_lines(text), start=1):
         line = _COMMENT.sub("", raw).strip()
         if not line:
             continue

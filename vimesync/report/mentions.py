@@ -61,7 +61,17 @@ _DOUBLE_DASH = re.compile(r"--")
 _TICK_RUNS = re.compile(r"`+")
 # GitHub breaks lines at LF, CR and CRLF only: not at U+2028, U+0085, VT or FF as str.splitlines.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+# A closing keyword and the issue it would close when the sync PR merges ("closes #1", "Fixes:
+# vime-org/vime#2", "resolves https://github.com/vime-org/vime/issues/3", "fixed GH-4"): in an
+# upstream title carried into the report, merging the sync would close a downstream issue.
+_KEYWORD = r"(?<![A-Za-z0-9_])(?i:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?![A-Za-z0-9_])"
+_REF = (
+    r"(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)?#[0-9]+|(?i:GH)-[0-9]+"
+    r"|(?i:https?://(?:www\.)?github\.com)/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:issues|pull)/[0-9]+"
+)
+_CLOSING = re.compile(_KEYWORD)
 _TOKENS = re.compile(
+    rf"(?P<closing>(?P<keyword>{_KEYWORD}[ \t]*:?[ \t]*(?:\r?\n[ \t]*)?)(?P<ref>{_REF}){_MENTION_END})|"
     # "@a@b" mentions only a, but once a is wrapped "@b" would begin a text node: take it along.
     # "\@" counts even after a letter: in an HTML block the backslash stays, and precedes the @.
     # <code>@a</code> may be ours from an earlier pass: left as it is if the tags are real.
@@ -116,7 +126,9 @@ def neutralize_markers(markdown: str) -> str:
 
 
 def neutralize_mentions(markdown: str) -> str:
-    """``markdown`` with every GitHub @mention outside code made ``<code>@name</code>``."""
+    """``markdown`` with every GitHub @mention outside code made ``<code>@name</code>``, and every
+    issue reference after a closing keyword (``closes #1``) made ``closes <code>#1</code>``: no
+    text we publish pings anyone or closes an issue when the PR merges."""
     out: list[str] = []
     prose: list[tuple[str, bool]] = []  # lines outside fences, and whether in an HTML block
     fence: str | None = None  # the opening fence while inside a fenced code block
@@ -156,7 +168,7 @@ def split_lines(text: str) -> list[str]:
 
 def _neutralize_prose(lines: list[tuple[str, bool]]) -> str:
     text = "".join(line for line, _ in lines)
-    if "@" not in text and "&" not in text:
+    if "@" not in text and "&" not in text and not _CLOSING.search(text):
         return text
     html_blocks = _html_blocks(lines)
     # Per reading of the block structure: 1 in a code span, an HTML tag or a comment; <code> tags.
@@ -174,6 +186,10 @@ def _neutralize_prose(lines: list[tuple[str, bool]]) -> str:
         code_tags.append(tags)
 
     def sub(m: re.Match[str]) -> str:
+        if m["closing"]:
+            if all(mask[m.start("ref")] for mask in masks):
+                return m[0]  # in code however the blocks are read: no reference
+            return f"{m['keyword']}<code>{m['ref']}</code>"
         if not m["mention"]:
             return m[0]
         at = m.start("open") + len(m["open"]) if m["open"] else m.start()

@@ -242,6 +242,9 @@ def plan_init(opts: InitOptions) -> Plan:
     up_key = _key(up.name) if up.name.lower() != "upstream" else "upstream"
     eng_key = _key(eng.name) if eng.name else "engine"
     up_pin, eng_pin = f"pins/{up_key}.toml", f"pins/{eng_key}.toml"
+    if eng_pin == up_pin:  # an upstream clone named like the engine: two pins, never one file
+        eng_pin = f"pins/{eng_key}-engine.toml"
+        notes.append(f"the upstream and the engine are both named {up_key!r}: the engine pin is {eng_pin}")
     files = (
         (
             "vimesync.toml",

@@ -148,10 +148,7 @@ def record_image(root: Path, sync: str, rec: ImageRecord) -> Path:
     if not doc.body:
         doc.add(tomlkit.comment(f"Evidence of sync {sync}, recorded with `vimesync sop record`."))
         doc.add(tomlkit.nl())
-    images = doc.get("images")
-    if images is None:
-        images = tomlkit.table(is_super_table=True)
-        doc["images"] = images
+    images = tomledit.standard_tables(doc, "images")
     table = images.get(rec.arch)
     if table is None:
         table = tomlkit.table()

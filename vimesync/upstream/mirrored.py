@@ -31,12 +31,24 @@ from pathlib import Path
 from vimesync import git
 from vimesync.errors import GitError, GitTimeout
 from vimesync.pathmap import PathMap
-from vimesync.upstream.model import MIRRORED, Decision, PrKind, PullRequest
+from vimesync.upstream.model import APPLICABLE, MIRRORED, Decision, PrKind, PullRequest
 
 # Downstream messages are hostile input: linear-time patterns only, PR numbers of at most 9 digits.
 UPSTREAM_PR_RE = re.compile(r"^Upstream-PR:\s*(?:([\w.-]+/[\w.-]+))?#(\d{1,9})\s*$", re.M | re.I)
 UPSTREAM_COMMIT_RE = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.M | re.I)
 CHERRY_RE = re.compile(r"\(cherry picked from commit ([0-9a-f]{7,40})\)")
+_CHERRY_LINE = re.compile(r"[ \t]*\(cherry picked from commit ([0-9a-f]{7,40})\)[ \t]*")
+_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+
+
+def cherry_picked(message: str) -> list[str]:
+    """The commits ``git cherry-pick -x`` says a message was picked from: its own line in the last
+    paragraph, where git writes it (and its trailer parser reads it). Anywhere else the phrase is
+    text someone wrote — an upstream title or body a carry copied — and proves nothing."""
+    last = _BLANK_LINES.split(message.strip())[-1]
+    return [m.group(1) for line in last.split("\n") if (m := _CHERRY_LINE.fullmatch(line))]
+
+
 _COMMIT_LINE = re.compile(rb"^commit ([0-9a-f]{40})$", re.M)
 _COMMIT_MARK = re.compile(rb"^commit ([0-9a-f]{40})(?=\n)", re.M)  # complete lines only (streaming)
 
@@ -269,8 +281,10 @@ def scan_downstream(
         for m in UPSTREAM_PR_RE.finditer(trailers):
             if want_repo is None or m.group(1) is None or m.group(1).lower() == want_repo:
                 prs.setdefault(int(m.group(2)), sha)
-        for m in (*UPSTREAM_COMMIT_RE.finditer(trailers), *CHERRY_RE.finditer(msg)):
+        for m in UPSTREAM_COMMIT_RE.finditer(trailers):
             commits.setdefault(m.group(1), sha)
+        for picked in cherry_picked(msg):
+            commits.setdefault(picked, sha)
 
     timed_out = False
     current = None
@@ -450,9 +464,15 @@ def mark_mirrored(
     index: DownstreamIndex,
     path_map: Sequence[tuple[str, str]] = (),
     notes: list[str] | None = None,
+    *,
+    accept_similar: bool = False,
 ) -> tuple[PullRequest, ...]:
     """``prs`` with a MIRRORED decision for those the downstream carries (others unchanged).
-    ``notes`` gets a line when some PR's diff was over the bounds (matched by trailers only)."""
+    ``notes`` gets a line when some PR's diff was over the bounds (matched by trailers only).
+
+    Similar content only suggests: anyone who gets a PR merged upstream can add another pending
+    PR's changed lines somewhere (dead code) and make it look carried. Such a PR stays as it was
+    (applicable), its reason saying it looks mirrored, unless ``accept_similar``."""
     pm = PathMap(tuple(path_map))
     todo = [
         pr
@@ -495,6 +515,13 @@ def mark_mirrored(
             out.append(pr)
             continue
         how, down = found
+        if how.startswith("similar content") and not accept_similar:
+            was = pr.decision or Decision(status=APPLICABLE, reason="")
+            looks = f"{how} in {down[:12]}"
+            why = f"looks mirrored ({looks}): not counted as carried without --accept-similar"
+            reason = f"{was.reason}; {why}" if was.reason else why
+            out.append(replace(pr, decision=replace(was, reason=reason, looks_mirrored=looks)))
+            continue
         decision = Decision(
             status=MIRRORED, reason=f"already downstream: {how} in {down[:12]}", mirrored_by=how
         )

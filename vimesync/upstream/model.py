@@ -39,6 +39,9 @@ class Decision:
     action: str | None = None  # the deciding rule's action ("include"/"exclude"), None if no rule
     partial_paths: tuple[str, ...] = ()  # paths matching an exclude paths rule when only some do
     mirrored_by: str | None = None  # "trailer Upstream-PR", "patch-id", ... when MIRRORED
+    # Similar content in a downstream commit: a suggestion, never a decision (an upstream PR can
+    # copy another PR's lines to make it look carried), unless --accept-similar says so.
+    looks_mirrored: str | None = None
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,7 @@ def mirrored_at(
     *,
     config: Config,
     base: str,
+    accept_similar: bool = False,
 ) -> tuple[PullRequest, ...]:
     """``prs`` marked MIRRORED where the downstream at ``rev`` carries them (the report's head)."""
     if not prs:
@@ -119,7 +120,7 @@ def mirrored_at(
     index = mirrored.scan_downstream(
         downstream, upstream_repo=config.upstream_repo, since=_since(upstream, base), rev=rev
     )
-    return mirrored.mark_mirrored(upstream, prs, index, config.path_map)
+    return mirrored.mark_mirrored(upstream, prs, index, config.path_map, accept_similar=accept_similar)
 
 
 def walk_and_classify(
@@ -132,6 +133,7 @@ def walk_and_classify(
     github: bool = False,
     config: Config | None = None,
     downstream_rev: str | None = None,
+    accept_similar: bool = False,
 ) -> WalkResult:
     """Walk the upstream range, enrich PRs with metadata, classify them by policy and mark mirrored ones.
 
@@ -223,5 +225,7 @@ def walk_and_classify(
                 f" (over {mirrored.MAX_LINE_KEYS} distinct lines each or {mirrored.MAX_INDEX_KEYS} in all):"
                 " only their trailers and patch-ids were used"
             )
-        prs = mirrored.mark_mirrored(upstream, prs, index, config.path_map, notes)
+        prs = mirrored.mark_mirrored(
+            upstream, prs, index, config.path_map, notes, accept_similar=accept_similar
+        )
     return replace(result, prs=prs, notes=result.notes + tuple(notes))

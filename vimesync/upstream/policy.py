@@ -42,6 +42,7 @@ from vimesync.config import read_text
 from vimesync.errors import ConfigError
 from vimesync.globs import GlobLists, PathGlobs
 from vimesync.safefs import excerpt, loads_toml
+from vimesync.text import file_lines
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
 
 ACTIONS = ("include", "exclude")
@@ -150,7 +151,7 @@ def _rule_lines(text: str) -> list[int]:
     """1-based line numbers of each ``[[rule]]`` header, in order (skipping multi-line strings)."""
     lines: list[int] = []
     in_string: str | None = None
-    for no, line in enumerate(text.splitlines(), start=1):
+    for no, line in enumerate(file_lines(text), start=1):
         if in_string is None and _RULE_HEADER.match(line):
             lines.append(no)
         for quote in ('"""', "'''"):
@@ -164,7 +165,7 @@ def _key_line(text: str, start: int | None, key: str) -> int | None:
     if start is None:
         return None
     pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
-    for no, line in enumerate(text.splitlines()[start:], start=start + 1):
+    for no, line in enumerate(file_lines(text)[start:], start=start + 1):
         if _RULE_HEADER.match(line) or line.lstrip().startswith("["):
             break
         if pattern.match(line):
