@@ -202,8 +202,16 @@ StrictOpt = Annotated[
         " finding); check with --keep-going fails on a patch the source already holds.",
     ),
 ]
+
+
 # Not listed under Arguments (typer would print a "<str>" type there): the docstring says what NAME is.
-PatchNameArg = Annotated[str, typer.Argument(metavar="NAME", hidden=True)]
+def _complete_patch(incomplete: str) -> list[str]:
+    from vimesync.app.names import patch_names
+
+    return patch_names(incomplete)
+
+
+PatchNameArg = Annotated[str, typer.Argument(metavar="NAME", hidden=True, autocompletion=_complete_patch)]
 DescriptionOpt = Annotated[
     str,
     typer.Option(
