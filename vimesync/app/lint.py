@@ -27,6 +27,8 @@ class LintRequest:
     source: Path | None = None
     rev: str | None = None
     config: Path | None = None
+    select: tuple[str, ...] = ()  # codes (or prefixes: "W", "H00") to report; empty: every code
+    ignore: tuple[str, ...] = ()  # codes (or prefixes) never reported
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ def lint(request: LintRequest) -> LintOutcome:
     from vimesync.lint import lint_series
 
     r = request
+    wanted = code_filter(r.select, r.ignore)
     cfg = load_config(r.config)
     targets = series_targets(cfg, r.engine, r.series)
     if r.strict and len(targets) > 1 and (r.source or r.rev):
@@ -81,8 +84,24 @@ def lint(request: LintRequest) -> LintOutcome:
             _strict_check(cfg, pin, ser, source=r.source, rev=r.rev, strip=r.strip) if r.strict else None
         )
         strip = pin.strip if r.strip is None else r.strip
-        results.append(lint_series(ser, strip=strip, repo=pin.repo, offsets=offsets))
+        found = lint_series(ser, strip=strip, repo=pin.repo, offsets=offsets)
+        results.append(replace(found, findings=tuple(f for f in found.findings if wanted(f.code))))
     return LintOutcome(tuple(results))
+
+
+def code_filter(select: tuple[str, ...], ignore: tuple[str, ...]) -> Callable[[str], bool]:
+    """Which codes to report, as ruff's --select/--ignore read them: a code or a prefix of codes
+    (``W``, ``H00``); --ignore wins. An unknown code or prefix is bad input (a typo would
+    silently report nothing)."""
+    from vimesync.lint.model import CODES
+
+    for flag, items in (("--select", select), ("--ignore", ignore)):
+        for item in items:
+            if not item or not any(code.startswith(item.upper()) for code in CODES):
+                raise BadInput(f"{flag} {item!r}: no such lint code (codes in docs/lint.md)")
+    sel = tuple(s.upper() for s in select)
+    ign = tuple(s.upper() for s in ignore)
+    return lambda code: (not sel or code.startswith(sel)) and not code.startswith(ign)
 
 
 def series_targets(cfg: Config, engine: str | None, series: Path | None) -> list[tuple[EnginePin, Path]]:

@@ -11,11 +11,13 @@ from vimesync.cli.options import (
     DescriptionOpt,
     EngineOpt,
     FormatOpt,
+    IgnoreOpt,
     JsonOpt,
     JunitOpt,
     OriginOpt,
     PatchNameArg,
     RevOpt,
+    SelectOpt,
     SeriesOpt,
     SourceOpt,
     StrictOpt,
@@ -36,6 +38,8 @@ def lint(
     config: ConfigOpt = None,
     junit: JunitOpt = None,
     annotations: AnnotationsOpt = Annotations.auto,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
 ) -> int:
     """Check the series against its folder and every patch's header, line endings and index lines
     (codes in docs/lint.md). Exit 1 on findings."""
@@ -46,7 +50,8 @@ def lint(
 
     json_out = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
-    result = run(LintRequest(series, engine, strip, strict, source, rev, config))
+    codes = {"select": tuple(select or ()), "ignore": tuple(ignore or ())}
+    result = run(LintRequest(series, engine, strip, strict, source, rev, config, **codes))
     if json_out:
         output.emit_json(result.to_json())
     else:

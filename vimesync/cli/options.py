@@ -467,3 +467,16 @@ DigestOpt = Annotated[str, typer.Option("--digest", metavar="sha256:HEX", help="
 ImageRefOpt = Annotated[
     str | None, typer.Option("--ref", metavar="IMAGE", help="The image reference (registry/name:tag).")
 ]
+
+SelectOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--select",
+        metavar="CODE",
+        help="Report only these lint codes, repeatable; a prefix selects a family (W, H00).",
+    ),
+]
+IgnoreOpt = Annotated[
+    list[str] | None,
+    typer.Option("--ignore", metavar="CODE", help="Never report these lint codes (or prefixes), repeatable."),
+]
