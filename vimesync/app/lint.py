@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -152,6 +153,10 @@ class DescribeRequest:
     series: Path | None = None
     engine: str | None = None
     config: Path | None = None
+    origin_kind: str = "upstream"  # DEP-3: upstream, backport, vendor or other
+    bug: tuple[str, ...] = ()
+    forwarded: str | None = None  # a reference, "no" or "not-needed"
+    applied_upstream: str | None = None  # a reference (commit:<sha>, a URL)
 
 
 @dataclass(frozen=True)
@@ -172,8 +177,8 @@ class DescribeOutcome:
 def describe(request: DescribeRequest) -> DescribeOutcome:
     """Add or update the patch's DEP-3 header in place (the diff kept byte for byte)."""
     from vimesync.config import load_config
+    from vimesync.lint.describe import FORWARDED_WORDS, normalize_ref
     from vimesync.lint.describe import describe as rewrite
-    from vimesync.lint.describe import normalize_ref
     from vimesync.patches.series import load_series, read_patch
     from vimesync.safefs import excerpt, write_atomic
 
@@ -189,9 +194,28 @@ def describe(request: DescribeRequest) -> DescribeOutcome:
     if len(matches) > 1:
         raise BadInput(f"{excerpt(name)} names {len(matches)} patches: pass --engine or --series")
     pin, entry = matches[0]
-    refs = [normalize_ref(r, repo=pin.repo) for r in request.origin]
+    r = request
+    refs = [normalize_ref(x, repo=pin.repo) for x in r.origin]
+    bug = [normalize_ref(x, repo=pin.repo, flag="--bug") for x in r.bug]
+    forwarded = r.forwarded
+    if forwarded is not None and forwarded not in FORWARDED_WORDS:
+        forwarded = normalize_ref(forwarded, repo=pin.repo, flag="--forwarded")
+    applied = r.applied_upstream
+    if applied is not None and not re.fullmatch(r"(commit:)?[0-9a-f]{7,40}", applied):
+        # a commit of the engine needs no repo to name it (a pin reads it: upstreamed at <sha>)
+        applied = normalize_ref(applied, repo=pin.repo, flag="--applied-upstream")
     old = read_patch(entry)
-    new = rewrite(old, name=entry.name, strip=entry.strip, description=request.description, refs=refs)
+    new = rewrite(
+        old,
+        name=entry.name,
+        strip=entry.strip,
+        description=r.description,
+        refs=refs,
+        origin_kind=r.origin_kind,
+        bug=bug,
+        forwarded=forwarded,
+        applied_upstream=applied,
+    )
     if new != old:
         write_atomic(entry.path, new, what="patch")
     return DescribeOutcome(entry.path, new != old)

@@ -7,13 +7,17 @@ from vimesync.cli import output
 from vimesync.cli.options import (
     Annotations,
     AnnotationsOpt,
+    AppliedUpstreamOpt,
+    BugOpt,
     ConfigOpt,
     DescriptionOpt,
     EngineOpt,
     FormatOpt,
+    ForwardedOpt,
     IgnoreOpt,
     JsonOpt,
     JunitOpt,
+    OriginKindOpt,
     OriginOpt,
     PatchNameArg,
     RevOpt,
@@ -70,16 +74,24 @@ def describe(
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
+    origin_kind: OriginKindOpt = "upstream",
+    bug: BugOpt = None,
+    forwarded: ForwardedOpt = None,
+    applied_upstream: AppliedUpstreamOpt = None,
 ) -> int:
     """NAME (the patch, as the series names it): add or update its DEP-3 header in place (the
     diff is kept byte for byte; git apply ignores the header), so the report's Purpose / PR
     column is filled."""
+    from dataclasses import replace
+
     from vimesync.app.lint import DescribeRequest
     from vimesync.app.lint import describe as run
     from vimesync.cli.render.lint import render_describe
 
     json_out = output_format(fmt, json_) == "json"
-    result = run(DescribeRequest(name, description, tuple(origin or ()), series, engine, config))
+    request = DescribeRequest(name, description, tuple(origin or ()), series, engine, config)
+    request = replace(request, origin_kind=origin_kind, bug=tuple(bug or ()), forwarded=forwarded)
+    result = run(replace(request, applied_upstream=applied_upstream))
     if json_out:
         output.emit_json(result.to_json())
     else:

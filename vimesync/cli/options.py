@@ -480,3 +480,34 @@ IgnoreOpt = Annotated[
     list[str] | None,
     typer.Option("--ignore", metavar="CODE", help="Never report these lint codes (or prefixes), repeatable."),
 ]
+OriginKindOpt = Annotated[
+    str,
+    typer.Option(
+        "--origin-kind",
+        metavar="KIND",
+        help="The DEP-3 Origin category: upstream (taken from upstream), backport, vendor (written"
+        " here) or other.",
+    ),
+]
+BugOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--bug", metavar="REF", help="The bug (issue) the patch fixes: a URL or owner/repo#N (repeatable)."
+    ),
+]
+ForwardedOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--forwarded",
+        metavar="REF",
+        help="Where the patch was sent upstream (a URL or owner/repo#N), or no, or not-needed.",
+    ),
+]
+AppliedUpstreamOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--applied-upstream",
+        metavar="REF",
+        help="The upstream commit that holds the patch: commit:<sha> or a URL (pin radar reads it).",
+    ),
+]
