@@ -28,17 +28,23 @@ def test_report_counts_what_the_head_carries_and_lists_what_it_does_not(tmp_path
         capsys, "report", "--format", "json", "--baseline", "main", "--head", branch, cwd=pair.down.path
     )
     assert code == 1  # an applicable PR is not carried
-    summary = json.loads(out)["summary"]
+    doc = json.loads(out)
+    summary = doc["summary"]
     assert (summary["base"], summary["tip"]) == (pair.base, pair.tip)
     assert summary["head_known"] is True
+    # the classified gate counts the PRs walk lists, carried or not (it said "classified 2")
+    walked = pair.walked(capsys, "main")
+    classified = next(g for g in doc["gates"] if g["name"] == "classified")
+    assert classified["detail"].startswith(f"{len(walked)} PRs of ")
     assert [p["number"] for p in summary["applicable"]] == [1, 3]
     assert [(p["number"], p["reason"]) for p in summary["not_carried"]] == [
         (2, "skipped at a conflict (vimesync carry --skip)")
     ]
     code, md, _ = cli(capsys, "report", "--baseline", "main", "--head", branch, cwd=pair.down.path)
     assert (
-        f"Mirror Slime from {pair.base[:8]} through {pair.tip[:8]}: 2 applicable merged PRs; 1 not carried"
-        in md
+        # every count is of the PRs walk lists (issue 17, item 12): 3 applicable, 2 carried
+        f"Mirror Slime from {pair.base[:8]} through {pair.tip[:8]}: 3 applicable merged PRs"
+        " (2 carried, 1 not carried)" in md
     )
     assert "Not carried:" in md and "skipped at a conflict" in md
     # Before any carry: nothing carried, every applicable PR "not yet carried".

@@ -171,3 +171,36 @@ def test_mails_symlinks_and_names_outside_the_series_are_refused(
 def test_json_output(capsys: pytest.CaptureFixture[str], stack: Stack) -> None:
     code, out, _ = _describe(capsys, stack, "0001-a.patch", "--description", "d", "--json")
     assert code == 0 and json.loads(out)["changed"] is True
+
+
+def test_dep3_origin_category_and_forwarded_bug_applied_upstream(
+    capsys: pytest.CaptureFixture[str], stack: Stack, tmp_path: Path
+) -> None:
+    """Issue 17, item 16: a correct DEP-3 Origin category by flag (a patch written downstream is
+    ``vendor``, not ``upstream``), and Forwarded, Bug and Applied-Upstream; the diff unchanged."""
+    patch = stack.dir / "0001-a.patch"
+    tree_before = _tree_after(tmp_path / "before", patch, "0001-a.patch")
+    code, out, err = _describe(
+        capsys, stack, "0001-a.patch", "--description", "Say there",
+        "--origin", "aoshen02/vllm#45", "--origin-kind", "vendor",
+        "--forwarded", "vllm-project/vllm#53199", "--bug", "https://github.com/o/r/issues/7",
+        "--applied-upstream", "commit:" + "a" * 40,
+    )  # fmt: skip
+    assert code == 0, err
+    header = patch.read_bytes().split(b"diff --git", 1)[0].decode()
+    assert header.splitlines()[:5] == [
+        "Description: Say there",
+        "Origin: vendor, https://github.com/aoshen02/vllm/pull/45",
+        "Bug: https://github.com/o/r/issues/7",
+        "Forwarded: https://github.com/vllm-project/vllm/pull/53199",
+        "Applied-Upstream: commit:" + "a" * 40,
+    ]
+    dep3 = parse_patch(patch.read_bytes(), name="0001-a.patch", strip=1).dep3
+    assert dep3 is not None and dep3.get("forwarded") and dep3.get("applied-upstream") == "commit:" + "a" * 40
+    assert _tree_after(tmp_path / "after", patch, "0001-a.patch") == tree_before
+    code, _, err = _describe(capsys, stack, "0001-a.patch", "--description", "x", "--forwarded", "not-needed")
+    assert code == 0 and "Forwarded: not-needed" in patch.read_text()
+    code, _, err = _describe(capsys, stack, "0001-a.patch", "--description", "x", "--origin-kind", "mine")
+    assert code == 2 and "--origin-kind 'mine': expected one of upstream, backport, vendor, other" in err
+    code, _, err = _describe(capsys, stack, "0001-a.patch", "--description", "x", "--forwarded", "a b")
+    assert code == 2 and "--forwarded" in err

@@ -203,3 +203,15 @@ def test_audit_and_report_refuse_a_reversed_baseline(demo: Demo, capsys, monkeyp
         code, out, err = run([*cmd, "--baseline", demo.head, "--head", demo.baseline], capsys)
         assert code == 2, (cmd, err)
         assert f"did you mean --baseline {demo.baseline} --head {demo.head}?" in " ".join(err.split())
+
+
+def test_report_with_no_inputs_at_all_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No config, no repository, no engine: exit 2 as every other command (it was 1, a report whose
+    every gate read "not checked"), one line, one JSON document with --json (issue 17, item 12)."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["report"], capsys)
+    assert code == 2 and out == "" and "nothing to report on: pass --upstream PATH" in err
+    code, out, _ = run(["report", "--json"], capsys)
+    assert code == 2 and json.loads(out)["kind"] == "error"

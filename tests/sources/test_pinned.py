@@ -229,6 +229,8 @@ def test_the_report_names_the_verified_digest(
     code, out, err = run(capsys, "report", "--config", str(config), *skips)
     assert code == 0, err  # the patches gate holds: the verified wheel, the stack applied
     assert f"verified against its pin: sha256 {digest(wheel)}." in out
+    # The PR text names the wheel, never where it lies on this machine (issue 17, item 12).
+    assert f"`{wheel.name}`" in out and str(tmp_path) not in out and "/cache/" not in out
     code, out, err = run(capsys, "patches", "check", "--config", str(config), "--json")
     assert json.loads(out)["sha256"] == digest(wheel)
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,6 +28,8 @@ class LintRequest:
     source: Path | None = None
     rev: str | None = None
     config: Path | None = None
+    select: tuple[str, ...] = ()  # codes (or prefixes: "W", "H00") to report; empty: every code
+    ignore: tuple[str, ...] = ()  # codes (or prefixes) never reported
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ def lint(request: LintRequest) -> LintOutcome:
     from vimesync.lint import lint_series
 
     r = request
+    wanted = code_filter(r.select, r.ignore)
     cfg = load_config(r.config)
     targets = series_targets(cfg, r.engine, r.series)
     if r.strict and len(targets) > 1 and (r.source or r.rev):
@@ -81,8 +85,24 @@ def lint(request: LintRequest) -> LintOutcome:
             _strict_check(cfg, pin, ser, source=r.source, rev=r.rev, strip=r.strip) if r.strict else None
         )
         strip = pin.strip if r.strip is None else r.strip
-        results.append(lint_series(ser, strip=strip, repo=pin.repo, offsets=offsets))
+        found = lint_series(ser, strip=strip, repo=pin.repo, offsets=offsets)
+        results.append(replace(found, findings=tuple(f for f in found.findings if wanted(f.code))))
     return LintOutcome(tuple(results))
+
+
+def code_filter(select: tuple[str, ...], ignore: tuple[str, ...]) -> Callable[[str], bool]:
+    """Which codes to report, as ruff's --select/--ignore read them: a code or a prefix of codes
+    (``W``, ``H00``); --ignore wins. An unknown code or prefix is bad input (a typo would
+    silently report nothing)."""
+    from vimesync.lint.model import CODES
+
+    for flag, items in (("--select", select), ("--ignore", ignore)):
+        for item in items:
+            if not item or not any(code.startswith(item.upper()) for code in CODES):
+                raise BadInput(f"{flag} {item!r}: no such lint code (codes in docs/lint.md)")
+    sel = tuple(s.upper() for s in select)
+    ign = tuple(s.upper() for s in ignore)
+    return lambda code: (not sel or code.startswith(sel)) and not code.startswith(ign)
 
 
 def series_targets(cfg: Config, engine: str | None, series: Path | None) -> list[tuple[EnginePin, Path]]:
@@ -133,6 +153,10 @@ class DescribeRequest:
     series: Path | None = None
     engine: str | None = None
     config: Path | None = None
+    origin_kind: str = "upstream"  # DEP-3: upstream, backport, vendor or other
+    bug: tuple[str, ...] = ()
+    forwarded: str | None = None  # a reference, "no" or "not-needed"
+    applied_upstream: str | None = None  # a reference (commit:<sha>, a URL)
 
 
 @dataclass(frozen=True)
@@ -153,8 +177,8 @@ class DescribeOutcome:
 def describe(request: DescribeRequest) -> DescribeOutcome:
     """Add or update the patch's DEP-3 header in place (the diff kept byte for byte)."""
     from vimesync.config import load_config
+    from vimesync.lint.describe import FORWARDED_WORDS, normalize_ref
     from vimesync.lint.describe import describe as rewrite
-    from vimesync.lint.describe import normalize_ref
     from vimesync.patches.series import load_series, read_patch
     from vimesync.safefs import excerpt, write_atomic
 
@@ -170,9 +194,28 @@ def describe(request: DescribeRequest) -> DescribeOutcome:
     if len(matches) > 1:
         raise BadInput(f"{excerpt(name)} names {len(matches)} patches: pass --engine or --series")
     pin, entry = matches[0]
-    refs = [normalize_ref(r, repo=pin.repo) for r in request.origin]
+    r = request
+    refs = [normalize_ref(x, repo=pin.repo) for x in r.origin]
+    bug = [normalize_ref(x, repo=pin.repo, flag="--bug") for x in r.bug]
+    forwarded = r.forwarded
+    if forwarded is not None and forwarded not in FORWARDED_WORDS:
+        forwarded = normalize_ref(forwarded, repo=pin.repo, flag="--forwarded")
+    applied = r.applied_upstream
+    if applied is not None and not re.fullmatch(r"(commit:)?[0-9a-f]{7,40}", applied):
+        # a commit of the engine needs no repo to name it (a pin reads it: upstreamed at <sha>)
+        applied = normalize_ref(applied, repo=pin.repo, flag="--applied-upstream")
     old = read_patch(entry)
-    new = rewrite(old, name=entry.name, strip=entry.strip, description=request.description, refs=refs)
+    new = rewrite(
+        old,
+        name=entry.name,
+        strip=entry.strip,
+        description=r.description,
+        refs=refs,
+        origin_kind=r.origin_kind,
+        bug=bug,
+        forwarded=forwarded,
+        applied_upstream=applied,
+    )
     if new != old:
         write_atomic(entry.path, new, what="patch")
     return DescribeOutcome(entry.path, new != old)

@@ -102,6 +102,17 @@ def at_head(ctx: SyncContext) -> Iterator[tuple[Config, tuple[str, ...], HeadTre
             raise _in_checkout(exc, tree) from None
 
 
+def _refuse_nothing(ctx: SyncContext, request: ReportRequest) -> None:
+    """A report of nothing at all (no config, no repository, no engine given) is bad input, exit 2
+    as every other command says it, not a report whose every gate reads "not checked"."""
+    from vimesync.config import missing_input
+
+    e = request.engines
+    given = (ctx.upstream, ctx.downstream, e.source, e.series, ctx.config.engine.source)
+    if ctx.config.file is None and all(v is None for v in given) and ctx.config.engine.package is None:
+        raise missing_input(ctx.config, "nothing to report on", flag="--upstream PATH", key="[upstream] path")
+
+
 def _named_in_checkout(report: SyncReport, tree: HeadTree) -> SyncReport:
     """The head's series files named where the checkout has them, not in the scratch copy."""
     from vimesync.check.model import CheckReport
@@ -160,6 +171,7 @@ def make_report(request: ReportRequest, *, progress: ProgressFn | None = None) -
     """Walk, check and audit the sync at its head and build the report (nothing published)."""
     checkout = load(request.sync)
     ctx = resolve(request.sync, config=checkout, downstream_default="none")
+    _refuse_nothing(ctx, request)
     with at_head(ctx) as (head_cfg, notes, tree):
         gates_cfg = gates_of(checkout)
         off = skip_flags(list(request.skip_gate) or None, gates_cfg)

@@ -357,9 +357,18 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _main(args: list[str]) -> None:
+    import os
+
     import typer
     import typer.main
 
+    if "_VIMESYNC_COMPLETE" in os.environ:
+        # typer registers its shells' completion classes only for its own --install-completion,
+        # which the app replaces (it guessed the shell): without them every TAB printed "Shell
+        # bash not supported."
+        import typer.completion
+
+        typer.completion.completion_init()
     try:
         command = typer.main.get_command(build_app(_only(args), inner=_inner(args)))
         rv = command.main(args=args, prog_name="vimesync", standalone_mode=False)

@@ -7,15 +7,21 @@ from vimesync.cli import output
 from vimesync.cli.options import (
     Annotations,
     AnnotationsOpt,
+    AppliedUpstreamOpt,
+    BugOpt,
     ConfigOpt,
     DescriptionOpt,
     EngineOpt,
     FormatOpt,
+    ForwardedOpt,
+    IgnoreOpt,
     JsonOpt,
     JunitOpt,
+    OriginKindOpt,
     OriginOpt,
     PatchNameArg,
     RevOpt,
+    SelectOpt,
     SeriesOpt,
     SourceOpt,
     StrictOpt,
@@ -36,6 +42,8 @@ def lint(
     config: ConfigOpt = None,
     junit: JunitOpt = None,
     annotations: AnnotationsOpt = Annotations.auto,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
 ) -> int:
     """Check the series against its folder and every patch's header, line endings and index lines
     (codes in docs/lint.md). Exit 1 on findings."""
@@ -46,7 +54,8 @@ def lint(
 
     json_out = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
-    result = run(LintRequest(series, engine, strip, strict, source, rev, config))
+    codes = {"select": tuple(select or ()), "ignore": tuple(ignore or ())}
+    result = run(LintRequest(series, engine, strip, strict, source, rev, config, **codes))
     if json_out:
         output.emit_json(result.to_json())
     else:
@@ -65,16 +74,24 @@ def describe(
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
+    origin_kind: OriginKindOpt = "upstream",
+    bug: BugOpt = None,
+    forwarded: ForwardedOpt = None,
+    applied_upstream: AppliedUpstreamOpt = None,
 ) -> int:
     """NAME (the patch, as the series names it): add or update its DEP-3 header in place (the
     diff is kept byte for byte; git apply ignores the header), so the report's Purpose / PR
     column is filled."""
+    from dataclasses import replace
+
     from vimesync.app.lint import DescribeRequest
     from vimesync.app.lint import describe as run
     from vimesync.cli.render.lint import render_describe
 
     json_out = output_format(fmt, json_) == "json"
-    result = run(DescribeRequest(name, description, tuple(origin or ()), series, engine, config))
+    request = DescribeRequest(name, description, tuple(origin or ()), series, engine, config)
+    request = replace(request, origin_kind=origin_kind, bug=tuple(bug or ()), forwarded=forwarded)
+    result = run(replace(request, applied_upstream=applied_upstream))
     if json_out:
         output.emit_json(result.to_json())
     else:

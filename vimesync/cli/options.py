@@ -202,8 +202,16 @@ StrictOpt = Annotated[
         " finding); check with --keep-going fails on a patch the source already holds.",
     ),
 ]
+
+
 # Not listed under Arguments (typer would print a "<str>" type there): the docstring says what NAME is.
-PatchNameArg = Annotated[str, typer.Argument(metavar="NAME", hidden=True)]
+def _complete_patch(incomplete: str) -> list[str]:
+    from vimesync.app.names import patch_names
+
+    return patch_names(incomplete)
+
+
+PatchNameArg = Annotated[str, typer.Argument(metavar="NAME", hidden=True, autocompletion=_complete_patch)]
 DescriptionOpt = Annotated[
     str,
     typer.Option(
@@ -458,4 +466,48 @@ ArchOpt = Annotated[
 DigestOpt = Annotated[str, typer.Option("--digest", metavar="sha256:HEX", help="The image manifest digest.")]
 ImageRefOpt = Annotated[
     str | None, typer.Option("--ref", metavar="IMAGE", help="The image reference (registry/name:tag).")
+]
+
+SelectOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--select",
+        metavar="CODE",
+        help="Report only these lint codes, repeatable; a prefix selects a family (W, H00).",
+    ),
+]
+IgnoreOpt = Annotated[
+    list[str] | None,
+    typer.Option("--ignore", metavar="CODE", help="Never report these lint codes (or prefixes), repeatable."),
+]
+OriginKindOpt = Annotated[
+    str,
+    typer.Option(
+        "--origin-kind",
+        metavar="KIND",
+        help="The DEP-3 Origin category: upstream (taken from upstream), backport, vendor (written"
+        " here) or other.",
+    ),
+]
+BugOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--bug", metavar="REF", help="The bug (issue) the patch fixes: a URL or owner/repo#N (repeatable)."
+    ),
+]
+ForwardedOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--forwarded",
+        metavar="REF",
+        help="Where the patch was sent upstream (a URL or owner/repo#N), or no, or not-needed.",
+    ),
+]
+AppliedUpstreamOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--applied-upstream",
+        metavar="REF",
+        help="The upstream commit that holds the patch: commit:<sha> or a URL (pin radar reads it).",
+    ),
 ]

@@ -24,18 +24,22 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u2028\u2029\u202a-\
 _MAIL = re.compile(rb"^(From [0-9a-f]{7,}|From:|Subject:|Date:)")
 
 
-def normalize_ref(ref: str, *, repo: str | None = None) -> str:
+ORIGIN_KINDS = ("upstream", "backport", "vendor", "other")  # DEP-3's Origin categories
+FORWARDED_WORDS = ("no", "not-needed")  # DEP-3's Forwarded values that are no reference
+
+
+def normalize_ref(ref: str, *, repo: str | None = None, flag: str = "--origin") -> str:
     """``owner/repo#N`` -> its pull URL; a GitHub or other http(s) URL, or ``commit:<sha>``, as it
     is. BadInput for anything else (it would not become a link in the report)."""
     if not ref or len(ref) > MAX_REF or _CONTROL.search(ref) or any(c.isspace() for c in ref):
-        raise BadInput(f"--origin {excerpt(ref)}: expected one URL, owner/repo#N or commit:<sha>")
+        raise BadInput(f"{flag} {excerpt(ref)}: expected one URL, owner/repo#N or commit:<sha>")
     refs = find_refs(ref, default_repo=repo)
     whole = (
         len(refs) == 1 and refs[0].url and (ref.startswith(("http://", "https://", "commit:")) or "#" in ref)
     )
     if not whole:
         raise BadInput(
-            f"--origin {excerpt(ref)}: expected one URL, owner/repo#N or commit:<sha> "
+            f"{flag} {excerpt(ref)}: expected one URL, owner/repo#N or commit:<sha> "
             "(commit:<sha> needs the engine pin's repo)"
         )
     m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)#([0-9]+)", ref)
@@ -71,10 +75,27 @@ def _groups(paragraph: list[bytes]) -> list[tuple[str, list[bytes]]]:
     return groups
 
 
-def describe(data: bytes, *, name: str, strip: int, description: str, refs: Sequence[str] = ()) -> bytes:
-    """``data`` with its DEP-3 header's Description (and Origin, with ``refs``) set."""
-    if len(refs) > MAX_REFS:
-        raise BadInput(f"more than {MAX_REFS} --origin references")
+_ORDER = ("description", "origin", "bug", "forwarded", "applied-upstream")  # DEP-3's own order
+
+
+def describe(
+    data: bytes,
+    *,
+    name: str,
+    strip: int,
+    description: str,
+    refs: Sequence[str] = (),
+    origin_kind: str = "upstream",
+    bug: Sequence[str] = (),
+    forwarded: str | None = None,
+    applied_upstream: str | None = None,
+) -> bytes:
+    """``data`` with its DEP-3 header's Description set, and Origin (``origin_kind, refs``), Bug,
+    Forwarded and Applied-Upstream when given (references already normalised)."""
+    if len(refs) > MAX_REFS or len(bug) > MAX_REFS:
+        raise BadInput(f"more than {MAX_REFS} --origin or --bug references")
+    if origin_kind not in ORIGIN_KINDS:
+        raise BadInput(f"--origin-kind {excerpt(origin_kind)}: expected one of {', '.join(ORIGIN_KINDS)}")
     before = parse_patch(data, name=name, strip=strip)
     header, body = data[: len(before.header)], data[len(before.header) :]
     if not before.files:
@@ -94,7 +115,13 @@ def describe(data: bytes, *, name: str, strip: int, description: str, refs: Sequ
     cr = eol[:-1]
     new_fields = {"description": [ln.encode("utf-8") + cr for ln in _description_lines(description)]}
     if refs:
-        new_fields["origin"] = [b"Origin: upstream, " + ", ".join(refs).encode("utf-8") + cr]
+        new_fields["origin"] = [f"Origin: {origin_kind}, ".encode() + ", ".join(refs).encode("utf-8") + cr]
+    if bug:
+        new_fields["bug"] = [b"Bug: " + ", ".join(bug).encode("utf-8") + cr]
+    if forwarded is not None:
+        new_fields["forwarded"] = [b"Forwarded: " + forwarded.encode("utf-8") + cr]
+    if applied_upstream is not None:
+        new_fields["applied-upstream"] = [b"Applied-Upstream: " + applied_upstream.encode("utf-8") + cr]
     para_end = next((i for i, ln in enumerate(lines) if not ln.strip()), len(lines))
     has_fields = bool(lines) and _FIELD.match(lines[0]) is not None
     if has_fields:
@@ -108,11 +135,11 @@ def describe(data: bytes, *, name: str, strip: int, description: str, refs: Sequ
                     done.add(key)
                 continue
             out += group
-        missing = [k for k in ("description", "origin") if k in new_fields and k not in done]
+        missing = [k for k in _ORDER if k in new_fields and k not in done]
         out = [ln for k in missing for ln in new_fields[k]] + out
         rest = lines[para_end:]
     else:
-        out = [ln for k in ("description", "origin") if k in new_fields for ln in new_fields[k]]
+        out = [ln for k in _ORDER if k in new_fields for ln in new_fields[k]]
         rest = [cr, *lines] if lines else [cr]
     new = b"\n".join([*out, *rest]) + b"\n" + body
     after = parse_patch(new, name=name, strip=strip)

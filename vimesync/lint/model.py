@@ -26,6 +26,7 @@ CODES: dict[str, str] = {
     "W002": "added lines end differently (CRLF/LF) than the context and removed lines of their hunk",
     "W003": "added line with trailing whitespace (git apply --whitespace=warn flags it)",
     "W004": "patch file does not end with a newline",
+    "W005": "an added blank line at the end of a file (git apply: new blank line at EOF)",
     "I001": "file section without an index line: drift against the pin cannot be checked",
     "O001": "hunk applies only at an offset: refresh the patch (--strict)",
     "O002": "patch does not apply to the source (--strict)",

@@ -129,7 +129,7 @@ def _origin(path: str, line: int, value: str, repo: str | None) -> Iterator[Find
 
 
 def whitespace_findings(path: str, data: bytes, patch: PatchFile) -> Iterator[Finding]:
-    """W001-W004: line endings and whitespace."""
+    """W001-W005: line endings and whitespace."""
     crlf_structure = [
         n
         for n, line in enumerate(data.split(b"\n"), 1)
@@ -187,16 +187,36 @@ def whitespace_findings(path: str, data: bytes, patch: PatchFile) -> Iterator[Fi
         )
     if data and not data.endswith(b"\n"):
         yield Finding(path, data.count(b"\n") + 1, "W004", "the patch file does not end with a newline")
+    yield from _blank_at_eof(path, patch)
+
+
+def _blank_at_eof(path: str, patch: PatchFile) -> Iterator[Finding]:
+    """W005: a hunk that ends the file with an added blank line (``git apply`` warns "new blank
+    line at EOF"): a hunk ends at the file's end when no context follows its last change."""
+    shown = 0
+    for fp in patch.files:
+        for hunk in fp.hunks:
+            lines = list(hunk.lines)
+            if not lines or lines[-1][0] != "+" or lines[-1][1].strip() != b"":
+                continue
+            shown += 1
+            if shown <= MAX_WHITESPACE_FINDINGS:
+                line = hunk.patch_line + len(lines)
+                yield Finding(path, line, "W005", f"{excerpt(fp.path)}: new blank line at EOF")
 
 
 def index_findings(path: str, patch: PatchFile) -> Iterator[Finding]:
-    """I001: a text file section with hunks and no ``index <old>..<new>`` line."""
-    for fp in patch.files:
-        if fp.hunks and fp.old_oid is None:
-            yield Finding(
-                path,
-                fp.patch_line,
-                "I001",
-                f"{excerpt(fp.path)}: no index line: a drift of the pinned file cannot be detected "
-                "(make patches with git diff / git format-patch)",
-            )
+    """I001: text file sections with hunks and no ``index <old>..<new>`` line, once per patch
+    (a patch made with plain ``diff -u`` lacks them in every section: one finding, not 70)."""
+    bare = [fp for fp in patch.files if fp.hunks and fp.old_oid is None]
+    if not bare:
+        return
+    first = bare[0]
+    others = f" and {len(bare) - 1} more file{'s' if len(bare) > 2 else ''}" if len(bare) > 1 else ""
+    yield Finding(
+        path,
+        first.patch_line,
+        "I001",
+        f"{excerpt(first.path)}{others}: no index line: a drift of the pinned file cannot be detected "
+        "(make patches with git diff / git format-patch)",
+    )

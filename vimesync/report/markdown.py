@@ -114,9 +114,11 @@ def render_summary(s: Summary | Skipped) -> list[str]:
     out = ["## Summary", ""]
     if isinstance(s, Skipped):
         return [*out, escape(s.reason)]
-    facts = [plural(len(s.applicable), "applicable merged PR")]
+    # Counts of the PRs walk lists: the applicable ones split into what the head carries and not.
+    applicable = len(s.applicable) + len(s.not_carried)
+    facts = [plural(applicable, "applicable merged PR")]
     if s.not_carried:
-        facts.append(f"{len(s.not_carried):,} not carried")
+        facts[0] += f" ({len(s.applicable):,} carried, {len(s.not_carried):,} not carried)"
     if s.excluded:
         facts.append(f"{len(s.excluded):,} excluded")
     if s.mirrored:
@@ -166,15 +168,22 @@ def _purpose_cell(row_purpose: str | None, has_header: bool, refs: Sequence[Ref]
     return purpose or refs_text or DASH
 
 
+def shown_source(path: str) -> str:
+    """A source as the PR text names it: its file or folder name (``vllm-0.32.0-...whl``), never
+    a path of the maintainer's machine; the JSON document keeps the whole path."""
+    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or path
+
+
 def render_engine(e: EnginePatches | Skipped, *, heading: bool = True) -> list[str]:
     out = ["## Engine patches", ""] if heading else []
     if isinstance(e, Skipped):
         return [*out, escape(e.reason)]
     engine = escape(e.engine)
     if e.pin is None and e.sha256:
-        out.append(f"The {engine} source is {code(e.source)}, verified against its pin: sha256 {e.sha256}.")
+        shown = code(shown_source(e.source))
+        out.append(f"The {engine} source is {shown}, verified against its pin: sha256 {e.sha256}.")
     elif e.pin is None:
-        out.append(f"The {engine} source is {code(e.source)} (not a pinned git revision).")
+        out.append(f"The {engine} source is {code(shown_source(e.source))} (not a pinned git revision).")
     elif e.previous_pin == e.pin:
         out.append(f"The {engine} source pin remains {rev(e.pin)}.")
     elif e.previous_pin:
@@ -296,7 +305,8 @@ def render_validation(c: CheckReport | Skipped, *, heading: bool = True) -> list
     out = ["## Validation", ""] if heading else []
     if isinstance(c, Skipped):
         return [*out, escape(c.reason)]
-    target = f"the exact pin {rev(c.source.rev)}" if c.source.rev else f"the source {code(c.source.path)}"
+    shown = code(shown_source(c.source.path))
+    target = f"the exact pin {rev(c.source.rev)}" if c.source.rev else f"the source {shown}"
     py = c.python
     n = len(c.patches)
     applied = len(c.already_applied)

@@ -66,6 +66,11 @@ class Summary:
     head_known: bool = False
     not_carried: tuple[PrLine, ...] = ()
 
+    @property
+    def classified(self) -> int:
+        """Every PR of the range, as ``walk`` lists them (carried or not, excluded, mirrored)."""
+        return len(self.applicable) + len(self.not_carried) + len(self.excluded) + len(self.mirrored)
+
 
 @dataclass(frozen=True)
 class PatchRow:
@@ -156,8 +161,7 @@ def _evaluate(report: SyncReport, name: str) -> Gate:
         s = report.summary
         if isinstance(s, Skipped):
             return gate(name, "not checked", s.reason)
-        n = len(s.applicable) + len(s.excluded) + len(s.mirrored)
-        return gate(name, "held", f"{plural(n, 'PR')} of {s.base[:8]}..{s.tip[:8]} classified")
+        return gate(name, "held", f"{plural(s.classified, 'PR')} of {s.base[:8]}..{s.tip[:8]} classified")
     if name == "patches":  # every engine's check, each at its exact pin
         checks = report.validations
         for c in checks:
