@@ -88,14 +88,16 @@ def bump(request: BumpRequest, *, progress: Progress = no_progress) -> BumpOutco
         use_cache=r.use_cache,
     )
     # A pypi: pin is fetched (once, into the cache) and an archive checked against its sha256.
+    package = opts.package  # the pin's pypi: package, if it names one
     current, _ = pinned_source(opts)
     opts = replace(opts, source=current, package=None)
-    to_source, to_rev = _target(r.to, opts)
+    target = _target(r.to, opts)
+    to_source, to_rev = target.source, target.rev
     if r.conflicts is not None:
         ensure_output_dir(r.conflicts, what="--conflicts")  # refused before any work
     with progress() as update:
         report = run_bump(BumpOptions(opts, to_source, to_rev, refresh=r.refresh), progress=update)
-    pins = _pin_edits(cfg, opts, report.new, to_source) if r.write else None
+    pins = _pin_edits(cfg, opts, report.new, target, package) if r.write else None
     plan = plan_writes(report, refresh=r.refresh, pins=pins)
     write_together(plan.files)
     if r.conflicts is not None:
@@ -104,20 +106,43 @@ def bump(request: BumpRequest, *, progress: Progress = no_progress) -> BumpOutco
     return BumpOutcome(report, written, r.conflicts if plan.conflicts else None)
 
 
-def _target(to: str, opts: CheckOptions) -> tuple[Path, str | None]:
-    """``--to``: a path that exists is a source; else a revision of the current (git) source."""
+@dataclass(frozen=True)
+class Target:
+    """``--to`` resolved: the source to open (and rev), and for ``pypi:`` the package and the
+    digest of the wheel pip fetched."""
+
+    source: Path
+    rev: str | None = None
+    package: str | None = None  # "vllm==0.32.0"
+    sha256: str | None = None
+
+
+def _target(to: str, opts: CheckOptions) -> Target:
+    """``--to``: ``pypi:NAME==VER`` is fetched into the cache; a path that exists is a source;
+    else a revision of the current (git) source."""
+    from vimesync.config import PYPI_PREFIX
+
+    if to.startswith(PYPI_PREFIX):
+        from vimesync.config import pypi_requirement
+        from vimesync.sources.pinned import fetch_new_package
+
+        req = pypi_requirement(to, where="--to", key="--to")
+        path, digest = fetch_new_package(req, pin="--to")
+        return Target(path, package=req, sha256=digest)
     candidate = Path(to)
     if to.startswith(("/", ".", "~")) or os.path.lexists(candidate):
-        return candidate.expanduser(), None
+        return Target(candidate.expanduser())
     from vimesync import git
 
     assert opts.source is not None  # bump() resolved a pypi: pin to its fetched archive
     if git.repo_at(opts.source) is None:
         raise BadInput(f"--to {to!r}: no such file or folder, and the current source is not a git repository")
-    return opts.source, to
+    return Target(opts.source, to)
 
 
-def _pin_edits(cfg: Config, opts: CheckOptions, new: SourceInfo, to_source: Path) -> dict[Path, bytes]:
+def _pin_edits(
+    cfg: Config, opts: CheckOptions, new: SourceInfo, target: Target, package: str | None
+) -> dict[Path, bytes]:
     """The pin (and, when the source moves, the file naming it) with the new values."""
     from vimesync.check.pinwrite import edit_toml, relative_to_file
     from vimesync.sources.pinned import sha256_of
@@ -125,10 +150,17 @@ def _pin_edits(cfg: Config, opts: CheckOptions, new: SourceInfo, to_source: Path
     pin_file = opts.pin_file
     if pin_file is None or opts.source is None:
         raise BadInput("--write needs an engine pin file ([engine] pin in vimesync.toml)")
+    to_source = target.source
     edits: dict[Path, dict[str, str]] = {}
     if new.rev is not None:
         edits.setdefault(pin_file, {})["rev"] = new.rev
-    if os.path.abspath(to_source) != os.path.abspath(opts.source):
+    if target.package is not None or package is not None:
+        # A package pin stays one: CI fetches it by name and checks the digest, and never
+        # meets a path that only exists on the maintainer's machine.
+        req = target.package or _package_of(to_source, package)
+        digest = target.sha256 or sha256_of(to_source)
+        edits.setdefault(pin_file, {}).update({"source": f"pypi:{req}", "sha256": digest})
+    elif os.path.abspath(to_source) != os.path.abspath(opts.source):
         # The file that named the source (a config's machine-local source), else the pin.
         named_by = opts.source_origin if opts.source_origin not in (None, "--source") else None
         origin = Path(named_by) if named_by else pin_file
@@ -137,6 +169,23 @@ def _pin_edits(cfg: Config, opts: CheckOptions, new: SourceInfo, to_source: Path
         if new.kind == "archive" and _has_key(origin, "sha256"):
             values["sha256"] = sha256_of(to_source)
     return {path: edit_toml(path, "engine", values) for path, values in edits.items()}
+
+
+def _package_of(wheel: Path, package: str | None) -> str:
+    """``--to WHEEL`` on a ``pypi:`` pin: the same package at the wheel's version, or BadInput."""
+    from vimesync.sources.pinned import wheel_name_version
+
+    assert package is not None
+    name = package.partition("==")[0]
+    found = wheel_name_version(wheel)
+    wanted = name.replace("_", "-").replace(".", "-").lower()
+    if found is None or found[0] != wanted:
+        raise BadInput(
+            f"--to {wheel}: the pin's source is pypi:{package}; --write keeps a package pin, and "
+            f"{wheel.name} is not a wheel of {name}",
+            hint=f"pass --to pypi:{name}==VERSION (fetched with pip, its sha256 recorded)",
+        )
+    return f"{name}=={found[1]}"
 
 
 def _has_key(path: Path, key: str) -> bool:
