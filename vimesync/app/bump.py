@@ -41,6 +41,7 @@ class BumpOutcome:
     report: BumpReport
     written: tuple[str, ...] = ()  # the files replaced (pins, patches, series), all or none
     conflicts: Path | None = None  # the folder the merged files with conflict markers went to
+    kept: tuple[str, ...] = ()  # patches whose folder was there already (being edited): left as is
     kind: Kind = Kind.BUMP
 
     @property
@@ -69,7 +70,6 @@ def bump(request: BumpRequest, *, progress: Progress = no_progress) -> BumpOutco
     from vimesync.check.pinwrite import write_together
     from vimesync.check.run import pinned_source
     from vimesync.config import load_config
-    from vimesync.safefs import ensure_output_dir
 
     r = request
     if not r.to:
@@ -93,17 +93,19 @@ def bump(request: BumpRequest, *, progress: Progress = no_progress) -> BumpOutco
     opts = replace(opts, source=current, package=None)
     target = _target(r.to, opts)
     to_source, to_rev = target.source, target.rev
-    if r.conflicts is not None:
-        ensure_output_dir(r.conflicts, what="--conflicts")  # refused before any work
+    folder = r.conflicts if r.conflicts is not None else (work_folder(opts.series) if r.refresh else None)
+    if folder is not None:
+        check_work_folder(folder)  # refused before any work
     with progress() as update:
         report = run_bump(BumpOptions(opts, to_source, to_rev, refresh=r.refresh), progress=update)
     pins = _pin_edits(cfg, opts, report.new, target, package) if r.write else None
     plan = plan_writes(report, refresh=r.refresh, pins=pins)
     write_together(plan.files)
-    if r.conflicts is not None:
-        _write_conflicts(r.conflicts, plan.conflicts)
+    kept: tuple[str, ...] = ()
+    if folder is not None and plan.conflicts:
+        kept = _write_conflicts(folder, plan.conflicts, report, target)
     written = tuple(str(p) for p in plan.files)
-    return BumpOutcome(report, written, r.conflicts if plan.conflicts else None)
+    return BumpOutcome(report, written, folder if plan.conflicts else None, kept=kept)
 
 
 @dataclass(frozen=True)
@@ -195,9 +197,52 @@ def _has_key(path: Path, key: str) -> bool:
     return isinstance(table, dict) and key in table
 
 
-def _write_conflicts(folder: Path, files: tuple[tuple[str, str, bytes], ...]) -> None:
+WORK_FOLDER = ".vimesync/bump"
+
+
+def work_folder(series: Path) -> Path:
+    """The default ``--conflicts`` folder: ``.vimesync/bump`` at the root of the checkout that
+    holds the series (reached, like every output, without following a symlink below the root)."""
+    from vimesync.safefs import find_root
+
+    return find_root(series) / WORK_FOLDER
+
+
+def check_work_folder(folder: Path) -> None:
+    """A work folder is absent, empty, or one an earlier bump made (it holds bump.json): then
+    the patches being edited there are kept and the others added. Anything else is refused."""
+    from vimesync.check.fromedits import MANIFEST
+    from vimesync.safefs import check_output_path, ensure_output_dir, input_kind
+
+    if input_kind(folder) == "dir" and input_kind(folder / MANIFEST) == "file":
+        check_output_path(folder / MANIFEST, what="--conflicts")
+        return
+    ensure_output_dir(folder, what="--conflicts")
+
+
+def _write_conflicts(
+    folder: Path, files: tuple[tuple[str, str, bytes], ...], report: BumpReport, target: Target
+) -> tuple[str, ...]:
+    import json
+
+    from vimesync.check.bump import label
+    from vimesync.check.fromedits import MANIFEST
     from vimesync.git import MODE_FILE
+    from vimesync.safefs import ensure_output_dir, input_kind, write_atomic
     from vimesync.sources.model import write_file
 
+    if input_kind(folder) == "missing":
+        ensure_output_dir(folder, what="--conflicts")
+    kept = sorted({patch for patch, _, _ in files if input_kind(folder / patch) != "missing"})
     for patch, path, data in files:
-        write_file(folder, f"{patch}/{path}", data, MODE_FILE)
+        if patch not in kept:
+            write_file(folder, f"{patch}/{path}", data, MODE_FILE)
+    manifest = {
+        "to": os.path.abspath(target.source),
+        "rev": report.new.rev,
+        "label": label(report.new),
+        "series": str(report.series),
+        "patches": sorted({patch for patch, _, _ in files}),
+    }
+    write_atomic(folder / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode(), what="--conflicts")
+    return tuple(kept)
