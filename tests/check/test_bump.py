@@ -305,3 +305,64 @@ def test_cli_bump_junit_has_a_case_per_patch_and_a_conflict_fails(
     cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
     assert len([n for n in cases if n.endswith(".patch")]) == len(doc["patches"])
     assert cases["d-clashes.patch"].find("failure") is not None
+
+
+def _resolve(merged: bytes, edit: tuple[bytes, bytes]) -> bytes:
+    """What a maintainer does with a --diff3 conflict: keep the new pin's side, redo the patch's edit."""
+    out, side = [], "outside"
+    for line in merged.splitlines(keepends=True):
+        if line.startswith(b"<<<<<<< "):
+            side = "ours"
+        elif line.startswith(b"||||||| "):
+            side = "base"
+        elif line == b"=======\n":
+            side = "theirs"
+        elif line.startswith(b">>>>>>> "):
+            side = "outside"
+        elif side in ("outside", "ours"):
+            out.append(line.replace(*edit))
+    return b"".join(out)
+
+
+@pytest.mark.slow
+def test_the_refresh_loop_finishes_a_conflicting_bump(
+    capsys: pytest.CaptureFixture[str], bump: tuple[Stack, str]
+) -> None:
+    """Issue 17.3: bump --refresh leaves the merged file (diff3) in the work folder; the
+    maintainer resolves it; `patches refresh NAME` re-makes the patch; the bump then goes through."""
+    s, new = bump
+    (s.dir / "engine.toml").write_text(f'[engine]\nname = "eng"\nrev = "{s.pin}"\nseries = "series"\n')
+    cfg = s.dir / "vimesync.toml"
+    cfg.write_text(f'[engine]\npin = "engine.toml"\nsource = "{s.repo.path}"\n')
+    header = (s.dir / "d-clashes.patch").read_bytes().split(b"diff --git")[0]
+    args = ["pin", "bump", "--config", str(cfg), "--to", new, "--refresh"]
+    code, out, _ = run(capsys, *args)
+    work = s.dir / ".vimesync/bump"  # the default work folder, at the checkout's root
+    merged = (work / "d-clashes.patch/eng/core.py").read_bytes()
+    assert code == 1 and "patches refresh d-clashes.patch" in out
+    assert merged.count(b"||||||| ") == 1  # the base section: what the patch changed
+    code, _, err = run(capsys, "patches", "refresh", "d-clashes.patch", "--config", str(cfg))
+    assert code == 2 and "still has a conflict marker" in err  # nothing half-resolved goes in
+    fixed = _resolve(merged, (b"return x + 25  # upstream\n", b"return x + 25  # upstream  # D\n"))
+    (work / "d-clashes.patch/eng/core.py").write_bytes(fixed)
+    code, out, err = run(capsys, "patches", "refresh", "d-clashes.patch", "--config", str(cfg), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["kind"] == "patches-refresh" and doc["verdict"] == "applies", err
+    assert (s.dir / "d-clashes.patch").read_bytes().startswith(header)  # the header, byte for byte
+    assert not (work / "d-clashes.patch").exists()
+    code, out, err = run(capsys, *args, "--write")
+    assert code == 0, out + err
+    assert f'rev = "{new}"' in (s.dir / "engine.toml").read_text()
+    code, out, _ = run(capsys, "patches", "check", "--config", str(cfg), "--json")
+    assert code == 0 and {p["status"] for p in json.loads(out)["patches"]} == {"applied"}
+
+
+def test_a_file_gone_at_the_new_pin_says_where_it_moved(tmp_path: Path) -> None:
+    s = Stack(tmp_path)
+    s.add("u.patch", {"eng/util.py": UTIL.replace("getcwd()", "getcwd()  # mine")})
+    new = s.drift({"eng/util.py": None, "eng/helpers.py": UTIL + "\n# moved\n"})
+    report = run_bump(BumpOptions(s.opts(), s.repo.path, new, refresh=True))
+    (p,) = report.patches
+    assert p.refresh is not None and p.refresh.action == "conflict"
+    assert p.refresh.moved == (("eng/util.py", "eng/helpers.py"),)
+    assert f"eng/util.py is gone at {new[:12]}: moved to eng/helpers.py" in p.refresh.why

@@ -32,6 +32,7 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "patches check": [],
         "patches lint": [],
         "patches describe": ["vllm-score-centering.patch", "--description", "Center the scores."],
+        "patches refresh": ["vllm-score-centering.patch", "--from", str(tmp)],
         "pin bump": ["--to", "HEAD"],
         "audit": ["--baseline", "main"],
         "audit review": ["vime", "--by", "tester", "--baseline", "main"],
@@ -78,7 +79,8 @@ def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
 
 NAMES = (
     "init walk carry demo ci report audit".split()
-    + ["audit review", "patches check", "patches lint", "patches describe", "pin bump"]
+    + ["audit review", "patches check", "patches lint", "patches describe", "patches refresh"]
+    + ["pin bump"]
     + ["sop status", "sop record image"]
 )
 
@@ -102,6 +104,10 @@ def test_json_document_starts_with_the_contract(
 ) -> None:
     target = tmp_path / "new"
     target.mkdir()
+    if name == "patches refresh":  # a bump's work folder: the patch, nothing edited, at the pin
+        manifest = {"to": str(demo.engine), "rev": demo.engine_rev}
+        (target / "bump.json").write_text(json.dumps(manifest))
+        (target / "vllm-score-centering.patch").mkdir()
     args = [*name.split(), *_args(demo, target)[name], "--json"]
     monkeypatch.chdir(demo.downstream)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)

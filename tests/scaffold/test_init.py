@@ -4,6 +4,7 @@ overwrite and never writes through a symlink."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from tests.builders.gitrepo import Repo
 from vimesync import git
 from vimesync.check.model import check_options
 from vimesync.cli.app import main
-from vimesync.config import load_config
+from vimesync.config import load_config, load_engine_pin
 from vimesync.upstream.pipeline import walk_and_classify
 
 WRITTEN = [
@@ -166,7 +167,10 @@ def test_init_with_a_wheel_source_refuses_a_rev(
     down = world["down"].path  # type: ignore[attr-defined]
     cfg = load_config(cwd=down)
     assert cfg.engine.name == "sglang" and cfg.engine.rev is None and cfg.engine.source == wheel
-    assert (down / "pins/sglang.toml").exists()
+    # the wheel's digest is in the pin: what `patches check` verifies before every use
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    assert f'sha256 = "{digest}"' in (down / "pins/sglang.toml").read_text()
+    assert load_engine_pin(down / "pins/sglang.toml").sha256 == digest
 
 
 @pytest.mark.parametrize("fetched_tip", [False, True])

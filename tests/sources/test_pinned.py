@@ -4,39 +4,17 @@ fetched once with this interpreter's pip (wheels only, no deps, no network here:
 
 from __future__ import annotations
 
-import hashlib
 import json
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from tests.builders.cli import run
 from tests.builders.stack import ENGINE, Stack
+from tests.builders.wheels import digest, make_wheel
 from vimesync.config import load_config, pypi_requirement
 from vimesync.errors import BadInput, ConfigError
 from vimesync.sources.pinned import fetch_package, verify_archive
-
-
-def make_wheel(folder: Path, name: str = "eng", version: str = "1.0", extra: str = "") -> Path:
-    """A real, minimal wheel of the test engine (pip reads its metadata, so it must be valid)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    wheel = folder / f"{name}-{version}-py3-none-any.whl"
-    info = f"{name}-{version}.dist-info"
-    files = {k: v for k, v in ENGINE.items() if k.startswith("eng/")}
-    files["eng/extra.py"] = extra
-    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-    files[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    record = "".join(f"{n},,\n" for n in files) + f"{info}/RECORD,,\n"
-    files[f"{info}/RECORD"] = record
-    with zipfile.ZipFile(wheel, "w") as z:
-        for n, text in files.items():
-            z.writestr(n, text)
-    return wheel
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.fixture()

@@ -41,6 +41,7 @@ class BumpOutcome:
     report: BumpReport
     written: tuple[str, ...] = ()  # the files replaced (pins, patches, series), all or none
     conflicts: Path | None = None  # the folder the merged files with conflict markers went to
+    kept: tuple[str, ...] = ()  # patches whose folder was there already (being edited): left as is
     kind: Kind = Kind.BUMP
 
     @property
@@ -69,7 +70,6 @@ def bump(request: BumpRequest, *, progress: Progress = no_progress) -> BumpOutco
     from vimesync.check.pinwrite import write_together
     from vimesync.check.run import pinned_source
     from vimesync.config import load_config
-    from vimesync.safefs import ensure_output_dir
 
     r = request
     if not r.to:
@@ -88,36 +88,63 @@ def bump(request: BumpRequest, *, progress: Progress = no_progress) -> BumpOutco
         use_cache=r.use_cache,
     )
     # A pypi: pin is fetched (once, into the cache) and an archive checked against its sha256.
+    package = opts.package  # the pin's pypi: package, if it names one
     current, _ = pinned_source(opts)
     opts = replace(opts, source=current, package=None)
-    to_source, to_rev = _target(r.to, opts)
-    if r.conflicts is not None:
-        ensure_output_dir(r.conflicts, what="--conflicts")  # refused before any work
+    target = _target(r.to, opts)
+    to_source, to_rev = target.source, target.rev
+    folder = r.conflicts if r.conflicts is not None else (work_folder(opts.series) if r.refresh else None)
+    if folder is not None:
+        check_work_folder(folder)  # refused before any work
     with progress() as update:
         report = run_bump(BumpOptions(opts, to_source, to_rev, refresh=r.refresh), progress=update)
-    pins = _pin_edits(cfg, opts, report.new, to_source) if r.write else None
+    pins = _pin_edits(cfg, opts, report.new, target, package) if r.write else None
     plan = plan_writes(report, refresh=r.refresh, pins=pins)
     write_together(plan.files)
-    if r.conflicts is not None:
-        _write_conflicts(r.conflicts, plan.conflicts)
+    kept: tuple[str, ...] = ()
+    if folder is not None and plan.conflicts:
+        kept = _write_conflicts(folder, plan.conflicts, report, target)
     written = tuple(str(p) for p in plan.files)
-    return BumpOutcome(report, written, r.conflicts if plan.conflicts else None)
+    return BumpOutcome(report, written, folder if plan.conflicts else None, kept=kept)
 
 
-def _target(to: str, opts: CheckOptions) -> tuple[Path, str | None]:
-    """``--to``: a path that exists is a source; else a revision of the current (git) source."""
+@dataclass(frozen=True)
+class Target:
+    """``--to`` resolved: the source to open (and rev), and for ``pypi:`` the package and the
+    digest of the wheel pip fetched."""
+
+    source: Path
+    rev: str | None = None
+    package: str | None = None  # "vllm==0.32.0"
+    sha256: str | None = None
+
+
+def _target(to: str, opts: CheckOptions) -> Target:
+    """``--to``: ``pypi:NAME==VER`` is fetched into the cache; a path that exists is a source;
+    else a revision of the current (git) source."""
+    from vimesync.config import PYPI_PREFIX
+
+    if to.startswith(PYPI_PREFIX):
+        from vimesync.config import pypi_requirement
+        from vimesync.sources.pinned import fetch_new_package
+
+        req = pypi_requirement(to, where="--to", key="--to")
+        path, digest = fetch_new_package(req, pin="--to")
+        return Target(path, package=req, sha256=digest)
     candidate = Path(to)
     if to.startswith(("/", ".", "~")) or os.path.lexists(candidate):
-        return candidate.expanduser(), None
+        return Target(candidate.expanduser())
     from vimesync import git
 
     assert opts.source is not None  # bump() resolved a pypi: pin to its fetched archive
     if git.repo_at(opts.source) is None:
         raise BadInput(f"--to {to!r}: no such file or folder, and the current source is not a git repository")
-    return opts.source, to
+    return Target(opts.source, to)
 
 
-def _pin_edits(cfg: Config, opts: CheckOptions, new: SourceInfo, to_source: Path) -> dict[Path, bytes]:
+def _pin_edits(
+    cfg: Config, opts: CheckOptions, new: SourceInfo, target: Target, package: str | None
+) -> dict[Path, bytes]:
     """The pin (and, when the source moves, the file naming it) with the new values."""
     from vimesync.check.pinwrite import edit_toml, relative_to_file
     from vimesync.sources.pinned import sha256_of
@@ -125,10 +152,17 @@ def _pin_edits(cfg: Config, opts: CheckOptions, new: SourceInfo, to_source: Path
     pin_file = opts.pin_file
     if pin_file is None or opts.source is None:
         raise BadInput("--write needs an engine pin file ([engine] pin in vimesync.toml)")
+    to_source = target.source
     edits: dict[Path, dict[str, str]] = {}
     if new.rev is not None:
         edits.setdefault(pin_file, {})["rev"] = new.rev
-    if os.path.abspath(to_source) != os.path.abspath(opts.source):
+    if target.package is not None or package is not None:
+        # A package pin stays one: CI fetches it by name and checks the digest, and never
+        # meets a path that only exists on the maintainer's machine.
+        req = target.package or _package_of(to_source, package)
+        digest = target.sha256 or sha256_of(to_source)
+        edits.setdefault(pin_file, {}).update({"source": f"pypi:{req}", "sha256": digest})
+    elif os.path.abspath(to_source) != os.path.abspath(opts.source):
         # The file that named the source (a config's machine-local source), else the pin.
         named_by = opts.source_origin if opts.source_origin not in (None, "--source") else None
         origin = Path(named_by) if named_by else pin_file
@@ -139,6 +173,23 @@ def _pin_edits(cfg: Config, opts: CheckOptions, new: SourceInfo, to_source: Path
     return {path: edit_toml(path, "engine", values) for path, values in edits.items()}
 
 
+def _package_of(wheel: Path, package: str | None) -> str:
+    """``--to WHEEL`` on a ``pypi:`` pin: the same package at the wheel's version, or BadInput."""
+    from vimesync.sources.pinned import wheel_name_version
+
+    assert package is not None
+    name = package.partition("==")[0]
+    found = wheel_name_version(wheel)
+    wanted = name.replace("_", "-").replace(".", "-").lower()
+    if found is None or found[0] != wanted:
+        raise BadInput(
+            f"--to {wheel}: the pin's source is pypi:{package}; --write keeps a package pin, and "
+            f"{wheel.name} is not a wheel of {name}",
+            hint=f"pass --to pypi:{name}==VERSION (fetched with pip, its sha256 recorded)",
+        )
+    return f"{name}=={found[1]}"
+
+
 def _has_key(path: Path, key: str) -> bool:
     from vimesync.config import read_toml
 
@@ -146,9 +197,52 @@ def _has_key(path: Path, key: str) -> bool:
     return isinstance(table, dict) and key in table
 
 
-def _write_conflicts(folder: Path, files: tuple[tuple[str, str, bytes], ...]) -> None:
+WORK_FOLDER = ".vimesync/bump"
+
+
+def work_folder(series: Path) -> Path:
+    """The default ``--conflicts`` folder: ``.vimesync/bump`` at the root of the checkout that
+    holds the series (reached, like every output, without following a symlink below the root)."""
+    from vimesync.safefs import find_root
+
+    return find_root(series) / WORK_FOLDER
+
+
+def check_work_folder(folder: Path) -> None:
+    """A work folder is absent, empty, or one an earlier bump made (it holds bump.json): then
+    the patches being edited there are kept and the others added. Anything else is refused."""
+    from vimesync.check.fromedits import MANIFEST
+    from vimesync.safefs import check_output_path, ensure_output_dir, input_kind
+
+    if input_kind(folder) == "dir" and input_kind(folder / MANIFEST) == "file":
+        check_output_path(folder / MANIFEST, what="--conflicts")
+        return
+    ensure_output_dir(folder, what="--conflicts")
+
+
+def _write_conflicts(
+    folder: Path, files: tuple[tuple[str, str, bytes], ...], report: BumpReport, target: Target
+) -> tuple[str, ...]:
+    import json
+
+    from vimesync.check.bump import label
+    from vimesync.check.fromedits import MANIFEST
     from vimesync.git import MODE_FILE
+    from vimesync.safefs import ensure_output_dir, input_kind, write_atomic
     from vimesync.sources.model import write_file
 
+    if input_kind(folder) == "missing":
+        ensure_output_dir(folder, what="--conflicts")
+    kept = sorted({patch for patch, _, _ in files if input_kind(folder / patch) != "missing"})
     for patch, path, data in files:
-        write_file(folder, f"{patch}/{path}", data, MODE_FILE)
+        if patch not in kept:
+            write_file(folder, f"{patch}/{path}", data, MODE_FILE)
+    manifest = {
+        "to": os.path.abspath(target.source),
+        "rev": report.new.rev,
+        "label": label(report.new),
+        "series": str(report.series),
+        "patches": sorted({patch for patch, _, _ in files}),
+    }
+    write_atomic(folder / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode(), what="--conflicts")
+    return tuple(kept)

@@ -22,6 +22,7 @@ class Kind(str, Enum):
     CHECK = "patches-check"
     LINT = "patches-lint"
     DESCRIBE = "patches-describe"
+    REFRESH = "patches-refresh"
     BUMP = "pin-bump"
     AUDIT = "audit"
     REVIEW = "audit-review"

@@ -17,6 +17,7 @@ from typing import Any
 
 from vimesync.check.drift import index_drift
 from vimesync.check.model import CheckOptions, ProgressFn, failure_docs
+from vimesync.check.moved import WhereMoved
 from vimesync.check.parse import parse_patched
 from vimesync.check.rediff import Scratch
 from vimesync.check.refresh import OldSide, Refreshed, new_paths, old_paths, refresh_patch, state
@@ -110,6 +111,7 @@ def run_bump(opts: BumpOptions, *, progress: ProgressFn | None = None) -> BumpRe
             trees[name] = ScratchTree(root / name, source_provider(src), all_hunks=True)
         (root / "git").mkdir()
         scratch = Scratch(root / "git")
+        where_moved = WhereMoved(old_src, new_src)
         old_label, new_label = label(old_src.info), label(new_src.info)
         rows: list[PatchBump] = []
         for entry, patch in zip(entries, patches, strict=True):
@@ -120,7 +122,9 @@ def run_bump(opts: BumpOptions, *, progress: ProgressFn | None = None) -> BumpRe
             refreshed = None
             if opts.refresh:
                 side = OldSide(old_result, before, after)
-                refreshed = _refresh(trees["ref"], entry, patch, side, scratch, new_label, old_label)
+                refreshed = _refresh(
+                    trees["ref"], entry, patch, side, scratch, (new_label, old_label), where_moved
+                )
             rows.append(PatchBump(entry.name, entry.line, old_result, new_result, refreshed))
         old_results = mark_upstreamed(old_src, tuple(r.old for r in rows))
         new_results = mark_upstreamed(new_src, tuple(r.new for r in rows))
@@ -144,15 +148,23 @@ def _refresh(
     patch: PatchFile,
     side: OldSide,
     scratch: Scratch,
-    new_label: str,
-    old_label: str,
+    labels: tuple[str, str],
+    where_moved: WhereMoved,
 ) -> Refreshed:
     raw = read_patch(entry)
     # parsed again from the very bytes to splice, so every position matches them
     exact = parse_patch(raw, name=patch.name, strip=entry.strip)
     try:
         return refresh_patch(
-            tree, raw, exact, side, scratch, strip=entry.strip, new_label=new_label, old_label=old_label
+            tree,
+            raw,
+            exact,
+            side,
+            scratch,
+            strip=entry.strip,
+            new_label=labels[0],
+            old_label=labels[1],
+            where_moved=where_moved,
         )
     except GitError as exc:
         return Refreshed("conflict", f"git could not diff or merge: {clip(exc.message, 200)}")
@@ -196,7 +208,9 @@ def plan_writes(report: BumpReport, *, refresh: bool, pins: Mapping[Path, bytes]
                 files[entries[p.line].path] = r.data
             elif r.action == "drop":
                 dropped[p.line] = r.why
-            conflicts += [(p.name, path, data) for path, data in r.conflicts]
+            # the work folder gets every merged file of a conflicting patch, the clean ones too:
+            # `patches refresh NAME --from DIR` re-makes the patch from all of them
+            conflicts += [(p.name, path, data) for path, data in (*r.conflicts, *r.merged)]
         if dropped:
             files[series_path] = comment_out(_read_series(series_path), dropped)
     files.update(pins or {})
@@ -297,6 +311,8 @@ def bump_to_dict(report: BumpReport, *, written: list[str] | None = None) -> dic
                     "action": p.refresh.action,
                     "why": p.refresh.why,
                     "conflicts": [path for path, _ in p.refresh.conflicts],
+                    "merged": [path for path, _ in p.refresh.merged],
+                    "moved": [{"path": path, "to": to} for path, to in p.refresh.moved],
                 },
             }
             for p in report.patches

@@ -75,11 +75,12 @@ class Merged:
 def merge3(
     scratch: Scratch, *, base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str, str]
 ) -> Merged:
-    """``git merge-file -p ours base theirs``: the patch's change (base -> theirs) carried onto
-    ``ours``; ``labels`` name ours, base and theirs in the conflict markers."""
+    """``git merge-file -p --diff3 ours base theirs``: the patch's change (base -> theirs) carried
+    onto ``ours``; ``labels`` name ours, base and theirs in the conflict markers. A conflict shows
+    the base section too (``|||||||``), what the maintainer needs to redo the patch's change."""
     _bounded(base, ours, theirs)
     o, b, t = scratch.file(ours), scratch.file(base), scratch.file(theirs)
-    args = ["merge-file", "-p", "-L", labels[0], "-L", labels[1], "-L", labels[2], o, b, t]
+    args = ["merge-file", "-p", "--diff3", "-L", labels[0], "-L", labels[1], "-L", labels[2], o, b, t]
     code, out, err = git.run_status(scratch.root, args)
     if code < 0 or code > 127:
         raise GitError(f"git merge-file failed: {err.decode('utf-8', 'replace')[:200]}")

@@ -18,7 +18,7 @@ Nothing here writes outside the scratch folder: the caller writes the plan (see 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -39,6 +39,7 @@ from vimesync.pycheck.scan import blob_oid
 
 Action = Literal["keep", "rewrite", "drop", "conflict"]
 State = Mapping[str, "tuple[bytes, int] | None"]  # path -> (bytes, mode) in a tree, None: missing
+WhereMoved = Callable[[str, bytes], "str | None"]  # (path gone at the new pin, its old bytes) -> new path
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class Refreshed:
     why: str  # "hunks moved", "3-way merge", "already applied at ...", "conflicts in ..."
     data: bytes | None = None  # the new patch file, for "rewrite"
     conflicts: tuple[tuple[str, bytes], ...] = ()  # (path, merged file with conflict markers)
+    merged: tuple[tuple[str, bytes], ...] = ()  # a conflicting patch's files that merged cleanly
+    moved: tuple[tuple[str, str | None], ...] = ()  # a file gone at the new pin: where it went
 
 
 def state(tree: ScratchTree, paths: list[str]) -> dict[str, tuple[bytes, int] | None]:
@@ -83,6 +86,7 @@ def refresh_patch(
     strip: int,
     new_label: str,
     old_label: str,
+    where_moved: WhereMoved | None = None,
 ) -> Refreshed:
     """Decide (and apply to ``tree``, the new source with the refreshed patches so far) what
     becomes of ``patch``; ``raw`` is its file, ``patch`` parsed from exactly those bytes."""
@@ -98,15 +102,16 @@ def refresh_patch(
                 ours, now = before.get(fp.path), tree.current(fp.path)
                 if ours is None or now is None:
                     continue
-                sections[k] = _section(scratch, ours[0], now[0], context_of(fp))
+                sections[k] = section(scratch, ours[0], now[0], context_of(fp))
         data = splice(raw, patch, sections)
         return Refreshed("rewrite", "hunks moved", data=data)
     if result.reverse_applies:
         return Refreshed("drop", f"already applied in {new_label}")
-    return _merge(tree, raw, patch, result, old, before, scratch, strip, new_label, old_label)
+    labels = (new_label, old_label)
+    return _merge(tree, raw, patch, result, old, before, scratch, strip, labels, where_moved)
 
 
-def _section(scratch: Scratch, old: bytes, new: bytes, context: int) -> NewSection | None:
+def section(scratch: Scratch, old: bytes, new: bytes, context: int) -> NewSection | None:
     if old == new:
         return None
     return NewSection(diff_hunks(scratch, old, new, context=context), blob_oid(old), blob_oid(new))
@@ -131,9 +136,10 @@ def _merge(
     before: State,
     scratch: Scratch,
     strip: int,
-    new_label: str,
-    old_label: str,
+    pins: tuple[str, str],
+    where_moved: WhereMoved | None,
 ) -> Refreshed:
+    new_label, old_label = pins
     if not old.result.ok:
         return Refreshed("conflict", f"does not apply at {old_label} either: nothing to merge from")
     failed = {f.file for f in result.failures}
@@ -141,12 +147,17 @@ def _merge(
     sections: dict[int, NewSection | None] = {}
     conflicts: list[tuple[str, bytes]] = []
     unmergeable: list[str] = []
+    clean: list[tuple[str, bytes]] = []
+    moved: list[tuple[str, str | None]] = []
     for k, fp in enumerate(patch.files):
         if not plain_modification(fp) or paths.count(fp.path) > 1:
             if fp.path in failed:
                 unmergeable.append(fp.path)
             continue
         base, theirs, ours = old.before.get(fp.path), old.after.get(fp.path), before.get(fp.path)
+        if ours is None and base is not None:  # gone at the new pin: say where it went
+            moved.append((fp.path, where_moved(fp.path, base[0]) if where_moved else None))
+            continue
         if base is None or theirs is None or ours is None or MODE_DIR in (base[1], theirs[1], ours[1]):
             unmergeable.append(fp.path)
             continue
@@ -155,12 +166,19 @@ def _merge(
         if merged.conflicts:
             conflicts.append((fp.path, merged.data))
             continue
-        sections[k] = _section(scratch, ours[0], merged.data, context_of(fp))
-    if conflicts or unmergeable:
-        names = [p for p, _ in conflicts] + unmergeable
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        why = f"conflicts in {shown}" if conflicts else f"cannot merge {shown} (not a plain text change)"
-        return Refreshed("conflict", why, conflicts=tuple(conflicts))
+        clean.append((fp.path, merged.data))
+        sections[k] = section(scratch, ours[0], merged.data, context_of(fp))
+    if conflicts or unmergeable or moved:
+        whys = []
+        if conflicts:
+            whys.append(f"conflicts in {_shown([p for p, _ in conflicts])}")
+        if unmergeable:
+            whys.append(f"cannot merge {_shown(unmergeable)} (not a plain text change)")
+        for path, to in moved[:3]:
+            whys.append(f"{path} is gone at {new_label}" + (f": moved to {to}" if to else ""))
+        return Refreshed(
+            "conflict", "; ".join(whys), conflicts=tuple(conflicts), merged=tuple(clean), moved=tuple(moved)
+        )
     if all(s is None for s in sections.values()) and len(sections) == len(patch.files):
         return Refreshed("drop", f"already applied in {new_label} (the 3-way merge changes nothing)")
     data = splice(raw, patch, sections)
@@ -172,3 +190,7 @@ def _merge(
     if not check.ok or check.offsets:
         return Refreshed("conflict", "the merged patch does not apply cleanly")
     return Refreshed("rewrite", "3-way merge", data=data)
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")

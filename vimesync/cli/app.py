@@ -42,7 +42,7 @@ COMMANDS = (
 
 # The commands inside each group, and inside those: a run naming one needs no group's --help.
 INNER: dict[str, Any] = {
-    "patches": {"check": {}, "lint": {}, "describe": {}},
+    "patches": {"check": {}, "lint": {}, "describe": {}, "refresh": {}},
     "pin": {"bump": {}},
     "audit": {"review": {}},
     "sop": {"status": {}, "record": {"image": {}}},
@@ -154,6 +154,7 @@ def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.
         patches_app.command("check")(patches.check)
         patches_app.command("lint")(lint.lint)
         patches_app.command("describe")(lint.describe)
+        patches_app.command("refresh")(lint.refresh)
         app.add_typer(patches_app, name="patches")
 
     if only in (None, "pin"):

@@ -14,6 +14,7 @@ from vimesync.cli.options import (
     EngineOpt,
     FormatOpt,
     ForwardedOpt,
+    FromOpt,
     IgnoreOpt,
     JsonOpt,
     JunitOpt,
@@ -96,4 +97,29 @@ def describe(
         output.emit_json(result.to_json())
     else:
         render_describe(result)
+    return result.exit_code
+
+
+def refresh(
+    name: PatchNameArg,
+    from_: FromOpt = None,
+    series: SeriesOpt = None,
+    engine: EngineOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """NAME (the patch, as the series names it): re-make it from the merged files you edited in
+    the work folder `pin bump --refresh` left (conflict markers resolved), against the new pin;
+    written when it then applies there with no offset. Then run the bump again."""
+    from vimesync.app.refresh import RefreshRequest
+    from vimesync.app.refresh import refresh as run
+    from vimesync.cli.render.refresh import render_refresh
+
+    json_out = output_format(fmt, json_) == "json"
+    result = run(RefreshRequest(name, from_, engine, series, None, config))
+    if json_out:
+        output.emit_json(result.to_json())
+    else:
+        render_refresh(result)
     return result.exit_code

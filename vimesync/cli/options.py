@@ -261,7 +261,17 @@ ConflictsOpt = Annotated[
     typer.Option(
         "--conflicts",
         metavar="PATH",
-        help="With --refresh: write the merged files of conflicting patches here (empty or absent).",
+        help="With --refresh: write the merged files of conflicting patches here (empty, absent or an earlier"
+        " bump's; default: .vimesync/bump at the checkout's root).",
+    ),
+]
+FromOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--from",
+        metavar="PATH",
+        help="The work folder of `pin bump --refresh` holding the edited merged files"
+        " (default: .vimesync/bump at the checkout's root).",
     ),
 ]
 

@@ -163,6 +163,7 @@ class _Engine:
     repo: str | None
     rev: str | None
     source: str | None  # relative to the downstream, as written
+    sha256: str | None = None  # an archive source's digest: the pin it makes is exact
 
 
 def _engine_name(opts: InitOptions) -> str | None:
@@ -207,7 +208,13 @@ def _engine(opts: InitOptions, notes: list[str]) -> _Engine:
         )
     if src is None:
         notes.append("no --source: pass it to `patches check`, or set [engine] source in vimesync.toml")
-    return _Engine(name, repo, rev, _rel(src, opts.downstream) if src is not None else None)
+    digest = None
+    if src is not None and _ARCHIVE.search(src.name) and os.path.isfile(src):
+        from vimesync.sources.pinned import sha256_of
+
+        digest = sha256_of(src)
+        notes.append(f"[engine] sha256 = {digest[:12]}…: the digest of {src.name}, checked before every use")
+    return _Engine(name, repo, rev, _rel(src, opts.downstream) if src is not None else None, digest)
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -261,7 +268,7 @@ def plan_init(opts: InitOptions) -> Plan:
             ),
         ),
         (up_pin, templates.upstream_pin(repo=up.repo, synced=up.synced)),
-        (eng_pin, templates.engine_pin(name=eng.name, repo=eng.repo, rev=eng.rev)),
+        (eng_pin, templates.engine_pin(name=eng.name, repo=eng.repo, rev=eng.rev, sha256=eng.sha256)),
         ("patches/series", templates.SERIES),
         ("sop/policy.toml", templates.POLICY),
         ("sop/gates.toml", templates.GATES),

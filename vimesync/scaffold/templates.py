@@ -69,13 +69,14 @@ def upstream_pin(*, repo: str | None, synced: str | None) -> str:
 """
 
 
-def engine_pin(*, name: str | None, repo: str | None, rev: str | None) -> str:
+def engine_pin(*, name: str | None, repo: str | None, rev: str | None, sha256: str | None = None) -> str:
     return f"""\
 # The exact engine source the patch stack in ../patches is applied to.
 [engine]
 {_line("name", name, "vLLM", "display name in reports")}
 {_line("repo", repo, "vllm-project/vllm", "owner/name on GitHub: links in reports")}
 {_line("rev", rev, "<40-hex sha>", "full sha of the engine commit (git sources; a wheel is its own pin)")}
+{_line("sha256", sha256, "<64-hex digest>", "an archive source's digest (a wheel, sdist or pypi:NAME==VER)")}
 series = "../patches/series"  # the quilt series file
 strip = 1  # the default -pN of every patch (slime's docker/patch stacks use 2)
 # python = "3.12"  # the grammar files must parse under (default: the tree's requires-python)

@@ -86,15 +86,51 @@ def fetch_package(
                 f"{pin}: pip fetched {wheel.name} for pypi:{req} with sha256 {got}, "
                 f"the pin records {sha256.lower()}"
             )
-        final = folder / got
-        try:
-            final.mkdir(exist_ok=True)
-            os.replace(wheel, final / wheel.name)
-        except OSError as exc:  # the cache is a folder anyone on the box (or a restored cache) shapes
-            raise BadInput(f"{pin}: cannot keep {wheel.name} in the cache {final}: {exc.strerror}") from None
-        return final / wheel.name
+        return _keep(folder, wheel, got, pin=pin)
     finally:
         remove_tree(scratch)
+
+
+def fetch_new_package(
+    requirement: str, *, pin: str, cache: Path | None = None, timeout: float | None = None
+) -> tuple[Path, str]:
+    """The wheel ``requirement`` names, fetched with pip (as :func:`fetch_package`) and kept in
+    the cache under its digest, and that digest: what ``pin bump --to pypi:NAME==VER`` records.
+    The maintainer who moves the pin vouches for the wheel; every later use checks the digest."""
+    req = pypi_requirement(requirement, where=pin, key="--to")
+    folder = cache or archive_cache()
+    folder.mkdir(parents=True, exist_ok=True)
+    scratch = Path(_mkdtemp(folder))
+    try:
+        wheel = _download(req, scratch, pin=pin, timeout=timeout)
+        got = sha256_of(wheel)
+        return _keep(folder, wheel, got, pin=pin), got
+    finally:
+        remove_tree(scratch)
+
+
+def _keep(folder: Path, wheel: Path, digest: str, *, pin: str) -> Path:
+    """``wheel`` moved to ``folder/<digest>/`` (a wheel already there is kept as it is)."""
+    final = folder / digest
+    try:
+        final.mkdir(exist_ok=True)
+        os.replace(wheel, final / wheel.name)
+    except OSError as exc:  # the cache is a folder anyone on the box (or a restored cache) shapes
+        raise BadInput(f"{pin}: cannot keep {wheel.name} in the cache {final}: {exc.strerror}") from None
+    return final / wheel.name
+
+
+def wheel_name_version(path: Path) -> tuple[str, str] | None:
+    """(name, version) from a wheel's file name (``name-version-pyver-abi-platform.whl``), the
+    name normalised as PEP 503 compares them; None for anything else."""
+    import re
+
+    if not path.name.endswith(".whl"):
+        return None
+    parts = path.name[: -len(".whl")].split("-")
+    if len(parts) not in (5, 6) or not parts[0] or not parts[1]:
+        return None
+    return re.sub(r"[-_.]+", "-", parts[0]).lower(), parts[1]
 
 
 def _mkdtemp(folder: Path) -> str:

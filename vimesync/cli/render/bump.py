@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def render_bump(outcome: BumpOutcome) -> None:
-    _render(outcome.report, list(outcome.written), outcome.conflicts)
+    _render(outcome.report, list(outcome.written), outcome.conflicts, outcome.kept)
 
 
 # Every string below that comes from the source, the series or a patch goes through output.styled.
@@ -32,7 +32,7 @@ _STYLE = {
 _ACTION = {"keep": "kept", "rewrite": "rewritten", "drop": "dropped", "conflict": "CONFLICT"}
 
 
-def _render(report: BumpReport, written: list[str], conflicts: Path | None) -> None:
+def _render(report: BumpReport, written: list[str], conflicts: Path | None, kept: tuple[str, ...]) -> None:
     from rich import box
     from rich.table import Table
 
@@ -92,6 +92,16 @@ def _render(report: BumpReport, written: list[str], conflicts: Path | None) -> N
             con.print(output.styled(f"At {side}: {py.files:,} patched Python files {verdict_py}{cached}."))
     if conflicts is not None:
         con.print(output.styled(f"Merged files with conflict markers are in {conflicts}."))
+        for name in kept:
+            con.print(output.styled(f"  {name}: its folder was there already (being edited): left as it is"))
+        for p in report.conflicts:
+            if p.refresh is not None and p.refresh.conflicts:
+                con.print(
+                    output.styled(
+                        f"  edit {conflicts / p.name}, then: "
+                        f"vimesync patches refresh {p.name} --from {conflicts}"
+                    )
+                )
     for path in written:
         con.print(output.styled(f"wrote {path}"))
     need = len(report.conflicts)
