@@ -459,3 +459,34 @@ DigestOpt = Annotated[str, typer.Option("--digest", metavar="sha256:HEX", help="
 ImageRefOpt = Annotated[
     str | None, typer.Option("--ref", metavar="IMAGE", help="The image reference (registry/name:tag).")
 ]
+SuiteOpt = Annotated[
+    str,
+    typer.Option(
+        "--suite", metavar="NAME", help="The suite's name as the report shows it (CPU regressions)."
+    ),
+]
+JunitInOpt = Annotated[
+    Path,
+    typer.Option(
+        "--junit",
+        metavar="FILE",
+        help="The JUnit XML the suite wrote (pytest --junitxml, Surefire, Jest, gotestsum).",
+    ),
+]
+ImageDigestOpt = Annotated[
+    str | None,
+    typer.Option("--image", metavar="sha256:HEX", help="The image digest it ran in (optional)."),
+]
+RunNameOpt = Annotated[
+    str, typer.Option("--name", metavar="NAME", help="The run's name as the report shows it.")
+]
+ExitOpt = Annotated[int, typer.Option("--exit", metavar="N", help="The run's exit status (0: it passed).")]
+DurationOpt = Annotated[
+    str | None, typer.Option("--duration", metavar="TIME", help="How long it ran: 4m03s, 1h2m, 45s, 243.")
+]
+HostOpt = Annotated[str | None, typer.Option("--host", metavar="HOST", help="Where it ran.")]
+FigureOpt = Annotated[
+    list[str] | None,
+    typer.Option("--figure", metavar="KEY=VALUE", help="A figure the run produced, repeatable."),
+]
+NoteOpt = Annotated[str | None, typer.Option("--note", metavar="TEXT", help="One line about the run.")]
