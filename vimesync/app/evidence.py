@@ -32,7 +32,7 @@ from vimesync.sop.results import (
 )
 
 
-def _heads(ctx: SyncContext, checkout: Config) -> tuple[str, str]:
+def heads(ctx: SyncContext, checkout: Config) -> tuple[str, str]:
     """(the head, the evidence head it binds to)."""
     from vimesync.sop.binding import evidence_head, records_prefix
 
@@ -85,7 +85,7 @@ def record_test_suite(request: RecordTestsRequest) -> RecordResult:
     ctx = resolve(request.sync, config=checkout)
     name = ctx.sync_name()
     counts = read_junit(request.junit)
-    head, bound = _heads(ctx, checkout)
+    head, bound = heads(ctx, checkout)
     rec = TestRecord(
         suite=suite,
         sha=bound,
@@ -131,7 +131,7 @@ def record_manual_run(request: RecordRunRequest) -> RecordResult:
     checkout = load(request.sync)
     ctx = resolve(request.sync, config=checkout)
     sync = ctx.sync_name()
-    head, bound = _heads(ctx, checkout)
+    head, bound = heads(ctx, checkout)
     rec = RunRecord(
         name=name,
         sha=bound,
@@ -155,7 +155,7 @@ def evidence_of(ctx: SyncContext, checkout: Config, sync: str) -> Evidence | Non
     from vimesync.sop import binding
 
     root = sop_root(checkout)
-    head, bound = _heads(ctx, checkout)
+    head, bound = heads(ctx, checkout)
     evidence = load_evidence(root, sync, head=head, evidence_head=bound)
     if ctx.downstream is None or not head or not evidence.results.records:
         return evidence
