@@ -469,8 +469,8 @@ JunitInOpt = Annotated[
     Path,
     typer.Option(
         "--junit",
-        metavar="FILE",
-        help="The JUnit XML the suite wrote (pytest --junitxml, Surefire, Jest, gotestsum).",
+        metavar="PATH",  # as everywhere --junit is; here it is read, not written
+        help="Read: the JUnit XML the suite wrote (pytest --junitxml, Surefire, Jest, gotestsum).",
     ),
 ]
 ImageDigestOpt = Annotated[
