@@ -48,8 +48,9 @@ def _standard(value: Any) -> bool:
     return isinstance(value, tomlkit.items.Table) and not isinstance(value, tomlkit.items.InlineTable)
 
 
-def standard_tables(doc: TOMLDocument, key: str) -> Any:
+def standard_tables(doc: TOMLDocument | Any, key: str) -> Any:
     """``doc[key]`` as a super-table of standard ``[key.NAME]`` tables, made when missing.
+    ``doc`` may itself be such a table (``[tests.SUITE.SHA]``: called for ``tests``, then ``SUITE``).
 
     TOML lets a person write the same tables inline (``key = { a = { ... } }``) or as dotted keys
     (``key.a.x = 1``); tomlkit edits those shapes badly (an inline table cannot take a table;

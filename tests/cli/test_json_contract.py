@@ -23,6 +23,12 @@ DIGEST = "sha256:" + "0" * 64
 # Commands converted by their own owners later: they may not satisfy the contract yet.
 
 
+def _junit(tmp: Path) -> Path:
+    path = tmp.parent / "junit.xml"
+    path.write_text('<testsuites><testsuite><testcase classname="t" name="a"/></testsuite></testsuites>')
+    return path
+
+
 def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
     """The arguments each command runs with (in the demo's sync worktree)."""
     return {
@@ -41,6 +47,8 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "ci": ["--repo", "vime-org/vime", "--sha", HEAD_SHA, "--require", "lint"],
         "sop status": ["--baseline", "main"],
         "sop record image": ["--arch", "amd64", "--digest", DIGEST, "--baseline", "main"],
+        "sop record tests": ["--suite", "CPU regressions", "--junit", str(_junit(tmp)), "--baseline", "main"],
+        "sop record run": ["--name", "GPU smoke", "--exit", "0", "--duration", "4m03s", "--baseline", "main"],
     }
 
 
@@ -81,7 +89,7 @@ NAMES = (
     "init walk carry demo ci report audit".split()
     + ["audit review", "patches check", "patches lint", "patches describe", "patches refresh"]
     + ["pin bump"]
-    + ["sop status", "sop record image"]
+    + ["sop status", "sop record image", "sop record tests", "sop record run"]
 )
 
 

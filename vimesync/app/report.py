@@ -181,18 +181,41 @@ def make_report(request: ReportRequest, *, progress: ProgressFn | None = None) -
         if tree is not None:
             report = _named_in_checkout(report, tree)
         report = replace(report, gates_off=off)
-        report = replace(report, images=images_of(checkout, report, gates_cfg.architectures))
+        report = replace(report, images=images_of(ctx, checkout, report, gates_cfg.architectures))
+        report = replace(report, evidence=recorded_evidence(ctx, checkout, report))
     return ReportResult(report=report, notes=gate_notes(gates_cfg) + notes)
 
 
-def images_of(checkout: Config, report: SyncReport, architectures: tuple[str, ...]) -> Any:
-    """The image records of this sync for its head (only with an audit: it names sync and head)."""
+def images_of(ctx: SyncContext, checkout: Config, report: SyncReport, architectures: tuple[str, ...]) -> Any:
+    """The image records of this sync for its head's evidence head (only with an audit: it names
+    sync and head)."""
+    from vimesync.app.evidence import heads
     from vimesync.audit.model import AuditResult
     from vimesync.sop.records import image_evidence
 
     if not isinstance(report.audit, AuditResult) or checkout.file is None:
         return None
-    return image_evidence(sop_root(checkout), report.audit.sync, report.audit.head, architectures)
+    bound = heads(ctx, checkout)[1] if ctx.head == report.audit.head else report.audit.head
+    return image_evidence(sop_root(checkout), report.audit.sync, bound, architectures)
+
+
+def recorded_evidence(ctx: SyncContext, checkout: Config, report: SyncReport) -> Any:
+    """The tests and runs recorded for this sync, read for its head (None without a head, a
+    vimesync.toml or a sync name)."""
+    from vimesync.app.evidence import evidence_of
+    from vimesync.audit.model import AuditResult
+    from vimesync.errors import BadInput
+
+    if ctx.head is None or checkout.file is None:
+        return None
+    if isinstance(report.audit, AuditResult):
+        name = report.audit.sync
+    else:
+        try:
+            name = ctx.sync_name()
+        except BadInput:
+            return None
+    return evidence_of(ctx, checkout, name)
 
 
 def refuse_early(publish: str | None, out_file: Path | None) -> None:

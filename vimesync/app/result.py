@@ -31,6 +31,8 @@ class Kind(str, Enum):
     CI = "ci"
     STATUS = "sop-status"
     RECORD_IMAGE = "sop-record-image"
+    RECORD_TESTS = "sop-record-tests"
+    RECORD_RUN = "sop-record-run"
     INIT = "init"
     ERROR = "error"
 

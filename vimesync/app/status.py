@@ -90,10 +90,13 @@ def sop_status(request: StatusRequest) -> StatusResult:
         report = replace(generate_report(inputs), gates_off=off)
         walk_at_head = _walk_at_head(ctx, report, cfg)
     name = report.audit.sync if isinstance(report.audit, AuditResult) else ctx.sync_name()
+    from vimesync.app.evidence import heads
+
     status = evaluate(
         report,
         sync=name,
         head=ctx.head or "",
+        evidence_head=heads(ctx, checkout)[1],
         walk_at_head=walk_at_head,
         records=load_images(sop_root(checkout), name),
         architectures=gates_cfg.architectures,
@@ -136,18 +139,20 @@ def record_image_evidence(request: RecordImageRequest) -> RecordImageResult:
     """Record a container image built from the sync head in sop/records/<sync>.toml."""
     cfg = load(request.sync)
     ctx = resolve(request.sync, config=cfg)
-    head = ctx.head or ""
+    from vimesync.app.evidence import heads
+
+    head, bound = heads(ctx, cfg)
     name = ctx.sync_name()
     root = sop_root(cfg)
     built = request.sha if request.sha is not None else head
     check_image(
         request.arch,
         request.digest,
-        built,
-        head,
+        bound if built in (head, bound) else built,
+        bound,
         request.ref,
         architectures=gates_of(cfg).architectures,
         existing=load_images(root, name),
     )
-    rec = ImageRecord(arch=request.arch, digest=request.digest, sha=head, ref=request.ref or "")
+    rec = ImageRecord(arch=request.arch, digest=request.digest, sha=bound, ref=request.ref or "")
     return RecordImageResult(sync=name, record=rec, file=record_image(root, name, rec))

@@ -8,7 +8,8 @@ is under a policy-excluded path) → identical (same blob oid as the counterpart
 translated (counterpart exists, differs) → downstream-only (no counterpart).
 Identical paths count as *verified*: equality with upstream is proven by the oid, so they need
 no ledger entry. Every other path needs a review recorded at its head content. The ledgers
-(``sop/reviews/``) are not audited: committing a review must not make the audit ask for another.
+(``sop/reviews/``) and the evidence records (``sop/records/``) are not audited: committing a review
+must not make the audit ask for another.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from vimesync.globs import GlobLists, PathGlobs
 from vimesync.pathmap import PathMap
 
 NO_MAP = PathMap()
+
+RECORDS_DIR = "sop/records"  # vimesync.sop.records.RECORDS: the evidence, not audited
 
 
 def excluded_matcher(globs: Iterable[Sequence[str]]) -> Callable[[str], bool]:
@@ -119,8 +122,10 @@ def classify(
     ledger = ledger or Ledger(sync="")
     out = []
     for path in changed_paths(baseline, head):
-        if path.startswith(LEDGER_DIR + "/"):
-            continue  # the review ledgers themselves: committing a review must not call for a review
+        if path.startswith((LEDGER_DIR + "/", RECORDS_DIR + "/")):
+            # The review ledgers and the evidence records themselves: committing a review (or a
+            # test record) must not call for a review.
+            continue
         up_path = path_map.reverse(path)  # an unmapped path is its own counterpart
         up = upstream.get(up_path)
         up_oid = up[1] if up else None

@@ -45,7 +45,7 @@ INNER: dict[str, Any] = {
     "patches": {"check": {}, "lint": {}, "describe": {}, "refresh": {}},
     "pin": {"bump": {}},
     "audit": {"review": {}},
-    "sop": {"status": {}, "record": {"image": {}}},
+    "sop": {"status": {}, "record": {"image": {}, "tests": {}, "run": {}}},
 }
 
 
@@ -194,6 +194,8 @@ def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.
         sop_app.command("status")(sop.status)
         record_app = group("Record evidence for the sync head.", "sop record", no_args_is_help=True)
         record_app.command("image")(sop.record_image)
+        record_app.command("tests")(sop.record_tests)
+        record_app.command("run")(sop.record_run)
         sop_app.add_typer(record_app, name="record")
         app.add_typer(sop_app, name="sop")
     return app

@@ -521,3 +521,34 @@ AppliedUpstreamOpt = Annotated[
         help="The upstream commit that holds the patch: commit:<sha> or a URL (pin radar reads it).",
     ),
 ]
+SuiteOpt = Annotated[
+    str,
+    typer.Option(
+        "--suite", metavar="NAME", help="The suite's name as the report shows it (CPU regressions)."
+    ),
+]
+JunitInOpt = Annotated[
+    Path,
+    typer.Option(
+        "--junit",
+        metavar="PATH",  # as everywhere --junit is; here it is read, not written
+        help="Read: the JUnit XML the suite wrote (pytest --junitxml, Surefire, Jest, gotestsum).",
+    ),
+]
+ImageDigestOpt = Annotated[
+    str | None,
+    typer.Option("--image", metavar="sha256:HEX", help="The image digest it ran in (optional)."),
+]
+RunNameOpt = Annotated[
+    str, typer.Option("--name", metavar="NAME", help="The run's name as the report shows it.")
+]
+ExitOpt = Annotated[int, typer.Option("--exit", metavar="N", help="The run's exit status (0: it passed).")]
+DurationOpt = Annotated[
+    str | None, typer.Option("--duration", metavar="TIME", help="How long it ran: 4m03s, 1h2m, 45s, 243.")
+]
+HostOpt = Annotated[str | None, typer.Option("--host", metavar="HOST", help="Where it ran.")]
+FigureOpt = Annotated[
+    list[str] | None,
+    typer.Option("--figure", metavar="KEY=VALUE", help="A figure the run produced, repeatable."),
+]
+NoteOpt = Annotated[str | None, typer.Option("--note", metavar="TEXT", help="One line about the run.")]

@@ -1,5 +1,6 @@
 """``vimesync sop``: the sync procedure (sop/SYNC.md) as gates — ``status`` evaluates them in
-order, ``record image`` records the container-image evidence of the sync head."""
+order, ``record image``, ``record tests`` and ``record run`` record the evidence of the sync head
+(container images, JUnit suites, manual runs)."""
 
 from __future__ import annotations
 
@@ -15,21 +16,31 @@ from vimesync.cli.options import (
     CiRepoOpt,
     ConfigOpt,
     DigestOpt,
+    DurationOpt,
+    ExitOpt,
+    FigureOpt,
     FormatOpt,
     HeadOpt,
+    HostOpt,
+    ImageDigestOpt,
     ImageRefOpt,
     JsonOpt,
+    JunitInOpt,
     JunitOpt,
+    NoteOpt,
     RequireOpt,
+    RunNameOpt,
     ShaOpt,
     SkipGateOpt,
     SourceOpt,
+    SuiteOpt,
     SyncOpt,
     output_format,
 )
 from vimesync.errors import EXIT_OK
 
 if TYPE_CHECKING:
+    from vimesync.app.evidence import RecordResult
     from vimesync.report.checklist import SopStatus
 
 
@@ -129,3 +140,68 @@ def record_image(
         r = result.record
         output.out(f"recorded {r.arch} image {r.digest} at {r.sha[:8]} in {result.file}")
     return EXIT_OK
+
+
+def record_tests(
+    suite: SuiteOpt,
+    junit_file: JunitInOpt,
+    image: ImageDigestOpt = None,
+    head: HeadOpt = "HEAD",
+    baseline: BaselineOpt = None,
+    sync: SyncOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Record a test suite's JUnit XML (counts, duration, failing ids) for the sync head in
+    sop/records/<sync>.toml."""
+    from vimesync.app.context import SyncRequest
+    from vimesync.app.evidence import RecordTestsRequest, record_test_suite
+
+    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    result = record_test_suite(RecordTestsRequest(suite=suite, junit=junit_file, image=image, sync=sync_req))
+    return _emit_record(result, output_format(fmt, json_) == "json")
+
+
+def record_run(
+    name: RunNameOpt,
+    exit_: ExitOpt,
+    duration: DurationOpt = None,
+    host: HostOpt = None,
+    image: ImageDigestOpt = None,
+    figure: FigureOpt = None,
+    note: NoteOpt = None,
+    head: HeadOpt = "HEAD",
+    baseline: BaselineOpt = None,
+    sync: SyncOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Record a run no CI sees (its exit status, duration, host, figures) for the sync head in
+    sop/records/<sync>.toml."""
+    from vimesync.app.context import SyncRequest
+    from vimesync.app.evidence import RecordRunRequest, record_manual_run
+
+    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    request = RecordRunRequest(
+        name=name,
+        exit=exit_,
+        duration=duration,
+        host=host,
+        image=image,
+        figures=tuple(figure or ()),
+        note=note,
+        sync=sync_req,
+    )
+    return _emit_record(record_manual_run(request), output_format(fmt, json_) == "json")
+
+
+def _emit_record(result: RecordResult, json_out: bool) -> int:
+    if json_out:
+        output.emit_json(result.to_json())
+    else:
+        from vimesync.cli.render.evidence import render_record
+
+        render_record(result)
+    return result.exit_code

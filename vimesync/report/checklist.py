@@ -69,6 +69,7 @@ def evaluate(
     sync: str,
     head: str,
     walk_at_head: WalkResult | Skipped,
+    evidence_head: str | None = None,
     records: Mapping[str, ImageRecord] | Skipped,
     architectures: Sequence[str],
     off: Sequence[tuple[str, str]] = (),
@@ -86,7 +87,8 @@ def evaluate(
             gates.append(carried_gate(walk_at_head))
         else:
             ci = next(g for g in gates if g.name == "ci")
-            gates.append(images_gate(records, head, architectures, ci))
+            # Images bind to the evidence head: committing their record does not make them stale.
+            gates.append(images_gate(records, evidence_head or head, architectures, ci))
     return SopStatus(sync=sync, head=head, gates=tuple(gates))
 
 

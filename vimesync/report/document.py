@@ -10,6 +10,7 @@ from vimesync.check.model import CheckReport, check_to_dict
 from vimesync.ci.verdict import evidence_to_dict
 from vimesync.report.links import Ref
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
+from vimesync.sop.results import Evidence
 
 SCHEMA = 1
 
@@ -82,6 +83,22 @@ def _section(value: Any, fn: Any) -> dict[str, Any]:
     return fn(value)
 
 
+def evidence_json(e: Evidence) -> dict[str, Any]:
+    """The recorded tests and runs: those at the evidence head, then the others (not evidence)."""
+    from vimesync.sop.results import record_to_dict
+
+    def one(r: Any) -> dict[str, Any]:
+        return {**record_to_dict(r), "committed_by": e.committer(r)}
+
+    return {
+        "sync": e.sync,
+        "head": e.head,
+        "evidence_head": e.evidence_head,
+        "recorded": [one(r) for r in (*e.tests, *e.runs)],
+        "not_evidence": [one(r) for r in e.not_evidence],
+    }
+
+
 def render_json(report: SyncReport) -> dict[str, Any]:
     """The report as data: ``{"schema", "title", "ok", "summary", "engine", "audit", "validation",
     "engines", "validations"}``; a skipped section is ``{"skipped": "<reason>"}``. ``engines`` and
@@ -106,6 +123,7 @@ def render_json(report: SyncReport) -> dict[str, Any]:
             "architectures": list(report.images.architectures),
             "recorded": [asdict(r) for r in report.images.records],
         },
+        "evidence": None if report.evidence is None else evidence_json(report.evidence),
         "gates_ok": report.gates_ok,
         "gates": [
             {"name": g.name, "state": g.state, "detail": g.detail, "command": g.command} for g in report.gates

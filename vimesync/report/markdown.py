@@ -12,11 +12,13 @@ from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence, Result
 from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
+from vimesync.report.evidence import run_phrase, tests_phrase
 from vimesync.report.links import Ref, pr_ref
 from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
 from vimesync.sop.gates import Gate
 from vimesync.sop.records import ImageEvidence
+from vimesync.sop.results import Evidence, RunRecord, TestRecord
 from vimesync.text import plural, untouched_note, visible
 
 DASH = "—"
@@ -424,6 +426,77 @@ def render_images(e: ImageEvidence) -> list[str]:
     return out
 
 
+MAX_FAILING_SHOWN = 10
+
+
+def _image(digest: str) -> str:
+    return f" (image {code(digest[:19] + '…')})" if digest else ""
+
+
+def _run_line(r: RunRecord) -> str:
+    line = f"- {escape(r.name)}: {run_phrase(r)}"
+    if r.host:
+        line += f" on {code(r.host)}"
+    line += _image(r.image)
+    if r.figures:
+        line += " (" + ", ".join(f"{escape(k)} {escape(v)}" for k, v in r.figures) + ")"
+    line += "."
+    if r.note:
+        line += f" {escape(r.note)}"
+    return line
+
+
+def _who(e: Evidence, records: tuple[TestRecord | RunRecord, ...]) -> str:
+    """Who claims each record: the committer of the records file's commit that added it, or the
+    working tree (not committed yet)."""
+    by: dict[str, list[str]] = {}
+    for r in records:
+        by.setdefault(e.committer(r) or "", []).append(escape(r.name))
+    parts = [f"{', '.join(names)} committed by {escape(who)}" for who, names in by.items() if who]
+    if "" in by:
+        parts.append(f"{', '.join(by[''])} not committed yet (the working tree's claim)")
+    return "; ".join(parts)
+
+
+def render_evidence(e: Evidence) -> list[str]:
+    """The recorded tests and runs at the evidence head, then those that are not evidence for it."""
+    head8 = e.head[:8]
+    tests, runs = e.tests, e.runs
+    out: list[str] = []
+    if tests or runs:
+        bound = "" if e.evidence_head == e.head else f" (recorded at {rev(e.evidence_head[:8])})"
+        out += [f"Recorded evidence for {rev(head8)}{bound}:", ""]
+        if tests:
+            out.append(
+                "- "
+                + "; ".join(f"{escape(t.suite)}: {tests_phrase(t)}{_image(t.image)}" for t in tests)
+                + "."
+            )
+        for t in tests:
+            if t.failing:
+                shown = ", ".join(code(f) for f in t.failing[:MAX_FAILING_SHOWN])
+                more = t.failed + t.errors - min(len(t.failing), MAX_FAILING_SHOWN)
+                out.append(
+                    f"- Failing in {escape(t.suite)}: {shown}"
+                    + (f" and {more:,} more" if more > 0 else "")
+                    + "."
+                )
+        out += [_run_line(r) for r in runs]
+        out.append(f"- Recorded in {code(f'sop/records/{e.sync}.toml')}: {_who(e, (*tests, *runs))}.")
+    else:
+        out.append(f"No tests or runs are recorded for {rev(head8)} ({code(f'sop/records/{e.sync}.toml')}).")
+    others = e.not_evidence
+    if others:
+        lines = []
+        for rec in others[:MAX_LIST]:
+            what = tests_phrase(rec) if isinstance(rec, TestRecord) else run_phrase(rec)
+            lines.append(f"- {escape(rec.name)} at {rev(rec.sha[:8])}: {what}.")
+        if len(others) > MAX_LIST:
+            lines.append(f"- … and {plural(len(others) - MAX_LIST, 'more record')}")
+        out += ["", f"Not evidence for {rev(head8)} (recorded at other heads):", "", *lines]
+    return out
+
+
 _GATE_MARK = {"held": "✓", "failed": "✗", "not checked": "?", "off": "–"}
 
 
@@ -450,6 +523,7 @@ def render_markdown(report: SyncReport) -> str:
             "",
             *_ci_lines(report),
             *(["", *render_images(report.images)] if report.images is not None else []),
+            *(["", *render_evidence(report.evidence)] if report.evidence is not None else []),
             "",
             *render_gates(report.gates),
         ],

@@ -18,6 +18,7 @@ from vimesync.patches.model import Dep3, PatchResult
 from vimesync.report.links import GITHUB, Ref, dep3_refs, pr_ref
 from vimesync.sop.gates import REPORT_GATES, Gate, gate, off_gate
 from vimesync.sop.records import ImageEvidence
+from vimesync.sop.results import Evidence
 from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
 
@@ -117,6 +118,7 @@ class SyncReport:
     )
     gates_off: tuple[tuple[str, str], ...] = ()  # (gate, why it is switched off)
     images: ImageEvidence | None = None  # container images recorded for the head (sop/records/)
+    evidence: Evidence | None = None  # test suites and manual runs recorded (sop/records/)
 
     @property
     def title(self) -> str:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import MAX_CONFIG_BYTES, Missing, loads_toml, read_text_input
@@ -64,7 +65,7 @@ def records_file(root: Path, sync: str) -> Path:
     return root / RECORDS / f"{sync}.toml"
 
 
-def _text(path: Path, root: Path) -> str | None:
+def read_records_text(path: Path, root: Path) -> str | None:
     """The file's text, None when it (or sop/records/) does not exist; a symlink is refused."""
     try:
         return read_text_input(path, root=root, max_bytes=MAX_CONFIG_BYTES)
@@ -75,7 +76,7 @@ def _text(path: Path, root: Path) -> str | None:
 def load_images(root: Path, sync: str) -> dict[str, ImageRecord]:
     """The image records of ``sync`` by architecture ({} when none were recorded)."""
     path = records_file(root, sync)
-    text = _text(path, root)
+    text = read_records_text(path, root)
     if text is None:
         return {}
     data = loads_toml(text, where=str(path))
@@ -137,6 +138,16 @@ def check_image(
             )
 
 
+def new_records_doc(doc: Any, sync: str) -> Any:
+    """``doc`` with the file's opening comment when it is new (empty)."""
+    import tomlkit
+
+    if not doc.body:
+        doc.add(tomlkit.comment(f"Evidence of sync {sync}, recorded with `vimesync sop record`."))
+        doc.add(tomlkit.nl())
+    return doc
+
+
 def record_image(root: Path, sync: str, rec: ImageRecord) -> Path:
     """Write ``rec`` into the sync's records file, keeping everything else (comments included)."""
     import tomlkit
@@ -144,10 +155,7 @@ def record_image(root: Path, sync: str, rec: ImageRecord) -> Path:
     from vimesync import tomledit
 
     path = records_file(root, sync)
-    doc = tomledit.load(path, root=root)
-    if not doc.body:
-        doc.add(tomlkit.comment(f"Evidence of sync {sync}, recorded with `vimesync sop record`."))
-        doc.add(tomlkit.nl())
+    doc = new_records_doc(tomledit.load(path, root=root), sync)
     images = tomledit.standard_tables(doc, "images")
     table = images.get(rec.arch)
     if table is None:

@@ -1,0 +1,145 @@
+"""``vimesync sop record tests`` and ``sop record run`` on the demo's real repositories: what
+they write, that a suite recorded again at the same head replaces its record and at a new head
+adds one, and that every field is checked (flags and the file alike)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vimesync import git
+from vimesync.cli.app import main
+from vimesync.demo.build import Demo, build_demo
+from vimesync.safefs import tomllib
+
+GREEN = (
+    '<testsuites><testsuite time="83.2"><testcase classname="t" name="a"/>'
+    '<testcase classname="t" name="b"/></testsuite></testsuites>'
+)
+RED = (
+    '<testsuite><testcase classname="t" name="a"/>'
+    '<testcase classname="t" name="b&lt;i&gt;"><failure/></testcase></testsuite>'
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    return build_demo(tmp_path_factory.mktemp("demo") / "d")
+
+
+@pytest.fixture
+def demo(built: Demo, monkeypatch: pytest.MonkeyPatch) -> Demo:
+    monkeypatch.chdir(built.downstream)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    yield built
+    shutil.rmtree(built.downstream / "sop/records", ignore_errors=True)
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+def _junit(tmp_path: Path, text: str, name: str = "r.xml") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def _records(demo: Demo) -> dict:
+    (file,) = (demo.downstream / "sop/records").iterdir()
+    return tomllib.loads(file.read_text())
+
+
+def test_a_suite_is_recorded_for_the_head_and_replaced_there(demo: Demo, capsys, tmp_path: Path) -> None:
+    argv = ["sop", "record", "tests", "--suite", "CPU regressions", "--junit"]
+    code, out, _ = run([*argv, _junit(tmp_path, RED)], capsys)
+    assert code == 0 and f"recorded CPU regressions: 1 passed, 1 failed at {demo.head[:8]}" in out
+    code, out, _ = run([*argv, _junit(tmp_path, GREEN), "--image", "sha256:" + "d" * 64, "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 0 and doc["kind"] == "sop-record-tests" and doc["evidence_head"] == demo.head
+    suites = _records(demo)["tests"]["CPU regressions"]
+    assert list(suites) == [demo.head]  # the same head: replaced, not added
+    rec = suites[demo.head]
+    assert (rec["passed"], rec["failed"], rec["duration"], rec["failing"]) == (2, 0, 83.2, [])
+    assert rec["image"] == "sha256:" + "d" * 64
+
+
+def test_a_run_is_recorded_with_its_figures(demo: Demo, capsys) -> None:
+    code, out, _ = run(
+        ["sop", "record", "run", "--name", "PipelineRL four-GPU", "--exit", "0", "--duration", "4m03s"]
+        + ["--host", "h200-01", "--figure", "rollouts=3", "--figure", "flush=2", "--note", "one trainer"],
+        capsys,
+    )
+    assert (
+        code == 0 and "recorded PipelineRL four-GPU: exit 0 in 4m03s on h200-01 (rollouts 3, flush 2)" in out
+    )
+    rec = _records(demo)["runs"]["PipelineRL four-GPU"][demo.head]
+    assert rec["exit"] == 0 and rec["duration"] == 243.0 and rec["figures"] == {"rollouts": "3", "flush": "2"}
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--name", "bad\nname", "--exit", "0"], "--name 'bad\\nname': expected 1-80 letters"),
+        (["--name", " lead", "--exit", "0"], "--name ' lead'"),
+        (["--name", "x" * 81, "--exit", "0"], "expected 1-80"),
+        (["--name", "ok", "--exit", "300"], "--exit 300: expected an exit status from -255 to 255"),
+        (["--name", "ok", "--exit", "0", "--duration", "soon"], "--duration 'soon': expected a duration"),
+        (["--name", "ok", "--exit", "0", "--duration", "99999h"], "--duration"),
+        (["--name", "ok", "--exit", "0", "--host", "a b"], "--host 'a b': expected a host name"),
+        (["--name", "ok", "--exit", "0", "--figure", "noequals"], "expected KEY=VALUE"),
+        (["--name", "ok", "--exit", "0", "--figure", "1k=v"], "expected KEY=VALUE"),
+        (["--name", "ok", "--exit", "0", "--figure", "k=a\x1b[31m"], "--figure k: expected one line"),
+        (["--name", "ok", "--exit", "0", "--figure", "k=1", "--figure", "k=2"], "--figure k: given twice"),
+        (["--name", "ok", "--exit", "0", "--note", "x" * 501], "--note: expected one line of at most 500"),
+        (["--name", "ok", "--exit", "0", "--image", "sha256:XYZ"], "--image 'sha256:XYZ': expected sha256:"),
+    ],
+)
+def test_bad_run_fields_are_refused(demo: Demo, capsys, args: list[str], needle: str) -> None:
+    code, _, err = run(["sop", "record", "run", *args], capsys)
+    assert code == 2 and needle in " ".join(err.split()), err
+    assert not (demo.downstream / "sop/records").exists()
+
+
+def test_a_hostile_junit_file_is_refused_without_its_content(demo: Demo, capsys, tmp_path: Path) -> None:
+    bomb = '<!DOCTYPE x [<!ENTITY a "SECRET">]><testsuites>&a;</testsuites>'
+    code, _, err = run(["sop", "record", "tests", "--suite", "s", "--junit", _junit(tmp_path, bomb)], capsys)
+    assert code == 2 and "r.xml: refused XML: it holds a DTD" in err and "SECRET" not in err
+    assert not (demo.downstream / "sop/records").exists()
+    code, _, err = run(["sop", "record", "tests", "--suite", "a\tb", "--junit", "nowhere"], capsys)
+    assert code == 2 and "--suite" in err
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'tests = "x"',
+        '[tests."CPU regressions".abc]\npassed = 1',
+        '[tests."CPU regressions".' + "a" * 40 + "]\npassed = -1",
+        '[tests."CPU regressions".' + "a" * 40 + ']\npassed = 1\nfailing = ["a\\u001b[31m"]',
+        "[runs.x." + "a" * 40 + "]\nduration = 1",
+        "[runs.x." + "a" * 40 + ']\nexit = 0\nfigures = { "bad key" = "v" }',
+        '[runs."bad\\nname".' + "a" * 40 + "]\nexit = 0",
+    ],
+)
+def test_a_hostile_records_file_is_refused_naming_it(demo: Demo, capsys, tmp_path: Path, body: str) -> None:
+    assert run(["sop", "record", "run", "--name", "ok", "--exit", "0"], capsys)[0] == 0
+    (file,) = (demo.downstream / "sop/records").iterdir()
+    file.write_text(body + "\n")
+    code, _, err = run(["sop", "record", "run", "--name", "ok", "--exit", "0"], capsys)
+    assert code == 2 and file.name in err and "Traceback" not in err
+
+
+def test_records_of_an_earlier_head_are_kept(demo: Demo, capsys, tmp_path: Path) -> None:
+    argv = ["sop", "record", "tests", "--suite", "CPU regressions", "--junit", _junit(tmp_path, GREEN)]
+    assert run([*argv, "--head", "HEAD~1"], capsys)[0] == 0
+    assert run(argv, capsys)[0] == 0
+    first = git.resolve(demo.downstream, "HEAD~1")
+    assert set(_records(demo)["tests"]["CPU regressions"]) == {first, demo.head}

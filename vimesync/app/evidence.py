@@ -1,0 +1,169 @@
+"""``vimesync sop record tests`` and ``sop record run`` as use cases, and the recorded evidence of
+a head as the report and ``sop status`` read it.
+
+Every record is bound to the evidence head (:mod:`vimesync.sop.binding`): the head itself, or the
+commit before a run of commits that only record evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vimesync.app.context import SyncContext, SyncRequest, load, resolve
+from vimesync.app.result import Kind, document
+from vimesync.config import Config
+from vimesync.errors import EXIT_OK
+from vimesync.sop.gatesfile import sop_root
+from vimesync.sop.results import (
+    MAX_NOTE,
+    Evidence,
+    RunRecord,
+    TestRecord,
+    check_digest,
+    check_figures,
+    check_name,
+    load_evidence,
+    now,
+    one_line,
+    parse_duration,
+    record_run,
+    record_tests,
+)
+
+
+def heads(ctx: SyncContext, checkout: Config) -> tuple[str, str]:
+    """(the head, the evidence head it binds to)."""
+    from vimesync.sop.binding import evidence_head, records_prefix
+
+    head = ctx.head or ""
+    if ctx.downstream is None or not head:
+        return head, head
+    return head, evidence_head(ctx.downstream, head, records_prefix(ctx.downstream, sop_root(checkout)))
+
+
+@dataclass(frozen=True)
+class RecordTestsRequest:
+    suite: str
+    junit: Path
+    image: str | None = None
+    sync: SyncRequest = field(default_factory=SyncRequest)
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """A record written: which sync, the record, the file, the head and its evidence head."""
+
+    sync: str
+    record: TestRecord | RunRecord
+    file: Path
+    head: str
+    kind: Kind
+    ok: bool = True
+    exit_code: int = EXIT_OK
+
+    def to_json(self) -> dict[str, Any]:
+        from vimesync.sop.results import record_to_dict
+
+        body = {
+            "sync": self.sync,
+            "head": self.head,
+            "evidence_head": self.record.sha,
+            "record": record_to_dict(self.record),
+            "file": str(self.file),
+        }
+        return document(self.kind, self.exit_code, body)
+
+
+def record_test_suite(request: RecordTestsRequest) -> RecordResult:
+    """Read a JUnit XML file and record its counts for the evidence head."""
+    from vimesync.sop.junitread import read_junit
+
+    suite = check_name(request.suite, "--suite")
+    image = check_digest(request.image)
+    checkout = load(request.sync)
+    ctx = resolve(request.sync, config=checkout)
+    name = ctx.sync_name()
+    counts = read_junit(request.junit)
+    head, bound = heads(ctx, checkout)
+    rec = TestRecord(
+        suite=suite,
+        sha=bound,
+        passed=counts.passed,
+        failed=counts.failed,
+        errors=counts.errors,
+        skipped=counts.skipped,
+        duration=counts.duration,
+        failing=counts.failing,
+        image=image,
+        recorded_at=now(),
+    )
+    path = record_tests(sop_root(checkout), name, rec)
+    return RecordResult(sync=name, record=rec, file=path, head=head, kind=Kind.RECORD_TESTS)
+
+
+@dataclass(frozen=True)
+class RecordRunRequest:
+    name: str
+    exit: int
+    duration: str | None = None
+    host: str | None = None
+    image: str | None = None
+    figures: tuple[str, ...] = ()
+    note: str | None = None
+    sync: SyncRequest = field(default_factory=SyncRequest)
+
+
+def record_manual_run(request: RecordRunRequest) -> RecordResult:
+    """Record a run no CI sees (a four-GPU job on a lab host) for the evidence head."""
+    from vimesync.errors import BadInput
+    from vimesync.sop.results import HOST
+
+    name = check_name(request.name, "--name")
+    if not -255 <= request.exit <= 255:
+        raise BadInput(f"--exit {request.exit}: expected an exit status from -255 to 255")
+    if request.host is not None and not HOST.fullmatch(request.host):
+        raise BadInput(f"--host {request.host[:60]!r}: expected a host name (letters, digits, . _ -)")
+    figures = check_figures(list(request.figures))
+    note = one_line(request.note, "--note", MAX_NOTE) if request.note is not None else ""
+    duration = parse_duration(request.duration) if request.duration is not None else None
+    image = check_digest(request.image)
+    checkout = load(request.sync)
+    ctx = resolve(request.sync, config=checkout)
+    sync = ctx.sync_name()
+    head, bound = heads(ctx, checkout)
+    rec = RunRecord(
+        name=name,
+        sha=bound,
+        exit=request.exit,
+        duration=duration,
+        host=request.host or "",
+        image=image,
+        figures=figures,
+        note=note,
+        recorded_at=now(),
+    )
+    path = record_run(sop_root(checkout), sync, rec)
+    return RecordResult(sync=sync, record=rec, file=path, head=head, kind=Kind.RECORD_RUN)
+
+
+def evidence_of(ctx: SyncContext, checkout: Config, sync: str) -> Evidence | None:
+    """The tests and runs recorded for ``sync``, read for the head's evidence head, each with who
+    committed it (None without a vimesync.toml: there is no sop/ folder to read)."""
+    if checkout.file is None:
+        return None
+    from vimesync.sop import binding
+
+    root = sop_root(checkout)
+    head, bound = heads(ctx, checkout)
+    evidence = load_evidence(root, sync, head=head, evidence_head=bound)
+    if ctx.downstream is None or not head or not evidence.results.records:
+        return evidence
+    from vimesync.safefs import MAX_CONFIG_BYTES
+    from vimesync.sop.results import record_keys
+
+    relpath = f"{binding.records_prefix(ctx.downstream, root)}/{sync}.toml"
+    who = binding.committers(
+        ctx.downstream, head, relpath, lambda text: record_keys(text, relpath), max_bytes=MAX_CONFIG_BYTES
+    )
+    return evidence.with_committers(who)

@@ -1,0 +1,20 @@
+"""``sop record tests`` and ``sop record run`` as text: what was recorded, for which head."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vimesync.cli import output
+
+if TYPE_CHECKING:
+    from vimesync.app.evidence import RecordResult
+
+
+def render_record(result: RecordResult) -> None:
+    from vimesync.report.evidence import describe_record
+
+    r = result.record
+    bound = r.sha[:8]
+    at = f"at {bound}" if r.sha == result.head else f"at {bound} (the evidence head of {result.head[:8]})"
+    output.stdout.print(output.styled("recorded ", (r.name, "bold"), f": {describe_record(r)} {at}"))
+    output.stdout.print(output.styled(("  in ", "dim"), str(result.file)))

@@ -1,0 +1,44 @@
+"""The recorded tests and runs of the Validation section in the voice of a sync PR: the phrases
+here, the Markdown lines in :func:`vimesync.report.markdown.render_evidence`::
+
+    - CPU regressions: 292 passed; baked runtime image checks: 175 passed.
+    - PipelineRL four-GPU: exit 0 in 4m03s on h200-01 (rollouts 3, flush interval 2).
+    - Recorded in `sop/records/4c193f1f..8c17b676.toml`, committed by Alice <alice@example.com>.
+
+    Not evidence for f32a36f1 (recorded at other heads):
+
+    - CPU regressions at 3f48e09f: 290 passed, 2 failed.
+
+Every name, figure, note and committer comes from a file a pull request can edit: the phrases
+here hold numbers only, and each renderer escapes the rest for its output."""
+
+from __future__ import annotations
+
+from vimesync.sop.results import RunRecord, TestRecord, format_duration
+from vimesync.text import plural
+
+
+def tests_phrase(t: TestRecord) -> str:
+    """``292 passed`` or ``290 passed, 2 failed, 1 error, 3 skipped`` (numbers only)."""
+    parts = [f"{t.passed:,} passed"]
+    if t.failed:
+        parts.append(f"{t.failed:,} failed")
+    if t.errors:
+        parts.append(plural(t.errors, "error"))
+    if t.skipped:
+        parts.append(f"{t.skipped:,} skipped")
+    return ", ".join(parts)
+
+
+def run_phrase(r: RunRecord) -> str:
+    """``exit 0 in 4m03s`` (numbers only)."""
+    return f"exit {r.exit}" + (f" in {format_duration(r.duration)}" if r.duration is not None else "")
+
+
+def describe_record(rec: TestRecord | RunRecord) -> str:
+    """One plain line (the CLI's; the caller escapes it for its output)."""
+    if isinstance(rec, TestRecord):
+        return tests_phrase(rec)
+    extra = [f"{k} {v}" for k, v in rec.figures]
+    host = f" on {rec.host}" if rec.host else ""
+    return run_phrase(rec) + host + (f" ({', '.join(extra)})" if extra else "")
