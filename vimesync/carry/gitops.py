@@ -124,6 +124,21 @@ def worktrees(repo: Path) -> dict[Path, str | None]:
     return found
 
 
+def main_repository(repo: Path) -> Path:
+    """The repository's main worktree (git lists it first), else its common git dir (a bare
+    repository): a path that survives removing any linked worktree, ``repo`` included."""
+    from vimesync.carry.state import common_dir
+
+    out = git.run(repo, ["worktree", "list", "--porcelain", "-z"])
+    fields = out.split(b"\0\0")[0].split(b"\0")
+    first = fields[0].decode("utf-8", "surrogateescape")
+    if first.startswith("worktree ") and b"bare" not in fields:
+        path = Path(os.path.abspath(first[len("worktree ") :]))
+        if path.is_dir():
+            return path
+    return common_dir(repo)
+
+
 def worktree_admin_dirs(repo: Path, path: Path) -> list[Path]:
     """The ``.git/worktrees/<id>`` folders whose gitdir file points into ``path``."""
     from vimesync.carry.state import common_dir

@@ -141,7 +141,11 @@ def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | N
 
 
 def abort(downstream: Path) -> dict[str, Any]:
-    """--abort: remove the worktree, the branch and the state; the repository is as before."""
+    """--abort: remove the worktree, the branch and the state; the repository is as before.
+
+    ``downstream`` may be the carry's own worktree (the conflict message sends the user there):
+    git runs from the main repository, which removing the worktree leaves in place."""
+    downstream = gitops.main_repository(downstream)
     path = state_mod.state_path(downstream)
     branch: str | None
     worktree: str | None
