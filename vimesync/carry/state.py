@@ -18,6 +18,7 @@ from typing import Any
 
 from vimesync import git
 from vimesync.carry.plan import Item
+from vimesync.carry.transform import transform_from_doc
 from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import loads_json, read_text_input, write_atomic
 
@@ -111,15 +112,18 @@ def load(repo: Path) -> State:
     try:
         if not isinstance(doc, dict) or doc.get("version") != VERSION:
             raise ValueError("unknown version")
+        _check_shape(doc)
         items = [Item.from_json(i) for i in doc["items"]]
         fields = {k: v for k, v in doc.items() if k != "items"}
         state = State(items=items, **fields)
         for name in ("branch", "worktree", "downstream", "upstream", "onto", "base", "tip", "last", "phase"):
             if not isinstance(getattr(state, name), str):
                 raise ValueError(name)
-        if not isinstance(state.next, int) or not 0 <= state.next <= len(items):
+        if not _is_int(state.next) or not 0 <= state.next <= len(items):
             raise ValueError("next")
         _check_values(repo, state)
+        if state.transform is not None:
+            transform_from_doc(state.transform, where=str(path))  # ConfigError when not one
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(
             str(path),
@@ -170,3 +174,69 @@ def _check_values(repo: Path, state: State) -> None:
         raise ValueError("squash")
     if state.transform is not None and not isinstance(state.transform, dict):
         raise ValueError("transform")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_pr(value: object) -> bool:
+    return value is None or (_is_int(value) and 0 < value < 10**9)  # type: ignore[operator]
+
+
+def _strs(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _entry(doc: object, strings: tuple[str, ...], what: str) -> dict[str, Any]:
+    """``doc`` as an entry of the state: a dict with a PR (or None) and these string fields."""
+    if not isinstance(doc, dict) or not _is_pr(doc.get("pr")):
+        raise ValueError(what)
+    if not all(isinstance(doc.get(k), str) for k in strings):
+        raise ValueError(what)
+    return doc
+
+
+def _check_shape(doc: dict[str, Any]) -> None:
+    """ValueError unless every list and entry of the state has the shape vimesync writes (the
+    scalar fields are checked by :func:`_check_values`)."""
+    if not isinstance(doc.get("items"), list):
+        raise ValueError("items")
+    for item in doc["items"]:
+        _entry(item, ("title", "kind", "upstream_commit"), "items")
+        if not _strs(item.get("steps")) or not all(_OID.fullmatch(s) for s in item["steps"]):
+            raise ValueError("items")
+        if not _OID.fullmatch(item["upstream_commit"]):
+            raise ValueError("items")
+        excluded = item.get("excluded", [])
+        if not isinstance(excluded, list) or not all(_strs(e) and len(e) == 2 for e in excluded):
+            raise ValueError("items")
+    for name in ("carried", "skipped"):
+        if not isinstance(doc.get(name, []), list):
+            raise ValueError(name)
+    for c in doc.get("carried", []):
+        _entry(c, ("title", "upstream_commit"), "carried")
+        commit = c.get("commit")
+        if not _strs(c.get("paths")) or not (
+            commit is None or (isinstance(commit, str) and _OID.fullmatch(commit))
+        ):
+            raise ValueError("carried")
+    for s in doc.get("skipped", []):
+        _entry(s, ("title", "reason", "upstream_commit"), "skipped")
+    conflict = doc.get("conflict")
+    if conflict is not None:
+        _entry(conflict, ("title", "upstream_commit"), "conflict")
+        files = conflict.get("files")
+        if not isinstance(files, list):
+            raise ValueError("conflict")
+        for f in files:
+            if not isinstance(f, dict) or not all(isinstance(f.get(k), str) for k in ("path", "why")):
+                raise ValueError("conflict")
+            if not _strs(f.get("hunks")):
+                raise ValueError("conflict")
+    repo = doc.get("upstream_repo")
+    if repo is not None and not (isinstance(repo, str) and not _CONTROL.search(repo) and len(repo) < 1000):
+        raise ValueError("upstream_repo")  # it is written into commit messages (trailers)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
