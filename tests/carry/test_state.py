@@ -96,3 +96,61 @@ def test_a_state_of_the_wrong_shape_is_bad_input_and_abort_clears_it(
     assert not state_file.exists()
     if isinstance(edited, dict) and "branch" in edited and "worktree" in edited:
         assert pair.down.git("for-each-ref") == refs and not Path(doc["worktree"]).exists()
+
+
+def _long_titled_prs(pair: Pair, count: int) -> str:
+    """``count`` more upstream PRs whose titles are 3,000 characters long; the new tip."""
+    for n in range(10, 10 + count):
+        pair.up.commit(f"{'Long title ' * 270}{n} (#{n})", {f"slime/f{n}.py": f"X = {n}\n"})
+    return pair.up.head()
+
+
+def test_long_titles_keep_the_state_under_its_cap(pair: Pair, capsys, monkeypatch) -> None:
+    """A state past the read cap was written (5,000 PRs with long titles: 42 MB) and then could
+    not be read: titles are kept in part, so such a carry stays readable."""
+    from vimesync.carry import state
+
+    monkeypatch.setattr(state, "MAX_STATE", 64 << 10)
+    tip = _long_titled_prs(pair, 40)
+    code, doc = pair.carry(capsys, "--range", f"{pair.base}..{tip}")
+    assert code == 1 and doc["conflict"]["pr"] == 2
+    state_file = git.git_dir(pair.down.path) / "vimesync-carry.json"
+    assert state_file.stat().st_size <= 64 << 10
+    code, out, err = cli(capsys, "carry", "--status", cwd=pair.down.path)
+    assert code == 0 and "1/43 done" in out, err
+    code, doc = pair.carry(capsys, "--skip")
+    assert code == 0 and len(doc["carried"]) == 42
+    assert len(doc["carried"][-1]["title"]) == state.MAX_TITLE
+
+
+def test_a_carry_whose_state_would_pass_the_cap_is_refused_up_front(pair: Pair, capsys, monkeypatch) -> None:
+    from vimesync.carry import state
+
+    monkeypatch.setattr(state, "MAX_STATE", 16 << 10)
+    refs = pair.down.git("for-each-ref")
+    tip = _long_titled_prs(pair, 40)
+    code, out, err = cli(capsys, "carry", "--range", f"{pair.base}..{tip}", cwd=pair.down.path)
+    assert code == 2 and "past the 16,384 a carry keeps (43 items)" in err and "--range" in err, err
+    assert pair.down.git("for-each-ref") == refs
+    assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()
+    assert not pair.worktree().exists()
+
+
+def test_abort_clears_a_state_past_the_cap(pair: Pair, capsys, monkeypatch) -> None:
+    """--abort of a state it cannot read removes the branch and worktree the state's head names
+    (still only when they are the carry's)."""
+    from vimesync.carry import state
+
+    monkeypatch.setattr(state, "MAX_STATE", 64 << 10)
+    refs = pair.down.git("for-each-ref")
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    state_file = git.git_dir(pair.down.path) / "vimesync-carry.json"
+    text = state_file.read_text().rstrip()
+    state_file.write_text(text[:-1] + ', "pad": "' + "x" * (80 << 10) + '"}')
+    code, out, err = cli(capsys, "carry", "--status", cwd=pair.down.path)
+    assert code == 2 and str(state_file) in err and "Traceback" not in err
+    code, out, err = cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    assert code == 0, err
+    assert pair.down.git("for-each-ref") == refs
+    assert not Path(doc["worktree"]).exists() and not state_file.exists()

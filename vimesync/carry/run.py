@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -114,9 +114,9 @@ def start(
         tip=plan.tip,
         squash=options.squash,
         pin=pin,
-        items=list(plan.items),
+        items=[replace(i, title=state_mod.kept_title(i.title)) for i in plan.items],
         last=onto,
-        skipped=[s.to_json() for s in plan.skipped],
+        skipped=[{**s.to_json(), "title": state_mod.kept_title(s.title)} for s in plan.skipped],
         transform=transform_doc(transform),
     )
     state_mod.create(downstream, state)
@@ -213,7 +213,7 @@ def run(
                     "pr": item.pr,
                     "title": item.title,
                     "upstream_commit": item.upstream_commit,
-                    "paths": sorted(change.paths),
+                    "paths": state_mod.kept_paths(sorted(change.paths)),
                     "commit": None,
                 }
                 if not state.squash:

@@ -24,7 +24,9 @@ from vimesync.safefs import loads_json, read_text_input, write_atomic
 
 STATE_NAME = "vimesync-carry.json"
 VERSION = 1
-MAX_STATE = 16 << 20
+MAX_STATE = 16 << 20  # read and written: a state past it is never written
+MAX_TITLE = 500  # characters of a title the state keeps (a carried subject keeps as many)
+MAX_PATHS = 100  # paths of a carried entry the state (and so the result) keeps
 
 
 @dataclass
@@ -53,9 +55,32 @@ class State:
     version: int = VERSION
 
     def to_json(self) -> str:
+        # branch and worktree come first: --abort finds them in the head of a state it cannot read
         doc = asdict(self)
         doc["items"] = [i.to_json() for i in self.items]
         return json.dumps(doc, indent=1)
+
+    def encoded(self) -> bytes:
+        """The state file's bytes; BadInput when they would pass :data:`MAX_STATE` (a state
+        vimesync could not read back is never written)."""
+        data = self.to_json().encode("utf-8")
+        if len(data) > MAX_STATE:
+            raise BadInput(
+                f"this carry's state would take {len(data):,} bytes, past the {MAX_STATE:,} a carry"
+                f" keeps ({len(self.items)} items)",
+                hint="carry the range in parts (--range BASE..MID, then the rest) or pick PRs with --pr",
+            )
+        return data
+
+
+def kept_title(title: str) -> str:
+    """A title as the state keeps it: :data:`MAX_TITLE` characters at most."""
+    return title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1] + "\u2026"
+
+
+def kept_paths(paths: list[str]) -> list[str]:
+    """A carried entry's paths as the state keeps them: the first :data:`MAX_PATHS`."""
+    return paths[:MAX_PATHS]
 
 
 def common_dir(repo: Path) -> Path:
@@ -74,13 +99,14 @@ def exists(repo: Path) -> bool:
 def create(repo: Path, state: State) -> None:
     """Write the first state, refusing when one exists (O_EXCL: two carries cannot both start)."""
     path = state_path(repo)
+    data = state.encoded()  # refused up front when it would pass the cap: nothing made yet
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags, 0o644)
     except FileExistsError:
         raise in_progress(path) from None
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(state.to_json())
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
 
 
 def in_progress(path: Path) -> BadInput:
@@ -92,7 +118,7 @@ def in_progress(path: Path) -> BadInput:
 
 def save(repo: Path, state: State) -> None:
     path = state_path(repo)
-    write_atomic(path, state.to_json().encode("utf-8"), root=path.parent, what="carry state")
+    write_atomic(path, state.encoded(), root=path.parent, what="carry state")
 
 
 def remove(repo: Path) -> None:
