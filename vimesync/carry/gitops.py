@@ -100,6 +100,23 @@ def add_worktree(repo: Path, path: Path, branch: str) -> None:
     git.run(repo, ["worktree", "add", "--quiet", str(path), branch])
 
 
+def open_worktree(repo: Path, path: Path, branch: str) -> None:
+    """The carry's worktree at the tip of ``branch``: added, or, when a carry interrupted after
+    adding it left it (git lists it with the branch checked out), its index and files reset to
+    the branch (``worktree add`` may have been stopped half-way through its checkout)."""
+    ref = f"refs/heads/{branch}"
+    if worktrees(repo).get(Path(os.path.abspath(path))) != ref:
+        add_worktree(repo, path, branch)
+        return
+    admin = git.run(path, ["rev-parse", "--absolute-git-dir"]).decode().strip()
+    if admin in {str(a) for a in worktree_admin_dirs(repo, path)}:
+        try:  # left by the checkout we stopped: no git runs in our worktree but ours
+            os.unlink(os.path.join(admin, "index.lock"))
+        except FileNotFoundError:
+            pass
+    reset_to(path, tree_of(repo, ref))
+
+
 def remove_worktree(repo: Path, path: Path) -> None:
     code, _, _ = git.run_status(repo, ["worktree", "remove", "--force", "--force", str(path)])
     if code != 0:
