@@ -52,6 +52,7 @@ class State:
     skipped: list[dict[str, Any]] = field(default_factory=list)
     conflict: dict[str, Any] | None = None
     transform: dict[str, Any] | None = None  # the map and translations the carry started with
+    synced: str | None = None  # what the pin's synced moves to (None: tip; less with --pr)
     version: int = VERSION
 
     def to_json(self) -> str:
@@ -182,7 +183,7 @@ def _check_values(repo: Path, state: State) -> None:
     for name in ("onto", "base", "tip", "last"):
         if not _OID.fullmatch(getattr(state, name)):
             raise ValueError(name)
-    for name in ("squash_tree", "worktree_tree", "pre_conflict_tree"):
+    for name in ("squash_tree", "worktree_tree", "pre_conflict_tree", "synced"):
         value = getattr(state, name)
         if value is not None and not (isinstance(value, str) and _OID.fullmatch(value)):
             raise ValueError(name)
