@@ -221,3 +221,17 @@ def test_carry_and_audit_agree_where_a_map_without_slash_ends(tmp_path: Path, ca
         IDENTICAL,
     )
     assert (paths["vime/e.py"]["upstream_path"], paths["vime/e.py"]["cls"]) == ("slime/e.py", IDENTICAL)
+
+
+def test_a_selection_moves_synced_only_to_before_the_first_pr_left_behind(pair: Pair, capsys) -> None:
+    """--pr 1 --pr 3 leaves the applicable #2 behind: synced stops before it (not at TIP), the
+    result says so, and the next default carry still walks #2."""
+    code, doc = pair.carry(capsys, "--pr", "1", "--pr", "3")
+    assert code == 0 and [c["pr"] for c in doc["carried"]] == [1, 3]
+    pr1 = doc["carried"][0]["upstream_commit"]
+    got = tree(pair.down.path, doc["branch"])
+    assert f'synced = "{pr1}"'.encode() in got["pins/slime.toml"][1]
+    assert any(f"synced moves to {pr1[:12]}" in n and "#2" in n for n in doc["notes"]), doc["notes"]
+    pair.down.git("merge", "-q", "--ff-only", doc["branch"])
+    code, doc = pair.carry(capsys, "--dry-run")
+    assert code == 0 and [p["pr"] for p in doc["planned"]] == [2]

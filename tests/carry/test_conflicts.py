@@ -92,6 +92,21 @@ def test_abort_leaves_the_repository_as_before(pair: Pair, capsys) -> None:
     assert code == 2 and "no carry is in progress" in err
 
 
+def test_abort_from_the_worktree_removes_everything(pair: Pair, capsys) -> None:
+    """The conflict message sends the user to the worktree: --abort run there removes it (the
+    folder the process stands in) and still removes the branch and the state."""
+    refs = pair.down.git("for-each-ref")
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    wt = Path(doc["worktree"])
+    code, out, err = cli(capsys, "carry", "--abort", cwd=wt / "vime")
+    assert code == 0, err
+    assert not wt.exists()
+    assert pair.down.git("for-each-ref") == refs
+    assert "down." not in pair.down.git("worktree", "list")
+    assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()
+
+
 _KILLER = """
 import os, signal, sys
 sys.path.insert(0, {root!r})

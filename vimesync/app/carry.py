@@ -8,6 +8,7 @@ order."""
 from __future__ import annotations
 
 import os
+import signal
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 
 from vimesync.app.result import Kind, document
 from vimesync.config import Config
-from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput, Interrupted, Terminated
 from vimesync.outputs.model import Case, Findings, Suite
 
 
@@ -397,9 +398,8 @@ class CarryRequest:
 
 def carry(request: CarryRequest) -> CarryResult | CarryStatusResult | AbortResult:
     """Start a carry, or act on the one in progress (``request.mode``)."""
-    from vimesync.carry import run as carry_run
     from vimesync.carry import session
-    from vimesync.carry.transform import load_transform
+    from vimesync.carry import state as state_mod
     from vimesync.config import load_config
 
     r = request
@@ -417,6 +417,27 @@ def carry(request: CarryRequest) -> CarryResult | CarryStatusResult | AbortResul
     if mode is CarryMode.ABORT:
         doc = session.abort(repo)
         return AbortResult(doc["branch"], doc["worktree"], tuple(doc["notes"]))
+    try:
+        return _run(r, cfg, repo)
+    except (KeyboardInterrupt, Terminated) as exc:
+        # A carry stopped by a signal (Ctrl-C, a CI timeout, ``timeout``) resumes like a killed
+        # one: --continue reconciles the state with the branch. Said only when there is a carry.
+        if not state_mod.exists(repo):
+            raise
+        signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
+        raise Interrupted(INTERRUPTED, signum=signum) from None
+
+
+INTERRUPTED = "interrupted: `vimesync carry --continue` resumes"
+
+
+def _run(r: CarryRequest, cfg: Config, repo: Path) -> CarryResult:
+    """Start, continue or skip on a carry (the modes that carry items)."""
+    from vimesync.carry import run as carry_run
+    from vimesync.carry import session
+    from vimesync.carry.transform import load_transform
+
+    mode = r.mode
     transform = load_transform(cfg)
     identity = committer(repo, r.environ)
     if mode is CarryMode.CONTINUE:

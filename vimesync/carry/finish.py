@@ -83,7 +83,7 @@ def stop_at_conflict(downstream: Path, state: State, engine: Engine, change: Cha
     clean = index.write_tree()
     wt = Path(state.worktree)
     if state.worktree_tree is None:
-        gitops.add_worktree(downstream, wt, state.branch)
+        gitops.open_worktree(downstream, wt, state.branch)
         shown = gitops.tree_of(downstream, state.last)
     else:
         shown = state.worktree_tree
@@ -118,7 +118,7 @@ def finish(downstream: Path, state: State, *, identity: dict[str, str] | None = 
         state_mod.save(downstream, state)
     wt = Path(state.worktree)
     if state.worktree_tree is None:
-        gitops.add_worktree(downstream, wt, state.branch)
+        gitops.open_worktree(downstream, wt, state.branch)
     else:
         gitops.two_way(wt, state.worktree_tree, gitops.tree_of(downstream, state.last))
     state.worktree_tree = gitops.tree_of(downstream, state.last)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from vimesync.carry.transform import Transform, transform_doc
 from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.safefs import scratch_dir
+from vimesync.upstream.model import APPLICABLE, WalkResult
 
 
 @dataclass(frozen=True)
@@ -81,12 +82,20 @@ def start(
     policy_path = options.policy or config.policy
     policy = policy_mod.load_policy(policy_path) if policy_path else None
     plan = build_plan(walk, prs=options.prs, direct=options.direct, policy=policy)
+    synced, held = synced_to(walk, options.prs)
+    notes = list(walk.notes) + list(plan.notes)
+    if held:
+        moves = f"moves to {synced[:12]}" if synced != walk.base else f"stays at {walk.base[:12]}"
+        notes.append(
+            f"the upstream pin's synced {moves}, not {walk.tip[:12]}: {', '.join(held)} applicable"
+            " and not picked by --pr (the next carry walks them)"
+        )
     result = Result(
         status="nothing",
         base=plan.base,
         tip=plan.tip,
         skipped=[s.to_json() for s in plan.skipped],
-        notes=list(walk.notes) + list(plan.notes),
+        notes=notes,
     )
     if not plan.items:
         return result
@@ -114,16 +123,42 @@ def start(
         tip=plan.tip,
         squash=options.squash,
         pin=pin,
-        items=list(plan.items),
+        items=[replace(i, title=state_mod.kept_title(i.title)) for i in plan.items],
         last=onto,
-        skipped=[s.to_json() for s in plan.skipped],
+        skipped=[{**s.to_json(), "title": state_mod.kept_title(s.title)} for s in plan.skipped],
         transform=transform_doc(transform),
+        synced=synced,
     )
     state_mod.create(downstream, state)
     gitops.create_branch(downstream, ref, onto)
     result = run(downstream, state, transform, identity=identity)
-    result.notes[:0] = list(walk.notes) + list(plan.notes)
+    result.notes[:0] = notes
     return result
+
+
+def synced_to(walk: WalkResult, prs: Sequence[int]) -> tuple[str, list[str]]:
+    """Where the pin's ``synced`` may move: TIP, or with a selection (``--pr``) the last upstream
+    commit before the first applicable PR it leaves behind (BASE: it stays), so that the next
+    carry's walk still holds that PR; and the PRs left behind ("#N")."""
+    if not prs:
+        return walk.tip, []
+    wanted = set(prs)
+    first = set(walk.first_parents)
+    position = {sha: i for i, sha in enumerate(walk.first_parents)}
+    held = [
+        pr
+        for pr in walk.prs
+        if pr.number not in wanted and (pr.decision is None or pr.decision.status == APPLICABLE)
+    ]
+    if not held:
+        return walk.tip, []
+    starts = [
+        min((position[s] for s in pr.commits if s in first), default=position.get(pr.merge_commit, 0))
+        for pr in held
+    ]
+    at = min(starts)
+    synced = walk.first_parents[at - 1] if at > 0 else walk.base
+    return synced, [f"#{pr.number}" for pr in sorted(held, key=lambda p: p.number)]
 
 
 def _default_worktree(downstream: Path, branch: str) -> Path:
@@ -213,7 +248,7 @@ def run(
                     "pr": item.pr,
                     "title": item.title,
                     "upstream_commit": item.upstream_commit,
-                    "paths": sorted(change.paths),
+                    "paths": state_mod.kept_paths(sorted(change.paths)),
                     "commit": None,
                 }
                 if not state.squash:
