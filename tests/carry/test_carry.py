@@ -221,3 +221,39 @@ def test_carry_and_audit_agree_where_a_map_without_slash_ends(tmp_path: Path, ca
         IDENTICAL,
     )
     assert (paths["vime/e.py"]["upstream_path"], paths["vime/e.py"]["cls"]) == ("slime/e.py", IDENTICAL)
+
+
+def test_a_carried_direct_push_reads_as_mirrored_by_its_trailer(pair: Pair, capsys) -> None:
+    # Issue 17.5: a second carry onto the sync branch tried the direct push again.
+    code, doc = pair.carry(capsys, "--direct", "include")
+    assert code == 0 and [c["pr"] for c in doc["carried"]] == [1, 2, 3, None]
+    branch = doc["branch"]
+    code, again = pair.carry(
+        capsys,
+        "--range",
+        f"{pair.base}..{pair.tip}",
+        "--onto",
+        branch,
+        "--branch",
+        "x",
+        "--direct",
+        "include",
+    )
+    assert code == 0 and again["status"] == "nothing", again
+    direct = [s for s in again["skipped"] if s["pr"] is None]
+    assert [s["upstream_commit"] for s in direct] == [pair.tip]
+    assert direct[0]["reason"].startswith("already downstream: trailer Upstream-Commit")
+    _, out, _ = cli(
+        capsys,
+        "walk",
+        "--json",
+        "--downstream",
+        ".",
+        "--downstream-rev",
+        branch,
+        "--range",
+        f"{pair.base}..{pair.tip}",
+        cwd=pair.down.path,
+    )
+    (walked,) = json.loads(out)["direct_commits"]
+    assert walked["mirrored_by"].startswith("trailer Upstream-Commit")

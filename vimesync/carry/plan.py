@@ -135,7 +135,9 @@ def build_plan(
     if not wanted:
         for c in walk.direct_commits:
             pos = position.get(c.sha, 0)
-            if direct == "include":
+            if c.mirrored_by:
+                entries.append((pos, Skip(None, c.title, f"already downstream: {c.mirrored_by}", c.sha)))
+            elif direct == "include":
                 entries.append((pos, Item(None, c.title, "direct", (c.sha,), c.sha)))
             else:
                 entries.append(

@@ -31,7 +31,7 @@ from pathlib import Path
 from vimesync import git
 from vimesync.errors import GitError, GitTimeout
 from vimesync.pathmap import PathMap
-from vimesync.upstream.model import APPLICABLE, MIRRORED, Decision, PrKind, PullRequest
+from vimesync.upstream.model import APPLICABLE, MIRRORED, Decision, DirectCommit, PrKind, PullRequest
 
 # Downstream messages are hostile input: linear-time patterns only, PR numbers of at most 9 digits.
 UPSTREAM_PR_RE = re.compile(r"^Upstream-PR:\s*(?:([\w.-]+/[\w.-]+))?#(\d{1,9})\s*$", re.M | re.I)
@@ -526,4 +526,19 @@ def mark_mirrored(
             status=MIRRORED, reason=f"already downstream: {how} in {down[:12]}", mirrored_by=how
         )
         out.append(replace(pr, decision=decision))
+    return tuple(out)
+
+
+def mark_direct_mirrored(directs: Sequence[DirectCommit], index: DownstreamIndex) -> tuple[DirectCommit, ...]:
+    """``directs`` with ``mirrored_by`` set for those a downstream commit names (its
+    ``Upstream-Commit:`` trailer, a ``cherry-pick -x`` line, or the same commit): a direct push
+    carried by ``carry --direct include`` is then not carried again."""
+    out = []
+    for c in directs:
+        down = _lookup_commit(index, c.sha)
+        if down is None:
+            out.append(c)
+            continue
+        how = "same commit" if down == c.sha else "trailer Upstream-Commit/cherry-picked"
+        out.append(replace(c, mirrored_by=f"{how} in {down[:12]}"))
     return tuple(out)

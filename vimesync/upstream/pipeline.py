@@ -228,4 +228,6 @@ def walk_and_classify(
         prs = mirrored.mark_mirrored(
             upstream, prs, index, config.path_map, notes, accept_similar=accept_similar
         )
+        directs = mirrored.mark_direct_mirrored(result.direct_commits, index)
+        result = replace(result, direct_commits=directs)
     return replace(result, prs=prs, notes=result.notes + tuple(notes))
