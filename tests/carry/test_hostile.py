@@ -10,9 +10,9 @@ import pytest
 from tests.builders.pair import CONFIG, build_pair, cli, tree
 from vimesync import git
 from vimesync.carry.plan import Item, Meta, message_for
-from vimesync.carry.transform import MAX_MATCHES, load_transform
 from vimesync.config import load_config
 from vimesync.errors import BadInput, ConfigError
+from vimesync.upstream.translate import MAX_MATCHES, load_transform
 
 pytestmark = pytest.mark.slow  # carries in real repositories, bounds on hostile input
 

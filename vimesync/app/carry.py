@@ -399,8 +399,8 @@ def carry(request: CarryRequest) -> CarryResult | CarryStatusResult | AbortResul
     """Start a carry, or act on the one in progress (``request.mode``)."""
     from vimesync.carry import run as carry_run
     from vimesync.carry import session
-    from vimesync.carry.transform import load_transform
     from vimesync.config import load_config
+    from vimesync.upstream.translate import load_transform
 
     r = request
     mode = r.mode

@@ -12,7 +12,7 @@ from vimesync.carry.changes import Raw, upstream_change, upstream_changes
 from vimesync.carry.memtree import Entry, Tree
 from vimesync.carry.merge import Change, Merger
 from vimesync.carry.plan import Item, Meta, read_meta
-from vimesync.carry.transform import Transform
+from vimesync.upstream.translate import Transform
 
 
 def _runs(item: Item, metas: dict[str, Meta]) -> list[tuple[str | None, str]]:

@@ -24,8 +24,8 @@ from vimesync import git
 from vimesync.carry.blobs import Blobs
 from vimesync.carry.changes import Raw
 from vimesync.carry.memtree import GITLINK, LINK, Entry, Tree
-from vimesync.carry.transform import Transform, is_binary
 from vimesync.errors import GitError
+from vimesync.upstream.translate import Transform, is_binary
 
 MAX_HUNK_LINES = 5_000  # longer files: a conflict names no hunks (difflib is quadratic at worst)
 MAX_TEXT_MERGE = 16 << 20  # bytes: larger files are not merged line by line (a conflict, like a binary)

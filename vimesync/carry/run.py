@@ -23,10 +23,10 @@ from vimesync.carry.finish import current_tree, finish, identity_env, stop_at_co
 from vimesync.carry.outcome import EMPTY, Result, result_of, skip_entry
 from vimesync.carry.plan import Item, build_plan, message_for
 from vimesync.carry.state import State
-from vimesync.carry.transform import Transform, transform_doc
 from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.safefs import scratch_dir
+from vimesync.upstream.translate import Transform, transform_doc
 
 
 @dataclass(frozen=True)

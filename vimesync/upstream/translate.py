@@ -1,4 +1,6 @@
-r"""What carrying does to an upstream file before merging it: the path map and the translations.
+r"""What carrying does to an upstream file before merging it: the path map and the translations
+(the carry applies them to files; mirrored detection to an upstream diff's lines, so a port made
+by hand compares equal to its upstream PR).
 
 The path map (``[upstream] map = ["slime/=vime/"]``) is :class:`vimesync.pathmap.PathMap`: the
 first pair whose SRC holds a path (``slime/x``, never ``slimeextra/x``) renames it; other paths
@@ -214,6 +216,43 @@ class Transform:
                 data, n = t.apply(data)
                 hits += n
         return data, hits
+
+    def diff(self, diff: bytes) -> bytes | None:
+        """A path-mapped ``git diff`` (or ``git log -p`` text) with the lines of its hunks
+        translated, as the carry translates the files: what the downstream's copy of the change
+        looks like, so its patch-id can match a port made by hand. Lines are translated one by one
+        (a pattern that spans lines is not matched here: such a port is found by its trailers
+        only). None when the translation passes its bounds (:data:`MAX_OUTPUT` bytes and
+        :data:`MAX_MATCHES` matches over the whole diff): then the diff proves nothing."""
+        if not self.translations:
+            return diff
+        out = []
+        active: list[Translation] = []
+        in_hunk = False
+        size = matches = 0
+        try:
+            for line in diff.split(b"\n"):
+                if line.startswith(b"diff --git "):
+                    path = line.rsplit(b" b/", 1)[-1].decode("utf-8", "surrogateescape")
+                    active = [t for t in self.translations if t.applies_to(path)]
+                    in_hunk = False
+                elif line.startswith(b"@@"):
+                    in_hunk = True
+                elif in_hunk and active and line[:1] in (b"+", b"-", b" "):
+                    body = line[1:]
+                    for t in active:
+                        body, n = t.apply(body)
+                        matches += n
+                    line = line[:1] + body
+                    if matches > MAX_MATCHES:
+                        return None
+                size += len(line) + 1
+                if size > MAX_OUTPUT:
+                    return None
+                out.append(line)
+        except BadInput:
+            return None
+        return b"\n".join(out)
 
 
 def transform_doc(transform: Transform) -> dict[str, Any]:
