@@ -272,3 +272,27 @@ def test_junit_has_a_case_per_pr_and_the_conflict_fails(pair: Pair, capsys, tmp_
     cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
     assert cases["#1 " + doc["carried"][0]["title"]].find("failure") is None
     assert cases["#2 Change a and util"].find("failure") is not None
+
+
+def test_a_rename_onto_a_file_deleted_downstream_stops_as_rename_delete(tmp_path: Path, capsys) -> None:
+    # Issue 17.10: git cherry-pick stops with a rename/delete conflict; carry once re-added the
+    # module as clean (and the audit then called it identical).
+    pair = build_pair(tmp_path)
+    body = "".join(f"metric {i}\n" for i in range(20))
+    pair.up.commit("Add telemetry (#7)", {"slime/telemetry.py": body})
+    mid = pair.up.head()
+    pair.up.git("mv", "slime/telemetry.py", "slime/obs.py")
+    pair.up.commit("Move telemetry (#8)")
+    tip = pair.up.head()
+    pair.down.commit("carried #7\n\nUpstream-PR: THUDM/slime#7", {"vime/telemetry.py": body})
+    pair.down.commit("no telemetry downstream", {"vime/telemetry.py": None})
+    code, doc = pair.carry(capsys, "--range", f"{mid}..{tip}", "--branch", "rd")
+    assert code == 1, doc
+    assert doc["conflict"]["pr"] == 8
+    assert [(f["path"], f["why"]) for f in doc["conflict"]["files"]] == [("vime/obs.py", "rename/delete")]
+    wt = Path(doc["worktree"])
+    stages = [line.split() for line in git.run(wt, ["ls-files", "-u"]).decode().splitlines()]
+    assert [(s[2], s[3]) for s in stages] == [("1", "vime/obs.py"), ("3", "vime/obs.py")]
+    assert (wt / "vime/obs.py").read_text() == body  # the upstream file, as git shows it
+    assert "DU vime/obs.py" in git.run(wt, ["status", "--porcelain"]).decode()
+    assert not (wt / "vime/telemetry.py").exists()

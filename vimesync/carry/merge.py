@@ -34,7 +34,9 @@ MAX_TEXT_MERGE = 16 << 20  # bytes: larger files are not merged line by line (a 
 @dataclass(frozen=True)
 class Conflict:
     path: str  # downstream path
-    why: str  # "content", "modify/delete", "delete/modify", "add/add", "binary", "mode", "directory/file"
+    # "content", "modify/delete", "delete/modify", "rename/delete", "add/add", "binary", "mode",
+    # "directory/file"
+    why: str
     stages: tuple[tuple[int, Entry], ...]  # (1|2|3, entry)
     worktree: Entry | None  # what the work tree shows (markers for a text conflict)
     hunks: tuple[str, ...] = ()  # the upstream hunks that conflict ("@@ -12,3 +12,5 @@")
@@ -146,7 +148,13 @@ class Merger:
                 change.paths.update((d_old, d_new))
                 ours_old = self._current(change, d_old)
                 if ours_old is None:
-                    self._merge(change, d_new, None, self._current(change, d_new), theirs, label)
+                    ours_new = self._current(change, d_new)
+                    if ours_new is None:
+                        # Deleted downstream, renamed upstream: git's rename/delete conflict
+                        # (stages 1 and 3 at the new name, the upstream file in the work tree).
+                        self._conflict(change, d_new, "rename/delete", base, None, theirs, label)
+                    else:  # the downstream made the same rename: merge there
+                        self._merge(change, d_new, base, ours_new, theirs, label)
                     continue
                 ours_new = self._current(change, d_new)
                 if ours_new is not None and ours_new != theirs:
