@@ -368,3 +368,29 @@ def test_a_huge_upstream_message_is_read_in_part(tmp_path: Path, capsys) -> None
     assert code == 0, doc
     message = git.run(pair.down.path, ["log", "-1", "--format=%B", "h~1"]).decode()
     assert len(message) < MAX_BODY + 1000 and message.rstrip().endswith(f"Upstream-Commit: {huge}")
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "said"),
+    [
+        ("VIMESYNC_CARRY_TRANSLATE_MATCHES", "10000", "budget of 10,000 translation matches"),
+        ("VIMESYNC_CARRY_TRANSLATE_BYTES", "50000", "budget of 50,000 bytes translated"),
+        ("VIMESYNC_CARRY_SECONDS", "0.000001", "budget of 1e-06 s of merging"),
+    ],
+)
+def test_a_carry_has_one_budget_over_all_its_files(
+    tmp_path: Path, capsys, monkeypatch, var: str, value: str, said: str
+) -> None:
+    """Issue 18.6: the translation bounds were per file only; 30 hostile files in a 2 MB pack took
+    over 45 s, 10,000 paths half a day. One budget covers the whole carry (and --dry-run)."""
+    monkeypatch.setenv(var, value)
+    pair = build_pair(tmp_path)
+    body = "import slime\n" * 1_000  # 1,000 matches, 13 KB each
+    pair.up.commit("Many files (#7)", {f"slime/m{i}.py": body + f"# {i}\n" for i in range(30)})
+    for extra in ("--dry-run",), ("--branch", "m"):
+        code, out, err = cli(
+            capsys, "carry", "--range", f"{pair.tip}..{pair.up.head()}", *extra, cwd=pair.down.path
+        )
+        assert code == 2 and "Traceback" not in err, err
+        assert said in err and var in err
+    cli(capsys, "carry", "--abort", cwd=pair.down.path)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from vimesync.carry import gitops
 from vimesync.carry.blobs import Blobs
+from vimesync.carry.budget import Budget
 from vimesync.carry.changes import Raw, upstream_change, upstream_changes
 from vimesync.carry.memtree import Entry, Tree
 from vimesync.carry.merge import Change, Merger
@@ -45,6 +46,7 @@ class Engine:
             transform=transform,
             blobs=self.blobs,
             scratch=scratch,
+            budget=Budget.from_env(),
         )
         self.start_entries = dict(self.merger.tree.entries)
         self.scratch = scratch

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from vimesync import git
 from vimesync.carry.blobs import Blobs
+from vimesync.carry.budget import Budget
 from vimesync.carry.changes import Raw
 from vimesync.carry.memtree import GITLINK, LINK, Entry, Tree
 from vimesync.errors import GitError
@@ -81,7 +82,9 @@ class Merger:
         transform: Transform,
         blobs: Blobs,
         scratch: Path,
+        budget: Budget | None = None,
     ) -> None:
+        self.budget = budget if budget is not None else Budget()
         self.downstream = downstream
         self.upstream = upstream
         self.tree = tree
@@ -101,7 +104,7 @@ class Merger:
             self.blobs.upstream_oids.add(oid)
             return Entry(mode, oid)
         data = self.blobs.read_upstream(oid)
-        out, hits = self.transform.content(path, data, mode)
+        out, hits = self.budget.translate(self.transform, path, data, mode)
         change.hits += hits
         if not hits and self.same_format:
             self.blobs.upstream_oids.add(oid)
@@ -131,6 +134,7 @@ class Merger:
         change = change if change is not None else Change()
         to_downstream = self.transform.downstream_path
         for raw in changes:
+            self.budget.tick()
             old, new = raw.old_path, raw.new_path
             if old is not None and excluded(old):
                 change.left_out.append(old)

@@ -71,6 +71,9 @@ MAX_INDEX_KEYS = 1_000_000  # in the downstream index (~250 MB)
 # Git diffs a file over this as binary (``Binary files ... differ`` and its blob ids, which
 # patch-id still hashes): a 98 MB file of ``a\n`` would otherwise cost git 2 GB of line records.
 _BIG_FILES = ("-c", f"core.bigFileThreshold={MAX_COMMIT_TEXT}")
+# Translation matches made in the upstream diffs of one walk (each costs a few microseconds in
+# RE2's Python callback): past them, diffs take no part in matching, as those over the bounds.
+MAX_TRANSLATED_MATCHES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -368,13 +371,15 @@ def upstream_diffs(
     fmt = "--format=commit %H%n    %P"
     stdin = "\n".join(wanted).encode() + b"\n"
     out = {}
+    left = MAX_TRANSLATED_MATCHES
     log = git.stream(repo, [*args, "--no-color", fmt], input=stdin, deadline=CONTENT_SECONDS)
     try:
         for sha, text, whole in stream_commits(log):
             parents = text.split(b"\n", 2)[1].split() if text.count(b"\n") >= 2 else []
             diff: bytes | None = map_paths(text, path_map) if whole else b""
             if whole and transform is not None:
-                diff = transform.diff(diff or b"")
+                diff, used = transform.diff(diff or b"", left) if left > 0 else (None, 0)
+                left -= used
             ok = whole and diff is not None
             shown = diff if diff is not None and ok else b""
             out[sha] = UpstreamDiff(sha=sha, is_merge=len(parents) > 1, diff=shown, whole=ok)
@@ -508,7 +513,7 @@ def mark_mirrored(
             except GitError:  # the series starts at the root commit: its per-commit ids still count
                 continue
             if diff is not None and transform is not None:
-                diff = transform.diff(map_paths(diff, pm))
+                diff = transform.diff(map_paths(diff, pm), MAX_TRANSLATED_MATCHES)[0]
             elif diff is not None:
                 diff = map_paths(diff, pm)
             if diff is None:
