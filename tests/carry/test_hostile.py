@@ -394,3 +394,31 @@ def test_a_carry_has_one_budget_over_all_its_files(
         assert code == 2 and "Traceback" not in err, err
         assert said in err and var in err
     cli(capsys, "carry", "--abort", cwd=pair.down.path)
+
+
+def test_a_large_blob_is_sized_not_read_and_a_shared_one_read_once(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """Issue 18.7: carry read every large blob whole, once per path, only to find it too large
+    to translate (one 1 GB blob named by 48 paths: ~1 GB RSS, over 45 s). Its size comes from
+    ``git cat-file --batch-check`` first, and a blob many paths name is translated once."""
+    from vimesync.carry import blobs
+    from vimesync.upstream import translate
+
+    monkeypatch.setattr(translate, "MAX_TRANSLATED", 10_000)  # larger files are carried as they are
+    reads: list[str] = []
+    real = blobs.Blobs.read_upstream
+    monkeypatch.setattr(blobs.Blobs, "read_upstream", lambda self, oid: reads.append(oid) or real(self, oid))
+    pair = build_pair(tmp_path)
+    big = "import slime\n" * 8_000  # 104 KB
+    small = "import slime\n"
+    files = {f"slime/big{i}.py": big for i in range(48)} | {f"slime/small{i}.py": small for i in range(48)}
+    pair.up.commit("Many names (#7)", files)
+    code, doc = pair.carry(capsys, "--range", f"{pair.tip}..{pair.up.head()}", "--branch", "m")
+    assert code == 0, doc
+    got = tree(pair.down.path, "m")
+    assert got["vime/big47.py"][1] == big.encode()  # too large to translate: as upstream has it
+    assert got["vime/small47.py"][1] == b"import vime\n"
+    # Read to translate: the small blob, once for its 48 paths; the large one never (it is read
+    # once more, to be copied into the downstream, when the carry writes what it uses).
+    assert len(reads) == 1

@@ -26,6 +26,7 @@ from vimesync.carry.budget import Budget
 from vimesync.carry.changes import Raw
 from vimesync.carry.memtree import GITLINK, LINK, Entry, Tree
 from vimesync.errors import GitError
+from vimesync.upstream import translate
 from vimesync.upstream.translate import Transform, is_binary
 
 MAX_HUNK_LINES = 5_000  # longer files: a conflict names no hunks (difflib is quadratic at worst)
@@ -92,24 +93,37 @@ class Merger:
         self.blobs = blobs
         self.scratch = scratch
         self.same_format = blobs.algo == "sha1"
+        # (upstream oid, mode, the translations that apply) -> (the oid carried, matches)
+        self._translated: dict[tuple[str, int, tuple[int, ...]], tuple[str, int]] = {}
 
     # -- one side of the upstream change, translated --
 
     def _side(self, path: str, mode: int, oid: str, change: Change) -> Entry:
         if mode == GITLINK:
             return Entry(mode, oid)
+        rules = tuple(i for i, t in enumerate(self.transform.translations) if t.applies_to(path))
         if self.same_format and (
-            mode == LINK or not any(t.applies_to(path) for t in self.transform.translations)
-        ):
+            mode == LINK or not rules or self.blobs.size(oid, upstream=True) > translate.MAX_TRANSLATED
+        ):  # carried as it is: never read (a 1 GB blob is not read to learn it is too large)
             self.blobs.upstream_oids.add(oid)
             return Entry(mode, oid)
-        data = self.blobs.read_upstream(oid)
-        out, hits = self.budget.translate(self.transform, path, data, mode)
+        key = (oid, mode, rules)
+        known = self._translated.get(key)
+        if known is None or not self._readable(known[0], oid):
+            # A blob named by many paths is read and translated once (while its result is held).
+            data = self.blobs.read_upstream(oid)
+            out, hits = self.budget.translate(self.transform, path, data, mode)
+            self._translated[key] = (self.blobs.hash(out) if hits or not self.same_format else oid, hits)
+            if hits or not self.same_format:
+                self.blobs.add(out)
+        new_oid, hits = self._translated[key]
         change.hits += hits
-        if not hits and self.same_format:
+        if new_oid == oid and self.same_format:
             self.blobs.upstream_oids.add(oid)
-            return Entry(mode, oid)
-        return Entry(mode, self.blobs.add(out))
+        return Entry(mode, new_oid)
+
+    def _readable(self, produced: str, oid: str) -> bool:
+        return produced == oid or produced in self.blobs.cache or produced in self.blobs.kept
 
     def _content(self, entry: Entry) -> bytes:
         return self.blobs.read(entry.oid)
@@ -241,8 +255,9 @@ class Merger:
         for e in entries:
             if e.mode in (LINK, GITLINK):
                 return False
-            data = self._content(e)
-            if len(data) > MAX_TEXT_MERGE or is_binary(data):
+            if self.blobs.size(e.oid) > MAX_TEXT_MERGE:  # known without reading it
+                return False
+            if is_binary(self._content(e)):
                 return False
         return True
 
