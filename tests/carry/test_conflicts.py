@@ -296,3 +296,34 @@ def test_a_rename_onto_a_file_deleted_downstream_stops_as_rename_delete(tmp_path
     assert (wt / "vime/obs.py").read_text() == body  # the upstream file, as git shows it
     assert "DU vime/obs.py" in git.run(wt, ["status", "--porcelain"]).decode()
     assert not (wt / "vime/telemetry.py").exists()
+
+
+def test_conflict_markers_show_the_base_and_a_dry_run_marks_knock_on(pair: Pair, capsys) -> None:
+    # Issue 17.11: markers in diff3 style; a dry run predicted every later conflict on a file an
+    # earlier predicted conflict left out (9 where the run had 1): those are knock-on now.
+    pair.up.commit("Edit a again (#4)", {"slime/a.py": "from slime import x\nprint(3)\n"})
+    tip = pair.up.head()
+    code, doc = pair.carry(capsys, "--range", f"{pair.base}..{tip}", "--dry-run")
+    plan = {p["pr"]: p for p in doc["planned"]}
+    assert (plan[2]["conflict"], plan[2]["knock_on"]) == (["vime/a.py"], [])
+    assert (plan[4]["conflict"], plan[4]["knock_on"], plan[4]["after"]) == (
+        ["vime/a.py"],
+        ["vime/a.py"],
+        ["#2"],
+    )
+    code, out, _ = cli(capsys, "carry", "--range", f"{pair.base}..{tip}", "--dry-run", cwd=pair.down.path)
+    assert "knock-on of #2: vime/a.py" in out and "1 would conflict (and 1 more as knock-on" in out
+    code, doc = pair.carry(capsys, "--range", f"{pair.base}..{tip}")
+    assert code == 1 and doc["conflict"]["pr"] == 2
+    text = (Path(doc["worktree"]) / "vime/a.py").read_text()
+    assert text.splitlines() == [
+        "from vime import x",
+        "<<<<<<< downstream",
+        "print(1)",
+        "print('downstream')",
+        "||||||| upstream base",
+        "print(1)",
+        "=======",
+        "print(2)",
+        ">>>>>>> upstream #2",
+    ]

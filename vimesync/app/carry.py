@@ -117,6 +117,15 @@ class Planned:
     left_out: tuple[str, ...]
     conflict: tuple[str, ...]  # the paths that would conflict
     empty: bool
+    # Of those, the paths an earlier predicted conflict's item also changes: a dry run cannot
+    # apply that item, so these may only follow from it; ``after`` names those items.
+    knock_on: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+
+    @property
+    def knock_on_only(self) -> bool:
+        """Every predicted conflict of the item may follow from an earlier one."""
+        return bool(self.conflict) and set(self.conflict) <= set(self.knock_on)
 
     @classmethod
     def of(cls, d: dict[str, Any]) -> Planned:
@@ -130,6 +139,8 @@ class Planned:
             _strs(d, "left_out"),
             _strs(d, "conflict"),
             bool(d.get("empty")),
+            _strs(d, "knock_on"),
+            _strs(d, "after"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -141,6 +152,8 @@ class Planned:
             "translation_hits": self.translation_hits,
             "left_out": list(self.left_out),
             "conflict": list(self.conflict),
+            "knock_on": list(self.knock_on),
+            "after": list(self.after),
             "empty": self.empty,
         }
 

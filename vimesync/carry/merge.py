@@ -283,7 +283,19 @@ class Merger:
             with os.fdopen(fd, "wb") as f:
                 f.write(content)
             names[key] = name
-        args = ["merge-file", "-p", "-L", "downstream", "-L", "upstream base", "-L", f"upstream {label}"]
+        # diff3 markers: the base section shows what upstream started from, so a maintainer can
+        # tell the downstream's edit from the upstream's (and a missing earlier upstream change).
+        args = [
+            "merge-file",
+            "-p",
+            "--diff3",
+            "-L",
+            "downstream",
+            "-L",
+            "upstream base",
+            "-L",
+            f"upstream {label}",
+        ]
         code, out, err = git.run_status(
             self.downstream, [*args, names["ours"], names["base"], names["theirs"]]
         )

@@ -146,9 +146,13 @@ def _dry_run(
 ) -> Result:
     with scratch_dir("vimesync-carry-") as tmp:
         engine = Engine(downstream, upstream, transform, onto, Path(tmp))
+        # Paths an item predicted to conflict touches: its change is missing from the tree the
+        # later items meet, so their conflicts there may only follow from it (knock-on).
+        missing: dict[str, str] = {}
         try:
             for item in items:
                 change = engine.merge(item)
+                knock_on = sorted({c.path for c in change.conflicts if c.path in missing})
                 entry: dict[str, Any] = {
                     "pr": item.pr,
                     "title": item.title,
@@ -157,11 +161,16 @@ def _dry_run(
                     "translation_hits": change.hits,
                     "left_out": sorted(set(change.left_out)),
                     "conflict": [c.path for c in change.conflicts],
+                    "knock_on": knock_on,
+                    "after": sorted({missing[p] for p in knock_on}),
                     "empty": not change.updates and not change.conflicts,
                 }
                 result.planned.append(entry)
                 if not change.conflicts:
                     engine.merger.commit_change(change)
+                else:
+                    for path in change.paths:
+                        missing.setdefault(path, item.label)
         finally:
             engine.close()
     result.status = "planned"
