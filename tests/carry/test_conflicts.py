@@ -55,7 +55,11 @@ def test_conflict_stops_in_git_conflict_state_then_continue(pair: Pair, capsys) 
     assert code == 0 and doc["status"] == "done"
     assert [c["pr"] for c in doc["carried"]] == [1, 2, 3]
     msg = git.run(wt, ["log", "-1", "--format=%B", "HEAD~2"]).decode()
-    assert msg.strip().endswith(f"Upstream-Commit: {doc['carried'][1]['upstream_commit']}")
+    # Issue 17.11: the commit a maintainer resolved by hand says which files.
+    assert msg.strip().endswith(
+        f"Upstream-Commit: {doc['carried'][1]['upstream_commit']}\nCarry-Resolved: vime/a.py"
+    )
+    assert "Carry-Resolved" not in git.run(wt, ["log", "-1", "--format=%B", "HEAD~1"]).decode()
     got = tree(pair.down.path, doc["branch"])
     assert got["vime/a.py"][1] == b"from vime import x\nprint(2)\nprint('downstream')\n"
     assert f'synced = "{pair.tip}"'.encode() in got["pins/slime.toml"][1]
