@@ -331,3 +331,41 @@ def test_conflict_markers_show_the_base_and_a_dry_run_marks_knock_on(pair: Pair,
         "print(2)",
         ">>>>>>> upstream #2",
     ]
+
+
+def test_a_conflict_names_the_left_out_pr_its_lines_come_from(tmp_path: Path, capsys) -> None:
+    # Issue 17.11: the lines a PR changes were written by a PR the policy excluded; the conflict
+    # says so ("the lines come from #4, excluded by the policy ... (rule 1)"), as sqren/backport does.
+    pair = build_pair(tmp_path)
+    lines = [f"value {i}\n" for i in range(10)]
+    pair.up.commit("Add table (#3)", {"slime/table.py": "".join(lines)})
+    start = pair.up.head()
+    pair.down.commit("carried #3\n\nUpstream-PR: THUDM/slime#3", {"vime/table.py": "".join(lines)})
+    pair.up.commit("NPU tuning (#4)", {"slime/table.py": "".join([*lines[:4], "value 4 npu\n", *lines[5:]])})
+    pair.up.commit(
+        "Tune value 4 (#5)", {"slime/table.py": "".join([*lines[:4], "value 4 npu fast\n", *lines[5:]])}
+    )
+    tip = pair.up.head()
+    (pair.down.path / "policy.toml").write_text(
+        '[[rule]]\naction = "exclude"\nreason = "NPU is not carried"\ntitle = "(?i)\\\\bnpu\\\\b"\n'
+    )
+    code, doc = pair.carry(capsys, "--range", f"{start}..{tip}", "--policy", "policy.toml", "--branch", "h")
+    assert code == 1 and doc["conflict"]["pr"] == 5, doc
+    (f,) = doc["conflict"]["files"]
+    assert f["path"] == "vime/table.py"
+    assert (
+        f["hint"] == "the conflicting lines come from #4, excluded by the policy: NPU is not carried (rule 1)"
+    )
+    cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    code, out, _ = cli(
+        capsys,
+        "carry",
+        "--range",
+        f"{start}..{tip}",
+        "--policy",
+        "policy.toml",
+        "--branch",
+        "t",
+        cwd=pair.down.path,
+    )
+    assert code == 1 and "hint: the conflicting lines come from #4, excluded by the policy" in out

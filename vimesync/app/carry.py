@@ -163,6 +163,7 @@ class ConflictFile:
     path: str
     why: str
     hunks: tuple[str, ...]
+    hint: str = ""  # the left-out upstream PR the conflicting lines come from
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ class Conflict:
             return None
         raw = d.get("files")
         files = tuple(
-            ConflictFile(_str(f, "path"), _str(f, "why"), _strs(f, "hunks"))
+            ConflictFile(_str(f, "path"), _str(f, "why"), _strs(f, "hunks"), _str(f, "hint"))
             for f in (raw if isinstance(raw, list) else [])
             if isinstance(f, dict)
         )
@@ -191,7 +192,10 @@ class Conflict:
             "pr": self.pr,
             "title": self.title,
             "upstream_commit": self.upstream_commit,
-            "files": [{"path": f.path, "why": f.why, "hunks": list(f.hunks)} for f in self.files],
+            "files": [
+                {"path": f.path, "why": f.why, "hunks": list(f.hunks), "hint": f.hint or None}
+                for f in self.files
+            ],
         }
 
 

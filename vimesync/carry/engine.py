@@ -78,6 +78,7 @@ class Engine:
             )
             self.merger.apply(raws, excluded=left.__contains__, label=item.label, change=change)
             if change.conflicts:
+                change.parent = parent
                 break
         return change
 

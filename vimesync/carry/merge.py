@@ -42,6 +42,9 @@ class Conflict:
     stages: tuple[tuple[int, Entry], ...]  # (1|2|3, entry)
     worktree: Entry | None  # what the work tree shows (markers for a text conflict)
     hunks: tuple[str, ...] = ()  # the upstream hunks that conflict ("@@ -12,3 +12,5 @@")
+    upstream_path: str = ""  # the upstream file (its old name) the change came from
+    base_lines: tuple[tuple[int, int], ...] = ()  # 1-based line ranges of those hunks in its base
+    hint: str = ""  # where the conflicting lines come from (carry/provenance.py)
 
 
 @dataclass
@@ -53,22 +56,27 @@ class Change:
     paths: set[str] = field(default_factory=set)  # downstream paths the upstream change touches
     left_out: list[str] = field(default_factory=list)  # upstream paths excluded
     hits: int = 0  # translation matches
+    parent: str | None = None  # the upstream commit the conflicting step was merged against
 
 
-def _hunks(base: bytes, theirs: bytes, ours: bytes) -> tuple[str, ...]:
-    """The upstream hunks (base -> theirs) that overlap or touch what the downstream changed."""
+def _hunks(base: bytes, theirs: bytes, ours: bytes) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
+    """The upstream hunks (base -> theirs) that overlap or touch what the downstream changed, and
+    the 1-based line ranges of the base they cover (a pure insertion: the lines around it)."""
     b, t, o = base.splitlines(), theirs.splitlines(), ours.splitlines()
     if max(len(b), len(t), len(o)) > MAX_HUNK_LINES:
-        return ("(the file is too long to pair hunks)",)
+        return ("(the file is too long to pair hunks)",), ()
     up = [op for op in difflib.SequenceMatcher(None, b, t, autojunk=False).get_opcodes() if op[0] != "equal"]
     down = [
         op for op in difflib.SequenceMatcher(None, b, o, autojunk=False).get_opcodes() if op[0] != "equal"
     ]
-    out = []
-    for _, i1, i2, j1, j2 in up:
-        if any(d1 <= i2 and i1 <= d2 for _, d1, d2, _, _ in down):
-            out.append(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@")
-    return tuple(out) or tuple(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@" for _, i1, i2, j1, j2 in up)
+    hit = [op for op in up if any(d1 <= op[2] and op[1] <= d2 for _, d1, d2, _, _ in down)] or up
+    heads = tuple(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@" for _, i1, i2, j1, j2 in hit)
+    ranges = []
+    for _, i1, i2, _, _ in hit:
+        first, last = (i1 + 1, i2) if i2 > i1 else (max(1, i1), min(len(b), i1 + 1))
+        if 1 <= first <= last <= len(b):
+            ranges.append((first, last))
+    return heads, tuple(ranges)
 
 
 class Merger:
@@ -95,6 +103,7 @@ class Merger:
         self.same_format = blobs.algo == "sha1"
         # (upstream oid, mode, the translations that apply) -> (the oid carried, matches)
         self._translated: dict[tuple[str, int, tuple[int, ...]], tuple[str, int]] = {}
+        self._upstream_path = ""  # the upstream (old) path of the record being merged
 
     # -- one side of the upstream change, translated --
 
@@ -158,6 +167,7 @@ class Merger:
                 new = None
             if old is None and new is None:
                 continue
+            self._upstream_path = old or ""
             d_old = to_downstream(old) if old is not None else None
             d_new = to_downstream(new) if new is not None else None
             base = self._side(d_old, raw.old_mode, raw.old_oid, change) if d_old is not None else None
@@ -309,11 +319,12 @@ class Merger:
         if code == 0:
             change.updates[path] = merged
             return
-        hunks = _hunks(data["base"], data["theirs"], data["ours"])
+        hunks, ranges = _hunks(data["base"], data["theirs"], data["ours"])
         stages = tuple((n, e) for n, e in ((1, base), (2, ours), (3, theirs)) if e is not None)
         for _, e in stages:
             self._materialize(e)
-        change.conflicts.append(Conflict(path, "content", stages, merged, hunks))
+        upstream = self._upstream_path if base is not None else ""
+        change.conflicts.append(Conflict(path, "content", stages, merged, hunks, upstream, ranges))
 
     def _conflict(
         self,

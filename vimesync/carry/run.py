@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vimesync import git
-from vimesync.carry import gitops
+from vimesync.carry import gitops, provenance
 from vimesync.carry import state as state_mod
 from vimesync.carry.engine import Engine
 from vimesync.carry.fastimport import FastImport, ident, raw_date
@@ -205,6 +205,8 @@ def run(
                 item = state.items[state.next]
                 change = engine.merge(item)
                 if change.conflicts:
+                    left = provenance.left_out(state.skipped)
+                    change.conflicts[:] = provenance.with_hints(up, change.parent, change.conflicts, left)
                     _land(downstream, state, writer, engine)
                     writer = None
                     stop_at_conflict(downstream, state, engine, change, item)

@@ -72,6 +72,8 @@ def _render_result(result: CarryResult) -> None:
         )
         for f in stop.files:
             print_(output.styled(f"    {f.path} ({f.why})" + (f": {', '.join(f.hunks)}" if f.hunks else "")))
+            if f.hint:
+                print_(output.styled(("      hint: ", "yellow"), f.hint))
         print_(output.styled(f"worktree: {result.worktree}"))
         output.out(
             "resolve the files there and git add them, then: vimesync carry --continue"
