@@ -18,7 +18,7 @@ first ``vimesync.toml`` from the current folder upward to the repository root (t
     policy = "sop/policy.toml"
     map = ["slime/=vime/"]          # upstream folder = its downstream name (pathmap.py)
 
-    [[upstream.translate]]          # content rewrites `vimesync carry` applies (carry/transform.py)
+    [[upstream.translate]]          # content rewrites `vimesync carry` applies (upstream/translate.py)
     pattern = '\\b(from|import) slime\\b'
     replace = '\\1 vime'
     paths = ["**/*.py"]             # optional: gitignore globs on the downstream path
@@ -240,7 +240,7 @@ class Config:
     upstream_pin: UpstreamPin = field(default_factory=UpstreamPin)
     policy: Path | None = None
     path_map: tuple[tuple[str, str], ...] = ()
-    # [[upstream.translate]] tables, as written (compiled and checked by vimesync.carry.transform).
+    # [[upstream.translate]] tables, as written (compiled and checked by vimesync.upstream.translate).
     translate: tuple[TranslateSpec, ...] = ()
     downstream_path: Path | None = None
     engine: EnginePin = field(default_factory=EnginePin)  # the first (or only) engine

@@ -60,7 +60,9 @@ def record(
         state.carried.append({**entry, "commit": None})
         return
     metas = [engine.meta(s) if engine else _meta(state, s) for s in item.steps]
-    message = message_for(item, metas, state.upstream_repo, item.excluded)
+    # Committed at --continue, the conflict still recorded: its files were resolved by hand.
+    resolved = [str(f["path"]) for f in state.conflict["files"]] if state.conflict else []
+    message = message_for(item, metas, state.upstream_repo, item.excluded, resolved)
     commit = gitops.commit_tree(
         downstream, tree, [state.last], message, {**who, **plan_mod.author_env(metas[-1])}
     )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vimesync import git
-from vimesync.carry import gitops
+from vimesync.carry import gitops, provenance
 from vimesync.carry import state as state_mod
 from vimesync.carry.engine import Engine
 from vimesync.carry.fastimport import FastImport, ident, raw_date
@@ -23,11 +23,11 @@ from vimesync.carry.finish import current_tree, finish, identity_env, stop_at_co
 from vimesync.carry.outcome import EMPTY, Result, result_of, skip_entry
 from vimesync.carry.plan import Item, build_plan, message_for
 from vimesync.carry.state import State
-from vimesync.carry.transform import Transform, transform_doc
 from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.safefs import scratch_dir
 from vimesync.upstream.model import APPLICABLE, WalkResult
+from vimesync.upstream.translate import Transform, transform_doc
 
 
 @dataclass(frozen=True)
@@ -181,9 +181,13 @@ def _dry_run(
 ) -> Result:
     with scratch_dir("vimesync-carry-") as tmp:
         engine = Engine(downstream, upstream, transform, onto, Path(tmp))
+        # Paths an item predicted to conflict touches: its change is missing from the tree the
+        # later items meet, so their conflicts there may only follow from it (knock-on).
+        missing: dict[str, str] = {}
         try:
             for item in items:
                 change = engine.merge(item)
+                knock_on = sorted({c.path for c in change.conflicts if c.path in missing})
                 entry: dict[str, Any] = {
                     "pr": item.pr,
                     "title": item.title,
@@ -192,11 +196,16 @@ def _dry_run(
                     "translation_hits": change.hits,
                     "left_out": sorted(set(change.left_out)),
                     "conflict": [c.path for c in change.conflicts],
+                    "knock_on": knock_on,
+                    "after": sorted({missing[p] for p in knock_on}),
                     "empty": not change.updates and not change.conflicts,
                 }
                 result.planned.append(entry)
                 if not change.conflicts:
                     engine.merger.commit_change(change)
+                else:
+                    for path in change.paths:
+                        missing.setdefault(path, item.label)
         finally:
             engine.close()
     result.status = "planned"
@@ -231,6 +240,8 @@ def run(
                 item = state.items[state.next]
                 change = engine.merge(item)
                 if change.conflicts:
+                    left = provenance.left_out(state.skipped)
+                    change.conflicts[:] = provenance.with_hints(up, change.parent, change.conflicts, left)
                     _land(downstream, state, writer, engine)
                     writer = None
                     stop_at_conflict(downstream, state, engine, change, item)

@@ -16,8 +16,8 @@ from vimesync.carry.finish import finish, identity_env, record
 from vimesync.carry.outcome import EMPTY, EMPTY_RESOLVED, SKIPPED, Result, result_of, skip_entry
 from vimesync.carry.run import run
 from vimesync.carry.state import State
-from vimesync.carry.transform import Transform, transform_from_doc
 from vimesync.errors import BadInput, VimesyncError
+from vimesync.upstream.translate import Transform, transform_from_doc
 
 
 class Unresolved(VimesyncError):

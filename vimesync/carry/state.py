@@ -18,9 +18,9 @@ from typing import Any
 
 from vimesync import git
 from vimesync.carry.plan import Item
-from vimesync.carry.transform import transform_from_doc
 from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import loads_json, read_text_input, write_atomic
+from vimesync.upstream.translate import transform_from_doc
 
 STATE_NAME = "vimesync-carry.json"
 VERSION = 1
