@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.errors import BadInput, ConfigError
+from vimesync.patches.model import APPLIERS, DEFAULT_FUZZ, ApplyMode
 from vimesync.pathmap import check_pair
 from vimesync.safefs import (
     MAX_CONFIG_BYTES,
@@ -144,6 +145,7 @@ class EnginePin:
     key: str | None = None  # the ``[[engine]] name`` that selects it (``--engine NAME``)
     # The file and key that named ``source`` (repository content: see vimesync.repopaths).
     source_origin: tuple[Path, str] | None = None
+    mode: ApplyMode = ApplyMode()  # applier, fuzz, forward: whose semantics apply the stack
 
     @property
     def configured(self) -> bool:
@@ -332,7 +334,7 @@ KNOWN_KEYS: dict[str, frozenset[str]] = {
     "vimesync.toml [engine]": frozenset({"pin", "source"}),
     "vimesync.toml [[engine]]": frozenset({"name", "pin", "source"}),
     "engine pin [engine]": frozenset(
-        {"name", "repo", "rev", "series", "strip", "source", "python", "sha256"}
+        {"name", "repo", "rev", "series", "strip", "source", "python", "sha256", "applier", "fuzz", "forward"}
     ),
     "upstream pin [upstream]": frozenset({"repo", "synced"}),
 }
@@ -374,6 +376,15 @@ def load_engine_pin(path: Path) -> EnginePin:
     if sha256 is not None and not _SHA256.fullmatch(sha256):
         raise ConfigError(str(path), "[engine] sha256 must be 64 hexadecimal digits")
     source, package = _source_or_package(path, "engine", eng)
+    applier = _typed(path, "engine", "applier", eng.get("applier", "git"), str)
+    if applier not in APPLIERS:
+        raise ConfigError(str(path), f'[engine] applier must be "git" or "gnu-patch", not {excerpt(applier)}')
+    fuzz = _typed(path, "engine", "fuzz", eng.get("fuzz", DEFAULT_FUZZ), int)
+    if fuzz < 0 or isinstance(fuzz, bool):
+        raise ConfigError(str(path), "[engine] fuzz must be an integer >= 0")
+    forward = _typed(path, "engine", "forward", eng.get("forward", False), bool)
+    if applier == "git" and ("fuzz" in eng or "forward" in eng):
+        raise ConfigError(str(path), '[engine] fuzz and forward are GNU patch\'s: set applier = "gnu-patch"')
     return EnginePin(
         file=path,
         # Unnamed, the pin's file names it (pins/sglang.toml: "sglang"), never the word "engine".
@@ -387,6 +398,7 @@ def load_engine_pin(path: Path) -> EnginePin:
         sha256=sha256.lower() if sha256 else None,
         package=package,
         source_origin=(path, "[engine] source") if source is not None else None,
+        mode=ApplyMode(applier, fuzz, forward),  # type: ignore[arg-type]  # checked above
     )
 
 

@@ -32,9 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vimesync.patches.apply import FileApplied, apply_content, split_lines
-from vimesync.patches.model import FilePatch, Hunk, HunkFailure, HunkOffset
+from vimesync.patches.model import DEFAULT_FUZZ, FilePatch, Hunk, HunkFailure, HunkOffset
 
-DEFAULT_FUZZ = 2  # GNU patch's default maximum fuzz factor
 REVERSED_SKIPPED = "Reversed (or previously applied) patch detected!  Skipping patch."
 REVERSED_ASSUMED = "Reversed (or previously applied) patch detected!  Assuming -R."
 

@@ -288,6 +288,7 @@ class IndexDrift:
     is_result: bool = False  # the file already is what the patch makes of it (its index <new>)
 
 
+DEFAULT_FUZZ = 2  # GNU patch's default maximum fuzz factor
 Applier = Literal["git", "gnu-patch"]
 APPLIERS: tuple[Applier, ...] = ("git", "gnu-patch")
 
@@ -298,7 +299,7 @@ class ApplyMode:
     factor and ``--forward`` (a reversed patch skipped rather than un-applied)."""
 
     applier: Applier = "git"
-    fuzz: int = 2  # GNU's default maximum fuzz factor
+    fuzz: int = DEFAULT_FUZZ
     forward: bool = False
 
 
