@@ -70,7 +70,6 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.errors import BadInput, ConfigError
-from vimesync.patches.model import APPLIERS, DEFAULT_FUZZ, ApplyMode
 from vimesync.pathmap import check_pair
 from vimesync.safefs import (
     MAX_CONFIG_BYTES,
@@ -130,6 +129,10 @@ def _typed(path: Path, table: str, key: str, value: Any, kind: type) -> Any:
     return value
 
 
+APPLIERS = ("git", "gnu-patch")  # patches.model.Applier
+DEFAULT_FUZZ = 2  # GNU patch's default maximum fuzz factor
+
+
 @dataclass(frozen=True)
 class EnginePin:
     file: Path | None = None
@@ -145,7 +148,11 @@ class EnginePin:
     key: str | None = None  # the ``[[engine]] name`` that selects it (``--engine NAME``)
     # The file and key that named ``source`` (repository content: see vimesync.repopaths).
     source_origin: tuple[Path, str] | None = None
-    mode: ApplyMode = ApplyMode()  # applier, fuzz, forward: whose semantics apply the stack
+    # Whose semantics apply the stack: git apply's, or GNU patch's with a fuzz factor and --forward
+    # (check.model turns them into a patches.model.ApplyMode; config comes before patches).
+    applier: str = "git"
+    fuzz: int = DEFAULT_FUZZ
+    forward: bool = False
 
     @property
     def configured(self) -> bool:
@@ -398,7 +405,9 @@ def load_engine_pin(path: Path) -> EnginePin:
         sha256=sha256.lower() if sha256 else None,
         package=package,
         source_origin=(path, "[engine] source") if source is not None else None,
-        mode=ApplyMode(applier, fuzz, forward),  # type: ignore[arg-type]  # checked above
+        applier=applier,
+        fuzz=fuzz,
+        forward=forward,
     )
 
 

@@ -71,8 +71,8 @@ def test_fuzz_zero_fails_and_fuzz_needs_gnu(capsys, stack) -> None:
 def test_the_pin_names_the_applier(tmp_path: Path) -> None:
     pin = tmp_path / "e.toml"
     pin.write_text('[engine]\napplier = "gnu-patch"\nfuzz = 3\nforward = true\n')
-    mode = load_engine_pin(pin).mode
-    assert (mode.applier, mode.fuzz, mode.forward) == ("gnu-patch", 3, True)
+    got = load_engine_pin(pin)
+    assert (got.applier, got.fuzz, got.forward) == ("gnu-patch", 3, True)
     pin.write_text('[engine]\napplier = "quilt"\n')
     with pytest.raises(ConfigError, match="applier"):
         load_engine_pin(pin)

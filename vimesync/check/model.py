@@ -288,10 +288,15 @@ def check_plan(
             export=export,
             use_cache=use_cache,
             require_exact=require_exact,
-            mode=apply_mode(pin.mode, applier, fuzz),
+            mode=apply_mode(pinned_mode(pin), applier, fuzz),
         )
         for pin, note in picked
     )
+
+
+def pinned_mode(pin: EnginePin) -> ApplyMode:
+    """The applier a pin names (config checked its values)."""
+    return ApplyMode(pin.applier, pin.fuzz, pin.forward)  # type: ignore[arg-type]
 
 
 def apply_mode(pinned: ApplyMode, applier: str | None, fuzz: int | None) -> ApplyMode:
