@@ -67,7 +67,7 @@ def status(
     junit: JunitOpt = None,
     annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
-    """Evaluate the sync's gates in order — classified, carried, patches, audit, ci, images — and
+    """Evaluate the sync's gates in order — classified, carried, patches, audit, tests, ci, images —
     print a checklist with the command that moves each unmet gate. Exit 0 when all hold."""
     from vimesync.app.context import SyncRequest
     from vimesync.app.status import StatusRequest, sop_status
