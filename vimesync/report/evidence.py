@@ -14,6 +14,7 @@ here hold numbers only, and each renderer escapes the rest for its output."""
 
 from __future__ import annotations
 
+from vimesync.sop.cirecords import CiRecord, ci_phrase
 from vimesync.sop.gates import Gate, gate
 from vimesync.sop.results import Evidence, RunRecord, TestRecord, format_duration
 from vimesync.text import plural
@@ -36,8 +37,11 @@ def run_phrase(r: RunRecord) -> str:
     return f"exit {r.exit}" + (f" in {format_duration(r.duration)}" if r.duration is not None else "")
 
 
-def describe_record(rec: TestRecord | RunRecord) -> str:
+def describe_record(rec: TestRecord | RunRecord | CiRecord) -> str:
     """One plain line (the CLI's; the caller escapes it for its output)."""
+    if isinstance(rec, CiRecord):
+        failing = f" (failing: {', '.join(rec.failing)})" if rec.failing else ""
+        return ci_phrase(rec) + failing
     if isinstance(rec, TestRecord):
         return tests_phrase(rec)
     extra = [f"{k} {v}" for k, v in rec.figures]
