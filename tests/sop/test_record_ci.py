@@ -117,7 +117,7 @@ def test_the_head_build_is_recorded_and_reported(
         monkeypatch.setenv("BUILDKITE_API_TOKEN", TOKEN)
         code, out, err = run(["sop", "record", "ci"], capsys)
         assert code == 0, err
-        assert "#1445 passed 49 jobs; one agent-lost job passed on an unchanged retry" in out
+        assert "recorded #1445: passed 49 jobs; one agent-lost job passed on an unchanged retry" in out
         assert TOKEN not in out + err
         code, out, _ = run(["sop", "record", "ci", "--build", "1", "--json"], capsys)
         assert code == 2 and json.loads(out)["kind"] == "error"

@@ -41,7 +41,7 @@ def describe_record(rec: TestRecord | RunRecord | CiRecord) -> str:
     """One plain line (the CLI's; the caller escapes it for its output)."""
     if isinstance(rec, CiRecord):
         failing = f" (failing: {', '.join(rec.failing)})" if rec.failing else ""
-        return ci_phrase(rec) + failing
+        return ci_phrase(rec).removeprefix(rec.name).lstrip(": ") + failing  # the name is shown beside
     if isinstance(rec, TestRecord):
         return tests_phrase(rec)
     extra = [f"{k} {v}" for k, v in rec.figures]
