@@ -33,6 +33,7 @@ SECTIONS = {
     "sop/gates.toml": "## The gates, `sop/gates.toml`",
     "sop/gates.toml [ci]": "## The gates, `sop/gates.toml`",
     "sop/gates.toml [images]": "## The gates, `sop/gates.toml`",
+    "sop/gates.toml [evidence]": "## The gates, `sop/gates.toml`",
 }
 
 

@@ -256,6 +256,7 @@ class Config:
     engines: tuple[EnginePin, ...] = ()  # every engine, in config order (``engine`` is the first)
     ci_repo: str | None = None  # [ci] repo: where the downstream's CI reports (owner/name)
     ci_required: tuple[str, ...] = ()  # [ci] required: contexts that must be green at the head
+    ci_buildkite: str | None = None  # [ci] buildkite: org/pipeline, where `sop record ci` reads jobs
     # Which file and key named each repository path above ("upstream_path", "downstream_path",
     # "engine_source"): those are repository content; vimesync.repopaths decides whether to trust them.
     path_origins: tuple[tuple[str, Path, str], ...] = ()
@@ -337,7 +338,7 @@ KNOWN_KEYS: dict[str, frozenset[str]] = {
     ),
     "vimesync.toml [[upstream.translate]]": frozenset({"pattern", "replace", "paths"}),
     "vimesync.toml [downstream]": frozenset({"path"}),
-    "vimesync.toml [ci]": frozenset({"repo", "required"}),
+    "vimesync.toml [ci]": frozenset({"repo", "required", "buildkite"}),
     "vimesync.toml [engine]": frozenset({"pin", "source"}),
     "vimesync.toml [[engine]]": frozenset({"name", "pin", "source"}),
     "engine pin [engine]": frozenset(
@@ -486,6 +487,10 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None, engines: b
         raise ConfigError(str(path), "[ci] required must be a list of at most 100 CI context names")
     if any(_CONTROL.search(c) for c in required):
         raise ConfigError(str(path), "[ci] required: a context name holds a control character")
+    buildkite = _str_or_none(path, "ci", ci, "buildkite")
+    slug = r"[a-z0-9][a-z0-9-]{0,99}"
+    if buildkite is not None and not re.fullmatch(f"{slug}/{slug}", buildkite):
+        raise ConfigError(str(path), "[ci] buildkite must be org/pipeline (Buildkite slugs)")
     # Files the config names may lie anywhere inside its repository (a config kept in ci/ may
     # name pins/ at the root), never outside it.
     root = find_root(path)
@@ -519,6 +524,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None, engines: b
         path_origins=tuple(origins),
         ci_repo=_str_or_none(path, "ci", ci, "repo"),
         ci_required=tuple(required),
+        ci_buildkite=buildkite,
     )
 
 

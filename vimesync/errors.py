@@ -88,3 +88,8 @@ class GitTimeout(GitError):
 
 class GitHubError(VimesyncError):
     """GitHub could not be reached or refused us (rate limit, auth). Never carries the token."""
+
+
+class BuildkiteError(VimesyncError):
+    """Buildkite's REST API could not be read (unreachable, refused, an answer out of bounds or
+    of the wrong shape). Never carries the token."""

@@ -49,7 +49,12 @@ def test_gates_file_defaults_and_values(tmp_path: Path) -> None:
         g.off == (("images", "no images (sop/gates.toml)"),)
         and g.required == ("x",)
         and g.architectures == ("amd64",)
+        and g.evidence == ()
     )
+    (tmp_path / "sop/gates.toml").write_text(
+        '[evidence]\nrequired = ["CPU regressions", "CPU regressions"]\n'
+    )
+    assert load_gates(tmp_path).evidence == ("CPU regressions",)
 
 
 @pytest.mark.parametrize(
@@ -62,6 +67,10 @@ def test_gates_file_defaults_and_values(tmp_path: Path) -> None:
         ("[images]\narchitectures = []\n", "at least one"),
         ("[other]\n", "unknown table"),
         ("off = 1\n", "must be a table"),
+        ('[evidence]\nrequired = "CPU"\n', "evidence"),
+        ('[evidence]\nrequired = ["a\\u001b[2J"]\n', "evidence"),
+        ('[evidence]\nrequired = [" padded"]\n', "no suite or run name"),
+        ("[evidence]\nother = 1\n", "known keys"),
     ],
 )
 def test_bad_gates_files(tmp_path: Path, text: str, needle: str) -> None:

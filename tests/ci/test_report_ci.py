@@ -41,7 +41,17 @@ def test_report_exits_0_only_with_green_ci_at_the_head(
     demo: Demo, github: FakeGitHub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(demo.downstream)
-    args = ["report", "--baseline", demo.baseline, "--sync", "ci-test", "--skip-gate", "audit"]
+    args = [
+        "report",
+        "--baseline",
+        demo.baseline,
+        "--sync",
+        "ci-test",
+        "--skip-gate",
+        "audit",
+        "--skip-gate",
+        "tests",
+    ]
     args += ["--ci-repo", "vime-org/vime", "--require", "buildkite/vime"]
     github.statuses[demo.head] = [
         {
@@ -86,7 +96,7 @@ def test_no_token_leaves_ci_not_checked(demo: Demo, capsys: pytest.CaptureFixtur
         and "No GitHub token in the environment (GITHUB\\_TOKEN or GH\\_TOKEN): CI not checked." in md
     )
     assert "- ? **ci**: not checked" in md
-    code, _, _ = run([*args, "--skip-gate", "ci"], capsys)
+    code, _, _ = run([*args, "--skip-gate", "ci", "--skip-gate", "tests"], capsys)
     assert code == 0
 
 
@@ -96,7 +106,9 @@ def test_gates_file_switches_a_gate_off_with_its_reason(
     monkeypatch.chdir(demo.downstream)
     gates = demo.downstream / "sop/gates.toml"
     before = gates.read_bytes() if gates.exists() else None
-    gates.write_text('[off]\nci = "CI runs on an internal Jenkins"\naudit = "audited by hand"\n')
+    gates.write_text(
+        '[off]\nci = "CI runs on an internal Jenkins"\naudit = "audited by hand"\ntests = "none yet"\n'
+    )
     try:
         code, md, _ = run(["report", "--baseline", demo.baseline, "--sync", "t"], capsys)
         assert code == 0
@@ -125,8 +137,8 @@ def test_report_junit_has_one_case_per_gate(demo: Demo, capsys, monkeypatch, tmp
     assert code == 1
     (suite,) = list(JUnitXml.fromfile(str(junit)))
     cases = {c.name: c for c in suite}
-    assert list(cases) == ["classified", "patches", "audit", "ci"]
-    assert suite.failures == 1 and suite.skipped == 1  # ci not checked; audit switched off
+    assert list(cases) == ["classified", "patches", "audit", "tests", "ci"]
+    assert suite.failures == 2 and suite.skipped == 1  # ci and tests not checked; audit switched off
     assert "not checked" in cases["ci"].result[0].message
     assert "::error title=sync gate ci%3A not checked::" in out
     assert summary.read_text().startswith("\n## Summary")  # the whole report, appended
@@ -161,7 +173,7 @@ def test_untrusted_checkout_honours_neither_off_nor_a_foreign_ci_repo(
             err.split()
         )
         assert f"Exact-head CI of vime-org/vime at {demo.head[:8]}: **green**" in md  # the job's repository
-        code, _, _ = run(["report", *flags, "--skip-gate", "audit"], capsys)
+        code, _, _ = run(["report", *flags, "--skip-gate", "audit", "--skip-gate", "tests"], capsys)
         assert code == 0  # the job's own switch is
         # A [ci] repo in the checkout naming another repository would forge the evidence: refused.
         cfg = demo.downstream / "vimesync.toml"

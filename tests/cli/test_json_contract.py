@@ -49,6 +49,7 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "sop record image": ["--arch", "amd64", "--digest", DIGEST, "--baseline", "main"],
         "sop record tests": ["--suite", "CPU regressions", "--junit", str(_junit(tmp)), "--baseline", "main"],
         "sop record run": ["--name", "GPU smoke", "--exit", "0", "--duration", "4m03s", "--baseline", "main"],
+        "sop record ci": ["--ci-repo", "vime-org/vime", "--baseline", "main"],
     }
 
 
@@ -89,7 +90,7 @@ NAMES = (
     "init walk carry demo ci report audit".split()
     + ["audit review", "patches check", "patches lint", "patches describe", "patches refresh"]
     + ["pin bump"]
-    + ["sop status", "sop record image", "sop record tests", "sop record run"]
+    + ["sop status", "sop record image", "sop record tests", "sop record run", "sop record ci"]
 )
 
 

@@ -92,15 +92,16 @@ def test_report_json_to_file(demo: Demo, tmp_path: Path, capsys) -> None:
         "classified": "held",
         "patches": "not checked",
         "audit": "held",  # the baseline found from the sync branch; the demo reviewed every path
+        "tests": "not checked",  # no suite named in sop/gates.toml [evidence] required
         "ci": "not checked",
     }
     assert doc["gates_ok"] is False
     # Switched off, the gates that could not be computed no longer hold the report back.
-    skips = ["--skip-gate", "patches", "--skip-gate", "ci"]
+    skips = ["--skip-gate", "patches", "--skip-gate", "ci", "--skip-gate", "tests"]
     code, _, _ = run(["report", "--config", cfg, "--format", "json", "--output", str(target), *skips], capsys)
     doc = json.loads(target.read_text())
     assert code == 0 and doc["gates_ok"] is True
-    assert [g["state"] for g in doc["gates"]] == ["held", "off", "held", "off"]
+    assert [g["state"] for g in doc["gates"]] == ["held", "off", "held", "off", "off"]
     assert doc["gates"][1]["detail"] == "switched off with --skip-gate"
 
 

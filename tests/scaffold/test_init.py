@@ -213,7 +213,10 @@ def test_init_in_a_fresh_repository_then_walk(
     gates = (fresh / "sop/gates.toml").read_text()
     from vimesync.sop.gatesfile import load_gates
 
-    assert load_gates(fresh).architectures == ("amd64", "arm64") and "[off]" in gates
+    scaffolded = load_gates(fresh)
+    assert scaffolded.architectures == ("amd64", "arm64") and "[off]" in gates
+    # The tests gate is off until [evidence] required names a suite: nothing holds on no evidence.
+    assert scaffolded.evidence == () and [g for g, _ in scaffolded.off] == ["tests"]
 
 
 def test_an_upstream_named_like_the_engine_gets_two_pins(

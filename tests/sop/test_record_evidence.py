@@ -143,3 +143,33 @@ def test_records_of_an_earlier_head_are_kept(demo: Demo, capsys, tmp_path: Path)
     assert run(argv, capsys)[0] == 0
     first = git.resolve(demo.downstream, "HEAD~1")
     assert set(_records(demo)["tests"]["CPU regressions"]) == {first, demo.head}
+
+
+@pytest.mark.slow
+def test_the_tests_gate_holds_once_every_required_suite_is_green_at_the_head(
+    demo: Demo, capsys, tmp_path: Path
+) -> None:
+    gates = demo.downstream / "sop/gates.toml"
+    shipped = gates.read_text()
+    try:
+        gates.write_text(shipped + '\n[evidence]\nrequired = ["CPU regressions", "lab run"]\n')
+        run(
+            ["sop", "record", "tests", "--suite", "CPU regressions", "--junit", _junit(tmp_path, GREEN)],
+            capsys,
+        )
+        argv = ["report", "--baseline", demo.baseline, "--skip-gate", "ci", "--json"]
+        code, out, _ = run(argv, capsys)
+        tests = next(g for g in json.loads(out)["gates"] if g["name"] == "tests")
+        assert code == 1 and tests["state"] == "failed" and tests["detail"].endswith("lab run not recorded")
+        run(["sop", "record", "run", "--name", "lab run", "--exit", "0"], capsys)
+        code, out, _ = run(argv, capsys)
+        tests = next(g for g in json.loads(out)["gates"] if g["name"] == "tests")
+        assert tests == {
+            "name": "tests",
+            "state": "held",
+            "detail": f"at {demo.head[:8]}: CPU regressions: 2 passed; lab run: exit 0",
+            "command": "",
+        }
+        assert code == 0
+    finally:
+        gates.write_text(shipped)

@@ -51,10 +51,13 @@ def test_status_lists_every_gate_in_order_with_the_command_that_moves_it(demo: D
         ("carried", "held"),
         ("patches", "held"),
         ("audit", "held"),
+        ("tests", "not checked"),
         ("ci", "not checked"),
         ("images", "failed"),
     ]
     by = {g["name"]: g for g in doc["gates"]}
+    assert by["tests"]["detail"] == "sop/gates.toml [evidence] required names no suite or run"
+    assert by["tests"]["command"].endswith("sop/gates.toml [evidence] required")
     assert by["ci"]["command"] == "set GITHUB_TOKEN and pass --ci-repo owner/name (or set [ci] repo)"
     assert (
         by["images"]["command"].startswith("vimesync sop record image") and by["classified"]["command"] == ""
@@ -62,7 +65,7 @@ def test_status_lists_every_gate_in_order_with_the_command_that_moves_it(demo: D
     assert by["images"]["detail"] == "amd64 not recorded; arm64 not recorded"
     code, out, _ = run(["sop", "status", "--baseline", demo.baseline], capsys)
     assert "not run ci" in " ".join(out.split()) and "→ vimesync sop record image" in out
-    assert out.rstrip().endswith("NOT READY: 2 gates not met.")
+    assert out.rstrip().endswith("NOT READY: 3 gates not met.")
 
 
 @pytest.mark.slow
@@ -90,7 +93,7 @@ def test_images_recorded_amd64_first_at_the_head_then_all_hold(demo: Demo, capsy
     text = file.read_text()
     assert "# built by the release job\n[images.amd64]" in text and f'digest = "{B}"' in text
     assert text.count(f'sha = "{demo.head}"') == 2
-    code, doc = _status(demo, capsys, "--skip-gate", "ci")
+    code, doc = _status(demo, capsys, "--skip-gate", "ci", "--skip-gate", "tests")
     assert code == 0 and doc["ok"] and doc["gates"][-1]["state"] == "held", doc["gates"]
     code, doc = _status(demo, capsys)  # images wait for exact-head CI
     assert (
@@ -147,14 +150,27 @@ def test_the_report_shows_the_images_recorded_for_its_head(demo: Demo, capsys) -
         )[0]
         == 0
     )
-    code, md, _ = run(["report", "--baseline", demo.baseline, "--skip-gate", "ci"], capsys)
+    code, md, _ = run(
+        ["report", "--baseline", demo.baseline, "--skip-gate", "ci", "--skip-gate", "tests"], capsys
+    )
     assert code == 0  # images are not a gate of the report; sop status holds them
     images = md.split("Container images of ")[1].split("Merge gates")[0]
     assert images.startswith(f"{demo.head[:8]} (`sop/records/")
     assert f"- amd64: `ghcr.io/vime/vime:s1@{A}`" in images
     assert "- arm64: not recorded (follows amd64 at the same head)" in images
     code, out, _ = run(
-        ["report", "--baseline", demo.baseline, "--skip-gate", "ci", "--format", "json"], capsys
+        [
+            "report",
+            "--baseline",
+            demo.baseline,
+            "--skip-gate",
+            "ci",
+            "--skip-gate",
+            "tests",
+            "--format",
+            "json",
+        ],
+        capsys,
     )
     doc = json.loads(out)
     assert doc["images"]["recorded"][0]["digest"] == A and doc["images"]["head"] == demo.head

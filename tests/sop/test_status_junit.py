@@ -25,7 +25,7 @@ def test_status_writes_one_junit_case_per_gate(
         main(["sop", "status", "--baseline", demo.baseline, "--sync", "j", "--junit", str(junit)])
     out = capsys.readouterr().out
     cases = {case.name: case for suite in JUnitXml.fromfile(str(junit)) for case in suite}
-    assert list(cases) == ["classified", "carried", "patches", "audit", "ci", "images"]
+    assert list(cases) == ["classified", "carried", "patches", "audit", "tests", "ci", "images"]
     failed = {name for name, case in cases.items() if not case.is_passed and not case.is_skipped}
     assert exc.value.code == (1 if failed else 0)
     assert "audit" in failed and "audit" in out  # a fresh demo has unreviewed paths

@@ -183,6 +183,7 @@ def make_report(request: ReportRequest, *, progress: ProgressFn | None = None) -
         report = replace(report, gates_off=off)
         report = replace(report, images=images_of(ctx, checkout, report, gates_cfg.architectures))
         report = replace(report, evidence=recorded_evidence(ctx, checkout, report))
+        report = replace(report, tests_required=gates_cfg.evidence)
     return ReportResult(report=report, notes=gate_notes(gates_cfg) + notes)
 
 

@@ -33,6 +33,7 @@ class Kind(str, Enum):
     RECORD_IMAGE = "sop-record-image"
     RECORD_TESTS = "sop-record-tests"
     RECORD_RUN = "sop-record-run"
+    RECORD_CI = "sop-record-ci"
     INIT = "init"
     ERROR = "error"
 

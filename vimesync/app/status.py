@@ -12,7 +12,7 @@ from typing import Any
 
 from vimesync.app.context import SyncContext, SyncRequest, load, resolve
 from vimesync.app.engines import EngineFlags, engine_inputs, single_check
-from vimesync.app.report import at_head, ci_request, gate_notes
+from vimesync.app.report import at_head, ci_request, gate_notes, recorded_evidence
 from vimesync.app.result import Kind, document
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.report.checklist import SopStatus, evaluate, status_to_dict
@@ -87,7 +87,8 @@ def sop_status(request: StatusRequest) -> StatusResult:
             engines=engine_inputs(cfg, flags) if many else (),
             ci=ci_request(cfg, _ci_flags(request), None, required),
         )
-        report = replace(generate_report(inputs), gates_off=off)
+        report = replace(generate_report(inputs), gates_off=off, tests_required=gates_cfg.evidence)
+        report = replace(report, evidence=recorded_evidence(ctx, checkout, report))
         walk_at_head = _walk_at_head(ctx, report, cfg)
     name = report.audit.sync if isinstance(report.audit, AuditResult) else ctx.sync_name()
     from vimesync.app.evidence import heads

@@ -45,7 +45,7 @@ INNER: dict[str, Any] = {
     "patches": {"check": {}, "lint": {}, "describe": {}, "refresh": {}},
     "pin": {"bump": {}},
     "audit": {"review": {}},
-    "sop": {"status": {}, "record": {"image": {}, "tests": {}, "run": {}}},
+    "sop": {"status": {}, "record": {"image": {}, "tests": {}, "run": {}, "ci": {}}},
 }
 
 
@@ -196,6 +196,7 @@ def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.
         record_app.command("image")(sop.record_image)
         record_app.command("tests")(sop.record_tests)
         record_app.command("run")(sop.record_run)
+        record_app.command("ci")(sop.record_ci)
         sop_app.add_typer(record_app, name="record")
         app.add_typer(sop_app, name="sop")
     return app

@@ -563,6 +563,18 @@ JunitInOpt = Annotated[
         help="Read: the JUnit XML the suite wrote (pytest --junitxml, Surefire, Jest, gotestsum).",
     ),
 ]
+PipelineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--pipeline",
+        metavar="ORG/PIPELINE",
+        help="The Buildkite pipeline whose build of the head is read (default: [ci] buildkite).",
+    ),
+]
+BuildOpt = Annotated[
+    int | None,
+    typer.Option("--build", metavar="N", min=0, help="The Buildkite build (default: the commit's newest)."),
+]
 ImageDigestOpt = Annotated[
     str | None,
     typer.Option("--image", metavar="sha256:HEX", help="The image digest it ran in (optional)."),

@@ -1,6 +1,6 @@
 """``vimesync sop``: the sync procedure (sop/SYNC.md) as gates — ``status`` evaluates them in
-order, ``record image``, ``record tests`` and ``record run`` record the evidence of the sync head
-(container images, JUnit suites, manual runs)."""
+order, ``record image``, ``record tests``, ``record run`` and ``record ci`` record the evidence of
+the sync head (container images, JUnit suites, manual runs, a snapshot of the CI jobs)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from vimesync.cli.options import (
     AnnotationsOpt,
     ArchOpt,
     BaselineOpt,
+    BuildOpt,
     CiPrOpt,
     CiRepoOpt,
     ConfigOpt,
@@ -28,6 +29,7 @@ from vimesync.cli.options import (
     JunitInOpt,
     JunitOpt,
     NoteOpt,
+    PipelineOpt,
     RequireOpt,
     RunNameOpt,
     ShaOpt,
@@ -67,7 +69,7 @@ def status(
     junit: JunitOpt = None,
     annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
-    """Evaluate the sync's gates in order — classified, carried, patches, audit, ci, images — and
+    """Evaluate the sync's gates in order — classified, carried, patches, audit, tests, ci, images —
     print a checklist with the command that moves each unmet gate. Exit 0 when all hold."""
     from vimesync.app.context import SyncRequest
     from vimesync.app.status import StatusRequest, sop_status
@@ -195,6 +197,27 @@ def record_run(
         sync=sync_req,
     )
     return _emit_record(record_manual_run(request), output_format(fmt, json_) == "json")
+
+
+def record_ci(
+    pipeline: PipelineOpt = None,
+    build: BuildOpt = None,
+    ci_repo: CiRepoOpt = None,
+    head: HeadOpt = "HEAD",
+    baseline: BaselineOpt = None,
+    sync: SyncOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Record a snapshot of the CI jobs of the sync head (Buildkite with [ci] buildkite and
+    BUILDKITE_API_TOKEN, else its GitHub check runs) in sop/records/<sync>.toml."""
+    from vimesync.app.cirecord import RecordCiRequest, record_ci_jobs
+    from vimesync.app.context import SyncRequest
+
+    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    request = RecordCiRequest(pipeline=pipeline, build=build, ci_repo=ci_repo, sync=sync_req)
+    return _emit_record(record_ci_jobs(request), output_format(fmt, json_) == "json")
 
 
 def _emit_record(result: RecordResult, json_out: bool) -> int:

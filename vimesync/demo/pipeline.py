@@ -76,8 +76,13 @@ def run_demo(request: DemoRequest, *, progress: Progress = no_progress) -> DemoO
         )
         with progress() as update:
             report = generate_report(inputs, progress=update)
-        # The example lives on this machine only: no GitHub, so no exact-head CI to read.
-        report = replace(report, gates_off=(("ci", "the demo runs offline: it has no GitHub CI to read"),))
+        # The example lives on this machine only: no GitHub, so no exact-head CI to read, and it
+        # runs no test suite, so it has no evidence to record (sop record tests).
+        off = (
+            ("tests", "the demo runs no test suites: it has no evidence to record"),
+            ("ci", "the demo runs offline: it has no GitHub CI to read"),
+        )
+        report = replace(report, gates_off=off)
     finally:
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)

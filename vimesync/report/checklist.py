@@ -1,6 +1,6 @@
 """The sync's gates in the SOP's order, each evaluated: ``vimesync sop status``.
 
-The report's gates (classified, patches, audit, ci) come from the report itself; this adds what
+The report's gates (classified, patches, audit, tests, ci) come from the report itself; this adds what
 the report does not cover: *carried* (a walk of the range against the sync head: a PR still
 applicable there was not carried) and *images* (the records of sop/records/<sync>.toml: each
 architecture recorded at the head, every one after the first only once the first is, and only

@@ -14,7 +14,9 @@ here hold numbers only, and each renderer escapes the rest for its output."""
 
 from __future__ import annotations
 
-from vimesync.sop.results import RunRecord, TestRecord, format_duration
+from vimesync.sop.cirecords import CiRecord, ci_phrase
+from vimesync.sop.gates import Gate, gate
+from vimesync.sop.results import Evidence, RunRecord, TestRecord, format_duration
 from vimesync.text import plural
 
 
@@ -35,10 +37,45 @@ def run_phrase(r: RunRecord) -> str:
     return f"exit {r.exit}" + (f" in {format_duration(r.duration)}" if r.duration is not None else "")
 
 
-def describe_record(rec: TestRecord | RunRecord) -> str:
+def describe_record(rec: TestRecord | RunRecord | CiRecord) -> str:
     """One plain line (the CLI's; the caller escapes it for its output)."""
+    if isinstance(rec, CiRecord):
+        failing = f" (failing: {', '.join(rec.failing)})" if rec.failing else ""
+        return ci_phrase(rec).removeprefix(rec.name).lstrip(": ") + failing  # the name is shown beside
     if isinstance(rec, TestRecord):
         return tests_phrase(rec)
     extra = [f"{k} {v}" for k, v in rec.figures]
     host = f" on {rec.host}" if rec.host else ""
     return run_phrase(rec) + host + (f" ({', '.join(extra)})" if extra else "")
+
+
+def tests_gate(evidence: Evidence | None, required: tuple[str, ...]) -> Gate:
+    """The ``tests`` gate: every suite and run ``sop/gates.toml [evidence] required`` names is
+    recorded green (something passed, nothing failed or errored; a run: exit 0) at the evidence
+    head. Nothing required, or no records read, is *not checked*: a gate holds on evidence only."""
+    if not required:
+        return gate("tests", "not checked", "sop/gates.toml [evidence] required names no suite or run")
+    if evidence is None:
+        return gate("tests", "not checked", "no records read (needs a vimesync.toml, a head and a sync name)")
+    at = evidence.evidence_head[:8]
+    held: list[str] = []
+    unmet: list[str] = []
+    for name in required:
+        recorded: tuple[TestRecord | RunRecord, ...] = (*evidence.tests, *evidence.runs)
+        here = [r for r in recorded if r.name == name]
+        green = next((r for r in here if r.ok), None)
+        if green is not None:
+            held.append(f"{name}: {_phrase(green)}")
+        elif here:
+            unmet.append(f"{name}: {_phrase(here[0])}")
+        elif any(r.name == name for r in evidence.not_evidence):
+            unmet.append(f"{name} recorded only at other heads, not {at}")
+        else:
+            unmet.append(f"{name} not recorded")
+    if unmet:
+        return gate("tests", "failed", f"at {at}: " + "; ".join(unmet))
+    return gate("tests", "held", f"at {at}: " + "; ".join(held))
+
+
+def _phrase(rec: TestRecord | RunRecord) -> str:
+    return tests_phrase(rec) if isinstance(rec, TestRecord) else run_phrase(rec)

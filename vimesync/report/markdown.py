@@ -16,6 +16,7 @@ from vimesync.report.evidence import run_phrase, tests_phrase
 from vimesync.report.links import Ref, pr_ref
 from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
+from vimesync.sop.cirecords import CiRecord, ci_phrase
 from vimesync.sop.gates import Gate
 from vimesync.sop.records import ImageEvidence
 from vimesync.sop.results import Evidence, RunRecord, TestRecord
@@ -446,7 +447,7 @@ def _run_line(r: RunRecord) -> str:
     return line
 
 
-def _who(e: Evidence, records: tuple[TestRecord | RunRecord, ...]) -> str:
+def _who(e: Evidence, records: tuple[TestRecord | RunRecord | CiRecord, ...]) -> str:
     """Who claims each record: the committer of the records file's commit that added it, or the
     working tree (not committed yet)."""
     by: dict[str, list[str]] = {}
@@ -458,12 +459,23 @@ def _who(e: Evidence, records: tuple[TestRecord | RunRecord, ...]) -> str:
     return "; ".join(parts)
 
 
+def _ci_line(c: CiRecord) -> str:
+    """``- Buildkite #1445 passed 49 jobs; one agent-lost job passed on an unchanged retry.``"""
+    where = "Buildkite " if c.source == "buildkite" else ""
+    name = ci_phrase(c)  # numbers and fixed words only
+    url = safe_url(c.url) if c.url else None
+    if url is not None:
+        name = name.replace(c.name, f"[{c.name}]({url})", 1)
+    failing = f" Failing: {', '.join(code(f) for f in c.failing)}." if c.failing else ""
+    return f"- {where}{name}.{failing}"
+
+
 def render_evidence(e: Evidence) -> list[str]:
     """The recorded tests and runs at the evidence head, then those that are not evidence for it."""
     head8 = e.head[:8]
-    tests, runs = e.tests, e.runs
+    tests, runs, ci = e.tests, e.runs, e.ci
     out: list[str] = []
-    if tests or runs:
+    if tests or runs or ci:
         bound = "" if e.evidence_head == e.head else f" (recorded at {rev(e.evidence_head[:8])})"
         out += [f"Recorded evidence for {rev(head8)}{bound}:", ""]
         if tests:
@@ -482,13 +494,17 @@ def render_evidence(e: Evidence) -> list[str]:
                     + "."
                 )
         out += [_run_line(r) for r in runs]
-        out.append(f"- Recorded in {code(f'sop/records/{e.sync}.toml')}: {_who(e, (*tests, *runs))}.")
+        out += [_ci_line(c) for c in ci]
+        out.append(f"- Recorded in {code(f'sop/records/{e.sync}.toml')}: {_who(e, (*tests, *runs, *ci))}.")
     else:
         out.append(f"No tests or runs are recorded for {rev(head8)} ({code(f'sop/records/{e.sync}.toml')}).")
     others = e.not_evidence
     if others:
         lines = []
         for rec in others[:MAX_LIST]:
+            if isinstance(rec, CiRecord):
+                lines.append(f"- {ci_phrase(rec)} at {rev(rec.sha[:8])}, not evidence of final-head green.")
+                continue
             what = tests_phrase(rec) if isinstance(rec, TestRecord) else run_phrase(rec)
             lines.append(f"- {escape(rec.name)} at {rev(rec.sha[:8])}: {what}.")
         if len(others) > MAX_LIST:

@@ -119,6 +119,7 @@ class SyncReport:
     gates_off: tuple[tuple[str, str], ...] = ()  # (gate, why it is switched off)
     images: ImageEvidence | None = None  # container images recorded for the head (sop/records/)
     evidence: Evidence | None = None  # test suites and manual runs recorded (sop/records/)
+    tests_required: tuple[str, ...] = ()  # sop/gates.toml [evidence] required: the tests gate
 
     @property
     def title(self) -> str:
@@ -200,6 +201,10 @@ def _evaluate(report: SyncReport, name: str) -> Gate:
             "failed",
             f"{len(a.unreviewed):,} unreviewed and {len(a.stale):,} stale of {plural(len(a.paths), 'path')}",
         )
+    if name == "tests":
+        from vimesync.report.evidence import tests_gate
+
+        return tests_gate(report.evidence, report.tests_required)
     if name == "ci":
         e = report.ci
         if isinstance(e, Skipped):

@@ -128,10 +128,17 @@ required = []
 [images]
 architectures = ["amd64", "arm64"]  # arm64 is recorded only after amd64, at the same head
 
+[evidence]
+# The test suites (sop record tests --suite) and runs (sop record run --name) that must be
+# recorded green at the sync head's evidence head; then remove tests from [off]. E.g.
+# required = ["CPU regressions", "PipelineRL four-GPU"]
+required = []
+
 [off]
 # A gate switched off, with the reason shown in its place (not honoured in an untrusted CI
 # checkout: there only --skip-gate NAME switches a gate off), for example:
 # images = "this downstream publishes no container images"
+tests = "no test suites are required yet: name them in [evidence] required"
 """
 
 

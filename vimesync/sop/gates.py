@@ -1,8 +1,8 @@
 """The gates of the sync procedure (sop/SYNC.md) in order, the command that moves each, and their
 evaluation: held, failed, not checked, or off.
 
-``vimesync report`` covers four of them (REPORT_GATES) and is the SOP's last gate: it holds only
-when every gate it covers was evaluated and holds; ``vimesync sop status`` evaluates all six.
+``vimesync report`` covers five of them (REPORT_GATES) and is the SOP's last gate: it holds only
+when every gate it covers was evaluated and holds; ``vimesync sop status`` evaluates all seven.
 A section that could not be computed (no upstream, no source, no baseline, no token) is *not
 checked* — which fails the report as surely as a failure does, unless that gate is switched off
 (``sop/gates.toml`` or ``--skip-gate NAME``)."""
@@ -24,6 +24,11 @@ GATES: tuple[tuple[str, str, str], ...] = (
     ),
     ("patches", "each engine's patch stack applies and parses at its exact pin", "vimesync patches check"),
     ("audit", "every changed path reviewed", "vimesync audit review PATH... --by NAME"),
+    (
+        "tests",
+        "every required suite and run recorded green at the evidence head",
+        "vimesync sop record tests --suite NAME --junit FILE",
+    ),
     ("ci", "exact-head CI green", "vimesync ci --pr N"),
     (
         "images",
@@ -32,7 +37,7 @@ GATES: tuple[tuple[str, str, str], ...] = (
     ),
 )
 GATE_NAMES = tuple(name for name, _, _ in GATES)
-REPORT_GATES = ("classified", "patches", "audit", "ci")  # what `vimesync report` evaluates
+REPORT_GATES = ("classified", "patches", "audit", "tests", "ci")  # what `vimesync report` evaluates
 
 # What makes a gate that could not be evaluated evaluable.
 ENABLE = {
@@ -40,6 +45,7 @@ ENABLE = {
     "carried": "pass --upstream PATH (or set [upstream] path)",
     "patches": "pass --source PATH (or set the engine pin's source)",
     "audit": "pass --baseline <pre-sync commit>",
+    "tests": "name the suites and runs that must be green in sop/gates.toml [evidence] required",
     "ci": "set GITHUB_TOKEN and pass --ci-repo owner/name (or set [ci] repo)",
     "images": "vimesync sop record image --arch ARCH --digest sha256:...",
 }

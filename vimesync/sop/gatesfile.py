@@ -9,6 +9,9 @@ container image architectures. Repository content, so read through safefs and bo
 
     [images]
     architectures = ["amd64", "arm64"]   # the first is recorded first: the others follow it
+
+    [evidence]                  # the suites and runs recorded green at the evidence head
+    required = ["CPU regressions", "PipelineRL four-GPU"]
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ from vimesync.sop.gates import GATE_NAMES
 GATES_FILE = Path("sop") / "gates.toml"
 # Every key it accepts, by table (docs/config.md documents each: tests/test_docs_config.py).
 KNOWN_KEYS: dict[str, frozenset[str]] = {
-    "sop/gates.toml": frozenset({"off", "ci", "images"}),
+    "sop/gates.toml": frozenset({"off", "ci", "images", "evidence"}),
     "sop/gates.toml [ci]": frozenset({"required"}),
     "sop/gates.toml [images]": frozenset({"architectures"}),
+    "sop/gates.toml [evidence]": frozenset({"required"}),
 }
 ARCHITECTURES = ("amd64", "arm64")
 _ARCH = re.compile(r"[a-z0-9_]{1,32}")
@@ -41,6 +45,7 @@ class GatesConfig:
     off: tuple[tuple[str, str], ...] = ()  # (gate, why)
     required: tuple[str, ...] = ()
     architectures: tuple[str, ...] = ARCHITECTURES
+    evidence: tuple[str, ...] = ()  # the suites and runs the tests gate requires green
 
 
 def sop_root(config: Config) -> Path:
@@ -81,11 +86,14 @@ def load_gates(root: Path) -> GatesConfig:
     data = read_toml(file, root=root)
     unknown = sorted(set(data) - KNOWN_KEYS["sop/gates.toml"])
     if unknown:
-        raise ConfigError(str(file), f"unknown table [{unknown[0][:40]!r}]", hint="tables: off, ci, images")
+        raise ConfigError(
+            str(file), f"unknown table [{unknown[0][:40]!r}]", hint="tables: off, ci, images, evidence"
+        )
     off = data.get("off", {})
     ci = data.get("ci", {})
     images = data.get("images", {})
-    for name, table in (("off", off), ("ci", ci), ("images", images)):
+    evidence = data.get("evidence", {})
+    for name, table in (("off", off), ("ci", ci), ("images", images), ("evidence", evidence)):
         if not isinstance(table, dict):
             raise ConfigError(str(file), f"[{name}] must be a table")
     for gate, why in off.items():
@@ -93,8 +101,12 @@ def load_gates(root: Path) -> GatesConfig:
             raise ConfigError(str(file), f"[off] {gate[:40]!r} is no gate (gates: {', '.join(GATE_NAMES)})")
         if not isinstance(why, str) or not why.strip() or len(why) > 500 or _CONTROL.search(why):
             raise ConfigError(str(file), f"[off] {gate}: give the reason as one line of text")
-    if set(ci) - KNOWN_KEYS["sop/gates.toml [ci]"] or set(images) - KNOWN_KEYS["sop/gates.toml [images]"]:
-        raise ConfigError(str(file), "known keys: [ci] required, [images] architectures")
+    if (
+        set(ci) - KNOWN_KEYS["sop/gates.toml [ci]"]
+        or set(images) - KNOWN_KEYS["sop/gates.toml [images]"]
+        or set(evidence) - KNOWN_KEYS["sop/gates.toml [evidence]"]
+    ):
+        raise ConfigError(str(file), "known keys: [ci] required, [images] architectures, [evidence] required")
     arches = _strings(
         file,
         "[images] architectures",
@@ -109,7 +121,21 @@ def load_gates(root: Path) -> GatesConfig:
         off=tuple((g, f"{why.strip()} ({GATES_FILE.as_posix()})") for g, why in off.items()),
         required=_strings(file, "[ci] required", ci.get("required", []), limit=100),
         architectures=arches,
+        evidence=_evidence_names(file, evidence.get("required", [])),
     )
+
+
+def _evidence_names(file: Path, value: Any) -> tuple[str, ...]:
+    """``[evidence] required``: names as ``sop record tests --suite``/``record run --name`` take them."""
+    from vimesync.sop.results import NAME
+
+    names = _strings(file, "[evidence] required", value, limit=100)
+    bad = next((n for n in names if not NAME.fullmatch(n) or n != n.strip()), None)
+    if bad is not None:
+        raise ConfigError(
+            str(file), f"[evidence] required: {bad[:60]!r} is no suite or run name (1-80 plain characters)"
+        )
+    return names
 
 
 def skip_flags(names: list[str] | None, config: GatesConfig) -> tuple[tuple[str, str], ...]:

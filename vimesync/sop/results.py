@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.errors import BadInput, ConfigError
+from vimesync.sop.cirecords import BUILD, CiRecord
 from vimesync.sop.records import DIGEST, SHA, records_file
 
 # A suite's or a run's name: words people write ("CPU regressions", "baked runtime image checks").
@@ -95,15 +96,20 @@ class Results:
 
     tests: tuple[TestRecord, ...] = ()
     runs: tuple[RunRecord, ...] = ()
+    ci: tuple[CiRecord, ...] = ()  # snapshots of the CI jobs (sop/cirecords.py)
 
     @property
-    def records(self) -> tuple[TestRecord | RunRecord, ...]:
-        return (*self.tests, *self.runs)
+    def records(self) -> tuple[TestRecord | RunRecord | CiRecord, ...]:
+        return (*self.tests, *self.runs, *self.ci)
 
 
-def key_of(rec: TestRecord | RunRecord) -> tuple[str, str, str, str]:
+AnyRecord = TestRecord | RunRecord | CiRecord
+
+
+def key_of(rec: AnyRecord) -> tuple[str, str, str, str]:
     """A record as written (kind, name, evidence head, recorded_at): what a commit claims."""
-    return ("tests" if isinstance(rec, TestRecord) else "runs", rec.name, rec.sha, rec.recorded_at)
+    kind = "tests" if isinstance(rec, TestRecord) else "runs" if isinstance(rec, RunRecord) else "ci"
+    return (kind, rec.name, rec.sha, rec.recorded_at)
 
 
 @dataclass(frozen=True)
@@ -126,10 +132,14 @@ class Evidence:
         return tuple(r for r in self.results.runs if r.sha == self.evidence_head)
 
     @property
-    def not_evidence(self) -> tuple[TestRecord | RunRecord, ...]:
+    def ci(self) -> tuple[CiRecord, ...]:
+        return tuple(c for c in self.results.ci if c.sha == self.evidence_head)
+
+    @property
+    def not_evidence(self) -> tuple[AnyRecord, ...]:
         return tuple(r for r in self.results.records if r.sha != self.evidence_head)
 
-    def committer(self, rec: TestRecord | RunRecord) -> str | None:
+    def committer(self, rec: AnyRecord) -> str | None:
         """Who committed ``rec`` (None: not committed, the working tree's claim only)."""
         return self.committers.get(key_of(rec))
 
@@ -327,6 +337,33 @@ def _run(path: Path, name: str, sha: str, rec: dict[str, Any]) -> RunRecord:
     )
 
 
+def _ci(path: Path, build: str, sha: str, rec: dict[str, Any]) -> CiRecord:
+    where = f"[ci.{build!r}.{sha[:8]}]"
+    source = rec.get("source")
+    if not BUILD.fullmatch(build) or source not in ("buildkite", "github"):
+        raise ConfigError(str(path), f"{where}: expected a build number (or github) and its source")
+    failing = rec.get("failing", [])
+    if not isinstance(failing, list) or len(failing) > 20:
+        raise ConfigError(str(path), f"{where} failing must be a list of at most 20 job names")
+    url = _text(path, where, rec, "url", 1024)
+    if url and not url.startswith(("https://", "http://")):
+        raise ConfigError(str(path), f"{where} url must be an http(s) URL")
+    return CiRecord(
+        build=build,
+        sha=sha,
+        source=source,
+        state=_text(path, where, rec, "state", 40),
+        passed=_int(path, where, rec, "passed"),
+        failed=_int(path, where, rec, "failed"),
+        pending=_int(path, where, rec, "pending"),
+        agent_lost=_int(path, where, rec, "agent_lost"),
+        retried_failures=_int(path, where, rec, "retried_failures"),
+        failing=tuple(_text(path, where, {"failing": f}, "failing", MAX_VALUE) for f in failing),
+        url=url,
+        recorded_at=_text(path, where, rec, "recorded_at", 40),
+    )
+
+
 def parse_results(text: str, path: Path | str) -> Results:
     from vimesync.safefs import loads_toml
 
@@ -335,6 +372,7 @@ def parse_results(text: str, path: Path | str) -> Results:
     return Results(
         tests=tuple(_test(path, *r) for r in _records(path, data, "tests")),
         runs=tuple(_run(path, *r) for r in _records(path, data, "runs")),
+        ci=tuple(_ci(path, *r) for r in _records(path, data, "ci")),
     )
 
 
@@ -356,10 +394,13 @@ def record_keys(text: str, where: str) -> set[tuple[str, str, str, str]]:
     return {key_of(r) for r in parse_results(text, where).records}
 
 
-def record_to_dict(rec: TestRecord | RunRecord) -> dict[str, Any]:
+def record_to_dict(rec: AnyRecord) -> dict[str, Any]:
     from dataclasses import asdict
 
     body = asdict(rec)
+    if isinstance(rec, CiRecord):
+        body["failing"] = list(rec.failing)
+        return {"kind": "ci", "name": rec.name, **body, "ok": rec.ok}
     if isinstance(rec, TestRecord):
         body["failing"] = list(rec.failing)
         body["ok"] = rec.ok
@@ -373,7 +414,7 @@ def record_to_dict(rec: TestRecord | RunRecord) -> dict[str, Any]:
 # Writing
 
 
-def _write(root: Path, sync: str, key: str, name: str, sha: str, values: dict[str, Any]) -> Path:
+def write_table(root: Path, sync: str, key: str, name: str, sha: str, values: dict[str, Any]) -> Path:
     """``[key.name.sha]`` replaced by ``values``; every other table and comment kept."""
     from vimesync import tomledit
     from vimesync.sop.records import new_records_doc
@@ -410,7 +451,7 @@ def record_tests(root: Path, sync: str, rec: TestRecord) -> Path:
         "image": rec.image,
         "recorded_at": rec.recorded_at or now(),
     }
-    return _write(root, sync, "tests", rec.suite, rec.sha, values)
+    return write_table(root, sync, "tests", rec.suite, rec.sha, values)
 
 
 def record_run(root: Path, sync: str, rec: RunRecord) -> Path:
@@ -424,4 +465,4 @@ def record_run(root: Path, sync: str, rec: RunRecord) -> Path:
     }
     if rec.figures:
         values["figures"] = dict(rec.figures)
-    return _write(root, sync, "runs", rec.name, rec.sha, values)
+    return write_table(root, sync, "runs", rec.name, rec.sha, values)

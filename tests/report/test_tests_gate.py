@@ -1,0 +1,61 @@
+"""The ``tests`` gate: every suite and run ``sop/gates.toml [evidence] required`` names is recorded
+green at the evidence head; anything else (not recorded, red, recorded at another head) is not."""
+
+from __future__ import annotations
+
+from vimesync.report.evidence import tests_gate as gate_of  # (not a test function)
+from vimesync.sop.results import Evidence, Results, RunRecord, TestRecord
+
+HEAD = "f" * 40
+EARLIER = "3" * 40
+
+
+def _evidence(*records: TestRecord | RunRecord) -> Evidence:
+    tests = tuple(r for r in records if isinstance(r, TestRecord))
+    runs = tuple(r for r in records if isinstance(r, RunRecord))
+    return Evidence("a..b", HEAD, HEAD, Results(tests, runs))
+
+
+def test_nothing_required_is_not_checked_and_says_where_to_name_them() -> None:
+    g = gate_of(_evidence(TestRecord("CPU regressions", HEAD, 292)), ())
+    assert g.state == "not checked" and g.command.endswith("sop/gates.toml [evidence] required")
+
+
+def test_no_records_read_is_not_checked() -> None:
+    assert gate_of(None, ("CPU regressions",)).state == "not checked"
+
+
+def test_every_required_suite_and_run_green_at_the_evidence_head_holds() -> None:
+    g = gate_of(
+        _evidence(
+            TestRecord("CPU regressions", HEAD, 292, skipped=3), RunRecord("PipelineRL", HEAD, 0, 243.0)
+        ),
+        ("CPU regressions", "PipelineRL"),
+    )
+    assert (g.state, g.detail) == (
+        "held",
+        "at ffffffff: CPU regressions: 292 passed, 3 skipped; PipelineRL: exit 0 in 4m03s",
+    )
+
+
+def test_red_missing_and_stale_records_each_fail_the_gate_by_name() -> None:
+    g = gate_of(
+        _evidence(
+            TestRecord("CPU regressions", HEAD, 290, failed=2),
+            RunRecord("PipelineRL", HEAD, 1),
+            TestRecord("image checks", EARLIER, 175),
+            TestRecord("nothing ran", HEAD, 0),
+        ),
+        ("CPU regressions", "PipelineRL", "image checks", "smoke", "nothing ran"),
+    )
+    assert g.state == "failed" and g.command == "vimesync sop record tests --suite NAME --junit FILE"
+    assert g.detail == (
+        "at ffffffff: CPU regressions: 290 passed, 2 failed; PipelineRL: exit 1;"
+        " image checks recorded only at other heads, not ffffffff; smoke not recorded; nothing ran: 0 passed"
+    )
+
+
+def test_a_green_record_beside_a_red_one_of_the_same_name_holds() -> None:
+    # A suite and a run may share a name; either green at the head is the evidence asked for.
+    g = gate_of(_evidence(TestRecord("smoke", HEAD, 0, errors=1), RunRecord("smoke", HEAD, 0)), ("smoke",))
+    assert g.state == "held"

@@ -1,0 +1,133 @@
+"""``vimesync sop record ci``: the jobs of the head's Buildkite build (a loopback Buildkite) or
+its GitHub check runs, counted by their last attempt, an agent lost told apart from a failed
+test, recorded for the evidence head and shown in the report in the seed's voice."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from tests.builders.buildkite import TOKEN, FakeBuildkite, agent_lost_build, job, serve
+from vimesync.buildkite import Build, Job
+from vimesync.cli.app import main
+from vimesync.demo.build import Demo, build_demo
+from vimesync.github import CheckRun
+from vimesync.safefs import tomllib
+from vimesync.sop.cirecords import ci_phrase, summarise_buildkite, summarise_checks
+
+SHA = "f" * 40
+
+
+def _build(*jobs: dict) -> Build:
+    return Build(
+        number=7,
+        state="failed",
+        commit=SHA,
+        url="",
+        jobs=tuple(
+            Job(
+                id=j["id"],
+                type=j["type"],
+                name=j["name"],
+                state=j["state"],
+                exit_status=j["exit_status"],
+                retried=j["retried"],
+                retried_in_job_id=j["retried_in_job_id"] or "",
+                retries_count=j["retries_count"],
+            )
+            for j in jobs
+        ),
+    )
+
+
+def test_an_agent_lost_job_passing_on_its_retry_is_a_pass_said_so() -> None:
+    b = agent_lost_build(1445, SHA)
+    rec = summarise_buildkite(_build(*[j for j in b["jobs"] if j["type"] == "script"]), SHA)
+    assert (rec.passed, rec.failed, rec.agent_lost, rec.retried_failures, rec.ok) == (49, 0, 1, 0, True)
+    assert ci_phrase(rec).replace("#7", "#1445") == (
+        "#1445 passed 49 jobs; one agent-lost job passed on an unchanged retry"
+    )
+
+
+def test_a_test_failure_retried_green_is_called_flaky_and_a_lost_job_left_red_fails() -> None:
+    rec = summarise_buildkite(
+        _build(
+            job("unit", "failed", 1, id="u1", retried=True, retried_in_job_id="u2"),
+            job("unit", id="u2"),
+            job("gpu \x1b[2J\u202e", "failed", -1, id="g"),
+            job("lint", "running", None, id="l"),
+            job("docs", "skipped", None, id="d"),
+        ),
+        SHA,
+    )
+    assert (rec.passed, rec.failed, rec.pending, rec.retried_failures, rec.ok) == (1, 1, 1, 1, False)
+    assert rec.failing == ("gpu ?[2J? (agent lost)",)
+    assert ci_phrase(rec) == (
+        "#7: 3 jobs, 1 passed, 1 failed, 1 pending; one job failed a test, then passed on a retry (flaky)"
+    )
+
+
+def test_github_check_runs_count_success_and_failures_only() -> None:
+    runs = [
+        CheckRun("lint", "GitHub Actions", "completed", "success"),
+        CheckRun("skip", "GitHub Actions", "completed", "skipped"),
+        CheckRun("gpu", "GitHub Actions", "completed", "timed_out"),
+        CheckRun("docs", "GitHub Actions", "in_progress", None),
+    ]
+    rec = summarise_checks(runs, SHA)
+    assert (rec.passed, rec.failed, rec.pending, rec.failing) == (1, 1, 1, ("gpu",))
+    assert ci_phrase(rec) == "GitHub check runs: 3 check runs, 1 passed, 1 failed, 1 pending"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    return build_demo(tmp_path_factory.mktemp("demo") / "d")
+
+
+@pytest.fixture
+def demo(built: Demo, monkeypatch: pytest.MonkeyPatch) -> Iterator[Demo]:
+    monkeypatch.chdir(built.downstream)
+    cfg = built.downstream / "vimesync.toml"
+    original = cfg.read_text()
+    cfg.write_text(original + '\n[ci]\nbuildkite = "vime/vime"\n')
+    yield built
+    cfg.write_text(original)
+    shutil.rmtree(built.downstream / "sop/records", ignore_errors=True)
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+@pytest.mark.slow
+def test_the_head_build_is_recorded_and_reported(
+    demo: Demo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeBuildkite()
+    fake.builds = [agent_lost_build(1445, demo.head), agent_lost_build(1429, "e" * 40, passing=49)]
+    fake.builds[0]["jobs"][0]["name"] = "CPU `shard` |0| <b>"
+    with serve(fake) as url:
+        monkeypatch.setenv("VIMESYNC_BUILDKITE_API", url)
+        monkeypatch.setenv("BUILDKITE_API_TOKEN", TOKEN)
+        code, out, err = run(["sop", "record", "ci"], capsys)
+        assert code == 0, err
+        assert "recorded #1445: passed 49 jobs; one agent-lost job passed on an unchanged retry" in out
+        assert TOKEN not in out + err
+        code, out, _ = run(["sop", "record", "ci", "--build", "1", "--json"], capsys)
+        assert code == 2 and json.loads(out)["kind"] == "error"
+    (file,) = (demo.downstream / "sop/records").iterdir()
+    rec = tomllib.loads(file.read_text())["ci"]["1445"][demo.head]
+    assert (rec["source"], rec["passed"], rec["failed"], rec["agent_lost"]) == ("buildkite", 49, 0, 1)
+    code, md, _ = run(
+        ["report", "--baseline", demo.baseline, "--skip-gate", "ci", "--skip-gate", "tests"], capsys
+    )
+    assert (
+        "- Buildkite [#1445](https://buildkite.com/vime/vime/builds/1445) passed 49 jobs;"
+        " one agent-lost job passed on an unchanged retry." in md
+    )
