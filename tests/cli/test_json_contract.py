@@ -49,6 +49,7 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "sop record image": ["--arch", "amd64", "--digest", DIGEST, "--baseline", "main"],
         "sop record tests": ["--suite", "CPU regressions", "--junit", str(_junit(tmp)), "--baseline", "main"],
         "sop record run": ["--name", "GPU smoke", "--exit", "0", "--duration", "4m03s", "--baseline", "main"],
+        "sync": ["--status"],
     }
 
 
@@ -90,6 +91,7 @@ NAMES = (
     + ["audit review", "patches check", "patches lint", "patches describe", "patches refresh"]
     + ["pin bump"]
     + ["sop status", "sop record image", "sop record tests", "sop record run"]
+    + ["sync"]
 )
 
 

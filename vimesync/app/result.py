@@ -34,6 +34,7 @@ class Kind(str, Enum):
     RECORD_TESTS = "sop-record-tests"
     RECORD_RUN = "sop-record-run"
     INIT = "init"
+    SYNC = "sync"
     ERROR = "error"
 
 
