@@ -50,6 +50,7 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "sop record tests": ["--suite", "CPU regressions", "--junit", str(_junit(tmp)), "--baseline", "main"],
         "sop record run": ["--name", "GPU smoke", "--exit", "0", "--duration", "4m03s", "--baseline", "main"],
         "sop record ci": ["--ci-repo", "vime-org/vime", "--baseline", "main"],
+        "sync": ["--status"],
     }
 
 
@@ -91,6 +92,7 @@ NAMES = (
     + ["audit review", "patches check", "patches lint", "patches describe", "patches refresh"]
     + ["pin bump"]
     + ["sop status", "sop record image", "sop record tests", "sop record run", "sop record ci"]
+    + ["sync"]
 )
 
 

@@ -35,6 +35,7 @@ class Kind(str, Enum):
     RECORD_RUN = "sop-record-run"
     RECORD_CI = "sop-record-ci"
     INIT = "init"
+    SYNC = "sync"
     ERROR = "error"
 
 

@@ -37,6 +37,7 @@ COMMANDS = (
     "demo",
     "ci",
     "sop",
+    "sync",
 )  # the top-level names build_app registers
 
 
@@ -199,13 +200,18 @@ def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.
         record_app.command("ci")(sop.record_ci)
         sop_app.add_typer(record_app, name="record")
         app.add_typer(sop_app, name="sop")
+
+    if only in (None, "sync"):
+        from vimesync.cli import sync
+
+        app.command("sync")(sync.sync_command)
     return app
 
 
 def _outline(app: typer.Typer, group: Any) -> None:
     """What the root help lists, as cheaply as it can be: each command by a stub that carries its
     docstring (typer builds no option of it), each group by its help. Same order as build_app."""
-    from vimesync.cli import carry, ci, demo, init, report, walk
+    from vimesync.cli import carry, ci, demo, init, report, sync, walk
 
     def stub(fn: Any) -> Any:
         def command() -> None:  # pragma: no cover - only listed, never run
@@ -221,6 +227,7 @@ def _outline(app: typer.Typer, group: Any) -> None:
         ("report", report.report),
         ("demo", demo.demo),
         ("ci", ci.ci),
+        ("sync", sync.sync_command),
     )
     for name, fn in commands:
         app.command(name)(stub(fn))

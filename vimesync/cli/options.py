@@ -391,6 +391,17 @@ AbortOpt = Annotated[
     bool, typer.Option("--abort", help="Remove the sync branch, its worktree and the carry's state.")
 ]
 StatusOpt = Annotated[bool, typer.Option("--status", help="Say where the carry in progress stands.")]
+SyncContinueOpt = Annotated[
+    bool,
+    typer.Option("--continue", help="Go on from the step the sync stopped at (done steps are not redone)."),
+]
+SyncAbortOpt = Annotated[
+    bool,
+    typer.Option("--abort", help="Forget the sync's state (and abort the carry in progress, if any)."),
+]
+SyncStatusOpt = Annotated[
+    bool, typer.Option("--status", help="Say which steps of the sync are done, with their figures.")
+]
 
 # Output.
 FormatOpt = Annotated[
@@ -414,6 +425,12 @@ DocFormatOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout (= --format json).")]
 OutputOpt = Annotated[
     Path | None, typer.Option("--output", metavar="PATH", help="Write the document here instead of stdout.")
+]
+SyncOutputOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--output", metavar="PATH", help="Write the sync report here (default: .vimesync/sync-report.md)."
+    ),
 ]
 PublishOpt = Annotated[
     str | None,

@@ -1,0 +1,35 @@
+"""The sync's state file is not trusted (issue 22): a value vimesync never writes is refused with
+the way out, and ``--abort`` removes it still."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.builders.pair import build_pair, cli
+from vimesync import git
+
+GOOD = {"checkout": "/x", "onto": "a" * 40, "baseline": "a" * 40, "steps": [], "version": 1}
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {**GOOD, "worktree": "relative/path"},
+        {**GOOD, "branch": "--upload-pack=x"},
+        {**GOOD, "onto": "HEAD"},
+        {**GOOD, "steps": [{"name": "rm -rf", "ok": True, "exit_code": 0, "figure": "", "head": None}]},
+        {**GOOD, "version": 2},
+        [1, 2],
+    ],
+)
+def test_a_state_vimesync_did_not_write_is_refused_and_abort_removes_it(tmp_path: Path, capsys, doc) -> None:
+    pair = build_pair(tmp_path)
+    state = git.git_dir(pair.down.path) / "vimesync-sync.json"
+    state.write_text(json.dumps(doc))
+    code, _, err = cli(capsys, "sync", "--continue", cwd=pair.down.path)
+    assert code == 2 and "not a sync state vimesync can read" in err and "--abort" in err
+    code, _, _ = cli(capsys, "sync", "--abort", cwd=pair.down.path)
+    assert code == 0 and not state.exists()

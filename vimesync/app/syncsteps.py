@@ -1,0 +1,179 @@
+"""The steps of ``vimesync sync``, each a call into the use case of its own command, and the one
+line (its figure) each says; where a step stops, the decision it leaves and the command after it.
+
+Nothing here keeps state: :mod:`vimesync.app.sync` runs the steps in order and records them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vimesync.app.context import SyncRequest
+from vimesync.app.result import Kind
+from vimesync.config import Config
+from vimesync.text import plural
+
+CONTINUE = "vimesync sync --continue"
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where the gate steps judge the sync: the downstream (the sync worktree, or the checkout
+    when nothing was carried), its head, the config found there and the baseline."""
+
+    downstream: Path
+    head: str
+    config: Path | None
+    baseline: str
+
+    def sync_request(self) -> SyncRequest:
+        return SyncRequest(
+            config=self.config, downstream=self.downstream, baseline=self.baseline, head=self.head
+        )
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """What one step said: its kind (the document of its own command), ok, exit code, figure;
+    and when it did not hold, the decision it leaves and the command that moves on."""
+
+    name: str
+    kind: Kind
+    ok: bool
+    figure: str
+    decision: str | None = None
+    next: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+
+def walk_figure(totals: dict[str, int]) -> str:
+    parts = [f"{totals[k]} {k}" for k in ("applicable", "excluded", "mirrored") if totals.get(k)]
+    figure = plural(totals["prs"], "PR") + (f" ({', '.join(parts)})" if parts else "")
+    if totals.get("direct_commits"):
+        figure += f", {plural(totals['direct_commits'], 'direct commit')}"
+    return figure
+
+
+def patches(where: Where, config: Config) -> StepOutcome:
+    """``patches check`` of every engine at its pin, in the sync's downstream."""
+    from vimesync.app.check import CheckRequest, check
+
+    if not config.engines:
+        return StepOutcome("patches", Kind.CHECK, True, "no engine pinned: nothing to check")
+    outcome = check(CheckRequest(config=where.config))
+    parts, failed = [], []
+    for r in outcome.reports:
+        label = f"{r.engine}: " if len(outcome.reports) > 1 else ""
+        applied = sum(1 for p in r.patches if p.ok)
+        files = r.python.files if r.python is not None else 0
+        parts.append(f"{label}{applied} apply, {files} files parse")
+        failed += [p.name for p in r.patches if not p.ok]
+        if r.python is not None and not r.parse_ok:
+            failed.append(
+                plural(len(r.python.failed) + len(r.python.conflict_markers), "file") + " not parsing"
+            )
+    if outcome.ok:
+        return StepOutcome("patches", Kind.CHECK, True, "; ".join(parts))
+    what = ", ".join(failed[:5]) or "the stack"
+    return StepOutcome(
+        "patches",
+        Kind.CHECK,
+        False,
+        f"{'; '.join(parts)}; failing: {what}",
+        decision=f"the patch stack does not hold at its pin ({what})",
+        next=(
+            f"in {where.downstream}: vimesync pin bump --refresh (or edit the patch), commit, then {CONTINUE}"
+        ),
+    )
+
+
+def audit(where: Where) -> StepOutcome:
+    """The changed-path audit of the sync branch against its baseline."""
+    from vimesync.app.audit import audit_sync
+
+    result = audit_sync(where.sync_request()).audit
+    if result.ok:
+        figure = f"{plural(len(result.paths), 'changed path')}, all reviewed or verified"
+        return StepOutcome("audit", Kind.AUDIT, True, figure)
+    left = [p.path for p in result.paths if not p.ok]
+    unreviewed, stale = len(result.unreviewed), len(result.stale)
+    verb = "needs" if len(left) == 1 else "need"
+    figure = f"{plural(len(left), 'path')} {verb} review ({unreviewed} unreviewed, {stale} stale)"
+    shown = " ".join(left[:5]) + (" ..." if len(left) > 5 else "")
+    return StepOutcome(
+        "audit",
+        Kind.AUDIT,
+        False,
+        figure,
+        decision=f"{figure}: {shown}",
+        next=(
+            f"in {where.downstream}: vimesync audit review {shown} --by NAME --baseline"
+            f" {where.baseline[:12]}, then {CONTINUE}"
+        ),
+    )
+
+
+def status(where: Where, skip_gate: tuple[str, ...], publish: str | None) -> StepOutcome:
+    """Every gate of the SOP at the head (``sop status``): CI and images included."""
+    from vimesync.app.status import StatusRequest, sop_status
+
+    ci_repo, ci_pr = None, None
+    if publish is not None:
+        from vimesync.report.publish import parse_target
+
+        ci_repo, ci_pr = parse_target(publish)
+    request = StatusRequest(sync=where.sync_request(), ci_repo=ci_repo, ci_pr=ci_pr, skip_gate=skip_gate)
+    gates = sop_status(request).status.gates
+    unmet = [g for g in gates if not g.ok]
+    if not unmet:
+        off = sum(1 for g in gates if g.state == "off")
+        figure = "every gate holds" + (f" ({len(gates) - off} held, {off} off)" if off else "")
+        return StepOutcome("status", Kind.STATUS, True, figure)
+    figure = f"{len(gates) - len(unmet)} of {len(gates)} gates hold; not met: " + ", ".join(
+        f"{g.name} ({g.state})" for g in unmet
+    )
+    first = unmet[0]
+    if first.name == "ci":
+        decision = f"exact-head CI: {first.detail}"
+        next_ = f"re-run later: {CONTINUE} reads it again" + (f" ({first.command})" if first.command else "")
+    else:
+        decision = f"{first.name}: {first.detail}"
+        next_ = f"{first.command or 'see vimesync sop status'}, then {CONTINUE}"
+    return StepOutcome("status", Kind.STATUS, False, figure, decision=decision, next=next_)
+
+
+def report(
+    where: Where, skip_gate: tuple[str, ...], publish: str | None, output: Path
+) -> tuple[StepOutcome, str | None]:
+    """The sync report written to ``output`` (and published); returns the published URL."""
+    from vimesync.app.report import ReportRequest, make_report, publish_report
+    from vimesync.report.markdown import render_markdown
+    from vimesync.safefs import write_atomic
+
+    request = ReportRequest(sync=where.sync_request(), skip_gate=skip_gate, publish=publish)
+    result = make_report(request)
+    # the default folder (.vimesync/) is made, never through a symlink
+    write_atomic(output, render_markdown(result.report).encode("utf-8"), mkdirs=True, what="--output")
+    figure = f"written to {output}"
+    url = None
+    if publish is not None:
+        done = publish_report(publish, result)
+        url = done.url or done.target
+        figure += f", published to {url}"
+    if result.ok:
+        return StepOutcome("report", Kind.REPORT, True, figure), url
+    return (
+        StepOutcome(
+            "report",
+            Kind.REPORT,
+            False,
+            figure + "; a gate it covers does not hold",
+            decision="the report's gates do not hold",
+            next=f"read {output}, then {CONTINUE}",
+        ),
+        url,
+    )

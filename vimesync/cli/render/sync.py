@@ -1,0 +1,70 @@
+"""``sync`` as text: one progress line per step with its figure, then where it stopped and the
+command that moves on; the state of a sync (``--status``); what ``--abort`` removed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vimesync.cli import output
+
+if TYPE_CHECKING:
+    from vimesync.app.sync import Step, SyncAbortResult, SyncResult, SyncStatusResult
+
+
+def render_step(step: Step) -> None:
+    """One line as each step ends (text mode only: the use case calls it)."""
+    mark = ("", "") if step.ok else ("  ✗", "bold red")
+    again = "  (done before)" if step.reused else ""
+    output.stdout.print(output.styled((f"{step.name}: ", "bold"), step.figure, (again, "dim"), mark))
+
+
+def render_sync(result: SyncResult | SyncStatusResult | SyncAbortResult) -> None:
+    from vimesync.app.sync import SyncAbortResult, SyncStatusResult
+
+    if isinstance(result, SyncStatusResult):
+        _render_status(result)
+    elif isinstance(result, SyncAbortResult):
+        _render_abort(result)
+    else:
+        _render_result(result)
+
+
+def _render_result(result: SyncResult) -> None:
+    output.notes(result.notes)
+    print_ = output.stdout.print
+    if result.stopped is not None:
+        print_(output.styled(("stopped ", "bold red"), f"at {result.stopped}: {result.decision or ''}"))
+        print_(output.styled(("next: ", "bold"), result.next or ""))
+    elif result.up_to_date:
+        where = f" ({result.branch})" if result.branch else ""
+        output.out(f"up to date{where}: nothing left to carry, every gate holds; nothing changed")
+    else:
+        print_(output.styled(("done: ", "bold green"), f"every gate holds; the report is in {result.report}"))
+
+
+def _render_status(result: SyncStatusResult) -> None:
+    s = result.state
+    if s is None:
+        output.out("no sync in progress")
+        return
+    head = "finished" if s.finished else "in progress"
+    print_ = output.stdout.print
+    print_(
+        output.styled(
+            f"sync {head}: {s.branch or '(no branch)'} onto {s.onto[:12]}, baseline {s.baseline[:12]}"
+        )
+    )
+    for st in s.steps:
+        print_(output.styled((f"{st.name}: ", "bold"), st.figure, ("" if st.ok else "  ✗", "bold red")))
+    nxt = result.next_step()
+    if nxt is not None:
+        output.out(f"next step: {nxt} (vimesync sync --continue)")
+
+
+def _render_abort(result: SyncAbortResult) -> None:
+    if result.carry is not None:
+        c = result.carry
+        print_ = output.stdout.print
+        print_(output.styled(f"aborted the carry: removed branch {c.branch} and worktree {c.worktree}"))
+        output.notes(c.notes)
+    output.out("the sync's state is removed")
