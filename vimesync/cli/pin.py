@@ -11,11 +11,13 @@ from vimesync.cli.options import (
     ConfigOpt,
     ConflictsOpt,
     EngineArg,
+    EngineRepoOpt,
     FormatOpt,
     JsonOpt,
     JunitOpt,
     MergeOpt,
     NoCacheOpt,
+    OfflineOpt,
     PythonOpt,
     RefreshOpt,
     ReleasesOpt,
@@ -112,4 +114,30 @@ def scan(
         output.emit_json(result.to_json())
     else:
         render_scan(result, markdown=form == "markdown")
+    return result.exit_code
+
+
+def radar(
+    engine: EngineArg = None,
+    engine_repo: EngineRepoOpt = None,
+    offline: OfflineOpt = False,
+    source: SourceOpt = None,
+    rev: RevOpt = None,
+    series: SeriesOpt = None,
+    strip: StripOpt = None,
+    fmt: TableFormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Where the upstream PRs the patches reference stand (GitHub, the pin): what to drop or keep."""
+    from vimesync.app.radar import RadarRequest
+    from vimesync.app.radar import radar as run
+    from vimesync.cli.render.radar import render_radar
+
+    form = output_format(fmt, json_)
+    result = run(RadarRequest(engine, engine_repo, offline, source, rev, series, strip, config))
+    if form == "json":
+        output.emit_json(result.to_json())
+    else:
+        render_radar(result, markdown=form == "markdown")
     return result.exit_code
