@@ -47,13 +47,19 @@ def render_radar(result: RadarResult, *, markdown: bool = False) -> None:
     table.add_column("Upstream", overflow="fold")
     table.add_column("Verdict", overflow="fold")
     for p in result.patches:
-        refs = "\n".join(_ref(s) for s in p.refs) or "-"
+        refs = "; ".join(_ref(s) for s in p.refs) or "-"
         table.add_row(output.styled(p.name), output.styled(refs), output.styled((p.words, _STYLE[p.verdict])))
     con.print(table)
     output.notes(result.notes)
     drop = [p.name for p in result.patches if p.verdict == "in-pin"]
     if drop:
-        con.print(output.styled((f"{len(drop)} patches are in the pin already: ", "bold"), ", ".join(drop)))
+        from vimesync.text import plural
+
+        con.print(
+            output.styled(
+                (f"In the pin already ({plural(len(drop), 'patch', 'patches')}): ", "bold"), ", ".join(drop)
+            )
+        )
 
 
 def _markdown(result: RadarResult) -> None:
