@@ -48,6 +48,10 @@ class FakeGitHub:
         self.check_runs: dict[str, list[dict[str, Any]]] = {}
         self.heads: dict[int, str] = {}
         self.pr_commits: dict[int, list[str]] = {}
+        # One PR's state fields (state, merged, merge_commit_sha, title), for ``pin radar``;
+        # a number in ``missing`` is 404 (an issue, or no such PR).
+        self.pull_states: dict[int, dict[str, Any]] = {}
+        self.missing: set[int] = set()
 
     def handle(
         self,
@@ -86,6 +90,8 @@ class FakeGitHub:
         elif pr_commits and method == "GET":
             shas = self.pr_commits.get(int(pr_commits[1]), [])
             body = [{"sha": s} for s in shas[(page - 1) * per : page * per]]
+        elif one and int(one[1]) in self.missing:
+            return 404, {}, {"message": "Not Found"}
         elif one:
             n = int(one[1])
             if method == "PATCH":
@@ -96,6 +102,7 @@ class FakeGitHub:
                 "body": self.bodies.get(n),
                 "html_url": f"https://github.com{path.replace('/repos', '', 1).replace('/pulls/', '/pull/')}",
                 "head": {"sha": self.heads.get(n, "f" * 40)},
+                **self.pull_states.get(n, {}),
             }
         elif method != "GET":
             return 404, {}, {"message": "Not Found"}

@@ -41,6 +41,16 @@ class Stack:
         self.repo.git("checkout", "-q", "main")
         return sha
 
+    def release(self, tag: str, files: dict[str, str | None]) -> str:
+        """The next engine release: a commit on the ``releases`` line that starts at the pin
+        (each release on top of the one before), tagged ``tag``."""
+        branches = self.repo.git("branch", "--list", "releases").strip()
+        self.repo.git("checkout", "-q", *(["releases"] if branches else ["-b", "releases", self.pin]))
+        sha = self.repo.commit(f"release {tag}", files)
+        self.repo.git("tag", tag, sha)
+        self.repo.git("checkout", "-q", "main")
+        return sha
+
     def opts(self, **kw: object) -> CheckOptions:
         args: dict[str, object] = {"source": self.repo.path, "series": self.dir / "series", "rev": self.pin}
         args.update(kw)

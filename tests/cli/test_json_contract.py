@@ -40,6 +40,8 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "patches describe": ["vllm-score-centering.patch", "--description", "Center the scores."],
         "patches refresh": ["vllm-score-centering.patch", "--from", str(tmp)],
         "pin bump": ["--to", "HEAD"],
+        "pin scan": ["--to", "HEAD", "--to", d.engine_rev],
+        "pin radar": [],
         "audit": ["--baseline", "main"],
         "audit review": ["vime", "--by", "tester", "--baseline", "main"],
         "report": ["--baseline", "main"],
@@ -90,7 +92,7 @@ def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
 NAMES = (
     "init walk carry demo ci report audit".split()
     + ["audit review", "patches check", "patches lint", "patches describe", "patches refresh"]
-    + ["pin bump"]
+    + ["pin bump", "pin scan", "pin radar"]
     + ["sop status", "sop record image", "sop record tests", "sop record run", "sop record ci"]
     + ["sync"]
 )

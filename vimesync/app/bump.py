@@ -91,7 +91,7 @@ def bump(request: BumpRequest, *, progress: Progress = no_progress) -> BumpOutco
     package = opts.package  # the pin's pypi: package, if it names one
     current, _ = pinned_source(opts)
     opts = replace(opts, source=current, package=None)
-    target = _target(r.to, opts)
+    target = resolve_target(r.to, opts)
     to_source, to_rev = target.source, target.rev
     folder = r.conflicts if r.conflicts is not None else (work_folder(opts.series) if r.refresh else None)
     if folder is not None:
@@ -119,7 +119,7 @@ class Target:
     sha256: str | None = None
 
 
-def _target(to: str, opts: CheckOptions) -> Target:
+def resolve_target(to: str, opts: CheckOptions) -> Target:
     """``--to``: ``pypi:NAME==VER`` is fetched into the cache; a path that exists is a source;
     else a revision of the current (git) source."""
     from vimesync.config import PYPI_PREFIX

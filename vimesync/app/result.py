@@ -24,6 +24,8 @@ class Kind(str, Enum):
     DESCRIBE = "patches-describe"
     REFRESH = "patches-refresh"
     BUMP = "pin-bump"
+    SCAN = "pin-scan"
+    RADAR = "pin-radar"
     AUDIT = "audit"
     REVIEW = "audit-review"
     REPORT = "report"

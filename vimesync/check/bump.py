@@ -86,7 +86,7 @@ def label(info: SourceInfo) -> str:
     return name
 
 
-def _apply(tree: ScratchTree, patch: PatchFile, source: Source) -> PatchResult:
+def apply_patch(tree: ScratchTree, patch: PatchFile, source: Source) -> PatchResult:
     drift = index_drift(tree, patch, source.list_files())
     result = tree.apply(patch)
     return replace(result, drift=drift) if drift else result
@@ -116,9 +116,9 @@ def run_bump(opts: BumpOptions, *, progress: ProgressFn | None = None) -> BumpRe
         rows: list[PatchBump] = []
         for entry, patch in zip(entries, patches, strict=True):
             before = state(trees["old"], old_paths(patch))
-            old_result = _apply(trees["old"], patch, old_src)
+            old_result = apply_patch(trees["old"], patch, old_src)
             after = state(trees["old"], new_paths(patch))
-            new_result = _apply(trees["new"], patch, new_src)
+            new_result = apply_patch(trees["new"], patch, new_src)
             refreshed = None
             if opts.refresh:
                 side = OldSide(old_result, before, after)
@@ -129,8 +129,8 @@ def run_bump(opts: BumpOptions, *, progress: ProgressFn | None = None) -> BumpRe
         old_results = mark_upstreamed(old_src, tuple(r.old for r in rows))
         new_results = mark_upstreamed(new_src, tuple(r.new for r in rows))
         rows = [replace(r, old=o, new=n) for r, o, n in zip(rows, old_results, new_results, strict=True)]
-        old_py = _parse(old_src, root / "old", trees["old"], cur, None)
-        new_py = _parse(new_src, root / "new", trees["new"], cur, progress)
+        old_py = parse_scratch(old_src, root / "old", trees["old"], cur, None)
+        new_py = parse_scratch(new_src, root / "new", trees["new"], cur, progress)
         return BumpReport(
             engine=cur.engine,
             series=cur.series,
@@ -170,7 +170,7 @@ def _refresh(
         return Refreshed("conflict", f"git could not diff or merge: {clip(exc.message, 200)}")
 
 
-def _parse(
+def parse_scratch(
     source: Source, scratch: Path, tree: ScratchTree, opts: CheckOptions, progress: ProgressFn | None
 ) -> ParseReport:
     provider = source_provider(source)

@@ -44,7 +44,7 @@ COMMANDS = (
 # The commands inside each group, and inside those: a run naming one needs no group's --help.
 INNER: dict[str, Any] = {
     "patches": {"check": {}, "lint": {}, "describe": {}, "refresh": {}},
-    "pin": {"bump": {}},
+    "pin": {"bump": {}, "scan": {}, "radar": {}},
     "audit": {"review": {}},
     "sop": {"status": {}, "record": {"image": {}, "tests": {}, "run": {}, "ci": {}}},
 }
@@ -163,6 +163,8 @@ def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.
 
         pin_app = group(PIN_HELP, "pin", no_args_is_help=True)
         pin_app.command("bump")(pin.bump)
+        pin_app.command("scan")(pin.scan)
+        pin_app.command("radar")(pin.radar)
         app.add_typer(pin_app, name="pin")
 
     if only in (None, "audit"):

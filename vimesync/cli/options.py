@@ -33,7 +33,15 @@ class DocFormat(str, Enum):
     json = "json"
 
 
-def output_format(fmt: Format | DocFormat | None, json_flag: bool) -> str:
+class TableFormat(str, Enum):
+    """What ``pin scan`` and ``pin radar`` print: a terminal table, JSON, or a GitHub Markdown table."""
+
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+def output_format(fmt: Format | DocFormat | TableFormat | None, json_flag: bool) -> str:
     """``"json"`` or the command's text form; ``--json`` with a ``--format`` other than json is refused."""
     if json_flag and fmt is not None and fmt.value != "json":
         raise BadInput(f"--json contradicts --format {fmt.value}: give one of them")
@@ -264,7 +272,7 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite files that ex
 
 # Moving the engine pin.
 EngineArg = Annotated[
-    str | None, typer.Argument(metavar="ENGINE", help="The engine to bump (default: the configured one).")
+    str | None, typer.Argument(metavar="ENGINE", help="The engine (default: the configured one).")
 ]
 ToOpt = Annotated[
     str | None,
@@ -276,6 +284,40 @@ ToOpt = Annotated[
     ),
 ]
 WriteOpt = Annotated[bool, typer.Option("--write", help="Update the pin file (atomically, comments kept).")]
+ReleasesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--to",
+        metavar="REV|SOURCE",
+        help="A release to scan (repeat it): a revision or tag of the current git source, a source"
+        " (git repo, directory, .whl/.zip/.tar.gz) or pypi:NAME==VERSION.",
+    ),
+]
+MergeOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--merge",
+        metavar="FILE",
+        help="Merge these per-release --json documents (one CI job each) into one matrix.",
+    ),
+]
+SvgOpt = Annotated[
+    Path | None,
+    typer.Option("--svg", metavar="FILE", help="Also write the matrix as an SVG picture here."),
+]
+OfflineOpt = Annotated[
+    bool,
+    typer.Option("--offline", help="Ask GitHub nothing: say what could not be asked."),
+]
+BackportsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--to",
+        metavar="REV|SOURCE",
+        help="List the engine commits after the pin up to this revision that touch the files the stack"
+        " patches (newest first): backport candidates.",
+    ),
+]
 RefreshOpt = Annotated[
     bool,
     typer.Option(
@@ -420,6 +462,15 @@ DocFormatOpt = Annotated[
         metavar="markdown|json",
         case_sensitive=False,
         help="Output format (default: markdown; text is the same).",
+    ),
+]
+TableFormatOpt = Annotated[
+    TableFormat | None,
+    typer.Option(
+        "--format",
+        metavar="text|json|markdown",
+        case_sensitive=False,
+        help="Output format (default: text; markdown: a GitHub-flavoured table).",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout (= --format json).")]

@@ -1,4 +1,6 @@
-"""``vimesync pin bump``: the patch stack at the current pin beside the stack at a new one."""
+"""``vimesync pin bump`` (the patch stack at the current pin beside the stack at a new one),
+``pin scan`` (the stack at several releases) and ``pin radar`` (the upstream state of what the
+patches reference)."""
 
 from __future__ import annotations
 
@@ -9,16 +11,22 @@ from vimesync.cli.options import (
     ConfigOpt,
     ConflictsOpt,
     EngineArg,
+    EngineRepoOpt,
     FormatOpt,
     JsonOpt,
     JunitOpt,
+    MergeOpt,
     NoCacheOpt,
+    OfflineOpt,
     PythonOpt,
     RefreshOpt,
+    ReleasesOpt,
     RevOpt,
     SeriesOpt,
     SourceOpt,
     StripOpt,
+    SvgOpt,
+    TableFormatOpt,
     ToOpt,
     WriteOpt,
     output_format,
@@ -63,4 +71,73 @@ def bump(
         with ci.human_output():
             render_bump(result)
     ci.emit_result(result)
+    return result.exit_code
+
+
+def scan(
+    engine: EngineArg = None,
+    to: ReleasesOpt = None,
+    merge: MergeOpt = None,
+    svg: SvgOpt = None,
+    source: SourceOpt = None,
+    rev: RevOpt = None,
+    series: SeriesOpt = None,
+    strip: StripOpt = None,
+    python: PythonOpt = None,
+    no_cache: NoCacheOpt = False,
+    fmt: TableFormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Run the stack at several releases; print a patch x release matrix (or merge per-release ones)."""
+    from vimesync.app.scan import ScanRequest
+    from vimesync.app.scan import scan as run
+    from vimesync.cli.progress import progress_for
+    from vimesync.cli.render.scan import render_scan
+
+    form = output_format(fmt, json_)
+    request = ScanRequest(
+        tuple(to or ()),
+        tuple(merge or ()),
+        svg,
+        engine,
+        source,
+        rev,
+        series,
+        strip,
+        python,
+        not no_cache,
+        config,
+    )
+    result = run(request, progress=progress_for(form == "json"))
+    if form == "json":
+        output.emit_json(result.to_json())
+    else:
+        render_scan(result, markdown=form == "markdown")
+    return result.exit_code
+
+
+def radar(
+    engine: EngineArg = None,
+    engine_repo: EngineRepoOpt = None,
+    offline: OfflineOpt = False,
+    source: SourceOpt = None,
+    rev: RevOpt = None,
+    series: SeriesOpt = None,
+    strip: StripOpt = None,
+    fmt: TableFormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Where the upstream PRs the patches reference stand (GitHub, the pin): what to drop or keep."""
+    from vimesync.app.radar import RadarRequest
+    from vimesync.app.radar import radar as run
+    from vimesync.cli.render.radar import render_radar
+
+    form = output_format(fmt, json_)
+    result = run(RadarRequest(engine, engine_repo, offline, source, rev, series, strip, config))
+    if form == "json":
+        output.emit_json(result.to_json())
+    else:
+        render_radar(result, markdown=form == "markdown")
     return result.exit_code

@@ -17,11 +17,11 @@
 - an answer of the wrong shape (an object where a list belongs, a list of strings) is a
   GitHubError naming the endpoint.
 
-Only plain records (``PRMeta``, ``PullInfo``, ``CommitStatus``, ``CheckRun``, ``CommitChecks``)
+Only plain records (``PRMeta``, ``PullInfo``, ``PullState``, ``CommitStatus``, ``CheckRun``, ``CommitChecks``)
 leave this package: no PyGithub object does. Callers use this package's names, never a
 submodule's: ``settings`` (the environment), ``names`` (owner/name), ``shapes`` (checking answers),
 ``etagcache``, ``ratelimit``, ``pygithub`` (the adapter), ``client`` (the request loop), and what
-is read: ``prmeta``, ``prbody``, ``commits``.
+is read: ``prmeta``, ``prbody``, ``commits``, ``pullstate``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from vimesync.github.commits import MAX_PR_COMMITS, CheckRun, CommitChecks, Comm
 from vimesync.github.names import REPO_PATTERN, is_repo_name
 from vimesync.github.prbody import PullInfo
 from vimesync.github.prmeta import PRMeta
+from vimesync.github.pullstate import PullState
 from vimesync.github.pygithub import MAX_BYTES, MAX_REDIRECTS
 from vimesync.github.ratelimit import WaitBudget
 from vimesync.github.settings import API_URL, DEADLINE, WAIT_BUDGET, api_url, cache_dir, token_from_env
@@ -53,6 +54,7 @@ __all__ = [
     "GitHubClient",
     "PRMeta",
     "PullInfo",
+    "PullState",
     "WaitBudget",
     "api_url",
     "cache_dir",

@@ -4,7 +4,7 @@ A call is one request through the bounded PyGithub session (:mod:`vimesync.githu
 retried by :mod:`vimesync.github.ratelimit`; every GET goes through the ETag cache
 (:mod:`vimesync.github.etagcache`). What is read lives in the mixins: merged-PR metadata
 (:mod:`~vimesync.github.prmeta`), a PR description (:mod:`~vimesync.github.prbody`), CI results
-and PR commits (:mod:`~vimesync.github.commits`).
+and PR commits (:mod:`~vimesync.github.commits`), one PR's state (:mod:`~vimesync.github.pullstate`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from vimesync.github.commits import CommitResults
 from vimesync.github.names import is_repo_name
 from vimesync.github.prbody import PullBody
 from vimesync.github.prmeta import MergedPRs, PRMeta
+from vimesync.github.pullstate import PullStates
 from vimesync.github.pygithub import Abort, Failure, Session
 from vimesync.github.ratelimit import RATE_LIMITED, RetryRules, WaitBudget, default_budget, next_wait
 from vimesync.github.settings import API_URL, DEADLINE, api_url, cache_dir, seconds, token_from_env
@@ -28,8 +29,9 @@ from vimesync.github.shapes import MAX_PAGES, PER_PAGE
 _BOUND_HINT = "GitHub (or VIMESYNC_GITHUB_API) misbehaved; try again later or use --pr-metadata FILE"
 
 
-class GitHubClient(MergedPRs, PullBody, CommitResults):
-    """One repository on GitHub: merged-PR metadata, reading/editing a PR description, CI results."""
+class GitHubClient(MergedPRs, PullBody, CommitResults, PullStates):
+    """One repository on GitHub: merged-PR metadata, reading/editing a PR description, CI results,
+    one PR's state."""
 
     def __init__(
         self,

@@ -1,0 +1,146 @@
+"""``pin scan``: the stack at several releases in one walk; every cell checked against a real
+``git apply --check`` / ``git apply -R --check`` of the stack, patch after patch, at that release."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.builders.cli import run
+from tests.builders.stack import ENGINE, Stack
+from vimesync import git
+from vimesync.check.scan import Target, merge_scans, report_from_dict, run_scan, scan_to_dict
+from vimesync.report.matrix import scan_markdown, scan_svg
+
+CORE = ENGINE["eng/core.py"]
+UTIL = ENGINE["eng/util.py"]
+THERE = UTIL + "\n\ndef there():\n    return 2\n"
+
+
+def _line(text: str, old: str, new: str) -> str:
+    assert old in text
+    return text.replace(old, new)
+
+
+@pytest.fixture()
+def history(tmp_path: Path) -> Stack:
+    """Four patches on the pin; releases v2 (lines moved), v3 (one patch taken upstream, one
+    clashing), v4 (a file the stack patches gone)."""
+    s = Stack(tmp_path)
+    s.add("a-moves.patch", {"eng/core.py": _line(CORE, "return x + 3\n", "return x + 3  # A\n")})
+    s.add("b-taken.patch", {"eng/util.py": THERE})
+    core_a = _line(CORE, "return x + 3\n", "return x + 3  # A\n")
+    s.add("c-clashes.patch", {"eng/core.py": _line(core_a, "return x + 25\n", "return x + 25  # C\n")})
+    s.add("d-readme.patch", {"README.md": "engine\npatched\n"})
+    moved = "# header\n" * 4 + CORE
+    s.release("v2", {"eng/core.py": moved})
+    s.release(
+        "v3", {"eng/core.py": _line(moved, "return x + 25\n", "return x + 25  # up\n"), "eng/util.py": THERE}
+    )
+    s.release("v4", {"README.md": None})
+    return s
+
+
+def _git_stack(s: Stack, rev: str, tmp: Path) -> dict[str, tuple[bool, bool]]:
+    """Per patch, in series order on the tree at ``rev`` with the patches before it that applied:
+    (git apply --check, git apply -R --check)."""
+    tree = tmp / f"tree-{rev[:8]}"
+    git.run(s.repo.path, ["worktree", "add", "-q", "--detach", str(tree), rev])
+    env = {"GIT_CEILING_DIRECTORIES": str(tmp), "XDG_CONFIG_HOME": os.devnull}
+    (tree / ".git").unlink()
+    out = {}
+    for name in s.names:
+        patch = str(s.dir / name)
+        fwd = git.run_status(tree, ["apply", "--check", patch], env=env)[0] == 0
+        back = git.run_status(tree, ["apply", "-R", "--check", patch], env=env)[0] == 0
+        if fwd:
+            git.run(tree, ["apply", patch], env=env)
+        out[name] = (fwd, back)
+    return out
+
+
+@pytest.mark.slow
+def test_every_cell_is_what_git_apply_says_at_that_release(history: Stack, tmp_path: Path) -> None:
+    s = history
+    tags = ["v2", "v3", "v4"]
+    targets = [Target(t, s.repo.path, t) for t in tags]
+    report = run_scan(s.opts(), targets, parse=False)
+    assert [r.label for r in report.releases] == tags
+    words = {(c.patch, c.release): c.verdict for c in report.cells}
+    v2, v3, v4 = (r.label for r in report.releases)
+    assert words["a-moves.patch", v2] == "offsets ±4"
+    assert words["b-taken.patch", v3] == "already applied"
+    assert words["c-clashes.patch", v3] == "conflicts: eng/core.py #1"
+    assert words["d-readme.patch", v4].startswith("conflicts: README.md")
+    for tag, rel in zip(tags, report.releases, strict=True):
+        for name, (fwd, back) in _git_stack(s, git.resolve(s.repo.path, tag), tmp_path).items():
+            c = report.cell(name, rel.label)
+            assert (c.status in ("applied", "offsets")) == fwd, (tag, name, c)
+            assert (c.status == "already-applied") == (back and not fwd), (tag, name, c)
+    assert not report.ok
+
+
+@pytest.mark.slow
+def test_per_release_documents_merge_into_the_whole_matrix(history: Stack, tmp_path: Path) -> None:
+    s = history
+    whole = run_scan(s.opts(), [Target(t, s.repo.path, t) for t in ("v2", "v3")], parse=False)
+    parts = [run_scan(s.opts(), [Target(t, s.repo.path, t)], parse=False) for t in ("v2", "v3")]
+    docs = [json.loads(json.dumps({"kind": "pin-scan", **scan_to_dict(p)})) for p in parts]
+    merged = merge_scans([report_from_dict(d, where=f"doc{i}") for i, d in enumerate(docs)])
+    assert merged.cells == whole.cells and merged.patches == whole.patches
+
+
+def test_markdown_and_svg_escape_every_label() -> None:
+    from vimesync.check.scan import Cell, Release, ScanReport
+
+    evil = "<b>x</b>|&#1 `y`\x1b"
+    report = ScanReport(
+        "eng",
+        "series",
+        (evil,),
+        (Release(evil, "v", "git", "/p", "a" * 40),),
+        (Cell(evil, evil, "failed", f"conflicts: {evil} #1"),),
+    )
+    md = scan_markdown(report)
+    row = next(line for line in md.splitlines() if line.startswith("| `"))
+    assert row.count(" | ") == 1  # two cells: no pipe from a name splits the row
+    assert "<b>" not in md.replace("`<b>x</b>", "")  # only inside code spans
+    svg = scan_svg(report)
+    import xml.dom.minidom
+
+    xml.dom.minidom.parseString(svg)  # well-formed: every label escaped
+    assert "<b>" not in svg and "\x1b" not in svg
+
+
+@pytest.mark.slow
+def test_cli_text_json_markdown_svg_and_merge(
+    history: Stack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = history
+    base = ["pin", "scan", "--source", str(s.repo.path), "--rev", s.pin, "--series", str(s.dir / "series")]
+    code, out, err = run(capsys, *base, "--to", "v2", "--to", "v3", "--svg", str(tmp_path / "m.svg"))
+    assert code == 1 and "already applied" in out and "NEEDS WORK" in out, err
+    assert (tmp_path / "m.svg").read_text().startswith("<svg")
+    code, out, _ = run(capsys, *base, "--to", "v2", "--format", "markdown")
+    assert code == 0 and "| Patch |" in out and "offsets ±4" in out
+    files = []
+    for tag in ("v2", "v3"):
+        code, out, _ = run(capsys, *base, "--to", tag, "--json")
+        doc = json.loads(out)
+        assert doc["kind"] == "pin-scan" and {c["status"] for c in doc["cells"]} <= {
+            "applied",
+            "offsets",
+            "already-applied",
+            "failed",
+            "partly-applied",
+        }
+        files.append(tmp_path / f"{tag}.json")
+        files[-1].write_text(out)
+    code, out, err = run(capsys, "pin", "scan", "--merge", str(files[0]), "--merge", str(files[1]), "--json")
+    doc = json.loads(out)
+    assert code == 1 and len(doc["releases"]) == 2 and len(doc["cells"]) == 8, err
+    code, out, err = run(capsys, "pin", "scan", "--merge", str(files[0]), "--to", "v2")
+    assert code == 2 and "not both" in err

@@ -1,0 +1,126 @@
+"""``pin radar``: for every upstream PR or commit the patches reference, where it stands on
+GitHub and in the pin, and per patch what to do (drop it, keep it until the next bump, ...)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vimesync.app.result import Kind, document
+from vimesync.errors import EXIT_OK, BadInput
+
+if TYPE_CHECKING:
+    from vimesync.report.radar import PatchRadar
+
+
+@dataclass(frozen=True)
+class RadarRequest:
+    """What the flags say (None: not given)."""
+
+    engine: str | None = None
+    engine_repo: str | None = None
+    offline: bool = False
+    source: Path | None = None
+    rev: str | None = None
+    series: Path | None = None
+    strip: int | None = None
+    config: Path | None = None
+
+
+@dataclass(frozen=True)
+class RadarResult:
+    engine: str
+    repo: str
+    pin: str | None  # the git pin's commit; None for an archive or folder source
+    patches: tuple[PatchRadar, ...]
+    notes: tuple[str, ...] = field(default=())  # what could not be asked, and why
+    kind: Kind = Kind.RADAR
+
+    # A radar reads; it does not judge the stack: a patch to drop is news, not a failure.
+    ok: bool = True
+    exit_code: int = EXIT_OK
+
+    def to_json(self) -> dict[str, Any]:
+        return document(
+            self.kind,
+            self.exit_code,
+            {
+                "engine": self.engine,
+                "repo": self.repo,
+                "pin": self.pin,
+                "patches": [
+                    {
+                        "name": p.name,
+                        "verdict": p.verdict,
+                        "words": p.words,
+                        "refs": [
+                            {
+                                "ref": r.ref.text,
+                                "state": r.state,
+                                "merge_commit": r.merge_commit,
+                                "in_pin": r.in_pin,
+                                "first_tag": r.first_tag,
+                                "why": r.why or None,
+                            }
+                            for r in p.refs
+                        ],
+                    }
+                    for p in self.patches
+                ],
+                "notes": list(self.notes),
+            },
+        )
+
+
+def radar(request: RadarRequest) -> RadarResult:
+    """Read every patch's DEP-3 header, ask GitHub about the engine's PRs it names (unless
+    offline or without a token), and place each merge commit against a git pin."""
+    from vimesync import git
+    from vimesync.check.model import check_options
+    from vimesync.config import load_config
+    from vimesync.github import is_repo_name, token_from_env
+    from vimesync.patches.dep3 import parse_dep3
+    from vimesync.patches.series import load_series, read_patch
+    from vimesync.report.radar import GitPin, scan_patches
+
+    r = request
+    cfg = load_config(r.config)
+    opts = check_options(cfg, engine=r.engine, source=r.source, rev=r.rev, series=r.series, strip=r.strip)
+    repo = r.engine_repo or opts.engine_repo
+    if not repo or not is_repo_name(repo):
+        raise BadInput(
+            "pin radar needs the engine's GitHub repository (owner/name)",
+            hint="set repo in the engine pin, or pass --engine-repo OWNER/NAME",
+        )
+    series = load_series(opts.series, default_strip=opts.strip)
+    patches = [(e.name, parse_dep3(read_patch(e))) for e in series.entries]
+    pin = None
+    if opts.source is not None and opts.rev is not None and git.repo_at(opts.source) is not None:
+        pin = GitPin(opts.source, git.resolve(opts.source, opts.rev))
+    notes: list[str] = []
+    token = token_from_env()
+    why_not = ""
+    if r.offline:
+        why_not = "--offline"
+    elif token is None:
+        why_not = "no GITHUB_TOKEN or GH_TOKEN in the environment"
+    if pin is None:
+        notes.append("the pin is not a git commit: whether it holds a merged PR is not known")
+    client = None
+    if not why_not:
+        from vimesync.github import GitHubClient, api_url
+
+        client = GitHubClient(repo, token=token, base_url=api_url())
+    try:
+        rows = scan_patches(
+            patches, repo, ask=client.pull_state if client else None, why_not=why_not, pin=pin
+        )
+    finally:
+        if client is not None:
+            client.close()
+    unknown = sorted({s.ref.text for p in rows for s in p.refs if s.state == "unknown"})
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        notes.append(f"not asked or not answered: {shown} ({why_not or 'see each reference'})")
+    return RadarResult(opts.engine, repo, pin.commit if pin else None, rows, tuple(notes))

@@ -1,0 +1,121 @@
+"""``pin scan``: the patch stack at several releases, as a patch x release matrix; with
+``merge``, per-release documents (one CI job each) merged into one matrix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from vimesync.app.progress import Progress, no_progress
+from vimesync.app.result import Kind, document, exit_code_of
+from vimesync.check.scan import ScanReport
+from vimesync.errors import BadInput
+
+MAX_MERGE_BYTES = 16 << 20  # one per-release document: a few KiB per patch
+
+
+@dataclass(frozen=True)
+class ScanRequest:
+    """What the flags say (None: not given); ``to`` or ``merge``, not both."""
+
+    to: tuple[str, ...] = ()
+    merge: tuple[Path, ...] = ()
+    svg: Path | None = None
+    engine: str | None = None
+    source: Path | None = None
+    rev: str | None = None
+    series: Path | None = None
+    strip: int | None = None
+    python: str | None = None
+    use_cache: bool = True
+    config: Path | None = None
+
+
+@dataclass(frozen=True)
+class ScanOutcome:
+    report: ScanReport
+    svg: Path | None = None  # the picture written
+    kind: Kind = Kind.SCAN
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code_of(self.ok)
+
+    def to_json(self) -> dict[str, Any]:
+        from vimesync.check.scan import scan_to_dict
+
+        body = scan_to_dict(self.report)
+        body["svg"] = str(self.svg) if self.svg is not None else None
+        return document(self.kind, self.exit_code, body)
+
+
+def scan(request: ScanRequest, *, progress: Progress = no_progress) -> ScanOutcome:
+    """Run the stack at every ``--to`` in one walk (or merge ``--merge`` documents); write ``--svg``."""
+    r = request
+    if r.to and r.merge:
+        raise BadInput("pin scan takes --to REV... or --merge FILE..., not both")
+    if r.svg is not None:
+        from vimesync.safefs import check_output_path
+
+        check_output_path(r.svg, what="--svg")  # refused before any work
+    if r.merge:
+        given = [r.engine, r.source, r.rev, r.series, r.strip, r.python]
+        if any(v is not None for v in given):
+            raise BadInput(
+                "pin scan --merge reads documents only: --engine/--source/--rev/--series/... do not apply"
+            )
+        report = _merged(r.merge)
+    else:
+        report = _scanned(r, progress)
+    if r.svg is not None:
+        from vimesync.report.matrix import scan_svg
+        from vimesync.safefs import write_atomic
+
+        write_atomic(r.svg, scan_svg(report).encode(), what="--svg")
+    return ScanOutcome(report, r.svg)
+
+
+def _scanned(r: ScanRequest, progress: Progress) -> ScanReport:
+    from vimesync.app.bump import resolve_target
+    from vimesync.check.model import check_options
+    from vimesync.check.run import pinned_source
+    from vimesync.check.scan import Target, run_scan
+    from vimesync.config import load_config
+
+    if not r.to:
+        raise BadInput("pin scan needs --to REV|SOURCE (once per release), or --merge FILE...")
+    cfg = load_config(r.config)
+    opts = check_options(
+        cfg,
+        engine=r.engine,
+        source=r.source,
+        rev=r.rev,
+        series=r.series,
+        strip=r.strip,
+        python=r.python,
+        use_cache=r.use_cache,
+    )
+    current, _ = pinned_source(opts)  # a pypi: pin fetched: a bare rev then has no repository
+    opts = replace(opts, source=current, package=None)
+    targets = []
+    for to in r.to:
+        t = resolve_target(to, opts)
+        targets.append(Target(to, t.source, t.rev))
+    with progress() as update:
+        return run_scan(opts, targets, progress=update)
+
+
+def _merged(files: tuple[Path, ...]) -> ScanReport:
+    from vimesync.check.scan import merge_scans, report_from_dict
+    from vimesync.safefs import loads_json, read_text_input
+
+    reports = []
+    for f in files:
+        text = read_text_input(f, max_bytes=MAX_MERGE_BYTES)
+        reports.append(report_from_dict(loads_json(text, where=str(f)), where=str(f)))
+    return merge_scans(reports)

@@ -1,0 +1,79 @@
+"""``pin radar`` as text (a table per patch: its upstream references and the verdict) or Markdown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vimesync.cli import output
+
+if TYPE_CHECKING:
+    from vimesync.app.radar import RadarResult
+    from vimesync.report.radar import RefState
+
+_STYLE = {
+    "in-pin": "magenta",
+    "merged": "yellow",
+    "merged-unknown": "yellow",
+    "open": "cyan",
+    "closed": "green",
+    "unknown": "dim",
+    "none": "dim",
+}
+
+
+def _ref(s: RefState) -> str:
+    if s.state == "merged":
+        where = "" if s.in_pin is None else ", in the pin" if s.in_pin else ", not in the pin"
+        commit = f" as {s.merge_commit[:12]}" if s.merge_commit else ""
+        tag = f", first in {s.first_tag}" if s.first_tag else ""
+        return f"{s.ref.text}: merged{commit}{where}{tag}"
+    if s.state == "unknown":
+        return f"{s.ref.text}: ?"
+    return f"{s.ref.text}: {s.state}"
+
+
+def render_radar(result: RadarResult, *, markdown: bool = False) -> None:
+    if markdown:
+        _markdown(result)
+        return
+    from rich import box
+    from rich.table import Table
+
+    con = output.stdout
+    pin = f" at {result.pin[:12]}" if result.pin else ""
+    con.print(output.styled((result.engine or "engine", "bold"), f" pin radar: {result.repo}{pin}"))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("Patch")
+    table.add_column("Upstream", overflow="fold")
+    table.add_column("Verdict", overflow="fold")
+    for p in result.patches:
+        refs = "; ".join(_ref(s) for s in p.refs) or "-"
+        table.add_row(output.styled(p.name), output.styled(refs), output.styled((p.words, _STYLE[p.verdict])))
+    con.print(table)
+    output.notes(result.notes)
+    drop = [p.name for p in result.patches if p.verdict == "in-pin"]
+    if drop:
+        from vimesync.text import plural
+
+        con.print(
+            output.styled(
+                (f"In the pin already ({plural(len(drop), 'patch', 'patches')}): ", "bold"), ", ".join(drop)
+            )
+        )
+
+
+def _markdown(result: RadarResult) -> None:
+    from vimesync.report.markdown import cell, code
+
+    lines = [
+        f"### Upstream radar of {cell(result.engine or 'the engine')} ({code(result.repo)})",
+        "",
+        "| Patch | Upstream | Verdict |",
+        "|---|---|---|",
+    ]
+    for p in result.patches:
+        refs = "<br>".join(cell(_ref(s)) for s in p.refs) or "—"
+        lines.append(f"| {code(p.name, in_table=True)} | {refs} | {cell(p.words)} |")
+    lines += ["", *(f"- {cell(n)}" for n in result.notes), ""]
+    output.stdout.file.write("\n".join(lines))
+    output.stdout.file.flush()

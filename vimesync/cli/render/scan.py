@@ -1,0 +1,73 @@
+"""``pin scan`` as text (a patch x release table) or as a GitHub-flavoured Markdown table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vimesync.cli import output
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from vimesync.app.scan import ScanOutcome
+
+_STYLE = {
+    "applied": "green",
+    "offsets": "yellow",
+    "already-applied": "magenta",
+    "partly-applied": "red",
+    "failed": "red",
+    "skipped": "dim",
+    "missing": "dim",
+}
+
+
+def render_scan(outcome: ScanOutcome, *, markdown: bool = False) -> None:
+    report = outcome.report
+    if markdown:
+        from vimesync.report.matrix import scan_markdown
+
+        output.stdout.file.write(scan_markdown(report))
+        output.stdout.file.flush()
+        return
+    from rich import box
+    from rich.table import Table
+
+    con = output.stdout
+    con.print(
+        output.styled(
+            (report.engine or "engine", "bold"),
+            f" pin scan: {len(report.patches)} patches at {len(report.releases)} releases",
+        )
+    )
+    for r in report.releases:
+        where = f"{r.kind} {r.path}" + (f" at {r.rev}" if r.rev else "")
+        con.print(output.styled(f"  {r.label}: ", (where, "dim")))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("Patch")
+    for r in report.releases:
+        table.add_column(output.styled(r.label), overflow="fold")  # a source's name: never markup
+    for i, patch in enumerate(report.patches, 1):
+        row: list[str | Text] = [str(i), output.styled(patch)]
+        for r in report.releases:
+            c = report.cell(patch, r.label)
+            row.append(output.styled((c.short or c.verdict, _STYLE[c.status])))
+        table.add_row(*row)
+    con.print(table)
+    for r in report.releases:
+        if r.python_ok is False:
+            con.print(output.styled((f"At {r.label}: patched Python files do not parse.", "red")))
+    if outcome.svg is not None:
+        con.print(output.styled(f"wrote {outcome.svg}"))
+    bad = [c for c in report.cells if c.status in ("failed", "partly-applied")]
+    if report.ok:
+        con.print(output.styled(("OK", "bold green"), ": every patch applies at every release."))
+    else:
+        releases = len({c.release for c in bad})
+        con.print(
+            output.styled(
+                ("NEEDS WORK", "bold red"),
+                f": {len(bad)} cells conflict, at {releases} of {len(report.releases)} releases.",
+            )
+        )

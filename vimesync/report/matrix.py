@@ -1,0 +1,110 @@
+"""``pin scan``'s patch x release matrix as GitHub-flavoured Markdown and as an SVG picture.
+
+Pure: a :class:`~vimesync.check.scan.ScanReport` in, text out. Every patch name, release label
+and verdict comes from the series or a source, so each is escaped for where it lands: Markdown
+table cells (report.markdown.cell: punctuation, pipes, bare ``#N``) and XML text/attributes.
+"""
+
+from __future__ import annotations
+
+from xml.sax.saxutils import escape as xml_escape
+
+from vimesync.check.scan import ScanReport
+from vimesync.report.markdown import cell, code
+
+# One colour per status (fill, and the word shown in a cell).
+COLOURS = {
+    "applied": ("#2da44e", "applies"),
+    "offsets": ("#d4a72c", "offsets"),
+    "already-applied": ("#8250df", "already applied"),
+    "partly-applied": ("#e16f24", "partly applied"),
+    "failed": ("#cf222e", "conflicts"),
+    "skipped": ("#8c959f", "skipped"),
+    "missing": ("#eaeef2", "not scanned"),
+}
+_MARK = {
+    "applied": "✅",
+    "offsets": "🟡",
+    "already-applied": "🟣",
+    "partly-applied": "🟠",
+    "failed": "❌",
+    "skipped": "⚪",
+    "missing": "—",
+}
+
+
+def scan_markdown(report: ScanReport) -> str:
+    """A table, patches as rows and releases as columns, then a legend."""
+    head = ["Patch", *(code(r.label, in_table=True) for r in report.releases)]
+    lines = [
+        f"### Patch stack of {cell(report.engine or 'the engine')} at {len(report.releases)} releases",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for patch in report.patches:
+        row = [code(patch, in_table=True)]
+        for r in report.releases:
+            c = report.cell(patch, r.label)
+            row.append(f"{_MARK[c.status]} {cell(c.short or c.verdict)}")
+        lines.append("| " + " | ".join(row) + " |")
+    parsed = [r for r in report.releases if r.python_ok is False]
+    if parsed:
+        names = ", ".join(code(r.label) for r in parsed)
+        lines += ["", f"Patched Python files do not parse at {names}."]
+    lines += ["", " · ".join(f"{_MARK[s]} {word}" for s, (_, word) in COLOURS.items() if s != "missing"), ""]
+    return "\n".join(lines)
+
+
+def _attr(text: str) -> str:
+    return xml_escape(text, {'"': "&quot;", "'": "&apos;"})
+
+
+def _visible(text: str, limit: int) -> str:
+    """One line of printable text (XML 1.0 refuses most control characters), clipped."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def scan_svg(report: ScanReport) -> str:
+    """A grid: a row per patch, a column per release, a cell coloured by status (its verdict in
+    a tooltip), a legend below."""
+    cw, ch, left, top = 120, 24, 16 + 7 * min(40, max((len(p) for p in report.patches), default=8)), 40
+    width = left + cw * max(1, len(report.releases)) + 16
+    height = top + ch * len(report.patches) + 60
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'font-family="sans-serif" font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+    ]
+    for j, r in enumerate(report.releases):
+        x = left + j * cw + cw // 2
+        out.append(
+            f'<text x="{x}" y="{top - 12}" text-anchor="middle">{xml_escape(_visible(r.label, 18))}</text>'
+        )
+    for i, patch in enumerate(report.patches):
+        y = top + i * ch
+        out.append(f'<text x="8" y="{y + 16}">{xml_escape(_visible(patch, 40))}</text>')
+        for j, r in enumerate(report.releases):
+            c = report.cell(patch, r.label)
+            fill, word = COLOURS[c.status]
+            tip = _attr(_visible(f"{patch} at {r.label}: {c.verdict}", 400))
+            out.append(
+                f'<rect x="{left + j * cw}" y="{y}" width="{cw - 2}" height="{ch - 2}" fill="{fill}">'
+                f"<title>{tip}</title></rect>"
+            )
+            colour = "#000000" if c.status in ("offsets", "missing") else "#ffffff"
+            out.append(
+                f'<text x="{left + j * cw + cw // 2 - 1}" y="{y + 16}" text-anchor="middle" '
+                f'fill="{colour}">{xml_escape(word)}</text>'
+            )
+    y = top + ch * len(report.patches) + 24
+    x = 8
+    for status, (fill, word) in COLOURS.items():
+        if status == "missing":
+            continue
+        out.append(f'<rect x="{x}" y="{y - 11}" width="12" height="12" fill="{fill}"/>')
+        out.append(f'<text x="{x + 16}" y="{y}">{xml_escape(word)}</text>')
+        x += 24 + 7 * len(word)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
