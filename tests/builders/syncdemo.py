@@ -13,7 +13,8 @@ from tests.builders.pair import cli
 from vimesync import git
 from vimesync.demo.build import Demo, build_demo
 
-OFFLINE = ("--skip-gate", "ci", "--skip-gate", "images")  # the demo has no GitHub CI, no images
+# The demo has no GitHub CI, no images and no recorded test suites.
+OFFLINE = ("--skip-gate", "ci", "--skip-gate", "images", "--skip-gate", "tests")
 
 
 def presync_demo(root: Path) -> Demo:

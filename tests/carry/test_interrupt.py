@@ -118,11 +118,16 @@ def test_a_carry_signalled_at_a_random_point_resumes_to_the_same_tree(
     if done.returncode == 0:
         branch = f"sync/{pair.tip[:8]}"  # it finished before the signal
     else:
-        assert done.returncode == 128 + sig, done.stderr
+        # 128 + signal from our handler; -signal when it landed before Python installed it
+        assert done.returncode in (128 + sig, -sig), done.stderr
         state = git.git_dir(pair.down.path) / "vimesync-carry.json"
+        finished = git.run_ok(pair.down.path, ["rev-parse", "--verify", "--quiet", f"sync/{pair.tip[:8]}"])
         if state.exists():
-            assert done.stderr.strip().splitlines() == [f"error: {MESSAGE}"]
+            if done.returncode > 0:
+                assert done.stderr.strip().splitlines() == [f"error: {MESSAGE}"]
             code, doc = pair.carry(capsys, "--continue")
+        elif finished:  # it had finished (state removed) when the signal came, on its way out
+            code, doc = 0, {"status": "done", "branch": f"sync/{pair.tip[:8]}"}
         else:  # stopped before the carry began: nothing made, start again
             assert not pair.worktree().exists()
             code, doc = pair.carry(capsys)
