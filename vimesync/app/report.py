@@ -129,7 +129,22 @@ def _named_in_checkout(report: SyncReport, tree: HeadTree) -> SyncReport:
         report,
         engines=tuple(fix(e) for e in report.engines),
         validations=tuple(fix(v) for v in report.validations),
+        audit=audit_in_checkout(report.audit, tree),
     )
+
+
+def audit_in_checkout(audit: Any, tree: HeadTree | None) -> Any:
+    """The head's config named where the checkout has it in an audit's translations and
+    verification findings (they name the config's file and line)."""
+    from vimesync.audit.model import AuditResult
+
+    if tree is None or not isinstance(audit, AuditResult):
+        return audit
+    paths = tuple(
+        replace(p, rules=tuple(tree.in_checkout(r) for r in p.rules)) if p.rules else p for p in audit.paths
+    )
+    violations = tuple(replace(v, where=tree.in_checkout(v.where)) for v in audit.violations)
+    return replace(audit, paths=paths, violations=violations)
 
 
 def _in_checkout(exc: VimesyncError, tree: HeadTree | None) -> VimesyncError:

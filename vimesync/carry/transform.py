@@ -204,16 +204,23 @@ class Transform:
     def content(self, path: str, data: bytes, mode: int) -> tuple[bytes, int]:
         """``data`` of the downstream file ``path`` translated, and the number of matches. Symbolic
         links, submodules, binary and oversized files are returned as they are."""
+        data, used = self.explain(path, data, mode)
+        return data, sum(n for _t, n in used)
+
+    def explain(self, path: str, data: bytes, mode: int) -> tuple[bytes, tuple[tuple[Translation, int], ...]]:
+        """As :meth:`content`, with the translations that matched and their match counts, in
+        config order (what the audit names when a translation explains a difference)."""
         if not self.translations or mode in (0o120000, 0o160000) or len(data) > MAX_TRANSLATED:
-            return data, 0
+            return data, ()
         if is_binary(data):
-            return data, 0
-        hits = 0
+            return data, ()
+        used = []
         for t in self.translations:
             if t.applies_to(path):
                 data, n = t.apply(data)
-                hits += n
-        return data, hits
+                if n:
+                    used.append((t, n))
+        return data, tuple(used)
 
 
 def transform_doc(transform: Transform) -> dict[str, Any]:

@@ -18,6 +18,8 @@ from vimesync import git
 from vimesync.audit.compare import default_sync_name, load_excluded_globs, run_audit
 from vimesync.audit.model import AuditResult
 from vimesync.audit.syncname import determine_baseline, upstream_base_of
+from vimesync.audit.verify import load_verify
+from vimesync.carry.transform import load_transform
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.check.run import run_check
 from vimesync.ci.verdict import CiEvidence
@@ -253,6 +255,7 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
             # An explicit --range names the base; otherwise the pins decide (as `vimesync audit` does).
             upstream_base=walk.base if walk and explicit_range and walk.base != git.NULL_SHA else None,
         )
+        path_map = inputs.path_map if inputs.path_map is not None else cfg.path_map
         audit = run_audit(
             downstream,
             inputs.baseline,
@@ -261,8 +264,10 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
             tip,
             sync=inputs.sync or default_sync_name(base, git.resolve(upstream, tip)),
             upstream_base=base,
-            path_map=inputs.path_map if inputs.path_map is not None else cfg.path_map,
+            path_map=path_map,
             excluded_globs=load_excluded_globs(inputs.policy or cfg.policy),
+            transform=load_transform(cfg, path_map=path_map),
+            verify=load_verify(cfg),
         )
 
     if inputs.engines:
