@@ -18,6 +18,7 @@ from vimesync.audit.model import (
     AuditResult,
     PathAudit,
 )
+from vimesync.audit.owncommits import OwnChanges, OwnCommit
 from vimesync.check.model import CheckReport, SourceInfo
 from vimesync.patches.model import Dep3, HunkFailure, PatchResult
 from vimesync.pycheck.model import ParseReport
@@ -214,6 +215,18 @@ def audit(ok: bool = True) -> AuditResult:
         ledger_path="sop/reviews/4c193f1f..8c17b676.toml",
         paths=tuple(sorted(paths, key=lambda p: p.path)),
         path_map=(("slime/", "vime/"),),
+    )
+
+
+def own() -> OwnChanges:
+    """The maintainer's commits on the sync branch (the seed PR's audit fixes)."""
+    return OwnChanges(
+        commits=(
+            OwnCommit("a1" * 20, "aoshen02", "Remove obsolete per-file R3 spill", 38, 540),
+            OwnCommit("b2" * 20, "aoshen02", "Restore omitted upstream comments | docs", 12, 22, binary=1),
+        ),
+        carried=14,
+        pin_bumps=1,
     )
 
 

@@ -5,6 +5,7 @@ and the verification rules broken at the head."""
 from __future__ import annotations
 
 from vimesync.audit.model import CLASSES, OVERLAY, STALE, TRANSLATED_VERIFIED, AuditResult, PathAudit
+from vimesync.audit.owncommits import OwnChanges
 from vimesync.report.mdtext import _capped, code, escape
 from vimesync.report.model import Skipped
 from vimesync.text import plural
@@ -135,3 +136,29 @@ def _details(a: AuditResult) -> list[str]:
             *_capped(broken, "finding"),
         ]
     return out
+
+
+def _signed(n: int) -> str:
+    return f"+{n:,}" if n > 0 else f"{n:,}"
+
+
+def render_own(own: OwnChanges | Skipped) -> list[str]:
+    """Downstream changes in this sync: the maintainer's own commits and their net line count."""
+    out = ["## Downstream changes in this sync", ""]
+    if isinstance(own, Skipped):
+        return [*out, escape(own.reason)]
+    besides = f"{plural(own.carried, 'carried commit')} and {plural(own.pin_bumps, 'pin bump')} not listed"
+    if not own.commits:
+        return [*out, f"None: every commit of the sync branch is carry's ({besides})."]
+    out.append(
+        f"{plural(len(own.commits), 'commit')} of the sync branch that carry did not make ({besides}): "
+        f"+{own.added:,}/-{own.removed:,}, net {_signed(own.net)} lines."
+    )
+    out.append("")
+    lines = []
+    for c in own.commits:
+        extra = f", {plural(c.binary, 'binary file')}" if c.binary else ""
+        lines.append(
+            f"- {c.sha[:8]} {escape(c.subject)} ({escape(c.author)}, +{c.added:,}/-{c.removed:,}{extra})"
+        )
+    return out + _capped(lines, "commit")

@@ -17,6 +17,7 @@ from pathlib import Path
 from vimesync import git
 from vimesync.audit.compare import default_sync_name, load_excluded_globs, run_audit
 from vimesync.audit.model import AuditResult
+from vimesync.audit.owncommits import OwnChanges, own_commits
 from vimesync.audit.syncname import determine_baseline, upstream_base_of
 from vimesync.audit.verify import load_verify
 from vimesync.carry.transform import load_transform
@@ -37,6 +38,7 @@ from vimesync.report.model import (
     build_report,
     engine_of_check,
 )
+from vimesync.safefs import find_root
 from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
 
 
@@ -270,6 +272,47 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
             verify=load_verify(cfg),
         )
 
+    own = _own_changes(cfg, downstream, inputs.baseline, inputs.head)
+    return replace(
+        _assemble(
+            inputs, cfg, upstream, downstream, walk, check, audit, skipped, carried, skipped_at, progress
+        ),
+        own=own,
+    )
+
+
+def _own_changes(
+    cfg: Config, downstream: Path | None, baseline: str | None, head: str
+) -> OwnChanges | Skipped:
+    """The commits of the sync branch that carry did not make (the pin bump is told by its pin)."""
+    if downstream is None or baseline is None:
+        return Skipped("No downstream baseline was given: the sync's own commits are unknown.")
+    pin = cfg.upstream_pin.file
+    pin_path = None
+    if pin is not None and cfg.file is not None:
+        try:
+            pin_path = pin.relative_to(find_root(cfg.file)).as_posix()
+        except ValueError:
+            pin_path = None
+    try:
+        return own_commits(downstream, baseline, head, pin_path=pin_path)
+    except git.GitError as exc:
+        return Skipped(f"The sync's own commits could not be read: {exc.message}")
+
+
+def _assemble(
+    inputs: ReportInputs,
+    cfg: Config,
+    upstream: Path | None,
+    downstream: Path | None,
+    walk: WalkResult | None,
+    check: CheckReport | None,
+    audit: AuditResult | None,
+    skipped: dict[str, str],
+    carried: frozenset[int] | None,
+    skipped_at: frozenset[int],
+    progress: ProgressFn | None,
+) -> SyncReport:
     if inputs.engines:
         sections = [_engine_section(e, downstream, inputs, progress) for e in inputs.engines]
         return build_report(

@@ -12,7 +12,7 @@ from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
 
 # The shared text helpers, still importable from here.
-from vimesync.report.auditmd import render_audit
+from vimesync.report.auditmd import render_audit, render_own
 from vimesync.report.evidence import run_phrase, tests_phrase
 from vimesync.report.links import Ref
 from vimesync.report.mdtext import (
@@ -433,6 +433,8 @@ def render_markdown(report: SyncReport) -> str:
         render_summary(report.summary),
         render_engines(report.engines),
         render_audit(report.audit, report.upstream_name),
+        # Only with a downstream range to read: a report without one has no such section.
+        *([] if isinstance(report.own, Skipped) else [render_own(report.own)]),
         [
             *render_validations(report.validations),
             "",

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from vimesync.audit.model import AuditResult
+from vimesync.audit.owncommits import OwnChanges
 from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence
 from vimesync.patches.model import Dep3, PatchResult
@@ -119,6 +120,10 @@ class SyncReport:
     gates_off: tuple[tuple[str, str], ...] = ()  # (gate, why it is switched off)
     images: ImageEvidence | None = None  # container images recorded for the head (sop/records/)
     evidence: Evidence | None = None  # test suites and manual runs recorded (sop/records/)
+    # The sync branch's commits carry did not make (Downstream changes in this sync).
+    own: OwnChanges | Skipped = Skipped(
+        "No downstream baseline was given: the sync's own commits are unknown."
+    )
 
     @property
     def title(self) -> str:
@@ -333,6 +338,7 @@ def build_report(
     skipped_prs: frozenset[int] = frozenset(),
     engines: Sequence[tuple[EnginePatches | Skipped, CheckReport | Skipped]] = (),
     ci: CiEvidence | Skipped | None = None,
+    own: OwnChanges | Skipped | None = None,
 ) -> SyncReport:
     """Assemble the report. Missing inputs become Skipped sections; ``skipped`` overrides their
     one-line reasons (keys "summary", "engine", "audit", "validation").
@@ -347,7 +353,7 @@ def build_report(
         "validation": "No engine source or series was given (--source/--series): the stack was not checked.",
         **(skipped or {}),
     }
-    return SyncReport(
+    report = SyncReport(
         upstream_name=upstream_name,
         summary=build_summary(
             walk,
@@ -368,6 +374,7 @@ def build_report(
         validations=tuple(v for _, v in engines) or (check if check else Skipped(why["validation"]),),
         ci=ci if ci is not None else Skipped(CI_NOT_ASKED),
     )
+    return report if own is None else replace(report, own=own)
 
 
 def engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
