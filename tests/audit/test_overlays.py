@@ -126,3 +126,29 @@ def test_a_broken_rule_is_a_junit_failure_and_an_annotation_on_its_line(sync) ->
         ("vime/c.py", 2, "verification rule broken")
     ]
     assert "`vime/c.py:2`" in findings.summary
+
+
+def test_carrys_pin_bump_is_verified_and_any_other_pin_edit_is_not(tmp_path: Path) -> None:
+    from vimesync.audit.compare import PIN_BUMP_RULE, is_pin_bump
+
+    up = Repo(tmp_path / "up")
+    old = up.commit("base", {"slime/a.py": "a\n"})
+    tip = up.commit("tip", {"slime/a.py": "b\n"})
+    pin = '# last carried\n[upstream]\nrepo = "THUDM/slime"\nsynced = "{}"  # carry bumps it\n'
+    down = Repo(tmp_path / "down")
+    baseline = down.commit("baseline", {"pins/slime.toml": pin.format(old)})
+    down.commit("Sync upstream through x", {"pins/slime.toml": pin.format(tip)})
+    audit = run_audit(
+        down.path, baseline, "HEAD", up.path, tip, sync="s", path_map=MAP, upstream_pin="pins/slime.toml"
+    )
+    (p,) = audit.paths
+    assert (p.review, p.rules) == (VERIFIED, (PIN_BUMP_RULE,))
+
+    def resolve(rev: str) -> str | None:
+        return tip if rev == tip else None
+
+    base = pin.format(old).encode()
+    assert is_pin_bump(base, pin.format(tip).encode(), resolve, tip)
+    assert not is_pin_bump(base, pin.format(old[:12]).encode(), resolve, tip)  # not the tip
+    assert not is_pin_bump(base, pin.format(tip).replace("THUDM", "eve").encode(), resolve, tip)
+    assert not is_pin_bump(base, pin.format("--output=x").encode(), lambda r: tip, tip)  # no option

@@ -23,6 +23,7 @@ from vimesync.audit.verify import load_verify
 from vimesync.carry.transform import load_transform
 from vimesync.config import parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
+from vimesync.pins import pin_relpath
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,9 @@ def audit_sync(request: SyncRequest) -> AuditOutcome:
             excluded_globs=load_excluded_globs(policy),
             transform=load_transform(head_cfg, path_map=path_map),
             verify=load_verify(head_cfg),
+            upstream_pin=pin_relpath(head_cfg.upstream_pin.file, head_cfg.file, ctx.require_downstream()),
         )
-        result = audit_in_checkout(result, tree)
+        result = audit_in_checkout(result, tree, ctx.downstream)
     return AuditOutcome(audit=result, audit_upstream_name=head_cfg.upstream_name, notes=notes + head_notes)
 
 

@@ -17,6 +17,7 @@ must not make the audit ask for another.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,6 +156,7 @@ def classify(
     upstream_base: dict[str, tuple[int, str]] | None = None,
     compared: Mapping[str, Compared] | None = None,
     earlier: Sequence[Ledger] = (),
+    pin_bump: str | None = None,
 ) -> tuple[PathAudit, ...]:
     """Classify each path changed between ``baseline`` and ``head`` (path -> (mode, oid) listings).
 
@@ -162,6 +164,8 @@ def classify(
     ``compared`` holds the translated comparison of the paths whose counterpart differs by oid
     (see :func:`compare_translated`); a path missing from it is an overlay without a residue.
     ``earlier`` are the ledgers of earlier syncs, where an overlay's review may be found.
+    ``pin_bump`` names the upstream pin file when its only change is ``synced`` moved to the
+    upstream tip (see :func:`is_pin_bump`): carry's own bump, verified.
     """
     ledger = ledger or Ledger(sync="")
     compared = compared or {}
@@ -193,8 +197,11 @@ def classify(
         )
         found_in = None
         res = comparison.residue if comparison else None
+        rules = comparison.rules if comparison else ()
         if cls in (IDENTICAL, TRANSLATED_VERIFIED) or mirrors_upstream_deletion:
             state, review = VERIFIED, ledger.get(path)
+        elif path == pin_bump and cls == DOWNSTREAM_ONLY:
+            state, review, rules = VERIFIED, ledger.get(path), (PIN_BUMP_RULE,)
         elif cls == OVERLAY:
             state, review, found_in = _overlay_state(
                 path, head_oid, res.key if res else None, ledger, earlier
@@ -211,7 +218,7 @@ def classify(
                 review=state,
                 reviewed_by=review.by if review else None,
                 reviewed_oid=review.oid if review else None,
-                rules=comparison.rules if comparison else (),
+                rules=rules,
                 residue=res.key if res else None,
                 residue_added=res.added if res else 0,
                 residue_removed=res.removed if res else 0,
@@ -222,6 +229,25 @@ def classify(
             )
         )
     return tuple(out)
+
+
+PIN_BUMP_RULE = "the upstream pin's synced moved to the upstream tip, nothing else changed"
+_SYNCED = re.compile(rb'^(\s*synced\s*=\s*)"([0-9A-Za-z][0-9A-Za-z._/~^-]{0,199})"(.*)$')
+
+
+def is_pin_bump(base: bytes, head: bytes, resolve: Callable[[str], str | None], tip: str) -> bool:
+    """Whether ``head`` (the upstream pin file at the head) is ``base`` (at the baseline) with its
+    ``synced = "..."`` line, and nothing else, moved to a revision that ``resolve`` makes ``tip``."""
+    old, new = base.split(b"\n"), head.split(b"\n")
+    if len(old) != len(new):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    if len(differ) != 1:
+        return False
+    was, now = _SYNCED.match(old[differ[0]]), _SYNCED.match(new[differ[0]])
+    if was is None or now is None or (was[1], was[3]) != (now[1], now[3]):
+        return False
+    return resolve(now[2].decode("ascii")) == tip
 
 
 def describe_rule(where: str, pattern: str, replace: str, matches: int) -> str:
@@ -283,6 +309,7 @@ def run_audit(
     excluded_globs: Iterable[Sequence[str]] = (),  # one list per exclude rule
     ledger_root: Path | None = None,
     upstream_base: str | None = None,
+    upstream_pin: str | None = None,
     transform: Transform | None = None,
     verify: Sequence[VerifyRule] = (),
 ) -> AuditResult:
@@ -294,6 +321,8 @@ def run_audit(
     verified. ``transform`` holds the translations carry applies (its path map is not used:
     ``path_map`` is); without it, a path that differs from its counterpart is an overlay whose
     residue is the whole difference. ``verify`` rules are checked on the head's changed files.
+    ``upstream_pin`` (the pin file's path in the downstream): a change that only moves its
+    ``synced`` to the upstream tip is carry's pin bump, verified.
     """
     pm = PathMap.of(path_map)  # BadInput for an empty side (maps built in code, not only parsed ones)
     base_sha, head_sha = check_baseline(downstream, baseline, head)
@@ -327,6 +356,20 @@ def run_audit(
     compared = compare_translated(
         downstream, upstream, head_blobs, tip_blobs, differing, transform or Transform()
     )
+    pin_bump = None
+    if upstream_pin is not None and upstream_pin in base_blobs and upstream_pin in head_blobs:
+        oids = [base_blobs[upstream_pin][1], head_blobs[upstream_pin][1]]
+        if oids[0] != oids[1]:
+            old, new = (data for _oid, data in git.cat_blobs(downstream, oids))
+
+            def resolve(rev: str) -> str | None:
+                try:
+                    return git.resolve(upstream, rev)
+                except git.GitError:
+                    return None
+
+            if is_pin_bump(old, new, resolve, tip_sha):
+                pin_bump = upstream_pin
     paths = classify(
         base_blobs,
         head_blobs,
@@ -337,6 +380,7 @@ def run_audit(
         upstream_base=base_tree,
         compared=compared,
         earlier=earlier_ledgers(root, sync),
+        pin_bump=pin_bump,
     )
     violations: tuple[Violation, ...] = ()
     if verify:

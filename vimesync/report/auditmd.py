@@ -152,7 +152,7 @@ def render_own(own: OwnChanges | Skipped) -> list[str]:
         return [*out, f"None: every commit of the sync branch is carry's ({besides})."]
     out.append(
         f"{plural(len(own.commits), 'commit')} of the sync branch that carry did not make ({besides}): "
-        f"+{own.added:,}/-{own.removed:,}, net {_signed(own.net)} lines."
+        f"+{own.added:,}/-{own.removed:,}, net {_signed(own.net)} {'line' if abs(own.net) == 1 else 'lines'}."
     )
     out.append("")
     lines = []

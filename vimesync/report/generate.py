@@ -26,7 +26,7 @@ from vimesync.check.run import run_check
 from vimesync.ci.verdict import CiEvidence
 from vimesync.config import Config, EnginePin
 from vimesync.errors import BadInput, GitHubError
-from vimesync.pins import pinned_at
+from vimesync.pins import pin_relpath, pinned_at
 from vimesync.repopaths import repository_path
 from vimesync.report.links import github_repo_of
 from vimesync.report.model import (
@@ -38,7 +38,6 @@ from vimesync.report.model import (
     build_report,
     engine_of_check,
 )
-from vimesync.safefs import find_root
 from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
 
 
@@ -270,6 +269,7 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
             excluded_globs=load_excluded_globs(inputs.policy or cfg.policy),
             transform=load_transform(cfg, path_map=path_map),
             verify=load_verify(cfg),
+            upstream_pin=pin_relpath(cfg.upstream_pin.file, cfg.file, downstream),
         )
 
     own = _own_changes(cfg, downstream, inputs.baseline, inputs.head)
@@ -287,13 +287,7 @@ def _own_changes(
     """The commits of the sync branch that carry did not make (the pin bump is told by its pin)."""
     if downstream is None or baseline is None:
         return Skipped("No downstream baseline was given: the sync's own commits are unknown.")
-    pin = cfg.upstream_pin.file
-    pin_path = None
-    if pin is not None and cfg.file is not None:
-        try:
-            pin_path = pin.relative_to(find_root(cfg.file)).as_posix()
-        except ValueError:
-            pin_path = None
+    pin_path = pin_relpath(cfg.upstream_pin.file, cfg.file, downstream)
     try:
         return own_commits(downstream, baseline, head, pin_path=pin_path)
     except git.GitError as exc:
