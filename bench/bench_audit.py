@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from vimesync.audit.compare import run_audit
-from vimesync.carry.transform import load_transform
 from vimesync.config import Config, TranslateSpec, VerifySpec
+from vimesync.upstream.translate import load_transform
 
 MAP = (("slime/", "vime/"),)
 

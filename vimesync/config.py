@@ -18,7 +18,7 @@ first ``vimesync.toml`` from the current folder upward to the repository root (t
     policy = "sop/policy.toml"
     map = ["slime/=vime/"]          # upstream folder = its downstream name (pathmap.py)
 
-    [[upstream.translate]]          # content rewrites `vimesync carry` applies (carry/transform.py)
+    [[upstream.translate]]          # content rewrites `vimesync carry` applies (upstream/translate.py)
     pattern = '\\b(from|import) slime\\b'
     replace = '\\1 vime'
     paths = ["**/*.py"]             # optional: gitignore globs on the downstream path
@@ -129,6 +129,10 @@ def _typed(path: Path, table: str, key: str, value: Any, kind: type) -> Any:
     return value
 
 
+APPLIERS = ("git", "gnu-patch")  # patches.model.Applier
+DEFAULT_FUZZ = 2  # GNU patch's default maximum fuzz factor
+
+
 @dataclass(frozen=True)
 class EnginePin:
     file: Path | None = None
@@ -144,6 +148,11 @@ class EnginePin:
     key: str | None = None  # the ``[[engine]] name`` that selects it (``--engine NAME``)
     # The file and key that named ``source`` (repository content: see vimesync.repopaths).
     source_origin: tuple[Path, str] | None = None
+    # Whose semantics apply the stack: git apply's, or GNU patch's with a fuzz factor and --forward
+    # (check.model turns them into a patches.model.ApplyMode; config comes before patches).
+    applier: str = "git"
+    fuzz: int = DEFAULT_FUZZ
+    forward: bool = False
 
     @property
     def configured(self) -> bool:
@@ -302,7 +311,7 @@ class Config:
     upstream_pin: UpstreamPin = field(default_factory=UpstreamPin)
     policy: Path | None = None
     path_map: tuple[tuple[str, str], ...] = ()
-    # [[upstream.translate]] tables, as written (compiled and checked by vimesync.carry.transform).
+    # [[upstream.translate]] tables, as written (compiled and checked by vimesync.upstream.translate).
     translate: tuple[TranslateSpec, ...] = ()
     # [[upstream.verify]] tables (compiled and checked by vimesync.audit.verify).
     verify: tuple[VerifySpec, ...] = ()
@@ -397,7 +406,7 @@ KNOWN_KEYS: dict[str, frozenset[str]] = {
     "vimesync.toml [engine]": frozenset({"pin", "source"}),
     "vimesync.toml [[engine]]": frozenset({"name", "pin", "source"}),
     "engine pin [engine]": frozenset(
-        {"name", "repo", "rev", "series", "strip", "source", "python", "sha256"}
+        {"name", "repo", "rev", "series", "strip", "source", "python", "sha256", "applier", "fuzz", "forward"}
     ),
     "upstream pin [upstream]": frozenset({"repo", "synced"}),
 }
@@ -439,6 +448,15 @@ def load_engine_pin(path: Path) -> EnginePin:
     if sha256 is not None and not _SHA256.fullmatch(sha256):
         raise ConfigError(str(path), "[engine] sha256 must be 64 hexadecimal digits")
     source, package = _source_or_package(path, "engine", eng)
+    applier = _typed(path, "engine", "applier", eng.get("applier", "git"), str)
+    if applier not in APPLIERS:
+        raise ConfigError(str(path), f'[engine] applier must be "git" or "gnu-patch", not {excerpt(applier)}')
+    fuzz = _typed(path, "engine", "fuzz", eng.get("fuzz", DEFAULT_FUZZ), int)
+    if fuzz < 0 or isinstance(fuzz, bool):
+        raise ConfigError(str(path), "[engine] fuzz must be an integer >= 0")
+    forward = _typed(path, "engine", "forward", eng.get("forward", False), bool)
+    if applier == "git" and ("fuzz" in eng or "forward" in eng):
+        raise ConfigError(str(path), '[engine] fuzz and forward are GNU patch\'s: set applier = "gnu-patch"')
     return EnginePin(
         file=path,
         # Unnamed, the pin's file names it (pins/sglang.toml: "sglang"), never the word "engine".
@@ -452,6 +470,9 @@ def load_engine_pin(path: Path) -> EnginePin:
         sha256=sha256.lower() if sha256 else None,
         package=package,
         source_origin=(path, "[engine] source") if source is not None else None,
+        applier=applier,
+        fuzz=fuzz,
+        forward=forward,
     )
 
 

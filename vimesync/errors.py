@@ -25,6 +25,21 @@ class VimesyncError(Exception):
         return self.message
 
 
+class Terminated(BaseException):
+    """SIGTERM (a CI timeout, ``kill``) as an exception: unwinding runs every ``with`` block, so
+    scratch folders and worker processes are cleaned up as on Ctrl-C. A BaseException, so that
+    no ``except Exception`` on the way can swallow it."""
+
+
+class Interrupted(VimesyncError):
+    """SIGINT or SIGTERM stopped a command that left work to resume (the message says how):
+    exit 128 + the signal's number, as a shell reports a process the signal ended."""
+
+    def __init__(self, message: str, *, signum: int) -> None:
+        super().__init__(message)
+        self.exit_code = 128 + signum
+
+
 class BadInput(VimesyncError):
     """The user gave us something we cannot use: a missing file, an unknown rev, a bad flag."""
 

@@ -15,7 +15,7 @@ shadowed in that direction.)
 
 Paths are ``str`` (surrogate-escaped where git's bytes are not UTF-8, as the carry reads them) or
 ``bytes`` (diff headers); each gets the map in its own type. The map only rewrites names: whether
-a mapped path is safe to write is its caller's check (``carry.transform``).
+a mapped path is safe to write is its caller's check (``upstream.translate``).
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ from vimesync.audit.model import (
 )
 from vimesync.audit.residue import residue
 from vimesync.audit.verify import load_verify
-from vimesync.carry.transform import load_transform
 from vimesync.config import Config, TranslateSpec, VerifySpec
+from vimesync.upstream.translate import load_transform
 
 MAP = (("slime/", "vime/"),)
 CONFIG = Config(

@@ -107,7 +107,8 @@ def test_dry_run_prints_the_plan_and_changes_nothing(pair: Pair, capsys) -> None
 
 
 def test_empty_after_merge_is_skipped_never_an_empty_commit(pair: Pair, capsys) -> None:
-    pair.down.commit("already has c", {"vime/c.py": "import vime.c\n"})
+    # Along with other work, so no patch-id says #1 is there: only the merge finds it empty.
+    pair.down.commit("already has c", {"vime/c.py": "import vime.c\n", "vime/mine.py": "x = 1\n"})
     code, doc = pair.carry(capsys)
     assert code == 0
     reasons = {s["pr"]: s["reason"] for s in doc["skipped"]}
@@ -221,3 +222,70 @@ def test_carry_and_audit_agree_where_a_map_without_slash_ends(tmp_path: Path, ca
         IDENTICAL,
     )
     assert (paths["vime/e.py"]["upstream_path"], paths["vime/e.py"]["cls"]) == ("slime/e.py", IDENTICAL)
+
+
+def test_a_selection_moves_synced_only_to_before_the_first_pr_left_behind(pair: Pair, capsys) -> None:
+    """--pr 1 --pr 3 leaves the applicable #2 behind: synced stops before it (not at TIP), the
+    result says so, and the next default carry still walks #2."""
+    code, doc = pair.carry(capsys, "--pr", "1", "--pr", "3")
+    assert code == 0 and [c["pr"] for c in doc["carried"]] == [1, 3]
+    pr1 = doc["carried"][0]["upstream_commit"]
+    got = tree(pair.down.path, doc["branch"])
+    assert f'synced = "{pr1}"'.encode() in got["pins/slime.toml"][1]
+    assert any(f"synced moves to {pr1[:12]}" in n and "#2" in n for n in doc["notes"]), doc["notes"]
+    pair.down.git("merge", "-q", "--ff-only", doc["branch"])
+    code, doc = pair.carry(capsys, "--dry-run")
+    assert code == 0 and [p["pr"] for p in doc["planned"]] == [2]
+
+
+def test_a_carried_direct_push_reads_as_mirrored_by_its_trailer(pair: Pair, capsys) -> None:
+    # Issue 17.5: a second carry onto the sync branch tried the direct push again.
+    code, doc = pair.carry(capsys, "--direct", "include")
+    assert code == 0 and [c["pr"] for c in doc["carried"]] == [1, 2, 3, None]
+    branch = doc["branch"]
+    code, again = pair.carry(
+        capsys,
+        "--range",
+        f"{pair.base}..{pair.tip}",
+        "--onto",
+        branch,
+        "--branch",
+        "x",
+        "--direct",
+        "include",
+    )
+    assert code == 0 and again["status"] == "nothing", again
+    direct = [s for s in again["skipped"] if s["pr"] is None]
+    assert [s["upstream_commit"] for s in direct] == [pair.tip]
+    assert direct[0]["reason"].startswith("already downstream: trailer Upstream-Commit")
+    _, out, _ = cli(
+        capsys,
+        "walk",
+        "--json",
+        "--downstream",
+        ".",
+        "--downstream-rev",
+        branch,
+        "--range",
+        f"{pair.base}..{pair.tip}",
+        cwd=pair.down.path,
+    )
+    (walked,) = json.loads(out)["direct_commits"]
+    assert walked["mirrored_by"].startswith("trailer Upstream-Commit")
+
+
+def test_a_pr_ported_by_hand_translated_is_mirrored_for_walk_carry_and_report(pair: Pair, capsys) -> None:
+    # Issue 17.9: the port has the translated content (import vime.c); its patch-id is that of
+    # the mapped AND translated upstream diff. Carry once skipped it as empty after the merge
+    # while walk kept it applicable, so the report's carried gate could never hold.
+    pair.down.commit("port c by hand", {"vime/c.py": "import vime.c\n"})
+    walked = pair.walked(capsys, "main")
+    assert walked[0]["number"] == 1 and walked[0]["status"] == "mirrored", walked[0]
+    assert walked[0]["mirrored_by"] == "patch-id of the PR"
+    code, doc = pair.carry(capsys)
+    assert code == 0 and [c["pr"] for c in doc["carried"]] == [2, 3]
+    (skip,) = [s for s in doc["skipped"] if s["pr"] == 1]
+    assert skip["reason"].startswith("already downstream: patch-id of the PR")
+    code, out, _ = cli(capsys, "report", "--json", "--head", doc["branch"], cwd=pair.down.path)
+    report = json.loads(out)
+    assert [p["number"] for p in report["summary"]["not_carried"]] == [], report["summary"]

@@ -55,7 +55,11 @@ def test_conflict_stops_in_git_conflict_state_then_continue(pair: Pair, capsys) 
     assert code == 0 and doc["status"] == "done"
     assert [c["pr"] for c in doc["carried"]] == [1, 2, 3]
     msg = git.run(wt, ["log", "-1", "--format=%B", "HEAD~2"]).decode()
-    assert msg.strip().endswith(f"Upstream-Commit: {doc['carried'][1]['upstream_commit']}")
+    # Issue 17.11: the commit a maintainer resolved by hand says which files.
+    assert msg.strip().endswith(
+        f"Upstream-Commit: {doc['carried'][1]['upstream_commit']}\nCarry-Resolved: vime/a.py"
+    )
+    assert "Carry-Resolved" not in git.run(wt, ["log", "-1", "--format=%B", "HEAD~1"]).decode()
     got = tree(pair.down.path, doc["branch"])
     assert got["vime/a.py"][1] == b"from vime import x\nprint(2)\nprint('downstream')\n"
     assert f'synced = "{pair.tip}"'.encode() in got["pins/slime.toml"][1]
@@ -90,6 +94,21 @@ def test_abort_leaves_the_repository_as_before(pair: Pair, capsys) -> None:
     assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()
     code, out, err = cli(capsys, "carry", "--continue", cwd=pair.down.path)
     assert code == 2 and "no carry is in progress" in err
+
+
+def test_abort_from_the_worktree_removes_everything(pair: Pair, capsys) -> None:
+    """The conflict message sends the user to the worktree: --abort run there removes it (the
+    folder the process stands in) and still removes the branch and the state."""
+    refs = pair.down.git("for-each-ref")
+    code, doc = pair.carry(capsys)
+    assert code == 1
+    wt = Path(doc["worktree"])
+    code, out, err = cli(capsys, "carry", "--abort", cwd=wt / "vime")
+    assert code == 0, err
+    assert not wt.exists()
+    assert pair.down.git("for-each-ref") == refs
+    assert "down." not in pair.down.git("worktree", "list")
+    assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()
 
 
 _KILLER = """
@@ -272,3 +291,96 @@ def test_junit_has_a_case_per_pr_and_the_conflict_fails(pair: Pair, capsys, tmp_
     cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
     assert cases["#1 " + doc["carried"][0]["title"]].find("failure") is None
     assert cases["#2 Change a and util"].find("failure") is not None
+
+
+def test_a_rename_onto_a_file_deleted_downstream_stops_as_rename_delete(tmp_path: Path, capsys) -> None:
+    # Issue 17.10: git cherry-pick stops with a rename/delete conflict; carry once re-added the
+    # module as clean (and the audit then called it identical).
+    pair = build_pair(tmp_path)
+    body = "".join(f"metric {i}\n" for i in range(20))
+    pair.up.commit("Add telemetry (#7)", {"slime/telemetry.py": body})
+    mid = pair.up.head()
+    pair.up.git("mv", "slime/telemetry.py", "slime/obs.py")
+    pair.up.commit("Move telemetry (#8)")
+    tip = pair.up.head()
+    pair.down.commit("carried #7\n\nUpstream-PR: THUDM/slime#7", {"vime/telemetry.py": body})
+    pair.down.commit("no telemetry downstream", {"vime/telemetry.py": None})
+    code, doc = pair.carry(capsys, "--range", f"{mid}..{tip}", "--branch", "rd")
+    assert code == 1, doc
+    assert doc["conflict"]["pr"] == 8
+    assert [(f["path"], f["why"]) for f in doc["conflict"]["files"]] == [("vime/obs.py", "rename/delete")]
+    wt = Path(doc["worktree"])
+    stages = [line.split() for line in git.run(wt, ["ls-files", "-u"]).decode().splitlines()]
+    assert [(s[2], s[3]) for s in stages] == [("1", "vime/obs.py"), ("3", "vime/obs.py")]
+    assert (wt / "vime/obs.py").read_text() == body  # the upstream file, as git shows it
+    assert "DU vime/obs.py" in git.run(wt, ["status", "--porcelain"]).decode()
+    assert not (wt / "vime/telemetry.py").exists()
+
+
+def test_conflict_markers_show_the_base_and_a_dry_run_marks_knock_on(pair: Pair, capsys) -> None:
+    # Issue 17.11: markers in diff3 style; a dry run predicted every later conflict on a file an
+    # earlier predicted conflict left out (9 where the run had 1): those are knock-on now.
+    pair.up.commit("Edit a again (#4)", {"slime/a.py": "from slime import x\nprint(3)\n"})
+    tip = pair.up.head()
+    code, doc = pair.carry(capsys, "--range", f"{pair.base}..{tip}", "--dry-run")
+    plan = {p["pr"]: p for p in doc["planned"]}
+    assert (plan[2]["conflict"], plan[2]["knock_on"]) == (["vime/a.py"], [])
+    assert (plan[4]["conflict"], plan[4]["knock_on"], plan[4]["after"]) == (
+        ["vime/a.py"],
+        ["vime/a.py"],
+        ["#2"],
+    )
+    code, out, _ = cli(capsys, "carry", "--range", f"{pair.base}..{tip}", "--dry-run", cwd=pair.down.path)
+    assert "knock-on of #2: vime/a.py" in out and "1 would conflict (and 1 more as knock-on" in out
+    code, doc = pair.carry(capsys, "--range", f"{pair.base}..{tip}")
+    assert code == 1 and doc["conflict"]["pr"] == 2
+    text = (Path(doc["worktree"]) / "vime/a.py").read_text()
+    assert text.splitlines() == [
+        "from vime import x",
+        "<<<<<<< downstream",
+        "print(1)",
+        "print('downstream')",
+        "||||||| upstream base",
+        "print(1)",
+        "=======",
+        "print(2)",
+        ">>>>>>> upstream #2",
+    ]
+
+
+def test_a_conflict_names_the_left_out_pr_its_lines_come_from(tmp_path: Path, capsys) -> None:
+    # Issue 17.11: the lines a PR changes were written by a PR the policy excluded; the conflict
+    # says so ("the lines come from #4, excluded by the policy ... (rule 1)"), as sqren/backport does.
+    pair = build_pair(tmp_path)
+    lines = [f"value {i}\n" for i in range(10)]
+    pair.up.commit("Add table (#3)", {"slime/table.py": "".join(lines)})
+    start = pair.up.head()
+    pair.down.commit("carried #3\n\nUpstream-PR: THUDM/slime#3", {"vime/table.py": "".join(lines)})
+    pair.up.commit("NPU tuning (#4)", {"slime/table.py": "".join([*lines[:4], "value 4 npu\n", *lines[5:]])})
+    pair.up.commit(
+        "Tune value 4 (#5)", {"slime/table.py": "".join([*lines[:4], "value 4 npu fast\n", *lines[5:]])}
+    )
+    tip = pair.up.head()
+    (pair.down.path / "policy.toml").write_text(
+        '[[rule]]\naction = "exclude"\nreason = "NPU is not carried"\ntitle = "(?i)\\\\bnpu\\\\b"\n'
+    )
+    code, doc = pair.carry(capsys, "--range", f"{start}..{tip}", "--policy", "policy.toml", "--branch", "h")
+    assert code == 1 and doc["conflict"]["pr"] == 5, doc
+    (f,) = doc["conflict"]["files"]
+    assert f["path"] == "vime/table.py"
+    assert (
+        f["hint"] == "the conflicting lines come from #4, excluded by the policy: NPU is not carried (rule 1)"
+    )
+    cli(capsys, "carry", "--abort", cwd=pair.down.path)
+    code, out, _ = cli(
+        capsys,
+        "carry",
+        "--range",
+        f"{start}..{tip}",
+        "--policy",
+        "policy.toml",
+        "--branch",
+        "t",
+        cwd=pair.down.path,
+    )
+    assert code == 1 and "hint: the conflicting lines come from #4, excluded by the policy" in out

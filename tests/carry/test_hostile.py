@@ -10,9 +10,9 @@ import pytest
 from tests.builders.pair import CONFIG, build_pair, cli, tree
 from vimesync import git
 from vimesync.carry.plan import Item, Meta, message_for
-from vimesync.carry.transform import MAX_MATCHES, load_transform
 from vimesync.config import load_config
 from vimesync.errors import BadInput, ConfigError
+from vimesync.upstream.translate import MAX_MATCHES, load_transform
 
 pytestmark = pytest.mark.slow  # carries in real repositories, bounds on hostile input
 
@@ -368,3 +368,57 @@ def test_a_huge_upstream_message_is_read_in_part(tmp_path: Path, capsys) -> None
     assert code == 0, doc
     message = git.run(pair.down.path, ["log", "-1", "--format=%B", "h~1"]).decode()
     assert len(message) < MAX_BODY + 1000 and message.rstrip().endswith(f"Upstream-Commit: {huge}")
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "said"),
+    [
+        ("VIMESYNC_CARRY_TRANSLATE_MATCHES", "10000", "budget of 10,000 translation matches"),
+        ("VIMESYNC_CARRY_TRANSLATE_BYTES", "50000", "budget of 50,000 bytes translated"),
+        ("VIMESYNC_CARRY_SECONDS", "0.000001", "budget of 1e-06 s of merging"),
+    ],
+)
+def test_a_carry_has_one_budget_over_all_its_files(
+    tmp_path: Path, capsys, monkeypatch, var: str, value: str, said: str
+) -> None:
+    """Issue 18.6: the translation bounds were per file only; 30 hostile files in a 2 MB pack took
+    over 45 s, 10,000 paths half a day. One budget covers the whole carry (and --dry-run)."""
+    monkeypatch.setenv(var, value)
+    pair = build_pair(tmp_path)
+    body = "import slime\n" * 1_000  # 1,000 matches, 13 KB each
+    pair.up.commit("Many files (#7)", {f"slime/m{i}.py": body + f"# {i}\n" for i in range(30)})
+    for extra in ("--dry-run",), ("--branch", "m"):
+        code, out, err = cli(
+            capsys, "carry", "--range", f"{pair.tip}..{pair.up.head()}", *extra, cwd=pair.down.path
+        )
+        assert code == 2 and "Traceback" not in err, err
+        assert said in err and var in err
+    cli(capsys, "carry", "--abort", cwd=pair.down.path)
+
+
+def test_a_large_blob_is_sized_not_read_and_a_shared_one_read_once(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """Issue 18.7: carry read every large blob whole, once per path, only to find it too large
+    to translate (one 1 GB blob named by 48 paths: ~1 GB RSS, over 45 s). Its size comes from
+    ``git cat-file --batch-check`` first, and a blob many paths name is translated once."""
+    from vimesync.carry import blobs
+    from vimesync.upstream import translate
+
+    monkeypatch.setattr(translate, "MAX_TRANSLATED", 10_000)  # larger files are carried as they are
+    reads: list[str] = []
+    real = blobs.Blobs.read_upstream
+    monkeypatch.setattr(blobs.Blobs, "read_upstream", lambda self, oid: reads.append(oid) or real(self, oid))
+    pair = build_pair(tmp_path)
+    big = "import slime\n" * 8_000  # 104 KB
+    small = "import slime\n"
+    files = {f"slime/big{i}.py": big for i in range(48)} | {f"slime/small{i}.py": small for i in range(48)}
+    pair.up.commit("Many names (#7)", files)
+    code, doc = pair.carry(capsys, "--range", f"{pair.tip}..{pair.up.head()}", "--branch", "m")
+    assert code == 0, doc
+    got = tree(pair.down.path, "m")
+    assert got["vime/big47.py"][1] == big.encode()  # too large to translate: as upstream has it
+    assert got["vime/small47.py"][1] == b"import vime\n"
+    # Read to translate: the small blob, once for its 48 paths; the large one never (it is read
+    # once more, to be copied into the downstream, when the carry writes what it uses).
+    assert len(reads) == 1

@@ -72,12 +72,19 @@ def test_json_document(capsys: pytest.CaptureFixture[str], tmp_path: Path, upstr
     pr6 = doc["prs"][5]
     assert (pr6["status"], pr6["rule"]) == ("excluded", 2)
     assert doc["direct_commits"] == [
-        {"sha": s["direct1"], "title": "fix typo", "paths": ["README.md"], "reverts": None},
+        {
+            "sha": s["direct1"],
+            "title": "fix typo",
+            "paths": ["README.md"],
+            "reverts": None,
+            "mirrored_by": None,
+        },
         {
             "sha": s["direct2"],
             "title": 'Revert "Merge pull request #2 from alice/feat"',
             "paths": ["docs/bar.md", "slime/bar.py"],
             "reverts": 2,
+            "mirrored_by": None,
         },
     ]
     assert doc["totals"] == {"prs": 9, "applicable": 7, "excluded": 2, "mirrored": 0, "direct_commits": 2}

@@ -20,10 +20,10 @@ from vimesync.audit.compare import default_sync_name, load_excluded_globs, revie
 from vimesync.audit.ledger import Review, ledger_relpath, read_ledger, record, write_ledger
 from vimesync.audit.model import AuditResult
 from vimesync.audit.verify import load_verify
-from vimesync.carry.transform import load_transform
 from vimesync.config import parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.pins import pin_relpath
+from vimesync.upstream.translate import load_transform
 
 
 @dataclass(frozen=True)

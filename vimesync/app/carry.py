@@ -8,6 +8,7 @@ order."""
 from __future__ import annotations
 
 import os
+import signal
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 
 from vimesync.app.result import Kind, document
 from vimesync.config import Config
-from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput, Interrupted, Terminated
 from vimesync.outputs.model import Case, Findings, Suite
 
 
@@ -117,6 +118,15 @@ class Planned:
     left_out: tuple[str, ...]
     conflict: tuple[str, ...]  # the paths that would conflict
     empty: bool
+    # Of those, the paths an earlier predicted conflict's item also changes: a dry run cannot
+    # apply that item, so these may only follow from it; ``after`` names those items.
+    knock_on: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+
+    @property
+    def knock_on_only(self) -> bool:
+        """Every predicted conflict of the item may follow from an earlier one."""
+        return bool(self.conflict) and set(self.conflict) <= set(self.knock_on)
 
     @classmethod
     def of(cls, d: dict[str, Any]) -> Planned:
@@ -130,6 +140,8 @@ class Planned:
             _strs(d, "left_out"),
             _strs(d, "conflict"),
             bool(d.get("empty")),
+            _strs(d, "knock_on"),
+            _strs(d, "after"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -141,6 +153,8 @@ class Planned:
             "translation_hits": self.translation_hits,
             "left_out": list(self.left_out),
             "conflict": list(self.conflict),
+            "knock_on": list(self.knock_on),
+            "after": list(self.after),
             "empty": self.empty,
         }
 
@@ -150,6 +164,7 @@ class ConflictFile:
     path: str
     why: str
     hunks: tuple[str, ...]
+    hint: str = ""  # the left-out upstream PR the conflicting lines come from
 
 
 @dataclass(frozen=True)
@@ -167,7 +182,7 @@ class Conflict:
             return None
         raw = d.get("files")
         files = tuple(
-            ConflictFile(_str(f, "path"), _str(f, "why"), _strs(f, "hunks"))
+            ConflictFile(_str(f, "path"), _str(f, "why"), _strs(f, "hunks"), _str(f, "hint"))
             for f in (raw if isinstance(raw, list) else [])
             if isinstance(f, dict)
         )
@@ -178,7 +193,10 @@ class Conflict:
             "pr": self.pr,
             "title": self.title,
             "upstream_commit": self.upstream_commit,
-            "files": [{"path": f.path, "why": f.why, "hunks": list(f.hunks)} for f in self.files],
+            "files": [
+                {"path": f.path, "why": f.why, "hunks": list(f.hunks), "hint": f.hint or None}
+                for f in self.files
+            ],
         }
 
 
@@ -397,9 +415,8 @@ class CarryRequest:
 
 def carry(request: CarryRequest) -> CarryResult | CarryStatusResult | AbortResult:
     """Start a carry, or act on the one in progress (``request.mode``)."""
-    from vimesync.carry import run as carry_run
     from vimesync.carry import session
-    from vimesync.carry.transform import load_transform
+    from vimesync.carry import state as state_mod
     from vimesync.config import load_config
 
     r = request
@@ -417,6 +434,27 @@ def carry(request: CarryRequest) -> CarryResult | CarryStatusResult | AbortResul
     if mode is CarryMode.ABORT:
         doc = session.abort(repo)
         return AbortResult(doc["branch"], doc["worktree"], tuple(doc["notes"]))
+    try:
+        return _run(r, cfg, repo)
+    except (KeyboardInterrupt, Terminated) as exc:
+        # A carry stopped by a signal (Ctrl-C, a CI timeout, ``timeout``) resumes like a killed
+        # one: --continue reconciles the state with the branch. Said only when there is a carry.
+        if not state_mod.exists(repo):
+            raise
+        signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
+        raise Interrupted(INTERRUPTED, signum=signum) from None
+
+
+INTERRUPTED = "interrupted: `vimesync carry --continue` resumes"
+
+
+def _run(r: CarryRequest, cfg: Config, repo: Path) -> CarryResult:
+    """Start, continue or skip on a carry (the modes that carry items)."""
+    from vimesync.carry import run as carry_run
+    from vimesync.carry import session
+    from vimesync.upstream.translate import load_transform
+
+    mode = r.mode
     transform = load_transform(cfg)
     identity = committer(repo, r.environ)
     if mode is CarryMode.CONTINUE:

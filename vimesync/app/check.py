@@ -27,6 +27,8 @@ class CheckRequest:
     strict: bool = False
     use_cache: bool = True
     config: Path | None = None
+    applier: str | None = None  # "git" / "gnu-patch": over the pin's
+    fuzz: int | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,8 @@ def check(request: CheckRequest, *, progress: Progress = no_progress) -> CheckOu
         export=r.export,
         use_cache=r.use_cache,
         require_exact=True,
+        applier=r.applier,
+        fuzz=r.fuzz,
     )
     reports = []
     for opts in plan:

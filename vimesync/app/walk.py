@@ -103,7 +103,13 @@ def walk_body(result: WalkResult) -> dict[str, Any]:
         "range": {"base": result.base, "tip": result.tip},
         "prs": [pr_doc(pr) for pr in result.prs],
         "direct_commits": [
-            {"sha": c.sha, "title": c.title, "paths": list(c.paths), "reverts": c.reverts}
+            {
+                "sha": c.sha,
+                "title": c.title,
+                "paths": list(c.paths),
+                "reverts": c.reverts,
+                "mirrored_by": c.mirrored_by,
+            }
             for c in result.direct_commits
         ],
         "totals": totals(result),

@@ -43,10 +43,10 @@ from vimesync.audit.model import (
 )
 from vimesync.audit.residue import Residue, residue
 from vimesync.audit.verify import VerifyRule, Violation, check_rules
-from vimesync.carry.transform import Transform
 from vimesync.errors import BadInput
 from vimesync.globs import GlobLists, PathGlobs
 from vimesync.pathmap import PathMap
+from vimesync.upstream.translate import Transform
 
 NO_MAP = PathMap()
 

@@ -63,6 +63,16 @@ class Blobs:
         """An upstream blob as the upstream holds it (before any translation)."""
         return self.up.read(oid, max_size=MAX_BLOB)
 
+    def size(self, oid: str, *, upstream: bool = False) -> int:
+        """A blob's size, read without its content when git holds it (an upstream blob with
+        ``upstream``, or one the carry took from the upstream untranslated)."""
+        for held in (self.cache, self.kept):
+            if oid in held:
+                return len(held[oid])
+        if upstream or oid in self.upstream_oids:
+            return self.up.size(oid)
+        return self.down.size(oid)
+
     def read(self, oid: str) -> bytes:
         if oid in self.cache:
             return self.cache[oid]

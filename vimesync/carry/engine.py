@@ -8,11 +8,12 @@ from pathlib import Path
 
 from vimesync.carry import gitops
 from vimesync.carry.blobs import Blobs
+from vimesync.carry.budget import Budget
 from vimesync.carry.changes import Raw, upstream_change, upstream_changes
 from vimesync.carry.memtree import Entry, Tree
 from vimesync.carry.merge import Change, Merger
 from vimesync.carry.plan import Item, Meta, read_meta
-from vimesync.carry.transform import Transform
+from vimesync.upstream.translate import Transform
 
 
 def _runs(item: Item, metas: dict[str, Meta]) -> list[tuple[str | None, str]]:
@@ -45,6 +46,7 @@ class Engine:
             transform=transform,
             blobs=self.blobs,
             scratch=scratch,
+            budget=Budget.from_env(),
         )
         self.start_entries = dict(self.merger.tree.entries)
         self.scratch = scratch
@@ -76,6 +78,7 @@ class Engine:
             )
             self.merger.apply(raws, excluded=left.__contains__, label=item.label, change=change)
             if change.conflicts:
+                change.parent = parent
                 break
         return change
 

@@ -60,7 +60,9 @@ def record(
         state.carried.append({**entry, "commit": None})
         return
     metas = [engine.meta(s) if engine else _meta(state, s) for s in item.steps]
-    message = message_for(item, metas, state.upstream_repo, item.excluded)
+    # Committed at --continue, the conflict still recorded: its files were resolved by hand.
+    resolved = [str(f["path"]) for f in state.conflict["files"]] if state.conflict else []
+    message = message_for(item, metas, state.upstream_repo, item.excluded, resolved)
     commit = gitops.commit_tree(
         downstream, tree, [state.last], message, {**who, **plan_mod.author_env(metas[-1])}
     )
@@ -83,7 +85,7 @@ def stop_at_conflict(downstream: Path, state: State, engine: Engine, change: Cha
     clean = index.write_tree()
     wt = Path(state.worktree)
     if state.worktree_tree is None:
-        gitops.add_worktree(downstream, wt, state.branch)
+        gitops.open_worktree(downstream, wt, state.branch)
         shown = gitops.tree_of(downstream, state.last)
     else:
         shown = state.worktree_tree
@@ -118,7 +120,7 @@ def finish(downstream: Path, state: State, *, identity: dict[str, str] | None = 
         state_mod.save(downstream, state)
     wt = Path(state.worktree)
     if state.worktree_tree is None:
-        gitops.add_worktree(downstream, wt, state.branch)
+        gitops.open_worktree(downstream, wt, state.branch)
     else:
         gitops.two_way(wt, state.worktree_tree, gitops.tree_of(downstream, state.last))
     state.worktree_tree = gitops.tree_of(downstream, state.last)

@@ -100,6 +100,23 @@ def add_worktree(repo: Path, path: Path, branch: str) -> None:
     git.run(repo, ["worktree", "add", "--quiet", str(path), branch])
 
 
+def open_worktree(repo: Path, path: Path, branch: str) -> None:
+    """The carry's worktree at the tip of ``branch``: added, or, when a carry interrupted after
+    adding it left it (git lists it with the branch checked out), its index and files reset to
+    the branch (``worktree add`` may have been stopped half-way through its checkout)."""
+    ref = f"refs/heads/{branch}"
+    if worktrees(repo).get(Path(os.path.abspath(path))) != ref:
+        add_worktree(repo, path, branch)
+        return
+    admin = git.run(path, ["rev-parse", "--absolute-git-dir"]).decode().strip()
+    if admin in {str(a) for a in worktree_admin_dirs(repo, path)}:
+        try:  # left by the checkout we stopped: no git runs in our worktree but ours
+            os.unlink(os.path.join(admin, "index.lock"))
+        except FileNotFoundError:
+            pass
+    reset_to(path, tree_of(repo, ref))
+
+
 def remove_worktree(repo: Path, path: Path) -> None:
     code, _, _ = git.run_status(repo, ["worktree", "remove", "--force", "--force", str(path)])
     if code != 0:
@@ -122,6 +139,21 @@ def worktrees(repo: Path) -> dict[Path, str | None]:
         elif text.startswith("branch ") and current is not None:
             found[current] = text[len("branch ") :]
     return found
+
+
+def main_repository(repo: Path) -> Path:
+    """The repository's main worktree (git lists it first), else its common git dir (a bare
+    repository): a path that survives removing any linked worktree, ``repo`` included."""
+    from vimesync.carry.state import common_dir
+
+    out = git.run(repo, ["worktree", "list", "--porcelain", "-z"])
+    fields = out.split(b"\0\0")[0].split(b"\0")
+    first = fields[0].decode("utf-8", "surrogateescape")
+    if first.startswith("worktree ") and b"bare" not in fields:
+        path = Path(os.path.abspath(first[len("worktree ") :]))
+        if path.is_dir():
+            return path
+    return common_dir(repo)
 
 
 def worktree_admin_dirs(repo: Path, path: Path) -> list[Path]:

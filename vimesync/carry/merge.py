@@ -22,10 +22,12 @@ from pathlib import Path
 
 from vimesync import git
 from vimesync.carry.blobs import Blobs
+from vimesync.carry.budget import Budget
 from vimesync.carry.changes import Raw
 from vimesync.carry.memtree import GITLINK, LINK, Entry, Tree
-from vimesync.carry.transform import Transform, is_binary
 from vimesync.errors import GitError
+from vimesync.upstream import translate
+from vimesync.upstream.translate import Transform, is_binary
 
 MAX_HUNK_LINES = 5_000  # longer files: a conflict names no hunks (difflib is quadratic at worst)
 MAX_TEXT_MERGE = 16 << 20  # bytes: larger files are not merged line by line (a conflict, like a binary)
@@ -34,10 +36,15 @@ MAX_TEXT_MERGE = 16 << 20  # bytes: larger files are not merged line by line (a 
 @dataclass(frozen=True)
 class Conflict:
     path: str  # downstream path
-    why: str  # "content", "modify/delete", "delete/modify", "add/add", "binary", "mode", "directory/file"
+    # "content", "modify/delete", "delete/modify", "rename/delete", "add/add", "binary", "mode",
+    # "directory/file"
+    why: str
     stages: tuple[tuple[int, Entry], ...]  # (1|2|3, entry)
     worktree: Entry | None  # what the work tree shows (markers for a text conflict)
     hunks: tuple[str, ...] = ()  # the upstream hunks that conflict ("@@ -12,3 +12,5 @@")
+    upstream_path: str = ""  # the upstream file (its old name) the change came from
+    base_lines: tuple[tuple[int, int], ...] = ()  # 1-based line ranges of those hunks in its base
+    hint: str = ""  # where the conflicting lines come from (carry/provenance.py)
 
 
 @dataclass
@@ -49,22 +56,27 @@ class Change:
     paths: set[str] = field(default_factory=set)  # downstream paths the upstream change touches
     left_out: list[str] = field(default_factory=list)  # upstream paths excluded
     hits: int = 0  # translation matches
+    parent: str | None = None  # the upstream commit the conflicting step was merged against
 
 
-def _hunks(base: bytes, theirs: bytes, ours: bytes) -> tuple[str, ...]:
-    """The upstream hunks (base -> theirs) that overlap or touch what the downstream changed."""
+def _hunks(base: bytes, theirs: bytes, ours: bytes) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
+    """The upstream hunks (base -> theirs) that overlap or touch what the downstream changed, and
+    the 1-based line ranges of the base they cover (a pure insertion: the lines around it)."""
     b, t, o = base.splitlines(), theirs.splitlines(), ours.splitlines()
     if max(len(b), len(t), len(o)) > MAX_HUNK_LINES:
-        return ("(the file is too long to pair hunks)",)
+        return ("(the file is too long to pair hunks)",), ()
     up = [op for op in difflib.SequenceMatcher(None, b, t, autojunk=False).get_opcodes() if op[0] != "equal"]
     down = [
         op for op in difflib.SequenceMatcher(None, b, o, autojunk=False).get_opcodes() if op[0] != "equal"
     ]
-    out = []
-    for _, i1, i2, j1, j2 in up:
-        if any(d1 <= i2 and i1 <= d2 for _, d1, d2, _, _ in down):
-            out.append(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@")
-    return tuple(out) or tuple(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@" for _, i1, i2, j1, j2 in up)
+    hit = [op for op in up if any(d1 <= op[2] and op[1] <= d2 for _, d1, d2, _, _ in down)] or up
+    heads = tuple(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@" for _, i1, i2, j1, j2 in hit)
+    ranges = []
+    for _, i1, i2, _, _ in hit:
+        first, last = (i1 + 1, i2) if i2 > i1 else (max(1, i1), min(len(b), i1 + 1))
+        if 1 <= first <= last <= len(b):
+            ranges.append((first, last))
+    return heads, tuple(ranges)
 
 
 class Merger:
@@ -79,7 +91,9 @@ class Merger:
         transform: Transform,
         blobs: Blobs,
         scratch: Path,
+        budget: Budget | None = None,
     ) -> None:
+        self.budget = budget if budget is not None else Budget()
         self.downstream = downstream
         self.upstream = upstream
         self.tree = tree
@@ -87,24 +101,38 @@ class Merger:
         self.blobs = blobs
         self.scratch = scratch
         self.same_format = blobs.algo == "sha1"
+        # (upstream oid, mode, the translations that apply) -> (the oid carried, matches)
+        self._translated: dict[tuple[str, int, tuple[int, ...]], tuple[str, int]] = {}
+        self._upstream_path = ""  # the upstream (old) path of the record being merged
 
     # -- one side of the upstream change, translated --
 
     def _side(self, path: str, mode: int, oid: str, change: Change) -> Entry:
         if mode == GITLINK:
             return Entry(mode, oid)
+        rules = tuple(i for i, t in enumerate(self.transform.translations) if t.applies_to(path))
         if self.same_format and (
-            mode == LINK or not any(t.applies_to(path) for t in self.transform.translations)
-        ):
+            mode == LINK or not rules or self.blobs.size(oid, upstream=True) > translate.MAX_TRANSLATED
+        ):  # carried as it is: never read (a 1 GB blob is not read to learn it is too large)
             self.blobs.upstream_oids.add(oid)
             return Entry(mode, oid)
-        data = self.blobs.read_upstream(oid)
-        out, hits = self.transform.content(path, data, mode)
+        key = (oid, mode, rules)
+        known = self._translated.get(key)
+        if known is None or not self._readable(known[0], oid):
+            # A blob named by many paths is read and translated once (while its result is held).
+            data = self.blobs.read_upstream(oid)
+            out, hits = self.budget.translate(self.transform, path, data, mode)
+            self._translated[key] = (self.blobs.hash(out) if hits or not self.same_format else oid, hits)
+            if hits or not self.same_format:
+                self.blobs.add(out)
+        new_oid, hits = self._translated[key]
         change.hits += hits
-        if not hits and self.same_format:
+        if new_oid == oid and self.same_format:
             self.blobs.upstream_oids.add(oid)
-            return Entry(mode, oid)
-        return Entry(mode, self.blobs.add(out))
+        return Entry(mode, new_oid)
+
+    def _readable(self, produced: str, oid: str) -> bool:
+        return produced == oid or produced in self.blobs.cache or produced in self.blobs.kept
 
     def _content(self, entry: Entry) -> bytes:
         return self.blobs.read(entry.oid)
@@ -129,6 +157,7 @@ class Merger:
         change = change if change is not None else Change()
         to_downstream = self.transform.downstream_path
         for raw in changes:
+            self.budget.tick()
             old, new = raw.old_path, raw.new_path
             if old is not None and excluded(old):
                 change.left_out.append(old)
@@ -138,6 +167,7 @@ class Merger:
                 new = None
             if old is None and new is None:
                 continue
+            self._upstream_path = old or ""
             d_old = to_downstream(old) if old is not None else None
             d_new = to_downstream(new) if new is not None else None
             base = self._side(d_old, raw.old_mode, raw.old_oid, change) if d_old is not None else None
@@ -146,7 +176,13 @@ class Merger:
                 change.paths.update((d_old, d_new))
                 ours_old = self._current(change, d_old)
                 if ours_old is None:
-                    self._merge(change, d_new, None, self._current(change, d_new), theirs, label)
+                    ours_new = self._current(change, d_new)
+                    if ours_new is None:
+                        # Deleted downstream, renamed upstream: git's rename/delete conflict
+                        # (stages 1 and 3 at the new name, the upstream file in the work tree).
+                        self._conflict(change, d_new, "rename/delete", base, None, theirs, label)
+                    else:  # the downstream made the same rename: merge there
+                        self._merge(change, d_new, base, ours_new, theirs, label)
                     continue
                 ours_new = self._current(change, d_new)
                 if ours_new is not None and ours_new != theirs:
@@ -229,8 +265,9 @@ class Merger:
         for e in entries:
             if e.mode in (LINK, GITLINK):
                 return False
-            data = self._content(e)
-            if len(data) > MAX_TEXT_MERGE or is_binary(data):
+            if self.blobs.size(e.oid) > MAX_TEXT_MERGE:  # known without reading it
+                return False
+            if is_binary(self._content(e)):
                 return False
         return True
 
@@ -256,7 +293,19 @@ class Merger:
             with os.fdopen(fd, "wb") as f:
                 f.write(content)
             names[key] = name
-        args = ["merge-file", "-p", "-L", "downstream", "-L", "upstream base", "-L", f"upstream {label}"]
+        # diff3 markers: the base section shows what upstream started from, so a maintainer can
+        # tell the downstream's edit from the upstream's (and a missing earlier upstream change).
+        args = [
+            "merge-file",
+            "-p",
+            "--diff3",
+            "-L",
+            "downstream",
+            "-L",
+            "upstream base",
+            "-L",
+            f"upstream {label}",
+        ]
         code, out, err = git.run_status(
             self.downstream, [*args, names["ours"], names["base"], names["theirs"]]
         )
@@ -270,11 +319,12 @@ class Merger:
         if code == 0:
             change.updates[path] = merged
             return
-        hunks = _hunks(data["base"], data["theirs"], data["ours"])
+        hunks, ranges = _hunks(data["base"], data["theirs"], data["ours"])
         stages = tuple((n, e) for n, e in ((1, base), (2, ours), (3, theirs)) if e is not None)
         for _, e in stages:
             self._materialize(e)
-        change.conflicts.append(Conflict(path, "content", stages, merged, hunks))
+        upstream = self._upstream_path if base is not None else ""
+        change.conflicts.append(Conflict(path, "content", stages, merged, hunks, upstream, ranges))
 
     def _conflict(
         self,

@@ -36,7 +36,10 @@ def conflict_doc(item: Item, conflicts: Sequence[Conflict]) -> dict[str, Any]:
         "pr": item.pr,
         "title": item.title,
         "upstream_commit": item.upstream_commit,
-        "files": [{"path": c.path, "why": c.why, "hunks": list(c.hunks)} for c in conflicts],
+        "files": [
+            {"path": c.path, "why": c.why, "hunks": list(c.hunks), **({"hint": c.hint} if c.hint else {})}
+            for c in conflicts
+        ],
     }
 
 

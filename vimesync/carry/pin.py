@@ -46,7 +46,7 @@ def bump_synced(downstream: Path, state: State, ref: str, who: dict[str, str]) -
                 text = cat.read(entries[0].oid).decode("utf-8")
             except UnicodeDecodeError:
                 raise ConfigError(state.pin, "the upstream pin is not UTF-8") from None
-    new = set_synced(text, state.tip, where=state.pin)
+    new = set_synced(text, state.synced or state.tip, where=state.pin)
     if new == text:
         return None
     oid = (
@@ -89,7 +89,7 @@ def _message(state: State) -> str:
     empty = [s for s in state.skipped if s.get("pr") is not None and s.get("reason") in EMPTY_REASONS]
     skipped = [s for s in state.skipped if s.get("pr") is not None and s.get("reason") == SKIPPED_REASON]
     lines = [
-        f"Sync upstream through {state.tip[:12]}",
+        f"Sync upstream through {(state.synced or state.tip)[:12]}",
         "",
         f"vimesync carry {state.base[:12]}..{state.tip[:12]}: {len(state.carried)} carried,"
         f" {len(empty)} already in the downstream, {len(skipped)} skipped at a conflict.",

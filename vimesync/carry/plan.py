@@ -135,7 +135,9 @@ def build_plan(
     if not wanted:
         for c in walk.direct_commits:
             pos = position.get(c.sha, 0)
-            if direct == "include":
+            if c.mirrored_by:
+                entries.append((pos, Skip(None, c.title, f"already downstream: {c.mirrored_by}", c.sha)))
+            elif direct == "include":
                 entries.append((pos, Item(None, c.title, "direct", (c.sha,), c.sha)))
             else:
                 entries.append(
@@ -241,10 +243,18 @@ def trailers(item: Item, repo: str | None) -> list[str]:
     return lines
 
 
+MAX_RESOLVED = 100  # Carry-Resolved trailers in one message (then one that counts the rest)
+
+
 def message_for(
-    item: Item, metas: Sequence[Meta], repo: str | None, left_out: Sequence[tuple[str, str]] = ()
+    item: Item,
+    metas: Sequence[Meta],
+    repo: str | None,
+    left_out: Sequence[tuple[str, str]] = (),
+    resolved: Sequence[str] = (),
 ) -> str:
-    """The carried commit's message: subject, body, what was left out, trailers."""
+    """The carried commit's message: subject, body, what was left out, trailers; ``resolved``
+    (the files a maintainer resolved by hand) adds a ``Carry-Resolved:`` trailer for each."""
     last = metas[-1]
     if item.kind == "rebase" and len(metas) > 1:
         subject = f"{' '.join(clean_text(item.title).split())[:MAX_SUBJECT]} (#{item.pr})"  # one line
@@ -260,7 +270,10 @@ def message_for(
     if left_out:
         lines = [f"- {one_line(path)} ({one_line(why)})" for path, why in left_out]
         parts.append("Left out by vimesync carry (excluded paths):\n" + "\n".join(lines))
-    parts.append("\n".join(trailers(item, repo)))
+    lines = trailers(item, repo) + [f"Carry-Resolved: {one_line(p)}" for p in resolved[:MAX_RESOLVED]]
+    if len(resolved) > MAX_RESOLVED:
+        lines.append(f"Carry-Resolved: … and {len(resolved) - MAX_RESOLVED} more")
+    parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
 
 

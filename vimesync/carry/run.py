@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from vimesync import git
-from vimesync.carry import gitops
+from vimesync.carry import gitops, provenance
 from vimesync.carry import state as state_mod
 from vimesync.carry.engine import Engine
 from vimesync.carry.fastimport import FastImport, ident, raw_date
@@ -23,10 +23,11 @@ from vimesync.carry.finish import current_tree, finish, identity_env, stop_at_co
 from vimesync.carry.outcome import EMPTY, Result, result_of, skip_entry
 from vimesync.carry.plan import Item, build_plan, message_for
 from vimesync.carry.state import State
-from vimesync.carry.transform import Transform, transform_doc
 from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.safefs import scratch_dir
+from vimesync.upstream.model import APPLICABLE, WalkResult
+from vimesync.upstream.translate import Transform, transform_doc
 
 
 @dataclass(frozen=True)
@@ -81,12 +82,20 @@ def start(
     policy_path = options.policy or config.policy
     policy = policy_mod.load_policy(policy_path) if policy_path else None
     plan = build_plan(walk, prs=options.prs, direct=options.direct, policy=policy)
+    synced, held = synced_to(walk, options.prs)
+    notes = list(walk.notes) + list(plan.notes)
+    if held:
+        moves = f"moves to {synced[:12]}" if synced != walk.base else f"stays at {walk.base[:12]}"
+        notes.append(
+            f"the upstream pin's synced {moves}, not {walk.tip[:12]}: {', '.join(held)} applicable"
+            " and not picked by --pr (the next carry walks them)"
+        )
     result = Result(
         status="nothing",
         base=plan.base,
         tip=plan.tip,
         skipped=[s.to_json() for s in plan.skipped],
-        notes=list(walk.notes) + list(plan.notes),
+        notes=notes,
     )
     if not plan.items:
         return result
@@ -114,16 +123,42 @@ def start(
         tip=plan.tip,
         squash=options.squash,
         pin=pin,
-        items=list(plan.items),
+        items=[replace(i, title=state_mod.kept_title(i.title)) for i in plan.items],
         last=onto,
-        skipped=[s.to_json() for s in plan.skipped],
+        skipped=[{**s.to_json(), "title": state_mod.kept_title(s.title)} for s in plan.skipped],
         transform=transform_doc(transform),
+        synced=synced,
     )
     state_mod.create(downstream, state)
     gitops.create_branch(downstream, ref, onto)
     result = run(downstream, state, transform, identity=identity)
-    result.notes[:0] = list(walk.notes) + list(plan.notes)
+    result.notes[:0] = notes
     return result
+
+
+def synced_to(walk: WalkResult, prs: Sequence[int]) -> tuple[str, list[str]]:
+    """Where the pin's ``synced`` may move: TIP, or with a selection (``--pr``) the last upstream
+    commit before the first applicable PR it leaves behind (BASE: it stays), so that the next
+    carry's walk still holds that PR; and the PRs left behind ("#N")."""
+    if not prs:
+        return walk.tip, []
+    wanted = set(prs)
+    first = set(walk.first_parents)
+    position = {sha: i for i, sha in enumerate(walk.first_parents)}
+    held = [
+        pr
+        for pr in walk.prs
+        if pr.number not in wanted and (pr.decision is None or pr.decision.status == APPLICABLE)
+    ]
+    if not held:
+        return walk.tip, []
+    starts = [
+        min((position[s] for s in pr.commits if s in first), default=position.get(pr.merge_commit, 0))
+        for pr in held
+    ]
+    at = min(starts)
+    synced = walk.first_parents[at - 1] if at > 0 else walk.base
+    return synced, [f"#{pr.number}" for pr in sorted(held, key=lambda p: p.number)]
 
 
 def _default_worktree(downstream: Path, branch: str) -> Path:
@@ -146,9 +181,13 @@ def _dry_run(
 ) -> Result:
     with scratch_dir("vimesync-carry-") as tmp:
         engine = Engine(downstream, upstream, transform, onto, Path(tmp))
+        # Paths an item predicted to conflict touches: its change is missing from the tree the
+        # later items meet, so their conflicts there may only follow from it (knock-on).
+        missing: dict[str, str] = {}
         try:
             for item in items:
                 change = engine.merge(item)
+                knock_on = sorted({c.path for c in change.conflicts if c.path in missing})
                 entry: dict[str, Any] = {
                     "pr": item.pr,
                     "title": item.title,
@@ -157,11 +196,16 @@ def _dry_run(
                     "translation_hits": change.hits,
                     "left_out": sorted(set(change.left_out)),
                     "conflict": [c.path for c in change.conflicts],
+                    "knock_on": knock_on,
+                    "after": sorted({missing[p] for p in knock_on}),
                     "empty": not change.updates and not change.conflicts,
                 }
                 result.planned.append(entry)
                 if not change.conflicts:
                     engine.merger.commit_change(change)
+                else:
+                    for path in change.paths:
+                        missing.setdefault(path, item.label)
         finally:
             engine.close()
     result.status = "planned"
@@ -196,6 +240,8 @@ def run(
                 item = state.items[state.next]
                 change = engine.merge(item)
                 if change.conflicts:
+                    left = provenance.left_out(state.skipped)
+                    change.conflicts[:] = provenance.with_hints(up, change.parent, change.conflicts, left)
                     _land(downstream, state, writer, engine)
                     writer = None
                     stop_at_conflict(downstream, state, engine, change, item)
@@ -213,7 +259,7 @@ def run(
                     "pr": item.pr,
                     "title": item.title,
                     "upstream_commit": item.upstream_commit,
-                    "paths": sorted(change.paths),
+                    "paths": state_mod.kept_paths(sorted(change.paths)),
                     "commit": None,
                 }
                 if not state.squash:

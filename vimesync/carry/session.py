@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +16,8 @@ from vimesync.carry.finish import finish, identity_env, record
 from vimesync.carry.outcome import EMPTY, EMPTY_RESOLVED, SKIPPED, Result, result_of, skip_entry
 from vimesync.carry.run import run
 from vimesync.carry.state import State
-from vimesync.carry.transform import Transform, transform_from_doc
-from vimesync.errors import BadInput, ConfigError, VimesyncError
+from vimesync.errors import BadInput, VimesyncError
+from vimesync.upstream.translate import Transform, transform_from_doc
 
 
 class Unresolved(VimesyncError):
@@ -141,14 +143,20 @@ def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | N
 
 
 def abort(downstream: Path) -> dict[str, Any]:
-    """--abort: remove the worktree, the branch and the state; the repository is as before."""
+    """--abort: remove the worktree, the branch and the state; the repository is as before.
+
+    ``downstream`` may be the carry's own worktree (the conflict message sends the user there):
+    git runs from the main repository, which removing the worktree leaves in place."""
+    downstream = gitops.main_repository(downstream)
     path = state_mod.state_path(downstream)
     branch: str | None
     worktree: str | None
+    if not state_mod.exists(downstream):
+        state_mod.load(downstream)  # BadInput: no carry is in progress
     try:
         state = state_mod.load(downstream)
         branch, worktree = state.branch, state.worktree
-    except ConfigError:
+    except VimesyncError:  # not ours to read (its shape, its size, a symlink): what can be salvaged
         branch, worktree = _salvage(path)
     if branch is not None and not state_mod.valid_branch(downstream, branch):
         branch = None
@@ -178,14 +186,34 @@ def abort(downstream: Path) -> dict[str, Any]:
     return {"aborted": True, "branch": branch, "worktree": worktree, "notes": notes}
 
 
+_HEAD = 1 << 16  # bytes of a state read to salvage its branch and worktree
+_LEADING = re.compile(r'\{\s*"branch":\s*("(?:[^"\\]|\\.)*")\s*,\s*"worktree":\s*("(?:[^"\\]|\\.)*")')
+
+
 def _salvage(path: Path) -> tuple[str | None, str | None]:
-    """Branch and worktree of a state file we cannot fully read (best effort, never raises)."""
+    """Branch and worktree of a state file we cannot fully read (best effort, never raises):
+    the whole document when it is small enough, else the two fields vimesync writes first. The
+    caller still removes them only when they are the carry's (see :func:`abort`)."""
+    text, doc = "", None
     try:
-        doc = json.loads(path.read_text(encoding="utf-8")[: state_mod.MAX_STATE])
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None, None
+            data = f.read(state_mod.MAX_STATE + 1)
+        text = data.decode("utf-8", "replace")
+        if len(data) <= state_mod.MAX_STATE:
+            doc = json.loads(text)
     except (OSError, ValueError):
-        return None, None
+        pass
     if not isinstance(doc, dict):
-        return None, None
+        m = _LEADING.match(text[:_HEAD])
+        if m is None:
+            return None, None
+        try:
+            doc = {"branch": json.loads(m.group(1)), "worktree": json.loads(m.group(2))}
+        except ValueError:
+            return None, None
     branch = doc.get("branch") if isinstance(doc.get("branch"), str) else None
     worktree = doc.get("worktree") if isinstance(doc.get("worktree"), str) else None
     return branch, worktree

@@ -20,10 +20,13 @@ from vimesync import git
 from vimesync.carry.plan import Item
 from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import loads_json, read_text_input, write_atomic
+from vimesync.upstream.translate import transform_from_doc
 
 STATE_NAME = "vimesync-carry.json"
 VERSION = 1
-MAX_STATE = 16 << 20
+MAX_STATE = 16 << 20  # read and written: a state past it is never written
+MAX_TITLE = 500  # characters of a title the state keeps (a carried subject keeps as many)
+MAX_PATHS = 100  # paths of a carried entry the state (and so the result) keeps
 
 
 @dataclass
@@ -49,12 +52,36 @@ class State:
     skipped: list[dict[str, Any]] = field(default_factory=list)
     conflict: dict[str, Any] | None = None
     transform: dict[str, Any] | None = None  # the map and translations the carry started with
+    synced: str | None = None  # what the pin's synced moves to (None: tip; less with --pr)
     version: int = VERSION
 
     def to_json(self) -> str:
+        # branch and worktree come first: --abort finds them in the head of a state it cannot read
         doc = asdict(self)
         doc["items"] = [i.to_json() for i in self.items]
         return json.dumps(doc, indent=1)
+
+    def encoded(self) -> bytes:
+        """The state file's bytes; BadInput when they would pass :data:`MAX_STATE` (a state
+        vimesync could not read back is never written)."""
+        data = self.to_json().encode("utf-8")
+        if len(data) > MAX_STATE:
+            raise BadInput(
+                f"this carry's state would take {len(data):,} bytes, past the {MAX_STATE:,} a carry"
+                f" keeps ({len(self.items)} items)",
+                hint="carry the range in parts (--range BASE..MID, then the rest) or pick PRs with --pr",
+            )
+        return data
+
+
+def kept_title(title: str) -> str:
+    """A title as the state keeps it: :data:`MAX_TITLE` characters at most."""
+    return title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1] + "\u2026"
+
+
+def kept_paths(paths: list[str]) -> list[str]:
+    """A carried entry's paths as the state keeps them: the first :data:`MAX_PATHS`."""
+    return paths[:MAX_PATHS]
 
 
 def common_dir(repo: Path) -> Path:
@@ -73,13 +100,14 @@ def exists(repo: Path) -> bool:
 def create(repo: Path, state: State) -> None:
     """Write the first state, refusing when one exists (O_EXCL: two carries cannot both start)."""
     path = state_path(repo)
+    data = state.encoded()  # refused up front when it would pass the cap: nothing made yet
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags, 0o644)
     except FileExistsError:
         raise in_progress(path) from None
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(state.to_json())
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
 
 
 def in_progress(path: Path) -> BadInput:
@@ -91,7 +119,7 @@ def in_progress(path: Path) -> BadInput:
 
 def save(repo: Path, state: State) -> None:
     path = state_path(repo)
-    write_atomic(path, state.to_json().encode("utf-8"), root=path.parent, what="carry state")
+    write_atomic(path, state.encoded(), root=path.parent, what="carry state")
 
 
 def remove(repo: Path) -> None:
@@ -111,15 +139,18 @@ def load(repo: Path) -> State:
     try:
         if not isinstance(doc, dict) or doc.get("version") != VERSION:
             raise ValueError("unknown version")
+        _check_shape(doc)
         items = [Item.from_json(i) for i in doc["items"]]
         fields = {k: v for k, v in doc.items() if k != "items"}
         state = State(items=items, **fields)
         for name in ("branch", "worktree", "downstream", "upstream", "onto", "base", "tip", "last", "phase"):
             if not isinstance(getattr(state, name), str):
                 raise ValueError(name)
-        if not isinstance(state.next, int) or not 0 <= state.next <= len(items):
+        if not _is_int(state.next) or not 0 <= state.next <= len(items):
             raise ValueError("next")
         _check_values(repo, state)
+        if state.transform is not None:
+            transform_from_doc(state.transform, where=str(path))  # ConfigError when not one
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(
             str(path),
@@ -152,7 +183,7 @@ def _check_values(repo: Path, state: State) -> None:
     for name in ("onto", "base", "tip", "last"):
         if not _OID.fullmatch(getattr(state, name)):
             raise ValueError(name)
-    for name in ("squash_tree", "worktree_tree", "pre_conflict_tree"):
+    for name in ("squash_tree", "worktree_tree", "pre_conflict_tree", "synced"):
         value = getattr(state, name)
         if value is not None and not (isinstance(value, str) and _OID.fullmatch(value)):
             raise ValueError(name)
@@ -170,3 +201,69 @@ def _check_values(repo: Path, state: State) -> None:
         raise ValueError("squash")
     if state.transform is not None and not isinstance(state.transform, dict):
         raise ValueError("transform")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_pr(value: object) -> bool:
+    return value is None or (_is_int(value) and 0 < value < 10**9)  # type: ignore[operator]
+
+
+def _strs(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _entry(doc: object, strings: tuple[str, ...], what: str) -> dict[str, Any]:
+    """``doc`` as an entry of the state: a dict with a PR (or None) and these string fields."""
+    if not isinstance(doc, dict) or not _is_pr(doc.get("pr")):
+        raise ValueError(what)
+    if not all(isinstance(doc.get(k), str) for k in strings):
+        raise ValueError(what)
+    return doc
+
+
+def _check_shape(doc: dict[str, Any]) -> None:
+    """ValueError unless every list and entry of the state has the shape vimesync writes (the
+    scalar fields are checked by :func:`_check_values`)."""
+    if not isinstance(doc.get("items"), list):
+        raise ValueError("items")
+    for item in doc["items"]:
+        _entry(item, ("title", "kind", "upstream_commit"), "items")
+        if not _strs(item.get("steps")) or not all(_OID.fullmatch(s) for s in item["steps"]):
+            raise ValueError("items")
+        if not _OID.fullmatch(item["upstream_commit"]):
+            raise ValueError("items")
+        excluded = item.get("excluded", [])
+        if not isinstance(excluded, list) or not all(_strs(e) and len(e) == 2 for e in excluded):
+            raise ValueError("items")
+    for name in ("carried", "skipped"):
+        if not isinstance(doc.get(name, []), list):
+            raise ValueError(name)
+    for c in doc.get("carried", []):
+        _entry(c, ("title", "upstream_commit"), "carried")
+        commit = c.get("commit")
+        if not _strs(c.get("paths")) or not (
+            commit is None or (isinstance(commit, str) and _OID.fullmatch(commit))
+        ):
+            raise ValueError("carried")
+    for s in doc.get("skipped", []):
+        _entry(s, ("title", "reason", "upstream_commit"), "skipped")
+    conflict = doc.get("conflict")
+    if conflict is not None:
+        _entry(conflict, ("title", "upstream_commit"), "conflict")
+        files = conflict.get("files")
+        if not isinstance(files, list):
+            raise ValueError("conflict")
+        for f in files:
+            if not isinstance(f, dict) or not all(isinstance(f.get(k), str) for k in ("path", "why")):
+                raise ValueError("conflict")
+            if not _strs(f.get("hunks")):
+                raise ValueError("conflict")
+    repo = doc.get("upstream_repo")
+    if repo is not None and not (isinstance(repo, str) and not _CONTROL.search(repo) and len(repo) < 1000):
+        raise ValueError("upstream_repo")  # it is written into commit messages (trailers)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")

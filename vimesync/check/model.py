@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from vimesync import git
 from vimesync.config import Config, EnginePin, missing_input, select_engine
 from vimesync.errors import BadInput, ConfigError
-from vimesync.patches.model import IndexDrift, PatchResult
+from vimesync.patches.model import APPLIERS, ApplyMode, IndexDrift, PatchResult
 from vimesync.pycheck.model import ParseReport
 from vimesync.repopaths import engine_source
 from vimesync.safefs import lexical
@@ -37,11 +37,20 @@ class CheckReport:
     # What opening the source decided for the user ("no revision given: using HEAD (<sha>)",
     # "skipped 2 submodule(s)...", "stripped the archive's top-level folder 'x'")
     source_notes: tuple[str, ...] = ()
-    # --strict: a file that fails at the pin itself (untouched by the stack) fails the check too
+    # --strict: a file that fails at the pin itself (untouched by the stack) fails the check too,
+    # and so does a hunk that applied only with fuzz (GNU patch)
     strict: bool = False
+    mode: ApplyMode = ApplyMode()  # the applier the stack was checked with
+
+    @property
+    def fuzzed(self) -> int:
+        """Hunks that applied only with fuzz: a warning, a failure under --strict."""
+        return sum(len(p.fuzzed) for p in self.patches)
 
     @property
     def patches_ok(self) -> bool:
+        if self.strict and self.fuzzed:
+            return False
         return all(p.ok or (self.applied_ok and p.status == "already-applied") for p in self.patches)
 
     @property
@@ -154,6 +163,7 @@ class CheckOptions:
     notes: tuple[str, ...] = ()
     parse: bool = True  # False: apply the stack only (lint --strict), no Python parse
     strict: bool = False  # with keep_going: an already-applied patch still fails the check
+    mode: ApplyMode = ApplyMode()  # git apply's semantics, or GNU patch's (fuzz, --forward)
 
 
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing
@@ -256,6 +266,8 @@ def check_plan(
     export: Path | None = None,
     use_cache: bool = True,
     require_exact: bool = False,
+    applier: str | None = None,
+    fuzz: int | None = None,
 ) -> tuple[CheckOptions, ...]:
     """One CheckOptions per engine to check: every engine of the config, or the one ``--engine``
     names (or whose series ``--series`` names). A flag never mixes one pin's settings with another
@@ -276,9 +288,29 @@ def check_plan(
             export=export,
             use_cache=use_cache,
             require_exact=require_exact,
+            mode=apply_mode(pinned_mode(pin), applier, fuzz),
         )
         for pin, note in picked
     )
+
+
+def pinned_mode(pin: EnginePin) -> ApplyMode:
+    """The applier a pin names (config checked its values)."""
+    return ApplyMode(pin.applier, pin.fuzz, pin.forward)  # type: ignore[arg-type]
+
+
+def apply_mode(pinned: ApplyMode, applier: str | None, fuzz: int | None) -> ApplyMode:
+    """The pin's applier, fuzz and forward with the flags over them (--applier, --fuzz)."""
+    mode = pinned
+    if applier is not None:
+        if applier not in APPLIERS:
+            raise BadInput(f'--applier must be "git" or "gnu-patch", not {applier!r}')
+        mode = replace(mode, applier=applier)  # type: ignore[arg-type]  # checked above
+    if fuzz is not None:
+        if mode.applier != "gnu-patch":
+            raise BadInput("--fuzz is GNU patch's: pass --applier gnu-patch (or set applier in the pin)")
+        mode = replace(mode, fuzz=fuzz)
+    return mode
 
 
 def check_options(config: Config, *, engine: str | None = None, **flags: Any) -> CheckOptions:
@@ -305,6 +337,7 @@ def _options(
     export: Path | None,
     use_cache: bool,
     require_exact: bool,
+    mode: ApplyMode,
 ) -> CheckOptions:
     """Merge flags over one engine pin (flags win); BadInput naming what is missing."""
     src = engine_source(source, pin)
@@ -355,4 +388,5 @@ def _options(
         source_origin=source_origin,
         require_exact=require_exact,
         notes=(note,) if note else (),
+        mode=mode,
     )

@@ -222,6 +222,7 @@ def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressF
             keep_going=opts.keep_going,
             provider=provider,
             inspect=lambda tree, patch: index_drift(tree, patch, pinned),
+            mode=opts.mode,
         )
         results = mark_upstreamed(source, results)
         changed = changed_files(scratch, {p for r in results for p in r.touched}, provider)
@@ -247,6 +248,7 @@ def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressF
         applied_ok=opts.keep_going and not opts.strict,
         source_notes=source.notes,
         strict=opts.strict,
+        mode=opts.mode,
     )
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from vimesync import __version__
 from vimesync.cli import output
-from vimesync.errors import EXIT_BAD_INPUT, VimesyncError
+from vimesync.errors import EXIT_BAD_INPUT, Terminated, VimesyncError
 
 if TYPE_CHECKING:
     import typer
@@ -316,12 +316,6 @@ def _fail(message: str, code: int, argv: list[str], *, hint: str | None = None) 
     sys.exit(code)
 
 
-class Terminated(BaseException):
-    """SIGTERM (a CI timeout, ``kill``) as an exception: unwinding runs every ``with`` block, so
-    scratch folders and worker processes are cleaned up as on Ctrl-C. A BaseException, so that
-    no ``except Exception`` on the way can swallow it."""
-
-
 def _on_sigterm(signum: int, frame: object) -> None:
     # Once: a second SIGTERM during the cleanup must not abandon it half-way (SIGKILL still works).
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -376,15 +370,13 @@ def _main(args: list[str]) -> None:
         command = typer.main.get_command(build_app(_only(args), inner=_inner(args)))
         rv = command.main(args=args, prog_name="vimesync", standalone_mode=False)
     except Terminated:
-        output.error("terminated")
-        sys.exit(128 + signal.SIGTERM)
+        _fail("terminated", 128 + signal.SIGTERM, args)
     except VimesyncError as exc:
         _fail(exc.message, exc.exit_code, args, hint=exc.hint)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
-        output.error("interrupted")
-        sys.exit(130)
+        _fail("interrupted", 128 + signal.SIGINT, args)
     except OSError as exc:
         # An output path that cannot be written (--export, --output, --keep): name it, no traceback.
         where = f"{exc.filename}: " if exc.filename else ""

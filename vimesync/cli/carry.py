@@ -2,7 +2,9 @@
 
 Exit codes: 0 carried (or nothing to carry, or a plan printed); 1 stopped at a conflict (the
 worktree is in git's conflict state; resolve, ``git add``, ``--continue``), or ``--continue`` with
-files still unresolved; 2 bad input.
+files still unresolved; 2 bad input; 130 (SIGINT) or 143 (SIGTERM) stopped by a signal once the
+carry began: one line, ``interrupted: `vimesync carry --continue` resumes`` (with ``--json``, an
+error document saying so), and ``--continue`` goes on from where the branch is.
 """
 
 from __future__ import annotations

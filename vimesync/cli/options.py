@@ -194,12 +194,40 @@ InitEngineOpt = Annotated[
         "--engine", metavar="NAME", help="The engine to set up (its pin: pins/<name>.toml), e.g. SGLang."
     ),
 ]
+
+
+class ApplierChoice(str, Enum):
+    """Whose semantics ``patches check --applier`` applies the stack with."""
+
+    git = "git"
+    gnu_patch = "gnu-patch"
+
+
+ApplierOpt = Annotated[
+    ApplierChoice | None,
+    typer.Option(
+        "--applier",
+        help="Apply the stack as git apply does (git, the default) or as GNU patch does (gnu-patch:"
+        " offsets that accumulate, fuzz); overrides the pin's applier.",
+    ),
+]
+FuzzOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--fuzz",
+        metavar="N",
+        min=0,
+        help="With --applier gnu-patch: GNU's --fuzz=N, context lines a hunk may ignore at each end"
+        " (default: the pin's, else 2).",
+    ),
+]
 StrictOpt = Annotated[
     bool,
     typer.Option(
         "--strict",
         help="Stricter verdicts: lint also applies the stack to the source (a hunk at an offset is a"
-        " finding); check with --keep-going fails on a patch the source already holds.",
+        " finding); check fails a hunk that applied only with fuzz, and with --keep-going a patch the"
+        " source already holds.",
     ),
 ]
 

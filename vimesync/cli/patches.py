@@ -6,10 +6,12 @@ from vimesync.cli import output
 from vimesync.cli.options import (
     Annotations,
     AnnotationsOpt,
+    ApplierOpt,
     ConfigOpt,
     EngineOpt,
     ExportOpt,
     FormatOpt,
+    FuzzOpt,
     JsonOpt,
     JunitOpt,
     KeepGoingOpt,
@@ -40,6 +42,8 @@ def check(
     config: ConfigOpt = None,
     junit: JunitOpt = None,
     annotations: AnnotationsOpt = Annotations.auto,
+    applier: ApplierOpt = None,
+    fuzz: FuzzOpt = None,
 ) -> int:
     """Apply the patch stack to the exact pinned source and parse every Python file of the result."""
     # Imported here, not at the top: --help and other commands skip them.
@@ -52,7 +56,19 @@ def check(
     json_out = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
     request = CheckRequest(
-        engine, source, rev, series, strip, python, export, keep_going, strict, not no_cache, config
+        engine,
+        source,
+        rev,
+        series,
+        strip,
+        python,
+        export,
+        keep_going,
+        strict,
+        not no_cache,
+        config,
+        applier=applier.value if applier is not None else None,
+        fuzz=fuzz,
     )
     result = run(request, progress=progress_for(json_out))
     output.notes(result.notes)

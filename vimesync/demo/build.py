@@ -187,8 +187,8 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
     PRs onto a sync branch (in its linked worktree), and the Vime-native overlay the maintainer
     added on top. Returns (baseline, head, the sync worktree)."""
     from vimesync.carry.run import Options, start
-    from vimesync.carry.transform import load_transform
     from vimesync.config import load_config
+    from vimesync.upstream.translate import load_transform
 
     repo = _init(path)
     who = {"author": "Vime Maintainer", "email": "maintainers@vime.example"}

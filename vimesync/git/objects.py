@@ -69,11 +69,12 @@ def ls_tree(repo: Path, rev: str, paths: Sequence[str] = ()) -> list[TreeEntry]:
     return parse_ls_tree(run(repo, args))
 
 
-def _cat_file_batch(repo: Path) -> subprocess.Popen[bytes]:
-    """``git cat-file --batch`` in ``repo``, guarded like every call: requests on stdin."""
+def _cat_file_batch(repo: Path, mode: str = "--batch") -> subprocess.Popen[bytes]:
+    """``git cat-file --batch`` (or ``--batch-check``) in ``repo``, guarded like every call:
+    requests on stdin."""
     guard(repo, ["cat-file"], None)
     return subprocess.Popen(
-        argv(["cat-file", "--batch"]),
+        argv(["cat-file", mode]),
         cwd=repo,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -91,6 +92,19 @@ class CatFile:
         self._in: IO[bytes] = self._proc.stdin
         self._out: IO[bytes] = self._proc.stdout
         self.repo = repo
+        self._check: subprocess.Popen[bytes] | None = None  # --batch-check, started on first use
+
+    def size(self, oid: str) -> int:
+        """The object's size in bytes, read without its content (``git cat-file --batch-check``)."""
+        if self._check is None:
+            self._check = _cat_file_batch(self.repo, "--batch-check")
+        assert self._check.stdin is not None and self._check.stdout is not None
+        self._check.stdin.write(oid.encode() + b"\n")
+        self._check.stdin.flush()
+        header = self._check.stdout.readline()
+        if header.endswith(b" missing\n") or not header:
+            raise GitError(f"{self.repo}: object {oid} is missing")
+        return int(header.split()[2])
 
     def read(self, oid: str, *, max_size: int | None = None, head: int | None = None) -> bytes:
         """The object's content. With ``max_size``: GitError (bad input) for a larger object; with
@@ -117,10 +131,15 @@ class CatFile:
             left -= len(chunk)
 
     def close(self) -> None:
-        if self._proc.poll() is None:
-            self._in.close()
-            self._proc.wait()
-        self._out.close()
+        for proc in (self._proc, self._check):
+            if proc is None:
+                continue
+            if proc.poll() is None:
+                assert proc.stdin is not None
+                proc.stdin.close()
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
 
     def __enter__(self) -> CatFile:
         return self

@@ -273,6 +273,7 @@ class HunkOffset:
     file: str
     hunk: int
     offset: int  # lines: applied position minus the position the header names
+    fuzz: int = 0  # context lines ignored at each end (GNU patch's fuzz); always 0 under git apply
 
 
 @dataclass(frozen=True)
@@ -285,6 +286,21 @@ class IndexDrift:
     found: str  # the blob id of the file in the tree the patch met, abbreviated alike
     by: str | None = None  # the earlier patch of the stack that last wrote the file; None: the pin
     is_result: bool = False  # the file already is what the patch makes of it (its index <new>)
+
+
+DEFAULT_FUZZ = 2  # GNU patch's default maximum fuzz factor
+Applier = Literal["git", "gnu-patch"]
+APPLIERS: tuple[Applier, ...] = ("git", "gnu-patch")
+
+
+@dataclass(frozen=True)
+class ApplyMode:
+    """Whose semantics apply a stack: ``git apply`` (exact context), or GNU ``patch`` with a fuzz
+    factor and ``--forward`` (a reversed patch skipped rather than un-applied)."""
+
+    applier: Applier = "git"
+    fuzz: int = DEFAULT_FUZZ
+    forward: bool = False
 
 
 PatchStatus = Literal["applied", "offsets", "already-applied", "partly-applied", "failed", "skipped"]
@@ -322,6 +338,11 @@ class PatchResult:
         if self.reverse_applies:
             return "already-applied"
         return "partly-applied" if self.already_applied else "failed"
+
+    @property
+    def fuzzed(self) -> tuple[HunkOffset, ...]:
+        """The hunks that applied only with fuzz (GNU patch): a warning, a failure under --strict."""
+        return tuple(o for o in self.offsets if o.fuzz)
 
     @property
     def max_offset(self) -> int:

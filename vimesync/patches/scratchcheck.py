@@ -18,6 +18,7 @@ from vimesync import nofollow
 from vimesync.errors import PatchError
 from vimesync.git import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_LINK
 from vimesync.patches.apply import apply_content
+from vimesync.patches.gnuapply import apply_content_gnu
 from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, PatchFile
 from vimesync.patches.scratchview import Missing, Refused, ScratchView, Unsafe, mode_kind
 from vimesync.safefs import excerpt
@@ -165,7 +166,11 @@ class PatchCheck(ScratchView):
         if new is not None:
             self._check_not_beyond_symlink(new, symlinks)
             self._check_name_lengths(new)
-        applied = apply_content(data, fp, creating=creating, all_hunks=all_hunks, diagnose=diagnose)
+        mode = self.mode
+        if mode.applier == "gnu-patch":
+            applied = apply_content_gnu(data, fp, creating=creating, fuzz=mode.fuzz, forward=mode.forward)
+        else:
+            applied = apply_content(data, fp, creating=creating, all_hunks=all_hunks, diagnose=diagnose)
         if not applied.ok:
             return None, applied.offsets, applied.failures
         if new is not None and mode_kind(new_mode or MODE_FILE) not in (mode_kind(MODE_FILE), MODE_LINK):

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.git import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK
+from vimesync.patches.model import ApplyMode
 
 S_IFMT = 0o170000
 
@@ -91,10 +92,18 @@ class ScratchView:
     """A scratch directory that patches are applied to, plus an optional lazy provider: what a
     patch reads (see the module doc)."""
 
-    def __init__(self, root: Path, provider: Provider | None = None, *, all_hunks: bool = False) -> None:
+    def __init__(
+        self,
+        root: Path,
+        provider: Provider | None = None,
+        *,
+        all_hunks: bool = False,
+        mode: ApplyMode | None = None,
+    ) -> None:
         self.root = Path(os.path.abspath(root))
         self.provider = provider
         self.all_hunks = all_hunks  # try a file's hunks after its first failure (--keep-going)
+        self.mode = mode or ApplyMode()  # git apply's semantics, or GNU patch's (fuzz, --forward)
         self._written: set[str] = set()  # paths whose truth is now the scratch directory
         self._written_below: set[str] = set()  # the folders holding a path of _written
         self._removing: set[str] = set()  # paths the patch being applied deletes or renames away

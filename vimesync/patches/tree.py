@@ -35,7 +35,7 @@ from pathlib import Path
 from vimesync.errors import PatchError
 from vimesync.git import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_LINK
 from vimesync.patches.apply import NOT_TRIED
-from vimesync.patches.model import FilePatch, HunkFailure, IndexDrift, PatchFile, PatchResult
+from vimesync.patches.model import ApplyMode, FilePatch, HunkFailure, IndexDrift, PatchFile, PatchResult
 from vimesync.patches.reverse import reverse_patch
 from vimesync.patches.scratchcheck import PatchCheck
 from vimesync.patches.scratchview import Provider, Refused, directory_provider, read_entry
@@ -167,13 +167,16 @@ def apply_stack(
     keep_going: bool = False,
     provider: Provider | None = None,
     inspect: Inspect | None = None,
+    mode: ApplyMode | None = None,
 ) -> tuple[PatchResult, ...]:
     """Apply ``patches`` in order. Without ``keep_going`` the patches after the first failure
     are reported as ``skipped``, and a file's hunks after its first failed one are not tried.
     A patch found already in the tree is no reason to stop (the tree is as it would leave it).
     ``inspect(tree, patch)`` runs before each patch is applied; what it finds (the files whose
-    ``index`` line names other content) goes into that patch's result."""
-    tree = ScratchTree(root, provider, all_hunks=keep_going)
+    ``index`` line names other content) goes into that patch's result. ``mode`` says whose
+    semantics apply each patch: git apply's (the default) or GNU patch's (fuzz, --forward); with
+    GNU's too a patch applies all or nothing, as ``quilt push`` does."""
+    tree = ScratchTree(root, provider, all_hunks=keep_going, mode=mode)
     results: list[PatchResult] = []
     failed = False
     for patch in patches:

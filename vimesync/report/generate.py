@@ -20,7 +20,6 @@ from vimesync.audit.model import AuditResult
 from vimesync.audit.owncommits import OwnChanges, own_commits
 from vimesync.audit.syncname import determine_baseline, upstream_base_of
 from vimesync.audit.verify import load_verify
-from vimesync.carry.transform import load_transform
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.check.run import run_check
 from vimesync.ci.verdict import CiEvidence
@@ -39,6 +38,7 @@ from vimesync.report.model import (
     engine_of_check,
 )
 from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
+from vimesync.upstream.translate import load_transform
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync import git
-from vimesync.carry.transform import load_map
 from vimesync.config import parse_map
 from vimesync.errors import BadInput, GitError
 from vimesync.report.links import github_repo_of
 from vimesync.safefs import excerpt
 from vimesync.scaffold import templates
+from vimesync.upstream.translate import load_map
 
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
 _OWNER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")

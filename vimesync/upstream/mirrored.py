@@ -10,7 +10,9 @@ Evidence, strongest first:
 3. similar content: most of the PR's changed lines (per file) appear in one downstream commit
    (survives small conflict edits, which change a patch-id).
 
-Upstream paths are rewritten through the path map (``slime/`` -> ``vime/``) before comparing.
+Upstream paths are rewritten through the path map (``slime/`` -> ``vime/``) and the lines of
+their hunks through the ``[[upstream.translate]]`` rules before comparing, as the carry would
+write them: a port made by hand (translated) has the patch-id of the translated upstream diff.
 Downstream is read with ONE streamed ``git log -p`` piped through ONE ``git patch-id --stable``;
 upstream diffs likewise with one ``git log --no-walk --stdin`` and one patch-id.
 
@@ -27,11 +29,15 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vimesync import git
 from vimesync.errors import GitError, GitTimeout
 from vimesync.pathmap import PathMap
-from vimesync.upstream.model import APPLICABLE, MIRRORED, Decision, PrKind, PullRequest
+from vimesync.upstream.model import APPLICABLE, MIRRORED, Decision, DirectCommit, PrKind, PullRequest
+
+if TYPE_CHECKING:
+    from vimesync.upstream.translate import Transform
 
 # Downstream messages are hostile input: linear-time patterns only, PR numbers of at most 9 digits.
 UPSTREAM_PR_RE = re.compile(r"^Upstream-PR:\s*(?:([\w.-]+/[\w.-]+))?#(\d{1,9})\s*$", re.M | re.I)
@@ -65,6 +71,9 @@ MAX_INDEX_KEYS = 1_000_000  # in the downstream index (~250 MB)
 # Git diffs a file over this as binary (``Binary files ... differ`` and its blob ids, which
 # patch-id still hashes): a 98 MB file of ``a\n`` would otherwise cost git 2 GB of line records.
 _BIG_FILES = ("-c", f"core.bigFileThreshold={MAX_COMMIT_TEXT}")
+# Translation matches made in the upstream diffs of one walk (each costs a few microseconds in
+# RE2's Python callback): past them, diffs take no part in matching, as those over the bounds.
+MAX_TRANSLATED_MATCHES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -349,8 +358,10 @@ class UpstreamDiff:
     whole: bool = True  # False: the diff was over the bounds and takes no part in matching
 
 
-def upstream_diffs(repo: Path, shas: Iterable[str], path_map: PathMap) -> dict[str, UpstreamDiff]:
-    """sha -> path-mapped diff of each commit, in one ``git log --no-walk --stdin``."""
+def upstream_diffs(
+    repo: Path, shas: Iterable[str], path_map: PathMap, transform: Transform | None = None
+) -> dict[str, UpstreamDiff]:
+    """sha -> path-mapped (and translated) diff of each commit, in one ``git log --no-walk --stdin``."""
     wanted = list(dict.fromkeys(shas))
     if not wanted:
         return {}
@@ -360,12 +371,18 @@ def upstream_diffs(repo: Path, shas: Iterable[str], path_map: PathMap) -> dict[s
     fmt = "--format=commit %H%n    %P"
     stdin = "\n".join(wanted).encode() + b"\n"
     out = {}
+    left = MAX_TRANSLATED_MATCHES
     log = git.stream(repo, [*args, "--no-color", fmt], input=stdin, deadline=CONTENT_SECONDS)
     try:
         for sha, text, whole in stream_commits(log):
             parents = text.split(b"\n", 2)[1].split() if text.count(b"\n") >= 2 else []
-            diff = map_paths(text, path_map) if whole else b""
-            out[sha] = UpstreamDiff(sha=sha, is_merge=len(parents) > 1, diff=diff, whole=whole)
+            diff: bytes | None = map_paths(text, path_map) if whole else b""
+            if whole and transform is not None:
+                diff, used = transform.diff(diff or b"", left) if left > 0 else (None, 0)
+                left -= used
+            ok = whole and diff is not None
+            shown = diff if diff is not None and ok else b""
+            out[sha] = UpstreamDiff(sha=sha, is_merge=len(parents) > 1, diff=shown, whole=ok)
     except GitTimeout:
         # git's own diffing ran too long (hostile content): the commit it was on and every later
         # one take no part in content matching, like a diff over the bounds.
@@ -466,20 +483,24 @@ def mark_mirrored(
     notes: list[str] | None = None,
     *,
     accept_similar: bool = False,
+    transform: Transform | None = None,
 ) -> tuple[PullRequest, ...]:
     """``prs`` with a MIRRORED decision for those the downstream carries (others unchanged).
     ``notes`` gets a line when some PR's diff was over the bounds (matched by trailers only).
 
     Similar content only suggests: anyone who gets a PR merged upstream can add another pending
     PR's changed lines somewhere (dead code) and make it look carried. Such a PR stays as it was
-    (applicable), its reason saying it looks mirrored, unless ``accept_similar``."""
-    pm = PathMap(tuple(path_map))
+    (applicable), its reason saying it looks mirrored, unless ``accept_similar``.
+
+    ``transform`` (the carry's path map and translations) rewrites the upstream diffs as the
+    carry would; without it, ``path_map`` alone."""
+    pm = transform.path_map if transform is not None else PathMap(tuple(path_map))
     todo = [
         pr
         for pr in prs
         if pr.number not in index.prs and not any(_lookup_commit(index, s) for s in pr.commits)
     ]
-    diffs = upstream_diffs(upstream, (s for pr in todo for s in pr.commits), pm)
+    diffs = upstream_diffs(upstream, (s for pr in todo for s in pr.commits), pm, transform)
     wholes: dict[str, bytes] = {}
     too_big = {pr.number for pr in todo if any(s in diffs and not diffs[s].whole for s in pr.commits)}
     for pr in todo:
@@ -491,10 +512,14 @@ def mark_mirrored(
                 diff = _bounded(git.stream(upstream, args, deadline=CONTENT_SECONDS))
             except GitError:  # the series starts at the root commit: its per-commit ids still count
                 continue
+            if diff is not None and transform is not None:
+                diff = transform.diff(map_paths(diff, pm), MAX_TRANSLATED_MATCHES)[0]
+            elif diff is not None:
+                diff = map_paths(diff, pm)
             if diff is None:
                 too_big.add(pr.number)
             else:
-                wholes[pr.merge_commit] = map_paths(diff, pm)
+                wholes[pr.merge_commit] = diff
         elif pr.merge_commit in diffs:
             wholes[pr.merge_commit] = diffs[pr.merge_commit].diff
     ids = patch_ids(upstream, _feed((sha, d.diff) for sha, d in diffs.items()))
@@ -526,4 +551,19 @@ def mark_mirrored(
             status=MIRRORED, reason=f"already downstream: {how} in {down[:12]}", mirrored_by=how
         )
         out.append(replace(pr, decision=decision))
+    return tuple(out)
+
+
+def mark_direct_mirrored(directs: Sequence[DirectCommit], index: DownstreamIndex) -> tuple[DirectCommit, ...]:
+    """``directs`` with ``mirrored_by`` set for those a downstream commit names (its
+    ``Upstream-Commit:`` trailer, a ``cherry-pick -x`` line, or the same commit): a direct push
+    carried by ``carry --direct include`` is then not carried again."""
+    out = []
+    for c in directs:
+        down = _lookup_commit(index, c.sha)
+        if down is None:
+            out.append(c)
+            continue
+        how = "same commit" if down == c.sha else "trailer Upstream-Commit/cherry-picked"
+        out.append(replace(c, mirrored_by=f"{how} in {down[:12]}"))
     return tuple(out)

@@ -68,6 +68,9 @@ class DirectCommit:
     paths: tuple[str, ...] = ()
     reverts: int | None = None
     side_commits: tuple[str, ...] = ()  # for a direct merge: the commits it brought in, oldest first
+    # How the downstream carries it ("trailer Upstream-Commit in <sha>"), None when it does not:
+    # a carried direct push reads as carried, as a PR does.
+    mirrored_by: str | None = None
 
 
 @dataclass(frozen=True)

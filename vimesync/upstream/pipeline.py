@@ -116,11 +116,14 @@ def mirrored_at(
     if not prs:
         return tuple(prs)
     from vimesync.upstream import mirrored
+    from vimesync.upstream.translate import load_transform
 
     index = mirrored.scan_downstream(
         downstream, upstream_repo=config.upstream_repo, since=_since(upstream, base), rev=rev
     )
-    return mirrored.mark_mirrored(upstream, prs, index, config.path_map, accept_similar=accept_similar)
+    return mirrored.mark_mirrored(
+        upstream, prs, index, accept_similar=accept_similar, transform=load_transform(config)
+    )
 
 
 def walk_and_classify(
@@ -199,6 +202,7 @@ def walk_and_classify(
         downstream = None
     if downstream is not None and prs:
         from vimesync.upstream import mirrored
+        from vimesync.upstream.translate import load_transform
 
         index = mirrored.scan_downstream(
             downstream,
@@ -226,6 +230,8 @@ def walk_and_classify(
                 " only their trailers and patch-ids were used"
             )
         prs = mirrored.mark_mirrored(
-            upstream, prs, index, config.path_map, notes, accept_similar=accept_similar
+            upstream, prs, index, notes=notes, accept_similar=accept_similar, transform=load_transform(config)
         )
+        directs = mirrored.mark_direct_mirrored(result.direct_commits, index)
+        result = replace(result, direct_commits=directs)
     return replace(result, prs=prs, notes=result.notes + tuple(notes))

@@ -41,7 +41,9 @@ def _render_result(result: CarryResult) -> None:
         )
     for p in result.planned:
         tags = []
-        if p.conflict:
+        if p.conflict and p.knock_on_only:
+            tags.append(f"knock-on of {', '.join(p.after)}: {', '.join(p.conflict)}")
+        elif p.conflict:
             tags.append(f"would conflict in {', '.join(p.conflict)}")
         if p.empty:
             tags.append("empty after the merge")
@@ -57,8 +59,12 @@ def _render_result(result: CarryResult) -> None:
     if result.status is CarryStatus.NOTHING:
         output.out(f"nothing to carry: {result.base[:12]}..{result.tip[:12]}")
     elif result.status is CarryStatus.PLANNED:
-        n = sum(1 for p in result.planned if p.conflict)
-        output.out(f"dry run: {len(result.planned)} to carry, {n} would conflict; nothing was changed")
+        n = sum(1 for p in result.planned if p.conflict and not p.knock_on_only)
+        k = sum(1 for p in result.planned if p.knock_on_only)
+        knock = (
+            f" (and {k} more as knock-on of those: their conflicts may go once it is resolved)" if k else ""
+        )
+        output.out(f"dry run: {len(result.planned)} to carry, {n} would conflict{knock}; nothing was changed")
     elif result.status is CarryStatus.CONFLICT and result.conflict is not None:
         stop = result.conflict
         print_(
@@ -66,6 +72,8 @@ def _render_result(result: CarryResult) -> None:
         )
         for f in stop.files:
             print_(output.styled(f"    {f.path} ({f.why})" + (f": {', '.join(f.hunks)}" if f.hunks else "")))
+            if f.hint:
+                print_(output.styled(("      hint: ", "yellow"), f.hint))
         print_(output.styled(f"worktree: {result.worktree}"))
         output.out(
             "resolve the files there and git add them, then: vimesync carry --continue"

@@ -38,6 +38,11 @@ def render(report: CheckReport) -> None:
     con.print(output.styled((report.engine, "bold"), f" source: {src.kind} {src.path}{at}{exact}"))
     for note in report.source_notes:
         con.print(output.styled((f"  note: {note}", "dim")))
+    mode = report.mode
+    if mode.applier == "gnu-patch":
+        forward = " --forward" if mode.forward else ""
+        how = f"  applied as GNU patch does: patch -p1 --fuzz={mode.fuzz}{forward}"
+        con.print(output.styled((how, "dim")))
     if report.patches:
         con.print(_table(report))
     else:
@@ -84,7 +89,8 @@ def status_text(p: PatchResult) -> str:
     if p.status == "failed":
         return "FAILED"
     if p.status == "offsets":
-        return f"applied, {len(p.offsets)} at offset"
+        fuzzed = f" ({len(p.fuzzed)} with fuzz)" if p.fuzzed else ""
+        return f"applied, {len(p.offsets)} at offset{fuzzed}"
     if p.status == "already-applied":
         return "already applied"
     if p.status == "partly-applied":
@@ -105,7 +111,11 @@ def _render_patch_details(p: PatchResult) -> None:
         )
         return
     for o in p.offsets:
-        con.print(output.styled(f"  {p.name}: {o.file} hunk #{o.hunk} applied at offset {o.offset:+d}"))
+        if o.fuzz:  # GNU patch ignored context lines to place it: worth a look
+            text = f"{o.file}: hunk #{o.hunk} applied with fuzz {o.fuzz} at offset {o.offset:+d}"
+            con.print(output.styled((f"  {p.name}: warning: {text}", "yellow")))
+        else:
+            con.print(output.styled(f"  {p.name}: {o.file} hunk #{o.hunk} applied at offset {o.offset:+d}"))
     drift = {d.file: d for d in p.drift}
     done = set(p.already_applied)
     for f in p.failures:
@@ -213,6 +223,8 @@ def _verdict(report: CheckReport) -> Text:
         problems.append(f"{failed} of {n} patches failed to apply to {to}")
     if skipped:
         problems.append(f"{skipped} not applied after a failure")
+    if report.strict and report.fuzzed:
+        problems.append(f"{plural(report.fuzzed, 'hunk')} applied only with fuzz (--strict)")
     counted = () if py is None else py.failed if report.strict else py.by_stack
     if counted:
         verb = "does" if len(counted) == 1 else "do"

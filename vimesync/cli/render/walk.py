@@ -52,6 +52,7 @@ def render_walk(outcome: WalkOutcome) -> None:
         output.out(f"direct commits (no PR): {len(result.direct_commits):,}")
         for c in result.direct_commits:
             extra = f"  (reverts #{c.reverts})" if c.reverts else ""
+            extra += f"  (mirrored: {c.mirrored_by})" if c.mirrored_by else ""
             output.stdout.print(output.styled(f"  {c.sha[:12]} {c.title}{extra}"))
     t = totals(result)
     output.out(

@@ -1,4 +1,6 @@
-r"""What carrying does to an upstream file before merging it: the path map and the translations.
+r"""What carrying does to an upstream file before merging it: the path map and the translations
+(the carry applies them to files; mirrored detection to an upstream diff's lines, so a port made
+by hand compares equal to its upstream PR).
 
 The path map (``[upstream] map = ["slime/=vime/"]``) is :class:`vimesync.pathmap.PathMap`: the
 first pair whose SRC holds a path (``slime/x``, never ``slimeextra/x``) renames it; other paths
@@ -24,7 +26,7 @@ carry stops as bad input naming the table.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,14 +106,20 @@ class Translation:
     def applies_to(self, path: str) -> bool:
         return self._globs is None or self._globs(path)
 
-    def apply(self, data: bytes) -> tuple[bytes, int]:
-        """(translated data, number of matches); BadInput past the output or match bounds."""
+    def apply(
+        self, data: bytes, budget: int | None = None, over: Callable[[], BadInput] | None = None
+    ) -> tuple[bytes, int]:
+        """(translated data, number of matches); BadInput past the output or match bounds, or
+        ``over()`` past ``budget`` matches (what the whole carry has left) when that comes first."""
         size = [len(data), 0]
         pieces = self._pieces
+        limit = MAX_MATCHES if budget is None else min(MAX_MATCHES, budget)
 
         def repl(m: Any) -> bytes:
             size[1] += 1
-            if size[1] > MAX_MATCHES:
+            if size[1] > limit:
+                if over is not None and limit < MAX_MATCHES:
+                    raise over()
                 raise BadInput(
                     f"{self.where}: translation matches more than {MAX_MATCHES:,} times in one file"
                 )
@@ -201,18 +209,39 @@ class Transform:
         check_path(mapped, what=f"upstream path {excerpt(path)} maps to")
         return mapped
 
-    def content(self, path: str, data: bytes, mode: int) -> tuple[bytes, int]:
+    def translates(self, path: str, data: bytes, mode: int) -> bool:
+        """Whether :meth:`content` would run a translation over ``data``: never over symbolic
+        links, submodules, binary or oversized files."""
+        if not self.translations or mode in (0o120000, 0o160000) or len(data) > MAX_TRANSLATED:
+            return False
+        return not is_binary(data) and any(t.applies_to(path) for t in self.translations)
+
+    def content(
+        self,
+        path: str,
+        data: bytes,
+        mode: int,
+        *,
+        max_matches: int | None = None,
+        over: Callable[[], BadInput] | None = None,
+    ) -> tuple[bytes, int]:
         """``data`` of the downstream file ``path`` translated, and the number of matches. Symbolic
-        links, submodules, binary and oversized files are returned as they are."""
-        data, used = self.explain(path, data, mode)
-        return data, sum(n for _t, n in used)
+        links, submodules, binary and oversized files are returned as they are. ``max_matches``
+        (what the carry's budget has left) raises ``over()`` once passed."""
+        if not self.translates(path, data, mode):
+            return data, 0
+        hits = 0
+        for t in self.translations:
+            if t.applies_to(path):
+                left = None if max_matches is None else max_matches - hits
+                data, n = t.apply(data, left, over)
+                hits += n
+        return data, hits
 
     def explain(self, path: str, data: bytes, mode: int) -> tuple[bytes, tuple[tuple[Translation, int], ...]]:
         """As :meth:`content`, with the translations that matched and their match counts, in
         config order (what the audit names when a translation explains a difference)."""
-        if not self.translations or mode in (0o120000, 0o160000) or len(data) > MAX_TRANSLATED:
-            return data, ()
-        if is_binary(data):
+        if not self.translates(path, data, mode):
             return data, ()
         used = []
         for t in self.translations:
@@ -221,6 +250,69 @@ class Transform:
                 if n:
                     used.append((t, n))
         return data, tuple(used)
+
+    def diff(self, diff: bytes, max_matches: int = MAX_MATCHES) -> tuple[bytes | None, int]:
+        """A path-mapped ``git diff`` (or ``git log -p`` text) with the lines of its hunks
+        translated, as the carry translates the files: what the downstream's copy of the change
+        looks like, so its patch-id can match a port made by hand. The lines of one hunk are
+        translated together, without their ``+``/``-``/`` `` marks (one RE2 pass per hunk);
+        a translation that changes their number of lines is run line by line instead. A pattern
+        that spans what a hunk does not show is not matched: such a port is found by its
+        trailers only. (The diff, the matches made); the diff is None when the translation
+        passes its bounds (:data:`MAX_OUTPUT` bytes, ``max_matches`` matches over the whole
+        diff): then it proves nothing."""
+        if not self.translations:
+            return diff, 0
+        max_matches = min(max_matches, MAX_MATCHES)
+        out: list[bytes] = []
+        active: list[Translation] = []
+        run: list[bytes] = []  # consecutive lines of one hunk
+        used = [0, 0]  # bytes out, matches
+
+        def flush() -> None:
+            if not run:
+                return
+            marks = [line[:1] for line in run]
+            block = b"\n".join(line[1:] for line in run)
+            for t in active:
+                block, n = t.apply(block, max_matches - used[1])
+                used[1] += n
+            bodies = block.split(b"\n")
+            if len(bodies) != len(run):  # a match took or made a line break: line by line
+                bodies = []
+                for line in run:
+                    body = line[1:]
+                    for t in active:
+                        body, n = t.apply(body, max_matches - used[1])
+                        used[1] += n
+                    bodies.append(body)
+            out.extend(m + b for m, b in zip(marks, bodies, strict=True))
+            used[0] += sum(len(b) + 2 for b in bodies)
+            run.clear()
+
+        in_hunk = False
+        try:
+            for line in diff.split(b"\n"):
+                if in_hunk and active and line[:1] in (b"+", b"-", b" "):
+                    run.append(line)
+                    continue
+                flush()
+                if line.startswith(b"diff --git "):
+                    path = line.rsplit(b" b/", 1)[-1].decode("utf-8", "surrogateescape")
+                    active = [t for t in self.translations if t.applies_to(path)]
+                    in_hunk = False
+                elif line.startswith(b"@@"):
+                    in_hunk = True
+                used[0] += len(line) + 1
+                if used[0] > MAX_OUTPUT:
+                    return None, used[1]
+                out.append(line)
+            flush()
+        except BadInput:
+            return None, max_matches
+        if used[0] > MAX_OUTPUT:
+            return None, used[1]
+        return b"\n".join(out), used[1]
 
 
 def transform_doc(transform: Transform) -> dict[str, Any]:

@@ -1,0 +1,81 @@
+"""``patches check --applier gnu-patch``: a stack whose context drifted applies with fuzz (a
+warning, a failure under --strict, a ``fuzz`` in each JSON offset entry), from the flags or from
+the pin's ``applier``/``fuzz``/``forward``; git's applier refuses the same stack."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.builders.cli import run
+from vimesync.config import load_engine_pin
+from vimesync.errors import ConfigError
+
+SOURCE = "import os\n\n\ndef f():\n    a = 1\n    b = 2\n    return a + b\n"
+PATCH = """Description: f returns more
+--- a/m.py
++++ b/m.py
+@@ -1,7 +1,7 @@
+ import sys
+~
+~
+ def f():
+-    a = 1
++    a = 10
+     b = 2
+     return a + b
+""".replace("~\n", " \n")  # blank context lines (a space: kept out of the source's whitespace)
+
+
+@pytest.fixture()
+def stack(tmp_path: Path) -> tuple[Path, Path]:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "m.py").write_text(SOURCE)
+    patches = tmp_path / "patches"
+    patches.mkdir()
+    (patches / "one.patch").write_text(PATCH)
+    (patches / "series").write_text("one.patch\n")
+    return src, patches / "series"
+
+
+def _check(capsys: pytest.CaptureFixture[str], stack: tuple[Path, Path], *flags: str) -> tuple[int, str, str]:
+    src, series = stack
+    return run(capsys, "patches", "check", "--source", str(src), "--series", str(series), *flags)
+
+
+def test_git_refuses_gnu_applies_with_fuzz_as_a_warning(capsys, stack) -> None:
+    assert _check(capsys, stack)[0] == 1
+    code, out, _ = _check(capsys, stack, "--applier", "gnu-patch")
+    assert code == 0
+    flat = " ".join(out.split())
+    assert "warning: m.py: hunk #1 applied with fuzz 1 at offset +0" in flat
+    assert "patch -p1 --fuzz=2" in flat
+
+
+def test_strict_fails_a_fuzzed_hunk_and_json_has_its_fuzz(capsys, stack) -> None:
+    code, out, _ = _check(capsys, stack, "--applier", "gnu-patch", "--strict")
+    assert code == 1 and "applied only with fuzz" in " ".join(out.split())
+    code, out, _ = _check(capsys, stack, "--applier", "gnu-patch", "--json")
+    assert json.loads(out)["patches"][0]["offsets"] == [{"file": "m.py", "hunk": 1, "offset": 0, "fuzz": 1}]
+
+
+def test_fuzz_zero_fails_and_fuzz_needs_gnu(capsys, stack) -> None:
+    assert _check(capsys, stack, "--applier", "gnu-patch", "--fuzz", "0")[0] == 1
+    code, _, err = _check(capsys, stack, "--fuzz", "1")
+    assert code == 2 and "--applier gnu-patch" in err
+
+
+def test_the_pin_names_the_applier(tmp_path: Path) -> None:
+    pin = tmp_path / "e.toml"
+    pin.write_text('[engine]\napplier = "gnu-patch"\nfuzz = 3\nforward = true\n')
+    got = load_engine_pin(pin)
+    assert (got.applier, got.fuzz, got.forward) == ("gnu-patch", 3, True)
+    pin.write_text('[engine]\napplier = "quilt"\n')
+    with pytest.raises(ConfigError, match="applier"):
+        load_engine_pin(pin)
+    pin.write_text("[engine]\nfuzz = 1\n")
+    with pytest.raises(ConfigError, match="gnu-patch"):
+        load_engine_pin(pin)
