@@ -68,9 +68,11 @@ def engine_json(e: EnginePatches) -> dict[str, Any]:
                 "description": r.description,
                 "refs": [_ref(x) for x in r.refs],
                 "status": r.status,
+                "change": r.change,
             }
             for r in e.rows
         ],
+        "removed": list(e.removed),
     }
 
 
@@ -119,6 +121,7 @@ def render_json(report: SyncReport) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "title": report.title,
+        "head": report.head,
         "ok": report.checks_ok,
         "summary": _section(report.summary, summary_json),
         "engine": _section(report.engine, engine_json),

@@ -98,7 +98,7 @@ def engine_from_series(
         patch = parse_patch(read_patch(entry), name=entry.name, strip=entry.strip)
         rows.append((entry.name, patch.dep3))
     pin = pin or config.engine
-    return build_engine(
+    table = build_engine(
         rows,
         engine=engine_name(pin.name, pin.source),
         pin=pin.rev,
@@ -106,6 +106,7 @@ def engine_from_series(
         engine_repo=pin.repo,
         previous_pin=previous_pin,
     )
+    return replace(table, series=str(series))
 
 
 def _remote_repo(repo: Path) -> str | None:
@@ -273,12 +274,31 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
         )
 
     own = _own_changes(cfg, downstream, inputs.baseline, inputs.head)
-    return replace(
-        _assemble(
-            inputs, cfg, upstream, downstream, walk, check, audit, skipped, carried, skipped_at, progress
-        ),
-        own=own,
+    report = _assemble(
+        inputs, cfg, upstream, downstream, walk, check, audit, skipped, carried, skipped_at, progress
     )
+    if downstream is not None and inputs.baseline is not None:
+        report = replace(
+            report,
+            engines=tuple(_marked(e, cfg, downstream, inputs.baseline, inputs.head) for e in report.engines),
+        )
+    return replace(
+        report,
+        own=own,
+        head=git.resolve(downstream, inputs.head) if downstream is not None else None,
+    )
+
+
+def _marked(
+    table: EnginePatches | Skipped, cfg: Config, downstream: Path, baseline: str, head: str
+) -> EnginePatches | Skipped:
+    """An Engine patches table marked against the baseline's series (see report.seriesdiff)."""
+    from vimesync.report.seriesdiff import mark_series
+
+    if isinstance(table, Skipped) or table.series is None:
+        return table
+    rel = pin_relpath(Path(table.series), cfg.file, downstream)
+    return table if rel is None else mark_series(table, downstream, baseline, head, rel)
 
 
 def _own_changes(

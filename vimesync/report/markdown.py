@@ -4,6 +4,7 @@ publish markers)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from vimesync.check.model import CheckReport
@@ -33,6 +34,8 @@ from vimesync.sop.gates import Gate
 from vimesync.sop.records import ImageEvidence
 from vimesync.sop.results import Evidence, RunRecord, TestRecord
 from vimesync.text import plural, untouched_note
+
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # the head as git resolved it, nothing else
 
 __all__ = [
     "DASH",
@@ -149,12 +152,20 @@ def render_engine(e: EnginePatches | Skipped, *, heading: bool = True) -> list[s
     out.append("")
     if not e.rows:
         return [*out, "The series has no patches."]
-    out += ["| Patch | Purpose / PR |", "| --- | --- |"]
+    marked = any(row.change for row in e.rows) or bool(e.removed)
+    out += (
+        ["| Patch | Purpose / PR | Since the baseline |", "| --- | --- | --- |"]
+        if marked
+        else ["| Patch | Purpose / PR |", "| --- | --- |"]
+    )
     for row in e.rows:
         purpose = _purpose_cell(row.purpose, row.has_header, row.refs)
         if row.status:
             purpose += f" (**{cell(row.status)}**)"
-        out.append(f"| {code(row.name, in_table=True)} | {purpose} |")
+        change = f" {row.change or DASH} |" if marked else ""
+        out.append(f"| {code(row.name, in_table=True)} | {purpose} |{change}")
+    for name in e.removed:
+        out.append(f"| {code(name, in_table=True)} | {DASH} | removed |")
     return out
 
 
@@ -437,6 +448,11 @@ def render_markdown(report: SyncReport) -> str:
         *([] if isinstance(report.own, Skipped) else [render_own(report.own)]),
         [
             *render_validations(report.validations),
+            *(
+                ["", f"Final commit: {report.head}."]
+                if report.head and _FULL_SHA.fullmatch(report.head)
+                else []
+            ),
             "",
             *_ci_lines(report),
             *(["", *render_images(report.images)] if report.images is not None else []),
