@@ -149,3 +149,35 @@ def test_translate_tables_are_numbered_in_one_pass(tmp_path: Path) -> None:
     )
     assert _header_lines(text, 5) == [4, 9, 14, 19, 24]
     assert _header_lines(text, 2) == [4, 9]
+
+
+def test_verify_tables_are_read_with_their_lines_and_bounded(tmp_path: Path) -> None:
+    """[[upstream.verify]] (issue 20): pattern, paths, must; each table knows its header's line;
+    bounded like [[upstream.translate]]."""
+    from vimesync.audit.verify import load_verify
+    from vimesync.config import MAX_VERIFY, VerifySpec
+
+    cfg = load_config(
+        write(
+            tmp_path / "vimesync.toml",
+            "[upstream]\n\n[[upstream.translate]]\npattern = 'a'\nreplace = 'b'\n\n"
+            "[[upstream.verify]]\npattern = '\\bimport slime\\b'\npaths = [\"vime/**\"]\n",
+        )
+    )
+    assert cfg.verify == (VerifySpec(r"\bimport slime\b", ("vime/**",), "not-match", 7),)
+    assert [r.where for r in load_verify(cfg)] == [f"{tmp_path / 'vimesync.toml'}:7"]
+    for body, error in (
+        ("pattern = 'x'\nmust = 'never'", "must is"),
+        ("pattern = ''", "non-empty"),
+        ("pattern = 'x'\nreplace = 'y'", "unknown key"),
+        ("pattern = 'x'\npaths = []", "list of globs"),
+    ):
+        path = write(tmp_path / "bad.toml", f"[upstream]\n[[upstream.verify]]\n{body}\n")
+        with pytest.raises(ConfigError, match=error):
+            load_config(path)
+    many = "[upstream]\n" + "[[upstream.verify]]\npattern = 'x'\n" * (MAX_VERIFY + 1)
+    with pytest.raises(ConfigError, match=f"more than {MAX_VERIFY}"):
+        load_config(write(tmp_path / "many.toml", many))
+    bad_regex = write(tmp_path / "re.toml", "[upstream]\n[[upstream.verify]]\npattern = '(?=x)'\n")
+    with pytest.raises(ConfigError, match="not an RE2 regex"):
+        load_verify(load_config(bad_regex))

@@ -24,6 +24,7 @@ SECTIONS = {
     "vimesync.toml": "## `vimesync.toml`",
     "vimesync.toml [upstream]": "### `[upstream]`",
     "vimesync.toml [[upstream.translate]]": "### `[[upstream.translate]]`",
+    "vimesync.toml [[upstream.verify]]": "### `[[upstream.verify]]`",
     "vimesync.toml [downstream]": "### `[downstream]`",
     "vimesync.toml [ci]": "### `[ci]`",
     "vimesync.toml [engine]": "### `[engine]`",

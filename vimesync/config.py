@@ -176,17 +176,35 @@ class TranslateSpec:
     line: int | None  # of its table header in the config file
 
 
-_TRANSLATE_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*upstream[ \t]*\.[ \t]*translate[ \t]*\]\]", re.M)
+@dataclass(frozen=True)
+class VerifySpec:
+    """One ``[[upstream.verify]]`` table (Copybara's ``verify_match``): what the head's files
+    must not (or must) contain after the translations."""
+
+    pattern: str
+    paths: tuple[str, ...] | None  # gitignore globs on the downstream path; None: every text file
+    must: str  # "not-match" | "match"
+    line: int | None  # of its table header in the config file
+
+
+def _array_header(table: str) -> re.Pattern[str]:
+    return re.compile(rf"^[ \t]*\[\[[ \t]*upstream[ \t]*\.[ \t]*{table}[ \t]*\]\]", re.M)
+
+
+_TRANSLATE_HEADER = _array_header("translate")
+_VERIFY_HEADER = _array_header("verify")
 MAX_TRANSLATIONS = 64
+MAX_VERIFY = 64  # [[upstream.verify]] tables, as many as translations
+VERIFY_MUST = ("not-match", "match")
 
 
-def _header_lines(text: str, wanted: int) -> list[int]:
-    """The 1-based lines of the first ``wanted`` ``[[upstream.translate]]`` headers, counted in
-    one pass (counting from the start for each header was quadratic: a 1 MiB config of
-    header-looking lines took seconds)."""
+def _header_lines(text: str, wanted: int, header: re.Pattern[str] = _TRANSLATE_HEADER) -> list[int]:
+    """The 1-based lines of the first ``wanted`` ``[[upstream.translate]]`` (or ``header``)
+    headers, counted in one pass (counting from the start for each header was quadratic: a 1 MiB
+    config of header-looking lines took seconds)."""
     lines: list[int] = []
     line, at = 1, 0
-    for m in _TRANSLATE_HEADER.finditer(text):
+    for m in header.finditer(text):
         if len(lines) >= wanted:
             break
         line += text.count("\n", at, m.start())
@@ -239,6 +257,50 @@ def _translations(path: Path, text: str, raw: Any) -> tuple[TranslateSpec, ...]:
     return tuple(out)
 
 
+def _verifications(path: Path, text: str, raw: Any) -> tuple[VerifySpec, ...]:
+    """The ``[[upstream.verify]]`` tables, each with the line of its header; ConfigError naming
+    the file and line for a table that is not a ``pattern`` string, ``paths`` globs and ``must``."""
+    if raw is None:
+        return ()
+    what = "[[upstream.verify]]"
+    if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
+        raise ConfigError(str(path), f"[upstream] verify must be {what} tables")
+    if len(raw) > MAX_VERIFY:
+        raise ConfigError(str(path), f"more than {MAX_VERIFY} {what} tables")
+    lines = _header_lines(text, len(raw), _VERIFY_HEADER)
+    out = []
+    for i, table in enumerate(raw):
+        line = lines[i] if i < len(lines) else None
+        unknown = sorted(set(table) - KNOWN_KEYS["vimesync.toml [[upstream.verify]]"])
+        if unknown:
+            raise ConfigError(str(path), f"unknown key {excerpt(unknown[0])} in {what}", line=line)
+        if not isinstance(table.get("pattern"), str) or not table["pattern"]:
+            raise ConfigError(str(path), f"{what} pattern must be a non-empty string", line=line)
+        must = table.get("must", "not-match")
+        if must not in VERIFY_MUST:
+            raise ConfigError(
+                str(path), f'{what} must is {excerpt(str(must))}: expected "not-match" or "match"', line=line
+            )
+        globs = table.get("paths")
+        if globs is not None and (
+            not isinstance(globs, list) or not globs or not all(isinstance(g, str) for g in globs)
+        ):
+            raise ConfigError(str(path), f"{what} paths must be a list of globs", line=line)
+        if globs is not None and (len(globs) > MAX_TRANSLATE_GLOBS or any(len(g) > 1000 for g in globs)):
+            raise ConfigError(
+                str(path), f"{what} paths: at most {MAX_TRANSLATE_GLOBS} globs of 1,000 characters", line=line
+            )
+        out.append(
+            VerifySpec(
+                pattern=table["pattern"],
+                paths=tuple(globs) if globs is not None else None,
+                must=must,
+                line=line,
+            )
+        )
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Config:
     file: Path | None = None
@@ -251,6 +313,8 @@ class Config:
     path_map: tuple[tuple[str, str], ...] = ()
     # [[upstream.translate]] tables, as written (compiled and checked by vimesync.upstream.translate).
     translate: tuple[TranslateSpec, ...] = ()
+    # [[upstream.verify]] tables (compiled and checked by vimesync.audit.verify).
+    verify: tuple[VerifySpec, ...] = ()
     downstream_path: Path | None = None
     engine: EnginePin = field(default_factory=EnginePin)  # the first (or only) engine
     engines: tuple[EnginePin, ...] = ()  # every engine, in config order (``engine`` is the first)
@@ -334,9 +398,10 @@ _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 KNOWN_KEYS: dict[str, frozenset[str]] = {
     "vimesync.toml": frozenset({"upstream", "downstream", "engine", "ci"}),
     "vimesync.toml [upstream]": frozenset(
-        {"name", "repo", "path", "branch", "pin", "policy", "map", "translate"}
+        {"name", "repo", "path", "branch", "pin", "policy", "map", "translate", "verify"}
     ),
     "vimesync.toml [[upstream.translate]]": frozenset({"pattern", "replace", "paths"}),
+    "vimesync.toml [[upstream.verify]]": frozenset({"pattern", "paths", "must"}),
     "vimesync.toml [downstream]": frozenset({"path"}),
     "vimesync.toml [ci]": frozenset({"repo", "required", "buildkite"}),
     "vimesync.toml [engine]": frozenset({"pin", "source"}),
@@ -518,6 +583,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None, engines: b
         ),
         path_map=parse_map(raw_map, where=str(path)),
         translate=_translations(path, text, up.get("translate")),
+        verify=_verifications(path, text, up.get("verify")),
         downstream_path=downstream_path,
         engine=engine,
         engines=pins,

@@ -18,9 +18,9 @@ from vimesync.audit.model import (
     DOWNSTREAM_ONLY,
     EXCLUDED,
     IDENTICAL,
+    OVERLAY,
     REVIEWED,
     STALE,
-    TRANSLATED,
     UNREVIEWED,
     VERIFIED,
 )
@@ -96,7 +96,7 @@ def test_every_changed_path_is_classified(repos, tmp_path: Path) -> None:
     assert got == {
         "README.md": IDENTICAL,
         "vime/a.py": IDENTICAL,
-        "vime/b.py": TRANSLATED,
+        "vime/b.py": OVERLAY,
         "vime/own.py": DOWNSTREAM_ONLY,
         "vime/old.py": DELETED,
         "vime/backends/ascend/x.py": EXCLUDED,

@@ -9,14 +9,16 @@ from vimesync.audit.model import (
     DOWNSTREAM_ONLY,
     EXCLUDED,
     IDENTICAL,
+    OVERLAY,
     REVIEWED,
     STALE,
-    TRANSLATED,
+    TRANSLATED_VERIFIED,
     UNREVIEWED,
     VERIFIED,
     AuditResult,
     PathAudit,
 )
+from vimesync.audit.owncommits import OwnChanges, OwnCommit
 from vimesync.check.model import CheckReport, SourceInfo
 from vimesync.patches.model import Dep3, HunkFailure, PatchResult
 from vimesync.pycheck.model import ParseReport
@@ -162,7 +164,30 @@ def audit(ok: bool = True) -> AuditResult:
     paths = [
         PathAudit("README.md", IDENTICAL, "1" * 40, "README.md", "1" * 40, VERIFIED),
         PathAudit(
-            "vime/rollout.py", TRANSLATED, "2" * 40, "slime/rollout.py", "3" * 40, REVIEWED, "alice", "2" * 40
+            "vime/rollout.py",
+            OVERLAY,
+            "2" * 40,
+            "slime/rollout.py",
+            "3" * 40,
+            REVIEWED,
+            "alice",
+            "2" * 40,
+            rules=("vimesync.toml:9 '\\bslime\\b' -> 'vime' (2 matches)",),
+            residue="a" * 64,
+            residue_added=3,
+            residue_removed=1,
+            residue_diff="@@ -1 +1,3 @@\n-x = 1\n+x = 2\n+y = 3\n+z = 4\n",
+            dropped_comments=("1: # why x is 1",),
+            reviewed_residue="a" * 64,
+        ),
+        PathAudit(
+            "vime/train.py",
+            TRANSLATED_VERIFIED,
+            "6" * 40,
+            "slime/train.py",
+            "7" * 40,
+            VERIFIED,
+            rules=("vimesync.toml:9 '\\bslime\\b' -> 'vime' (1 match)",),
         ),
         PathAudit(
             "vime/overlay.py", DOWNSTREAM_ONLY, "4" * 40, "slime/overlay.py", None, REVIEWED, "bob", "4" * 40
@@ -181,7 +206,7 @@ def audit(ok: bool = True) -> AuditResult:
     ]
     if not ok:
         paths[1] = replace(paths[1], review=STALE, reviewed_oid="7" * 40)
-        paths[2] = replace(paths[2], review=UNREVIEWED, reviewed_by=None, reviewed_oid=None)
+        paths[3] = replace(paths[3], review=UNREVIEWED, reviewed_by=None, reviewed_oid=None)
     return AuditResult(
         baseline="f" * 40,
         head="e" * 40,
@@ -190,6 +215,18 @@ def audit(ok: bool = True) -> AuditResult:
         ledger_path="sop/reviews/4c193f1f..8c17b676.toml",
         paths=tuple(sorted(paths, key=lambda p: p.path)),
         path_map=(("slime/", "vime/"),),
+    )
+
+
+def own() -> OwnChanges:
+    """The maintainer's commits on the sync branch (the seed PR's audit fixes)."""
+    return OwnChanges(
+        commits=(
+            OwnCommit("a1" * 20, "aoshen02", "Remove obsolete per-file R3 spill", 38, 540),
+            OwnCommit("b2" * 20, "aoshen02", "Restore omitted upstream comments | docs", 12, 22, binary=1),
+        ),
+        carried=14,
+        pin_bumps=1,
     )
 
 

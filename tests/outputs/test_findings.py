@@ -132,7 +132,7 @@ def test_audit_cases_fail_for_unreviewed_and_stale_paths(tmp_path: Path) -> None
 
     paths = (
         PathAudit("vime/a.py", "identical", "1" * 40, review="verified"),
-        PathAudit("vime/b,c:d.py", "translated", "2" * 40, review="unreviewed"),
+        PathAudit("vime/b,c:d.py", "overlay", "2" * 40, review="unreviewed"),
         PathAudit("vime/e.py", "downstream-only", "3" * 40, review="stale"),
         PathAudit("vime/gone.py", "deleted", ABSENT, review="reviewed"),
     )

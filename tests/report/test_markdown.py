@@ -38,6 +38,7 @@ def _demo(**kw: object):
         upstream_repo="THUDM/slime",
         engine_repo="vllm-project/vllm",
         previous_engine_pin=samples.PIN,
+        own=samples.own(),
     )
     args.update(kw)
     return build_report(**args)  # type: ignore[arg-type]
@@ -49,7 +50,8 @@ def test_full_report_golden() -> None:
     _golden("full.md", md)
     assert "Mirror Slime from 4c193f1f through 8c17b676: 5 applicable merged PRs;" in md
     assert f"The vLLM source pin remains {samples.PIN}." in md
-    assert "Reviewed all 5 changed paths against the Slime tip and the pre-sync baseline" in md
+    assert "Reviewed all 6 changed paths against the Slime tip and the pre-sync baseline" in md
+    assert "## Downstream changes in this sync" in md and "net -512 lines" in md
     assert (
         f"All 4 patches apply sequentially to the exact pin {samples.PIN}; 2,533 patched Python files" in md
     )
@@ -64,9 +66,14 @@ def test_full_report_json_holds_the_same_facts() -> None:
     assert [p["number"] for p in doc["summary"]["excluded"]] == [2424]
     assert doc["engine"]["pin_changed"] is False
     assert doc["validation"]["python"]["files"] == 2533
+    assert (doc["downstream_changes"]["net"], len(doc["downstream_changes"]["commits"])) == (-512, 2)
+    rollout = {p["path"]: p for p in doc["audit"]["paths"]}["vime/rollout.py"]
+    assert (rollout["class"], rollout["cls"], rollout["residue_added"]) == ("overlay", "overlay", 3)
+    assert doc["audit"]["overlays"] == ["vime/rollout.py"]
     assert doc["audit"]["counts"] == {
         "identical": 1,
-        "translated": 1,
+        "translated-verified": 1,
+        "overlay": 1,
         "downstream-only": 1,
         "deleted": 1,
         "excluded": 1,
@@ -89,7 +96,7 @@ def test_failing_patch_golden() -> None:
     assert "; the one after it was not applied; the patched Python files were not parsed." in md
     assert "hunk #2" in md and "nearest match at line 131" in md
     assert "not applied (an earlier patch failed)" in md
-    assert "Audited 5 changed paths against the Slime tip and the pre-sync baseline (" in md
+    assert "Audited 6 changed paths against the Slime tip and the pre-sync baseline (" in md
     assert "); 2 still need review:" in md
     assert render_json(report)["ok"] is False
 

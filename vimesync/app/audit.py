@@ -7,20 +7,23 @@ review ledger is the checkout's (each review is bound to a blob id).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from vimesync import git
 from vimesync.app.context import SyncRequest, load, resolve
-from vimesync.app.report import at_head
+from vimesync.app.report import at_head, audit_in_checkout
 from vimesync.app.result import Kind, document
 from vimesync.audit.compare import default_sync_name, load_excluded_globs, reviews_for, run_audit
 from vimesync.audit.ledger import Review, ledger_relpath, read_ledger, record, write_ledger
 from vimesync.audit.model import AuditResult
+from vimesync.audit.verify import load_verify
 from vimesync.config import parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
+from vimesync.pins import pin_relpath
+from vimesync.upstream.translate import load_transform
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ def audit_sync(request: SyncRequest) -> AuditOutcome:
     tip, tip_note = ctx.upstream_tip()
     notes = ctx.notes + ((tip_note,) if tip_note else ())
     base = ctx.upstream_base(tip)
-    with at_head(ctx) as (head_cfg, head_notes, _):
+    with at_head(ctx) as (head_cfg, head_notes, tree):
         policy = request.policy or head_cfg.policy
         path_map = parse_map(request.path_map) if request.path_map else head_cfg.path_map
         result = run_audit(
@@ -66,7 +69,11 @@ def audit_sync(request: SyncRequest) -> AuditOutcome:
             upstream_base=base,
             path_map=path_map,
             excluded_globs=load_excluded_globs(policy),
+            transform=load_transform(head_cfg, path_map=path_map),
+            verify=load_verify(head_cfg),
+            upstream_pin=pin_relpath(head_cfg.upstream_pin.file, head_cfg.file, ctx.require_downstream()),
         )
+        result = audit_in_checkout(result, tree, ctx.downstream)
     return AuditOutcome(audit=result, audit_upstream_name=head_cfg.upstream_name, notes=notes + head_notes)
 
 
@@ -114,6 +121,11 @@ def review_paths(request: ReviewRequest, *, now: datetime | None = None) -> Revi
         head=request.sync.head,
         baseline=ctx.require_baseline(),
     )
+    if ctx.upstream is not None:
+        # An overlay's review binds to its residue (it then carries over to later syncs).
+        audit = audit_sync(replace(request.sync, sync=name)).audit
+        keys = {p.path: p.residue for p in audit.overlays if p.residue}
+        reviews = [replace(r, residue=keys.get(r.path, "")) for r in reviews]
     ledger_file: Path = down / ledger_relpath(name)
     write_ledger(ledger_file, record(read_ledger(ledger_file, name), reviews))
     return ReviewResult(sync=name, ledger=ledger_relpath(name), reviews=tuple(reviews), notes=tuple(notes))

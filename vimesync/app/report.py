@@ -113,7 +113,7 @@ def _refuse_nothing(ctx: SyncContext, request: ReportRequest) -> None:
         raise missing_input(ctx.config, "nothing to report on", flag="--upstream PATH", key="[upstream] path")
 
 
-def _named_in_checkout(report: SyncReport, tree: HeadTree) -> SyncReport:
+def _named_in_checkout(report: SyncReport, tree: HeadTree, root: Path | None = None) -> SyncReport:
     """The head's series files named where the checkout has them, not in the scratch copy."""
     from vimesync.check.model import CheckReport
     from vimesync.report.model import EnginePatches
@@ -129,7 +129,27 @@ def _named_in_checkout(report: SyncReport, tree: HeadTree) -> SyncReport:
         report,
         engines=tuple(fix(e) for e in report.engines),
         validations=tuple(fix(v) for v in report.validations),
+        audit=audit_in_checkout(report.audit, tree, root),
     )
+
+
+def audit_in_checkout(audit: Any, tree: HeadTree | None, root: Path | None = None) -> Any:
+    """The head's config named where the checkout has it in an audit's translations and
+    verification findings (they name the config's file and line), relative to ``root`` (the
+    downstream) when inside it: ``vimesync.toml:9``, as a PR description should say it."""
+    from vimesync.audit.model import AuditResult
+
+    if not isinstance(audit, AuditResult):
+        return audit
+    prefix = f"{root}/" if root is not None else None
+
+    def named(text: str) -> str:
+        text = tree.in_checkout(text) if tree is not None else text
+        return text[len(prefix) :] if prefix and text.startswith(prefix) else text
+
+    paths = tuple(replace(p, rules=tuple(named(r) for r in p.rules)) if p.rules else p for p in audit.paths)
+    violations = tuple(replace(v, where=named(v.where)) for v in audit.violations)
+    return replace(audit, paths=paths, violations=violations)
 
 
 def _in_checkout(exc: VimesyncError, tree: HeadTree | None) -> VimesyncError:
@@ -179,7 +199,7 @@ def make_report(request: ReportRequest, *, progress: ProgressFn | None = None) -
         ci = ci_request(head_cfg, request.ci, request.publish, required)
         report = generate_report(build_inputs(ctx, head_cfg, request, ci), progress=progress)
         if tree is not None:
-            report = _named_in_checkout(report, tree)
+            report = _named_in_checkout(report, tree, ctx.downstream)
         report = replace(report, gates_off=off)
         report = replace(report, images=images_of(ctx, checkout, report, gates_cfg.architectures))
         report = replace(report, evidence=recorded_evidence(ctx, checkout, report))

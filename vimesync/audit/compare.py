@@ -5,29 +5,35 @@ The core, :func:`classify`, is pure: tree listings and a ledger in, ``PathAudit`
 
 Order of the checks for one path: deleted (absent at head) → excluded (its upstream counterpart
 is under a policy-excluded path) → identical (same blob oid as the counterpart at the tip) →
-translated (counterpart exists, differs) → downstream-only (no counterpart).
-Identical paths count as *verified*: equality with upstream is proven by the oid, so they need
-no ledger entry. Every other path needs a review recorded at its head content. The ledgers
+translated-verified (the counterpart, translated as carry translates it, equals the head's file)
+→ overlay (it does not: the residue is the overlay) → downstream-only (no counterpart).
+Identical and translated-verified paths count as *verified*: equality with upstream is proven
+(by the oid, or by the translation), so they need no ledger entry. An overlay needs a review of
+its residue, found in this sync's ledger or an earlier sync's; every other path needs a review
+recorded at its head content. The ledgers
 (``sop/reviews/``) and the evidence records (``sop/records/``) are not audited: committing a review
 must not make the audit ask for another.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync import git
-from vimesync.audit.ledger import LEDGER_DIR, ledger_relpath, read_ledger
+from vimesync.audit.ledger import LEDGER_DIR, earlier_ledgers, ledger_relpath, read_ledger
 from vimesync.audit.model import (
     ABSENT,
     DELETED,
     DOWNSTREAM_ONLY,
     EXCLUDED,
     IDENTICAL,
+    OVERLAY,
     REVIEWED,
     STALE,
-    TRANSLATED,
+    TRANSLATED_VERIFIED,
     UNREVIEWED,
     VERIFIED,
     AuditResult,
@@ -35,9 +41,12 @@ from vimesync.audit.model import (
     PathAudit,
     Review,
 )
+from vimesync.audit.residue import Residue, residue
+from vimesync.audit.verify import VerifyRule, Violation, check_rules
 from vimesync.errors import BadInput
 from vimesync.globs import GlobLists, PathGlobs
 from vimesync.pathmap import PathMap
+from vimesync.upstream.translate import Transform
 
 NO_MAP = PathMap()
 
@@ -105,6 +114,37 @@ def _review_state(path: str, head_oid: str, ledger: Ledger) -> tuple[str, Review
     return (REVIEWED if review.oid == head_oid else STALE), review
 
 
+def _overlay_state(
+    path: str, head_oid: str, key: str | None, ledger: Ledger, earlier: Sequence[Ledger]
+) -> tuple[str, Review | None, str | None]:
+    """An overlay's review: this sync's ledger first (a review of this residue, or of this very
+    content when it recorded no residue), then the earlier syncs' (newest first) for one of this
+    residue. (state, review, the earlier sync it came from)."""
+    review = ledger.get(path)
+    if review is not None and ((key is not None and review.residue == key) or review.oid == head_oid):
+        return REVIEWED, review, None
+    for old in reversed(earlier):
+        found = old.get(path)
+        if found is not None and key is not None and found.residue == key:
+            return REVIEWED, found, old.sync
+    if review is not None:
+        return STALE, review, None
+    for old in reversed(earlier):
+        found = old.get(path)
+        if found is not None:
+            return STALE, found, old.sync
+    return UNREVIEWED, None, None
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A path's upstream counterpart translated and compared with the head's file."""
+
+    equal: bool  # the translation explains the whole difference
+    rules: tuple[str, ...] = ()  # the translations that matched, described
+    residue: Residue | None = None  # when not equal (None: nothing to read, e.g. a submodule)
+
+
 def classify(
     baseline: dict[str, tuple[int, str]],
     head: dict[str, tuple[int, str]],
@@ -114,12 +154,21 @@ def classify(
     is_excluded: Callable[[str], bool] = lambda _p: False,
     ledger: Ledger | None = None,
     upstream_base: dict[str, tuple[int, str]] | None = None,
+    compared: Mapping[str, Compared] | None = None,
+    earlier: Sequence[Ledger] = (),
+    pin_bump: str | None = None,
 ) -> tuple[PathAudit, ...]:
     """Classify each path changed between ``baseline`` and ``head`` (path -> (mode, oid) listings).
 
     With the ``upstream_base`` listing, a deletion that mirrors an upstream deletion is verified.
+    ``compared`` holds the translated comparison of the paths whose counterpart differs by oid
+    (see :func:`compare_translated`); a path missing from it is an overlay without a residue.
+    ``earlier`` are the ledgers of earlier syncs, where an overlay's review may be found.
+    ``pin_bump`` names the upstream pin file when its only change is ``synced`` moved to the
+    upstream tip (see :func:`is_pin_bump`): carry's own bump, verified.
     """
     ledger = ledger or Ledger(sync="")
+    compared = compared or {}
     out = []
     for path in changed_paths(baseline, head):
         if path.startswith((LEDGER_DIR + "/", RECORDS_DIR + "/")):
@@ -129,6 +178,7 @@ def classify(
         up_path = path_map.reverse(path)  # an unmapped path is its own counterpart
         up = upstream.get(up_path)
         up_oid = up[1] if up else None
+        comparison: Compared | None = None
         if path not in head:
             cls, head_oid = DELETED, ABSENT
         else:
@@ -138,14 +188,24 @@ def classify(
             elif up_oid == head_oid:
                 cls = IDENTICAL
             elif up_oid is not None:
-                cls = TRANSLATED
+                comparison = compared.get(path, Compared(equal=False))
+                cls = TRANSLATED_VERIFIED if comparison.equal else OVERLAY
             else:
                 cls = DOWNSTREAM_ONLY
         mirrors_upstream_deletion = (
             cls == DELETED and upstream_base is not None and up_path in upstream_base and up_oid is None
         )
-        if cls == IDENTICAL or mirrors_upstream_deletion:
+        found_in = None
+        res = comparison.residue if comparison else None
+        rules = comparison.rules if comparison else ()
+        if cls in (IDENTICAL, TRANSLATED_VERIFIED) or mirrors_upstream_deletion:
             state, review = VERIFIED, ledger.get(path)
+        elif path == pin_bump and cls == DOWNSTREAM_ONLY:
+            state, review, rules = VERIFIED, ledger.get(path), (PIN_BUMP_RULE,)
+        elif cls == OVERLAY:
+            state, review, found_in = _overlay_state(
+                path, head_oid, res.key if res else None, ledger, earlier
+            )
         else:
             state, review = _review_state(path, head_oid, ledger)
         out.append(
@@ -158,9 +218,83 @@ def classify(
                 review=state,
                 reviewed_by=review.by if review else None,
                 reviewed_oid=review.oid if review else None,
+                rules=rules,
+                residue=res.key if res else None,
+                residue_added=res.added if res else 0,
+                residue_removed=res.removed if res else 0,
+                residue_diff=res.diff if res else "",
+                dropped_comments=res.dropped_comments if res else (),
+                reviewed_residue=(review.residue or None) if review and cls == OVERLAY else None,
+                reviewed_in=found_in,
             )
         )
     return tuple(out)
+
+
+PIN_BUMP_RULE = "the upstream pin's synced moved to the upstream tip, nothing else changed"
+_SYNCED = re.compile(rb'^(\s*synced\s*=\s*)"([0-9A-Za-z][0-9A-Za-z._/~^-]{0,199})"(.*)$')
+
+
+def is_pin_bump(base: bytes, head: bytes, resolve: Callable[[str], str | None], tip: str) -> bool:
+    """Whether ``head`` (the upstream pin file at the head) is ``base`` (at the baseline) with its
+    ``synced = "..."`` line, and nothing else, moved to a revision that ``resolve`` makes ``tip``."""
+    old, new = base.split(b"\n"), head.split(b"\n")
+    if len(old) != len(new):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    if len(differ) != 1:
+        return False
+    was, now = _SYNCED.match(old[differ[0]]), _SYNCED.match(new[differ[0]])
+    if was is None or now is None or (was[1], was[3]) != (now[1], now[3]):
+        return False
+    return resolve(now[2].decode("ascii")) == tip
+
+
+def describe_rule(where: str, pattern: str, replace: str, matches: int) -> str:
+    """``WHERE 'PATTERN' -> 'REPLACE' (N matches)``: one translation that explains a difference."""
+    # As the config writes them (TOML literal strings), not Python reprs with doubled backslashes.
+    return f"{where} '{pattern}' -> '{replace}' ({matches:,} {'match' if matches == 1 else 'matches'})"
+
+
+_NO_TEXT = (0o160000,)  # a submodule: its "blob" is a commit id, nothing to translate
+
+
+def compare_translated(
+    downstream: Path,
+    upstream: Path,
+    head: dict[str, tuple[int, str]],
+    upstream_tree: dict[str, tuple[int, str]],
+    paths: Iterable[tuple[str, str]],  # (downstream path, upstream counterpart)
+    transform: Transform,
+) -> dict[str, Compared]:
+    """For each path whose counterpart differs by oid: the counterpart at the tip translated by
+    ``transform`` (its translations; the path is already mapped) and compared with the head's
+    file. Blobs are read through one ``git cat-file --batch`` per repository."""
+    todo = [
+        (p, u)
+        for p, u in paths
+        if p in head
+        and u in upstream_tree
+        and head[p][0] not in _NO_TEXT
+        and upstream_tree[u][0] not in _NO_TEXT
+    ]
+    if not todo:
+        return {}
+    up_oids = sorted({upstream_tree[u][1] for _p, u in todo})
+    down_oids = sorted({head[p][1] for p, _u in todo})
+    up_data = dict(git.cat_blobs(upstream, up_oids))
+    down_data = dict(git.cat_blobs(downstream, down_oids))
+    out: dict[str, Compared] = {}
+    for path, up_path in todo:
+        mode, oid = upstream_tree[up_path]
+        translated, used = transform.explain(path, up_data[oid], mode)
+        rules = tuple(describe_rule(t.where, t.spec.pattern, t.spec.replace, n) for t, n in used)
+        mine = down_data[head[path][1]]
+        if translated == mine and head[path][0] == mode:
+            out[path] = Compared(equal=True, rules=rules)
+        else:
+            out[path] = Compared(equal=False, rules=rules, residue=residue(path, translated, mine))
+    return out
 
 
 def run_audit(
@@ -175,12 +309,20 @@ def run_audit(
     excluded_globs: Iterable[Sequence[str]] = (),  # one list per exclude rule
     ledger_root: Path | None = None,
     upstream_base: str | None = None,
+    upstream_pin: str | None = None,
+    transform: Transform | None = None,
+    verify: Sequence[VerifyRule] = (),
 ) -> AuditResult:
     """Audit ``baseline..head`` of ``downstream`` against ``upstream_tip`` of ``upstream``.
 
     The ledger is read from ``<ledger_root or downstream>/sop/reviews/<sync>.toml`` (the work
-    tree, so reviews count before they are committed). ``upstream_base``, when it resolves,
-    lets deletions that mirror upstream deletions count as verified.
+    tree, so reviews count before they are committed), and the earlier syncs' ledgers beside it.
+    ``upstream_base``, when it resolves, lets deletions that mirror upstream deletions count as
+    verified. ``transform`` holds the translations carry applies (its path map is not used:
+    ``path_map`` is); without it, a path that differs from its counterpart is an overlay whose
+    residue is the whole difference. ``verify`` rules are checked on the head's changed files.
+    ``upstream_pin`` (the pin file's path in the downstream): a change that only moves its
+    ``synced`` to the upstream tip is carry's pin bump, verified.
     """
     pm = PathMap.of(path_map)  # BadInput for an empty side (maps built in code, not only parsed ones)
     base_sha, head_sha = check_baseline(downstream, baseline, head)
@@ -193,16 +335,57 @@ def run_audit(
         except git.GitError:
             upstream_base = None
     rel = ledger_relpath(sync)
-    ledger = read_ledger((ledger_root or downstream) / rel, sync)
+    root = ledger_root or downstream
+    ledger = read_ledger(root / rel, sync)
+    base_blobs = _blobs(git.ls_tree(downstream, base_sha))
+    head_blobs = _blobs(git.ls_tree(downstream, head_sha))
+    tip_blobs = _blobs(git.ls_tree(upstream, tip_sha))
+    is_excluded = excluded_matcher(excluded_globs)
+    changed = changed_paths(base_blobs, head_blobs)
+    differing = []
+    for path in changed:
+        up_path = pm.reverse(path)
+        up = tip_blobs.get(up_path)
+        if (
+            path in head_blobs
+            and up is not None
+            and up[1] != head_blobs[path][1]
+            and not is_excluded(up_path)
+        ):
+            differing.append((path, up_path))
+    compared = compare_translated(
+        downstream, upstream, head_blobs, tip_blobs, differing, transform or Transform()
+    )
+    pin_bump = None
+    if upstream_pin is not None and upstream_pin in base_blobs and upstream_pin in head_blobs:
+        oids = [base_blobs[upstream_pin][1], head_blobs[upstream_pin][1]]
+        if oids[0] != oids[1]:
+            old, new = (data for _oid, data in git.cat_blobs(downstream, oids))
+
+            def resolve(rev: str) -> str | None:
+                try:
+                    return git.resolve(upstream, rev)
+                except git.GitError:
+                    return None
+
+            if is_pin_bump(old, new, resolve, tip_sha):
+                pin_bump = upstream_pin
     paths = classify(
-        _blobs(git.ls_tree(downstream, base_sha)),
-        _blobs(git.ls_tree(downstream, head_sha)),
-        _blobs(git.ls_tree(upstream, tip_sha)),
+        base_blobs,
+        head_blobs,
+        tip_blobs,
         path_map=pm,
-        is_excluded=excluded_matcher(excluded_globs),
+        is_excluded=is_excluded,
         ledger=ledger,
         upstream_base=base_tree,
+        compared=compared,
+        earlier=earlier_ledgers(root, sync),
+        pin_bump=pin_bump,
     )
+    violations: tuple[Violation, ...] = ()
+    if verify:
+        checked = [p.path for p in paths if p.cls != DELETED]
+        violations = check_rules(downstream, head_blobs, checked, verify)
     return AuditResult(
         baseline=base_sha,
         head=head_sha,
@@ -212,6 +395,7 @@ def run_audit(
         paths=paths,
         path_map=pm.pairs,
         upstream_base=upstream_base,
+        violations=violations,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from vimesync.audit.model import AuditResult
+from vimesync.audit.model import AuditResult, PathAudit
 
 
 def audit_json(a: AuditResult) -> dict[str, Any]:
@@ -22,5 +22,13 @@ def audit_json(a: AuditResult) -> dict[str, Any]:
         "counts": a.counts(),
         "unreviewed": [p.path for p in a.unreviewed],
         "stale": [p.path for p in a.stale],
-        "paths": [asdict(p) for p in a.paths],
+        "overlays": [p.path for p in a.overlays],
+        "violations": [asdict(v) for v in a.violations],
+        "paths": [_path(p) for p in a.paths],
     }
+
+
+def _path(p: PathAudit) -> dict[str, Any]:
+    """One path: ``class`` (one of CLASSES) first, then every field; ``cls`` is the same value,
+    kept for readers of the documents before ``class`` (issue 20)."""
+    return {"path": p.path, "class": p.cls, **asdict(p)}

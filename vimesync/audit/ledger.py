@@ -13,6 +13,10 @@ path with DEL or other control characters reads back the same). Written atomical
     oid = "3b18e512dba79e4c8300dd08aeb37f8e728b8dad"
     by = "alice"
     at = "2026-11-29T21:00:00Z"
+    residue = "9f2c..."   # an overlay's: the review holds in later syncs while this does
+
+An overlay's review is looked up in the earlier syncs' ledgers too (:func:`earlier_ledgers`):
+it carries over as long as the residue it recorded is the residue at the new head.
 """
 
 from __future__ import annotations
@@ -72,12 +76,31 @@ def read_ledger(path: Path, sync: str) -> Ledger:
             if not isinstance(value, str) or not value:
                 raise ConfigError(str(path), f"review #{i}: {key} must be a non-empty string")
             values[key] = value
-        at = item.get("at", "")
-        if not isinstance(at, str):
-            raise ConfigError(str(path), f"review #{i}: at must be a string")
-        reviews[values["path"]] = Review(path=values["path"], oid=values["oid"], by=values["by"], at=at)
+        extra = {}
+        for key in ("at", "residue"):
+            value = item.get(key, "")
+            if not isinstance(value, str):
+                raise ConfigError(str(path), f"review #{i}: {key} must be a string")
+            extra[key] = value
+        reviews[values["path"]] = Review(
+            path=values["path"], oid=values["oid"], by=values["by"], at=extra["at"], residue=extra["residue"]
+        )
     name = data.get("sync", sync)
     return Ledger(sync=str(name), reviews=tuple(reviews[p] for p in sorted(reviews)))
+
+
+MAX_LEDGERS = 256  # earlier ledgers read for overlay reviews
+
+
+def earlier_ledgers(root: Path, sync: str) -> tuple[Ledger, ...]:
+    """The ledgers of other syncs under ``<root>/sop/reviews/``, newest name last (their names
+    sort by upstream base): at most ``MAX_LEDGERS``, each read as :func:`read_ledger` does."""
+    folder = root / LEDGER_DIR
+    if safefs.input_kind(folder, root=root) != "dir":
+        return ()
+    own = file_safe(sync) + ".toml"
+    names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".toml") and p.name != own)
+    return tuple(read_ledger(folder / name, name[: -len(".toml")]) for name in names[-MAX_LEDGERS:])
 
 
 def record(ledger: Ledger, reviews: Iterable[Review]) -> Ledger:
@@ -99,7 +122,7 @@ def _entry(r: Review, table: Any = None) -> Any:
         body = table.value.body
         while body and body[-1][0] is None and isinstance(body[-1][1], tomlkit.items.Whitespace):
             body.pop()
-    for key in ("path", "oid", "by", "at"):
+    for key in ("path", "oid", "by", "at", "residue"):
         value = getattr(r, key)
         if value:
             table[key] = value

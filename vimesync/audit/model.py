@@ -8,16 +8,22 @@ from vimesync.git import NULL_SHA
 
 # Classes, in the order reports list them.
 IDENTICAL = "identical"  # same blob as the upstream counterpart at the upstream tip
-TRANSLATED = "translated"  # has an upstream counterpart, content differs
-DOWNSTREAM_ONLY = "downstream-only"  # no upstream counterpart: the fork's own overlay
+# The upstream counterpart, translated (path map + [[upstream.translate]], as carry does), equals
+# the head's file: the translation explains every difference; verified, like identical.
+TRANSLATED_VERIFIED = "translated-verified"
+# The counterpart exists and its translation differs from the head's file: a Vime-native overlay
+# on top of the translation. Its residue (translated upstream -> head) is what a review covers.
+OVERLAY = "overlay"
+DOWNSTREAM_ONLY = "downstream-only"  # no upstream counterpart: the fork's own file
 DELETED = "deleted"  # present at the baseline, absent at the head
 EXCLUDED = "excluded"  # the upstream counterpart lies under a path the policy excludes
-CLASSES = (IDENTICAL, TRANSLATED, DOWNSTREAM_ONLY, DELETED, EXCLUDED)
+CLASSES = (IDENTICAL, TRANSLATED_VERIFIED, OVERLAY, DOWNSTREAM_ONLY, DELETED, EXCLUDED)
 
 # Review states.
-REVIEWED = "reviewed"  # the ledger records a review of exactly the head content
-VERIFIED = "verified"  # proven by blob oids, no human review needed: identical paths, and deletions
-# of paths upstream deleted in the same range (present at the upstream base, absent at the tip)
+REVIEWED = "reviewed"  # the ledger records a review of exactly the head content (an overlay: of
+# exactly its residue, in this sync's ledger or an earlier one)
+VERIFIED = "verified"  # proven, no human review needed: identical paths (blob oids), paths the
+# translation explains, and deletions of paths upstream deleted in the same range
 UNREVIEWED = "unreviewed"  # no review recorded
 STALE = "stale"  # reviewed, but the content changed since
 
@@ -32,6 +38,7 @@ class Review:
     oid: str  # blob oid reviewed; ABSENT for a deletion
     by: str
     at: str = ""  # ISO 8601 UTC timestamp
+    residue: str = ""  # an overlay's residue key (audit.residue): the review holds while it does
 
 
 @dataclass(frozen=True)
@@ -56,10 +63,32 @@ class PathAudit:
     review: str = UNREVIEWED  # REVIEWED | VERIFIED | UNREVIEWED | STALE
     reviewed_by: str | None = None
     reviewed_oid: str | None = None
+    # translated-verified: the translations that explain the difference ("vimesync.toml:9
+    # PATTERN -> REPLACE (3 matches)"); an overlay: those that applied before the residue.
+    rules: tuple[str, ...] = ()
+    residue: str | None = None  # an overlay's residue key (None: no upstream text to compare)
+    residue_added: int = 0  # lines of residue: +added
+    residue_removed: int = 0  # and -removed
+    residue_diff: str = ""  # the residue as a unified diff, capped (audit.residue.MAX_RESIDUE_SHOWN)
+    dropped_comments: tuple[str, ...] = ()  # upstream comment/docstring lines the overlay lost
+    reviewed_residue: str | None = None  # the residue key the review recorded
+    reviewed_in: str | None = None  # the earlier sync whose ledger holds the review, when not this one
 
     @property
     def ok(self) -> bool:
         return self.review in (REVIEWED, VERIFIED)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A ``[[upstream.verify]]`` rule broken at the head: ``path`` (``line``, 0 for the whole file)."""
+
+    path: str
+    line: int
+    where: str  # the rule: "vimesync.toml:14"
+    pattern: str
+    must: str  # "not-match" (the pattern matched here) or "match" (it matched nowhere in the file)
+    text: str = ""  # the matching line, capped
 
 
 @dataclass(frozen=True)
@@ -72,6 +101,7 @@ class AuditResult:
     paths: tuple[PathAudit, ...]  # sorted by path
     path_map: tuple[tuple[str, str], ...] = ()
     upstream_base: str | None = None  # full sha, when known: deletions upstream made too are verified
+    violations: tuple[Violation, ...] = ()  # [[upstream.verify]] rules broken at the head
 
     def counts(self) -> dict[str, int]:
         """Paths per class, every class present (zero when empty), in CLASSES order."""
@@ -89,5 +119,9 @@ class AuditResult:
         return [p for p in self.paths if p.review == STALE]
 
     @property
+    def overlays(self) -> list[PathAudit]:
+        return [p for p in self.paths if p.cls == OVERLAY]
+
+    @property
     def ok(self) -> bool:
-        return all(p.ok for p in self.paths)
+        return all(p.ok for p in self.paths) and not self.violations

@@ -167,6 +167,15 @@ def audit_findings(result: AuditResult, *, upstream_name: str = "upstream") -> F
                 file=p.path,
             )
         )
+    for v in result.violations:
+        # A verification rule broken at the head: the file and line (0: the whole file).
+        line = v.line or None
+        if v.must == "match":
+            why = f"{v.where}: no match of {v.pattern} in the file"
+        else:
+            why = f"{v.where}: {v.pattern} must not match: {v.text}"
+        cases.append(Case(f"{v.path}:{v.line}", "audit.verify", failure=why, file=v.path, line=line))
+        notes.append(Annotation("error", "verification rule broken", why, file=v.path, line=line))
     suite = Suite(f"audit: {result.sync}", tuple(cases))
     return Findings((suite,), tuple(notes), "\n".join(render_audit(result, upstream_name)) + "\n")
 

@@ -6,6 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from vimesync.audit.document import audit_json
+from vimesync.audit.owncommits import OwnChanges
 from vimesync.check.model import CheckReport, check_to_dict
 from vimesync.ci.verdict import evidence_to_dict
 from vimesync.report.links import Ref
@@ -67,9 +68,11 @@ def engine_json(e: EnginePatches) -> dict[str, Any]:
                 "description": r.description,
                 "refs": [_ref(x) for x in r.refs],
                 "status": r.status,
+                "change": r.change,
             }
             for r in e.rows
         ],
+        "removed": list(e.removed),
     }
 
 
@@ -99,6 +102,17 @@ def evidence_json(e: Evidence) -> dict[str, Any]:
     }
 
 
+def own_json(own: OwnChanges) -> dict[str, Any]:
+    return {
+        "commits": [asdict(c) for c in own.commits],
+        "added": own.added,
+        "removed": own.removed,
+        "net": own.net,
+        "carried": own.carried,
+        "pin_bumps": own.pin_bumps,
+    }
+
+
 def render_json(report: SyncReport) -> dict[str, Any]:
     """The report as data: ``{"schema", "title", "ok", "summary", "engine", "audit", "validation",
     "engines", "validations"}``; a skipped section is ``{"skipped": "<reason>"}``. ``engines`` and
@@ -107,10 +121,12 @@ def render_json(report: SyncReport) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "title": report.title,
+        "head": report.head,
         "ok": report.checks_ok,
         "summary": _section(report.summary, summary_json),
         "engine": _section(report.engine, engine_json),
         "audit": _section(report.audit, audit_json),
+        "downstream_changes": _section(report.own, own_json),
         "validation": _section(report.validation, validation_json),
         "engines": [_section(e, engine_json) for e in report.engines],
         "validations": [_section(v, validation_json) for v in report.validations],

@@ -17,13 +17,15 @@ from pathlib import Path
 from vimesync import git
 from vimesync.audit.compare import default_sync_name, load_excluded_globs, run_audit
 from vimesync.audit.model import AuditResult
+from vimesync.audit.owncommits import OwnChanges, own_commits
 from vimesync.audit.syncname import determine_baseline, upstream_base_of
+from vimesync.audit.verify import load_verify
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.check.run import run_check
 from vimesync.ci.verdict import CiEvidence
 from vimesync.config import Config, EnginePin
 from vimesync.errors import BadInput, GitHubError
-from vimesync.pins import pinned_at
+from vimesync.pins import pin_relpath, pinned_at
 from vimesync.repopaths import repository_path
 from vimesync.report.links import github_repo_of
 from vimesync.report.model import (
@@ -36,6 +38,7 @@ from vimesync.report.model import (
     engine_of_check,
 )
 from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
+from vimesync.upstream.translate import load_transform
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def engine_from_series(
         patch = parse_patch(read_patch(entry), name=entry.name, strip=entry.strip)
         rows.append((entry.name, patch.dep3))
     pin = pin or config.engine
-    return build_engine(
+    table = build_engine(
         rows,
         engine=engine_name(pin.name, pin.source),
         pin=pin.rev,
@@ -103,6 +106,7 @@ def engine_from_series(
         engine_repo=pin.repo,
         previous_pin=previous_pin,
     )
+    return replace(table, series=str(series))
 
 
 def _remote_repo(repo: Path) -> str | None:
@@ -253,6 +257,7 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
             # An explicit --range names the base; otherwise the pins decide (as `vimesync audit` does).
             upstream_base=walk.base if walk and explicit_range and walk.base != git.NULL_SHA else None,
         )
+        path_map = inputs.path_map if inputs.path_map is not None else cfg.path_map
         audit = run_audit(
             downstream,
             inputs.baseline,
@@ -261,10 +266,67 @@ def generate_report(inputs: ReportInputs, *, progress: ProgressFn | None = None)
             tip,
             sync=inputs.sync or default_sync_name(base, git.resolve(upstream, tip)),
             upstream_base=base,
-            path_map=inputs.path_map if inputs.path_map is not None else cfg.path_map,
+            path_map=path_map,
             excluded_globs=load_excluded_globs(inputs.policy or cfg.policy),
+            transform=load_transform(cfg, path_map=path_map),
+            verify=load_verify(cfg),
+            upstream_pin=pin_relpath(cfg.upstream_pin.file, cfg.file, downstream),
         )
 
+    own = _own_changes(cfg, downstream, inputs.baseline, inputs.head)
+    report = _assemble(
+        inputs, cfg, upstream, downstream, walk, check, audit, skipped, carried, skipped_at, progress
+    )
+    if downstream is not None and inputs.baseline is not None:
+        report = replace(
+            report,
+            engines=tuple(_marked(e, cfg, downstream, inputs.baseline, inputs.head) for e in report.engines),
+        )
+    return replace(
+        report,
+        own=own,
+        head=git.resolve(downstream, inputs.head) if downstream is not None else None,
+    )
+
+
+def _marked(
+    table: EnginePatches | Skipped, cfg: Config, downstream: Path, baseline: str, head: str
+) -> EnginePatches | Skipped:
+    """An Engine patches table marked against the baseline's series (see report.seriesdiff)."""
+    from vimesync.report.seriesdiff import mark_series
+
+    if isinstance(table, Skipped) or table.series is None:
+        return table
+    rel = pin_relpath(Path(table.series), cfg.file, downstream)
+    return table if rel is None else mark_series(table, downstream, baseline, head, rel)
+
+
+def _own_changes(
+    cfg: Config, downstream: Path | None, baseline: str | None, head: str
+) -> OwnChanges | Skipped:
+    """The commits of the sync branch that carry did not make (the pin bump is told by its pin)."""
+    if downstream is None or baseline is None:
+        return Skipped("No downstream baseline was given: the sync's own commits are unknown.")
+    pin_path = pin_relpath(cfg.upstream_pin.file, cfg.file, downstream)
+    try:
+        return own_commits(downstream, baseline, head, pin_path=pin_path)
+    except git.GitError as exc:
+        return Skipped(f"The sync's own commits could not be read: {exc.message}")
+
+
+def _assemble(
+    inputs: ReportInputs,
+    cfg: Config,
+    upstream: Path | None,
+    downstream: Path | None,
+    walk: WalkResult | None,
+    check: CheckReport | None,
+    audit: AuditResult | None,
+    skipped: dict[str, str],
+    carried: frozenset[int] | None,
+    skipped_at: frozenset[int],
+    progress: ProgressFn | None,
+) -> SyncReport:
     if inputs.engines:
         sections = [_engine_section(e, downstream, inputs, progress) for e in inputs.engines]
         return build_report(

@@ -7,93 +7,50 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from vimesync.audit.model import CLASSES, STALE, AuditResult, PathAudit
 from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence, Result
 from vimesync.git import NULL_SHA
 from vimesync.patches.model import HunkFailure, PatchResult
+
+# The shared text helpers, still importable from here.
+from vimesync.report.auditmd import render_audit, render_own
 from vimesync.report.evidence import run_phrase, tests_phrase
-from vimesync.report.links import Ref, pr_ref
+from vimesync.report.links import Ref
+from vimesync.report.mdtext import (
+    DASH,
+    MAX_LIST,
+    MAX_REFS,
+    _capped,
+    cell,
+    code,
+    escape,
+    link,
+    rev,
+    safe_url,
+)
 from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
 from vimesync.sop.cirecords import CiRecord, ci_phrase
 from vimesync.sop.gates import Gate
 from vimesync.sop.records import ImageEvidence
 from vimesync.sop.results import Evidence, RunRecord, TestRecord
-from vimesync.text import plural, untouched_note, visible
+from vimesync.text import plural, untouched_note
 
-DASH = "—"
-MAX_LIST = 50  # longest list of paths/failures printed before "… and N more"
-MAX_REFS = 10  # references shown per patch row (the JSON report keeps them all)
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # the head as git resolved it, nothing else
 
-_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&$])")
-_NEWLINES = re.compile(r"\r\n|\r|\n")
-_BARE = re.compile(r"(?<![\w/#&\\])#(\d+)\b")
-_SHA = re.compile(r"[0-9a-f]{7,64}")
-_HTTP = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:[/?#]|$)", re.IGNORECASE)
-# What a link destination keeps as it is; anything else (space, <, >, |, quotes, backticks,
-# brackets, parentheses, backslash, controls, non-ASCII) is percent-encoded.
-_URL_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#@!$&+,;=%]")
-
-
-# ---------------------------------------------------------------------------------------------
-# Escaping
-
-
-def escape(text: str, *, repo: str | None = None) -> str:
-    """Inline text: markdown punctuation backslash-escaped, newlines as spaces, and bare ``#N``
-    linked to ``repo`` (or, with no repo, quoted as code) rather than left for GitHub to link
-    to the wrong repository."""
-    out = _SPECIAL.sub(r"\\\1", visible(_NEWLINES.sub(" ", text.strip())))
-    # Left bare, GitHub would link "#N" to the repository the report is published in.
-    return _BARE.sub(lambda m: link(pr_ref(repo, int(m.group(1)))), out)
-
-
-def cell(text: str, *, repo: str | None = None) -> str:
-    """Text for a table cell: escaped like :func:`escape`, with line breaks kept as ``<br>``."""
-    parts = [escape(line, repo=repo) for line in _NEWLINES.split(text.strip())]
-    return "<br>".join(p for p in parts if p)
-
-
-def code(text: str, *, in_table: bool = False) -> str:
-    """An inline code span that survives backticks (longer fence) and, in tables, pipes."""
-    text = visible(_NEWLINES.sub(" ", text))
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    if in_table:
-        text = text.replace("|", "\\|")
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def safe_url(url: str) -> str | None:
-    """``url`` as a link destination: only http(s) to a plain host, every character that could
-    end the destination, the link, the table cell or the line percent-encoded; else None."""
-    if not _HTTP.match(url):
-        return None  # javascript:, data:, mailto:, relative: shown as code, never linked
-    return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m[0].encode("utf-8", "replace")), url)
-
-
-def link(ref: Ref) -> str:
-    url = safe_url(ref.url) if ref.url else None
-    if url is None:
-        # "#N" of an unknown repository, or not a web address: shown, never linked.
-        return code(ref.text, in_table=True)
-    text = _SPECIAL.sub(r"\\\1", visible(_NEWLINES.sub(" ", ref.text)))
-    return f"[{text}]({url})"
-
-
-def rev(value: str) -> str:
-    """A pin's revision: a commit sha as it is, anything else (a branch, a tag, text from the pin
-    file) as code."""
-    return value if _SHA.fullmatch(value) else code(value)
-
-
-def _capped(lines: Sequence[str], what: str) -> list[str]:
-    """At most MAX_LIST lines, then "… and 3 more paths" (``what`` is the singular)."""
-    if len(lines) <= MAX_LIST:
-        return list(lines)
-    return [*lines[:MAX_LIST], f"- … and {plural(len(lines) - MAX_LIST, 'more ' + what)}"]
+__all__ = [
+    "DASH",
+    "MAX_LIST",
+    "MAX_REFS",
+    "_capped",
+    "cell",
+    "code",
+    "escape",
+    "link",
+    "render_audit",
+    "rev",
+    "safe_url",
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,51 +153,20 @@ def render_engine(e: EnginePatches | Skipped, *, heading: bool = True) -> list[s
     out.append("")
     if not e.rows:
         return [*out, "The series has no patches."]
-    out += ["| Patch | Purpose / PR |", "| --- | --- |"]
+    marked = any(row.change for row in e.rows) or bool(e.removed)
+    out += (
+        ["| Patch | Purpose / PR | Since the baseline |", "| --- | --- | --- |"]
+        if marked
+        else ["| Patch | Purpose / PR |", "| --- | --- |"]
+    )
     for row in e.rows:
         purpose = _purpose_cell(row.purpose, row.has_header, row.refs)
         if row.status:
             purpose += f" (**{cell(row.status)}**)"
-        out.append(f"| {code(row.name, in_table=True)} | {purpose} |")
-    return out
-
-
-def _audit_line(p: PathAudit) -> str:
-    line = f"- {code(p.path)} ({p.cls}): {p.review}"
-    if p.review == STALE:
-        line += (
-            f", reviewed by {escape(p.reviewed_by or '?')} at {escape((p.reviewed_oid or '?')[:8])}, "
-            "changed since"
-        )
-    return line
-
-
-def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
-    out = ["## Final audit", ""]
-    if isinstance(a, Skipped):
-        return [*out, escape(a.reason)]
-    n = len(a.paths)
-    if n == 0:
-        return [
-            *out,
-            f"No paths changed between the pre-sync baseline {a.baseline[:8]} and the head {a.head[:8]}.",
-        ]
-    counts = a.counts()
-    per_class = ", ".join(f"{counts[c]:,} {c}" for c in CLASSES if counts[c])
-    against = f"against the {escape(upstream_name)} tip and the pre-sync baseline"
-    if a.ok:
-        what = "the 1 changed path" if n == 1 else f"all {plural(n, 'changed path')}"
-        out.append(f"Reviewed {what} {against}: {per_class}.")
-        out += [
-            "",
-            f"Identical paths (and deletions upstream made too) are verified by blob id; "
-            f"reviews of the rest are recorded in {code(a.ledger_path)}.",
-        ]
-        return out
-    bad = [p for p in a.paths if not p.ok]
-    audited = f"Audited {plural(n, 'changed path')} {against} ({per_class})"
-    out.append(f"{audited}; {len(bad):,} still {'needs' if len(bad) == 1 else 'need'} review:")
-    out += ["", *_capped([_audit_line(p) for p in bad], "path")]
+        change = f" {row.change or DASH} |" if marked else ""
+        out.append(f"| {code(row.name, in_table=True)} | {purpose} |{change}")
+    for name in e.removed:
+        out.append(f"| {code(name, in_table=True)} | {DASH} | removed |")
     return out
 
 
@@ -534,8 +460,15 @@ def render_markdown(report: SyncReport) -> str:
         render_summary(report.summary),
         render_engines(report.engines),
         render_audit(report.audit, report.upstream_name),
+        # Only with a downstream range to read: a report without one has no such section.
+        *([] if isinstance(report.own, Skipped) else [render_own(report.own)]),
         [
             *render_validations(report.validations),
+            *(
+                ["", f"Final commit: {report.head}."]
+                if report.head and _FULL_SHA.fullmatch(report.head)
+                else []
+            ),
             "",
             *_ci_lines(report),
             *(["", *render_images(report.images)] if report.images is not None else []),

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from vimesync.audit.model import AuditResult
+from vimesync.audit.owncommits import OwnChanges
 from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence
 from vimesync.patches.model import Dep3, PatchResult
@@ -22,6 +23,7 @@ from vimesync.sop.results import Evidence
 from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
 
+TITLE_PRS = 2  # PR numbers the title names
 CI_NOT_ASKED = "Exact-head CI was not asked for (--ci-repo, or [ci] repo): not checked."
 
 
@@ -83,6 +85,9 @@ class PatchRow:
     # What the check found that the maintainer must act on: "already applied in the pin",
     # "partly applied (2 of 5 hunks)", "upstreamed at 1a2b3c4d"; None when nothing to say.
     status: str | None = None
+    # Against the pre-sync baseline's series: "added", "changed" (its file differs) or
+    # "unchanged"; None when the baseline was not read.
+    change: str | None = None
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,8 @@ class EnginePatches:
     source: str  # where the source was read from (for non-git sources)
     rows: tuple[PatchRow, ...]  # series order
     sha256: str | None = None  # an archive source verified against its pin's digest
+    series: str | None = None  # the series file the rows come from
+    removed: tuple[str, ...] = ()  # patches of the baseline's series the head's no longer lists
 
 
 @dataclass(frozen=True)
@@ -120,12 +127,21 @@ class SyncReport:
     images: ImageEvidence | None = None  # container images recorded for the head (sop/records/)
     evidence: Evidence | None = None  # test suites and manual runs recorded (sop/records/)
     tests_required: tuple[str, ...] = ()  # sop/gates.toml [evidence] required: the tests gate
+    # The sync branch's commits carry did not make (Downstream changes in this sync).
+    own: OwnChanges | Skipped = Skipped(
+        "No downstream baseline was given: the sync's own commits are unknown."
+    )
+
+    head: str | None = None  # the full sha of the head the report describes (Validation's final commit)
 
     @property
     def title(self) -> str:
-        """A PR title: ``[Sync] Mirror Slime through 8c17b676``."""
+        """A PR title: ``[Sync] Mirror Slime through 8c17b676 (#2437/#2434)``, naming the newest
+        PRs carried (at most two, newest first)."""
         if isinstance(self.summary, Summary):
-            return f"[Sync] Mirror {self.summary.upstream_name} through {self.summary.tip[:8]}"
+            title = f"[Sync] Mirror {self.summary.upstream_name} through {self.summary.tip[:8]}"
+            newest = [pr.ref.text.rpartition("#")[2] for pr in reversed(self.summary.applicable)][:TITLE_PRS]
+            return title + (f" ({'/'.join('#' + n for n in newest)})" if newest else "")
         return f"[Sync] {self.upstream_name}"
 
     @property
@@ -338,6 +354,7 @@ def build_report(
     skipped_prs: frozenset[int] = frozenset(),
     engines: Sequence[tuple[EnginePatches | Skipped, CheckReport | Skipped]] = (),
     ci: CiEvidence | Skipped | None = None,
+    own: OwnChanges | Skipped | None = None,
 ) -> SyncReport:
     """Assemble the report. Missing inputs become Skipped sections; ``skipped`` overrides their
     one-line reasons (keys "summary", "engine", "audit", "validation").
@@ -352,7 +369,7 @@ def build_report(
         "validation": "No engine source or series was given (--source/--series): the stack was not checked.",
         **(skipped or {}),
     }
-    return SyncReport(
+    report = SyncReport(
         upstream_name=upstream_name,
         summary=build_summary(
             walk,
@@ -373,6 +390,7 @@ def build_report(
         validations=tuple(v for _, v in engines) or (check if check else Skipped(why["validation"]),),
         ci=ci if ci is not None else Skipped(CI_NOT_ASKED),
     )
+    return report if own is None else replace(report, own=own)
 
 
 def engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
@@ -395,7 +413,7 @@ def _engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: 
         replace(row, status=patch_status_note(p, where))
         for row, p in zip(engine.rows, check.patches, strict=True)
     )
-    return replace(engine, rows=rows)
+    return replace(engine, rows=rows, series=str(check.series))
 
 
 def patch_status_note(p: PatchResult, where: str = "the pin") -> str | None:

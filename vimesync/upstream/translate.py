@@ -238,6 +238,19 @@ class Transform:
                 hits += n
         return data, hits
 
+    def explain(self, path: str, data: bytes, mode: int) -> tuple[bytes, tuple[tuple[Translation, int], ...]]:
+        """As :meth:`content`, with the translations that matched and their match counts, in
+        config order (what the audit names when a translation explains a difference)."""
+        if not self.translates(path, data, mode):
+            return data, ()
+        used = []
+        for t in self.translations:
+            if t.applies_to(path):
+                data, n = t.apply(data)
+                if n:
+                    used.append((t, n))
+        return data, tuple(used)
+
     def diff(self, diff: bytes, max_matches: int = MAX_MATCHES) -> tuple[bytes | None, int]:
         """A path-mapped ``git diff`` (or ``git log -p`` text) with the lines of its hunks
         translated, as the carry translates the files: what the downstream's copy of the change
