@@ -43,7 +43,7 @@ def test_sync_stops_at_a_conflict_and_continue_goes_on(pair: Pair, capsys) -> No
     assert steps["walk"]["reused"] and not steps["carry"]["reused"]
     assert steps["carry"]["figure"] == f"3 carried onto sync/{pair.tip[:8]}, 1 skipped"  # the direct push
     assert steps["patches"]["figure"] == "no engine pinned: nothing to check"
-    assert doc["stopped"] == "audit" and "need review" in steps["audit"]["figure"]
+    assert doc["stopped"] == "audit" and "review" in steps["audit"]["figure"]
     assert doc["next"].startswith(f"in {wt}: vimesync audit review ") and "--by NAME" in doc["next"]
 
 
