@@ -18,13 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import re2
-
 from vimesync import git
 from vimesync.audit.model import Violation
 from vimesync.config import Config, VerifySpec
 from vimesync.errors import ConfigError
 from vimesync.globs import PathGlobs
+from vimesync.regex import compile_re2
 from vimesync.safefs import excerpt
 
 __all__ = ["MAX_HITS", "VerifyRule", "Violation", "check_rules", "load_verify"]
@@ -70,16 +69,11 @@ def _compile(spec: VerifySpec, where: str) -> VerifyRule:
 
     if len(spec.pattern) > MAX_PATTERN:
         raise fail(f"[[upstream.verify]] pattern is at most {MAX_PATTERN} characters")
-    options = re2.Options()
-    options.log_errors = False
     try:
-        regex = re2.compile(spec.pattern.encode("utf-8"), options)
-    except re2.error as exc:
-        reason = exc.args[0] if exc.args else exc
-        if isinstance(reason, bytes):
-            reason = reason.decode("utf-8", "replace")
+        regex = compile_re2(spec.pattern.encode("utf-8"))
+    except ValueError as exc:
         raise fail(
-            f"[[upstream.verify]] pattern {excerpt(spec.pattern)} is not an RE2 regex: {reason}"
+            f"[[upstream.verify]] pattern {excerpt(spec.pattern)} is not an RE2 regex: {exc}"
         ) from None
     globs = None
     if spec.paths is not None:

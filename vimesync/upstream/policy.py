@@ -69,19 +69,9 @@ class TitleRegex:
         groups or is not RE2 syntax."""
         if len(pattern) > MAX_TITLE_REGEX:
             raise ValueError(f"longer than {MAX_TITLE_REGEX} characters")
-        import re2  # only when a policy has title rules (a few ms at start-up otherwise)
+        from vimesync.regex import compile_re2
 
-        options = re2.Options()
-        options.log_errors = False  # RE2 would print its own copy of the error on stderr
-        try:
-            compiled = re2.compile(pattern, options)
-        except re2.error as exc:
-            reason = exc.args[0] if exc.args else exc
-            if isinstance(reason, bytes):
-                reason = reason.decode("utf-8", "replace")
-            raise ValueError(str(reason)) from None
-        except (TypeError, ValueError, UnicodeError) as exc:  # e.g. a lone surrogate
-            raise ValueError(str(exc)) from None
+        compiled = compile_re2(pattern)
         if compiled.groups > MAX_TITLE_GROUPS:
             raise ValueError(f"{compiled.groups} groups, over the limit of {MAX_TITLE_GROUPS}")
         return cls(pattern, compiled)

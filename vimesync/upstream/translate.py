@@ -30,13 +30,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import re2
-
 from vimesync.config import Config, TranslateSpec
 from vimesync.errors import BadInput, ConfigError
 from vimesync.globs import PathGlobs
 from vimesync.patches.safety import is_dotgit_alias
 from vimesync.pathmap import PathMap
+from vimesync.regex import compile_re2
 from vimesync.safefs import excerpt
 
 MAX_PATTERN = 1000  # characters of a pattern or a replacement
@@ -141,16 +140,11 @@ def _compile(spec: TranslateSpec, where: str) -> Translation:
         raise fail(f"[[upstream.translate]] pattern and replace are at most {MAX_PATTERN} characters")
     if not spec.pattern:
         raise fail("[[upstream.translate]] pattern is empty")
-    options = re2.Options()
-    options.log_errors = False
     try:
-        regex = re2.compile(spec.pattern.encode("utf-8"), options)
-    except re2.error as exc:
-        reason = exc.args[0] if exc.args else exc
-        if isinstance(reason, bytes):
-            reason = reason.decode("utf-8", "replace")
+        regex = compile_re2(spec.pattern.encode("utf-8"))
+    except ValueError as exc:
         raise fail(
-            f"[[upstream.translate]] pattern {excerpt(spec.pattern)} is not an RE2 regex: {reason}"
+            f"[[upstream.translate]] pattern {excerpt(spec.pattern)} is not an RE2 regex: {exc}"
         ) from None
     names = {k.decode() if isinstance(k, bytes) else k: v for k, v in regex.groupindex.items()}
     pieces: list[bytes | int | str] = []
