@@ -16,7 +16,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "vimesync"
 # Lowest first. A module may import its own unit and any unit of an earlier layer.
 # Infrastructure modules are units of their own; among them only the no-cycle rule applies.
 INFRA: tuple[str, ...] = tuple(
-    "errors text nofollow safefs tomledit git globs regex pathmap config repopaths github buildkite pins".split()
+    (
+        "errors text nofollow safefs tomledit git globs regex pathmap config repopaths github buildkite pins"
+    ).split()
 )
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__",),
