@@ -64,7 +64,11 @@ def run_gnu_patch(original: bytes | None, patch: bytes, *, fuzz: int = 2, forwar
             hunks=hunks,
             # "Reversed (or previously applied) patch detected!", or before any hunk is tried "The
             # next patch would empty out the file f.txt, which is already empty!  Assuming -R."
-            reversed=b"Reversed (or previously applied)" in text or b"Assuming -R" in text,
+            # With --forward the same "already empty" case says "Skipping patch." instead: the
+            # file is already as the patch leaves it, which is what "reversed" means here.
+            reversed=b"Reversed (or previously applied)" in text
+            or b"Assuming -R" in text
+            or b"which is already empty!" in text,
             skipped=b"Skipping patch" in text,
             data=data,
             output=text.decode("utf-8", "replace"),

@@ -16,7 +16,9 @@ pytestmark = [
 ]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Derandomized: CI runs the same 300 cases every time (the ~4,000 random ones run while building it
+# found only the harness's reading of GNU's "already empty" wording, fixed in tests/builders).
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_generated_patches_match_gnu_patch(seed: int) -> None:
     original, patch, fuzz, forward = gnu_case(seed)
