@@ -39,3 +39,18 @@ def test_a_carried_sync_needs_one_review_the_overlay(tmp_path: Path, capsys) -> 
     code, out, _ = cli(capsys, "report", cwd=work)
     assert "- `vime/a.py`: +1/-0 lines of residue, unreviewed" in out
     assert "## Downstream changes in this sync" in out and "Vime: print more" in out and "net +2 lines" in out
+
+
+def test_a_partial_carry_is_audited_against_what_it_carried(tmp_path: Path, capsys) -> None:
+    """`carry --pr 1` moves synced to #1 only; the audit (no --upstream-tip) compares the head with
+    upstream as of that commit, not the branch tip the carry never reached: before, #1's file read
+    as needing review, since #3 renames it upstream (issue 20)."""
+    pair = build_pair(tmp_path)
+    code, doc = pair.carry(capsys, "--pr", "1")
+    assert code == 0, doc
+    code, out, err = cli(
+        capsys, "audit", "--baseline", "main", "--head", doc["branch"], "--json", cwd=pair.down.path
+    )
+    audit = json.loads(out)
+    assert code == 0, (err, [(p["path"], p["class"], p["review"]) for p in audit["paths"]])
+    assert audit["upstream_tip"] == doc["carried"][0]["upstream_commit"]

@@ -90,9 +90,26 @@ class SyncContext:
         and a note when that is not the branch itself."""
         if self.request.upstream_tip is not None:
             return self.request.upstream_tip, None
+        carried = self._carried_to()
+        if carried is not None:
+            return carried, None
         from vimesync.upstream.tip import configured_tip
 
         return configured_tip(self.require_upstream(), self.config.upstream_branch or "HEAD")
+
+    def _carried_to(self) -> str | None:
+        """The upstream commit the head carries through: the upstream pin's ``synced`` as the
+        head has it, when the sync moved it (as the report's range ends there). A carry that
+        stopped before the branch tip (``--pr``, a partial range) is audited against what it
+        carried, not against upstream changes it never took (every file would read as an overlay)."""
+        if self.downstream is None or self.baseline is None or self.head is None:
+            return None
+        from vimesync.pins import pinned_at
+
+        pin = self.config.upstream_pin.file
+        before = pinned_at(self.downstream, self.baseline, pin, "upstream", "synced")
+        now = pinned_at(self.downstream, self.head, pin, "upstream", "synced")
+        return now if now and now != before else None
 
     def upstream_base(self, tip: str, *, explicit: str | None = None) -> str | None:
         """The upstream commit the sync starts from (see :func:`upstream_base_of`)."""
