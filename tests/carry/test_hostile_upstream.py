@@ -9,11 +9,12 @@ defuses every upstream line it writes (subjects, bodies, left-out notes, --squas
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tests.builders.pair import Pair, build_pair
+from tests.builders.pair import Pair, build_pair, cli
 from vimesync import git
 from vimesync.upstream.mirrored import cherry_picked
 
@@ -84,6 +85,24 @@ def test_copied_lines_make_a_pending_pr_look_mirrored_never_carried(
     assert prs[21]["status"] == "mirrored"
     assert prs[20]["status"] == "applicable" and prs[20]["mirrored_by"] is None
     assert "looks mirrored" in prs[20]["reason"]
+    # The maintainer who has checked it says so: --accept-similar counts it (walk and carry)
+    args = [
+        "walk",
+        "--json",
+        "--downstream",
+        ".",
+        "--downstream-rev",
+        doc["branch"],
+        "--range",
+        f"{pair.tip}..{tip}",
+    ]
+    _, out, _ = cli(capsys, *args, "--accept-similar", cwd=pair.down.path)
+    accepted = {p["number"]: p for p in json.loads(out)["prs"]}
+    assert accepted[20]["status"] == "mirrored" and accepted[20]["mirrored_by"].startswith("similar content")
+    code, again = pair.carry(
+        capsys, "--range", f"{pair.tip}..{tip}", "--onto", doc["branch"], "--branch", "x", "--accept-similar"
+    )
+    assert code == 0 and 20 not in [c["pr"] for c in again.get("carried", [])]
 
 
 def test_a_carried_gitattributes_runs_no_git_lfs(

@@ -394,6 +394,7 @@ class CarryRequest:
     pr_metadata: Path | None = None
     config: Path | None = None
     environ: dict[str, str] = field(default_factory=dict)  # GIT_COMMITTER_* of the job
+    accept_similar: bool = False
 
     def unused(self) -> list[str]:
         """The options of a new carry given with a mode that would ignore them."""
@@ -409,6 +410,7 @@ class CarryRequest:
             ("--dry-run", self.dry_run or None),
             ("--upstream", self.upstream),
             ("--pr-metadata", self.pr_metadata),
+            ("--accept-similar", self.accept_similar or None),
         )
         return [flag for flag, value in given if value]
 
@@ -472,6 +474,7 @@ def _run(r: CarryRequest, cfg: Config, repo: Path) -> CarryResult:
         direct=r.direct,
         dry_run=r.dry_run,
         pr_metadata=r.pr_metadata,
+        accept_similar=r.accept_similar,
     )
     return CarryResult.of(carry_run.start(repo, cfg, transform, opts, upstream=r.upstream, identity=identity))
 

@@ -24,6 +24,7 @@ class WalkRequest:
     pr_metadata: Path | None = None
     github: bool = False
     config: Path | None = None
+    accept_similar: bool = False  # similar content counts as mirrored (else it only suggests)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ def walk(request: WalkRequest) -> WalkOutcome:
         github=request.github,
         config=load_config(request.config, engines=False),  # walk never uses the engine
         downstream_rev=request.downstream_rev,
+        accept_similar=request.accept_similar,
     )
     return WalkOutcome(result)
 

@@ -42,6 +42,7 @@ class Options:
     direct: str = "skip"
     dry_run: bool = False
     pr_metadata: Path | None = None
+    accept_similar: bool = False  # similar content counts as carried (else it only suggests)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -78,6 +79,7 @@ def start(
         pr_metadata=options.pr_metadata,
         config=config,
         downstream_rev=onto,
+        accept_similar=options.accept_similar,
     )
     policy_path = options.policy or config.policy
     policy = policy_mod.load_policy(policy_path) if policy_path else None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from vimesync.cli import output
 from vimesync.cli.options import (
     AbortOpt,
+    AcceptSimilarOpt,
     Annotations,
     AnnotationsOpt,
     BranchOpt,
@@ -61,6 +62,7 @@ def carry_command(
     upstream: UpstreamOpt = None,
     downstream: DownstreamOpt = None,
     pr_metadata: PrMetadataOpt = None,
+    accept_similar: AcceptSimilarOpt = False,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
@@ -77,7 +79,7 @@ def carry_command(
     request = CarryRequest(
         _mode(continue_=continue_, skip=skip, abort=abort, status=status),
         range_, tuple(pr or ()), policy, branch, onto, worktree, squash, direct, dry_run,
-        upstream, downstream, pr_metadata, config, dict(os.environ),
+        upstream, downstream, pr_metadata, config, dict(os.environ), accept_similar,
     )  # fmt: skip
     result = carry(request)
     if json_out:

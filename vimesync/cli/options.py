@@ -574,6 +574,14 @@ ImageRefOpt = Annotated[
     str | None, typer.Option("--ref", metavar="IMAGE", help="The image reference (registry/name:tag).")
 ]
 
+AcceptSimilarOpt = Annotated[
+    bool,
+    typer.Option(
+        "--accept-similar",
+        help="Count a PR found downstream only by similar content as carried (it is otherwise a"
+        " suggestion: 'looks mirrored', still applicable).",
+    ),
+]
 SelectOpt = Annotated[
     list[str] | None,
     typer.Option(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from vimesync.cli import output
 from vimesync.cli.options import (
+    AcceptSimilarOpt,
     Annotations,
     AnnotationsOpt,
     ConfigOpt,
@@ -28,6 +29,7 @@ def walk_command(
     downstream: WalkDownstreamOpt = None,
     downstream_rev: DownstreamRevOpt = None,
     pr_metadata: PrMetadataOpt = None,
+    accept_similar: AcceptSimilarOpt = False,
     github: GithubOpt = False,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
@@ -43,7 +45,9 @@ def walk_command(
 
     as_json = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=as_json)
-    request = WalkRequest(upstream, range_, policy, downstream, downstream_rev, pr_metadata, github, config)
+    request = WalkRequest(
+        upstream, range_, policy, downstream, downstream_rev, pr_metadata, github, config, accept_similar
+    )
     result = walk(request)
     if as_json:
         output.emit_json(result.to_json())
