@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.app.result import Kind, document
+from vimesync.carry.plan import Skip
 from vimesync.config import Config
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput, Interrupted, Terminated
 from vimesync.outputs.model import Case, Findings, Suite
@@ -86,24 +87,7 @@ class Carried:
         }
 
 
-@dataclass(frozen=True)
-class Skipped:
-    pr: int | None
-    title: str
-    reason: str
-    upstream_commit: str
-
-    @classmethod
-    def of(cls, d: dict[str, Any]) -> Skipped:
-        return cls(_pr(d), _str(d, "title"), _str(d, "reason"), _str(d, "upstream_commit"))
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "pr": self.pr,
-            "title": self.title,
-            "reason": self.reason,
-            "upstream_commit": self.upstream_commit,
-        }
+Skipped = Skip  # one skipped item: what the plan skipped is what the result lists
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from vimesync import git
 from vimesync.upstream.messages import MERGE_PR_RE
@@ -81,6 +82,18 @@ class Skip:
     title: str
     reason: str
     upstream_commit: str = ""
+
+    @classmethod
+    def of(cls, d: dict[str, Any]) -> Skip:
+        """A skipped item as a carry result or state document holds it (values checked)."""
+        pr = d.get("pr")
+
+        def text(key: str) -> str:
+            value = d.get(key)
+            return value if isinstance(value, str) else ""
+
+        number = pr if isinstance(pr, int) and not isinstance(pr, bool) else None
+        return cls(number, text("title"), text("reason"), text("upstream_commit"))
 
     def to_json(self) -> dict[str, object]:
         return {
