@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -447,19 +447,9 @@ def _run(r: CarryRequest, cfg: Config, repo: Path) -> CarryResult:
         return CarryResult.of(session.resume(repo, transform, identity=identity))
     if mode is CarryMode.SKIP:
         return CarryResult.of(session.skip(repo, transform, identity=identity))
-    opts = carry_run.Options(
-        range_=r.range_,
-        prs=r.prs,
-        policy=r.policy,
-        branch=r.branch,
-        onto=r.onto,
-        worktree=r.worktree,
-        squash=r.squash,
-        direct=r.direct,
-        dry_run=r.dry_run,
-        pr_metadata=r.pr_metadata,
-        accept_similar=r.accept_similar,
-    )
+    # A new carry's options are the request's fields of the same names (CarryRequest adds the
+    # mode and the repositories around them): copied by name, so a new option cannot be dropped.
+    opts = carry_run.Options(**{f.name: getattr(r, f.name) for f in fields(carry_run.Options)})
     return CarryResult.of(carry_run.start(repo, cfg, transform, opts, upstream=r.upstream, identity=identity))
 
 
