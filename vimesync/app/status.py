@@ -12,7 +12,7 @@ from typing import Any
 
 from vimesync.app.context import SyncContext, SyncRequest, load, resolve
 from vimesync.app.engines import EngineFlags, engine_inputs, single_check
-from vimesync.app.report import at_head, ci_request, gate_notes, recorded_evidence
+from vimesync.app.report import CiFlags, at_head, ci_request, gate_notes, recorded_evidence
 from vimesync.app.result import Kind, document
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.report.checklist import SopStatus, evaluate, status_to_dict
@@ -85,7 +85,7 @@ def sop_status(request: StatusRequest) -> StatusResult:
             # Every engine the config names: one patches gate each (as the report checks them).
             check=None if many else single_check(cfg, flags),
             engines=engine_inputs(cfg, flags) if many else (),
-            ci=ci_request(cfg, _ci_flags(request), None, required),
+            ci=ci_request(cfg, CiFlags(repo=request.ci_repo, pr=request.ci_pr), None, required),
         )
         report = replace(generate_report(inputs), gates_off=off, tests_required=gates_cfg.evidence)
         report = replace(report, evidence=recorded_evidence(ctx, checkout, report))
@@ -104,12 +104,6 @@ def sop_status(request: StatusRequest) -> StatusResult:
         off=off,
     )
     return StatusResult(status=status, notes=gate_notes(gates_cfg) + head_notes)
-
-
-def _ci_flags(request: StatusRequest) -> Any:
-    from vimesync.app.report import CiFlags
-
-    return CiFlags(repo=request.ci_repo, pr=request.ci_pr)
 
 
 @dataclass(frozen=True)
