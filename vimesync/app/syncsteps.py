@@ -69,9 +69,12 @@ def patches(where: Where, config: Config) -> StepOutcome:
     for r in outcome.reports:
         label = f"{r.engine}: " if len(outcome.reports) > 1 else ""
         applied = sum(1 for p in r.patches if p.ok)
-        files = r.python.files if r.python is not None else 0
-        parts.append(f"{label}{applied} apply, {files} files parse")
-        failed += [p.name for p in r.patches if not p.ok]
+        part = f"{label}{applied} apply"
+        if skipped := sum(1 for p in r.patches if p.skipped):
+            part += f", {skipped} not tried after a failure"
+        part += f", {r.python.files} files parse" if r.python is not None else ", not parsed"
+        parts.append(part)
+        failed += [p.name for p in r.patches if not p.ok and not p.skipped]
         if r.python is not None and not r.parse_ok:
             failed.append(
                 plural(len(r.python.failed) + len(r.python.conflict_markers), "file") + " not parsing"
