@@ -15,12 +15,11 @@ from vimesync.app.engines import EngineFlags, engine_inputs, single_check
 from vimesync.app.report import CiFlags, at_head, ci_request, gate_notes, recorded_evidence
 from vimesync.app.result import Kind, document
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
-from vimesync.report.checklist import SopStatus, evaluate, status_to_dict
+from vimesync.report.checklist import SopStatus, Uncarried, evaluate, status_to_dict
 from vimesync.report.generate import ReportInputs, generate_report
 from vimesync.report.model import Skipped, Summary, SyncReport
 from vimesync.sop.gatesfile import gates_of, skip_flags, sop_root
 from vimesync.sop.records import ImageRecord, check_image, load_images, record_image
-from vimesync.upstream.model import WalkResult
 
 
 @dataclass(frozen=True)
@@ -51,17 +50,23 @@ class StatusResult:
         return document(self.kind, self.exit_code, status_to_dict(self.status))
 
 
-def _walk_at_head(ctx: SyncContext, report: SyncReport, config: Any) -> WalkResult | Skipped:
-    """The range the report walked (a pin bumped by the sync would make the default empty),
-    with what the head carries marked mirrored."""
+def _uncarried(ctx: SyncContext, report: SyncReport, config: Any) -> Uncarried | Skipped:
+    """The applicable PRs of the range the report walked that the head does not carry: the
+    Summary's when it looked at the head (no second walk), else a walk classified at the head
+    (a pin bumped by the sync would make the default range empty)."""
     if ctx.upstream is None:
         return Skipped("No upstream repository was given ([upstream] path): not checked.")
+    s = report.summary
+    if isinstance(s, Summary) and s.head_known:
+        left = tuple(p.number for p in s.not_carried if p.number is not None)
+        return Uncarried(left, s.classified)
     from vimesync.upstream.pipeline import walk_and_classify
 
-    walked = f"{report.summary.base}..{report.summary.tip}" if isinstance(report.summary, Summary) else None
-    return walk_and_classify(
+    walked = f"{s.base}..{s.tip}" if isinstance(s, Summary) else None
+    walk = walk_and_classify(
         ctx.upstream, walked, policy=None, downstream=ctx.downstream, config=config, downstream_rev=ctx.head
     )
+    return Uncarried.of_walk(walk)
 
 
 def sop_status(request: StatusRequest) -> StatusResult:
@@ -89,7 +94,7 @@ def sop_status(request: StatusRequest) -> StatusResult:
         )
         report = replace(generate_report(inputs), gates_off=off, tests_required=gates_cfg.evidence)
         report = replace(report, evidence=recorded_evidence(ctx, checkout, report))
-        walk_at_head = _walk_at_head(ctx, report, cfg)
+        uncarried = _uncarried(ctx, report, cfg)
     name = report.audit.sync if isinstance(report.audit, AuditResult) else ctx.sync_name()
     from vimesync.app.evidence import heads
 
@@ -98,7 +103,7 @@ def sop_status(request: StatusRequest) -> StatusResult:
         sync=name,
         head=ctx.head or "",
         evidence_head=heads(ctx, checkout)[1],
-        walk_at_head=walk_at_head,
+        uncarried=uncarried,
         records=load_images(sop_root(checkout), name),
         architectures=gates_cfg.architectures,
         off=off,

@@ -1,10 +1,10 @@
 """The sync's gates in the SOP's order, each evaluated: ``vimesync sop status``.
 
-The report's gates (classified, patches, audit, tests, ci) come from the report itself; this adds what
-the report does not cover: *carried* (a walk of the range against the sync head: a PR still
-applicable there was not carried) and *images* (the records of sop/records/<sync>.toml: each
-architecture recorded at the head, every one after the first only once the first is, and only
-once exact-head CI is green)."""
+The report's gates (classified, patches, audit, tests, ci) come from the report itself; this adds
+what the report does not cover: *carried* (the applicable PRs of the range the head does not
+carry: the report's Summary when it looked at the head, else a walk of the range at the head) and
+*images* (the records of sop/records/<sync>.toml: each architecture recorded at the head, every
+one after the first only once the first is, and only once exact-head CI is green)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from vimesync.report.model import Skipped, SyncReport
 from vimesync.sop.gates import GATE_NAMES, Gate, gate, off_gate
 from vimesync.sop.records import ImageRecord
-from vimesync.upstream.model import APPLICABLE, WalkResult
+from vimesync.upstream.model import APPLICABLE, PullRequest, WalkResult
 
 
 @dataclass(frozen=True)
@@ -28,16 +28,31 @@ class SopStatus:
         return all(g.ok for g in self.gates)
 
 
-def carried_gate(walk_at_head: WalkResult | Skipped) -> Gate:
-    if isinstance(walk_at_head, Skipped):
-        return gate("carried", "not checked", walk_at_head.reason)
-    left = [
-        pr for pr in walk_at_head.prs if (pr.decision.status if pr.decision else APPLICABLE) == APPLICABLE
-    ]
+@dataclass(frozen=True)
+class Uncarried:
+    """The applicable PRs of the walked range the head does not carry, of ``walked`` PRs."""
+
+    numbers: tuple[int, ...]
+    walked: int
+
+    @classmethod
+    def of_walk(cls, walk_at_head: WalkResult) -> Uncarried:
+        """From a walk classified at the head: what is still applicable there is not carried."""
+
+        def status(pr: PullRequest) -> str:
+            return pr.decision.status if pr.decision else APPLICABLE
+
+        left = tuple(pr.number for pr in walk_at_head.prs if status(pr) == APPLICABLE)
+        return cls(left, len(walk_at_head.prs))
+
+
+def carried_gate(uncarried: Uncarried | Skipped) -> Gate:
+    if isinstance(uncarried, Skipped):
+        return gate("carried", "not checked", uncarried.reason)
+    left = uncarried.numbers
     if not left:
-        n = len(walk_at_head.prs)
-        return gate("carried", "held", f"no applicable PR of {n:,} left uncarried at the head")
-    shown = ", ".join(f"#{pr.number}" for pr in left[:10]) + (" …" if len(left) > 10 else "")
+        return gate("carried", "held", f"no applicable PR of {uncarried.walked:,} left uncarried at the head")
+    shown = ", ".join(f"#{n}" for n in left[:10]) + (" …" if len(left) > 10 else "")
     return gate("carried", "failed", f"{len(left):,} applicable PRs not carried at the head: {shown}")
 
 
@@ -68,7 +83,7 @@ def evaluate(
     *,
     sync: str,
     head: str,
-    walk_at_head: WalkResult | Skipped,
+    uncarried: Uncarried | Skipped,
     evidence_head: str | None = None,
     records: Mapping[str, ImageRecord] | Skipped,
     architectures: Sequence[str],
@@ -84,7 +99,7 @@ def evaluate(
         elif name in covered:
             gates.append(covered[name])
         elif name == "carried":
-            gates.append(carried_gate(walk_at_head))
+            gates.append(carried_gate(uncarried))
         else:
             ci = next(g for g in gates if g.name == "ci")
             # Images bind to the evidence head: committing their record does not make them stale.

@@ -43,6 +43,7 @@ class PrLine:
     partial_paths: tuple[str, ...] = ()  # paths left out of an otherwise applicable PR
     mirrored_by: str | None = None
     reverted_by: Ref | None = None  # a later PR of the same range that reverts this one
+    number: int | None = None  # the upstream PR's number (its ref's text may be a URL)
 
 
 @dataclass(frozen=True)
@@ -236,6 +237,7 @@ def _pr_line(pr: PullRequest, repo: str | None, reverted_by: dict[int, int] | No
     return PrLine(
         reverted_by=pr_ref(repo, reverter) if reverter is not None else None,
         ref=pr_ref(repo, pr.number),
+        number=pr.number,
         title=pr.title,
         reason=d.reason if d else "",
         rule=d.rule if d else None,
