@@ -38,7 +38,7 @@ def test_a_fetched_remote_tip_ahead_of_the_local_branch_wins(clone: tuple[Repo, 
     for branch in ("main", "HEAD"):
         rev, note = configured_tip(path, branch)
         assert rev == "origin/main"
-        assert note is not None and "1 commit(s) ahead of the local main" in note
+        assert note is not None and "1 commit ahead of the local main" in note
         assert 'branch = "origin/main"' in note
     cfg = Config(upstream_branch="main", upstream_pin=UpstreamPin(synced=base))
     result = walk_and_classify(path, None, policy=None, downstream=None, config=cfg)

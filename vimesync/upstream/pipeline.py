@@ -11,6 +11,7 @@ from vimesync.config import CONFIG_NAME, Config, missing_input
 from vimesync.errors import BadInput
 from vimesync.repopaths import repository_path
 from vimesync.safefs import excerpt
+from vimesync.text import plural
 from vimesync.upstream import policy as policy_mod
 from vimesync.upstream.model import PullRequest, WalkResult
 from vimesync.upstream.tip import configured_tip
@@ -214,7 +215,7 @@ def walk_and_classify(
             notes.append(f"only the newest {index.scanned} downstream commits were searched for mirrored PRs")
         if index.too_big:
             notes.append(
-                f"{index.too_big} downstream commit(s) too large to compare"
+                f"{plural(index.too_big, 'downstream commit')} too large to compare"
                 f" (over {mirrored.MAX_COMMIT_TEXT >> 20} MiB each or {mirrored.MAX_LOG_TEXT >> 20} MiB"
                 " in all): only their trailers were read"
             )
@@ -225,8 +226,10 @@ def walk_and_classify(
             )
         if index.no_content:
             notes.append(
-                f"{index.no_content} downstream commit(s) change too many lines to compare by content"
-                f" (over {mirrored.MAX_LINE_KEYS} distinct lines each or {mirrored.MAX_INDEX_KEYS} in all):"
+                f"{plural(index.no_content, 'downstream commit')} change"
+                f"{'s' if index.no_content == 1 else ''} too many lines to compare by content"
+                f" (over {mirrored.MAX_LINE_KEYS:,} distinct lines each"
+                f" or {mirrored.MAX_INDEX_KEYS:,} in all):"
                 " only their trailers and patch-ids were used"
             )
         prs = mirrored.mark_mirrored(

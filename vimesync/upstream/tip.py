@@ -12,6 +12,7 @@ from pathlib import Path
 
 from vimesync import git
 from vimesync.errors import BadInput
+from vimesync.text import plural
 
 
 def _sha(repo: Path, ref: str) -> str | None:
@@ -45,9 +46,10 @@ def configured_tip(repo: Path, branch: str) -> tuple[str, str | None]:
     if local_sha is None or remote_sha is None or local_sha == remote_sha:
         return branch, None
     if git.is_ancestor(repo, local_sha, remote_sha):
-        ahead = git.run(repo, ["rev-list", "--count", f"{local_sha}..{remote_sha}"]).decode().strip()
+        ahead = int(git.run(repo, ["rev-list", "--count", f"{local_sha}..{remote_sha}"]).decode())
         return remote, (
-            f"upstream tip: {remote} ({remote_sha[:8]}), {ahead} commit(s) ahead of the local {local} "
+            f"upstream tip: {remote} ({remote_sha[:8]}), {plural(ahead, 'commit')} ahead of the local"
+            f" {local} "
             f'({local_sha[:8]}) in {repo}; set [upstream] branch = "{remote}" to say so'
         )
     if git.is_ancestor(repo, remote_sha, local_sha):
