@@ -168,7 +168,9 @@ _FRAGMENTS = [
 )
 def test_only_what_every_renderer_reads_as_a_comment_hides_a_mention(text: str) -> None:
     once = neutralize_mentions(text)
-    assert "<code>@user</code>" in once
+    # after a tag whose value we cannot follow, the mention may be inside it: a word joiner
+    maybe_in_tag = text.startswith("<b title=")
+    assert ("@\u2060user" if maybe_in_tag else "<code>@user</code>") in once
     assert live_mentions(once) == [] and neutralize_mentions(once) == once
 
 
@@ -177,13 +179,16 @@ def test_a_real_comment_still_hides_a_mention() -> None:
     assert neutralize_mentions(text) == text
 
 
-@pytest.mark.xfail(strict=True, reason="known hole, not fixed yet: see docs/SECURITY.md (mentions)")
-def test_a_code_wrapper_inside_a_tag_with_two_open_quotes() -> None:
-    """Found by the property test below: after ``<b title='<b title='`` a browser reads the
+def test_a_mention_that_may_be_inside_a_tag_gets_a_word_joiner_not_a_code_tag() -> None:
+    """Found by the property test below: after ``<b title='<b title='`` a browser reads a
     ``<code`` we insert as an attribute name (missing whitespace between attributes), the tag ends
-    at its ``>``, and the mention after it is text again."""
+    at its ``>``, and the mention after it is text again. Where a reading may be inside a tag,
+    the mention gets a word joiner after its "@" instead: no mention as text or in a tag."""
     once = neutralize_mentions("<details><b title='<b title='@user")
-    assert live_mentions(once) == []
+    assert once == "<details><b title='<b title='@\u2060user"
+    assert live_mentions(once) == [] and neutralize_mentions(once) == once
+    # after a tag we can follow, the mention is text: wrapped in <code> as everywhere else
+    assert neutralize_mentions("<b title='x'>@user") == "<b title='x'><code>@user</code>"
 
 
 @pytest.mark.slow
@@ -222,7 +227,8 @@ _LINEAR_CASES = {
 @pytest.mark.slow
 @pytest.mark.parametrize("text", _LINEAR_CASES.values(), ids=_LINEAR_CASES.keys())
 def test_linear_on_megabytes(text: str) -> None:
-    assert neutralize_mentions(text).endswith("<code>@x</code>\n")
+    maybe_in_tag = "='" in text  # after a quoted value we cannot follow: a word joiner
+    assert neutralize_mentions(text).endswith("@\u2060x\n" if maybe_in_tag else "<code>@x</code>\n")
 
 
 def test_publish_markers_are_made_inert() -> None:

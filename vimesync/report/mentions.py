@@ -5,7 +5,10 @@ text: never inside ``code``, ``pre`` or ``a`` elements. Dependabot wraps mention
 the same reason; homu and bors write backticks. We use the HTML element rather than backticks
 because inserted backticks can pair with a stray backtick elsewhere in the text and turn the
 mention back into prose, while ``<code>`` cannot. It renders exactly as a code span, keeps the
-handle readable and copyable, and adds no invisible character (zero-width space or joiner).
+handle readable and copyable, and adds no invisible character (zero-width space or joiner),
+except where a reading may be inside a tag whose quoted value we cannot follow: there an inserted
+``<code`` could be read as an attribute name and its ``>`` end the tag, so the mention becomes
+``@`` + U+2060 WORD JOINER + name, no mention as text or inside a tag.
 
 Left alone: fenced code blocks, code spans, http(s) URLs, HTML tags and comments (those that
 cmark-gfm, CommonMark 0.31 and a browser all read as one: see ``_protected_spans``),
@@ -84,6 +87,7 @@ _TOKENS = re.compile(
     r"|(?<![A-Za-z0-9_])[A-Za-z0-9_]*[A-Za-z0-9](?:@[A-Za-z0-9_.-]*[A-Za-z0-9])+)",
     re.DOTALL,
 )
+_AT_FORMS = re.compile(_AT)
 _FENCE = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")  # a backtick fence's info has no backtick
 _DELIMITER_ROW = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?\n?$")
 _BLOCK_TAGS = (
@@ -111,6 +115,7 @@ _BLOCK_START = re.compile(r"^ {0,3}(?:[-+*][ \t]|[0-9]{1,9}[.)][ \t]|#{1,6}(?:[ 
 _BLANK = re.compile(r"^[ \t]*\r?\n?$")
 
 
+WORD_JOINER = "\u2060"  # U+2060: no width, no break, not a handle character
 START = "<!-- vimesync:report:start -->"
 END = "<!-- vimesync:report:end -->"
 # Inside a code span (a file name, a hunk line) the marker text would be read back as a marker
@@ -174,11 +179,12 @@ def _neutralize_prose(lines: list[tuple[str, bool]]) -> str:
     # Per reading of the block structure: 1 in a code span, an HTML tag or a comment; <code> tags.
     masks: list[bytearray] = []
     code_tags: list[set[int]] = []
+    in_tag = bytearray(len(text))  # 1 where some reading may be inside a tag we cannot follow
     for reading in (_paragraphs(text), _blocks(text), _lines(text), _cells(text), html_blocks):
         mask = bytearray(len(text))
         tags: set[int] = set()
         for start, end, code in reading:
-            for a, b in _protected_spans(text, start, end, code=code):
+            for a, b in _protected_spans(text, start, end, code=code, maybe_tag=in_tag):
                 mask[a:b] = b"\x01" * (b - a)
                 if text[a:b].lower() == "<code>":
                     tags.add(a)
@@ -198,12 +204,20 @@ def _neutralize_prose(lines: list[tuple[str, bool]]) -> str:
             for mask, tags in zip(masks, code_tags, strict=True)
         ):
             return m[0]  # in code, or already in <code>, however the blocks are read
+        if in_tag[at]:
+            # Maybe inside a tag: a browser may read an inserted "<code" as an attribute name and
+            # its ">" as the tag's end, making what follows text. A word joiner after the "@" is
+            # no mention as text or in a tag, and adds no tag.
+            handle = _AT_FORMS.sub("@" + WORD_JOINER, m["handle"])  # "@a\\@b": every "@" joined
+            return f"{m['open'] or ''}@{WORD_JOINER}{handle}{m['close'] or ''}"
         return f"{m['open'] or ''}<code>@{m['handle']}</code>{m['close'] or ''}"
 
     return _TOKENS.sub(sub, text)
 
 
-def _protected_spans(text: str, start: int, end: int, *, code: bool) -> Iterator[tuple[int, int]]:
+def _protected_spans(
+    text: str, start: int, end: int, *, code: bool, maybe_tag: bytearray | None = None
+) -> Iterator[tuple[int, int]]:
     """Code spans, HTML tags and comments in the inline text ``text[start:end]``, read left to
     right as CommonMark does: a backtick run opens a code span closed by the next run of the same
     length; a run without one is literal text. Linear: every closing run and comment end is looked
@@ -213,7 +227,8 @@ def _protected_spans(text: str, start: int, end: int, *, code: bool) -> Iterator
     neither starts with ``>`` or ``->`` nor ends with ``-``, then ``-->``. CommonMark 0.31 ends a
     comment at the first ``-->`` and accepts ``<!-->``; older ones (cmark-gfm) reject any ``--``
     inside; the browser ends one at ``--!>`` and at ``<!-->``. After a tag whose quoted value we
-    cannot follow, comments and code spans protect nothing: they may lie inside that value."""
+    cannot follow, comments and code spans protect nothing: they may lie inside that value, and
+    the rest of the span is marked in ``maybe_tag`` (we may be inside that tag)."""
     runs: dict[int, list[int]] | None = None  # backtick runs by length: their start positions
     close, blank, dashes = (_Next(text, end, p) for p in (_COMMENT_CLOSE, _COMMENT_BREAK, _DOUBLE_DASH))
     unsure = False  # after a maybe-tag: only tags (our own <code>) are still protected
@@ -234,6 +249,8 @@ def _protected_spans(text: str, start: int, end: int, *, code: bool) -> Iterator
         elif m["html"]:
             yield m.start(), m.end()
         elif m["quote"]:
+            if maybe_tag is not None and not unsure:
+                maybe_tag[m.start() : end] = b"\x01" * (end - m.start())
             unsure = True
             pos = m.start() + 1  # its attributes may hold tags of their own
         elif m["ticks"] and code and not unsure:
