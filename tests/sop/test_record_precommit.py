@@ -58,7 +58,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return int(exc.value.code or 0), out, err
 
 
-def _commit(demo: Demo, files: dict[str, str]) -> str:
+def _commit(demo: Demo, files: dict[str, str | None]) -> str:
     repo = Repo.__new__(Repo)  # the demo's sync worktree as it is
     repo.path = demo.downstream
     return repo.commit("pre-commit config", files)
@@ -139,6 +139,7 @@ def test_pre_commit_inside_the_checkout_is_refused(demo: Demo, capsys) -> None:
 
 @pytest.mark.slow
 def test_a_head_without_a_config_is_bad_input(demo: Demo, capsys) -> None:
+    _commit(demo, {".pre-commit-config.yaml": None})
     code, _, err = run(["sop", "record", "precommit"], capsys)
     assert code == 2 and ".pre-commit-config.yaml: the head" in err and "has none" in err
 
