@@ -103,11 +103,25 @@ def test_a_real_fix_gives_the_before_after_matrix(fix: tuple[Repo, str, str], ca
 
 @pytest.mark.slow
 def test_a_test_failing_after_fails_the_command(fix: tuple[Repo, str, str], capsys) -> None:
-    repo, _, _ = fix
-    repo.commit("break it again", {"calc.py": BROKEN})  # HEAD~1 is now the fix: a regression
-    code, out, err = run([*REGRESS, "--test", "tests/test_calc.py::test_add"], capsys)
+    repo, _, after = fix
+    repo.commit("break it again", {"calc.py": BROKEN})  # the fix is now the baseline: a regression
+    argv = [
+        "sop",
+        "regress",
+        "--sync",
+        "fix",
+        "--baseline",
+        "HEAD~1",
+        "--test",
+        "tests/test_calc.py::test_add",
+    ]
+    code, out, err = run(argv, capsys)
     assert code == 1, err
-    assert "recorded regression matrix: 1 passed before; 1 failed after" in out
+    assert f"recorded regression matrix: 1 passed before; 1 failed after (before: {after[:8]})" in out
+    stored = tomllib.loads((repo.path / "sop/records/fix.toml").read_text())["regress"]["regression matrix"]
+    assert [r["before"] for r in stored.values()] == [after]  # the commit, not the name given
+    code, out, err = run(argv, capsys)  # the file it wrote reads back
+    assert code == 1, err
 
 
 def test_the_phrase_reads_as_the_seed() -> None:

@@ -82,7 +82,8 @@ def regress(request: RegressRequest) -> RecordResult:
     ctx = resolve(request.sync, config=checkout, baseline_rule="optional" if given else "required")
     down = ctx.require_downstream()
     python = interpreter(request.python, down)
-    before = git.resolve(down, request.before) if request.before is not None else ctx.require_baseline()
+    # the baseline as given may be a name (--baseline main): the record holds the commit
+    before = git.resolve(down, request.before if request.before is not None else ctx.require_baseline())
     sync = ctx.sync_name()
     head, bound = heads(ctx, checkout)
     outcomes: list[dict[str, str]] = []
