@@ -30,3 +30,5 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     monkeypatch.delenv("VIMESYNC_CONFIG", raising=False)
     monkeypatch.delenv("GH_TOKEN", raising=False)
     monkeypatch.setenv("VIMESYNC_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    # pre-commit keeps its store in ~/.cache/pre-commit: one per session here, never the home's
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-home"))

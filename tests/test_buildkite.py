@@ -101,3 +101,20 @@ def test_wrong_field_types_and_long_names_are_made_plain() -> None:
 def test_a_pipeline_must_be_two_slugs(pipeline: str) -> None:
     with pytest.raises(BuildkiteError, match="org/pipeline"):
         buildkite.check_pipeline(pipeline, "--pipeline")
+
+
+def test_trickled_headers_meet_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each header byte in time for the 30 s read timeout, the headers never done: the overall
+    deadline still ends the call, as the GitHub client's does."""
+    import time
+
+    from tests.builders.buildkite import trickling_server
+
+    monkeypatch.setattr(buildkite, "DEADLINE", 1.0)
+    with trickling_server() as url:
+        start = time.monotonic()
+        with pytest.raises(BuildkiteError) as exc:
+            buildkite.builds_of_commit("vime/vime", SHA, token=TOKEN, api=url)
+        took = time.monotonic() - start
+    assert "no answer (status line and headers) within 1 s" in str(exc.value)
+    assert TOKEN not in str(exc.value) and took < 5

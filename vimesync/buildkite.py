@@ -6,8 +6,10 @@ client is, with the standard library's ``http.client`` (one GET, no session, not
   no message here holds it or an answer's text;
 - the API root from ``VIMESYNC_BUILDKITE_API`` (tests: a loopback server), else
   https://api.buildkite.com;
-- every listing has an overall deadline (60 s), checked between reads of a body, on top of the
-  30 s timeout of every socket read (http.client caps a header's line and count); an answer is
+- every listing has an overall deadline (60 s): the status line and headers are awaited on a
+  helper thread the caller stops waiting for at the deadline (a server trickling header bytes,
+  each in time for the 30 s timeout of every socket read, would hold ``getresponse`` for ever),
+  and the body's reads are checked against it (http.client caps a header's line and count); an answer is
   at most 16 MiB and 100,000 JSON objects; at most 10 pages of 100 builds are read; a redirect
   is never followed (the token stays with the API root);
 - an answer of the wrong shape is a :class:`BuildkiteError` naming the endpoint; strings are cut
@@ -21,6 +23,8 @@ import http.client
 import json
 import os
 import re
+import socket
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -110,16 +114,8 @@ def _get(root: str, target: str, token: str, deadline: float) -> Any:
     endpoint = target.split("?", 1)[0]
     conn = conn_cls(where.hostname, where.port, timeout=READ_TIMEOUT)
     try:
-        conn.request(
-            "GET",
-            where.path.rstrip("/") + target,
-            headers={
-                "Authorization": f"Bearer {token}",
-                "Accept": "application/json",
-                "User-Agent": "vimesync",
-            },
-        )
-        resp = conn.getresponse()
+        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json", "User-Agent": "vimesync"}
+        resp = _headers_within(conn, where.path.rstrip("/") + target, headers, deadline, endpoint)
         if 300 <= resp.status < 400:
             raise BuildkiteError(f"GET {endpoint}: a redirect (HTTP {resp.status}), not followed")
         if resp.status in (401, 403):
@@ -140,6 +136,38 @@ def _get(root: str, target: str, token: str, deadline: float) -> Any:
         return json.loads(body)
     except ValueError:
         raise BuildkiteError(f"GET {endpoint}: the answer is not JSON") from None
+
+
+def _headers_within(
+    conn: http.client.HTTPConnection, target: str, headers: dict[str, str], deadline: float, endpoint: str
+) -> http.client.HTTPResponse:
+    """Send the GET and read the status line and headers within the deadline (the GitHub
+    client's way, vimesync/github/pygithub.py): on a helper thread, abandoned at the deadline
+    with its socket shut down, so the thread's blocked read ends too."""
+    got: list[Any] = []
+
+    def send() -> None:
+        try:
+            conn.request("GET", target, headers=headers)
+            got.append(conn.getresponse())
+        except BaseException as exc:  # handed to the caller's thread
+            got.append(exc)
+
+    worker = threading.Thread(target=send, name="buildkite-request", daemon=True)
+    worker.start()
+    worker.join(max(deadline - time.monotonic(), 0.0))
+    if worker.is_alive():
+        sock = conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        raise BuildkiteError(f"GET {endpoint}: no answer (status line and headers) within {DEADLINE:g} s")
+    if isinstance(got[0], BaseException):
+        raise got[0]
+    result: http.client.HTTPResponse = got[0]
+    return result
 
 
 def _read(resp: http.client.HTTPResponse, endpoint: str, deadline: float) -> bytes:

@@ -87,3 +87,42 @@ def serve(fake: FakeBuildkite) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def trickling_server(pause: float = 0.05) -> Iterator[str]:
+    """A server that answers with a status line, then one header byte every ``pause`` seconds
+    for ever: every read is in time for a socket timeout, the headers never end."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    stop = threading.Event()
+
+    def trickle(conn: socket.socket) -> None:
+        try:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            while not stop.is_set():
+                conn.sendall(b"a")
+                stop.wait(pause)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=trickle, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        listener.close()

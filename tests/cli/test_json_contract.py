@@ -52,6 +52,10 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "sop record tests": ["--suite", "CPU regressions", "--junit", str(_junit(tmp)), "--baseline", "main"],
         "sop record run": ["--name", "GPU smoke", "--exit", "0", "--duration", "4m03s", "--baseline", "main"],
         "sop record ci": ["--ci-repo", "vime-org/vime", "--baseline", "main"],
+        # the demo ships a pre-commit config of local pygrep hooks: a real run, no network
+        "sop record precommit": ["--baseline", "main"],
+        # a test the sync added: not present before, passes after (two real pytest runs)
+        "sop regress": ["--test", "tests/test_flush.py", "--baseline", "main"],
         "sync": ["--status"],
     }
 
@@ -94,6 +98,7 @@ NAMES = (
     + ["audit review", "patches check", "patches lint", "patches describe", "patches refresh"]
     + ["pin bump", "pin scan", "pin radar"]
     + ["sop status", "sop record image", "sop record tests", "sop record run", "sop record ci"]
+    + ["sop record precommit", "sop regress"]
     + ["sync"]
 )
 
@@ -124,6 +129,7 @@ def test_json_document_starts_with_the_contract(
     args = [*name.split(), *_args(demo, target)[name], "--json"]
     monkeypatch.chdir(demo.downstream)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-home"))
     with pytest.raises(SystemExit) as exc:
         main(args)
     out, err = capsys.readouterr()

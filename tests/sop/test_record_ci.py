@@ -131,3 +131,46 @@ def test_the_head_build_is_recorded_and_reported(
         "- Buildkite [#1445](https://buildkite.com/vime/vime/builds/1445) passed 49 jobs;"
         " one agent-lost job passed on an unchanged retry." in md
     )
+    code, out, _ = run(
+        ["report", "--baseline", demo.baseline, "--skip-gate", "ci", "--skip-gate", "tests", "--json"], capsys
+    )
+    (ci,) = [r for r in json.loads(out)["evidence"]["recorded"] if r["kind"] == "ci"]  # the JSON carries it
+    assert (ci["build"], ci["passed"], ci["agent_lost"], ci["ok"]) == ("1445", 49, 1, True)
+
+
+@pytest.mark.slow
+def test_an_untrusted_checkout_cannot_choose_the_pipeline(
+    demo: Demo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In CI the checkout's [ci] buildkite could name a pipeline holding green builds of this
+    commit: refused; the job's --pipeline is read (the API root and token only from the env)."""
+    fake = FakeBuildkite()
+    fake.builds = [agent_lost_build(1445, demo.head)]
+    with serve(fake) as url:
+        monkeypatch.setenv("VIMESYNC_BUILDKITE_API", url)
+        monkeypatch.setenv("BUILDKITE_API_TOKEN", TOKEN)
+        monkeypatch.setenv("CI", "true")
+        cfg = demo.downstream / "vimesync.toml"  # no location outside the checkout (CI refuses one)
+        cfg.write_text(cfg.read_text().replace('path = "../slime"', ""))
+        code, _, err = run(["sop", "record", "ci", "--sync", "s"], capsys)
+        assert code == 2 and "[ci] buildkite of the checkout is not honoured in an untrusted checkout" in err
+        assert fake.requests == [] and not (demo.downstream / "sop/records").exists()
+        code, out, err = run(
+            ["sop", "record", "ci", "--sync", "s", "--pipeline", "vime/vime", "--json"], capsys
+        )
+        assert code == 0, err
+        assert json.loads(out)["record"]["build"] == "1445" and fake.requests[0][2] == f"Bearer {TOKEN}"
+
+
+@pytest.mark.parametrize("key", ["api", "buildkite_api", "token", "buildkite_token"])
+def test_a_checkout_cannot_name_the_api_root_or_the_token(
+    demo: Demo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    monkeypatch.setenv("BUILDKITE_API_TOKEN", TOKEN)
+    monkeypatch.setenv("VIMESYNC_BUILDKITE_API", "http://127.0.0.1:9")  # nothing listens: never reached
+    cfg = demo.downstream / "vimesync.toml"
+    cfg.write_text(
+        cfg.read_text().replace('buildkite = "vime/vime"', f'buildkite = "vime/vime"\n{key} = "http://x"')
+    )
+    code, _, err = run(["sop", "record", "ci"], capsys)
+    assert code == 2 and f"unknown key '{key}' in [ci]" in err and TOKEN not in err

@@ -14,10 +14,10 @@ from vimesync.app.context import SyncContext, SyncRequest, load, resolve
 from vimesync.app.result import Kind, document
 from vimesync.config import Config
 from vimesync.errors import EXIT_OK
-from vimesync.sop.cirecords import CiRecord
 from vimesync.sop.gatesfile import sop_root
 from vimesync.sop.results import (
     MAX_NOTE,
+    AnyRecord,
     Evidence,
     RunRecord,
     TestRecord,
@@ -56,7 +56,7 @@ class RecordResult:
     """A record written: which sync, the record, the file, the head and its evidence head."""
 
     sync: str
-    record: TestRecord | RunRecord | CiRecord
+    record: AnyRecord
     file: Path
     head: str
     kind: Kind

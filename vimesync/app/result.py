@@ -36,6 +36,8 @@ class Kind(str, Enum):
     RECORD_TESTS = "sop-record-tests"
     RECORD_RUN = "sop-record-run"
     RECORD_CI = "sop-record-ci"
+    RECORD_PRECOMMIT = "sop-record-precommit"
+    REGRESS = "sop-regress"
     INIT = "init"
     SYNC = "sync"
     ERROR = "error"

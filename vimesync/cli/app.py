@@ -46,7 +46,11 @@ INNER: dict[str, Any] = {
     "patches": {"check": {}, "lint": {}, "describe": {}, "refresh": {}},
     "pin": {"bump": {}, "scan": {}, "radar": {}},
     "audit": {"review": {}},
-    "sop": {"status": {}, "record": {"image": {}, "tests": {}, "run": {}, "ci": {}}},
+    "sop": {
+        "status": {},
+        "regress": {},
+        "record": {"image": {}, "tests": {}, "run": {}, "ci": {}, "precommit": {}},
+    },
 }
 
 
@@ -195,11 +199,13 @@ def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.
 
         sop_app = group(SOP_HELP, "sop", no_args_is_help=True)
         sop_app.command("status")(sop.status)
+        sop_app.command("regress")(sop.regress)
         record_app = group("Record evidence for the sync head.", "sop record", no_args_is_help=True)
         record_app.command("image")(sop.record_image)
         record_app.command("tests")(sop.record_tests)
         record_app.command("run")(sop.record_run)
         record_app.command("ci")(sop.record_ci)
+        record_app.command("precommit")(sop.record_precommit)
         sop_app.add_typer(record_app, name="record")
         app.add_typer(sop_app, name="sop")
 

@@ -668,3 +668,39 @@ FigureOpt = Annotated[
     typer.Option("--figure", metavar="KEY=VALUE", help="A figure the run produced, repeatable."),
 ]
 NoteOpt = Annotated[str | None, typer.Option("--note", metavar="TEXT", help="One line about the run.")]
+PreCommitOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--pre-commit",
+        metavar="PATH",
+        help="The pre-commit program to run, outside the checkout (default: python3 -I -m pre_commit).",
+    ),
+]
+PrecommitTimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", metavar="SECONDS", help="Stop pre-commit after this long (default: 600)."),
+]
+RegressTimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", metavar="SECONDS", help="Stop each pytest run after this long (1800 s)."),
+]
+TestIdOpt = Annotated[
+    list[str] | None,
+    typer.Option("--test", metavar="NODEID", help="A pytest node id to run before and after, repeatable."),
+]
+BeforeOpt = Annotated[
+    str | None,
+    typer.Option("--before", metavar="REV", help="The commit to run them at first (default: the baseline)."),
+]
+TestPythonOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        metavar="X.Y",
+        help="The interpreter the tests run with: X.Y, or an absolute path (default: this one).",
+    ),
+]
+MatrixNameOpt = Annotated[
+    str | None,
+    typer.Option("--name", metavar="NAME", help="The matrix's name as the report shows it."),
+]

@@ -1,6 +1,7 @@
 """``vimesync sop``: the sync procedure (sop/SYNC.md) as gates — ``status`` evaluates them in
-order, ``record image``, ``record tests``, ``record run`` and ``record ci`` record the evidence of
-the sync head (container images, JUnit suites, manual runs, a snapshot of the CI jobs)."""
+order, ``record image``, ``record tests``, ``record run``, ``record ci`` and ``record precommit``
+record the evidence of the sync head (container images, JUnit suites, manual runs, a snapshot of
+the CI jobs, pre-commit on the changed files), ``regress`` a before/after test matrix."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from vimesync.cli.options import (
     AnnotationsOpt,
     ArchOpt,
     BaselineOpt,
+    BeforeOpt,
     BuildOpt,
     CiPrOpt,
     CiRepoOpt,
@@ -28,8 +30,12 @@ from vimesync.cli.options import (
     JsonOpt,
     JunitInOpt,
     JunitOpt,
+    MatrixNameOpt,
     NoteOpt,
     PipelineOpt,
+    PreCommitOpt,
+    PrecommitTimeoutOpt,
+    RegressTimeoutOpt,
     RequireOpt,
     RunNameOpt,
     ShaOpt,
@@ -37,6 +43,8 @@ from vimesync.cli.options import (
     SourceOpt,
     SuiteOpt,
     SyncOpt,
+    TestIdOpt,
+    TestPythonOpt,
     output_format,
 )
 from vimesync.errors import EXIT_OK
@@ -218,6 +226,53 @@ def record_ci(
     sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
     request = RecordCiRequest(pipeline=pipeline, build=build, ci_repo=ci_repo, sync=sync_req)
     return _emit_record(record_ci_jobs(request), output_format(fmt, json_) == "json")
+
+
+def record_precommit(
+    pre_commit: PreCommitOpt = None,
+    timeout: PrecommitTimeoutOpt = None,
+    head: HeadOpt = "HEAD",
+    baseline: BaselineOpt = None,
+    sync: SyncOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Run pre-commit on the sync's changed files at the head (trusted runs only) and record each
+    hook's result in sop/records/<sync>.toml. Exit 1 when a hook failed."""
+    from vimesync.app.context import SyncRequest
+    from vimesync.app.precommit import RecordPrecommitRequest
+    from vimesync.app.precommit import record_precommit as run
+
+    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    result = run(RecordPrecommitRequest(pre_commit=pre_commit, timeout=timeout, sync=sync_req))
+    return _emit_record(result, output_format(fmt, json_) == "json")
+
+
+def regress(
+    test: TestIdOpt = None,
+    before: BeforeOpt = None,
+    python: TestPythonOpt = None,
+    name: MatrixNameOpt = None,
+    timeout: RegressTimeoutOpt = None,
+    head: HeadOpt = "HEAD",
+    baseline: BaselineOpt = None,
+    sync: SyncOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Run the named tests at the baseline (or --before) and at the head, each in a temporary
+    worktree (trusted runs only), and record the before/after matrix. Exit 1 when one fails after."""
+    from vimesync.app.context import SyncRequest
+    from vimesync.app.regress import RegressRequest
+    from vimesync.app.regress import regress as run
+
+    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    request = RegressRequest(
+        tests=tuple(test or ()), before=before, python=python, name=name, timeout=timeout, sync=sync_req
+    )
+    return _emit_record(run(request), output_format(fmt, json_) == "json")
 
 
 def _emit_record(result: RecordResult, json_out: bool) -> int:

@@ -243,8 +243,26 @@ UPSTREAM_RANGE: list[dict[str, Any]] = [
 
 # The downstream (Vime) before the sync: upstream BASE translated to vime/ on the vLLM engine,
 # plus Vime's own overlays, plus one upstream PR already carried ahead of time.
+# Local hooks only (pygrep: pre-commit's own, nothing installed or fetched), so that
+# `vimesync sop record precommit` runs on the demo without a network.
+DEMO_PRE_COMMIT = """\
+repos:
+- repo: local
+  hooks:
+  - id: no-conflict-markers
+    name: no merge conflict markers
+    entry: '^(<<<<<<<|=======|>>>>>>>)( |$)'
+    language: pygrep
+  - id: no-breakpoints
+    name: no breakpoint() left in Python
+    entry: '^\\s*breakpoint\\(\\)'
+    language: pygrep
+    types: [python]
+"""
+
 DOWNSTREAM_BASELINE_FILES: dict[str, Any] = {
     "README.md": "# Vime\n\nSlime's RL post-training, on vLLM.\n",
+    ".pre-commit-config.yaml": DEMO_PRE_COMMIT,
     "vime/__init__.py": "",
     "vime/utils/__init__.py": "",
     "vime/utils/ppo_utils.py": PPO_UTILS,

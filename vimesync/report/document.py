@@ -87,7 +87,8 @@ def _section(value: Any, fn: Any) -> dict[str, Any]:
 
 
 def evidence_json(e: Evidence) -> dict[str, Any]:
-    """The recorded tests and runs: those at the evidence head, then the others (not evidence)."""
+    """Every record: those at the evidence head (suites, runs, CI jobs, pre-commit, regression
+    matrices), then the others (not evidence)."""
     from vimesync.sop.results import record_to_dict
 
     def one(r: Any) -> dict[str, Any]:
@@ -97,7 +98,7 @@ def evidence_json(e: Evidence) -> dict[str, Any]:
         "sync": e.sync,
         "head": e.head,
         "evidence_head": e.evidence_head,
-        "recorded": [one(r) for r in (*e.tests, *e.runs)],
+        "recorded": [one(r) for r in (*e.tests, *e.runs, *e.ci, *e.precommit, *e.regress)],
         "not_evidence": [one(r) for r in e.not_evidence],
     }
 

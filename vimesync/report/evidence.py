@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from vimesync.sop.cirecords import CiRecord, ci_phrase
 from vimesync.sop.gates import Gate, gate
-from vimesync.sop.results import Evidence, RunRecord, TestRecord, format_duration
+from vimesync.sop.precommit import PrecommitRecord, precommit_phrase
+from vimesync.sop.regress import RegressRecord, regress_phrase
+from vimesync.sop.results import AnyRecord, Evidence, RunRecord, TestRecord, format_duration
 from vimesync.text import plural
 
 
@@ -37,8 +39,13 @@ def run_phrase(r: RunRecord) -> str:
     return f"exit {r.exit}" + (f" in {format_duration(r.duration)}" if r.duration is not None else "")
 
 
-def describe_record(rec: TestRecord | RunRecord | CiRecord) -> str:
+def describe_record(rec: AnyRecord) -> str:
     """One plain line (the CLI's; the caller escapes it for its output)."""
+    if isinstance(rec, PrecommitRecord):
+        failed = ", ".join(h.id for h in rec.failed)
+        return precommit_phrase(rec) + (f"; failed: {failed}" if failed else "")
+    if isinstance(rec, RegressRecord):
+        return regress_phrase(rec) + f" (before: {rec.before[:8]})"
     if isinstance(rec, CiRecord):
         failing = f" (failing: {', '.join(rec.failing)})" if rec.failing else ""
         return ci_phrase(rec).removeprefix(rec.name).lstrip(": ") + failing  # the name is shown beside

@@ -32,8 +32,10 @@ from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
 from vimesync.sop.cirecords import CiRecord, ci_phrase
 from vimesync.sop.gates import Gate
+from vimesync.sop.precommit import PrecommitRecord, precommit_phrase
 from vimesync.sop.records import ImageEvidence
-from vimesync.sop.results import Evidence, RunRecord, TestRecord
+from vimesync.sop.regress import RegressRecord, regress_phrase
+from vimesync.sop.results import AnyRecord, Evidence, RunRecord, TestRecord
 from vimesync.text import plural, untouched_note
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # the head as git resolved it, nothing else
@@ -373,12 +375,13 @@ def _run_line(r: RunRecord) -> str:
     return line
 
 
-def _who(e: Evidence, records: tuple[TestRecord | RunRecord | CiRecord, ...]) -> str:
+def _who(e: Evidence, records: tuple[AnyRecord, ...]) -> str:
     """Who claims each record: the committer of the records file's commit that added it, or the
     working tree (not committed yet)."""
     by: dict[str, list[str]] = {}
     for r in records:
-        by.setdefault(e.committer(r) or "", []).append(escape(r.name))
+        label = "pre-commit" if isinstance(r, PrecommitRecord) else r.name
+        by.setdefault(e.committer(r) or "", []).append(escape(label))
     parts = [f"{', '.join(names)} committed by {escape(who)}" for who, names in by.items() if who]
     if "" in by:
         parts.append(f"{', '.join(by[''])} not committed yet (the working tree's claim)")
@@ -396,12 +399,42 @@ def _ci_line(c: CiRecord) -> str:
     return f"- {where}{name}.{failing}"
 
 
+def _precommit_line(p: PrecommitRecord) -> str:
+    """``- Changed-file pre-commit passes (4 hooks; 150 files).`` or the hooks that failed."""
+    line = f"- {precommit_phrase(p)}."
+    if p.failed:
+        shown = [code(h.id) + (f" (exit {h.exit})" if h.exit is not None else "") for h in p.failed]
+        line += f" Failed: {', '.join(shown[:MAX_FAILING_SHOWN])}"
+        line += f" and {len(shown) - MAX_FAILING_SHOWN:,} more." if len(shown) > MAX_FAILING_SHOWN else "."
+        first = next((h for h in p.failed if h.output), None)
+        if first is not None:
+            line += f" {code(first.id)} printed: {code(first.output[:200])}."
+    return line
+
+
+def _regress_line(r: RegressRecord) -> list[str]:
+    """``- Regression matrix: 6 failed, 2 passed before (4c193f1f); 8 passed after.`` and the cases
+    that prove nothing, are new or still fail."""
+    phrase = regress_phrase(r).replace(" before;", f" before ({rev(r.before[:8])});", 1)
+    out = [f"- {escape(r.name[:1].upper() + r.name[1:])}: {phrase}."]
+    for what, ids in (
+        ("Pass before and after (do not prove the fix)", r.not_proving),
+        ("Not present before", r.not_present_before),
+        ("Not passing after", r.failing_after),
+    ):
+        if ids:
+            shown = ", ".join(code(i) for i in ids[:MAX_FAILING_SHOWN])
+            more = f" and {len(ids) - MAX_FAILING_SHOWN:,} more" if len(ids) > MAX_FAILING_SHOWN else ""
+            out.append(f"  - {what}: {shown}{more}.")
+    return out
+
+
 def render_evidence(e: Evidence) -> list[str]:
     """The recorded tests and runs at the evidence head, then those that are not evidence for it."""
     head8 = e.head[:8]
-    tests, runs, ci = e.tests, e.runs, e.ci
+    tests, runs, ci, pre, matrices = e.tests, e.runs, e.ci, e.precommit, e.regress
     out: list[str] = []
-    if tests or runs or ci:
+    if tests or runs or ci or pre or matrices:
         bound = "" if e.evidence_head == e.head else f" (recorded at {rev(e.evidence_head[:8])})"
         out += [f"Recorded evidence for {rev(head8)}{bound}:", ""]
         if tests:
@@ -421,7 +454,10 @@ def render_evidence(e: Evidence) -> list[str]:
                 )
         out += [_run_line(r) for r in runs]
         out += [_ci_line(c) for c in ci]
-        out.append(f"- Recorded in {code(f'sop/records/{e.sync}.toml')}: {_who(e, (*tests, *runs, *ci))}.")
+        out += [_precommit_line(p) for p in pre]
+        out += [line for r in matrices for line in _regress_line(r)]
+        every: tuple[AnyRecord, ...] = (*tests, *runs, *ci, *pre, *matrices)
+        out.append(f"- Recorded in {code(f'sop/records/{e.sync}.toml')}: {_who(e, every)}.")
     else:
         out.append(f"No tests or runs are recorded for {rev(head8)} ({code(f'sop/records/{e.sync}.toml')}).")
     others = e.not_evidence
@@ -431,7 +467,13 @@ def render_evidence(e: Evidence) -> list[str]:
             if isinstance(rec, CiRecord):
                 lines.append(f"- {ci_phrase(rec)} at {rev(rec.sha[:8])}, not evidence of final-head green.")
                 continue
-            what = tests_phrase(rec) if isinstance(rec, TestRecord) else run_phrase(rec)
+            if isinstance(rec, PrecommitRecord):
+                lines.append(f"- {precommit_phrase(rec)} at {rev(rec.sha[:8])}.")
+                continue
+            if isinstance(rec, RegressRecord):
+                what = regress_phrase(rec)
+            else:
+                what = tests_phrase(rec) if isinstance(rec, TestRecord) else run_phrase(rec)
             lines.append(f"- {escape(rec.name)} at {rev(rec.sha[:8])}: {what}.")
         if len(others) > MAX_LIST:
             lines.append(f"- … and {plural(len(others) - MAX_LIST, 'more record')}")

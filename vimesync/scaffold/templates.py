@@ -130,7 +130,9 @@ architectures = ["amd64", "arm64"]  # arm64 is recorded only after amd64, at the
 
 [evidence]
 # The test suites (sop record tests --suite) and runs (sop record run --name) that must be
-# recorded green at the sync head's evidence head; then remove tests from [off]. E.g.
+# recorded green at the sync head's evidence head; then remove tests from [off]. With none named
+# the gate cannot hold (nothing is evidence): it reads "not checked", so it starts off below.
+# Pre-commit (sop record precommit) and matrices (sop regress) are shown, not gated. E.g.
 # required = ["CPU regressions", "PipelineRL four-GPU"]
 required = []
 
@@ -201,6 +203,17 @@ are not evidence). Record each image built from that head:
 `vimesync sop record image --arch amd64 --digest sha256:... --ref <registry>/<name>:<tag>`.
 
 **Gate `ci`:** `vimesync ci --pr N` exits 0. **Gate `images`:** `vimesync sop status` shows it held.
+
+## 5b. Evidence bound to the head
+Record the rest of the Validation section in `sop/records/<sync>.toml` and commit it with the PR
+(a commit changing only `sop/records/` keeps the evidence head; any other commit moves it):
+`vimesync sop record tests --suite NAME --junit FILE`, `vimesync sop record run --name NAME
+--exit N`, `vimesync sop record ci`, `vimesync sop record precommit` (pre-commit on the changed
+files) and `vimesync sop regress --test NODEID` (before/after matrix). The last two run this
+repository's code and are refused in CI.
+
+**Gate `tests`:** the suites and runs `sop/gates.toml [evidence] required` names are recorded
+green at the head (off until it names one).
 
 ## 6. Report and merge
 `vimesync report --output sync.md` writes the PR description with every figure computed;

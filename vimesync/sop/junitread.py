@@ -74,15 +74,26 @@ def _test_id(classname: str | None, name: str | None) -> str:
     return clean_id(f"{classname}::{name}" if classname else name)
 
 
-def read_junit(path: Path, *, max_bytes: int = MAX_JUNIT_BYTES) -> JunitCounts:
+def read_junit(
+    path: Path, *, max_bytes: int = MAX_JUNIT_BYTES, cases: dict[str, str] | None = None
+) -> JunitCounts:
     """The counts of the JUnit XML file at ``path``; BadInput naming it (and the line) when it is
     missing, too big, not XML, hostile XML (a DTD, entities) or not JUnit."""
     from vimesync.safefs import read_input
 
-    return parse_junit(read_input(path, max_bytes=max_bytes, what="JUnit file"), where=str(path))
+    data = read_input(path, max_bytes=max_bytes, what="JUnit file")
+    return parse_junit(data, where=str(path), cases=cases)
 
 
-def parse_junit(data: bytes, *, where: str) -> JunitCounts:
+# A case's outcome in a regression matrix (``sop regress``), worst last.
+CASE_OUTCOMES = {"passed": "passed", "skipped": "skipped", "failure": "failed", "error": "error"}
+_WORSE = ("passed", "skipped", "failed", "error")
+MAX_CASES = 10_000  # cases kept by id for a matrix
+
+
+def parse_junit(data: bytes, *, where: str, cases: dict[str, str] | None = None) -> JunitCounts:
+    """The counts of JUnit XML ``data``; with ``cases``, every testcase's outcome is put there too
+    by its id (``classname::name``; one id twice, as pytest writes a teardown error: the worse)."""
     from xml.etree.ElementTree import ParseError
     from xml.parsers import expat
 
@@ -123,6 +134,8 @@ def parse_junit(data: bytes, *, where: str) -> JunitCounts:
                 counts[outcome] += 1
                 if outcome in ("failure", "error") and len(failing) < MAX_FAILING:
                     failing.append(_test_id(elem.get("classname"), elem.get("name")))
+                if cases is not None:
+                    _keep_case(cases, _test_id(elem.get("classname"), elem.get("name")), outcome, where)
                 elem.clear()  # streamed: a cleared testcase keeps no children or attributes
             elif tag == "testsuite" and len(stack) == 1 and stack[0] == "testsuites":
                 suite_times.append(_seconds(elem.get("time")))
@@ -147,3 +160,12 @@ def parse_junit(data: bytes, *, where: str) -> JunitCounts:
         duration=round(duration, 3),
         failing=tuple(failing),
     )
+
+
+def _keep_case(cases: dict[str, str], case: str, outcome: str, where: str) -> None:
+    new = CASE_OUTCOMES[outcome]
+    old = cases.get(case)
+    if old is None and len(cases) >= MAX_CASES:
+        raise BadInput(f"{where}: over {MAX_CASES:,} test cases for a matrix: name fewer tests")
+    if old is None or _WORSE.index(new) > _WORSE.index(old):
+        cases[case] = new

@@ -33,7 +33,9 @@ from typing import Any
 
 from vimesync.errors import BadInput, ConfigError
 from vimesync.sop.cirecords import BUILD, CiRecord
+from vimesync.sop.precommit import PrecommitRecord
 from vimesync.sop.records import DIGEST, SHA, records_file
+from vimesync.sop.regress import RegressRecord
 
 # A suite's or a run's name: words people write ("CPU regressions", "baked runtime image checks").
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._+:/()#,-]{0,79}")
@@ -97,19 +99,21 @@ class Results:
     tests: tuple[TestRecord, ...] = ()
     runs: tuple[RunRecord, ...] = ()
     ci: tuple[CiRecord, ...] = ()  # snapshots of the CI jobs (sop/cirecords.py)
+    precommit: tuple[PrecommitRecord, ...] = ()  # pre-commit on the changed files (sop/precommit.py)
+    regress: tuple[RegressRecord, ...] = ()  # before/after matrices (sop/regress.py)
 
     @property
-    def records(self) -> tuple[TestRecord | RunRecord | CiRecord, ...]:
-        return (*self.tests, *self.runs, *self.ci)
+    def records(self) -> tuple[AnyRecord, ...]:
+        return (*self.tests, *self.runs, *self.ci, *self.precommit, *self.regress)
 
 
-AnyRecord = TestRecord | RunRecord | CiRecord
+AnyRecord = TestRecord | RunRecord | CiRecord | PrecommitRecord | RegressRecord
+_KINDS = {TestRecord: "tests", RunRecord: "runs", CiRecord: "ci", PrecommitRecord: "precommit"}
 
 
 def key_of(rec: AnyRecord) -> tuple[str, str, str, str]:
     """A record as written (kind, name, evidence head, recorded_at): what a commit claims."""
-    kind = "tests" if isinstance(rec, TestRecord) else "runs" if isinstance(rec, RunRecord) else "ci"
-    return (kind, rec.name, rec.sha, rec.recorded_at)
+    return (_KINDS.get(type(rec), "regress"), rec.name, rec.sha, rec.recorded_at)
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,14 @@ class Evidence:
     @property
     def ci(self) -> tuple[CiRecord, ...]:
         return tuple(c for c in self.results.ci if c.sha == self.evidence_head)
+
+    @property
+    def precommit(self) -> tuple[PrecommitRecord, ...]:
+        return tuple(p for p in self.results.precommit if p.sha == self.evidence_head)
+
+    @property
+    def regress(self) -> tuple[RegressRecord, ...]:
+        return tuple(r for r in self.results.regress if r.sha == self.evidence_head)
 
     @property
     def not_evidence(self) -> tuple[AnyRecord, ...]:
@@ -364,6 +376,27 @@ def _ci(path: Path, build: str, sha: str, rec: dict[str, Any]) -> CiRecord:
     )
 
 
+def _precommit(path: Path, name: str, sha: str, rec: dict[str, Any]) -> PrecommitRecord:
+    from vimesync.sop.precommit import NAME, read_precommit
+
+    if name != NAME:
+        raise ConfigError(str(path), f"[precommit.{name[:40]!r}]: the one pre-commit record is {NAME!r}")
+
+    def text(where: str, table: dict[str, Any], key: str, limit: int) -> str:
+        return _text(path, where, table, key, limit)
+
+    def count(where: str, table: dict[str, Any], key: str, lo: int, hi: int) -> int:
+        return _int(path, where, table, key, lo, hi)
+
+    return read_precommit(str(path), sha, rec, text, count)
+
+
+def _regress(path: Path, name: str, sha: str, rec: dict[str, Any]) -> RegressRecord:
+    from vimesync.sop.regress import read_regress
+
+    return read_regress(str(path), name, sha, rec)
+
+
 def parse_results(text: str, path: Path | str) -> Results:
     from vimesync.safefs import loads_toml
 
@@ -373,6 +406,8 @@ def parse_results(text: str, path: Path | str) -> Results:
         tests=tuple(_test(path, *r) for r in _records(path, data, "tests")),
         runs=tuple(_run(path, *r) for r in _records(path, data, "runs")),
         ci=tuple(_ci(path, *r) for r in _records(path, data, "ci")),
+        precommit=tuple(_precommit(path, *r) for r in _records(path, data, "precommit")),
+        regress=tuple(_regress(path, *r) for r in _records(path, data, "regress")),
     )
 
 
@@ -398,6 +433,12 @@ def record_to_dict(rec: AnyRecord) -> dict[str, Any]:
     from dataclasses import asdict
 
     body = asdict(rec)
+    if isinstance(rec, PrecommitRecord):
+        return {"kind": "precommit", "name": rec.name, **body, "ok": rec.ok}
+    if isinstance(rec, RegressRecord):
+        body["cases"] = [{"test": c, "before": b, "after": a} for c, b, a in rec.cases]
+        extra = {"not_proving": list(rec.not_proving), "not_present_before": list(rec.not_present_before)}
+        return {"kind": "regress", **body, **extra, "ok": rec.ok}
     if isinstance(rec, CiRecord):
         body["failing"] = list(rec.failing)
         return {"kind": "ci", "name": rec.name, **body, "ok": rec.ok}
@@ -427,17 +468,28 @@ def write_table(root: Path, sync: str, key: str, name: str, sha: str, values: di
         del by_name[sha]
     import tomlkit
 
+    by_name[sha] = _toml_table(values, tomlkit)
+    tomledit.write(path, doc, root=root, mkdirs=True, what="record")
+    return path
+
+
+def _toml_table(values: dict[str, Any], tomlkit: Any) -> Any:
+    """``values`` as a standard table: ``figures`` inline, other tables (a pre-commit run's hooks,
+    a matrix's cases) as sub-tables, empty values left out."""
     table = tomlkit.table()
     for k, v in values.items():
         if k == "figures":
             inline = tomlkit.inline_table()
             inline.update(v)
             table[k] = inline
+        elif isinstance(v, dict):
+            sub = tomlkit.table()
+            for name, inner in v.items():
+                sub[name] = _toml_table(inner, tomlkit) if isinstance(inner, dict) else inner
+            table[k] = sub
         elif v not in ("", None):
             table[k] = v
-    by_name[sha] = table
-    tomledit.write(path, doc, root=root, mkdirs=True, what="record")
-    return path
+    return table
 
 
 def record_tests(root: Path, sync: str, rec: TestRecord) -> Path:

@@ -1,0 +1,174 @@
+"""``vimesync sop regress``: the named tests run for real (pytest, twice) at the commit before a fix
+and at the fix, each in a temporary worktree, and the before/after matrix is recorded and reported:
+a case that passes before and after is called out, one missing before is "not present before".
+Trusted runs only; node ids and interpreters are checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.builders.gitrepo import Repo
+from vimesync.cli.app import main
+from vimesync.safefs import tomllib
+from vimesync.sop.regress import RegressRecord, matrix, regress_phrase
+
+BROKEN = "def add(a, b):\n    return a - b\n"
+FIXED = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+TESTS = """\
+import pytest
+
+from calc import add
+
+
+def test_add():
+    assert add(2, 2) == 4
+
+
+def test_zero():
+    assert add(0, 0) == 0
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_add_n(n):
+    assert add(n, n) == 2 * n
+"""
+MUL_TEST = "\n\ndef test_mul():\n    from calc import mul\n\n    assert mul(2, 3) == 6\n"
+
+
+@pytest.fixture
+def fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Repo, str, str]:
+    """A repository whose last commit fixes add() (and adds mul() with its test)."""
+    repo = Repo(tmp_path / "r")
+    before = repo.commit("broken add", {"calc.py": BROKEN, "tests/test_calc.py": TESTS})
+    after = repo.commit(
+        "fix add",
+        {
+            "calc.py": FIXED,
+            "tests/test_calc.py": TESTS + MUL_TEST,
+            "tests/test_new.py": "def test_new():\n    pass\n",
+        },
+    )
+    monkeypatch.chdir(repo.path)
+    return repo, before, after
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+REGRESS = ["sop", "regress", "--sync", "fix", "--before", "HEAD~1"]
+
+
+@pytest.mark.slow
+def test_a_real_fix_gives_the_before_after_matrix(fix: tuple[Repo, str, str], capsys) -> None:
+    repo, before, after = fix
+    tests = [
+        "--test",
+        "tests/test_calc.py",
+        "--test",
+        "tests/test_calc.py::test_mul",
+        "--test",
+        "tests/test_new.py",
+    ]
+    code, out, err = run([*REGRESS, *tests, "--name", "calc regressions", "--json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    rec = doc["record"]
+    assert doc["kind"] == "sop-regress" and rec["before"] == before and rec["sha"] == after
+    by = {c["test"]: (c["before"], c["after"]) for c in rec["cases"]}
+    assert by == {
+        "tests.test_calc::test_add": ("failed", "passed"),
+        "tests.test_calc::test_zero": ("passed", "passed"),
+        "tests.test_calc::test_add_n[1]": ("failed", "passed"),
+        "tests.test_calc::test_add_n[2]": ("failed", "passed"),
+        "tests.test_calc::test_mul": ("missing", "passed"),  # a node id pytest could not find before
+        "tests.test_new::test_new": ("missing", "passed"),  # a file the fix added
+    }
+    assert rec["not_proving"] == ["tests.test_calc::test_zero"]
+    stored = tomllib.loads((repo.path / "sop/records/fix.toml").read_text())["regress"]["calc regressions"]
+    assert stored[after]["cases"]["tests.test_calc::test_add"] == ["failed", "passed"]
+    assert repo.git("worktree", "list", "--porcelain").count("worktree ") == 1  # ours are gone
+    assert not (repo.path / ".pytest_cache").exists()
+    code, out, _ = run(
+        ["sop", "regress", "--sync", "fix", "--before", "HEAD~1", "--test", "tests/x.py"], capsys
+    )
+    assert code == 2 and "none of the tests named ran" in out + _
+
+
+@pytest.mark.slow
+def test_a_test_failing_after_fails_the_command(fix: tuple[Repo, str, str], capsys) -> None:
+    repo, _, after = fix
+    repo.commit("break it again", {"calc.py": BROKEN})  # the fix is now the baseline: a regression
+    argv = [
+        "sop",
+        "regress",
+        "--sync",
+        "fix",
+        "--baseline",
+        "HEAD~1",
+        "--test",
+        "tests/test_calc.py::test_add",
+    ]
+    code, out, err = run(argv, capsys)
+    assert code == 1, err
+    assert f"recorded regression matrix: 1 passed before; 1 failed after (before: {after[:8]})" in out
+    stored = tomllib.loads((repo.path / "sop/records/fix.toml").read_text())["regress"]["regression matrix"]
+    assert [r["before"] for r in stored.values()] == [after]  # the commit, not the name given
+    code, out, err = run(argv, capsys)  # the file it wrote reads back
+    assert code == 1, err
+
+
+def test_the_phrase_reads_as_the_seed() -> None:
+    before = {f"t{i}": "failed" for i in range(6)} | {"t6": "passed", "t7": "passed"}
+    after = {f"t{i}": "passed" for i in range(8)}
+    rec = RegressRecord("m", "a" * 40, "b" * 40, matrix(before, after))
+    assert regress_phrase(rec).startswith(
+        "6 failed, 2 passed before; 8 passed after; 2 passed before and after"
+    )
+    assert rec.ok and rec.not_proving == ("t6", "t7")
+    gone = RegressRecord("m", "a" * 40, "b" * 40, matrix({"x": "passed"}, {}))
+    assert regress_phrase(gone) == "1 passed before; 1 not present after" and not gone.ok
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (
+            ["--test", "../outside.py"],
+            "--test '../outside.py': expected a pytest node id inside the repository",
+        ),
+        (["--test", "-p=evil"], "--test '-p=evil': expected a pytest node id"),
+        (["--test", "/etc/x.py"], "expected a pytest node id"),
+        (["--test", "t.py::a\nb"], "expected a pytest node id"),
+        (["--test", "t.py", "--python", "bin/python"], "--python 'bin/python': expected an absolute path"),
+        (["--test", "t.py", "--python", "/nonexistent/python"], "not an executable file"),
+        (["--test", "t.py", "--timeout", "0"], "--timeout 0: expected seconds"),
+        (["--test", "t.py", "--name", "a\x1bb"], "--name"),
+        ([], "--test: name at least one test"),
+    ],
+)
+def test_bad_flags_are_refused(fix: tuple[Repo, str, str], capsys, args: list[str], needle: str) -> None:
+    code, _, err = run([*REGRESS, *args], capsys)
+    assert code == 2 and needle in " ".join(err.split()), err
+    assert not (fix[0].path / "sop").exists()
+
+
+def test_an_interpreter_inside_the_checkout_is_refused(fix: tuple[Repo, str, str], capsys) -> None:
+    python = fix[0].path / "venv/bin/python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\n")
+    python.chmod(0o755)
+    code, _, err = run([*REGRESS, "--test", "t.py", "--python", str(python)], capsys)
+    assert code == 2 and "inside the checkout" in err
+
+
+def test_an_untrusted_checkout_is_refused(fix, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    code, _, err = run([*REGRESS, "--test", "tests/test_calc.py"], capsys)
+    assert code == 2 and "sop regress runs the repository's own code: refused in an untrusted checkout" in err

@@ -1,0 +1,94 @@
+"""``vimesync sop record precommit`` as a use case: ``pre-commit run --files`` of the paths the
+sync's audit lists, at the head itself (a temporary worktree), each hook's result recorded in
+``sop/records/<sync>.toml`` for the evidence head (:mod:`vimesync.sop.precommit`).
+
+It runs the repository's hooks, so it is refused in an untrusted checkout (there the same
+evidence is a required CI context). pre-commit is the job's: ``--pre-commit PATH`` (outside the
+checkout), else ``python3 -I -m pre_commit`` of the running interpreter (``-I``: a
+``pre_commit/`` folder in the checkout is not imported)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vimesync.app.context import SyncRequest, load, resolve
+from vimesync.app.evidence import RecordResult, heads
+from vimesync.app.result import Kind, exit_code_of
+from vimesync.app.toolruns import check_timeout, program, refuse_untrusted
+from vimesync.errors import BadInput
+from vimesync.sop.gatesfile import sop_root
+
+DEFAULT_TIMEOUT = 600.0
+MAX_FILES = 50_000
+MAX_ARGV_BYTES = 1 << 20  # the paths on one command line (the kernel's limit is about 2 MiB)
+CONFIG = ".pre-commit-config.yaml"
+
+
+@dataclass(frozen=True)
+class RecordPrecommitRequest:
+    pre_commit: Path | None = None  # the job's pre-commit (default: python3 -I -m pre_commit)
+    timeout: float | None = None  # seconds (default 600)
+    sync: SyncRequest = field(default_factory=SyncRequest)
+
+
+def changed_paths(sync: SyncRequest) -> tuple[str, ...]:
+    """The paths the sync's audit lists that the head still holds (pre-commit checks files)."""
+    from vimesync.app.audit import audit_sync
+    from vimesync.audit.model import ABSENT
+
+    return tuple(p.path for p in audit_sync(sync).audit.paths if p.head_oid != ABSENT)
+
+
+def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
+    """Run pre-commit on the sync's changed files at the head; record each hook's result."""
+    from vimesync.safefs import excerpt, scratch_dir
+    from vimesync.sop.precommit import NAME, PrecommitRecord, parse_output, precommit_values
+    from vimesync.sop.results import now, write_table
+    from vimesync.sop.toolrun import last_line, run_tool, tool_env
+    from vimesync.sop.worktree import temporary_worktree
+
+    refuse_untrusted(
+        "sop record precommit", "in CI, run pre-commit as a job and require its context (sop/gates.toml [ci])"
+    )
+    timeout = check_timeout(request.timeout, DEFAULT_TIMEOUT)
+    checkout = load(request.sync)
+    ctx = resolve(request.sync, config=checkout, baseline_rule="required")
+    down = ctx.require_downstream()
+    cmd = (
+        [program(request.pre_commit, "--pre-commit", down)]
+        if request.pre_commit is not None
+        else [sys.executable, "-I", "-m", "pre_commit"]
+    )
+    paths = changed_paths(request.sync)
+    if len(paths) > MAX_FILES or sum(len(p) + 1 for p in paths) > MAX_ARGV_BYTES:
+        raise BadInput(f"the sync changed {len(paths):,} paths: too many for one pre-commit command line")
+    name = ctx.sync_name()
+    head, bound = heads(ctx, checkout)
+    with scratch_dir("vimesync-precommit-") as scratch:
+        with temporary_worktree(down, head, Path(scratch) / "head") as tree:
+            config = tree / CONFIG
+            if config.is_symlink() or not config.is_file():
+                raise BadInput(f"{CONFIG}: the head {head[:12]} has none (nothing for pre-commit to run)")
+            argv = [*cmd, "run", "--verbose", "--color", "never", "--files", *paths]
+            env = tool_env({"PRE_COMMIT_COLOR": "never", "SKIP": ""})
+            run = run_tool(argv, cwd=tree, log=Path(scratch) / "pre-commit.log", timeout=timeout, env=env)
+    text = run.output.decode("utf-8", "replace")
+    if run.code is None:
+        raise BadInput(f"pre-commit stopped: it {run.stopped} (--timeout {timeout:g})")
+    hooks = parse_output(text)
+    if run.code not in (0, 1) or (run.code == 1 and not hooks):
+        why = excerpt(last_line(run.output), 160)
+        raise BadInput(f"pre-commit did not run its hooks (exit {run.code}): {why}")
+    rec = PrecommitRecord(sha=bound, exit=run.code, files=len(paths), hooks=hooks, recorded_at=now())
+    path = write_table(sop_root(checkout), name, "precommit", NAME, bound, precommit_values(rec))
+    return RecordResult(
+        sync=name,
+        record=rec,
+        file=path,
+        head=head,
+        kind=Kind.RECORD_PRECOMMIT,
+        ok=rec.ok,
+        exit_code=exit_code_of(rec.ok),
+    )

@@ -1,0 +1,159 @@
+"""``vimesync sop regress`` as a use case: the named tests at the baseline (or ``--before REV``)
+and at the head, each in a temporary worktree of exactly that commit, with the interpreter
+``--python`` names (``python -m pytest -p no:cacheprovider --junitxml`` into our scratch folder),
+read with the JUnit reader and recorded as a before/after matrix (:mod:`vimesync.sop.regress`).
+
+It runs the repository's tests, so it is refused in an untrusted checkout, as pre-commit is."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vimesync.app.context import SyncRequest, load, resolve
+from vimesync.app.evidence import RecordResult, heads
+from vimesync.app.result import Kind, exit_code_of
+from vimesync.app.toolruns import check_timeout, program, refuse_untrusted
+from vimesync.errors import BadInput
+from vimesync.sop.gatesfile import sop_root
+
+MAX_TESTS = 200
+NODEID = re.compile(r"[A-Za-z0-9_./-][^\x00-\x1f\x7f]{0,499}")
+# pytest's exits: 0 all passed, 1 some failed, 2 interrupted (a collection error), 3 internal
+# error, 4 usage error (a node id not found), 5 nothing collected.
+_RAN = (0, 1, 2)
+
+
+@dataclass(frozen=True)
+class RegressRequest:
+    tests: tuple[str, ...]  # pytest node ids, relative to the repository root
+    before: str | None = None  # default: the sync's baseline
+    python: str | None = None  # X.Y (found outside the checkout) or an absolute path; default: this one
+    name: str | None = None  # the matrix's name in the report (default "regression matrix")
+    timeout: float | None = None  # seconds per pytest run
+    sync: SyncRequest = field(default_factory=SyncRequest)
+
+
+def check_nodeid(test: str) -> str:
+    """A node id naming a test of the repository: relative, no ``..``, one line, not an option."""
+    path = test.split("::", 1)[0]
+    parts = path.split("/")
+    if not NODEID.fullmatch(test) or test.startswith("-") or ".." in parts or path.startswith("/"):
+        raise BadInput(
+            f"--test {test[:80]!r}: expected a pytest node id inside the repository (tests/x.py::name)"
+        )
+    return test
+
+
+def interpreter(value: str | None, checkout: Path) -> str:
+    """``--python``: ``X.Y`` looked up as ``patches check --python`` does (absolute PATH entries
+    outside the checkout), or an absolute path outside it; None: the running interpreter."""
+    if value is None:
+        return sys.executable
+    m = re.fullmatch(r"(\d)\.(\d{1,2})", value)
+    if m:
+        from vimesync.pycheck.interp import find_interpreter
+
+        return find_interpreter((int(m.group(1)), int(m.group(2)))).executable
+    return program(Path(value), "--python", checkout)
+
+
+def regress(request: RegressRequest) -> RecordResult:
+    """Run the tests before and after; record the matrix for the evidence head."""
+    from vimesync import git
+    from vimesync.safefs import scratch_dir
+    from vimesync.sop.regress import DEFAULT_NAME, RegressRecord, matrix, regress_values
+    from vimesync.sop.results import check_name, now, write_table
+    from vimesync.sop.worktree import temporary_worktree
+
+    refuse_untrusted("sop regress", "run the matrix on a trusted machine and commit its record")
+    if not request.tests:
+        raise BadInput("--test: name at least one test (a pytest node id)")
+    if len(request.tests) > MAX_TESTS:
+        raise BadInput(f"--test: at most {MAX_TESTS} tests per matrix")
+    tests = tuple(dict.fromkeys(check_nodeid(t) for t in request.tests))
+    name = check_name(request.name, "--name") if request.name is not None else DEFAULT_NAME
+    timeout = check_timeout(request.timeout)
+    checkout = load(request.sync)
+    given = request.before is not None
+    ctx = resolve(request.sync, config=checkout, baseline_rule="optional" if given else "required")
+    down = ctx.require_downstream()
+    python = interpreter(request.python, down)
+    # the baseline as given may be a name (--baseline main): the record holds the commit
+    before = git.resolve(down, request.before if request.before is not None else ctx.require_baseline())
+    sync = ctx.sync_name()
+    head, bound = heads(ctx, checkout)
+    outcomes: list[dict[str, str]] = []
+    with scratch_dir("vimesync-regress-") as scratch:
+        for side, commit in (("before", before), ("after", head)):
+            where = Path(scratch) / side
+            with temporary_worktree(down, commit, where) as tree:
+                outcomes.append(_pytest(python, tree, tests, Path(scratch), side, commit, timeout))
+    rec = RegressRecord(
+        name=name, sha=bound, before=before, cases=matrix(outcomes[0], outcomes[1]), recorded_at=now()
+    )
+    from vimesync.sop.regress import MAX_CASES
+
+    if len(rec.cases) > MAX_CASES:
+        raise BadInput(f"--test: the tests named ran {len(rec.cases):,} cases; a matrix holds {MAX_CASES:,}")
+    if not rec.cases:
+        raise BadInput("--test: none of the tests named ran, before or after (no such tests?)")
+    path = write_table(sop_root(checkout), sync, "regress", name, bound, regress_values(rec))
+    return RecordResult(
+        sync=sync,
+        record=rec,
+        file=path,
+        head=head,
+        kind=Kind.REGRESS,
+        ok=rec.ok,
+        exit_code=exit_code_of(rec.ok),
+    )
+
+
+def _pytest(
+    python: str, tree: Path, tests: Sequence[str], scratch: Path, side: str, commit: str, timeout: float
+) -> dict[str, str]:
+    """Each case's outcome by id, running the tests whose files ``tree`` holds (the others are
+    not present); when pytest cannot find one of them (exit 4), each test is run on its own."""
+    present = [t for t in tests if (tree / t.split("::", 1)[0]).exists()]
+    cases: dict[str, str] = {}
+    if not present:
+        return cases
+    code = _one_run(python, tree, present, scratch / f"{side}.xml", cases, side, commit, timeout)
+    if code == 4:
+        for i, test in enumerate(present):
+            _one_run(python, tree, [test], scratch / f"{side}-{i}.xml", cases, side, commit, timeout)
+    return cases
+
+
+def _one_run(
+    python: str,
+    tree: Path,
+    tests: Sequence[str],
+    junit: Path,
+    cases: dict[str, str],
+    side: str,
+    commit: str,
+    timeout: float,
+) -> int:
+    from vimesync.safefs import excerpt
+    from vimesync.sop.junitread import read_junit
+    from vimesync.sop.toolrun import last_line, run_tool, tool_env
+
+    argv = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--junitxml={junit}", "--", *tests]
+    env = tool_env({"PYTHONDONTWRITEBYTECODE": "1"})
+    log = junit.with_suffix(".log")
+    run = run_tool(argv, cwd=tree, log=log, timeout=timeout, env=env)
+    what = f"pytest {side} ({commit[:12]})"
+    if run.code is None:
+        raise BadInput(f"{what} stopped: it {run.stopped} (--timeout {timeout:g})")
+    if run.code in (4, 5):
+        return run.code
+    if run.code not in _RAN or not junit.is_file():
+        why = excerpt(last_line(run.output), 160)
+        raise BadInput(f"{what} did not run the tests (exit {run.code}): {why}")
+    read_junit(junit, cases=cases)
+    return run.code
