@@ -61,3 +61,22 @@ def test_a_carried_title_in_the_report_closes_nothing() -> None:
     md = render_markdown(build_report(walk=walk, upstream_name="Slime", upstream_repo="THUDM/slime"))
     assert "closes <code>vime-org/vime#1</code>" in md
     assert "fixes <code>https://github.com/vime-org/vime/issues/2</code>" in md
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("Tidy docs (closes #9)", "Tidy docs (closes `#9`)"),
+        ("Fixes:  #10", "Fixes:  `#10`"),
+        ("see #11", "see [THUDM/slime#11](https://github.com/THUDM/slime/pull/11)"),
+        ("prefixed#12", "prefixed#12"),
+    ],
+)
+def test_a_number_after_a_closing_keyword_is_not_linked(title: str, expected: str) -> None:
+    """The report links a bare "#N" of an upstream title to the upstream's PR; after a closing
+    keyword a link ("closes [THUDM/slime#9](...)") escapes the neutraliser, which looks for the
+    reference right after the keyword: it stays code."""
+    from vimesync.report.mdtext import escape
+
+    assert escape(title, repo="THUDM/slime") == expected
+    assert neutralize_mentions(expected) == expected

@@ -192,8 +192,8 @@ def test_escape(text: str, expected: str) -> None:
 
 def test_escape_links_bare_numbers_to_the_right_repo() -> None:
     assert (
-        escape("fixes #12", repo="THUDM/slime")
-        == "fixes [THUDM/slime#12](https://github.com/THUDM/slime/pull/12)"
+        escape("see #12", repo="THUDM/slime")
+        == "see [THUDM/slime#12](https://github.com/THUDM/slime/pull/12)"
     )
     assert escape("a/b#3 and &#39;") == r"a/b#3 and \&#39;"
 

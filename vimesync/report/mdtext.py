@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from vimesync.report.links import Ref, pr_ref
+from vimesync.report.mentions import CLOSING_KEYWORD
 from vimesync.text import plural, visible
 
 DASH = "—"
@@ -17,6 +18,7 @@ _SPECIAL = re.compile(r"([\\`*_\[\]<>|~&$])")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _BARE = re.compile(r"(?<![\w/#&\\])#(\d+)\b")
 _SHA = re.compile(r"[0-9a-f]{7,64}")
+_AFTER_KEYWORD = re.compile(rf"{CLOSING_KEYWORD}[ \t]*:?[ \t]*\Z")
 _HTTP = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:[/?#]|$)", re.IGNORECASE)
 # What a link destination keeps as it is; anything else (space, <, >, |, quotes, backticks,
 # brackets, parentheses, backslash, controls, non-ASCII) is percent-encoded.
@@ -32,8 +34,16 @@ def escape(text: str, *, repo: str | None = None) -> str:
     linked to ``repo`` (or, with no repo, quoted as code) rather than left for GitHub to link
     to the wrong repository."""
     out = _SPECIAL.sub(r"\\\1", visible(_NEWLINES.sub(" ", text.strip())))
-    # Left bare, GitHub would link "#N" to the repository the report is published in.
-    return _BARE.sub(lambda m: link(pr_ref(repo, int(m.group(1)))), out)
+
+    def ref(m: re.Match[str]) -> str:
+        # After a closing keyword ("closes #9") a link would still read as a closing reference
+        # to some renderers: code, as neutralize_mentions makes "closes owner/repo#9".
+        if _AFTER_KEYWORD.search(out, max(0, m.start() - 24), m.start()):
+            return code(m[0], in_table=True)
+        # Left bare, GitHub would link "#N" to the repository the report is published in.
+        return link(pr_ref(repo, int(m.group(1))))
+
+    return _BARE.sub(ref, out)
 
 
 def cell(text: str, *, repo: str | None = None) -> str:

@@ -73,6 +73,7 @@ _REF = (
     r"|(?i:https?://(?:www\.)?github\.com)/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:issues|pull)/[0-9]+"
 )
 _CLOSING = re.compile(_KEYWORD)
+CLOSING_KEYWORD = _KEYWORD  # the report's escaping quotes a "#N" after one as code too
 _TOKENS = re.compile(
     rf"(?P<closing>(?P<keyword>{_KEYWORD}[ \t]*:?[ \t]*(?:\r?\n[ \t]*)?)(?P<ref>{_REF}){_MENTION_END})|"
     # "@a@b" mentions only a, but once a is wrapped "@b" would begin a text node: take it along.
