@@ -10,6 +10,7 @@ printing them.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -54,12 +55,18 @@ class SyncContext:
     config: Config  # the checkout's config: locations, the review ledgers, the records
     request: SyncRequest
     downstream: Path | None
-    upstream: Path | None
     head: str | None  # the full sha of --head in the downstream (None: no downstream)
     baseline: str | None  # the pre-sync downstream commit, as given or found (None: unknown)
     path_map: tuple[tuple[str, str], ...]
     policy: Path | None
     notes: tuple[str, ...] = ()
+
+    @cached_property
+    def upstream(self) -> Path | None:
+        """--upstream, else the config's location: resolved when first asked for, so that a
+        command that needs no upstream (a record with --sync NAME) is not refused for one it
+        would not read (in CI a location outside the checkout comes only from a flag)."""
+        return repository_path(self.request.upstream, self.config, "upstream_path")
 
     def require_upstream(self) -> Path:
         if self.upstream is None:
@@ -160,7 +167,6 @@ def resolve(
     downstream = repository_path(request.downstream, cfg, "downstream_path")
     if downstream is None and downstream_default == "cwd":
         downstream = Path.cwd()
-    upstream = repository_path(request.upstream, cfg, "upstream_path")
     notes: list[str] = []
     head = git.resolve(downstream, request.head) if downstream is not None else None
     baseline = request.baseline
@@ -177,7 +183,6 @@ def resolve(
         config=cfg,
         request=request,
         downstream=downstream,
-        upstream=upstream,
         head=head,
         baseline=baseline,
         path_map=parse_map(request.path_map) if request.path_map else cfg.path_map,
