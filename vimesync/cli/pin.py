@@ -8,6 +8,8 @@ from vimesync.cli import output
 from vimesync.cli.options import (
     Annotations,
     AnnotationsOpt,
+    BackportsFlagOpt,
+    BackportsOpt,
     ConfigOpt,
     ConflictsOpt,
     EngineArg,
@@ -15,6 +17,7 @@ from vimesync.cli.options import (
     FormatOpt,
     JsonOpt,
     JunitOpt,
+    MaxCandidatesOpt,
     MergeOpt,
     NoCacheOpt,
     OfflineOpt,
@@ -121,6 +124,9 @@ def radar(
     engine: EngineArg = None,
     engine_repo: EngineRepoOpt = None,
     offline: OfflineOpt = False,
+    backports: BackportsFlagOpt = False,
+    to: BackportsOpt = None,
+    max_candidates: MaxCandidatesOpt = None,
     source: SourceOpt = None,
     rev: RevOpt = None,
     series: SeriesOpt = None,
@@ -129,13 +135,17 @@ def radar(
     json_: JsonOpt = False,
     config: ConfigOpt = None,
 ) -> int:
-    """Where the upstream PRs the patches reference stand (GitHub, the pin): what to drop or keep."""
+    """Where the upstream PRs the patches reference stand (GitHub, the pin): what to drop or keep;
+    with --backports/--to, the engine commits after the pin that touch the patched lines or files."""
     from vimesync.app.radar import RadarRequest
     from vimesync.app.radar import radar as run
     from vimesync.cli.render.radar import render_radar
 
     form = output_format(fmt, json_)
-    result = run(RadarRequest(engine, engine_repo, offline, source, rev, series, strip, config))
+    request = RadarRequest(
+        engine, engine_repo, offline, source, rev, series, strip, config, backports, to, max_candidates
+    )
+    result = run(request)
     if form == "json":
         output.emit_json(result.to_json())
     else:
