@@ -48,6 +48,8 @@ class RadarResult:
     exit_code: int = EXIT_OK
 
     def to_json(self) -> dict[str, Any]:
+        from vimesync.report.backports import candidates_doc
+
         return document(
             self.kind,
             self.exit_code,
@@ -75,17 +77,7 @@ class RadarResult:
                     for p in self.patches
                 ],
                 "backports": _backports_doc(self.backports),
-                "candidates": [
-                    {
-                        "sha": c.sha,
-                        "pr": c.pr,
-                        "subject": c.subject,
-                        "files": list(c.files),
-                        "relation": c.relation,
-                        "patches": list(c.patches),
-                    }
-                    for c in (self.backports.candidates if self.backports else ())
-                ],
+                "candidates": candidates_doc(self.backports.candidates if self.backports else ()),
                 "notes": list(self.notes),
             },
         )

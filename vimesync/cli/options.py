@@ -34,7 +34,8 @@ class DocFormat(str, Enum):
 
 
 class TableFormat(str, Enum):
-    """What ``pin scan`` and ``pin radar`` print: a terminal table, JSON, or a GitHub Markdown table."""
+    """What ``pin bump``, ``pin scan`` and ``pin radar`` print: a terminal table, JSON, or GitHub
+    Markdown (bump: a pull-request body)."""
 
     text = "text"
     json = "json"

@@ -14,7 +14,6 @@ from vimesync.cli.options import (
     ConflictsOpt,
     EngineArg,
     EngineRepoOpt,
-    FormatOpt,
     JsonOpt,
     JunitOpt,
     MaxCandidatesOpt,
@@ -39,6 +38,7 @@ from vimesync.cli.options import (
 def bump(
     engine: EngineArg = None,
     to: ToOpt = None,
+    engine_repo: EngineRepoOpt = None,
     write: WriteOpt = False,
     refresh: RefreshOpt = False,
     conflicts: ConflictsOpt = None,
@@ -48,13 +48,14 @@ def bump(
     strip: StripOpt = None,
     python: PythonOpt = None,
     no_cache: NoCacheOpt = False,
-    fmt: FormatOpt = None,
+    fmt: TableFormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
     junit: JunitOpt = None,
     annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
-    """Run the stack at the current pin and at a new rev or source; say, per patch, what changes."""
+    """Run the stack at the current pin and at a new rev or source; say, per patch, what changes
+    (--format markdown: a pull-request body, with the engine's changelog on the patched files)."""
     # Imported here, not at the top: --help and other commands skip them.
     from vimesync.app.bump import BumpRequest
     from vimesync.app.bump import bump as run
@@ -62,14 +63,32 @@ def bump(
     from vimesync.cli.progress import progress_for
     from vimesync.cli.render.bump import render_bump
 
-    json_out = output_format(fmt, json_) == "json"
+    form = output_format(fmt, json_)
+    json_out = form == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
     request = BumpRequest(
-        to, engine, write, refresh, conflicts, source, rev, series, strip, python, not no_cache, config
+        to,
+        engine,
+        write,
+        refresh,
+        conflicts,
+        source,
+        rev,
+        series,
+        strip,
+        python,
+        not no_cache,
+        config,
+        changelog=form != "text",  # the PR body's (and the JSON's) engine changelog
+        engine_repo=engine_repo,
     )
     result = run(request, progress=progress_for(json_out))
     if json_out:
         output.emit_json(result.to_json())
+    elif form == "markdown":
+        with ci.human_output():
+            output.stdout.file.write(result.markdown())
+            output.stdout.file.flush()
     else:
         with ci.human_output():
             render_bump(result)

@@ -75,6 +75,21 @@ class Backports:
         return self.total - len(self.candidates)
 
 
+def candidates_doc(candidates: Iterable[Candidate]) -> list[dict[str, object]]:
+    """The ``--json`` list of commits (``pin radar``'s candidates, ``pin bump``'s changelog)."""
+    return [
+        {
+            "sha": c.sha,
+            "pr": c.pr,
+            "subject": c.subject,
+            "files": list(c.files),
+            "relation": c.relation,
+            "patches": list(c.patches),
+        }
+        for c in candidates
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # Line ranges (pure)
 

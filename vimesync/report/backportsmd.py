@@ -26,13 +26,14 @@ def commits_table(commits: Sequence[Candidate], repo: str | None) -> list[str]:
     lines = ["| Commit | PR | Subject | Touches | Patches |", "|---|---|---|---|---|"]
     for c in commits:
         patches = ", ".join(code(p, in_table=True) for p in c.patches) or DASH
-        subject = cell(c.subject, repo=repo) or DASH
+        subject = cell(c.subject) or DASH  # every #N as code: the PR column links
         sha = code(c.sha[:12], in_table=True)
         lines.append(f"| {sha} | {pr_cell(c.pr, repo)} | {subject} | {RELATION[c.relation]} | {patches} |")
     return lines
 
 
-def left_off_line(left_off: int, flag: str = "--max-candidates") -> list[str]:
+def left_off_line(left_off: int, flag: str | None = "--max-candidates") -> list[str]:
     if left_off <= 0:
         return []
-    return ["", f"… and {plural(left_off, 'more commit')} (raise {code(flag)} to list them)."]
+    raise_it = f" (raise {code(flag)} to list them)" if flag else ""
+    return ["", f"… and {plural(left_off, 'more commit')}{raise_it}."]
