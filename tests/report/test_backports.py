@@ -196,3 +196,36 @@ def test_a_later_patch_is_measured_in_the_pins_numbering() -> None:
     lines = stack_lines([parse_patch(first, name="one"), parse_patch(second, name="two")])
     assert lines.files == {"f": ("one", "two")}
     assert lines.spans["f"] == [(Span(3, 3), "one"), (Span(17, 19), "two")]
+
+
+def test_an_empty_message_and_the_byte_caps_are_survived_and_said(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import vimesync.report.backports as backports
+
+    repo = stack.repo
+    repo.checkout("up")
+    repo.write({"README.md": "engine, again\n", "eng/util.py": "import os\n"})
+    repo.git("commit", "-q", "--allow-empty-message", "-m", "")
+    repo.checkout("main")
+    code, out, err = run(capsys, *_args(stack, "--to", "up", "--json"))
+    top = json.loads(out)["candidates"][0]
+    assert code == 0, err
+    assert (top["subject"], top["pr"], top["relation"], top["files"]) == (
+        "",
+        None,
+        "same-lines",
+        ["eng/util.py"],
+    )
+    assert len(json.loads(out)["candidates"]) == 6
+    # a diff over the per-commit cap is not parsed: it counts as touching every patched line
+    monkeypatch.setattr(backports, "MAX_COMMIT_BYTES", 10)
+    code, out, _ = run(capsys, *_args(stack, "--to", "up", "--json"))
+    relations = [c["relation"] for c in json.loads(out)["candidates"]]
+    assert code == 0 and relations[-1] == "same-lines"  # A: only a header added, now "same lines"
+    # past the log's cap, the oldest commits read by then are used, and a note says so
+    monkeypatch.setattr(backports, "MAX_LOG_BYTES", 200)
+    code, out, err = run(capsys, *_args(stack, "--to", "up", "--json"))
+    doc = json.loads(out)
+    assert code == 0 and 0 < doc["backports"]["read"] < 6
+    assert any(n.startswith("the log after the pin passed 200 bytes: only") for n in doc["notes"])

@@ -249,7 +249,7 @@ def _entries(repo: Path, pin: str, tip: str, paths: Sequence[str], notes: list[s
     for rec in _records(chunks, MAX_LOG_BYTES):
         if rec is None:
             notes.append(
-                f"the log after the pin passed {MAX_LOG_BYTES >> 20} MiB: only the commits read by then "
+                f"the log after the pin passed {_size(MAX_LOG_BYTES)}: only the commits read by then "
                 "(the oldest) were looked at"
             )
             return
@@ -273,6 +273,10 @@ def _entries(repo: Path, pin: str, tip: str, paths: Sequence[str], notes: list[s
             else _diff_paths(diff)
         )
         yield _Entry(commit, parsed, names)
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n:,} bytes"
 
 
 def _subject(subject: str) -> str:
