@@ -115,6 +115,49 @@ def test_markdown_and_svg_escape_every_label() -> None:
     assert "<b>" not in svg and "\x1b" not in svg
 
 
+HOSTILE_NAMES = (
+    "a<b&c.patch",
+    "]]><!--x-->.patch",
+    "q\"uo'te.patch",
+    "pipe|`tick``|.patch",
+    "<script>alert(1)</script>@someone.patch",
+    "ctrl\x1b[31m\x00\ud800.patch",
+    "long-" + "n" * 5000 + ".patch",
+)
+
+
+def test_svg_and_markdown_hold_hostile_names_in_exactly_their_cells() -> None:
+    """Every patch name and release label hostile: the SVG parses as XML (defusedxml, as a wiki
+    or a browser would refuse a broken one) with one cell per patch x release, and the GFM table
+    has one row per patch and one column per release."""
+    from defusedxml import ElementTree
+
+    from tests.builders.gfm import html, tables
+    from vimesync.check.scan import Cell, Release, ScanReport
+
+    releases = tuple(Release(n, "v", "git", "/p", f"{i:040x}") for i, n in enumerate(HOSTILE_NAMES[:4]))
+    statuses = ("applied", "offsets", "failed", "already-applied", "partly-applied", "skipped")
+    cells = tuple(
+        Cell(p, r.label, statuses[(i + j) % len(statuses)], f"conflicts: {p} #1", "c")
+        for i, p in enumerate(HOSTILE_NAMES)
+        for j, r in enumerate(releases)
+    )
+    report = ScanReport("eng<&>", "series", HOSTILE_NAMES, releases, cells)
+    root = ElementTree.fromstring(scan_svg(report).encode())
+    ns = "{http://www.w3.org/2000/svg}"
+    grid = [r for r in root.iter(f"{ns}rect") if r.find(f"{ns}title") is not None]
+    assert len(grid) == len(HOSTILE_NAMES) * len(releases)
+    tips = [r.find(f"{ns}title").text or "" for r in grid]  # type: ignore[union-attr]
+    assert tips[0].startswith("a<b&c.patch at a<b&c.patch: conflicts")  # the names, unescaped back
+    assert all(len(t) <= 400 for t in tips)
+    md = scan_markdown(report)
+    (table,) = tables(md)
+    assert len(table) == 1 + len(HOSTILE_NAMES) and all(len(row) == 1 + len(releases) for row in table)
+    assert [row[0].strip("`") for row in table[1:4]] == ["a<b&c.patch", "]]><!--x-->.patch", "q\"uo'te.patch"]
+    page = html(md)
+    assert "<script>" not in page and "<!--x-->" not in page.replace("&lt;!--x--&gt;", "")
+
+
 @pytest.mark.slow
 def test_cli_text_json_markdown_svg_and_merge(
     history: Stack, tmp_path: Path, capsys: pytest.CaptureFixture[str]

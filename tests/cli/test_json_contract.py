@@ -41,7 +41,7 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "patches refresh": ["vllm-score-centering.patch", "--from", str(tmp)],
         "pin bump": ["--to", "HEAD"],
         "pin scan": ["--to", "HEAD", "--to", d.engine_rev],
-        "pin radar": [],
+        "pin radar": ["--backports"],
         "audit": ["--baseline", "main"],
         "audit review": ["vime", "--by", "tester", "--baseline", "main"],
         "report": ["--baseline", "main"],

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind, document, exit_code_of
@@ -16,6 +16,9 @@ from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.outputs.model import Findings
 from vimesync.sources import SourceInfo
+
+if TYPE_CHECKING:
+    from vimesync.report.backports import Backports
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,8 @@ class BumpRequest:
     python: str | None = None
     use_cache: bool = True
     config: Path | None = None
+    changelog: bool = False  # also the engine's commits between the pins on the patched files
+    engine_repo: str | None = None  # owner/name, for the changelog's PR links (else the pin's)
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,10 @@ class BumpOutcome:
     written: tuple[str, ...] = ()  # the files replaced (pins, patches, series), all or none
     conflicts: Path | None = None  # the folder the merged files with conflict markers went to
     kept: tuple[str, ...] = ()  # patches whose folder was there already (being edited): left as is
+    changelog: Backports | None = None  # asked for, and both pins are commits of one git source
+    repo: str | None = None  # the engine's GitHub repository, when the pin or config says it
+    notes: tuple[str, ...] = ()
+    to_rev: str | None = None  # --to as given, when it named a revision (a tag, a branch)
     kind: Kind = Kind.BUMP
 
     @property
@@ -55,7 +64,22 @@ class BumpOutcome:
     def to_json(self) -> dict[str, Any]:
         from vimesync.check.bump import bump_to_dict
 
-        return document(self.kind, self.exit_code, bump_to_dict(self.report, written=list(self.written)))
+        doc = bump_to_dict(self.report, written=list(self.written))
+        if self.changelog is not None:
+            from vimesync.report.backports import candidates_doc
+
+            doc["changelog"] = candidates_doc(self.changelog.candidates)
+            doc["changelog_left_off"] = self.changelog.left_off
+        doc["notes"] = list(self.notes)
+        return document(self.kind, self.exit_code, doc)
+
+    def markdown(self) -> str:
+        """The pull-request body (Renovate style) of this bump."""
+        from vimesync.report.bumpmd import bump_markdown
+
+        return bump_markdown(
+            self.report, changelog=self.changelog, repo=self.repo, notes=self.notes, to_rev=self.to_rev
+        )
 
     def findings(self) -> Findings:
         from vimesync.outputs.findings import bump_findings
@@ -87,6 +111,7 @@ def bump(request: BumpRequest, *, progress: Progress = no_progress) -> BumpOutco
         python=r.python,
         use_cache=r.use_cache,
     )
+    repo = _repo(r.engine_repo) or opts.engine_repo
     # A pypi: pin is fetched (once, into the cache) and an archive checked against its sha256.
     package = opts.package  # the pin's pypi: package, if it names one
     current, _ = pinned_source(opts)
@@ -100,12 +125,52 @@ def bump(request: BumpRequest, *, progress: Progress = no_progress) -> BumpOutco
         report = run_bump(BumpOptions(opts, to_source, to_rev, refresh=r.refresh), progress=update)
     pins = _pin_edits(cfg, opts, report.new, target, package) if r.write else None
     plan = plan_writes(report, refresh=r.refresh, pins=pins)
+    # the changelog reads the stack as it was bumped: before --refresh rewrites it
+    changelog, notes = _changelog(opts, target, report) if r.changelog else (None, ())
     write_together(plan.files)
     kept: tuple[str, ...] = ()
     if folder is not None and plan.conflicts:
         kept = _write_conflicts(folder, plan.conflicts, report, target)
     written = tuple(str(p) for p in plan.files)
-    return BumpOutcome(report, written, folder if plan.conflicts else None, kept=kept)
+    return BumpOutcome(
+        report,
+        written,
+        folder if plan.conflicts else None,
+        kept=kept,
+        changelog=changelog,
+        repo=repo,
+        notes=notes,
+        to_rev=r.to if target.rev is not None else None,
+    )
+
+
+def _repo(name: str | None) -> str | None:
+    from vimesync.github import is_repo_name
+
+    if name is not None and not is_repo_name(name):
+        raise BadInput("--engine-repo: expected the engine's GitHub repository as OWNER/NAME")
+    return name
+
+
+MAX_CHANGELOG = 100  # commits listed in a bump's changelog; the rest are counted
+
+
+def _changelog(
+    opts: CheckOptions, target: Target, report: BumpReport
+) -> tuple[Backports | None, tuple[str, ...]]:
+    """The first-parent commits between the two pins that change a patched file, when both pins
+    are commits of the same git source; else a note saying why there is none."""
+    from vimesync.check.run import load_stack
+    from vimesync.report.backports import find_backports
+
+    old, new = report.old, report.new
+    same = opts.source is not None and os.path.abspath(target.source) == os.path.abspath(opts.source)
+    if not (same and old.kind == "git" and old.rev and new.rev):
+        return None, ("no engine changelog: it needs both pins to be commits of one git source",)
+    assert opts.source is not None
+    stack = load_stack(opts.series, strip=opts.strip)
+    found = find_backports(opts.source, old.rev, new.rev, stack, max_candidates=MAX_CHANGELOG)
+    return found, found.notes
 
 
 @dataclass(frozen=True)

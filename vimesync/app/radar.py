@@ -11,7 +11,9 @@ from vimesync.app.result import Kind, document
 from vimesync.errors import EXIT_OK, BadInput
 
 if TYPE_CHECKING:
-    from vimesync.report.radar import PatchRadar
+    from vimesync.check.model import CheckOptions
+    from vimesync.report.backports import Backports
+    from vimesync.report.radar import GitPin, PatchRadar
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,9 @@ class RadarRequest:
     series: Path | None = None
     strip: int | None = None
     config: Path | None = None
+    backports: bool = False  # list backport candidates (up to ``to``, else the source's HEAD)
+    to: str | None = None
+    max_candidates: int | None = None
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,7 @@ class RadarResult:
     pin: str | None  # the git pin's commit; None for an archive or folder source
     patches: tuple[PatchRadar, ...]
     notes: tuple[str, ...] = field(default=())  # what could not be asked, and why
+    backports: Backports | None = None  # asked for with --backports / --to
     kind: Kind = Kind.RADAR
 
     # A radar reads; it does not judge the stack: a patch to drop is news, not a failure.
@@ -42,6 +48,8 @@ class RadarResult:
     exit_code: int = EXIT_OK
 
     def to_json(self) -> dict[str, Any]:
+        from vimesync.report.backports import candidates_doc
+
         return document(
             self.kind,
             self.exit_code,
@@ -68,9 +76,17 @@ class RadarResult:
                     }
                     for p in self.patches
                 ],
+                "backports": _backports_doc(self.backports),
+                "candidates": candidates_doc(self.backports.candidates if self.backports else ()),
                 "notes": list(self.notes),
             },
         )
+
+
+def _backports_doc(b: Backports | None) -> dict[str, Any] | None:
+    if b is None:
+        return None
+    return {"to": b.to, "tip": b.tip, "read": b.read, "total": b.total, "left_off": b.left_off}
 
 
 def radar(request: RadarRequest) -> RadarResult:
@@ -98,6 +114,15 @@ def radar(request: RadarRequest) -> RadarResult:
     pin = None
     if opts.source is not None and opts.rev is not None and git.repo_at(opts.source) is not None:
         pin = GitPin(opts.source, git.resolve(opts.source, opts.rev))
+    wants_backports = r.backports or r.to is not None
+    if r.max_candidates is not None and not wants_backports:
+        raise BadInput("--max-candidates goes with --backports or --to REV (backport candidates)")
+    if wants_backports and pin is None:
+        flag = "--to" if r.to is not None else "--backports"
+        raise BadInput(
+            f"{flag}: backport candidates need a git engine source (a repository or mirror and a rev)",
+            hint="pass --source REPO --rev PIN, or pin the engine at a git commit",
+        )
     notes: list[str] = []
     token = token_from_env()
     why_not = ""
@@ -107,6 +132,10 @@ def radar(request: RadarRequest) -> RadarResult:
         why_not = "no GITHUB_TOKEN or GH_TOKEN in the environment"
     if pin is None:
         notes.append("the pin is not a git commit: whether it holds a merged PR is not known")
+    # before GitHub is asked: a bad --to is bad input, and costs no request
+    backports = _backports(r, opts, pin) if wants_backports and pin is not None else None
+    if backports is not None:
+        notes += backports.notes
     client = None
     if not why_not:
         from vimesync.github import GitHubClient, api_url
@@ -123,4 +152,14 @@ def radar(request: RadarRequest) -> RadarResult:
     if unknown:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         notes.append(f"not asked or not answered: {shown} ({why_not or 'see each reference'})")
-    return RadarResult(opts.engine, repo, pin.commit if pin else None, rows, tuple(notes))
+    return RadarResult(opts.engine, repo, pin.commit if pin else None, rows, tuple(notes), backports)
+
+
+def _backports(r: RadarRequest, opts: CheckOptions, pin: GitPin) -> Backports:
+    """The engine commits after the pin (up to ``--to``, else HEAD) that touch the stack's files."""
+    from vimesync.check.run import load_stack
+    from vimesync.report.backports import MAX_CANDIDATES, find_backports
+
+    stack = load_stack(opts.series, strip=opts.strip)
+    cap = MAX_CANDIDATES if r.max_candidates is None else r.max_candidates
+    return find_backports(pin.repo, pin.commit, r.to or "HEAD", stack, max_candidates=cap)

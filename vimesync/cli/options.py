@@ -34,7 +34,8 @@ class DocFormat(str, Enum):
 
 
 class TableFormat(str, Enum):
-    """What ``pin scan`` and ``pin radar`` print: a terminal table, JSON, or a GitHub Markdown table."""
+    """What ``pin bump``, ``pin scan`` and ``pin radar`` print: a terminal table, JSON, or GitHub
+    Markdown (bump: a pull-request body)."""
 
     text = "text"
     json = "json"
@@ -313,9 +314,26 @@ BackportsOpt = Annotated[
     str | None,
     typer.Option(
         "--to",
-        metavar="REV|SOURCE",
-        help="List the engine commits after the pin up to this revision that touch the files the stack"
-        " patches (newest first): backport candidates.",
+        metavar="REV|SOURCE",  # one metavar per flag (tests/cli/test_contract.py): here a REV only
+        help="List the engine commits after the pin up to this revision of the git source that touch"
+        " the files the stack patches (newest first): backport candidates.",
+    ),
+]
+BackportsFlagOpt = Annotated[
+    bool,
+    typer.Option(
+        "--backports",
+        help="List backport candidates up to the git source's HEAD (its default branch); --to REV"
+        " names another revision.",
+    ),
+]
+MaxCandidatesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-candidates",
+        metavar="N",
+        min=0,
+        help="Backport candidates listed at most (default 50); the rest are counted.",
     ),
 ]
 RefreshOpt = Annotated[

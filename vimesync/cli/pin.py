@@ -8,13 +8,15 @@ from vimesync.cli import output
 from vimesync.cli.options import (
     Annotations,
     AnnotationsOpt,
+    BackportsFlagOpt,
+    BackportsOpt,
     ConfigOpt,
     ConflictsOpt,
     EngineArg,
     EngineRepoOpt,
-    FormatOpt,
     JsonOpt,
     JunitOpt,
+    MaxCandidatesOpt,
     MergeOpt,
     NoCacheOpt,
     OfflineOpt,
@@ -36,6 +38,7 @@ from vimesync.cli.options import (
 def bump(
     engine: EngineArg = None,
     to: ToOpt = None,
+    engine_repo: EngineRepoOpt = None,
     write: WriteOpt = False,
     refresh: RefreshOpt = False,
     conflicts: ConflictsOpt = None,
@@ -45,13 +48,14 @@ def bump(
     strip: StripOpt = None,
     python: PythonOpt = None,
     no_cache: NoCacheOpt = False,
-    fmt: FormatOpt = None,
+    fmt: TableFormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
     junit: JunitOpt = None,
     annotations: AnnotationsOpt = Annotations.auto,
 ) -> int:
-    """Run the stack at the current pin and at a new rev or source; say, per patch, what changes."""
+    """Run the stack at the current pin and at a new rev or source; say, per patch, what changes
+    (--format markdown: a pull-request body, with the engine's changelog on the patched files)."""
     # Imported here, not at the top: --help and other commands skip them.
     from vimesync.app.bump import BumpRequest
     from vimesync.app.bump import bump as run
@@ -59,14 +63,32 @@ def bump(
     from vimesync.cli.progress import progress_for
     from vimesync.cli.render.bump import render_bump
 
-    json_out = output_format(fmt, json_) == "json"
+    form = output_format(fmt, json_)
+    json_out = form == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
     request = BumpRequest(
-        to, engine, write, refresh, conflicts, source, rev, series, strip, python, not no_cache, config
+        to,
+        engine,
+        write,
+        refresh,
+        conflicts,
+        source,
+        rev,
+        series,
+        strip,
+        python,
+        not no_cache,
+        config,
+        changelog=form != "text",  # the PR body's (and the JSON's) engine changelog
+        engine_repo=engine_repo,
     )
     result = run(request, progress=progress_for(json_out))
     if json_out:
         output.emit_json(result.to_json())
+    elif form == "markdown":
+        with ci.human_output():
+            output.stdout.file.write(result.markdown())
+            output.stdout.file.flush()
     else:
         with ci.human_output():
             render_bump(result)
@@ -121,6 +143,9 @@ def radar(
     engine: EngineArg = None,
     engine_repo: EngineRepoOpt = None,
     offline: OfflineOpt = False,
+    backports: BackportsFlagOpt = False,
+    to: BackportsOpt = None,
+    max_candidates: MaxCandidatesOpt = None,
     source: SourceOpt = None,
     rev: RevOpt = None,
     series: SeriesOpt = None,
@@ -129,13 +154,17 @@ def radar(
     json_: JsonOpt = False,
     config: ConfigOpt = None,
 ) -> int:
-    """Where the upstream PRs the patches reference stand (GitHub, the pin): what to drop or keep."""
+    """Where the upstream PRs the patches reference stand (GitHub, the pin): what to drop or keep;
+    with --backports/--to, the engine commits after the pin that touch the patched lines or files."""
     from vimesync.app.radar import RadarRequest
     from vimesync.app.radar import radar as run
     from vimesync.cli.render.radar import render_radar
 
     form = output_format(fmt, json_)
-    result = run(RadarRequest(engine, engine_repo, offline, source, rev, series, strip, config))
+    request = RadarRequest(
+        engine, engine_repo, offline, source, rev, series, strip, config, backports, to, max_candidates
+    )
+    result = run(request)
     if form == "json":
         output.emit_json(result.to_json())
     else:

@@ -51,6 +51,8 @@ def render_radar(result: RadarResult, *, markdown: bool = False) -> None:
         table.add_row(output.styled(p.name), output.styled(refs), output.styled((p.words, _STYLE[p.verdict])))
     con.print(table)
     output.notes(result.notes)
+    if result.backports is not None:
+        _candidates(result)
     drop = [p.name for p in result.patches if p.verdict == "in-pin"]
     if drop:
         from vimesync.text import plural
@@ -62,8 +64,43 @@ def render_radar(result: RadarResult, *, markdown: bool = False) -> None:
         )
 
 
+def _candidates(result: RadarResult) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from vimesync.text import plural
+
+    b = result.backports
+    assert b is not None
+    con = output.stdout
+    head = f"Backport candidates up to {b.to} ({b.tip[:12]}): "
+    count = f"{plural(b.total, 'commit')} after the pin on the patched files"
+    con.print(output.styled((head, "bold"), count))
+    if not b.candidates:
+        return
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for name in ("Commit", "PR", "Touches", "Patches"):
+        table.add_column(name, overflow="fold")
+    table.add_column("Subject", overflow="fold")
+    for c in b.candidates:
+        touches = ("the same lines", "yellow") if c.relation == "same-lines" else ("the same file", "dim")
+        table.add_row(
+            output.styled(c.sha[:12]),
+            output.styled(f"#{c.pr}" if c.pr is not None else "-"),
+            output.styled(touches),
+            output.styled(", ".join(c.patches)),
+            output.styled(c.subject),
+        )
+    con.print(table)
+    if b.left_off:
+        con.print(output.styled(f"... and {plural(b.left_off, 'more commit')} (--max-candidates N)"))
+
+
 def _markdown(result: RadarResult) -> None:
+    from vimesync.report.backportsmd import commits_table, left_off_line
     from vimesync.report.markdown import cell, code
+    from vimesync.report.mentions import neutralize_mentions
+    from vimesync.text import plural
 
     lines = [
         f"### Upstream radar of {cell(result.engine or 'the engine')} ({code(result.repo)})",
@@ -74,6 +111,17 @@ def _markdown(result: RadarResult) -> None:
     for p in result.patches:
         refs = "<br>".join(cell(_ref(s)) for s in p.refs) or "—"
         lines.append(f"| {code(p.name, in_table=True)} | {refs} | {cell(p.words)} |")
+    b = result.backports
+    if b is not None:
+        lines += [
+            "",
+            f"### Backport candidates up to {code(b.to)} ({code(b.tip[:12])})",
+            "",
+            f"{plural(b.total, 'commit')} after the pin on the patched files"
+            + (":" if b.candidates else "."),
+        ]
+        if b.candidates:
+            lines += ["", *commits_table(b.candidates, result.repo), *left_off_line(b.left_off)]
     lines += ["", *(f"- {cell(n)}" for n in result.notes), ""]
-    output.stdout.file.write("\n".join(lines))
+    output.stdout.file.write(neutralize_mentions("\n".join(lines)))
     output.stdout.file.flush()
