@@ -569,7 +569,17 @@ SkipGateOpt = Annotated[
 ArchOpt = Annotated[
     str, typer.Option("--arch", metavar="ARCH", help="amd64 or arm64 (sop/gates.toml [images]).")
 ]
-DigestOpt = Annotated[str, typer.Option("--digest", metavar="sha256:HEX", help="The image manifest digest.")]
+DigestOpt = Annotated[
+    str | None, typer.Option("--digest", metavar="sha256:HEX", help="The image manifest digest.")
+]
+BlockedOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--blocked",
+        metavar="REASON",
+        help="No image can be built for this architecture: why, one line (instead of --digest).",
+    ),
+]
 ImageRefOpt = Annotated[
     str | None, typer.Option("--ref", metavar="IMAGE", help="The image reference (registry/name:tag).")
 ]

@@ -12,6 +12,7 @@ from vimesync.cli.options import (
     AnnotationsOpt,
     ArchOpt,
     BaselineOpt,
+    BlockedOpt,
     BuildOpt,
     CiPrOpt,
     CiRepoOpt,
@@ -39,7 +40,6 @@ from vimesync.cli.options import (
     SyncOpt,
     output_format,
 )
-from vimesync.errors import EXIT_OK
 
 if TYPE_CHECKING:
     from vimesync.app.evidence import RecordResult
@@ -117,7 +117,8 @@ def _render_status(status: SopStatus) -> None:
 
 def record_image(
     arch: ArchOpt,
-    digest: DigestOpt,
+    digest: DigestOpt = None,
+    blocked: BlockedOpt = None,
     ref: ImageRefOpt = None,
     sha: ShaOpt = None,
     head: HeadOpt = "HEAD",
@@ -127,21 +128,22 @@ def record_image(
     json_: JsonOpt = False,
     config: ConfigOpt = None,
 ) -> int:
-    """Record a container image built from the sync head in sop/records/<sync>.toml."""
+    """Record a container image built from the sync head (or, with --blocked, why the
+    architecture has none) in sop/records/<sync>.toml."""
     from vimesync.app.context import SyncRequest
-    from vimesync.app.status import RecordImageRequest, record_image_evidence
+    from vimesync.app.images import RecordImageRequest, record_image_evidence
 
     json_out = output_format(fmt, json_) == "json"
     sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
-    result = record_image_evidence(
-        RecordImageRequest(arch=arch, digest=digest, ref=ref, sha=sha, sync=sync_req)
-    )
+    request = RecordImageRequest(arch=arch, digest=digest, ref=ref, sha=sha, blocked=blocked, sync=sync_req)
+    result = record_image_evidence(request)
     if json_out:
         output.emit_json(result.to_json())
     else:
-        r = result.record
-        output.out(f"recorded {r.arch} image {r.digest} at {r.sha[:8]} in {result.file}")
-    return EXIT_OK
+        from vimesync.cli.render.images import render_record_image
+
+        render_record_image(result)
+    return result.exit_code
 
 
 def record_tests(

@@ -1,0 +1,84 @@
+"""``vimesync sop record image`` as a use case: a container image built from the sync head, or
+why an architecture has none (``--blocked``), recorded in sop/records/<sync>.toml."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vimesync.app.context import SyncRequest, load, resolve
+from vimesync.app.result import Kind, document
+from vimesync.errors import EXIT_OK, BadInput
+from vimesync.sop.gatesfile import gates_of, sop_root
+from vimesync.sop.records import ImageRecord, check_blocked, check_image, load_images, record_image
+
+
+@dataclass(frozen=True)
+class RecordImageRequest:
+    arch: str
+    digest: str | None = None
+    ref: str | None = None
+    sha: str | None = None  # the commit the image was built from (default: the head)
+    blocked: str | None = None  # why no image exists for ``arch`` (instead of a digest)
+    sync: SyncRequest = field(default_factory=SyncRequest)
+
+
+@dataclass(frozen=True)
+class RecordImageResult:
+    sync: str
+    record: ImageRecord
+    file: Path
+    kind: Kind = Kind.RECORD_IMAGE
+    ok: bool = True
+    exit_code: int = EXIT_OK
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.record
+        body: dict[str, Any] = {"sync": self.sync, "arch": r.arch, "digest": r.digest or None, "sha": r.sha}
+        body.update({"blocked": r.blocked or None, "file": str(self.file)})
+        return document(self.kind, self.exit_code, body)
+
+
+def _check_flags(request: RecordImageRequest) -> str:
+    """The blocked reason ("" for an image); BadInput for flags that contradict each other."""
+    if request.blocked is not None:
+        if request.digest is not None:
+            raise BadInput(
+                "--blocked and --digest: give one (an image has a digest; a blocked arch has none)"
+            )
+        if request.ref is not None:
+            raise BadInput("--ref: a blocked architecture has no image to name")
+        return check_blocked(request.blocked)
+    if request.digest is None:
+        raise BadInput(
+            "--digest sha256:... is required (or --blocked REASON when no image can be built)",
+        )
+    return ""
+
+
+def record_image_evidence(request: RecordImageRequest) -> RecordImageResult:
+    """Record a container image built from the sync head (or why the architecture has none) in
+    sop/records/<sync>.toml."""
+    blocked = _check_flags(request)
+    cfg = load(request.sync)
+    ctx = resolve(request.sync, config=cfg)
+    from vimesync.app.evidence import heads
+
+    head, bound = heads(ctx, cfg)
+    name = ctx.sync_name()
+    root = sop_root(cfg)
+    built = request.sha if request.sha is not None else head
+    digest = request.digest or ""
+    check_image(
+        request.arch,
+        digest,
+        bound if built in (head, bound) else built,
+        bound,
+        request.ref,
+        architectures=gates_of(cfg).architectures,
+        existing=load_images(root, name),
+        blocked=bool(blocked),
+    )
+    rec = ImageRecord(arch=request.arch, digest=digest, sha=bound, ref=request.ref or "", blocked=blocked)
+    return RecordImageResult(sync=name, record=rec, file=record_image(root, name, rec))
