@@ -9,9 +9,17 @@ from typing import Any
 
 from vimesync.app.context import SyncRequest, load, resolve
 from vimesync.app.result import Kind, document
-from vimesync.errors import EXIT_OK, BadInput
-from vimesync.sop.gatesfile import gates_of, sop_root
-from vimesync.sop.records import ImageRecord, check_blocked, check_image, load_images, record_image
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.sop.gatesfile import GatesConfig, gates_of, sop_root
+from vimesync.sop.records import (
+    ImageRecord,
+    check_blocked,
+    check_host,
+    check_image,
+    load_images,
+    record_image,
+    records_file,
+)
 
 
 @dataclass(frozen=True)
@@ -21,6 +29,7 @@ class RecordImageRequest:
     ref: str | None = None
     sha: str | None = None  # the commit the image was built from (default: the head)
     blocked: str | None = None  # why no image exists for ``arch`` (instead of a digest)
+    host: str | None = None  # where it was built (sop/gates.toml [images] allowed_hosts)
     sync: SyncRequest = field(default_factory=SyncRequest)
 
 
@@ -29,14 +38,22 @@ class RecordImageResult:
     sync: str
     record: ImageRecord
     file: Path
+    refused: str = ""  # a policy refusal (a failed check, exit 1): nothing was written
     kind: Kind = Kind.RECORD_IMAGE
-    ok: bool = True
-    exit_code: int = EXIT_OK
+
+    @property
+    def ok(self) -> bool:
+        return not self.refused
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.ok else EXIT_CHECK_FAILED
 
     def to_json(self) -> dict[str, Any]:
         r = self.record
         body: dict[str, Any] = {"sync": self.sync, "arch": r.arch, "digest": r.digest or None, "sha": r.sha}
-        body.update({"blocked": r.blocked or None, "file": str(self.file)})
+        body.update({"blocked": r.blocked or None, "host": r.host or None, "recorded": self.ok})
+        body.update({"refused": self.refused or None, "file": str(self.file)})
         return document(self.kind, self.exit_code, body)
 
 
@@ -49,12 +66,34 @@ def _check_flags(request: RecordImageRequest) -> str:
             )
         if request.ref is not None:
             raise BadInput("--ref: a blocked architecture has no image to name")
+        if request.host is not None:
+            raise BadInput("--host: a blocked architecture was built nowhere")
         return check_blocked(request.blocked)
     if request.digest is None:
         raise BadInput(
             "--digest sha256:... is required (or --blocked REASON when no image can be built)",
         )
+    if request.host is not None:
+        check_host(request.host)
     return ""
+
+
+def host_refusal(gates: GatesConfig, host: str | None) -> str:
+    """Why ``sop/gates.toml [images] allowed_hosts`` refuses a build on ``host`` ("" when it
+    allows it). Without a host the list cannot be checked: a missing flag, exit 2."""
+    if gates.allowed_hosts is None:
+        return ""
+    if host is None:
+        raise BadInput(
+            "--host is required: sop/gates.toml [images] allowed_hosts lists the hosts a build may run on"
+        )
+    if gates.host_allowed(host):
+        return ""
+    allowed = ", ".join(gates.allowed_hosts[:5]) + (" …" if len(gates.allowed_hosts) > 5 else "")
+    return (
+        f"host {host} is not in sop/gates.toml [images] allowed_hosts ({allowed or 'none'}):"
+        " an image built there is not recorded"
+    )
 
 
 def record_image_evidence(request: RecordImageRequest) -> RecordImageResult:
@@ -70,15 +109,26 @@ def record_image_evidence(request: RecordImageRequest) -> RecordImageResult:
     root = sop_root(cfg)
     built = request.sha if request.sha is not None else head
     digest = request.digest or ""
+    gates = gates_of(cfg)
     check_image(
         request.arch,
         digest,
         bound if built in (head, bound) else built,
         bound,
         request.ref,
-        architectures=gates_of(cfg).architectures,
+        architectures=gates.architectures,
         existing=load_images(root, name),
         blocked=bool(blocked),
     )
-    rec = ImageRecord(arch=request.arch, digest=digest, sha=bound, ref=request.ref or "", blocked=blocked)
+    rec = ImageRecord(
+        arch=request.arch,
+        digest=digest,
+        sha=bound,
+        ref=request.ref or "",
+        blocked=blocked,
+        host=request.host or "",
+    )
+    refused = "" if blocked else host_refusal(gates, request.host)
+    if refused:
+        return RecordImageResult(sync=name, record=rec, file=records_file(root, name), refused=refused)
     return RecordImageResult(sync=name, record=rec, file=record_image(root, name, rec))

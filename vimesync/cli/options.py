@@ -673,6 +673,12 @@ DurationOpt = Annotated[
     str | None, typer.Option("--duration", metavar="TIME", help="How long it ran: 4m03s, 1h2m, 45s, 243.")
 ]
 HostOpt = Annotated[str | None, typer.Option("--host", metavar="HOST", help="Where it ran.")]
+BuildHostOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--host", metavar="HOST", help="Where it was built (checked against [images] allowed_hosts)."
+    ),
+]
 FigureOpt = Annotated[
     list[str] | None,
     typer.Option("--figure", metavar="KEY=VALUE", help="A figure the run produced, repeatable."),

@@ -13,6 +13,7 @@ from vimesync.cli.options import (
     ArchOpt,
     BaselineOpt,
     BlockedOpt,
+    BuildHostOpt,
     BuildOpt,
     CiPrOpt,
     CiRepoOpt,
@@ -119,6 +120,7 @@ def record_image(
     arch: ArchOpt,
     digest: DigestOpt = None,
     blocked: BlockedOpt = None,
+    host: BuildHostOpt = None,
     ref: ImageRefOpt = None,
     sha: ShaOpt = None,
     head: HeadOpt = "HEAD",
@@ -135,7 +137,9 @@ def record_image(
 
     json_out = output_format(fmt, json_) == "json"
     sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
-    request = RecordImageRequest(arch=arch, digest=digest, ref=ref, sha=sha, blocked=blocked, sync=sync_req)
+    request = RecordImageRequest(
+        arch=arch, digest=digest, ref=ref, sha=sha, blocked=blocked, host=host, sync=sync_req
+    )
     result = record_image_evidence(request)
     if json_out:
         output.emit_json(result.to_json())

@@ -9,6 +9,7 @@ container image architectures. Repository content, so read through safefs and bo
 
     [images]
     architectures = ["amd64", "arm64"]   # the first is recorded first: the others follow it
+    allowed_hosts = ["build-amd64-01"]   # where a build may run (absent: anywhere)
 
     [evidence]                  # the suites and runs recorded green at the evidence head
     required = ["CPU regressions", "PipelineRL four-GPU"]
@@ -31,11 +32,13 @@ GATES_FILE = Path("sop") / "gates.toml"
 KNOWN_KEYS: dict[str, frozenset[str]] = {
     "sop/gates.toml": frozenset({"off", "ci", "images", "evidence"}),
     "sop/gates.toml [ci]": frozenset({"required"}),
-    "sop/gates.toml [images]": frozenset({"architectures"}),
+    "sop/gates.toml [images]": frozenset({"architectures", "allowed_hosts"}),
     "sop/gates.toml [evidence]": frozenset({"required"}),
 }
 ARCHITECTURES = ("amd64", "arm64")
 _ARCH = re.compile(r"[a-z0-9_]{1,32}")
+_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")  # as `sop record image --host` takes it
+MAX_HOSTS = 64
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -46,6 +49,11 @@ class GatesConfig:
     required: tuple[str, ...] = ()
     architectures: tuple[str, ...] = ARCHITECTURES
     evidence: tuple[str, ...] = ()  # the suites and runs the tests gate requires green
+    allowed_hosts: tuple[str, ...] | None = None  # where an image may be built (None: anywhere)
+
+    def host_allowed(self, host: str) -> bool:
+        """Host names compare as DNS does: case-insensitively."""
+        return self.allowed_hosts is None or host.lower() in {h.lower() for h in self.allowed_hosts}
 
 
 def sop_root(config: Config) -> Path:
@@ -106,7 +114,10 @@ def load_gates(root: Path) -> GatesConfig:
         or set(images) - KNOWN_KEYS["sop/gates.toml [images]"]
         or set(evidence) - KNOWN_KEYS["sop/gates.toml [evidence]"]
     ):
-        raise ConfigError(str(file), "known keys: [ci] required, [images] architectures, [evidence] required")
+        raise ConfigError(
+            str(file),
+            "known keys: [ci] required, [images] architectures, allowed_hosts, [evidence] required",
+        )
     arches = _strings(
         file,
         "[images] architectures",
@@ -122,6 +133,13 @@ def load_gates(root: Path) -> GatesConfig:
         required=_strings(file, "[ci] required", ci.get("required", []), limit=100),
         architectures=arches,
         evidence=_evidence_names(file, evidence.get("required", [])),
+        allowed_hosts=(
+            None
+            if "allowed_hosts" not in images
+            else _strings(
+                file, "[images] allowed_hosts", images["allowed_hosts"], limit=MAX_HOSTS, pattern=_HOST
+            )
+        ),
     )
 
 

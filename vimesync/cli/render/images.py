@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 
 def render_record_image(result: RecordImageResult) -> None:
     r = result.record
+    if result.refused:
+        output.error(f"refused: {result.refused}")
+        return
     if r.is_blocked:
         output.stdout.print(
             output.styled(
@@ -20,4 +23,7 @@ def render_record_image(result: RecordImageResult) -> None:
             )
         )
         return
-    output.stdout.print(output.styled(f"recorded {r.arch} image {r.digest} at {r.sha[:8]} in {result.file}"))
+    on = f" built on {r.host}" if r.host else ""
+    output.stdout.print(
+        output.styled(f"recorded {r.arch} image {r.digest}{on} at {r.sha[:8]} in {result.file}")
+    )
