@@ -52,6 +52,7 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "sop record tests": ["--suite", "CPU regressions", "--junit", str(_junit(tmp)), "--baseline", "main"],
         "sop record run": ["--name", "GPU smoke", "--exit", "0", "--duration", "4m03s", "--baseline", "main"],
         "sop record ci": ["--ci-repo", "vime-org/vime", "--baseline", "main"],
+        "sop promote": ["--ref", "vllm/vime:latest", "--ci-repo", "vime-org/vime", "--baseline", "main"],
         "sync": ["--status"],
     }
 
@@ -93,7 +94,7 @@ NAMES = (
     "init walk carry demo ci report audit".split()
     + ["audit review", "patches check", "patches lint", "patches describe", "patches refresh"]
     + ["pin bump", "pin scan", "pin radar"]
-    + ["sop status", "sop record image", "sop record tests", "sop record run", "sop record ci"]
+    + ["sop status", "sop record image", "sop record tests", "sop record run", "sop record ci", "sop promote"]
     + ["sync"]
 )
 

@@ -78,6 +78,22 @@ def _check_flags(request: RecordImageRequest) -> str:
     return ""
 
 
+def refuse_floating(ref: str | None, gates: GatesConfig) -> None:
+    """A floating tag (``latest``, a name without a tag, ``[images] floating``) is moved only by
+    ``sop promote``, which checks CI, images and evidence first: recording it here is refused."""
+    if ref is None:
+        return
+    from vimesync.sop.imageref import parse_ref
+
+    parsed = parse_ref(ref)
+    if parsed.is_floating(gates.floating):
+        raise BadInput(
+            f"--ref {ref}: {parsed.tag!r} is a floating tag: record the immutable reference"
+            " (name:sync-tag or @sha256:...) and move the floating one with sop promote",
+            hint=f"vimesync sop promote --ref {ref}",
+        )
+
+
 def host_refusal(gates: GatesConfig, host: str | None) -> str:
     """Why ``sop/gates.toml [images] allowed_hosts`` refuses a build on ``host`` ("" when it
     allows it). Without a host the list cannot be checked: a missing flag, exit 2."""
@@ -110,6 +126,7 @@ def record_image_evidence(request: RecordImageRequest) -> RecordImageResult:
     built = request.sha if request.sha is not None else head
     digest = request.digest or ""
     gates = gates_of(cfg)
+    refuse_floating(request.ref, gates)
     check_image(
         request.arch,
         digest,

@@ -36,6 +36,7 @@ class Kind(str, Enum):
     RECORD_TESTS = "sop-record-tests"
     RECORD_RUN = "sop-record-run"
     RECORD_CI = "sop-record-ci"
+    PROMOTE = "sop-promote"
     INIT = "init"
     SYNC = "sync"
     ERROR = "error"

@@ -46,7 +46,7 @@ INNER: dict[str, Any] = {
     "patches": {"check": {}, "lint": {}, "describe": {}, "refresh": {}},
     "pin": {"bump": {}, "scan": {}, "radar": {}},
     "audit": {"review": {}},
-    "sop": {"status": {}, "record": {"image": {}, "tests": {}, "run": {}, "ci": {}}},
+    "sop": {"status": {}, "record": {"image": {}, "tests": {}, "run": {}, "ci": {}}, "promote": {}},
 }
 
 
@@ -201,6 +201,7 @@ def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.
         record_app.command("run")(sop.record_run)
         record_app.command("ci")(sop.record_ci)
         sop_app.add_typer(record_app, name="record")
+        sop_app.command("promote")(sop.promote)
         app.add_typer(sop_app, name="sop")
 
     if only in (None, "sync"):

@@ -684,3 +684,15 @@ FigureOpt = Annotated[
     typer.Option("--figure", metavar="KEY=VALUE", help="A figure the run produced, repeatable."),
 ]
 NoteOpt = Annotated[str | None, typer.Option("--note", metavar="TEXT", help="One line about the run.")]
+PromoteRefOpt = Annotated[
+    str,
+    typer.Option("--ref", metavar="IMAGE", help="The floating tag to move (registry/name:latest)."),
+]
+PromoteDigestOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--digest",
+        metavar="sha256:HEX",
+        help="What the tag moves to (default: the one image recorded; a multi-arch index: give it).",
+    ),
+]

@@ -32,6 +32,8 @@ from vimesync.cli.options import (
     JunitOpt,
     NoteOpt,
     PipelineOpt,
+    PromoteDigestOpt,
+    PromoteRefOpt,
     RequireOpt,
     RunNameOpt,
     ShaOpt,
@@ -233,4 +235,40 @@ def _emit_record(result: RecordResult, json_out: bool) -> int:
         from vimesync.cli.render.evidence import render_record
 
         render_record(result)
+    return result.exit_code
+
+
+def promote(
+    ref: PromoteRefOpt,
+    digest: PromoteDigestOpt = None,
+    ci_repo: CiRepoOpt = None,
+    ci_pr: CiPrOpt = None,
+    require: RequireOpt = None,
+    head: HeadOpt = "HEAD",
+    baseline: BaselineOpt = None,
+    sync: SyncOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Move a floating tag (vllm/vime:latest) to the sync head's images: only when exact-head CI
+    is green, every architecture has an image recorded at the head (or is blocked) and the
+    evidence gate holds. Records the promotion in sop/records/<sync>.toml; exit 1 when refused."""
+    from vimesync.app.context import SyncRequest
+    from vimesync.app.promote import PromoteRequest
+    from vimesync.app.promote import promote as promote_head
+
+    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    request = PromoteRequest(
+        ref=ref, digest=digest, ci_repo=ci_repo, ci_pr=ci_pr, require=tuple(require or ()), sync=sync_req
+    )
+    result = promote_head(request)
+    for note in result.notes:
+        output.warn(note)
+    if output_format(fmt, json_) == "json":
+        output.emit_json(result.to_json())
+    else:
+        from vimesync.cli.render.images import render_promote
+
+        render_promote(result)
     return result.exit_code

@@ -5,6 +5,8 @@
     - amd64: `aosheninferact/vime@sha256:d2d60d7a…`
     - arm64: no candidate image built or validated at f32a36f1; blocked: no approved ARM64 host.
 
+    `vllm/vime:latest` remains unchanged.
+
 Every reason and reference comes from a file a pull request can edit: escaped here."""
 
 from __future__ import annotations
@@ -34,4 +36,13 @@ def render_images(e: ImageEvidence) -> list[str]:
         if i > 0:
             why += f" (follows {escape(e.architectures[0])} at the same head)"
         out.append(f"- {escape(arch)}: {why}")
-    return out
+    promotions = [_promotion_line(e, ref) for ref in e.floating]
+    return out + (["", *promotions] if promotions else [])
+
+
+def _promotion_line(e: ImageEvidence, ref: str) -> str:
+    """``vllm/vime:latest`` moves to ``sha256:…`` (promoted at this head) or remains unchanged."""
+    p = e.promoted(ref)
+    if p is None:
+        return f"{code(ref)} remains unchanged."
+    return f"{code(ref)} moves to {code(p.digest)}."

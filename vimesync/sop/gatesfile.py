@@ -10,6 +10,8 @@ container image architectures. Repository content, so read through safefs and bo
     [images]
     architectures = ["amd64", "arm64"]   # the first is recorded first: the others follow it
     allowed_hosts = ["build-amd64-01"]   # where a build may run (absent: anywhere)
+    floating = ["stable"]                # tags that move besides latest: only `sop promote` moves them
+    promote = ["vllm/vime:latest"]       # the floating references the report speaks of
 
     [evidence]                  # the suites and runs recorded green at the evidence head
     required = ["CPU regressions", "PipelineRL four-GPU"]
@@ -26,19 +28,21 @@ from typing import Any
 from vimesync.config import Config, read_toml
 from vimesync.errors import ConfigError
 from vimesync.sop.gates import GATE_NAMES
+from vimesync.sop.imageref import TAG
 
 GATES_FILE = Path("sop") / "gates.toml"
 # Every key it accepts, by table (docs/config.md documents each: tests/test_docs_config.py).
 KNOWN_KEYS: dict[str, frozenset[str]] = {
     "sop/gates.toml": frozenset({"off", "ci", "images", "evidence"}),
     "sop/gates.toml [ci]": frozenset({"required"}),
-    "sop/gates.toml [images]": frozenset({"architectures", "allowed_hosts"}),
+    "sop/gates.toml [images]": frozenset({"architectures", "allowed_hosts", "floating", "promote"}),
     "sop/gates.toml [evidence]": frozenset({"required"}),
 }
 ARCHITECTURES = ("amd64", "arm64")
 _ARCH = re.compile(r"[a-z0-9_]{1,32}")
 _HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")  # as `sop record image --host` takes it
 MAX_HOSTS = 64
+MAX_FLOATING = 32
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -50,6 +54,8 @@ class GatesConfig:
     architectures: tuple[str, ...] = ARCHITECTURES
     evidence: tuple[str, ...] = ()  # the suites and runs the tests gate requires green
     allowed_hosts: tuple[str, ...] | None = None  # where an image may be built (None: anywhere)
+    floating: tuple[str, ...] = ()  # tags that move besides ``latest`` (sop/imageref.py)
+    promote: tuple[str, ...] = ()  # floating references the report says stay or move
 
     def host_allowed(self, host: str) -> bool:
         """Host names compare as DNS does: case-insensitively."""
@@ -116,7 +122,8 @@ def load_gates(root: Path) -> GatesConfig:
     ):
         raise ConfigError(
             str(file),
-            "known keys: [ci] required, [images] architectures, allowed_hosts, [evidence] required",
+            "known keys: [ci] required, [images] architectures, allowed_hosts, floating, promote,"
+            " [evidence] required",
         )
     arches = _strings(
         file,
@@ -140,7 +147,27 @@ def load_gates(root: Path) -> GatesConfig:
                 file, "[images] allowed_hosts", images["allowed_hosts"], limit=MAX_HOSTS, pattern=_HOST
             )
         ),
+        floating=_strings(
+            file, "[images] floating", images.get("floating", []), limit=MAX_FLOATING, pattern=TAG
+        ),
+        promote=_promote_refs(file, images.get("promote", [])),
     )
+
+
+def _promote_refs(file: Path, value: Any) -> tuple[str, ...]:
+    """``[images] promote``: image references with a tag and no digest, as ``sop promote`` takes them."""
+    from vimesync.errors import BadInput
+    from vimesync.sop.imageref import parse_ref
+
+    refs = _strings(file, "[images] promote", value, limit=MAX_FLOATING)
+    for ref in refs:
+        try:
+            parsed = parse_ref(ref, "[images] promote")
+        except BadInput:
+            parsed = None
+        if parsed is None or parsed.digest:
+            raise ConfigError(str(file), f"[images] promote: {ref[:60]!r} is no image reference name:tag")
+    return refs
 
 
 def _evidence_names(file: Path, value: Any) -> tuple[str, ...]:

@@ -73,6 +73,17 @@ def check_host(host: str, what: str = "--host") -> str:
 
 
 @dataclass(frozen=True)
+class Promotion:
+    """A floating tag moved to an image of the sync head (``sop promote``; sop/promotions.py)."""
+
+    ref: str
+    digest: str
+    sha: str
+    images: tuple[tuple[str, str], ...] = ()  # (arch, digest)
+    promoted_at: str = ""
+
+
+@dataclass(frozen=True)
 class ImageEvidence:
     """The image records of a sync, read for its head (what the report's Validation shows)."""
 
@@ -80,14 +91,20 @@ class ImageEvidence:
     head: str
     architectures: tuple[str, ...]
     records: tuple[ImageRecord, ...]  # those recorded, in ``architectures`` order
+    promote: tuple[str, ...] = ()  # the floating references the report speaks of ([images] promote)
+    promotions: tuple[Promotion, ...] = ()  # recorded, at any head
 
     def at_head(self, arch: str) -> ImageRecord | None:
         return next((r for r in self.records if r.arch == arch and r.sha == self.head), None)
 
+    def promoted(self, ref: str) -> Promotion | None:
+        """The promotion of ``ref`` recorded at this head (None: the tag did not move for it)."""
+        return next((p for p in self.promotions if p.ref == ref and p.sha == self.head), None)
 
-def image_evidence(root: Path, sync: str, head: str, architectures: tuple[str, ...]) -> ImageEvidence:
-    found = load_images(root, sync)
-    return ImageEvidence(sync, head, architectures, tuple(found[a] for a in architectures if a in found))
+    @property
+    def floating(self) -> tuple[str, ...]:
+        """Every reference to speak of: those configured, then any other promoted."""
+        return tuple(dict.fromkeys((*self.promote, *(p.ref for p in self.promotions))))
 
 
 def records_file(root: Path, sync: str) -> Path:

@@ -9,6 +9,7 @@ from vimesync.cli import output
 
 if TYPE_CHECKING:
     from vimesync.app.images import RecordImageResult
+    from vimesync.app.promote import PromoteResult
 
 
 def render_record_image(result: RecordImageResult) -> None:
@@ -27,3 +28,26 @@ def render_record_image(result: RecordImageResult) -> None:
     output.stdout.print(
         output.styled(f"recorded {r.arch} image {r.digest}{on} at {r.sha[:8]} in {result.file}")
     )
+
+
+def render_promote(result: PromoteResult) -> None:
+    """``vllm/vime:latest moves to sha256:…`` or why it remains unchanged (one line per gate)."""
+    con = output.stdout
+    p = result.promotion
+    if p is not None:
+        con.print(output.styled((result.ref, "bold"), " moves to ", (p.digest, "green"), f" at {p.sha[:8]}"))
+        con.print(output.styled(("  recorded in ", "dim"), str(result.file)))
+        return
+    con.print(
+        output.styled(
+            (result.ref, "bold"),
+            " remains unchanged: ",
+            ("promotion refused", "bold red"),
+            f" at {result.head[:8]}",
+        )
+    )
+    for g in result.gates:
+        mark, style = ("✓", "green") if g.ok else ("✗", "red")
+        con.print(output.styled((f"  {mark} ", style), (f"{g.name:<7}", "bold"), g.detail))
+        if not g.ok and g.command:
+            con.print(output.styled(" " * 12, ("→ ", "dim"), (g.command, "cyan")))
