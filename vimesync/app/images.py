@@ -30,6 +30,8 @@ class RecordImageRequest:
     sha: str | None = None  # the commit the image was built from (default: the head)
     blocked: str | None = None  # why no image exists for ``arch`` (instead of a digest)
     host: str | None = None  # where it was built (sop/gates.toml [images] allowed_hosts)
+    verify: bool = False  # check --ref's digest and revision label against its registry
+    registry_insecure: bool = False  # plain http to a loopback registry
     sync: SyncRequest = field(default_factory=SyncRequest)
 
 
@@ -39,6 +41,7 @@ class RecordImageResult:
     record: ImageRecord
     file: Path
     refused: str = ""  # a policy refusal (a failed check, exit 1): nothing was written
+    verified: bool = False  # the registry confirmed the digest and the revision label
     kind: Kind = Kind.RECORD_IMAGE
 
     @property
@@ -53,7 +56,7 @@ class RecordImageResult:
         r = self.record
         body: dict[str, Any] = {"sync": self.sync, "arch": r.arch, "digest": r.digest or None, "sha": r.sha}
         body.update({"blocked": r.blocked or None, "host": r.host or None, "recorded": self.ok})
-        body.update({"refused": self.refused or None, "file": str(self.file)})
+        body.update({"refused": self.refused or None, "verified": self.verified, "file": str(self.file)})
         return document(self.kind, self.exit_code, body)
 
 
@@ -68,6 +71,8 @@ def _check_flags(request: RecordImageRequest) -> str:
             raise BadInput("--ref: a blocked architecture has no image to name")
         if request.host is not None:
             raise BadInput("--host: a blocked architecture was built nowhere")
+        if request.verify:
+            raise BadInput("--verify: a blocked architecture has no image to verify")
         return check_blocked(request.blocked)
     if request.digest is None:
         raise BadInput(
@@ -75,7 +80,36 @@ def _check_flags(request: RecordImageRequest) -> str:
         )
     if request.host is not None:
         check_host(request.host)
+    if request.verify and request.ref is None:
+        raise BadInput("--verify needs --ref REGISTRY/NAME:TAG: the registry and the tag to check")
+    if request.registry_insecure and not request.verify:
+        raise BadInput("--registry-insecure is for --verify: no registry is read without it")
     return ""
+
+
+def verify_in_registry(
+    ref: str, reference: str | None, digest: str, revisions: tuple[str, ...], arch: str, *, insecure: bool
+) -> tuple[str, str]:
+    """(the problem, "" when none; the arch's manifest digest) of ``ref``'s image checked against
+    its registry: the tag (or ``reference``) names ``digest`` and the image's revision label is
+    one of ``revisions``. A registry that cannot say raises RegistryError (exit 2)."""
+    from vimesync.registry import Mismatch, insecure_from_env, verify_image
+    from vimesync.sop.imageref import parse_ref
+
+    parsed = parse_ref(ref)
+    try:
+        found = verify_image(
+            parsed.registry,
+            parsed.repository,
+            reference or parsed.tag or parsed.digest,
+            digest=digest,
+            revisions=revisions,
+            arch=arch,
+            insecure=insecure or insecure_from_env(),
+        )
+    except Mismatch as exc:
+        return str(exc), ""
+    return "", found.manifest
 
 
 def refuse_floating(ref: str | None, gates: GatesConfig) -> None:
@@ -146,6 +180,12 @@ def record_image_evidence(request: RecordImageRequest) -> RecordImageResult:
         host=request.host or "",
     )
     refused = "" if blocked else host_refusal(gates, request.host)
+    if not refused and request.verify and request.ref is not None:
+        revisions = tuple(dict.fromkeys((bound, head)))
+        refused = verify_in_registry(
+            request.ref, None, digest, revisions, request.arch, insecure=request.registry_insecure
+        )[0]
     if refused:
         return RecordImageResult(sync=name, record=rec, file=records_file(root, name), refused=refused)
-    return RecordImageResult(sync=name, record=rec, file=record_image(root, name, rec))
+    path = record_image(root, name, rec)
+    return RecordImageResult(sync=name, record=rec, file=path, verified=request.verify)

@@ -29,6 +29,8 @@ class PromoteRequest:
     ci_repo: str | None = None
     ci_pr: int | None = None
     require: tuple[str, ...] = ()
+    verify: bool = False  # check the target in the ref's registry before recording
+    registry_insecure: bool = False
     sync: SyncRequest = field(default_factory=SyncRequest)
 
 
@@ -41,6 +43,7 @@ class PromoteResult:
     promotion: Promotion | None  # recorded (None: refused)
     file: Path
     notes: tuple[str, ...] = ()
+    verified: bool = False
     kind: Kind = Kind.PROMOTE
 
     @property
@@ -66,6 +69,7 @@ class PromoteResult:
             "promoted": self.ok,
             "promotion": promotion_to_dict(self.promotion) if self.promotion else None,
             "missing": list(self.missing),
+            "verified": self.verified,
             "gates": [
                 {"name": g.name, "state": g.state, "detail": g.detail, "command": g.command}
                 for g in self.gates
@@ -158,6 +162,31 @@ def promote(request: PromoteRequest) -> PromoteResult:
         images=tuple((a, arch_images[a]) for a in gates_cfg.architectures if a in arch_images),
         promoted_at=now(),
     )
-    return PromoteResult(
-        name, request.ref, head, gates, promotion, record_promotion(root, name, promotion), notes
-    )
+    if request.verify:
+        problem = _verify(request, promotion, tuple(dict.fromkeys((bound, head))))
+        if problem:
+            registry = replace(gates[2], name="registry", state="failed", detail=problem, command="")
+            return PromoteResult(name, request.ref, head, (*gates, registry), None, file, notes)
+    path = record_promotion(root, name, promotion)
+    return PromoteResult(name, request.ref, head, gates, promotion, path, notes, verified=request.verify)
+
+
+def _verify(request: PromoteRequest, promotion: Promotion, revisions: tuple[str, ...]) -> str:
+    """What the registry disagrees with ("" when nothing): the target exists in the ref's
+    repository, each architecture's image in it is the one recorded and was built from the head."""
+    from vimesync.app.images import verify_in_registry
+
+    for arch, recorded in promotion.images:
+        problem, manifest = verify_in_registry(
+            request.ref,
+            promotion.digest,
+            promotion.digest,
+            revisions,
+            arch,
+            insecure=request.registry_insecure,
+        )
+        if problem:
+            return problem
+        if manifest != recorded:
+            return f"the {arch} image of {promotion.digest[:19]}… is {manifest}, not the recorded {recorded}"
+    return ""

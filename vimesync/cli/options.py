@@ -696,3 +696,18 @@ PromoteDigestOpt = Annotated[
         help="What the tag moves to (default: the one image recorded; a multi-arch index: give it).",
     ),
 ]
+VerifyImageOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verify",
+        help="Check the image against its registry first (OCI API: the digest, and the"
+        " org.opencontainers.image.revision label is the head); token: VIMESYNC_REGISTRY_TOKEN.",
+    ),
+]
+RegistryInsecureOpt = Annotated[
+    bool,
+    typer.Option(
+        "--registry-insecure",
+        help="Plain http to the registry, for a loopback one only (also VIMESYNC_REGISTRY_INSECURE=1).",
+    ),
+]

@@ -34,6 +34,7 @@ from vimesync.cli.options import (
     PipelineOpt,
     PromoteDigestOpt,
     PromoteRefOpt,
+    RegistryInsecureOpt,
     RequireOpt,
     RunNameOpt,
     ShaOpt,
@@ -41,6 +42,7 @@ from vimesync.cli.options import (
     SourceOpt,
     SuiteOpt,
     SyncOpt,
+    VerifyImageOpt,
     output_format,
 )
 
@@ -124,6 +126,8 @@ def record_image(
     blocked: BlockedOpt = None,
     host: BuildHostOpt = None,
     ref: ImageRefOpt = None,
+    verify: VerifyImageOpt = False,
+    registry_insecure: RegistryInsecureOpt = False,
     sha: ShaOpt = None,
     head: HeadOpt = "HEAD",
     baseline: BaselineOpt = None,
@@ -140,7 +144,15 @@ def record_image(
     json_out = output_format(fmt, json_) == "json"
     sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
     request = RecordImageRequest(
-        arch=arch, digest=digest, ref=ref, sha=sha, blocked=blocked, host=host, sync=sync_req
+        arch=arch,
+        digest=digest,
+        ref=ref,
+        sha=sha,
+        blocked=blocked,
+        host=host,
+        verify=verify,
+        registry_insecure=registry_insecure,
+        sync=sync_req,
     )
     result = record_image_evidence(request)
     if json_out:
@@ -241,6 +253,8 @@ def _emit_record(result: RecordResult, json_out: bool) -> int:
 def promote(
     ref: PromoteRefOpt,
     digest: PromoteDigestOpt = None,
+    verify: VerifyImageOpt = False,
+    registry_insecure: RegistryInsecureOpt = False,
     ci_repo: CiRepoOpt = None,
     ci_pr: CiPrOpt = None,
     require: RequireOpt = None,
@@ -260,7 +274,14 @@ def promote(
 
     sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
     request = PromoteRequest(
-        ref=ref, digest=digest, ci_repo=ci_repo, ci_pr=ci_pr, require=tuple(require or ()), sync=sync_req
+        ref=ref,
+        digest=digest,
+        ci_repo=ci_repo,
+        ci_pr=ci_pr,
+        require=tuple(require or ()),
+        verify=verify,
+        registry_insecure=registry_insecure,
+        sync=sync_req,
     )
     result = promote_head(request)
     for note in result.notes:
