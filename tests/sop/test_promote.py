@@ -45,7 +45,7 @@ def demo(built: Demo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterat
     gates = built.downstream / "sop/gates.toml"
     before = gates.read_bytes()
     text = gates.read_text() + '\n[evidence]\nrequired = ["CPU regressions"]\n'
-    text = text.replace("[images]\n", f'[images]\npromote = ["{LATEST}"]\n', 1)
+    assert f'promote = ["{LATEST}"]' in text  # the demo's own gates.toml names it, as the seed's sync
     gates.unlink()  # never write through a link into the shipped data
     gates.write_text(text)
     yield built
@@ -209,3 +209,24 @@ def test_hostile_floating_and_promote_lists_are_refused(tmp_path: Path, value: s
     with pytest.raises(ConfigError) as exc:
         load_gates(tmp_path)
     assert needle in str(exc.value) and "\x1b" not in str(exc.value)
+
+
+@pytest.mark.slow
+def test_off_counts_as_it_does_for_sop_status(demo: Demo, capsys, tmp_path: Path) -> None:
+    # (An untrusted checkout never honours [off]: skip_flags, as for sop status. The demo's
+    # upstream lies outside its checkout, which an untrusted run refuses before any gate.)
+    gates = demo.downstream / "sop/gates.toml"
+    text = gates.read_text().replace("[off]\n", '[off]\nci = "no CI in this lab"\n', 1)
+    gates.unlink()
+    gates.write_text(text)
+    _record_tests(capsys, tmp_path)
+    assert run(capsys, "sop", "record", "image", "--arch", "amd64", "--digest", A)[0] == 0
+    code, out, _ = run(capsys, "sop", "promote", "--ref", LATEST, "--json")
+    assert code == 1 and json.loads(out)["missing"] == ["images: arm64 not recorded"]
+    assert (
+        run(capsys, "sop", "record", "image", "--arch", "arm64", "--blocked", "no approved ARM64 host")[0]
+        == 0
+    )
+    code, out, _ = run(capsys, "sop", "promote", "--ref", LATEST, "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["promotion"]["digest"] == A and doc["gates"][0]["state"] == "off"
