@@ -89,6 +89,7 @@ def test_promotion_is_refused_while_ci_is_pending_and_allowed_once_green(
     assert [m.split(":")[0] for m in doc["missing"]] == ["ci", "images"]
     assert doc["missing"][0].startswith("ci: pending at ")
     assert doc["missing"][1] == "images: recorded, but exact-head CI is not green (failed)"
+    assert doc["gates"][2]["command"] == "vimesync ci --pr N"  # CI moves it now, not another record
     records = next((demo.downstream / "sop/records").iterdir())
     assert "promotions" not in records.read_text()
     code, out, _ = run(capsys, "sop", "promote", "--ref", LATEST, "--ci-repo", "vime-org/vime")

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from vimesync.report.model import Skipped, SyncReport
-from vimesync.sop.gates import GATE_NAMES, Gate, gate, off_gate
+from vimesync.sop.gates import GATE_NAMES, Gate, command_of, gate, off_gate
 from vimesync.sop.records import ImageRecord
 from vimesync.upstream.model import APPLICABLE, WalkResult
 
@@ -67,7 +67,9 @@ def images_gate(
             "images", "failed", "every architecture is blocked: " + _images_done(records, architectures)
         )
     if ci.state != "held" and ci.state != "off":
-        return gate("images", "failed", f"recorded, but exact-head CI is not green ({ci.state})")
+        # Every image is there: what moves the gate now is CI, not another record.
+        why = f"recorded, but exact-head CI is not green ({ci.state})"
+        return Gate("images", "failed", why, ci.command or command_of("ci"))
     return gate("images", "held", f"recorded at {head[:8]}: {_images_done(records, architectures)}")
 
 

@@ -29,6 +29,7 @@ from vimesync.config import Config, read_toml
 from vimesync.errors import ConfigError
 from vimesync.sop.gates import GATE_NAMES
 from vimesync.sop.imageref import TAG
+from vimesync.sop.records import HOST  # as `sop record image --host` takes it
 
 GATES_FILE = Path("sop") / "gates.toml"
 # Every key it accepts, by table (docs/config.md documents each: tests/test_docs_config.py).
@@ -40,7 +41,6 @@ KNOWN_KEYS: dict[str, frozenset[str]] = {
 }
 ARCHITECTURES = ("amd64", "arm64")
 _ARCH = re.compile(r"[a-z0-9_]{1,32}")
-_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")  # as `sop record image --host` takes it
 MAX_HOSTS = 64
 MAX_FLOATING = 32
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -144,7 +144,7 @@ def load_gates(root: Path) -> GatesConfig:
             None
             if "allowed_hosts" not in images
             else _strings(
-                file, "[images] allowed_hosts", images["allowed_hosts"], limit=MAX_HOSTS, pattern=_HOST
+                file, "[images] allowed_hosts", images["allowed_hosts"], limit=MAX_HOSTS, pattern=HOST
             )
         ),
         floating=_strings(
