@@ -93,3 +93,8 @@ class GitHubError(VimesyncError):
 class BuildkiteError(VimesyncError):
     """Buildkite's REST API could not be read (unreachable, refused, an answer out of bounds or
     of the wrong shape). Never carries the token."""
+
+
+class RegistryError(VimesyncError):
+    """A container registry could not be read (unreachable, refused, an answer out of bounds or
+    of the wrong shape). Never carries the token or the registry's text."""

@@ -56,6 +56,7 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "sop record precommit": ["--baseline", "main"],
         # a test the sync added: not present before, passes after (two real pytest runs)
         "sop regress": ["--test", "tests/test_flush.py", "--baseline", "main"],
+        "sop promote": ["--ref", "vllm/vime:latest", "--ci-repo", "vime-org/vime", "--baseline", "main"],
         "sync": ["--status"],
     }
 
@@ -98,7 +99,7 @@ NAMES = (
     + ["audit review", "patches check", "patches lint", "patches describe", "patches refresh"]
     + ["pin bump", "pin scan", "pin radar"]
     + ["sop status", "sop record image", "sop record tests", "sop record run", "sop record ci"]
-    + ["sop record precommit", "sop regress"]
+    + ["sop record precommit", "sop regress", "sop promote"]
     + ["sync"]
 )
 

@@ -201,23 +201,25 @@ def make_report(request: ReportRequest, *, progress: ProgressFn | None = None) -
         if tree is not None:
             report = _named_in_checkout(report, tree, ctx.downstream)
         report = replace(report, gates_off=off)
-        report = replace(report, images=images_of(ctx, checkout, report, gates_cfg.architectures))
+        report = replace(report, images=images_of(ctx, checkout, report, gates_cfg))
         report = replace(report, evidence=recorded_evidence(ctx, checkout, report))
         report = replace(report, tests_required=gates_cfg.evidence)
     return ReportResult(report=report, notes=gate_notes(gates_cfg) + notes)
 
 
-def images_of(ctx: SyncContext, checkout: Config, report: SyncReport, architectures: tuple[str, ...]) -> Any:
+def images_of(ctx: SyncContext, checkout: Config, report: SyncReport, gates_cfg: GatesConfig) -> Any:
     """The image records of this sync for its head's evidence head (only with an audit: it names
     sync and head)."""
     from vimesync.app.evidence import heads
     from vimesync.audit.model import AuditResult
-    from vimesync.sop.records import image_evidence
+    from vimesync.sop.promotions import image_evidence
 
     if not isinstance(report.audit, AuditResult) or checkout.file is None:
         return None
     bound = heads(ctx, checkout)[1] if ctx.head == report.audit.head else report.audit.head
-    return image_evidence(sop_root(checkout), report.audit.sync, bound, architectures)
+    return image_evidence(
+        sop_root(checkout), report.audit.sync, bound, gates_cfg.architectures, gates_cfg.promote
+    )
 
 
 def recorded_evidence(ctx: SyncContext, checkout: Config, report: SyncReport) -> Any:

@@ -38,6 +38,7 @@ class Kind(str, Enum):
     RECORD_CI = "sop-record-ci"
     RECORD_PRECOMMIT = "sop-record-precommit"
     REGRESS = "sop-regress"
+    PROMOTE = "sop-promote"
     INIT = "init"
     SYNC = "sync"
     ERROR = "error"

@@ -1,4 +1,4 @@
-"""``vimesync sop status`` and ``vimesync sop record image`` as use cases.
+"""``vimesync sop status`` as a use case (``sop record image``: :mod:`vimesync.app.images`).
 
 The status evaluates the gates of the sync at its head from the same facts the report uses:
 the report's own use case, then the walk of the very range it walked, read at the head.
@@ -19,7 +19,7 @@ from vimesync.report.checklist import SopStatus, Uncarried, evaluate, status_to_
 from vimesync.report.generate import ReportInputs, generate_report
 from vimesync.report.model import Skipped, Summary, SyncReport
 from vimesync.sop.gatesfile import gates_of, skip_flags, sop_root
-from vimesync.sop.records import ImageRecord, check_image, load_images, record_image
+from vimesync.sop.records import load_images
 
 
 @dataclass(frozen=True)
@@ -109,50 +109,3 @@ def sop_status(request: StatusRequest) -> StatusResult:
         off=off,
     )
     return StatusResult(status=status, notes=gate_notes(gates_cfg) + head_notes)
-
-
-@dataclass(frozen=True)
-class RecordImageRequest:
-    arch: str
-    digest: str
-    ref: str | None = None
-    sha: str | None = None  # the commit the image was built from (default: the head)
-    sync: SyncRequest = field(default_factory=SyncRequest)
-
-
-@dataclass(frozen=True)
-class RecordImageResult:
-    sync: str
-    record: ImageRecord
-    file: Path
-    kind: Kind = Kind.RECORD_IMAGE
-    ok: bool = True
-    exit_code: int = EXIT_OK
-
-    def to_json(self) -> dict[str, Any]:
-        r = self.record
-        body = {"sync": self.sync, "arch": r.arch, "digest": r.digest, "sha": r.sha, "file": str(self.file)}
-        return document(self.kind, self.exit_code, body)
-
-
-def record_image_evidence(request: RecordImageRequest) -> RecordImageResult:
-    """Record a container image built from the sync head in sop/records/<sync>.toml."""
-    cfg = load(request.sync)
-    ctx = resolve(request.sync, config=cfg)
-    from vimesync.app.evidence import heads
-
-    head, bound = heads(ctx, cfg)
-    name = ctx.sync_name()
-    root = sop_root(cfg)
-    built = request.sha if request.sha is not None else head
-    check_image(
-        request.arch,
-        request.digest,
-        bound if built in (head, bound) else built,
-        bound,
-        request.ref,
-        architectures=gates_of(cfg).architectures,
-        existing=load_images(root, name),
-    )
-    rec = ImageRecord(arch=request.arch, digest=request.digest, sha=bound, ref=request.ref or "")
-    return RecordImageResult(sync=name, record=rec, file=record_image(root, name, rec))

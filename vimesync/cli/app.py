@@ -49,6 +49,7 @@ INNER: dict[str, Any] = {
     "sop": {
         "status": {},
         "regress": {},
+        "promote": {},
         "record": {"image": {}, "tests": {}, "run": {}, "ci": {}, "precommit": {}},
     },
 }
@@ -207,6 +208,7 @@ def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.
         record_app.command("ci")(sop.record_ci)
         record_app.command("precommit")(sop.record_precommit)
         sop_app.add_typer(record_app, name="record")
+        sop_app.command("promote")(sop.promote)
         app.add_typer(sop_app, name="sop")
 
     if only in (None, "sync"):

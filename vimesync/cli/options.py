@@ -587,7 +587,17 @@ SkipGateOpt = Annotated[
 ArchOpt = Annotated[
     str, typer.Option("--arch", metavar="ARCH", help="amd64 or arm64 (sop/gates.toml [images]).")
 ]
-DigestOpt = Annotated[str, typer.Option("--digest", metavar="sha256:HEX", help="The image manifest digest.")]
+DigestOpt = Annotated[
+    str | None, typer.Option("--digest", metavar="sha256:HEX", help="The image manifest digest.")
+]
+BlockedOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--blocked",
+        metavar="REASON",
+        help="No image can be built for this architecture: why, one line (instead of --digest).",
+    ),
+]
 ImageRefOpt = Annotated[
     str | None, typer.Option("--ref", metavar="IMAGE", help="The image reference (registry/name:tag).")
 ]
@@ -681,6 +691,12 @@ DurationOpt = Annotated[
     str | None, typer.Option("--duration", metavar="TIME", help="How long it ran: 4m03s, 1h2m, 45s, 243.")
 ]
 HostOpt = Annotated[str | None, typer.Option("--host", metavar="HOST", help="Where it ran.")]
+BuildHostOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--host", metavar="HOST", help="Where it was built (checked against [images] allowed_hosts)."
+    ),
+]
 FigureOpt = Annotated[
     list[str] | None,
     typer.Option("--figure", metavar="KEY=VALUE", help="A figure the run produced, repeatable."),
@@ -721,4 +737,31 @@ TestPythonOpt = Annotated[
 MatrixNameOpt = Annotated[
     str | None,
     typer.Option("--name", metavar="NAME", help="The matrix's name as the report shows it."),
+]
+PromoteRefOpt = Annotated[
+    str,
+    typer.Option("--ref", metavar="IMAGE", help="The floating tag to move (registry/name:latest)."),
+]
+PromoteDigestOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--digest",
+        metavar="sha256:HEX",
+        help="What the tag moves to (default: the one image recorded; a multi-arch index: give it).",
+    ),
+]
+VerifyImageOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verify",
+        help="Check the image against its registry first (OCI API: the digest, and the"
+        " org.opencontainers.image.revision label is the head); token: VIMESYNC_REGISTRY_TOKEN.",
+    ),
+]
+RegistryInsecureOpt = Annotated[
+    bool,
+    typer.Option(
+        "--registry-insecure",
+        help="Plain http to the registry, for a loopback one only (also VIMESYNC_REGISTRY_INSECURE=1).",
+    ),
 ]

@@ -14,6 +14,8 @@ from vimesync.cli.options import (
     ArchOpt,
     BaselineOpt,
     BeforeOpt,
+    BlockedOpt,
+    BuildHostOpt,
     BuildOpt,
     CiPrOpt,
     CiRepoOpt,
@@ -35,6 +37,9 @@ from vimesync.cli.options import (
     PipelineOpt,
     PreCommitOpt,
     PrecommitTimeoutOpt,
+    PromoteDigestOpt,
+    PromoteRefOpt,
+    RegistryInsecureOpt,
     RegressTimeoutOpt,
     RequireOpt,
     RunNameOpt,
@@ -45,9 +50,9 @@ from vimesync.cli.options import (
     SyncOpt,
     TestIdOpt,
     TestPythonOpt,
+    VerifyImageOpt,
     output_format,
 )
-from vimesync.errors import EXIT_OK
 
 if TYPE_CHECKING:
     from vimesync.app.evidence import RecordResult
@@ -125,8 +130,12 @@ def _render_status(status: SopStatus) -> None:
 
 def record_image(
     arch: ArchOpt,
-    digest: DigestOpt,
+    digest: DigestOpt = None,
+    blocked: BlockedOpt = None,
+    host: BuildHostOpt = None,
     ref: ImageRefOpt = None,
+    verify: VerifyImageOpt = False,
+    registry_insecure: RegistryInsecureOpt = False,
     sha: ShaOpt = None,
     head: HeadOpt = "HEAD",
     baseline: BaselineOpt = None,
@@ -135,21 +144,32 @@ def record_image(
     json_: JsonOpt = False,
     config: ConfigOpt = None,
 ) -> int:
-    """Record a container image built from the sync head in sop/records/<sync>.toml."""
+    """Record a container image built from the sync head (or, with --blocked, why the
+    architecture has none) in sop/records/<sync>.toml."""
     from vimesync.app.context import SyncRequest
-    from vimesync.app.status import RecordImageRequest, record_image_evidence
+    from vimesync.app.images import RecordImageRequest, record_image_evidence
 
     json_out = output_format(fmt, json_) == "json"
     sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
-    result = record_image_evidence(
-        RecordImageRequest(arch=arch, digest=digest, ref=ref, sha=sha, sync=sync_req)
+    request = RecordImageRequest(
+        arch=arch,
+        digest=digest,
+        ref=ref,
+        sha=sha,
+        blocked=blocked,
+        host=host,
+        verify=verify,
+        registry_insecure=registry_insecure,
+        sync=sync_req,
     )
+    result = record_image_evidence(request)
     if json_out:
         output.emit_json(result.to_json())
     else:
-        r = result.record
-        output.out(f"recorded {r.arch} image {r.digest} at {r.sha[:8]} in {result.file}")
-    return EXIT_OK
+        from vimesync.cli.render.images import render_record_image
+
+        render_record_image(result)
+    return result.exit_code
 
 
 def record_tests(
@@ -282,4 +302,49 @@ def _emit_record(result: RecordResult, json_out: bool) -> int:
         from vimesync.cli.render.evidence import render_record
 
         render_record(result)
+    return result.exit_code
+
+
+def promote(
+    ref: PromoteRefOpt,
+    digest: PromoteDigestOpt = None,
+    verify: VerifyImageOpt = False,
+    registry_insecure: RegistryInsecureOpt = False,
+    ci_repo: CiRepoOpt = None,
+    ci_pr: CiPrOpt = None,
+    require: RequireOpt = None,
+    head: HeadOpt = "HEAD",
+    baseline: BaselineOpt = None,
+    sync: SyncOpt = None,
+    fmt: FormatOpt = None,
+    json_: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> int:
+    """Move a floating tag (vllm/vime:latest) to the sync head's images: only when exact-head CI
+    is green, every architecture has an image recorded at the head (or is blocked) and the
+    evidence gate holds. Records the promotion in sop/records/<sync>.toml; exit 1 when refused."""
+    from vimesync.app.context import SyncRequest
+    from vimesync.app.promote import PromoteRequest
+    from vimesync.app.promote import promote as promote_head
+
+    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    request = PromoteRequest(
+        ref=ref,
+        digest=digest,
+        ci_repo=ci_repo,
+        ci_pr=ci_pr,
+        require=tuple(require or ()),
+        verify=verify,
+        registry_insecure=registry_insecure,
+        sync=sync_req,
+    )
+    result = promote_head(request)
+    for note in result.notes:
+        output.warn(note)
+    if output_format(fmt, json_) == "json":
+        output.emit_json(result.to_json())
+    else:
+        from vimesync.cli.render.images import render_promote
+
+        render_promote(result)
     return result.exit_code

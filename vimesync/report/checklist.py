@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from vimesync.report.model import Skipped, SyncReport
-from vimesync.sop.gates import GATE_NAMES, Gate, gate, off_gate
+from vimesync.sop.gates import GATE_NAMES, Gate, command_of, gate, off_gate
 from vimesync.sop.records import ImageRecord
 from vimesync.upstream.model import APPLICABLE, PullRequest, WalkResult
 
@@ -59,23 +59,42 @@ def carried_gate(uncarried: Uncarried | Skipped) -> Gate:
 def images_gate(
     records: Mapping[str, ImageRecord] | Skipped, head: str, architectures: Sequence[str], ci: Gate
 ) -> Gate:
+    """Each architecture recorded at the head (an image, or blocked with its reason: accounted
+    for, and said so), every image after the first only once the first is, and all of it only
+    once exact-head CI is green."""
     if isinstance(records, Skipped):
         return gate("images", "not checked", records.reason)
     missing = []
+    first = records.get(architectures[0]) if architectures else None
     for i, arch in enumerate(architectures):
         rec = records.get(arch)
         if rec is None:
             missing.append(f"{arch} not recorded")
         elif rec.sha != head:
-            missing.append(f"{arch} recorded at {rec.sha[:8]}, not the head {head[:8]}")
-        elif i > 0 and (records.get(architectures[0]) is None or records[architectures[0]].sha != head):
+            what = "blocked" if rec.is_blocked else "recorded"
+            missing.append(f"{arch} {what} at {rec.sha[:8]}, not the head {head[:8]}")
+        elif i > 0 and not rec.is_blocked and (first is None or first.sha != head or first.is_blocked):
             missing.append(f"{arch} recorded before {architectures[0]} at this head")
     if missing:
         return gate("images", "failed", "; ".join(missing))
+    if all(records[a].is_blocked for a in architectures):
+        return gate(
+            "images", "failed", "every architecture is blocked: " + _images_done(records, architectures)
+        )
     if ci.state != "held" and ci.state != "off":
-        return gate("images", "failed", f"recorded, but exact-head CI is not green ({ci.state})")
-    done = ", ".join(f"{a} {records[a].digest[:19]}…" for a in architectures)
-    return gate("images", "held", f"recorded at {head[:8]}: {done}")
+        # Every image is there: what moves the gate now is CI, not another record.
+        why = f"recorded, but exact-head CI is not green ({ci.state})"
+        return Gate("images", "failed", why, ci.command or command_of("ci"))
+    return gate("images", "held", f"recorded at {head[:8]}: {_images_done(records, architectures)}")
+
+
+def _images_done(records: Mapping[str, ImageRecord], architectures: Sequence[str]) -> str:
+    """``amd64 sha256:1ad4d005f6c5…; arm64: blocked at f32a36f1: no approved ARM64 host``."""
+    parts = []
+    for a in architectures:
+        r = records[a]
+        parts.append(f"{a}: blocked at {r.sha[:8]}: {r.blocked}" if r.is_blocked else f"{a} {r.digest[:19]}…")
+    return "; ".join(parts) if any(records[a].is_blocked for a in architectures) else ", ".join(parts)
 
 
 def evaluate(

@@ -139,6 +139,12 @@ def render_json(report: SyncReport) -> dict[str, Any]:
             "head": report.images.head,
             "architectures": list(report.images.architectures),
             "recorded": [asdict(r) for r in report.images.records],
+            # Each floating tag: the digest it moves to at this head, None when it remains unchanged.
+            "floating": [
+                {"ref": ref, "moves_to": p.digest if p else None, "promotion": asdict(p) if p else None}
+                for ref in report.images.floating
+                for p in (report.images.promoted(ref),)
+            ],
         },
         "evidence": None if report.evidence is None else evidence_json(report.evidence),
         "gates_ok": report.gates_ok,

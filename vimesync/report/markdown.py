@@ -15,6 +15,7 @@ from vimesync.patches.model import HunkFailure, PatchResult
 # The shared text helpers, still importable from here.
 from vimesync.report.auditmd import render_audit, render_own
 from vimesync.report.evidence import run_phrase, tests_phrase
+from vimesync.report.imagesmd import render_images
 from vimesync.report.links import Ref
 from vimesync.report.mdtext import (
     DASH,
@@ -33,7 +34,6 @@ from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncR
 from vimesync.sop.cirecords import CiRecord, ci_phrase
 from vimesync.sop.gates import Gate
 from vimesync.sop.precommit import PrecommitRecord, precommit_phrase
-from vimesync.sop.records import ImageEvidence
 from vimesync.sop.regress import RegressRecord, regress_phrase
 from vimesync.sop.results import AnyRecord, Evidence, RunRecord, TestRecord
 from vimesync.text import plural, untouched_note
@@ -336,23 +336,6 @@ def _ci_lines(report: SyncReport) -> list[str]:
     if isinstance(report.ci, Skipped) and "ci" in off:
         return [f"Exact-head CI: switched off ({escape(off['ci'])})."]
     return render_ci(report.ci)
-
-
-def render_images(e: ImageEvidence) -> list[str]:
-    """One line per architecture: the image recorded at the head, or why there is none."""
-    out = [f"Container images of {rev(e.head[:8])} ({code(f'sop/records/{e.sync}.toml')}):", ""]
-    for i, arch in enumerate(e.architectures):
-        rec = e.at_head(arch)
-        if rec is not None:
-            name = f"{rec.ref}@{rec.digest}" if rec.ref and "@" not in rec.ref else rec.ref or rec.digest
-            out.append(f"- {escape(arch)}: {code(name)}")
-            continue
-        older = next((r for r in e.records if r.arch == arch), None)
-        why = f"recorded at {rev(older.sha[:8])}, not this head" if older else "not recorded"
-        if i > 0:
-            why += f" (follows {escape(e.architectures[0])} at the same head)"
-        out.append(f"- {escape(arch)}: {why}")
-    return out
 
 
 MAX_FAILING_SHOWN = 10

@@ -127,6 +127,12 @@ required = []
 
 [images]
 architectures = ["amd64", "arm64"]  # arm64 is recorded only after amd64, at the same head
+# The hosts an image may be built on (`sop record image --host`); absent: any host, e.g.
+# allowed_hosts = ["build-amd64-01", "gh200-lab-02"]
+# Tags that float besides latest (only `sop promote` moves them), and the floating tags the
+# report says stay or move, e.g.
+# floating = ["stable"]
+# promote = ["vllm/vime:latest"]
 
 [evidence]
 # The test suites (sop record tests --suite) and runs (sop record run --name) that must be

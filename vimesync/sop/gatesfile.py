@@ -9,6 +9,9 @@ container image architectures. Repository content, so read through safefs and bo
 
     [images]
     architectures = ["amd64", "arm64"]   # the first is recorded first: the others follow it
+    allowed_hosts = ["build-amd64-01"]   # where a build may run (absent: anywhere)
+    floating = ["stable"]                # tags that move besides latest: only `sop promote` moves them
+    promote = ["vllm/vime:latest"]       # the floating references the report speaks of
 
     [evidence]                  # the suites and runs recorded green at the evidence head
     required = ["CPU regressions", "PipelineRL four-GPU"]
@@ -25,17 +28,21 @@ from typing import Any
 from vimesync.config import Config, read_toml
 from vimesync.errors import ConfigError
 from vimesync.sop.gates import GATE_NAMES
+from vimesync.sop.imageref import TAG
+from vimesync.sop.records import HOST  # as `sop record image --host` takes it
 
 GATES_FILE = Path("sop") / "gates.toml"
 # Every key it accepts, by table (docs/config.md documents each: tests/test_docs_config.py).
 KNOWN_KEYS: dict[str, frozenset[str]] = {
     "sop/gates.toml": frozenset({"off", "ci", "images", "evidence"}),
     "sop/gates.toml [ci]": frozenset({"required"}),
-    "sop/gates.toml [images]": frozenset({"architectures"}),
+    "sop/gates.toml [images]": frozenset({"architectures", "allowed_hosts", "floating", "promote"}),
     "sop/gates.toml [evidence]": frozenset({"required"}),
 }
 ARCHITECTURES = ("amd64", "arm64")
 _ARCH = re.compile(r"[a-z0-9_]{1,32}")
+MAX_HOSTS = 64
+MAX_FLOATING = 32
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -46,6 +53,13 @@ class GatesConfig:
     required: tuple[str, ...] = ()
     architectures: tuple[str, ...] = ARCHITECTURES
     evidence: tuple[str, ...] = ()  # the suites and runs the tests gate requires green
+    allowed_hosts: tuple[str, ...] | None = None  # where an image may be built (None: anywhere)
+    floating: tuple[str, ...] = ()  # tags that move besides ``latest`` (sop/imageref.py)
+    promote: tuple[str, ...] = ()  # floating references the report says stay or move
+
+    def host_allowed(self, host: str) -> bool:
+        """Host names compare as DNS does: case-insensitively."""
+        return self.allowed_hosts is None or host.lower() in {h.lower() for h in self.allowed_hosts}
 
 
 def sop_root(config: Config) -> Path:
@@ -106,7 +120,11 @@ def load_gates(root: Path) -> GatesConfig:
         or set(images) - KNOWN_KEYS["sop/gates.toml [images]"]
         or set(evidence) - KNOWN_KEYS["sop/gates.toml [evidence]"]
     ):
-        raise ConfigError(str(file), "known keys: [ci] required, [images] architectures, [evidence] required")
+        raise ConfigError(
+            str(file),
+            "known keys: [ci] required, [images] architectures, allowed_hosts, floating, promote,"
+            " [evidence] required",
+        )
     arches = _strings(
         file,
         "[images] architectures",
@@ -122,7 +140,34 @@ def load_gates(root: Path) -> GatesConfig:
         required=_strings(file, "[ci] required", ci.get("required", []), limit=100),
         architectures=arches,
         evidence=_evidence_names(file, evidence.get("required", [])),
+        allowed_hosts=(
+            None
+            if "allowed_hosts" not in images
+            else _strings(
+                file, "[images] allowed_hosts", images["allowed_hosts"], limit=MAX_HOSTS, pattern=HOST
+            )
+        ),
+        floating=_strings(
+            file, "[images] floating", images.get("floating", []), limit=MAX_FLOATING, pattern=TAG
+        ),
+        promote=_promote_refs(file, images.get("promote", [])),
     )
+
+
+def _promote_refs(file: Path, value: Any) -> tuple[str, ...]:
+    """``[images] promote``: image references with a tag and no digest, as ``sop promote`` takes them."""
+    from vimesync.errors import BadInput
+    from vimesync.sop.imageref import parse_ref
+
+    refs = _strings(file, "[images] promote", value, limit=MAX_FLOATING)
+    for ref in refs:
+        try:
+            parsed = parse_ref(ref, "[images] promote")
+        except BadInput:
+            parsed = None
+        if parsed is None or parsed.digest:
+            raise ConfigError(str(file), f"[images] promote: {ref[:60]!r} is no image reference name:tag")
+    return refs
 
 
 def _evidence_names(file: Path, value: Any) -> tuple[str, ...]:

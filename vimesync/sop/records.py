@@ -8,6 +8,12 @@ architecture), kept with its comments (``vimesync.tomledit``), written atomicall
     ref = "ghcr.io/vime/vime:sync-8c17b676"
     sha = "…"                    # the sync head the image was built from
     recorded_at = "2026-11-30T19:00:00Z"
+    host = "build-amd64-01"      # where it was built (checked against [images] allowed_hosts)
+
+    [images.arm64]
+    blocked = "no approved ARM64 host"   # why no image exists: no digest then
+    sha = "…"
+    recorded_at = "2026-11-30T19:05:00Z"
 
 The file is repository content: read through safefs with its size and shape bounded, and every
 value re-checked when it is read, not only when it is written."""
@@ -28,15 +34,53 @@ DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 IMAGE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}")
 SYNC = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,99}")
+HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
+MAX_BLOCKED = 200  # a blocked architecture's reason: one line
+# What a reason may not hold: control characters, line and paragraph separators, zero-width and
+# bidirectional marks (shown escaped elsewhere, refused here: the reason is one plain line).
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True)
 class ImageRecord:
     arch: str
-    digest: str
+    digest: str  # "" when the architecture is blocked
     sha: str
     ref: str = ""
     recorded_at: str = ""
+    blocked: str = ""  # why no image exists for this architecture at ``sha`` (one line)
+    host: str = ""  # where the image was built
+
+    @property
+    def is_blocked(self) -> bool:
+        return bool(self.blocked)
+
+
+def check_blocked(reason: str, what: str = "--blocked") -> str:
+    """A blocked architecture's reason as a flag gives it: one line of plain text, capped."""
+    text = reason.strip()
+    if not text or len(reason) > MAX_BLOCKED or _UNPRINTABLE.search(reason):
+        raise BadInput(
+            f"{what}: expected one line of at most {MAX_BLOCKED} characters, no control characters"
+        )
+    return text
+
+
+def check_host(host: str, what: str = "--host") -> str:
+    if not HOST.fullmatch(host):
+        raise BadInput(f"{what} {host[:60]!r}: expected a host name (letters, digits, . _ -)")
+    return host
+
+
+@dataclass(frozen=True)
+class Promotion:
+    """A floating tag moved to an image of the sync head (``sop promote``; sop/promotions.py)."""
+
+    ref: str
+    digest: str
+    sha: str
+    images: tuple[tuple[str, str], ...] = ()  # (arch, digest)
+    promoted_at: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,14 +91,20 @@ class ImageEvidence:
     head: str
     architectures: tuple[str, ...]
     records: tuple[ImageRecord, ...]  # those recorded, in ``architectures`` order
+    promote: tuple[str, ...] = ()  # the floating references the report speaks of ([images] promote)
+    promotions: tuple[Promotion, ...] = ()  # recorded, at any head
 
     def at_head(self, arch: str) -> ImageRecord | None:
         return next((r for r in self.records if r.arch == arch and r.sha == self.head), None)
 
+    def promoted(self, ref: str) -> Promotion | None:
+        """The promotion of ``ref`` recorded at this head (None: the tag did not move for it)."""
+        return next((p for p in self.promotions if p.ref == ref and p.sha == self.head), None)
 
-def image_evidence(root: Path, sync: str, head: str, architectures: tuple[str, ...]) -> ImageEvidence:
-    found = load_images(root, sync)
-    return ImageEvidence(sync, head, architectures, tuple(found[a] for a in architectures if a in found))
+    @property
+    def floating(self) -> tuple[str, ...]:
+        """Every reference to speak of: those configured, then any other promoted."""
+        return tuple(dict.fromkeys((*self.promote, *(p.ref for p in self.promotions))))
 
 
 def records_file(root: Path, sync: str) -> Path:
@@ -87,21 +137,40 @@ def load_images(root: Path, sync: str) -> dict[str, ImageRecord]:
     for arch, rec in images.items():
         if not isinstance(rec, dict):
             raise ConfigError(str(path), f"[images.{arch[:32]}] must be a table")
-        digest, sha = rec.get("digest"), rec.get("sha")
-        if not isinstance(digest, str) or not DIGEST.fullmatch(digest):
-            raise ConfigError(str(path), f"[images.{arch[:32]}] digest must be sha256:<64 hex digits>")
-        if not isinstance(sha, str) or not SHA.fullmatch(sha):
-            raise ConfigError(str(path), f"[images.{arch[:32]}] sha must be a full commit sha")
-        ref = rec.get("ref", "")
-        at = rec.get("recorded_at", "")
-        out[arch] = ImageRecord(
-            arch,
-            digest,
-            sha,
-            ref if isinstance(ref, str) and IMAGE_REF.fullmatch(ref) else "",
-            at if isinstance(at, str) and len(at) < 40 else str(at)[:40],
-        )
+        out[arch] = _image_record(path, arch, rec)
     return out
+
+
+def _image_record(path: Path, arch: str, rec: dict[str, Any]) -> ImageRecord:
+    where = f"[images.{arch[:32]}]"
+    digest, sha, blocked = rec.get("digest"), rec.get("sha"), rec.get("blocked")
+    if blocked is not None:
+        if digest is not None:
+            raise ConfigError(str(path), f"{where} holds a digest or is blocked, not both")
+        if (
+            not isinstance(blocked, str)
+            or not blocked.strip()
+            or len(blocked) > MAX_BLOCKED
+            or _UNPRINTABLE.search(blocked)
+        ):
+            raise ConfigError(
+                str(path), f"{where} blocked must be one line of at most {MAX_BLOCKED} characters"
+            )
+        digest = ""
+    elif not isinstance(digest, str) or not DIGEST.fullmatch(digest):
+        raise ConfigError(str(path), f"{where} digest must be sha256:<64 hex digits>")
+    if not isinstance(sha, str) or not SHA.fullmatch(sha):
+        raise ConfigError(str(path), f"{where} sha must be a full commit sha")
+    ref, at, host = rec.get("ref", ""), rec.get("recorded_at", ""), rec.get("host", "")
+    return ImageRecord(
+        arch,
+        digest,
+        sha,
+        ref if isinstance(ref, str) and IMAGE_REF.fullmatch(ref) else "",
+        at if isinstance(at, str) and len(at) < 40 else str(at)[:40],
+        blocked=blocked.strip() if isinstance(blocked, str) else "",
+        host=host if isinstance(host, str) and HOST.fullmatch(host) else "",
+    )
 
 
 def check_image(
@@ -113,12 +182,19 @@ def check_image(
     *,
     architectures: tuple[str, ...],
     existing: dict[str, ImageRecord],
+    blocked: bool = False,
 ) -> None:
     """BadInput unless the record may be written: a known architecture, a well-formed digest and
     ref, the sync head itself, and (for every architecture but the first) the first already
-    recorded at this same head."""
+    recorded at this same head. A blocked architecture has no image: no digest, no order."""
     if arch not in architectures:
         raise BadInput(f"--arch {arch[:40]!r}: expected one of {', '.join(architectures)} (sop/gates.toml)")
+    if blocked:
+        if sha != head:
+            raise BadInput(
+                f"--sha {sha[:12]} is not the sync head {head[:12]}: evidence is recorded for the head only"
+            )
+        return
     if not DIGEST.fullmatch(digest):
         raise BadInput(f"--digest {digest[:80]!r}: expected sha256: and 64 lowercase hex digits")
     if ref is not None and not IMAGE_REF.fullmatch(ref):
@@ -130,7 +206,7 @@ def check_image(
     first = architectures[0]
     if arch != first:
         done = existing.get(first)
-        if done is None or done.sha != head:
+        if done is None or done.sha != head or done.is_blocked:
             raise BadInput(
                 f"{arch} is recorded only after {first} at the same head: "
                 f"no {first} image is recorded at {head[:12]}",
@@ -161,11 +237,16 @@ def record_image(root: Path, sync: str, rec: ImageRecord) -> Path:
     if table is None:
         table = tomlkit.table()
         images[rec.arch] = table
-    table["digest"] = rec.digest
-    if rec.ref:
-        table["ref"] = rec.ref
-    elif "ref" in table:
-        del table["ref"]
+    for key, value in (
+        ("digest", rec.digest),
+        ("blocked", rec.blocked),
+        ("ref", rec.ref),
+        ("host", rec.host),
+    ):
+        if value:
+            table[key] = value
+        elif key in table:
+            del table[key]
     table["sha"] = rec.sha
     table["recorded_at"] = rec.recorded_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     tomledit.write(path, doc, root=root, mkdirs=True, what="record")

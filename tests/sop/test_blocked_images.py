@@ -1,0 +1,123 @@
+"""``sop record image --blocked REASON``: why an architecture has no image, bound to the head,
+shown by ``sop status`` and the report; the reason is user text (one line, capped, escaped)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.builders.cli import run
+from vimesync.demo.build import Demo, build_demo
+
+A = "sha256:" + "a" * 64
+WHY = "no approved ARM64 host"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    return build_demo(tmp_path_factory.mktemp("demo") / "d")
+
+
+@pytest.fixture
+def demo(built: Demo, monkeypatch: pytest.MonkeyPatch) -> Demo:
+    monkeypatch.chdir(built.downstream)
+    for name in ("GITHUB_TOKEN", "GH_TOKEN", "CI", "VIMESYNC_UNTRUSTED"):
+        monkeypatch.delenv(name, raising=False)
+    yield built
+    shutil.rmtree(built.downstream / "sop/records", ignore_errors=True)
+
+
+def _images_gate(demo: Demo, capsys) -> dict:
+    code, out, _ = run(capsys, "sop", "status", "--baseline", demo.baseline, "--skip-gate", "ci", "--json")
+    return next(g for g in json.loads(out)["gates"] if g["name"] == "images")
+
+
+@pytest.mark.slow
+def test_a_blocked_arch_is_accounted_for_and_said_so(demo: Demo, capsys) -> None:
+    assert run(capsys, "sop", "record", "image", "--arch", "amd64", "--digest", A)[0] == 0
+    code, out, _ = run(capsys, "sop", "record", "image", "--arch", "arm64", "--blocked", WHY)
+    assert code == 0 and f"recorded arm64 as blocked at {demo.head[:8]}: {WHY}" in " ".join(out.split())
+    (file,) = (demo.downstream / "sop/records").iterdir()
+    text = file.read_text()
+    assert f'blocked = "{WHY}"' in text and text.count("digest =") == 1
+    images = _images_gate(demo, capsys)
+    assert images["state"] == "held"
+    assert (
+        images["detail"]
+        == f"recorded at {demo.head[:8]}: amd64 {A[:19]}…; arm64: blocked at {demo.head[:8]}: {WHY}"
+    )
+    code, md, _ = run(
+        capsys, "report", "--baseline", demo.baseline, "--skip-gate", "ci", "--skip-gate", "tests"
+    )
+    assert f"- arm64: no candidate image built or validated at {demo.head[:8]}; blocked: {WHY}." in md
+    # An image recorded later replaces the blocked record.
+    assert run(capsys, "sop", "record", "image", "--arch", "arm64", "--digest", A)[0] == 0
+    assert "blocked" not in file.read_text() and file.read_text().count("digest =") == 2
+
+
+@pytest.mark.slow
+def test_blocked_amd64_does_not_let_arm64_images_in_and_all_blocked_fails(demo: Demo, capsys) -> None:
+    assert run(capsys, "sop", "record", "image", "--arch", "amd64", "--blocked", "no builder")[0] == 0
+    code, _, err = run(capsys, "sop", "record", "image", "--arch", "arm64", "--digest", A)
+    assert code == 2 and "arm64 is recorded only after amd64" in err
+    assert run(capsys, "sop", "record", "image", "--arch", "arm64", "--blocked", WHY)[0] == 0
+    images = _images_gate(demo, capsys)
+    assert images["state"] == "failed" and images["detail"].startswith("every architecture is blocked")
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--arch", "arm64", "--blocked", WHY, "--digest", A], "--blocked and --digest: give one"),
+        (["--arch", "arm64"], "--digest sha256:... is required (or --blocked REASON"),
+        (["--arch", "arm64", "--blocked", "two\nlines"], "--blocked: expected one line"),
+        (["--arch", "arm64", "--blocked", "\x1b[2Jwipe"], "--blocked: expected one line"),
+        (["--arch", "arm64", "--blocked", "bidi \u202e txt"], "--blocked: expected one line"),
+        (["--arch", "arm64", "--blocked", "x" * 201], "at most 200 characters"),
+        (["--arch", "arm64", "--blocked", "   "], "--blocked: expected one line"),
+        (["--arch", "arm64", "--blocked", WHY, "--ref", "ghcr.io/v/v:1"], "--ref: a blocked architecture"),
+    ],
+)
+def test_bad_blocked_records_are_refused(demo: Demo, capsys, args: list[str], needle: str) -> None:
+    code, _, err = run(capsys, "sop", "record", "image", *args)
+    assert code == 2 and needle in err and "Traceback" not in err and "\x1b" not in err
+    assert not (demo.downstream / "sop/records").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "value, needle",
+    [
+        ('blocked = "a\\u001b[2J"', "blocked must be one line"),
+        ('blocked = "a\\u2028b"', "blocked must be one line"),
+        (f'blocked = "{"x" * 300}"', "blocked must be one line of at most 200"),
+        ("blocked = 3", "blocked must be one line"),
+        (f'blocked = "x"\ndigest = "{A}"', "holds a digest or is blocked, not both"),
+    ],
+)
+def test_a_hostile_blocked_record_is_refused_when_read(demo: Demo, capsys, value: str, needle: str) -> None:
+    records = demo.downstream / "sop/records"
+    assert run(capsys, "sop", "record", "image", "--arch", "amd64", "--digest", A)[0] == 0
+    (file,) = records.iterdir()
+    file.write_text(file.read_text() + f'\n[images.arm64]\n{value}\nsha = "{demo.head}"\n')
+    code, _, err = run(capsys, "sop", "status", "--baseline", demo.baseline)
+    assert code == 2 and needle in err and "\x1b" not in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_markdown_in_a_reason_is_escaped_in_the_report(demo: Demo, capsys) -> None:
+    assert run(capsys, "sop", "record", "image", "--arch", "amd64", "--digest", A)[0] == 0
+    hostile = "see <img src=x> [link](http://e) `@alice` | *x*"
+    assert run(capsys, "sop", "record", "image", "--arch", "arm64", "--blocked", hostile)[0] == 0
+    code, md, _ = run(
+        capsys, "report", "--baseline", demo.baseline, "--skip-gate", "ci", "--skip-gate", "tests"
+    )
+    line = next(ln for ln in md.splitlines() if ln.startswith("- arm64:"))
+    assert "\\<img src=x\\>" in line and "\\[link\\](http" in line and "\\| \\*x\\*" in line
+    assert "<code>@alice</code>" in line  # no mention pings anyone
+    code, out, _ = run(capsys, "sop", "status", "--baseline", demo.baseline, "--skip-gate", "ci")
+    assert "see <img src=x> [link](http://e)" in " ".join(
+        out.split()
+    )  # the terminal shows it as text (rich markup escaped)
