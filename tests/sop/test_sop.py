@@ -174,3 +174,29 @@ def test_the_report_shows_the_images_recorded_for_its_head(demo: Demo, capsys) -
     )
     doc = json.loads(out)
     assert doc["images"]["recorded"][0]["digest"] == A and doc["images"]["head"] == demo.head
+
+
+@pytest.mark.slow
+def test_in_ci_the_sop_commands_take_the_upstream_from_the_job(
+    demo: Demo, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In CI the config's [upstream] path (outside the checkout) is refused and the hint names
+    --upstream: every sop command that resolves the sync takes it, as a flag from the job."""
+    monkeypatch.setenv("CI", "true")
+    source = ["--source", str(demo.engine)]
+    code, _, err = run(["sop", "status", "--baseline", demo.baseline, *source], capsys)
+    assert code == 2 and "[upstream] path names" in err and "pass --upstream PATH" in err
+    job = ["--upstream", str(demo.upstream), "--source", str(demo.engine), "--skip-gate", "images"]
+    code, doc = _status(demo, capsys, *job)
+    assert code == 1, doc  # gates not met (no CI, no suites), not bad input
+    by = {g["name"]: g["state"] for g in doc["gates"]}
+    assert by["carried"] == "held" and by["patches"] == "held" and by["audit"] == "held"
+    junit = demo.root / "cpu.xml"
+    junit.write_text('<testsuite name="s" tests="1"><testcase classname="a" name="b"/></testsuite>')
+    for extra in ([], ["--upstream", str(demo.upstream)]):
+        argv = ["sop", "record", "tests", "--suite", "cpu", "--junit", str(junit), *extra]
+        code, out, err = run(argv, capsys)
+        assert (code, bool(extra)) in ((2, False), (0, True)), err
+    # with --sync NAME no upstream is read at all
+    code, _, err = run(["sop", "record", "run", "--name", "gpu", "--exit", "0", "--sync", "s"], capsys)
+    assert code == 0, err

@@ -83,6 +83,7 @@ def sop_status(request: StatusRequest) -> StatusResult:
         many = len(cfg.engines) > 1
         inputs = ReportInputs(
             config=cfg,
+            upstream=ctx.upstream,
             downstream=ctx.downstream,
             baseline=ctx.baseline,
             head=ctx.head or request.sync.head,

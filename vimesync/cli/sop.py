@@ -50,6 +50,7 @@ from vimesync.cli.options import (
     SyncOpt,
     TestIdOpt,
     TestPythonOpt,
+    UpstreamOpt,
     VerifyImageOpt,
     output_format,
 )
@@ -71,6 +72,7 @@ def status(
     baseline: BaselineOpt = None,
     head: HeadOpt = "HEAD",
     sync: SyncOpt = None,
+    upstream: UpstreamOpt = None,
     source: SourceOpt = None,
     ci_repo: CiRepoOpt = None,
     ci_pr: CiPrOpt = None,
@@ -92,7 +94,7 @@ def status(
     json_out = output_format(fmt, json_) == "json"
     ci = CiOutputs(junit, annotations, json_out=json_out)
     request = StatusRequest(
-        sync=SyncRequest(config=config, baseline=baseline, head=head, sync=sync),
+        sync=SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync),
         source=source,
         ci_repo=ci_repo,
         ci_pr=ci_pr,
@@ -140,6 +142,7 @@ def record_image(
     head: HeadOpt = "HEAD",
     baseline: BaselineOpt = None,
     sync: SyncOpt = None,
+    upstream: UpstreamOpt = None,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
@@ -150,7 +153,7 @@ def record_image(
     from vimesync.app.images import RecordImageRequest, record_image_evidence
 
     json_out = output_format(fmt, json_) == "json"
-    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     request = RecordImageRequest(
         arch=arch,
         digest=digest,
@@ -179,6 +182,7 @@ def record_tests(
     head: HeadOpt = "HEAD",
     baseline: BaselineOpt = None,
     sync: SyncOpt = None,
+    upstream: UpstreamOpt = None,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
@@ -188,7 +192,7 @@ def record_tests(
     from vimesync.app.context import SyncRequest
     from vimesync.app.evidence import RecordTestsRequest, record_test_suite
 
-    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     result = record_test_suite(RecordTestsRequest(suite=suite, junit=junit_file, image=image, sync=sync_req))
     return _emit_record(result, output_format(fmt, json_) == "json")
 
@@ -204,6 +208,7 @@ def record_run(
     head: HeadOpt = "HEAD",
     baseline: BaselineOpt = None,
     sync: SyncOpt = None,
+    upstream: UpstreamOpt = None,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
@@ -213,7 +218,7 @@ def record_run(
     from vimesync.app.context import SyncRequest
     from vimesync.app.evidence import RecordRunRequest, record_manual_run
 
-    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     request = RecordRunRequest(
         name=name,
         exit=exit_,
@@ -234,6 +239,7 @@ def record_ci(
     head: HeadOpt = "HEAD",
     baseline: BaselineOpt = None,
     sync: SyncOpt = None,
+    upstream: UpstreamOpt = None,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
@@ -243,7 +249,7 @@ def record_ci(
     from vimesync.app.cirecord import RecordCiRequest, record_ci_jobs
     from vimesync.app.context import SyncRequest
 
-    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     request = RecordCiRequest(pipeline=pipeline, build=build, ci_repo=ci_repo, sync=sync_req)
     return _emit_record(record_ci_jobs(request), output_format(fmt, json_) == "json")
 
@@ -254,6 +260,7 @@ def record_precommit(
     head: HeadOpt = "HEAD",
     baseline: BaselineOpt = None,
     sync: SyncOpt = None,
+    upstream: UpstreamOpt = None,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
@@ -264,7 +271,7 @@ def record_precommit(
     from vimesync.app.precommit import RecordPrecommitRequest
     from vimesync.app.precommit import record_precommit as run
 
-    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     result = run(RecordPrecommitRequest(pre_commit=pre_commit, timeout=timeout, sync=sync_req))
     return _emit_record(result, output_format(fmt, json_) == "json")
 
@@ -278,6 +285,7 @@ def regress(
     head: HeadOpt = "HEAD",
     baseline: BaselineOpt = None,
     sync: SyncOpt = None,
+    upstream: UpstreamOpt = None,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
@@ -288,7 +296,7 @@ def regress(
     from vimesync.app.regress import RegressRequest
     from vimesync.app.regress import regress as run
 
-    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     request = RegressRequest(
         tests=tuple(test or ()), before=before, python=python, name=name, timeout=timeout, sync=sync_req
     )
@@ -316,6 +324,7 @@ def promote(
     head: HeadOpt = "HEAD",
     baseline: BaselineOpt = None,
     sync: SyncOpt = None,
+    upstream: UpstreamOpt = None,
     fmt: FormatOpt = None,
     json_: JsonOpt = False,
     config: ConfigOpt = None,
@@ -327,7 +336,7 @@ def promote(
     from vimesync.app.promote import PromoteRequest
     from vimesync.app.promote import promote as promote_head
 
-    sync_req = SyncRequest(config=config, baseline=baseline, head=head, sync=sync)
+    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     request = PromoteRequest(
         ref=ref,
         digest=digest,
