@@ -142,7 +142,7 @@ def test_translate_tables_are_numbered_in_one_pass(tmp_path: Path) -> None:
     """Each [[upstream.translate]] table knows its header's line (for errors), counted in one pass
     over the file (issue 18, finding 15: counting from the start for each header was quadratic;
     bench/bench_config.py times a 1 MiB config)."""
-    from vimesync.config import _header_lines
+    from vimesync.config.arrays import _header_lines
 
     text = "[upstream]\n" + "".join(
         f"\n# {i}\n[[upstream.translate]]\npattern = 'a'\nreplace = 'b'\n" for i in range(5)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from vimesync import config
+from vimesync.errors import ConfigError
 from vimesync.sop import gatesfile
 
 # Without its fenced examples: a TOML comment there ("# source = ...") is no heading.
@@ -68,5 +69,5 @@ def test_the_loaders_refuse_what_the_docs_do_not_list(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     cfg = tmp_path / "vimesync.toml"
     cfg.write_text('[upstream]\nnmae = "x"\n')
-    with pytest.raises(config.ConfigError, match="unknown key 'nmae' in \\[upstream\\]"):
+    with pytest.raises(ConfigError, match="unknown key 'nmae' in \\[upstream\\]"):
         config.load_config(cfg)
