@@ -16,7 +16,7 @@ import pytest
 
 from tests.builders.pair import Pair, build_pair, cli
 from vimesync import git
-from vimesync.upstream.mirrored import cherry_picked
+from vimesync.upstream.downstreamindex import cherry_picked
 
 pytestmark = pytest.mark.slow  # carries end to end in real repositories
 

@@ -7,7 +7,9 @@ import pytest
 from tests.builders.gitrepo import Repo
 from tests.builders.upstream import Upstream, build_downstream
 from vimesync.pathmap import PathMap
-from vimesync.upstream.mirrored import changed_lines, map_paths, mark_mirrored, scan_downstream
+from vimesync.upstream.diffkeys import changed_lines, map_paths
+from vimesync.upstream.downstreamindex import scan_downstream
+from vimesync.upstream.mirrored import mark_mirrored
 from vimesync.upstream.model import MIRRORED
 from vimesync.upstream.walk import walk
 

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.builders.gitrepo import Repo
-from vimesync.upstream import mirrored
-from vimesync.upstream.mirrored import mark_mirrored, scan_downstream, split_commits, stream_commits
+from vimesync.upstream.diffkeys import MAX_LINE_KEYS
+from vimesync.upstream.difflog import split_commits, stream_commits
+from vimesync.upstream.downstreamindex import scan_downstream, trailers_of
+from vimesync.upstream.mirrored import mark_mirrored
 from vimesync.upstream.walk import walk
 
 pytestmark = pytest.mark.slow  # large histories read in bounded memory and time
@@ -63,7 +65,7 @@ def test_a_commit_over_the_bound_keeps_its_head_and_drops_the_rest() -> None:
 
     got = list(stream_commits(log(), cap=_MB))
     assert [(s[:1], len(t), whole) for s, t, whole in got] == [("1", _MB, False), ("2", 11, True)]
-    assert "Upstream-PR: #7" in mirrored.trailers_of(got[0][1])
+    assert "Upstream-PR: #7" in trailers_of(got[0][1])
 
 
 def _big_commit(repo: Repo, message: str, files: dict[str, bytes]) -> str:
@@ -99,7 +101,7 @@ _SCAN = """
 import resource, sys
 from pathlib import Path
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-from vimesync.upstream.mirrored import scan_downstream
+from vimesync.upstream.downstreamindex import scan_downstream
 index = scan_downstream(Path(sys.argv[1]))
 print(index.scanned, sorted(index.prs))
 """
@@ -124,7 +126,7 @@ def test_a_huge_file_in_downstream_history_is_read_in_bounded_memory(tmp_path: P
 
 def test_a_commit_of_too_many_distinct_lines_is_compared_by_patch_id_only(tmp_path: Path) -> None:
     # 64 MiB of such lines used to be indexed whole: 1.8 GB and 18 s before any matching.
-    text = "".join(f"v{n} = {n}\n" for n in range(mirrored.MAX_LINE_KEYS + 1))
+    text = "".join(f"v{n} = {n}\n" for n in range(MAX_LINE_KEYS + 1))
     up = Repo(tmp_path / "up")
     up.commit("start", {"s": "s\n"})
     up.commit("feat: table (#5)", {"table.py": text})

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.builders.gitrepo import Repo
-from vimesync.upstream import mirrored
 from vimesync.upstream.attribution import attribute
+from vimesync.upstream.downstreamindex import UPSTREAM_PR_RE, DownstreamIndex, lookup_commit
 from vimesync.upstream.logparse import MAX_MESSAGE, MAX_SUBJECT, FirstParent, _tokens, parse_log
 from vimesync.upstream.messages import pr_number, pr_title, split_suffix
 from vimesync.upstream.model import Commit
@@ -111,8 +111,8 @@ def test_absurd_pr_numbers_are_no_pr(subject: str) -> None:
 
 
 def test_upstream_pr_trailer_with_absurd_number_is_ignored() -> None:
-    assert mirrored.UPSTREAM_PR_RE.search("Upstream-PR: #" + "9" * 5000) is None
-    assert mirrored.UPSTREAM_PR_RE.search("Upstream-PR: a/b#12").group(2) == "12"  # type: ignore[union-attr]
+    assert UPSTREAM_PR_RE.search("Upstream-PR: #" + "9" * 5000) is None
+    assert UPSTREAM_PR_RE.search("Upstream-PR: a/b#12").group(2) == "12"  # type: ignore[union-attr]
 
 
 @pytest.mark.slow
@@ -141,13 +141,13 @@ def test_many_reverts_of_abbreviated_shas_are_not_quadratic() -> None:
 def test_many_short_trailers_are_not_quadratic() -> None:
     # 100,000 abbreviated Upstream-Commit trailers x 20,000 upstream commits: 2e9 prefix tests.
     short = {f"{i:07x}": f"{i:040x}" for i in range(100_000)}
-    index = mirrored.DownstreamIndex(short_commits=short)
-    hits = [mirrored._lookup_commit(index, f"{i:07x}" + "f" * 33) for i in range(20_000)]
+    index = DownstreamIndex(short_commits=short)
+    hits = [lookup_commit(index, f"{i:07x}" + "f" * 33) for i in range(20_000)]
     assert hits[5] == f"{5:040x}" and all(hits)
     # The longest (most specific) abbreviation wins.
-    index = mirrored.DownstreamIndex(short_commits={"abcdef1": "one", "abcdef12": "two"})
-    assert mirrored._lookup_commit(index, "abcdef12" + "0" * 32) == "two"
-    assert mirrored._lookup_commit(index, "abcdef10" + "0" * 32) == "one"
+    index = DownstreamIndex(short_commits={"abcdef1": "one", "abcdef12": "two"})
+    assert lookup_commit(index, "abcdef12" + "0" * 32) == "two"
+    assert lookup_commit(index, "abcdef10" + "0" * 32) == "one"
 
 
 @pytest.mark.slow

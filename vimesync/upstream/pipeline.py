@@ -117,9 +117,10 @@ def mirrored_at(
     if not prs:
         return tuple(prs)
     from vimesync.upstream import mirrored
+    from vimesync.upstream.downstreamindex import scan_downstream
     from vimesync.upstream.translate import load_transform
 
-    index = mirrored.scan_downstream(
+    index = scan_downstream(
         downstream, upstream_repo=config.upstream_repo, since=_since(upstream, base), rev=rev
     )
     return mirrored.mark_mirrored(
@@ -202,34 +203,34 @@ def walk_and_classify(
         notes.append(f"the downstream {downstream} has no commit yet: no PR is mirrored there")
         downstream = None
     if downstream is not None and prs:
-        from vimesync.upstream import mirrored
+        from vimesync.upstream import diffkeys, difflog, downstreamindex, mirrored
         from vimesync.upstream.translate import load_transform
 
-        index = mirrored.scan_downstream(
+        index = downstreamindex.scan_downstream(
             downstream,
             upstream_repo=config.upstream_repo,
             since=_since(upstream, result.base),
             rev=downstream_rev or "HEAD",
         )
-        if index.scanned >= mirrored.MAX_DOWNSTREAM:
+        if index.scanned >= downstreamindex.MAX_DOWNSTREAM:
             notes.append(f"only the newest {index.scanned} downstream commits were searched for mirrored PRs")
         if index.too_big:
             notes.append(
                 f"{plural(index.too_big, 'downstream commit')} too large to compare"
-                f" (over {mirrored.MAX_COMMIT_TEXT >> 20} MiB each or {mirrored.MAX_LOG_TEXT >> 20} MiB"
+                f" (over {difflog.MAX_COMMIT_TEXT >> 20} MiB each or {difflog.MAX_LOG_TEXT >> 20} MiB"
                 " in all): only their trailers were read"
             )
         if index.timed_out:
             notes.append(
-                f"comparing the downstream history by content ran over {mirrored.CONTENT_SECONDS:g} s"
+                f"comparing the downstream history by content ran over {difflog.CONTENT_SECONDS:g} s"
                 " (git's own diffing): later commits were matched by their trailers only"
             )
         if index.no_content:
             notes.append(
                 f"{plural(index.no_content, 'downstream commit')} change"
                 f"{'s' if index.no_content == 1 else ''} too many lines to compare by content"
-                f" (over {mirrored.MAX_LINE_KEYS:,} distinct lines each"
-                f" or {mirrored.MAX_INDEX_KEYS:,} in all):"
+                f" (over {diffkeys.MAX_LINE_KEYS:,} distinct lines each"
+                f" or {downstreamindex.MAX_INDEX_KEYS:,} in all):"
                 " only their trailers and patch-ids were used"
             )
         prs = mirrored.mark_mirrored(
