@@ -248,3 +248,64 @@ def test_named_ids_three_of_five_new_take_two_runs_a_side(tmp_path: Path, monkey
     text = "\n".join(render_evidence(evidence))
     assert "  - Not present before: `tests/test_more.py::test_new_c`, `tests/test_ops.py::Te" in text
     assert "  - Pass before and after (do not prove the fix): `tests/test_ops.py::test_pow[1-2]`." in text
+
+
+HOSTILE_IDS = """\
+import pytest
+
+
+@pytest.mark.parametrize("v", ["`<b>@here</b>|" + "x" * 300])
+def test_long(v):
+    pass
+"""
+
+
+@pytest.mark.slow
+def test_a_hostile_node_id_is_cut_and_escaped(tmp_path: Path, monkeypatch, capsys) -> None:
+    repo = Repo(tmp_path / "r")
+    repo.commit("a", {"tests/test_h.py": HOSTILE_IDS})
+    after = repo.commit("b", {"README": "b\n"})
+    monkeypatch.chdir(repo.path)
+    code, out, err = run([*REGRESS, "--test", "tests/test_h.py", "--json"], capsys)
+    assert code == 0, err
+    ((case, before, now),) = [
+        (c["test"], c["before"], c["after"]) for c in json.loads(out)["record"]["cases"]
+    ]
+    assert case.startswith("tests/test_h.py::test_long[`<b>@here</b>|xxx") and len(case) == 200
+    assert (before, now) == ("passed", "passed")
+    evidence = load_evidence(repo.path, "fix", head=after, evidence_head=after)
+    (line,) = [ln for ln in render_evidence(evidence) if "Pass before and after" in ln]
+    assert line == f"  - Pass before and after (do not prove the fix): ``{case}``."  # one code span
+
+
+@pytest.mark.parametrize(
+    ("conftest", "needle"),
+    [
+        # the repository's conftest overwrites what our collection plugin wrote
+        (
+            "def pytest_sessionfinish(session):\n    open(sys.argv[1], 'w').write('[1, 2]')\n",
+            "or not node ids",
+        ),
+        (
+            "def pytest_sessionfinish(session):\n    open(sys.argv[1], 'w').write('[' * 100000)\n",
+            "collected node ids",
+        ),
+        # ... or writes it first: ours cannot, and the collection run fails
+        ("open(sys.argv[1], 'w').close()\n", "pytest before ("),
+    ],
+)
+@pytest.mark.slow
+def test_a_conftest_tampering_with_the_collection_is_one_line(
+    tmp_path: Path, monkeypatch, capsys, conftest: str, needle: str
+) -> None:
+    repo = Repo(tmp_path / "r")
+    repo.commit(
+        "a",
+        {"tests/conftest.py": "import sys\n\n\n" + conftest, "tests/test_a.py": "def test_a():\n    pass\n"},
+    )
+    repo.commit("b", {"README": "b\n"})
+    monkeypatch.chdir(repo.path)
+    code, _, err = run([*REGRESS, "--test", "tests/test_a.py"], capsys)
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err and not (repo.path / "sop").exists()
+    assert repo.git("worktree", "list", "--porcelain").count("worktree ") == 1
