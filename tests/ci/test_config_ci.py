@@ -69,7 +69,7 @@ def test_gates_file_defaults_and_values(tmp_path: Path) -> None:
         ("off = 1\n", "must be a table"),
         ('[evidence]\nrequired = "CPU"\n', "evidence"),
         ('[evidence]\nrequired = ["a\\u001b[2J"]\n', "evidence"),
-        ('[evidence]\nrequired = [" padded"]\n', "no suite or run name"),
+        ('[evidence]\nrequired = [" padded"]\n', "no suite, run or matrix name"),
         ("[evidence]\nother = 1\n", "known keys"),
     ],
 )

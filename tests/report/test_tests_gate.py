@@ -4,6 +4,8 @@ green at the evidence head; anything else (not recorded, red, recorded at anothe
 from __future__ import annotations
 
 from vimesync.report.evidence import tests_gate as gate_of  # (not a test function)
+from vimesync.sop.precommit import HookResult, PrecommitRecord
+from vimesync.sop.regress import RegressRecord, matrix
 from vimesync.sop.results import Evidence, Results, RunRecord, TestRecord
 
 HEAD = "f" * 40
@@ -59,3 +61,73 @@ def test_a_green_record_beside_a_red_one_of_the_same_name_holds() -> None:
     # A suite and a run may share a name; either green at the head is the evidence asked for.
     g = gate_of(_evidence(TestRecord("smoke", HEAD, 0, errors=1), RunRecord("smoke", HEAD, 0)), ("smoke",))
     assert g.state == "held"
+
+
+def _more(*records: object) -> Evidence:
+    """Every kind a required name can select: suites, runs, matrices, pre-commit."""
+    kinds = {k: tuple(r for r in records if isinstance(r, k)) for k in (TestRecord, RunRecord)}
+    return Evidence(
+        "a..b",
+        HEAD,
+        HEAD,
+        Results(
+            kinds[TestRecord],
+            kinds[RunRecord],
+            precommit=tuple(r for r in records if isinstance(r, PrecommitRecord)),
+            regress=tuple(r for r in records if isinstance(r, RegressRecord)),
+        ),
+    )
+
+
+FIXED = matrix({"t::a": "failed", "t::b": "passed"}, {"t::a": "passed", "t::b": "passed"})
+STILL_RED = matrix({"t::a": "failed"}, {"t::a": "failed"})
+HOOKS = (HookResult("ruff", "ruff", "passed"), HookResult("mypy", "mypy", "skipped"))
+
+
+def test_a_matrix_and_pre_commit_can_be_required() -> None:
+    g = gate_of(
+        _more(
+            RegressRecord("serving regressions", HEAD, EARLIER, FIXED),
+            PrecommitRecord(HEAD, 0, 150, HOOKS),
+        ),
+        ("serving regressions", "pre-commit"),
+    )
+    assert (g.state, g.detail) == (
+        "held",
+        "at ffffffff: serving regressions: 1 failed, 1 passed before; 2 passed after;"
+        " one passed before and after (does not prove the fix);"
+        " pre-commit: Changed-file pre-commit passes (2 hooks, 1 skipped; 150 files)",
+    )
+
+
+def test_a_matrix_failing_after_or_a_failed_hook_fails_the_gate() -> None:
+    failed = (*HOOKS, HookResult("shouts", "shouts", "failed", exit=3))
+    g = gate_of(
+        _more(
+            RegressRecord("serving regressions", HEAD, EARLIER, STILL_RED),
+            PrecommitRecord(HEAD, 1, 150, failed),
+        ),
+        ("serving regressions", "pre-commit"),
+    )
+    assert g.state == "failed"
+    assert g.detail == (
+        "at ffffffff: serving regressions: 1 failed before; 1 failed after;"
+        " pre-commit: Changed-file pre-commit fails (exit 1) (3 hooks, 1 skipped; 150 files); failed: shouts"
+    )
+
+
+def test_a_matrix_or_pre_commit_at_another_head_is_not_evidence() -> None:
+    g = gate_of(
+        _more(
+            RegressRecord("serving regressions", EARLIER, EARLIER, FIXED),
+            PrecommitRecord(EARLIER, 0, 150, HOOKS),
+        ),
+        ("serving regressions", "pre-commit", "changed files"),
+    )
+    assert g.detail == (
+        "at ffffffff: serving regressions recorded only at other heads, not ffffffff;"
+        " pre-commit recorded only at other heads, not ffffffff;"
+        " changed files recorded only at other heads, not ffffffff"
+    )
+    # a suite may be called pre-commit too: any record of the name green at the head holds
+    assert gate_of(_more(TestRecord("pre-commit", HEAD, 3)), ("pre-commit",)).state == "held"

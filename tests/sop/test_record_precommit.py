@@ -88,6 +88,13 @@ def test_a_passing_run_is_recorded_and_reported(demo: Demo, capsys: pytest.Captu
     assert table["exit"] == 0 and table["files"] == doc["record"]["files"] > 0
     code, out, _ = run(["report", "--baseline", demo.baseline], capsys)
     assert "- Changed-file pre-commit passes (2 hooks, 1 skipped; " in out
+    gates = demo.downstream / "sop/gates.toml"
+    gates.write_text(gates.read_text() + '\n[evidence]\nrequired = ["pre-commit"]\n')
+    code, out, _ = run(["report", "--baseline", demo.baseline, "--skip-gate", "ci", "--json"], capsys)
+    tests = next(g for g in json.loads(out)["gates"] if g["name"] == "tests")
+    assert tests["state"] == "held" and tests["detail"].startswith(
+        f"at {head[:8]}: pre-commit: Changed-file pre-commit passes (2 hooks, 1 skipped; "
+    )
 
 
 @pytest.mark.slow

@@ -12,8 +12,10 @@ import pytest
 
 from tests.builders.gitrepo import Repo
 from vimesync.cli.app import main
+from vimesync.report.markdown import render_evidence
 from vimesync.safefs import tomllib
 from vimesync.sop.regress import RegressRecord, matrix, regress_phrase
+from vimesync.sop.results import load_evidence
 
 BROKEN = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
@@ -83,16 +85,16 @@ def test_a_real_fix_gives_the_before_after_matrix(fix: tuple[Repo, str, str], ca
     assert doc["kind"] == "sop-regress" and rec["before"] == before and rec["sha"] == after
     by = {c["test"]: (c["before"], c["after"]) for c in rec["cases"]}
     assert by == {
-        "tests.test_calc::test_add": ("failed", "passed"),
-        "tests.test_calc::test_zero": ("passed", "passed"),
-        "tests.test_calc::test_add_n[1]": ("failed", "passed"),
-        "tests.test_calc::test_add_n[2]": ("failed", "passed"),
-        "tests.test_calc::test_mul": ("missing", "passed"),  # a node id pytest could not find before
-        "tests.test_new::test_new": ("missing", "passed"),  # a file the fix added
+        "tests/test_calc.py::test_add": ("failed", "passed"),
+        "tests/test_calc.py::test_zero": ("passed", "passed"),
+        "tests/test_calc.py::test_add_n[1]": ("failed", "passed"),
+        "tests/test_calc.py::test_add_n[2]": ("failed", "passed"),
+        "tests/test_calc.py::test_mul": ("missing", "passed"),  # a node id pytest could not find before
+        "tests/test_new.py::test_new": ("missing", "passed"),  # a file the fix added
     }
-    assert rec["not_proving"] == ["tests.test_calc::test_zero"]
+    assert rec["not_proving"] == ["tests/test_calc.py::test_zero"]
     stored = tomllib.loads((repo.path / "sop/records/fix.toml").read_text())["regress"]["calc regressions"]
-    assert stored[after]["cases"]["tests.test_calc::test_add"] == ["failed", "passed"]
+    assert stored[after]["cases"]["tests/test_calc.py::test_add"] == ["failed", "passed"]
     assert repo.git("worktree", "list", "--porcelain").count("worktree ") == 1  # ours are gone
     assert not (repo.path / ".pytest_cache").exists()
     code, out, _ = run(
@@ -172,3 +174,138 @@ def test_an_untrusted_checkout_is_refused(fix, capsys, monkeypatch: pytest.Monke
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     code, _, err = run([*REGRESS, "--test", "tests/test_calc.py"], capsys)
     assert code == 2 and "sop regress runs the repository's own code: refused in an untrusted checkout" in err
+
+
+OPS_BEFORE = """\
+import pytest
+
+
+def sub(a, b):
+    return a + b
+
+
+class TestOps:
+    def test_sub(self):
+        assert sub(3, 1) == 2
+
+
+@pytest.mark.parametrize(("a", "b"), [(1, 2)])
+def test_pow(a, b):
+    assert a**b == 1
+"""
+OPS_AFTER = (
+    OPS_BEFORE.replace("return a + b", "return a - b").replace(
+        "        assert sub(3, 1) == 2\n",
+        "        assert sub(3, 1) == 2\n\n    def test_new_b(self):\n        pass\n",
+    )
+    + "\n\ndef test_new_a():\n    pass\n"
+)
+SESSIONS = """\
+import os
+
+
+def pytest_sessionfinish(session):
+    with open(os.environ["REGRESS_SESSIONS"], "a") as fh:
+        fh.write("session\\n")
+"""
+
+
+@pytest.mark.slow
+def test_named_ids_three_of_five_new_take_two_runs_a_side(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Classes, parametrized ids and a folder's pytest.ini: the rows are the node ids named, and
+    the three tests the fix adds cost no run of their own (collect, then run: two a side)."""
+    repo = Repo(tmp_path / "r")
+    files = {"tests/conftest.py": SESSIONS, "tests/pytest.ini": "[pytest]\n", "tests/test_ops.py": OPS_BEFORE}
+    repo.commit("broken sub", files)
+    after = repo.commit(
+        "fix sub",
+        {**files, "tests/test_ops.py": OPS_AFTER, "tests/test_more.py": "def test_new_c():\n    pass\n"},
+    )
+    sessions = tmp_path / "sessions"
+    monkeypatch.setenv("REGRESS_SESSIONS", str(sessions))
+    monkeypatch.chdir(repo.path)
+    named = [
+        "tests/test_ops.py::TestOps::test_sub",
+        "tests/test_ops.py::test_pow[1-2]",
+        "tests/test_ops.py::test_new_a",
+        "tests/test_ops.py::TestOps::test_new_b",
+        "tests/test_more.py::test_new_c",
+    ]
+    code, out, err = run([*REGRESS, *[a for t in named for a in ("--test", t)], "--json"], capsys)
+    assert code == 0, err
+    rec = json.loads(out)["record"]
+    assert {c["test"]: (c["before"], c["after"]) for c in rec["cases"]} == {
+        named[0]: ("failed", "passed"),
+        named[1]: ("passed", "passed"),
+        named[2]: ("missing", "passed"),
+        named[3]: ("missing", "passed"),
+        named[4]: ("missing", "passed"),
+    }
+    assert rec["sha"] == after and rec["not_present_before"] == sorted(named[2:])
+    assert sessions.read_text().count("session") == 4  # collect and run, before and after
+    # the report's Validation lines name them too, from the record as stored
+    evidence = load_evidence(repo.path, "fix", head=after, evidence_head=after)
+    text = "\n".join(render_evidence(evidence))
+    assert "  - Not present before: `tests/test_more.py::test_new_c`, `tests/test_ops.py::Te" in text
+    assert "  - Pass before and after (do not prove the fix): `tests/test_ops.py::test_pow[1-2]`." in text
+
+
+HOSTILE_IDS = """\
+import pytest
+
+
+@pytest.mark.parametrize("v", ["`<b>@here</b>|" + "x" * 300])
+def test_long(v):
+    pass
+"""
+
+
+@pytest.mark.slow
+def test_a_hostile_node_id_is_cut_and_escaped(tmp_path: Path, monkeypatch, capsys) -> None:
+    repo = Repo(tmp_path / "r")
+    repo.commit("a", {"tests/test_h.py": HOSTILE_IDS})
+    after = repo.commit("b", {"README": "b\n"})
+    monkeypatch.chdir(repo.path)
+    code, out, err = run([*REGRESS, "--test", "tests/test_h.py", "--json"], capsys)
+    assert code == 0, err
+    ((case, before, now),) = [
+        (c["test"], c["before"], c["after"]) for c in json.loads(out)["record"]["cases"]
+    ]
+    assert case.startswith("tests/test_h.py::test_long[`<b>@here</b>|xxx") and len(case) == 200
+    assert (before, now) == ("passed", "passed")
+    evidence = load_evidence(repo.path, "fix", head=after, evidence_head=after)
+    (line,) = [ln for ln in render_evidence(evidence) if "Pass before and after" in ln]
+    assert line == f"  - Pass before and after (do not prove the fix): ``{case}``."  # one code span
+
+
+@pytest.mark.parametrize(
+    ("conftest", "needle"),
+    [
+        # the repository's conftest overwrites what our collection plugin wrote
+        (
+            "def pytest_sessionfinish(session):\n    open(sys.argv[1], 'w').write('[1, 2]')\n",
+            "or not node ids",
+        ),
+        (
+            "def pytest_sessionfinish(session):\n    open(sys.argv[1], 'w').write('[' * 100000)\n",
+            "collected node ids",
+        ),
+        # ... or writes it first: ours cannot, and the collection run fails
+        ("open(sys.argv[1], 'w').close()\n", "pytest before ("),
+    ],
+)
+@pytest.mark.slow
+def test_a_conftest_tampering_with_the_collection_is_one_line(
+    tmp_path: Path, monkeypatch, capsys, conftest: str, needle: str
+) -> None:
+    repo = Repo(tmp_path / "r")
+    repo.commit(
+        "a",
+        {"tests/conftest.py": "import sys\n\n\n" + conftest, "tests/test_a.py": "def test_a():\n    pass\n"},
+    )
+    repo.commit("b", {"README": "b\n"})
+    monkeypatch.chdir(repo.path)
+    code, _, err = run([*REGRESS, "--test", "tests/test_a.py"], capsys)
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err and not (repo.path / "sop").exists()
+    assert repo.git("worktree", "list", "--porcelain").count("worktree ") == 1

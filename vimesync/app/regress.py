@@ -1,7 +1,12 @@
 """``vimesync sop regress`` as a use case: the named tests at the baseline (or ``--before REV``)
 and at the head, each in a temporary worktree of exactly that commit, with the interpreter
-``--python`` names (``python -m pytest -p no:cacheprovider --junitxml`` into our scratch folder),
-read with the JUnit reader and recorded as a before/after matrix (:mod:`vimesync.sop.regress`).
+``--python`` names, and recorded as a before/after matrix (:mod:`vimesync.sop.regress`).
+
+Each side is two pytest runs at most: the named tests' files collected (the node ids pytest
+reports, :mod:`vimesync.sop.pytestids`), so a named test the commit does not hold is "not
+present" without a run of its own; then ``python -m pytest -p no:cacheprovider --junitxml`` of
+the named ids it holds, into our scratch folder, read with the JUnit reader and keyed back by the
+node ids collected (``tests/test_calc.py::test_add``, not JUnit's ``tests.test_calc::test_add``).
 
 It runs the repository's tests, so it is refused in an untrusted checkout, as pre-commit is."""
 
@@ -113,47 +118,112 @@ def regress(request: RegressRequest) -> RecordResult:
     )
 
 
+# The collection run: pytest in process with a plugin writing the node ids it collected as JSON
+# (argv[1]), so they are read from pytest itself, never parsed from its console text.
+_COLLECT = """\
+import json, sys
+import pytest
+
+class NodeIds:
+    def pytest_collection_finish(self, session):
+        with open(sys.argv[1], "x", encoding="utf-8") as fh:
+            json.dump([item.nodeid for item in session.items], fh)
+
+sys.exit(int(pytest.main(sys.argv[2:], plugins=[NodeIds()])))
+"""
+MAX_COLLECTED = 100_000  # node ids one collection run may report
+MAX_COLLECTED_BYTES = 32 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One side's pytest runs: where, with what, for how long."""
+
+    python: str
+    tree: Path
+    scratch: Path
+    side: str
+    commit: str
+    timeout: float
+
+    @property
+    def what(self) -> str:
+        return f"pytest {self.side} ({self.commit[:12]})"
+
+    def argv(self, *args: str) -> list[str]:
+        # --rootdir: node ids relative to the repository root, as the maintainer names them,
+        # whatever pytest.ini a subfolder holds
+        return ["-p", "no:cacheprovider", "-q", f"--rootdir={self.tree}", *args]
+
+
 def _pytest(
     python: str, tree: Path, tests: Sequence[str], scratch: Path, side: str, commit: str, timeout: float
 ) -> dict[str, str]:
-    """Each case's outcome by id, running the tests whose files ``tree`` holds (the others are
-    not present); when pytest cannot find one of them (exit 4), each test is run on its own."""
-    present = [t for t in tests if (tree / t.split("::", 1)[0]).exists()]
+    """Each case's outcome by node id. Two runs at most: the named tests' files collected (which
+    named ids this commit holds; the others are not present), then the ones it holds run."""
+    from vimesync.sop.pytestids import by_nodeid, present
+
+    run = _Run(python, tree, scratch, side, commit, timeout)
+    files = tuple(dict.fromkeys(t.split("::", 1)[0] for t in tests))
+    files = tuple(f for f in files if (tree / f).exists())
+    if not files:
+        return {}
+    collected = _collect(run, files)
+    held = present(tests, collected)
+    if not held:
+        return {}
     cases: dict[str, str] = {}
-    if not present:
-        return cases
-    code = _one_run(python, tree, present, scratch / f"{side}.xml", cases, side, commit, timeout)
-    if code == 4:
-        for i, test in enumerate(present):
-            _one_run(python, tree, [test], scratch / f"{side}-{i}.xml", cases, side, commit, timeout)
-    return cases
+    _run_tests(run, held, cases)
+    return by_nodeid(cases, collected)
 
 
-def _one_run(
-    python: str,
-    tree: Path,
-    tests: Sequence[str],
-    junit: Path,
-    cases: dict[str, str],
-    side: str,
-    commit: str,
-    timeout: float,
-) -> int:
-    from vimesync.safefs import excerpt
+def _collect(run: _Run, files: Sequence[str]) -> tuple[str, ...]:
+    """The node ids pytest collects from ``files`` (a file that fails to import holds none)."""
+    from vimesync.safefs import loads_json, read_input
+
+    out = run.scratch / f"{run.side}-nodeids.json"
+    argv = [run.python, "-c", _COLLECT, str(out)]
+    argv += run.argv("--collect-only", "--continue-on-collection-errors", "--", *files)
+    code, output = _tool(run, argv, run.scratch / f"{run.side}-collect.log")
+    if code not in (*_RAN, 5) or not out.is_file():
+        raise _did_not_run(run, code, output, "collect")
+    text = read_input(out, max_bytes=MAX_COLLECTED_BYTES, what="collected node ids").decode(
+        "utf-8", "replace"
+    )
+    ids = loads_json(text, where=f"{run.what}: collected node ids")
+    if not isinstance(ids, list) or len(ids) > MAX_COLLECTED or not all(isinstance(i, str) for i in ids):
+        raise BadInput(f"{run.what} collected more than {MAX_COLLECTED:,} tests, or not node ids")
+    return tuple(ids)
+
+
+def _run_tests(run: _Run, tests: Sequence[str], cases: dict[str, str]) -> None:
     from vimesync.sop.junitread import read_junit
-    from vimesync.sop.toolrun import last_line, run_tool, tool_env
 
-    argv = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--junitxml={junit}", "--", *tests]
-    env = tool_env({"PYTHONDONTWRITEBYTECODE": "1"})
-    log = junit.with_suffix(".log")
-    run = run_tool(argv, cwd=tree, log=log, timeout=timeout, env=env)
-    what = f"pytest {side} ({commit[:12]})"
-    if run.code is None:
-        raise BadInput(f"{what} stopped: it {run.stopped} (--timeout {timeout:g})")
-    if run.code in (4, 5):
-        return run.code
-    if run.code not in _RAN or not junit.is_file():
-        why = excerpt(last_line(run.output), 160)
-        raise BadInput(f"{what} did not run the tests (exit {run.code}): {why}")
+    junit = run.scratch / f"{run.side}.xml"
+    argv = [run.python, "-m", "pytest", *run.argv(f"--junitxml={junit}", "--", *tests)]
+    code, output = _tool(run, argv, junit.with_suffix(".log"))
+    if code == 5:  # collected a moment ago, none now (a collection that varies): nothing ran
+        return
+    if code not in _RAN or not junit.is_file():
+        raise _did_not_run(run, code, output, "run")
     read_junit(junit, cases=cases)
-    return run.code
+
+
+def _tool(run: _Run, argv: list[str], log: Path) -> tuple[int, bytes]:
+    """pytest's exit status and output; BadInput when the run was stopped (timeout, output cap)."""
+    from vimesync.sop.toolrun import run_tool, tool_env
+
+    # PYTEST_ADDOPTS is the job's environment, not the commit's: it would change what is run
+    env = {k: v for k, v in tool_env({"PYTHONDONTWRITEBYTECODE": "1"}).items() if k != "PYTEST_ADDOPTS"}
+    done = run_tool(argv, cwd=run.tree, log=log, timeout=run.timeout, env=env)
+    if done.code is None:
+        raise BadInput(f"{run.what} stopped: it {done.stopped} (--timeout {run.timeout:g})")
+    return done.code, done.output
+
+
+def _did_not_run(run: _Run, code: int, output: bytes, step: str) -> BadInput:
+    from vimesync.safefs import excerpt
+    from vimesync.sop.toolrun import last_line
+
+    why = excerpt(last_line(output), 160)
+    return BadInput(f"{run.what} did not {step} the tests (exit {code}): {why}")

@@ -340,6 +340,16 @@ def _on_sigterm(signum: int, frame: object) -> None:
     raise Terminated(signum)
 
 
+_INTERRUPTED: list[bool] = [False]  # SIGINT arrived during this command (see _on_sigint)
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    # typer (0.29) turns a KeyboardInterrupt into a silent ``Exit(130)`` returned as the
+    # command's value: the flag lets _main still say "interrupted" in its one line.
+    _INTERRUPTED[0] = True
+    raise KeyboardInterrupt
+
+
 @contextmanager
 def _signals_unwind() -> Iterator[None]:
     """SIGTERM raises Terminated and SIGINT KeyboardInterrupt for the duration of the command
@@ -350,8 +360,9 @@ def _signals_unwind() -> Iterator[None]:
     saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
     if saved[signal.SIGTERM] != signal.SIG_IGN:
         signal.signal(signal.SIGTERM, _on_sigterm)
-    if saved[signal.SIGINT] not in (signal.SIG_IGN, signal.default_int_handler):
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if saved[signal.SIGINT] != signal.SIG_IGN:
+        _INTERRUPTED[0] = False
+        signal.signal(signal.SIGINT, _on_sigint)
     try:
         yield
     finally:
@@ -412,4 +423,6 @@ def _main(args: list[str]) -> None:
             message = fmt() if callable(fmt) else str(exc)
             output.emit_json(error_document(message, code))
         sys.exit(code)
+    if _INTERRUPTED[0] and rv == 128 + signal.SIGINT:  # typer's silent Exit(130) for a Ctrl-C
+        _fail("interrupted", rv, args)
     sys.exit(rv if isinstance(rv, int) else 0)

@@ -56,26 +56,32 @@ def describe_record(rec: AnyRecord) -> str:
     return run_phrase(rec) + host + (f" ({', '.join(extra)})" if extra else "")
 
 
+PRECOMMIT = "pre-commit"  # what [evidence] required calls the changed-file pre-commit record
+Required = TestRecord | RunRecord | RegressRecord | PrecommitRecord
+
+
 def tests_gate(evidence: Evidence | None, required: tuple[str, ...]) -> Gate:
-    """The ``tests`` gate: every suite and run ``sop/gates.toml [evidence] required`` names is
-    recorded green (something passed, nothing failed or errored; a run: exit 0) at the evidence
-    head. Nothing required, or no records read, is *not checked*: a gate holds on evidence only."""
+    """The ``tests`` gate: every record ``sop/gates.toml [evidence] required`` names is recorded
+    green at the evidence head. A name is matched against every kind a name can select: a suite
+    (something passed, nothing failed or errored), a run (exit 0), a regression matrix by its
+    ``--name`` (every test passes after) and ``pre-commit`` (every hook passed). Nothing
+    required, or no records read, is *not checked*: a gate holds on evidence only."""
     if not required:
         return gate("tests", "not checked", "sop/gates.toml [evidence] required names no suite or run")
     if evidence is None:
         return gate("tests", "not checked", "no records read (needs a vimesync.toml, a head and a sync name)")
     at = evidence.evidence_head[:8]
+    recorded: tuple[Required, ...] = (*evidence.tests, *evidence.runs, *evidence.regress, *evidence.precommit)
     held: list[str] = []
     unmet: list[str] = []
     for name in required:
-        recorded: tuple[TestRecord | RunRecord, ...] = (*evidence.tests, *evidence.runs)
-        here = [r for r in recorded if r.name == name]
+        here = [r for r in recorded if _named(r, name)]
         green = next((r for r in here if r.ok), None)
         if green is not None:
             held.append(f"{name}: {_phrase(green)}")
         elif here:
             unmet.append(f"{name}: {_phrase(here[0])}")
-        elif any(r.name == name for r in evidence.not_evidence):
+        elif any(_named(r, name) for r in evidence.not_evidence if not isinstance(r, CiRecord)):
             unmet.append(f"{name} recorded only at other heads, not {at}")
         else:
             unmet.append(f"{name} not recorded")
@@ -84,5 +90,16 @@ def tests_gate(evidence: Evidence | None, required: tuple[str, ...]) -> Gate:
     return gate("tests", "held", f"at {at}: " + "; ".join(held))
 
 
-def _phrase(rec: TestRecord | RunRecord) -> str:
+def _named(rec: AnyRecord, name: str) -> bool:
+    if isinstance(rec, PrecommitRecord):
+        return name in (PRECOMMIT, rec.name)
+    return rec.name == name
+
+
+def _phrase(rec: Required) -> str:
+    if isinstance(rec, PrecommitRecord):
+        failed = ", ".join(h.id for h in rec.failed[:10])
+        return precommit_phrase(rec) + (f"; failed: {failed}" if failed else "")
+    if isinstance(rec, RegressRecord):
+        return regress_phrase(rec)
     return tests_phrase(rec) if isinstance(rec, TestRecord) else run_phrase(rec)

@@ -135,11 +135,12 @@ architectures = ["amd64", "arm64"]  # arm64 is recorded only after amd64, at the
 # promote = ["vllm/vime:latest"]
 
 [evidence]
-# The test suites (sop record tests --suite) and runs (sop record run --name) that must be
-# recorded green at the sync head's evidence head; then remove tests from [off]. With none named
-# the gate cannot hold (nothing is evidence): it reads "not checked", so it starts off below.
-# Pre-commit (sop record precommit) and matrices (sop regress) are shown, not gated. E.g.
-# required = ["CPU regressions", "PipelineRL four-GPU"]
+# What must be recorded green at the sync head's evidence head: test suites (sop record tests
+# --suite), runs (sop record run --name), regression matrices by their name (sop regress --name:
+# every test passes after) and "pre-commit" (sop record precommit: every hook passed); then
+# remove tests from [off]. With none named the gate cannot hold (nothing is evidence): it reads
+# "not checked", so it starts off below. E.g.
+# required = ["CPU regressions", "PipelineRL four-GPU", "serving regressions", "pre-commit"]
 required = []
 
 [off]
@@ -218,8 +219,8 @@ Record the rest of the Validation section in `sop/records/<sync>.toml` and commi
 files) and `vimesync sop regress --test NODEID` (before/after matrix). The last two run this
 repository's code and are refused in CI.
 
-**Gate `tests`:** the suites and runs `sop/gates.toml [evidence] required` names are recorded
-green at the head (off until it names one).
+**Gate `tests`:** the suites, runs, regression matrices and `pre-commit` that
+`sop/gates.toml [evidence] required` names are recorded green at the head (off until it names one).
 
 ## 6. Report and merge
 `vimesync report --output sync.md` writes the PR description with every figure computed;

@@ -26,7 +26,7 @@ GATES: tuple[tuple[str, str, str], ...] = (
     ("audit", "every changed path reviewed", "vimesync audit review PATH... --by NAME"),
     (
         "tests",
-        "every required suite and run recorded green at the evidence head",
+        "every required suite, run, matrix and pre-commit recorded green at the evidence head",
         "vimesync sop record tests --suite NAME --junit FILE",
     ),
     ("ci", "exact-head CI green", "vimesync ci --pr N"),

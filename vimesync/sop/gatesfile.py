@@ -13,7 +13,7 @@ container image architectures. Repository content, so read through safefs and bo
     floating = ["stable"]                # tags that move besides latest: only `sop promote` moves them
     promote = ["vllm/vime:latest"]       # the floating references the report speaks of
 
-    [evidence]                  # the suites and runs recorded green at the evidence head
+    [evidence]                  # suites, runs, matrices, "pre-commit": green at the evidence head
     required = ["CPU regressions", "PipelineRL four-GPU"]
 """
 
@@ -171,14 +171,16 @@ def _promote_refs(file: Path, value: Any) -> tuple[str, ...]:
 
 
 def _evidence_names(file: Path, value: Any) -> tuple[str, ...]:
-    """``[evidence] required``: names as ``sop record tests --suite``/``record run --name`` take them."""
+    """``[evidence] required``: names as ``sop record tests --suite``, ``record run --name`` and
+    ``sop regress --name`` take them (``pre-commit`` is one)."""
     from vimesync.sop.results import NAME
 
     names = _strings(file, "[evidence] required", value, limit=100)
     bad = next((n for n in names if not NAME.fullmatch(n) or n != n.strip()), None)
     if bad is not None:
         raise ConfigError(
-            str(file), f"[evidence] required: {bad[:60]!r} is no suite or run name (1-80 plain characters)"
+            str(file),
+            f"[evidence] required: {bad[:60]!r} is no suite, run or matrix name (1-80 plain characters)",
         )
     return names
 

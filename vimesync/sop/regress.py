@@ -7,8 +7,11 @@ baseline (or ``--before REV``) and at the head, each case's two outcomes recorde
     recorded_at = "2026-11-30T19:00:00Z"
 
     [regress."serving regressions".f32a36f1d8f811260f92c1901e808c35ad13c4ea.cases]
-    "tests.test_serving::test_mask_ids" = ["failed", "passed"]
-    "tests.test_serving::test_sse_end" = ["missing", "passed"]   # not present before
+    "tests/test_serving.py::test_mask_ids" = ["failed", "passed"]
+    "tests/test_serving.py::test_sse_end" = ["missing", "passed"]   # not present before
+
+Cases are keyed by the node ids pytest collected for the ids the maintainer named (a file names
+each of its tests; see :mod:`vimesync.sop.pytestids`).
 
 Read as the seed's line: "6 failed, 2 passed before; 8 passed after". A case that passes before
 and after is called out: it does not prove the fix. Pure: data in, data out."""

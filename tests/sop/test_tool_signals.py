@@ -1,0 +1,137 @@
+"""Ctrl-C or SIGTERM while ``sop regress`` or ``sop record precommit`` runs the repository's code:
+a real signal to a real ``vimesync`` process whose test (or hook) sleeps with a child of its own.
+The command says so in one line and exits 128 + the signal; the temporary worktree and the
+scratch folder are gone, and so is every process the tool started (its whole group)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import vimesync
+from tests.builders.gitrepo import Repo
+from vimesync.demo.build import build_demo
+
+pytestmark = pytest.mark.slow  # real processes, signalled mid-run
+
+ROOT = Path(vimesync.__file__).resolve().parent.parent
+SLEEPING_TEST = """\
+import os
+import subprocess
+import time
+
+
+def test_sleeps():
+    child = subprocess.Popen(["sleep", "300"])
+    pids = os.environ["VS_PIDS"]
+    with open(pids + ".tmp", "w") as fh:
+        fh.write(f"{os.getpid()} {child.pid}\\n")
+    os.rename(pids + ".tmp", pids)
+    time.sleep(300)
+"""
+SLEEPING_HOOK = """\
+repos:
+- repo: local
+  hooks:
+  - id: sleeps
+    name: sleeps
+    entry: sh -c 'sleep 300 & echo "$$ $!" > "$VS_PIDS.tmp"; mv "$VS_PIDS.tmp" "$VS_PIDS"; wait' --
+    language: system
+"""
+
+
+def _alive(pid: int) -> bool:
+    """A process that exists and is not a zombie (an orphan the container's init never reaps)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _worktrees(repo: Path) -> int:
+    out = subprocess.run(
+        ["git", "worktree", "list", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True
+    )
+    return out.stdout.count("worktree ")
+
+
+def _signal_mid_run(
+    tmp_path: Path, repo: Path, argv: list[str], sig: signal.Signals
+) -> tuple[subprocess.Popen[str], str]:
+    """Run ``vimesync argv`` in ``repo``; once its tool is asleep in our worktree, signal it."""
+    pids = tmp_path / "pids"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "TMPDIR": str(scratch),
+        "VS_PIDS": str(pids),
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vimesync", *argv],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    worktrees = _worktrees(repo)
+    try:
+        for _ in range(1200):  # until the sleeping test (or hook) started, in our worktree
+            if pids.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None and pids.exists(), proc.communicate()
+        assert _worktrees(repo) == worktrees + 1  # ours, at the commit it runs
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert _worktrees(repo) == worktrees  # the temporary worktree is gone
+    return proc, err
+
+
+def _check_cleaned(tmp_path: Path, proc: subprocess.Popen[str], err: str, code: int) -> None:
+    assert proc.returncode == code, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert list((tmp_path / "tmp").iterdir()) == []  # and the scratch folder holding it
+    tool, child = (int(p) for p in (tmp_path / "pids").read_text().split())
+    deadline = time.monotonic() + 5
+    while (_alive(tool) or _alive(child)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(tool) and not _alive(child)  # the tool's group was killed
+
+
+@pytest.mark.parametrize(
+    ("sig", "code", "line"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
+)
+def test_a_signal_during_regress_cleans_up(tmp_path: Path, sig: signal.Signals, code: int, line: str) -> None:
+    repo = Repo(tmp_path / "r")
+    repo.commit("a test that sleeps", {"tests/test_sleep.py": SLEEPING_TEST})
+    repo.commit("the fix", {"README": "fixed\n"})
+    argv = ["sop", "regress", "--sync", "fix", "--before", "HEAD~1", "--test", "tests/test_sleep.py"]
+    proc, err = _signal_mid_run(tmp_path, repo.path, argv, sig)
+    _check_cleaned(tmp_path, proc, err, code)
+    assert err.strip() == f"error: {line}"
+    assert not (repo.path / "sop").exists()  # nothing recorded
+
+
+def test_sigterm_during_record_precommit_cleans_up(tmp_path: Path) -> None:
+    demo = build_demo(tmp_path / "d")
+    repo = Repo.__new__(Repo)  # the demo's sync worktree as it is
+    repo.path = demo.downstream
+    repo.commit("a hook that sleeps", {".pre-commit-config.yaml": SLEEPING_HOOK})
+    proc, err = _signal_mid_run(tmp_path, demo.downstream, ["sop", "record", "precommit"], signal.SIGTERM)
+    _check_cleaned(tmp_path, proc, err, 143)
+    assert err.strip() == "error: terminated"
+    assert not (demo.downstream / "sop/records").exists()
