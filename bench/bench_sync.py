@@ -5,7 +5,7 @@
 
 Target: the one ``sync`` process <= 1.2x the six processes ``walk``, ``carry``, ``patches
 check``, ``audit``, ``sop status`` and ``report`` run one after the other, as SYNC.md has a
-maintainer run them (``ci`` and ``images`` switched off in both: the demo is offline). Shown:
+maintainer run them (``ci``, ``images`` and ``tests`` switched off in both: the demo is offline). Shown:
 median wall and median CPU (user + sys of the children); the demo's build is not timed.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-OFF = ["--skip-gate", "ci", "--skip-gate", "images"]
+OFF = ["--skip-gate", "ci", "--skip-gate", "images", "--skip-gate", "tests"]  # the demo is offline, no suites
 
 
 def presync(root: Path) -> tuple[Path, Path]:
