@@ -61,7 +61,9 @@ def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
         if request.pre_commit is not None
         else [sys.executable, "-I", "-m", "pre_commit"]
     )
-    paths = changed_paths(request.sync)
+    # a path from upstream named "--config=x.yaml" must stay a path, for pre-commit's own options
+    # (which config, which hooks) and for the hooks it hands the names to: "./" keeps it one
+    paths = tuple(f"./{p}" if p.startswith("-") else p for p in changed_paths(request.sync))
     if len(paths) > MAX_FILES or sum(len(p) + 1 for p in paths) > MAX_ARGV_BYTES:
         raise BadInput(f"the sync changed {len(paths):,} paths: too many for one pre-commit command line")
     name = ctx.sync_name()
