@@ -7,8 +7,10 @@ It runs the repository's tests, so it is refused in an untrusted checkout, as pr
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,9 +91,11 @@ def regress(request: RegressRequest) -> RecordResult:
     outcomes: list[dict[str, str]] = []
     with scratch_dir("vimesync-regress-") as scratch:
         for side, commit in (("before", before), ("after", head)):
-            where = Path(scratch) / side
-            with temporary_worktree(down, commit, where) as tree:
-                outcomes.append(_pytest(python, tree, tests, Path(scratch), side, commit, timeout))
+            # a folder of its own, named only once the run before it is over: what that run
+            # wrote in our scratch folder (a pytest.ini, a conftest.py, a JUnit file) is not here
+            own = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=scratch))
+            with temporary_worktree(down, commit, own / "tree") as tree:
+                outcomes.append(_pytest(python, tree, tests, own, side, commit, timeout))
     rec = RegressRecord(
         name=name, sha=bound, before=before, cases=matrix(outcomes[0], outcomes[1]), recorded_at=now()
     )
@@ -143,7 +147,14 @@ def _one_run(
     from vimesync.sop.junitread import read_junit
     from vimesync.sop.toolrun import last_line, run_tool, tool_env
 
-    argv = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--junitxml={junit}", "--", *tests]
+    # pytest looks above the worktree for its config (pytest.ini, ...) and, with a config there,
+    # for conftest.py files: only the worktree's own are read (ours, empty, when it has none)
+    config = pytest_config(tree, tests) or _empty_config(junit.parent)
+    argv = [
+        *(python, "-m", "pytest", "-p", "no:cacheprovider", "-q"),
+        *(f"--rootdir={tree}", f"--confcutdir={tree}", "-c", str(config), f"--junitxml={junit}"),
+        *("--", *tests),
+    ]
     env = tool_env({"PYTHONDONTWRITEBYTECODE": "1"})
     log = junit.with_suffix(".log")
     run = run_tool(argv, cwd=tree, log=log, timeout=timeout, env=env)
@@ -155,5 +166,52 @@ def _one_run(
     if run.code not in _RAN or not junit.is_file():
         why = excerpt(last_line(run.output), 160)
         raise BadInput(f"{what} did not run the tests (exit {run.code}): {why}")
-    read_junit(junit, cases=cases)
+    counts = read_junit(junit, cases=cases)
+    if (run.code == 0) == bool(counts.failed or counts.errors) and run.code in (0, 1):
+        # pytest's exit status and the JUnit file it was to write disagree: not pytest's file
+        raise BadInput(f"{what}: its exit status ({run.code}) and its JUnit file disagree; not recorded")
     return run.code
+
+
+# pytest's config files, in the order it looks for them in each folder, and the section that
+# makes one its config (None: the file always is)
+_CONFIGS = (
+    ("pytest.ini", None),
+    (".pytest.ini", None),
+    ("pyproject.toml", re.compile(r"^\[tool\.pytest(?:\.ini_options)?\]", re.M)),
+    ("tox.ini", re.compile(r"^\[pytest\]", re.M)),
+    ("setup.cfg", re.compile(r"^\[tool:pytest\]", re.M)),
+)
+
+
+def pytest_config(tree: Path, tests: Sequence[str]) -> Path | None:
+    """The config file pytest would take for ``tests``, looked for as pytest does (from the
+    tests' common folder upward), but never above ``tree``; a config that is a symlink, or too
+    big to be one, is not taken."""
+    from vimesync.errors import VimesyncError
+    from vimesync.safefs import read_input
+
+    folders = [os.path.dirname(os.path.join(tree, t.split("::", 1)[0])) or str(tree) for t in tests]
+    start = Path(os.path.commonpath(folders)) if folders else tree
+    for folder in (start, *start.parents):
+        if folder != tree and tree not in folder.parents:
+            return None
+        for name, section in _CONFIGS:
+            path = folder / name
+            if not path.is_file() or path.is_symlink():
+                continue
+            if section is None:
+                return path
+            try:
+                text = read_input(path, max_bytes=1 << 20, root=tree).decode("utf-8", "replace")
+            except VimesyncError:
+                continue
+            if section.search(text):
+                return path
+    return None
+
+
+def _empty_config(folder: Path) -> Path:
+    path = folder / "pytest.ini"
+    path.write_text("[pytest]\n")
+    return path
