@@ -264,3 +264,26 @@ def test_every_ci_marker_refuses_both_commands(
         code, _, err = run(argv, capsys)
         assert code == 2 and "refused in an untrusted checkout (CI)" in err, (marker, argv, err)
     assert not (demo.downstream / "sop/records").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [".pre-commit-config.yaml", "pre-commit-hooks"])
+def test_a_symlinked_config_at_the_head_is_not_followed(
+    demo: Demo, capsys, tmp_path: Path, name: str
+) -> None:
+    """The head's ``.pre-commit-config.yaml`` is a symlink to a config outside the repository
+    (one naming a hook that would leave a mark), or to a folder: refused, nothing runs."""
+    marker = tmp_path / "pwned"
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(EVIL_CONFIG.format(marker=marker))
+    target = outside if name.endswith(".yaml") else tmp_path
+    link = demo.downstream / ".pre-commit-config.yaml"
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    repo = Repo.__new__(Repo)
+    repo.path = demo.downstream
+    repo.git("add", "--", link.name)
+    repo.commit("config: a link")
+    code, _, err = run(["sop", "record", "precommit"], capsys)
+    assert code == 2 and ".pre-commit-config.yaml: the head" in err and "has none" in err, err
+    assert not marker.exists()
