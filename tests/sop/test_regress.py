@@ -274,3 +274,32 @@ def test_the_worktree_own_pytest_config_is_the_one_taken(tmp_path: Path) -> None
     (tree / "tests/pytest.ini").write_text("[pytest]\n")  # nearest first, as pytest looks
     assert pytest_config(tree, ["tests/test_a.py", "tests/test_b.py"]) == tree / "tests/pytest.ini"
     assert pytest_config(tree, ["tests/test_a.py", "other/test_c.py"]) == tree / "pyproject.toml"
+
+
+WRITES_THE_RECORDS = """\
+import pathlib
+
+
+def test_writes():
+    records = pathlib.Path({records!r})
+    records.parent.mkdir(parents=True, exist_ok=True)
+    records.write_text(FORGED)
+"""
+
+
+@pytest.mark.slow
+def test_a_test_writing_the_checkout_records_leaves_nothing_recorded(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """A test of the head that writes a record into the checkout's sop/records/ (the checkout
+    is found from any worktree's .git file): what we would add to that file is not ours."""
+    repo = Repo(tmp_path / "r")
+    records = repo.path / "sop/records/fix.toml"
+    forged = '[tests."all".' + "f" * 40 + "]\npassed = 999\nfailed = 0\n"
+    source = f"FORGED = {forged!r}\n" + WRITES_THE_RECORDS.format(records=str(records))
+    repo.commit("fixed", {"calc.py": FIXED, "tests/test_calc.py": TESTS})
+    repo.commit("writes", {"tests/test_writes.py": source})
+    monkeypatch.chdir(repo.path)
+    code, out, err = run([*REGRESS, "--test", "tests/test_writes.py"], capsys)
+    assert code == 2 and "fix.toml changed while pytest ran: nothing recorded" in err, out + err
+    assert "regress" not in records.read_text()

@@ -16,7 +16,13 @@ from pathlib import Path
 from vimesync.app.context import SyncRequest, load, resolve
 from vimesync.app.evidence import RecordResult, heads
 from vimesync.app.result import Kind, exit_code_of
-from vimesync.app.toolruns import check_timeout, program, refuse_untrusted
+from vimesync.app.toolruns import (
+    check_timeout,
+    program,
+    records_text,
+    refuse_changed_records,
+    refuse_untrusted,
+)
 from vimesync.errors import BadInput
 from vimesync.sop.gatesfile import sop_root
 
@@ -68,6 +74,7 @@ def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
         raise BadInput(f"the sync changed {len(paths):,} paths: too many for one pre-commit command line")
     name = ctx.sync_name()
     head, bound = heads(ctx, checkout)
+    records_before = records_text(sop_root(checkout), name)
     with scratch_dir("vimesync-precommit-") as scratch:
         with temporary_worktree(down, head, Path(scratch) / "head") as tree:
             config = tree / CONFIG
@@ -83,6 +90,7 @@ def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
     if run.code not in (0, 1) or (run.code == 1 and not hooks):
         why = excerpt(last_line(run.output), 160)
         raise BadInput(f"pre-commit did not run its hooks (exit {run.code}): {why}")
+    refuse_changed_records(sop_root(checkout), name, records_before, "pre-commit")
     rec = PrecommitRecord(sha=bound, exit=run.code, files=len(paths), hooks=hooks, recorded_at=now())
     path = write_table(sop_root(checkout), name, "precommit", NAME, bound, precommit_values(rec))
     return RecordResult(

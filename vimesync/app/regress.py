@@ -18,7 +18,13 @@ from pathlib import Path
 from vimesync.app.context import SyncRequest, load, resolve
 from vimesync.app.evidence import RecordResult, heads
 from vimesync.app.result import Kind, exit_code_of
-from vimesync.app.toolruns import check_timeout, program, refuse_untrusted
+from vimesync.app.toolruns import (
+    check_timeout,
+    program,
+    records_text,
+    refuse_changed_records,
+    refuse_untrusted,
+)
 from vimesync.errors import BadInput
 from vimesync.sop.gatesfile import sop_root
 
@@ -88,6 +94,7 @@ def regress(request: RegressRequest) -> RecordResult:
     before = git.resolve(down, request.before if request.before is not None else ctx.require_baseline())
     sync = ctx.sync_name()
     head, bound = heads(ctx, checkout)
+    records_before = records_text(sop_root(checkout), sync)
     outcomes: list[dict[str, str]] = []
     with scratch_dir("vimesync-regress-") as scratch:
         for side, commit in (("before", before), ("after", head)):
@@ -105,6 +112,7 @@ def regress(request: RegressRequest) -> RecordResult:
         raise BadInput(f"--test: the tests named ran {len(rec.cases):,} cases; a matrix holds {MAX_CASES:,}")
     if not rec.cases:
         raise BadInput("--test: none of the tests named ran, before or after (no such tests?)")
+    refuse_changed_records(sop_root(checkout), sync, records_before, "pytest")
     path = write_table(sop_root(checkout), sync, "regress", name, bound, regress_values(rec))
     return RecordResult(
         sync=sync,
