@@ -303,3 +303,11 @@ def test_a_test_writing_the_checkout_records_leaves_nothing_recorded(
     code, out, err = run([*REGRESS, "--test", "tests/test_writes.py"], capsys)
     assert code == 2 and "fix.toml changed while pytest ran: nothing recorded" in err, out + err
     assert "regress" not in records.read_text()
+
+
+@pytest.mark.parametrize("before", ["HEAD^{tree}", "-p", "--output=x", "HEAD:calc.py", "no-such-rev"])
+def test_a_before_that_is_not_a_commit_is_refused(fix: tuple[Repo, str, str], capsys, before: str) -> None:
+    argv = ["sop", "regress", "--sync", "fix", f"--before={before}", "--test", "tests/test_calc.py"]
+    code, _, err = run(argv, capsys)
+    assert code == 2 and ("is not a revision" in err or "unknown revision" in err), err
+    assert "Traceback" not in err and not (fix[0].path / "sop").exists() and not (fix[0].path / "x").exists()
