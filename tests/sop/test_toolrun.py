@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from vimesync.sop.precommit import one_line, parse_output
-from vimesync.sop.toolrun import last_line, run_tool
+from vimesync.sop.toolrun import ToolRun, last_line, run_tool
 
 # a "hook" that leaves a child behind in its process group, writing, and exits at once
 LEAVES_A_CHILD = """
@@ -65,3 +68,35 @@ def test_endless_output_is_cut_at_the_cap(tmp_path: Path) -> None:
     assert parse_output(run.output.decode("utf-8", "replace")) == ()  # no hook id line: no hook
     shown = one_line(last_line(run.output))  # as an error or a record shows it
     assert shown.startswith("x") and not any(c in shown for c in "\x00\x1b\x07\n")
+
+
+# the tool finds its output file (/proc/self/fd/1) and puts something else at its name
+REPLACES_ITS_LOG = """
+import os, sys
+print("what the tool printed", flush=True)
+path = os.readlink("/proc/self/fd/1")
+os.unlink(path)
+if sys.argv[1] == "fifo":
+    os.mkfifo(path)  # reopened by name, it would block us for ever, past any timeout
+else:
+    os.symlink(sys.argv[2], path)  # reopened by name, we would read another file
+"""
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink"])
+def test_the_output_is_read_from_our_own_file_not_its_name(tmp_path: Path, kind: str) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text("a secret of the job\n")
+    done: list[object] = []
+
+    def go() -> None:
+        argv = [sys.executable, "-c", REPLACES_ITS_LOG, kind, str(secret)]
+        done.append(run_tool(argv, cwd=tmp_path, log=tmp_path / "log", timeout=30))
+
+    worker = threading.Thread(target=go, daemon=True)
+    worker.start()
+    worker.join(20)
+    assert done, "reading the output blocked"
+    run = done[0]
+    assert isinstance(run, ToolRun) and run.code == 0
+    assert run.output == b"what the tool printed\n"
