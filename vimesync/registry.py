@@ -11,7 +11,8 @@ through the OCI distribution API, with ``requests`` (one session per check, noth
 - a bearer token only from ``VIMESYNC_REGISTRY_TOKEN``, sent to the registry's host only (no token
   service is asked, no challenge followed elsewhere), never printed;
 - every call within a 10 s connect and 30 s read timeout and an overall deadline (60 s,
-  ``VIMESYNC_REGISTRY_DEADLINE``) checked between reads; a manifest is at most 4 MiB, a config
+  ``VIMESYNC_REGISTRY_DEADLINE``): each exchange runs on a helper thread abandoned at the
+  deadline, so a server trickling its headers or body cannot hold it; a manifest is at most 4 MiB, a config
   8 MiB, an index 256 entries; a redirect is followed only to the same scheme, host and port
   (3 at most);
 - everything the registry says is a stranger's: shapes checked, digests and labels compared,
@@ -24,11 +25,14 @@ is a :class:`~vimesync.errors.RegistryError` (exit 2)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import ipaddress
 import json
 import os
 import re
+import socket
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -132,37 +136,75 @@ class _Client:
         self, method: str, path: str, *, accept: str, limit: int
     ) -> tuple[int, dict[str, str], bytes]:
         """(status, headers, body) of ``method path``, redirects followed on the same origin only."""
-        import requests
-
         url = self.root + path
         what = f"{method} {path.split('?')[0]}"
         for _ in range(MAX_REDIRECTS + 1):
             if time.monotonic() > self.deadline:
                 raise RegistryError(f"{what}: no answer within the registry deadline")
-            try:
-                resp = self.session.request(
-                    method,
-                    url,
-                    headers={"Accept": accept},
-                    timeout=(CONNECT_TIMEOUT, READ_TIMEOUT),
-                    allow_redirects=False,
-                    stream=True,
-                )
-            except requests.RequestException as exc:
-                raise RegistryError(f"{what}: {type(exc).__name__} (the registry is unreachable)") from None
-            try:
-                if resp.status_code in (301, 302, 303, 307, 308):
-                    target = urlsplit(urljoin(url, resp.headers.get("Location", "")))
-                    if (target.scheme, target.netloc) != (self.origin.scheme, self.origin.netloc):
-                        raise RegistryError(f"{what}: a redirect to another host, not followed")
-                    url = target.geturl()
-                    continue
-                headers = {k.lower(): v for k, v in resp.headers.items()}
-                body = b"" if method == "HEAD" else self._read(resp, what, limit)
-                return resp.status_code, headers, body
-            finally:
-                resp.close()
+            status, headers, body = self._within_deadline(method, url, accept, limit, what)
+            if status in (301, 302, 303, 307, 308):
+                target = urlsplit(urljoin(url, headers.get("location", "")))
+                if (target.scheme, target.netloc) != (self.origin.scheme, self.origin.netloc):
+                    raise RegistryError(f"{what}: a redirect to another host, not followed")
+                url = target.geturl()
+                continue
+            return status, headers, body
         raise RegistryError(f"{what}: more than {MAX_REDIRECTS} redirects")
+
+    def _within_deadline(
+        self, method: str, url: str, accept: str, limit: int, what: str
+    ) -> tuple[int, dict[str, str], bytes]:
+        """One exchange (status line, headers, body) on a helper thread the caller stops waiting
+        for at the deadline: a socket read timeout bounds one read, not a server trickling a
+        byte of its headers or body every few seconds (the deadline check between reads never
+        comes, as a read waits for its whole chunk). The answer's socket is shut down then, so
+        the abandoned thread's blocked read ends too."""
+        got: list[Any] = []
+        live: list[Any] = []
+
+        def exchange() -> None:
+            try:
+                got.append(self._exchange(method, url, accept, limit, what, live))
+            except BaseException as exc:  # handed to the caller's thread
+                got.append(exc)
+
+        worker = threading.Thread(target=exchange, name="registry-request", daemon=True)
+        worker.start()
+        worker.join(max(self.deadline - time.monotonic(), 0.0))
+        if worker.is_alive():
+            for resp in live:
+                with contextlib.suppress(Exception):
+                    resp.raw.connection.sock.shutdown(socket.SHUT_RDWR)
+            raise RegistryError(f"{what}: no complete answer within the registry deadline")
+        if isinstance(got[0], BaseException):
+            raise got[0]
+        result: tuple[int, dict[str, str], bytes] = got[0]
+        return result
+
+    def _exchange(
+        self, method: str, url: str, accept: str, limit: int, what: str, live: list[Any]
+    ) -> tuple[int, dict[str, str], bytes]:
+        import requests
+
+        try:
+            resp = self.session.request(
+                method,
+                url,
+                headers={"Accept": accept},
+                timeout=(CONNECT_TIMEOUT, READ_TIMEOUT),
+                allow_redirects=False,
+                stream=True,
+            )
+        except requests.RequestException as exc:
+            raise RegistryError(f"{what}: {type(exc).__name__} (the registry is unreachable)") from None
+        live.append(resp)
+        try:
+            headers = {k.lower(): v for k, v in resp.headers.items()}
+            redirect = resp.status_code in (301, 302, 303, 307, 308)
+            body = b"" if method == "HEAD" or redirect else self._read(resp, what, limit)
+            return resp.status_code, headers, body
+        finally:
+            resp.close()
 
     def _read(self, resp: Any, what: str, limit: int) -> bytes:
         import requests
@@ -177,8 +219,6 @@ class _Client:
                 size += len(chunk)
                 if size > limit:
                     raise RegistryError(f"{what}: an answer larger than {limit // (1024 * 1024)} MiB")
-                if time.monotonic() > self.deadline:
-                    raise RegistryError(f"{what}: no complete answer within the registry deadline")
                 chunks.append(chunk)
         except requests.RequestException as exc:
             raise RegistryError(f"{what}: {type(exc).__name__} while reading the answer") from None
@@ -217,6 +257,8 @@ class _Client:
             raise RegistryError(f"GET {path}: an answer of more than 10,000 JSON objects")
         try:
             data = json.loads(body)
+        except RecursionError:  # a bomb of nested arrays: no object to count, still too deep
+            raise RegistryError(f"GET {path}: an answer nested too deeply to be a manifest") from None
         except ValueError:
             raise RegistryError(f"GET {path}: the answer is not JSON") from None
         if not isinstance(data, dict):

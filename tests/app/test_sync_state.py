@@ -23,6 +23,16 @@ GOOD = {"checkout": "/x", "onto": "a" * 40, "baseline": "a" * 40, "steps": [], "
         {**GOOD, "steps": [{"name": "rm -rf", "ok": True, "exit_code": 0, "figure": "", "head": None}]},
         {**GOOD, "version": 2},
         [1, 2],
+        {**GOOD, "extra": "a key vimesync never writes"},
+        {**GOOD, "checkout": ["/x"]},
+        {**GOOD, "worktree": "/x/\u001b]8;;http://e\u0007"},
+        {**GOOD, "skip_gate": "ci"},
+        {**GOOD, "skip_gate": ["ci"] * 21},
+        {**GOOD, "publish": "a/b#1\nc"},
+        {**GOOD, "finished": "yes"},
+        {**GOOD, "steps": [{"name": "walk", "ok": True, "exit_code": True, "figure": "", "head": None}]},
+        {**GOOD, "steps": [{"name": "walk", "ok": True, "exit_code": 0, "figure": "a\rb", "head": None}]},
+        {**GOOD, "steps": [{"name": "walk", "ok": True, "exit_code": 0, "figure": "", "head": "HEAD"}]},
     ],
 )
 def test_a_state_vimesync_did_not_write_is_refused_and_abort_removes_it(tmp_path: Path, capsys, doc) -> None:

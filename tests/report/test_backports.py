@@ -229,3 +229,43 @@ def test_an_empty_message_and_the_byte_caps_are_survived_and_said(
     doc = json.loads(out)
     assert code == 0 and 0 < doc["backports"]["read"] < 6
     assert any(n.startswith("the log after the pin passed 200 bytes: only") for n in doc["notes"])
+
+
+def test_closing_keywords_in_subjects_close_nothing(stack: Stack, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = stack.repo
+    repo.checkout("up")
+    repo.write({"eng/util.py": ENGINE["eng/util.py"].replace("import os", "import os  # again")})
+    repo.git("commit", "-q", "-m", "Fixes #9, closes vime-org/vime#2 (#79)")
+    repo.checkout("main")
+    code, out, _ = run(capsys, *_args(stack, "--to", "up", "--format", "markdown"))
+    assert code == 0 and "#79" in out
+    line = next(ln for ln in out.splitlines() if "#79" in ln)
+    assert "Fixes `#9`" in line and "closes <code>vime-org/vime#2</code>" in line, line
+    assert "Fixes #9" not in html(out) and "closes vime-org/vime#2" not in html(out)
+
+
+def test_an_engine_repository_whose_config_fetches_lazily_is_refused(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The radar reads the engine through the git choke point: a source configured to fetch
+    missing objects from a promisor remote (a command git would run) is refused, naming the key."""
+    config = stack.repo.path / ".git/config"
+    config.write_text(
+        config.read_text()
+        + '[remote "origin"]\n\turl = https://example.invalid/eng.git\n\tpromisor = true\n'
+        + "[extensions]\n\tpartialClone = origin\n"
+    )
+    code, out, err = run(capsys, *_args(stack, "--to", "up"))
+    assert code == 2 and "refusing a repository that sets" in err and "lazy fetching" in err, err
+    assert "example.invalid" not in out + err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("to", ["--output=OUT", "-p", "HEAD --all"])
+def test_a_to_that_looks_like_an_option_never_reaches_git_as_one(
+    stack: Stack, tmp_path: Path, capsys: pytest.CaptureFixture[str], to: str
+) -> None:
+    out_file = tmp_path / "OUT"
+    to = to.replace("OUT", str(out_file))
+    code, _, err = run(capsys, *_args(stack, f"--to={to}"))
+    assert code == 2 and "--to" in err and "Traceback" not in err, err
+    assert not out_file.exists()

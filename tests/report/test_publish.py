@@ -100,7 +100,17 @@ def test_client_for_another_repository_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "target", ["vime/vime", "vime#7", "vime/vime#0", "https://github.com/vime/vime/pull/7"]
+    "target",
+    [
+        "vime/vime",
+        "vime#7",
+        "vime/vime#0",
+        "https://github.com/vime/vime/pull/7",
+        "vime/vime#1234567890",  # PR numbers have at most 9 digits, as everywhere else
+        "vime/vime#" + "9" * 290,
+        "vime/vime#7\x1b[2J",
+        "vime/vime#7#8",
+    ],
 )
 def test_bad_targets(target: str) -> None:
     with pytest.raises(BadInput):

@@ -231,3 +231,23 @@ def test_off_counts_as_it_does_for_sop_status(demo: Demo, capsys, tmp_path: Path
     code, out, _ = run(capsys, "sop", "promote", "--ref", LATEST, "--json")
     doc = json.loads(out)
     assert code == 0 and doc["promotion"]["digest"] == A and doc["gates"][0]["state"] == "off"
+
+
+@pytest.mark.parametrize(
+    "images, moves",
+    [({"amd64": A}, True), ({"amd64": B}, False), ({}, False), ({"amd64": A, "arm64": B}, False)],
+)
+def test_a_promotion_counts_only_with_the_images_recorded_at_the_head(
+    demo: Demo, capsys, images: dict[str, str], moves: bool
+) -> None:
+    """A hand-written promotion "at this head" whose images are not the ones recorded for it
+    (another digest, none, one more) is not repeated by the report as a move."""
+    doc = json.loads(run(capsys, "sop", "record", "image", "--arch", "amd64", "--digest", A, "--json")[1])
+    file = demo.downstream / "sop/records" / f"{doc['sync']}.toml"
+    inline = ", ".join(f'{k} = "{v}"' for k, v in images.items())
+    table = f'[promotions."{LATEST}"]\ndigest = "{INDEX}"\nsha = "{doc["sha"]}"\nimages = {{ {inline} }}\n'
+    file.write_text(file.read_text() + "\n" + table)
+    code, md, err = run(capsys, "report", "--baseline", demo.baseline, "--skip-gate", "ci")
+    assert "Traceback" not in err
+    line = f"`{LATEST}` moves to `{INDEX}`." if moves else f"`{LATEST}` remains unchanged."
+    assert line in md, md

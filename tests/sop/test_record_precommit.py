@@ -222,3 +222,75 @@ def test_a_hand_edited_record_of_the_wrong_shape_is_bad_input(
     file.write_text(table + "\n")
     code, _, err = run(["sop", "record", "run", "--name", "probe", "--exit", "0"], capsys)
     assert code == 2 and needle in err, err
+
+
+EVIL_CONFIG = """\
+repos:
+- repo: local
+  hooks:
+  - id: evil
+    name: evil
+    entry: sh -c 'touch "$0"' {marker}
+    language: system
+    pass_filenames: false
+    always_run: true
+"""
+
+
+@pytest.mark.slow
+def test_a_changed_path_that_looks_like_an_option_stays_a_path(demo: Demo, capsys, tmp_path: Path) -> None:
+    """An upstream file named ``--config=evil.yaml`` among the changed paths must not become
+    pre-commit's ``--config``: the hooks run are the head's ``.pre-commit-config.yaml``'s. (pre-commit
+    itself hands the name on to its hooks as it is, relative to the root: a pygrep hook reads it as
+    its option and fails, so the record fails, never passes.)"""
+    marker = tmp_path / "pwned"
+    _commit(
+        demo,
+        {
+            ".pre-commit-config.yaml": PASSING,
+            "--config=evil.yaml": "x\n",
+            "evil.yaml": EVIL_CONFIG.format(marker=marker),
+        },
+    )
+    code, out, err = run(["sop", "record", "precommit", "--json"], capsys)
+    assert not marker.exists(), "a file name chose pre-commit's config"
+    assert code in (0, 1), err
+    hooks = json.loads(out)["record"]["hooks"]
+    assert [h["id"] for h in hooks] == ["no-conflict-markers", "only-rust"]
+
+
+@pytest.mark.parametrize("marker", sorted(__import__("vimesync.repopaths").repopaths._CI_MARKERS))
+def test_every_ci_marker_refuses_both_commands(
+    demo: Demo, capsys, monkeypatch: pytest.MonkeyPatch, marker: str
+) -> None:
+    for name in __import__("vimesync.repopaths").repopaths._CI_MARKERS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("VIMESYNC_UNTRUSTED", raising=False)
+    monkeypatch.setenv(marker, "1")
+    for argv in (["sop", "record", "precommit"], ["sop", "regress", "--test", "tests/x.py"]):
+        code, _, err = run(argv, capsys)
+        assert code == 2 and "refused in an untrusted checkout (CI)" in err, (marker, argv, err)
+    assert not (demo.downstream / "sop/records").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [".pre-commit-config.yaml", "pre-commit-hooks"])
+def test_a_symlinked_config_at_the_head_is_not_followed(
+    demo: Demo, capsys, tmp_path: Path, name: str
+) -> None:
+    """The head's ``.pre-commit-config.yaml`` is a symlink to a config outside the repository
+    (one naming a hook that would leave a mark), or to a folder: refused, nothing runs."""
+    marker = tmp_path / "pwned"
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(EVIL_CONFIG.format(marker=marker))
+    target = outside if name.endswith(".yaml") else tmp_path
+    link = demo.downstream / ".pre-commit-config.yaml"
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    repo = Repo.__new__(Repo)
+    repo.path = demo.downstream
+    repo.git("add", "--", link.name)
+    repo.commit("config: a link")
+    code, _, err = run(["sop", "record", "precommit"], capsys)
+    assert code == 2 and ".pre-commit-config.yaml: the head" in err and "has none" in err, err
+    assert not marker.exists()

@@ -4,6 +4,7 @@ hostile registry answer may not make us do (a loopback server answering out of b
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import threading
@@ -151,8 +152,16 @@ def test_plain_http_is_for_loopback_only(demo: Demo, capsys) -> None:
 # --- a hostile registry: a loopback server answering out of bounds -------------------------------
 
 
+BOMB = b"[" * 100_000 + b"]" * 100_000
+BOMB_DIGEST = "sha256:" + hashlib.sha256(BOMB).hexdigest()
+ENTRY = {"mediaType": DOCKER_MANIFEST, "digest": "sha256:" + "2" * 64, "platform": {"architecture": "s390x"}}
+BIG_INDEX = json.dumps({"mediaType": "application/vnd.oci.image.index.v1+json", "manifests": [ENTRY] * 300})
+BIG_INDEX_DIGEST = "sha256:" + hashlib.sha256(BIG_INDEX.encode()).hexdigest()
+
+
 class _Hostile(BaseHTTPRequestHandler):
     mode = ""
+    token_asked: list[str] = []
 
     def do_HEAD(self) -> None:  # noqa: N802
         self._answer()
@@ -162,6 +171,35 @@ class _Hostile(BaseHTTPRequestHandler):
 
     def _answer(self) -> None:
         mode = type(self).mode
+        if mode == "header-trickle":  # a byte of the status line at a time: no read times out
+            for byte in b"HTTP/1.1 200 OK\r\nDocker-Content-Digest: sha256:":
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(0.05)
+            return
+        if mode in ("bomb", "big-index"):  # hashing to its digest, but too deep / too many entries
+            body, digest = (BOMB, BOMB_DIGEST) if mode == "bomb" else (BIG_INDEX.encode(), BIG_INDEX_DIGEST)
+            self.send_response(200)
+            self.send_header("Docker-Content-Digest", digest)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command == "GET":
+                self.wfile.write(body)
+            return
+        if mode == "challenge":  # a token service elsewhere: never asked, the token never sent there
+            if self.path.startswith("/token"):
+                type(self).token_asked.append(self.headers.get("Authorization", ""))
+            self.send_response(401)
+            port = self.server.server_address[1]
+            self.send_header("WWW-Authenticate", f'Bearer realm="http://127.0.0.1:{port}/token",service="x"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "redirect-loop":
+            self.send_response(302)
+            self.send_header("Location", self.path)
+            self.end_headers()
+            return
         if mode == "redirect":
             self.send_response(307)
             self.send_header("Location", "http://localhost:1/v2/elsewhere")
@@ -172,12 +210,14 @@ class _Hostile(BaseHTTPRequestHandler):
             self.send_header("Docker-Content-Digest", "sha256:\x1b[2Jnope")
         elif mode == "wrong-body":
             self.send_header("Docker-Content-Digest", "sha256:" + "1" * 64)
-        elif mode == "trickle":
+        elif mode in ("trickle", "length-trickle"):
             self.send_header("Docker-Content-Digest", "sha256:" + "1" * 64)
+        if mode == "length-trickle" and self.command == "GET":  # a length, then a byte at a time
+            self.send_header("Content-Length", "100000")
         self.send_header("Content-Type", DOCKER_MANIFEST)
         self.end_headers()
         if self.command == "GET":
-            if mode == "trickle":
+            if mode in ("trickle", "length-trickle"):
                 for _ in range(40):
                     self.wfile.write(b" ")
                     self.wfile.flush()
@@ -190,7 +230,7 @@ class _Hostile(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def hostile() -> Iterator[tuple[str, type[_Hostile]]]:
-    handler = type("H", (_Hostile,), {"mode": ""})
+    handler = type("H", (_Hostile,), {"mode": "", "token_asked": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -208,6 +248,12 @@ def hostile() -> Iterator[tuple[str, type[_Hostile]]]:
         ("bad-digest", "no sha256 Docker-Content-Digest in the answer"),
         ("wrong-body", "the answer's sha256 is not its digest"),
         ("trickle", "no complete answer within the registry deadline"),
+        ("length-trickle", "no complete answer within the registry deadline"),
+        ("header-trickle", "no complete answer within the registry deadline"),
+        ("bomb", "nested too deeply to be a manifest"),
+        ("big-index", "an index needs a list of at most 256 manifests"),
+        ("challenge", "HTTP 401: the registry wants credentials"),
+        ("redirect-loop", "more than 3 redirects"),
     ],
 )
 def test_a_hostile_registry_answer_is_a_one_line_error(
@@ -221,9 +267,14 @@ def test_a_hostile_registry_answer_is_a_one_line_error(
     host, handler = hostile
     handler.mode = mode
     monkeypatch.setenv("VIMESYNC_REGISTRY_DEADLINE", "1")
-    code, _, err = _record(capsys, f"{host}/vime:sync-1", "sha256:" + "1" * 64)
+    digest = {"bomb": BOMB_DIGEST, "big-index": BIG_INDEX_DIGEST}.get(mode, "sha256:" + "1" * 64)
+    monkeypatch.setenv("VIMESYNC_REGISTRY_TOKEN", "reg-secret-token")
+    started = time.monotonic()
+    code, _, err = _record(capsys, f"{host}/vime:sync-1", digest)
+    assert time.monotonic() - started < 1.9  # the 1 s deadline held, however the server trickles
     assert code == 2 and needle in err, err
     assert "\x1b" not in err and "Traceback" not in err and len(err.strip().splitlines()) <= 2
+    assert "reg-secret-token" not in err and handler.token_asked == []
     assert not (demo.downstream / "sop/records").exists()
 
 

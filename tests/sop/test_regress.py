@@ -309,3 +309,142 @@ def test_a_conftest_tampering_with_the_collection_is_one_line(
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
     assert "Traceback" not in err and not (repo.path / "sop").exists()
     assert repo.git("worktree", "list", "--porcelain").count("worktree ") == 1
+
+
+# The "before" run is the repository's code too: a test there that plants a conftest.py and a
+# pytest.ini in every folder above its worktree (inside our scratch folder) would make pytest at
+# the head load them (pytest looks upward for both) and report a failing test as passed.
+FORGE = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    report.outcome = "passed"
+"""
+DESELECT = "[pytest]\naddopts = --deselect tests/test_calc.py::test_add\n"
+PLANT = """\
+import pathlib
+
+
+def test_plants():
+    here = pathlib.Path(__file__).resolve().parent.parent  # the worktree
+    for folder in here.parents:
+        for name, text in FILES.items():
+            (folder / name).write_text(text)
+        if folder.name.startswith("vimesync-regress-"):
+            break
+    else:
+        raise AssertionError("not in vimesync's scratch folder")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "files",
+    [{"pytest.ini": "[pytest]\n", "conftest.py": FORGE}, {"pytest.ini": DESELECT}],
+    ids=["forged-outcomes", "deselected"],
+)
+def test_the_before_run_cannot_plant_config_for_the_head_run(
+    tmp_path: Path, capsys, monkeypatch, files: dict[str, str]
+) -> None:
+    repo = Repo(tmp_path / "r")
+    plant = f"FILES = {files!r}\n" + PLANT
+    repo.commit("plants", {"calc.py": FIXED, "tests/test_calc.py": TESTS, "tests/test_plant.py": plant})
+    repo.commit("breaks add", {"calc.py": BROKEN, "tests/test_plant.py": None})
+    monkeypatch.chdir(repo.path)
+    argv = [*REGRESS, "--test", "tests/test_plant.py", "--test", "tests/test_calc.py::test_add", "--json"]
+    code, out, err = run(argv, capsys)
+    assert code == 1, out + err
+    cases = {c["test"]: (c["before"], c["after"]) for c in json.loads(out)["record"]["cases"]}
+    assert cases["tests/test_calc.py::test_add"] == ("passed", "failed")
+    assert cases["tests/test_plant.py::test_plants"] == ("passed", "missing")
+
+
+FORGED_JUNIT = """\
+import os
+
+
+def test_forges(request):
+    path = request.config.option.xmlpath
+    open({seen!r}, "w").write(path)
+    with open(path, "w") as f:
+        f.write('<testsuite><testcase classname="tests.test_calc" name="test_add"/></testsuite>')
+    os._exit(1)
+"""
+
+
+@pytest.mark.slow
+def test_a_junit_file_forged_by_a_test_is_not_recorded(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A test that writes its own JUnit file at the path we pass and ends pytest there: the file is
+    in a folder of ours outside the worktree, and a status that disagrees with it is refused."""
+    seen = tmp_path / "junit-path"
+    repo = Repo(tmp_path / "r")
+    repo.commit("fixed", {"calc.py": FIXED, "tests/test_calc.py": TESTS})
+    repo.commit("breaks add", {"calc.py": BROKEN, "tests/test_forge.py": FORGED_JUNIT.format(seen=str(seen))})
+    monkeypatch.chdir(repo.path)
+    argv = [*REGRESS, "--test", "tests/test_forge.py", "--test", "tests/test_calc.py::test_add"]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and "its exit status (1) and its JUnit file disagree; not recorded" in err, out + err
+    junit = Path(seen.read_text())
+    assert "vimesync-regress-" in str(junit) and junit.parent.name.startswith("after-")
+    assert not (repo.path / "sop").exists()
+
+
+def test_the_worktree_own_pytest_config_is_the_one_taken(tmp_path: Path) -> None:
+    from vimesync.app.regress import pytest_config
+
+    tree = tmp_path / "tree"
+    (tree / "tests").mkdir(parents=True)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")  # above the worktree: never
+    assert pytest_config(tree, ["tests/test_a.py::t"]) is None
+    (tree / "pyproject.toml").write_text("[project]\nname = 'x'\n")  # no pytest section
+    assert pytest_config(tree, ["tests/test_a.py"]) is None
+    (tree / "setup.cfg").write_text("[metadata]\n\n[tool:pytest]\naddopts = -q\n")
+    assert pytest_config(tree, ["tests/test_a.py"]) == tree / "setup.cfg"
+    (tree / "pyproject.toml").write_text("[tool.pytest.ini_options]\naddopts = '-q'\n")
+    assert pytest_config(tree, ["tests/test_a.py"]) == tree / "pyproject.toml"
+    (tree / "tests/pytest.ini").symlink_to(tmp_path / "pytest.ini")  # a symlink: not taken
+    assert pytest_config(tree, ["tests/test_a.py"]) == tree / "pyproject.toml"
+    (tree / "tests/pytest.ini").unlink()
+    (tree / "tests/pytest.ini").write_text("[pytest]\n")  # nearest first, as pytest looks
+    assert pytest_config(tree, ["tests/test_a.py", "tests/test_b.py"]) == tree / "tests/pytest.ini"
+    assert pytest_config(tree, ["tests/test_a.py", "other/test_c.py"]) == tree / "pyproject.toml"
+
+
+WRITES_THE_RECORDS = """\
+import pathlib
+
+
+def test_writes():
+    records = pathlib.Path({records!r})
+    records.parent.mkdir(parents=True, exist_ok=True)
+    records.write_text(FORGED)
+"""
+
+
+@pytest.mark.slow
+def test_a_test_writing_the_checkout_records_leaves_nothing_recorded(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """A test of the head that writes a record into the checkout's sop/records/ (the checkout
+    is found from any worktree's .git file): what we would add to that file is not ours."""
+    repo = Repo(tmp_path / "r")
+    records = repo.path / "sop/records/fix.toml"
+    forged = '[tests."all".' + "f" * 40 + "]\npassed = 999\nfailed = 0\n"
+    source = f"FORGED = {forged!r}\n" + WRITES_THE_RECORDS.format(records=str(records))
+    repo.commit("fixed", {"calc.py": FIXED, "tests/test_calc.py": TESTS})
+    repo.commit("writes", {"tests/test_writes.py": source})
+    monkeypatch.chdir(repo.path)
+    code, out, err = run([*REGRESS, "--test", "tests/test_writes.py"], capsys)
+    assert code == 2 and "fix.toml changed while pytest ran: nothing recorded" in err, out + err
+    assert "regress" not in records.read_text()
+
+
+@pytest.mark.parametrize("before", ["HEAD^{tree}", "-p", "--output=x", "HEAD:calc.py", "no-such-rev"])
+def test_a_before_that_is_not_a_commit_is_refused(fix: tuple[Repo, str, str], capsys, before: str) -> None:
+    argv = ["sop", "regress", "--sync", "fix", f"--before={before}", "--test", "tests/test_calc.py"]
+    code, _, err = run(argv, capsys)
+    assert code == 2 and ("is not a revision" in err or "unknown revision" in err), err
+    assert "Traceback" not in err and not (fix[0].path / "sop").exists() and not (fix[0].path / "x").exists()

@@ -16,7 +16,13 @@ from pathlib import Path
 from vimesync.app.context import SyncRequest, load, resolve
 from vimesync.app.evidence import RecordResult, heads
 from vimesync.app.result import Kind, exit_code_of
-from vimesync.app.toolruns import check_timeout, program, refuse_untrusted
+from vimesync.app.toolruns import (
+    check_timeout,
+    program,
+    records_text,
+    refuse_changed_records,
+    refuse_untrusted,
+)
 from vimesync.errors import BadInput
 from vimesync.sop.gatesfile import sop_root
 
@@ -61,11 +67,14 @@ def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
         if request.pre_commit is not None
         else [sys.executable, "-I", "-m", "pre_commit"]
     )
-    paths = changed_paths(request.sync)
+    # a path from upstream named "--config=x.yaml" must stay a path, for pre-commit's own options
+    # (which config, which hooks) and for the hooks it hands the names to: "./" keeps it one
+    paths = tuple(f"./{p}" if p.startswith("-") else p for p in changed_paths(request.sync))
     if len(paths) > MAX_FILES or sum(len(p) + 1 for p in paths) > MAX_ARGV_BYTES:
         raise BadInput(f"the sync changed {len(paths):,} paths: too many for one pre-commit command line")
     name = ctx.sync_name()
     head, bound = heads(ctx, checkout)
+    records_before = records_text(sop_root(checkout), name)
     with scratch_dir("vimesync-precommit-") as scratch:
         with temporary_worktree(down, head, Path(scratch) / "head") as tree:
             config = tree / CONFIG
@@ -81,6 +90,7 @@ def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
     if run.code not in (0, 1) or (run.code == 1 and not hooks):
         why = excerpt(last_line(run.output), 160)
         raise BadInput(f"pre-commit did not run its hooks (exit {run.code}): {why}")
+    refuse_changed_records(sop_root(checkout), name, records_before, "pre-commit")
     rec = PrecommitRecord(sha=bound, exit=run.code, files=len(paths), hooks=hooks, recorded_at=now())
     path = write_table(sop_root(checkout), name, "precommit", NAME, bound, precommit_values(rec))
     return RecordResult(

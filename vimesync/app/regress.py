@@ -12,8 +12,10 @@ It runs the repository's tests, so it is refused in an untrusted checkout, as pr
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +23,13 @@ from pathlib import Path
 from vimesync.app.context import SyncRequest, load, resolve
 from vimesync.app.evidence import RecordResult, heads
 from vimesync.app.result import Kind, exit_code_of
-from vimesync.app.toolruns import check_timeout, program, refuse_untrusted
+from vimesync.app.toolruns import (
+    check_timeout,
+    program,
+    records_text,
+    refuse_changed_records,
+    refuse_untrusted,
+)
 from vimesync.errors import BadInput
 from vimesync.sop.gatesfile import sop_root
 
@@ -91,12 +99,15 @@ def regress(request: RegressRequest) -> RecordResult:
     before = git.resolve(down, request.before if request.before is not None else ctx.require_baseline())
     sync = ctx.sync_name()
     head, bound = heads(ctx, checkout)
+    records_before = records_text(sop_root(checkout), sync)
     outcomes: list[dict[str, str]] = []
     with scratch_dir("vimesync-regress-") as scratch:
         for side, commit in (("before", before), ("after", head)):
-            where = Path(scratch) / side
-            with temporary_worktree(down, commit, where) as tree:
-                outcomes.append(_pytest(python, tree, tests, Path(scratch), side, commit, timeout))
+            # a folder of its own, named only once the run before it is over: what that run
+            # wrote in our scratch folder (a pytest.ini, a conftest.py, a JUnit file) is not here
+            own = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=scratch))
+            with temporary_worktree(down, commit, own / "tree") as tree:
+                outcomes.append(_pytest(python, tree, tests, own, side, commit, timeout))
     rec = RegressRecord(
         name=name, sha=bound, before=before, cases=matrix(outcomes[0], outcomes[1]), recorded_at=now()
     )
@@ -106,6 +117,7 @@ def regress(request: RegressRequest) -> RecordResult:
         raise BadInput(f"--test: the tests named ran {len(rec.cases):,} cases; a matrix holds {MAX_CASES:,}")
     if not rec.cases:
         raise BadInput("--test: none of the tests named ran, before or after (no such tests?)")
+    refuse_changed_records(sop_root(checkout), sync, records_before, "pytest")
     path = write_table(sop_root(checkout), sync, "regress", name, bound, regress_values(rec))
     return RecordResult(
         sync=sync,
@@ -150,10 +162,15 @@ class _Run:
     def what(self) -> str:
         return f"pytest {self.side} ({self.commit[:12]})"
 
+    config: Path  # the worktree's own pytest config, or an empty one of ours
+
     def argv(self, *args: str) -> list[str]:
         # --rootdir: node ids relative to the repository root, as the maintainer names them,
-        # whatever pytest.ini a subfolder holds
-        return ["-p", "no:cacheprovider", "-q", f"--rootdir={self.tree}", *args]
+        # whatever pytest.ini a subfolder holds. pytest looks above the worktree for its config
+        # and, with one there, for conftest.py files: only the worktree's own are read.
+        tree = self.tree
+        confined = (f"--rootdir={tree}", f"--confcutdir={tree}", "-c", str(self.config))
+        return ["-p", "no:cacheprovider", "-q", *confined, *args]
 
 
 def _pytest(
@@ -163,7 +180,8 @@ def _pytest(
     named ids this commit holds; the others are not present), then the ones it holds run."""
     from vimesync.sop.pytestids import by_nodeid, present
 
-    run = _Run(python, tree, scratch, side, commit, timeout)
+    config = pytest_config(tree, tests) or _empty_config(scratch)
+    run = _Run(python, tree, scratch, side, commit, timeout, config)
     files = tuple(dict.fromkeys(t.split("::", 1)[0] for t in tests))
     files = tuple(f for f in files if (tree / f).exists())
     if not files:
@@ -206,7 +224,10 @@ def _run_tests(run: _Run, tests: Sequence[str], cases: dict[str, str]) -> None:
         return
     if code not in _RAN or not junit.is_file():
         raise _did_not_run(run, code, output, "run")
-    read_junit(junit, cases=cases)
+    counts = read_junit(junit, cases=cases)
+    if (code == 0) == bool(counts.failed or counts.errors) and code in (0, 1):
+        # pytest's exit status and the JUnit file it was to write disagree: not pytest's file
+        raise BadInput(f"{run.what}: its exit status ({code}) and its JUnit file disagree; not recorded")
 
 
 def _tool(run: _Run, argv: list[str], log: Path) -> tuple[int, bytes]:
@@ -227,3 +248,47 @@ def _did_not_run(run: _Run, code: int, output: bytes, step: str) -> BadInput:
 
     why = excerpt(last_line(output), 160)
     return BadInput(f"{run.what} did not {step} the tests (exit {code}): {why}")
+
+
+# pytest's config files, in the order it looks for them in each folder, and the section that
+# makes one its config (None: the file always is)
+_CONFIGS = (
+    ("pytest.ini", None),
+    (".pytest.ini", None),
+    ("pyproject.toml", re.compile(r"^\[tool\.pytest(?:\.ini_options)?\]", re.M)),
+    ("tox.ini", re.compile(r"^\[pytest\]", re.M)),
+    ("setup.cfg", re.compile(r"^\[tool:pytest\]", re.M)),
+)
+
+
+def pytest_config(tree: Path, tests: Sequence[str]) -> Path | None:
+    """The config file pytest would take for ``tests``, looked for as pytest does (from the
+    tests' common folder upward), but never above ``tree``; a config that is a symlink, or too
+    big to be one, is not taken."""
+    from vimesync.errors import VimesyncError
+    from vimesync.safefs import read_input
+
+    folders = [os.path.dirname(os.path.join(tree, t.split("::", 1)[0])) or str(tree) for t in tests]
+    start = Path(os.path.commonpath(folders)) if folders else tree
+    for folder in (start, *start.parents):
+        if folder != tree and tree not in folder.parents:
+            return None
+        for name, section in _CONFIGS:
+            path = folder / name
+            if not path.is_file() or path.is_symlink():
+                continue
+            if section is None:
+                return path
+            try:
+                text = read_input(path, max_bytes=1 << 20, root=tree).decode("utf-8", "replace")
+            except VimesyncError:
+                continue
+            if section.search(text):
+                return path
+    return None
+
+
+def _empty_config(folder: Path) -> Path:
+    path = folder / "pytest.ini"
+    path.write_text("[pytest]\n")
+    return path

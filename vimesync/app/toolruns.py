@@ -45,3 +45,22 @@ def program(path: Path, what: str, checkout: Path | None) -> str:
     if not real.is_file() or not os.access(real, os.X_OK):
         raise BadInput(f"{what} {str(path)[:80]!r}: not an executable file")
     return str(path)
+
+
+def records_text(root: Path, sync: str) -> str | None:
+    """The sync's records file as it is before a tool runs (None: none yet)."""
+    from vimesync.sop.records import read_records_text, records_file
+
+    return read_records_text(records_file(root, sync), root)
+
+
+def refuse_changed_records(root: Path, sync: str, before: str | None, tool: str) -> None:
+    """BadInput when the records file is not what it was before ``tool`` ran: a hook or test
+    (the repository's code) wrote into the checkout, and what we would add to it is not ours."""
+    from vimesync.sop.records import records_file
+
+    if records_text(root, sync) != before:
+        raise BadInput(
+            f"{records_file(root, sync)} changed while {tool} ran: nothing recorded",
+            hint="the repository's own code wrote it; see git diff, then run again",
+        )

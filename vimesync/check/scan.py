@@ -221,44 +221,78 @@ def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
     return value
 
 
+MAX_PATCHES = 10_000  # as a series holds
+
+
+def _list(doc: dict[str, Any], key: str, where: str, limit: int) -> list[Any]:
+    value = doc.get(key)
+    if not isinstance(value, list) or len(value) > limit:
+        raise BadInput(f"{where}: {key} must be a list of at most {limit:,} entries")
+    return value
+
+
+def _python(py: Any, where: str) -> tuple[bool | None, int]:
+    """A release's ``python`` (``{"ok": bool, "files": count}``), or (None, 0) when absent."""
+    if py is None:
+        return None, 0
+    files = py.get("files", 0) if isinstance(py, dict) else None
+    if (
+        not isinstance(py, dict)
+        or not isinstance(py.get("ok"), bool)
+        or not isinstance(files, int)
+        or isinstance(files, bool)
+        or not 0 <= files <= 10_000_000
+    ):
+        raise BadInput(f"{where}: releases[].python must be {{ok: true|false, files: a count}}")
+    return py["ok"], files
+
+
 def report_from_dict(doc: Any, *, where: str) -> ScanReport:
-    """A ``pin scan --json`` document read back (BadInput naming ``where`` when it is not one)."""
+    """A ``pin scan --json`` document read back (BadInput naming ``where`` when it is not one).
+
+    Only a matrix ``pin scan`` could have written: lists where it writes lists, each patch and
+    release named once, one cell per patch and release, and none outside them, so a document
+    cannot show one verdict in a cell and count another."""
     if not isinstance(doc, dict) or doc.get("kind") != "pin-scan":
         raise BadInput(f"{where}: not a pin scan document (kind 'pin-scan')")
     try:
-        patches = tuple(str(_text(p, f"{where}: patches[]")) for p in doc["patches"])
+        patches = tuple(
+            str(_text(p, f"{where}: patches[]")) for p in _list(doc, "patches", where, MAX_PATCHES)
+        )
         releases = []
-        for r in doc["releases"]:
-            py = r.get("python")
+        for r in _list(doc, "releases", where, MAX_RELEASES):
+            if not isinstance(r, dict):
+                raise BadInput(f"{where}: releases[] must be objects")
+            python_ok, python_files = _python(r.get("python"), where)
             releases.append(
                 Release(
-                    label=str(_text(r["label"], f"{where}: releases[].label")),
+                    label=str(_text(r.get("label"), f"{where}: releases[].label")),
                     to=str(_text(r.get("to", ""), f"{where}: releases[].to")),
                     kind=str(_text(r.get("kind", ""), f"{where}: releases[].kind")),
                     path=str(_text(r.get("path", ""), f"{where}: releases[].path")),
                     rev=_text(r.get("rev"), f"{where}: releases[].rev", optional=True),
-                    python_ok=bool(py["ok"]) if isinstance(py, dict) else None,
-                    python_files=int(py.get("files", 0)) if isinstance(py, dict) else 0,
+                    python_ok=python_ok,
+                    python_files=python_files,
                 )
             )
         cells = []
-        for c in doc["cells"]:
-            status = c["status"]
+        for c in _list(doc, "cells", where, max(len(patches) * len(releases), 1)):
+            if not isinstance(c, dict):
+                raise BadInput(f"{where}: cells[] must be objects")
+            status = c.get("status")
             if status not in STATUSES:
-                raise BadInput(
-                    f"{where}: cells[].status {str(status)[:40]!r} is not one of {', '.join(STATUSES)}"
-                )
+                raise BadInput(f"{where}: cells[].status is not one of {', '.join(STATUSES)}")
             cells.append(
                 Cell(
-                    patch=str(_text(c["patch"], f"{where}: cells[].patch")),
-                    release=str(_text(c["release"], f"{where}: cells[].release")),
+                    patch=str(_text(c.get("patch"), f"{where}: cells[].patch")),
+                    release=str(_text(c.get("release"), f"{where}: cells[].release")),
                     status=status,
                     verdict=str(_text(c.get("verdict", status), f"{where}: cells[].verdict")),
                     short=str(_text(c.get("short", ""), f"{where}: cells[].short")),
                     upstreamed=_text(c.get("upstreamed"), f"{where}: cells[].upstreamed", optional=True),
                 )
             )
-        return ScanReport(
+        report = ScanReport(
             engine=str(_text(doc.get("engine", ""), f"{where}: engine")),
             series=str(_text(doc.get("series", ""), f"{where}: series")),
             patches=patches,
@@ -266,7 +300,25 @@ def report_from_dict(doc: Any, *, where: str) -> ScanReport:
             cells=tuple(cells),
         )
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise BadInput(f"{where}: not a pin scan document ({type(exc).__name__}: {str(exc)[:60]})") from None
+        raise BadInput(f"{where}: not a pin scan document ({type(exc).__name__})") from None
+    _check_matrix(report, where)
+    return report
+
+
+def _check_matrix(report: ScanReport, where: str) -> None:
+    labels = [r.label for r in report.releases]
+    if len(set(report.patches)) != len(report.patches):
+        raise BadInput(f"{where}: a patch is named twice in patches")
+    if len(set(labels)) != len(labels):
+        raise BadInput(f"{where}: a release label is named twice in releases")
+    seen: set[tuple[str, str]] = set()
+    patches, releases = set(report.patches), set(labels)
+    for c in report.cells:
+        if c.patch not in patches or c.release not in releases:
+            raise BadInput(f"{where}: a cell names a patch or release the document does not list")
+        if (c.patch, c.release) in seen:
+            raise BadInput(f"{where}: two cells for one patch at one release")
+        seen.add((c.patch, c.release))
 
 
 def merge_scans(reports: Sequence[ScanReport]) -> ScanReport:
@@ -274,9 +326,9 @@ def merge_scans(reports: Sequence[ScanReport]) -> ScanReport:
     unique), patches in series order with any a later scan adds after them."""
     if not reports:
         raise BadInput("pin scan --merge needs at least one document")
-    patches: list[str] = []
-    for r in reports:
-        patches += [p for p in r.patches if p not in patches]
+    patches = list(dict.fromkeys(p for r in reports for p in r.patches))
+    if len(patches) > MAX_PATCHES:
+        raise BadInput(f"pin scan --merge: over {MAX_PATCHES:,} patches in all")
     releases: list[Release] = []
     cells: list[Cell] = []
     taken: set[str] = set()

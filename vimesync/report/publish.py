@@ -21,7 +21,7 @@ __all__ = ["END", "START", "PublishResult", "parse_target", "publish", "require_
 # GitHub refuses a longer pull-request description (422 "body is too long").
 MAX_BODY = 65_536  # characters
 
-_TARGET = re.compile(rf"^(?P<repo>{REPO_PATTERN})#(?P<n>[1-9][0-9]*)$")
+_TARGET = re.compile(rf"(?P<repo>{REPO_PATTERN})#(?P<n>[1-9][0-9]{{0,8}})")
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class PublishResult:
 
 def parse_target(target: str) -> tuple[str, int]:
     """``owner/repo#N`` -> ``("owner/repo", N)``; BadInput otherwise."""
-    m = _TARGET.match(target.strip())
+    m = _TARGET.fullmatch(target.strip())
     if not m:
         raise BadInput(f"--publish {target!r}: expected owner/repo#N, e.g. THUDM/slime#2437")
     return m["repo"], int(m["n"])

@@ -98,8 +98,14 @@ class ImageEvidence:
         return next((r for r in self.records if r.arch == arch and r.sha == self.head), None)
 
     def promoted(self, ref: str) -> Promotion | None:
-        """The promotion of ``ref`` recorded at this head (None: the tag did not move for it)."""
-        return next((p for p in self.promotions if p.ref == ref and p.sha == self.head), None)
+        """The promotion of ``ref`` recorded at this head with exactly the images recorded for it
+        (None: the tag did not move for it). A promotion whose images are not the head's (a
+        hand-edited record, or images recorded again since) is no claim the report repeats."""
+        images = {r.arch: r.digest for r in self.records if r.sha == self.head and not r.is_blocked}
+        return next(
+            (p for p in self.promotions if p.ref == ref and p.sha == self.head and dict(p.images) == images),
+            None,
+        )
 
     @property
     def floating(self) -> tuple[str, ...]:

@@ -49,7 +49,9 @@ def run_tool(
 ) -> ToolRun:
     """Run ``argv`` in ``cwd`` with its output in ``log`` (a new file in our scratch folder)."""
     start = time.monotonic()
-    with open(log, "xb") as fh:
+    # Watched and read through the file we created, never by its name again: the tool can find
+    # the name (/proc/self/fd/1) and put a FIFO (we would block for ever) or a symlink there.
+    with open(log, "xb+") as fh:
         proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
@@ -60,21 +62,21 @@ def run_tool(
             start_new_session=True,  # its own group: a timeout kills the hooks it started too
         )
         try:
-            why = _watch(proc, log, start + timeout, timeout, max_output)
+            why = _watch(proc, fh.fileno(), start + timeout, timeout, max_output)
         except BaseException:  # Ctrl-C, SIGTERM (errors.Terminated): the tool goes first
             _kill(proc)
             raise
-    with open(log, "rb") as fh:
+        fh.seek(0)
         output = fh.read(max_output)
     return ToolRun(None if why else proc.returncode, output, time.monotonic() - start, why or "")
 
 
-def _watch(proc: subprocess.Popen[bytes], log: Path, deadline: float, timeout: float, cap: int) -> str | None:
+def _watch(proc: subprocess.Popen[bytes], log: int, deadline: float, timeout: float, cap: int) -> str | None:
     while proc.poll() is None:
         why = None
         if time.monotonic() > deadline:
             why = f"took more than {timeout:g} s"
-        elif os.stat(log).st_size > cap:
+        elif os.fstat(log).st_size > cap:
             why = f"wrote more than {cap >> 20} MiB of output"
         if why is not None:
             _kill(proc)
