@@ -4,29 +4,14 @@ shown by ``sop status`` and the report; the reason is user text (one line, cappe
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 from tests.builders.cli import run
-from vimesync.demo.build import Demo, build_demo
+from vimesync.demo.build import Demo
 
 A = "sha256:" + "a" * 64
 WHY = "no approved ARM64 host"
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Demo:
-    return build_demo(tmp_path_factory.mktemp("demo") / "d")
-
-
-@pytest.fixture
-def demo(built: Demo, monkeypatch: pytest.MonkeyPatch) -> Demo:
-    monkeypatch.chdir(built.downstream)
-    for name in ("GITHUB_TOKEN", "GH_TOKEN", "CI", "VIMESYNC_UNTRUSTED"):
-        monkeypatch.delenv(name, raising=False)
-    yield built
-    shutil.rmtree(built.downstream / "sop/records", ignore_errors=True)
 
 
 def _images_gate(demo: Demo, capsys) -> dict:

@@ -5,32 +5,15 @@ shape-checked and capped."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.builders.cli import run
-from vimesync.demo.build import Demo, build_demo
+from vimesync.demo.build import Demo
 from vimesync.sop.gatesfile import load_gates
 
 A = "sha256:" + "a" * 64
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Demo:
-    return build_demo(tmp_path_factory.mktemp("demo") / "d")
-
-
-@pytest.fixture
-def demo(built: Demo, monkeypatch: pytest.MonkeyPatch) -> Demo:
-    monkeypatch.chdir(built.downstream)
-    gates = built.downstream / "sop/gates.toml"
-    before = gates.read_bytes()
-    yield built
-    shutil.rmtree(built.downstream / "sop/records", ignore_errors=True)
-    gates.unlink()
-    gates.write_bytes(before)
 
 
 def _allow(demo: Demo, line: str) -> None:

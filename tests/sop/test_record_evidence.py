@@ -5,14 +5,13 @@ adds one, and that every field is checked (flags and the file alike)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from vimesync import git
 from vimesync.cli.app import main
-from vimesync.demo.build import Demo, build_demo
+from vimesync.demo.build import Demo
 from vimesync.safefs import tomllib
 
 GREEN = (
@@ -23,20 +22,6 @@ RED = (
     '<testsuite><testcase classname="t" name="a"/>'
     '<testcase classname="t" name="b&lt;i&gt;"><failure/></testcase></testsuite>'
 )
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Demo:
-    return build_demo(tmp_path_factory.mktemp("demo") / "d")
-
-
-@pytest.fixture
-def demo(built: Demo, monkeypatch: pytest.MonkeyPatch) -> Demo:
-    monkeypatch.chdir(built.downstream)
-    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
-    monkeypatch.delenv("GH_TOKEN", raising=False)
-    yield built
-    shutil.rmtree(built.downstream / "sop/records", ignore_errors=True)
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -3,30 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from vimesync.cli.app import main
-from vimesync.demo.build import Demo, build_demo
+from vimesync.demo.build import Demo
 
 A = "sha256:" + "a" * 64
 B = "sha256:" + "b" * 64
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Demo:
-    return build_demo(tmp_path_factory.mktemp("demo") / "d")
-
-
-@pytest.fixture
-def demo(built: Demo, monkeypatch: pytest.MonkeyPatch) -> Demo:
-    monkeypatch.chdir(built.downstream)
-    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
-    monkeypatch.delenv("GH_TOKEN", raising=False)
-    yield built
-    shutil.rmtree(built.downstream / "sop/records", ignore_errors=True)
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
