@@ -100,7 +100,7 @@ _OTHER = re.compile(
 
 def test_no_help_text_describes_another_command() -> None:
     """One flag may mean more in one command than in another: that command then has its own alias
-    and help (tests/cli, vimesync/cli/options.py), and a help text never says what another
+    and help (tests/cli, vimesync/cli/options/), and a help text never says what another
     command does with the flag (``ci --pr`` once said "carry takes only these upstream PRs")."""
     leaves = list(_leaves())
     names = sorted({word for name, _ in leaves for word in name.split()}, key=len, reverse=True)
