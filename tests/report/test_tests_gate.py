@@ -50,7 +50,9 @@ def test_red_missing_and_stale_records_each_fail_the_gate_by_name() -> None:
         ),
         ("CPU regressions", "PipelineRL", "image checks", "smoke", "nothing ran"),
     )
-    assert g.state == "failed" and g.command == "vimesync sop record tests --suite NAME --junit FILE"
+    assert g.state == "failed"
+    # the first unmet one (a red suite) names its command; the others are counted
+    assert g.command == "vimesync sop record tests --suite 'CPU regressions' --junit FILE (4 more unmet)"
     assert g.detail == (
         "at ffffffff: CPU regressions: 290 passed, 2 failed; PipelineRL: exit 1;"
         " image checks recorded only at other heads, not ffffffff; smoke not recorded; nothing ran: 0 passed"
@@ -131,3 +133,47 @@ def test_a_matrix_or_pre_commit_at_another_head_is_not_evidence() -> None:
     )
     # a suite may be called pre-commit too: any record of the name green at the head holds
     assert gate_of(_more(TestRecord("pre-commit", HEAD, 3)), ("pre-commit",)).state == "held"
+
+
+def test_the_next_command_is_the_one_for_what_is_missing_first() -> None:
+    """pre-commit, a run, a matrix, a suite: each by the kind it was recorded as, here or at
+    another head; a name never recorded is a suite (or one of the others), pre-commit itself."""
+    red_run = RunRecord("PipelineRL four-GPU", HEAD, 1)
+    cases = [
+        ((), ("pre-commit",), "vimesync sop record precommit"),
+        ((PrecommitRecord(EARLIER, 0, 150, HOOKS),), ("changed files",), "vimesync sop record precommit"),
+        (
+            (red_run,),
+            ("PipelineRL four-GPU",),
+            "vimesync sop record run --name 'PipelineRL four-GPU' --exit N",
+        ),
+        ((RunRecord("lab", EARLIER, 0),), ("lab",), "vimesync sop record run --name lab --exit N"),
+        (
+            (RegressRecord("serving regressions", HEAD, EARLIER, STILL_RED),),
+            ("serving regressions",),
+            "vimesync sop regress --name 'serving regressions' --test ...",
+        ),
+        (
+            (TestRecord("smoke", EARLIER, 3),),
+            ("smoke",),
+            "vimesync sop record tests --suite smoke --junit FILE",
+        ),
+        (
+            (),
+            ("smoke (4 GPU)",),
+            "vimesync sop record tests --suite 'smoke (4 GPU)' --junit FILE"
+            " (or sop record run / sop regress --name 'smoke (4 GPU)')",
+        ),
+    ]
+    for records, required, command in cases:
+        g = gate_of(_more(*records), required)
+        assert (g.state, g.command) == ("failed", command), required
+
+
+def test_the_next_command_skips_what_holds_and_counts_the_rest() -> None:
+    g = gate_of(
+        _more(TestRecord("CPU regressions", HEAD, 292), RunRecord("lab", HEAD, 2)),
+        ("CPU regressions", "pre-commit", "lab", "smoke"),
+    )
+    assert g.command == "vimesync sop record precommit (2 more unmet)"
+    assert gate_of(_more(TestRecord("CPU regressions", HEAD, 292)), ("CPU regressions",)).command == ""

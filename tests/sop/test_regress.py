@@ -77,10 +77,21 @@ def test_a_real_fix_gives_the_before_after_matrix(fix: tuple[Repo, str, str], ca
         "tests/test_calc.py::test_mul",
         "--test",
         "tests/test_new.py",
+        "--test",
+        "tests/test_calc.py::test_typo",  # at neither commit: a note, not a case
+        "--test",
+        "tests/nope.py",
     ]
     code, out, err = run([*REGRESS, *tests, "--name", "calc regressions", "--json"], capsys)
     assert code == 0, err
     doc = json.loads(out)
+    assert list(doc)[:3] == ["kind", "ok", "exit_code"]
+    missing = [
+        "tests/test_calc.py::test_typo: not found before or after",
+        "tests/nope.py: not found before or after",
+    ]
+    assert doc["notes"] == missing  # test_mul and test_new.py are at the head: not in them
+    assert err.splitlines() == [f"warning: {m}" for m in missing]
     rec = doc["record"]
     assert doc["kind"] == "sop-regress" and rec["before"] == before and rec["sha"] == after
     by = {c["test"]: (c["before"], c["after"]) for c in rec["cases"]}
@@ -124,6 +135,16 @@ def test_a_test_failing_after_fails_the_command(fix: tuple[Repo, str, str], caps
     assert [r["before"] for r in stored.values()] == [after]  # the commit, not the name given
     code, out, err = run(argv, capsys)  # the file it wrote reads back
     assert code == 1, err
+    assert err == ""  # every test named was found: no note
+
+
+@pytest.mark.slow
+def test_a_node_id_found_nowhere_is_a_warning_shown_as_typed(fix: tuple[Repo, str, str], capsys) -> None:
+    typo = "tests/test_calc.py::test_[red]add[/red]"  # markup for the terminal: shown, never obeyed
+    code, out, err = run([*REGRESS, "--test", "tests/test_calc.py::test_add", "--test", typo], capsys)
+    assert code == 0, err
+    assert "recorded regression matrix: 1 failed before; 1 passed after" in out
+    assert err.strip() == f"warning: {typo}: not found before or after"
 
 
 def test_the_phrase_reads_as_the_seed() -> None:

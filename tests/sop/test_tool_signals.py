@@ -29,9 +29,10 @@ import time
 
 def test_sleeps():
     child = subprocess.Popen(["sleep", "300"])
+    escaped = subprocess.Popen(["sleep", "300"], start_new_session=True)  # out of our group
     pids = os.environ["VS_PIDS"]
     with open(pids + ".tmp", "w") as fh:
-        fh.write(f"{os.getpid()} {child.pid}\\n")
+        fh.write(f"{os.getpid()} {child.pid} {escaped.pid}\\n")
     os.rename(pids + ".tmp", pids)
     time.sleep(300)
 """
@@ -41,7 +42,9 @@ repos:
   hooks:
   - id: sleeps
     name: sleeps
-    entry: sh -c 'sleep 300 & echo "$$ $!" > "$VS_PIDS.tmp"; mv "$VS_PIDS.tmp" "$VS_PIDS"; wait' --
+    entry: >-
+      sh -c 'sleep 300 & c=$!; setsid sleep 300 & echo "$$ $c $!" > "$VS_PIDS.tmp";
+      mv "$VS_PIDS.tmp" "$VS_PIDS"; wait' --
     language: system
 """
 
@@ -53,6 +56,25 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+# a test that leaves a sleeper in a session of its own (fork, setsid, fork), then passes or hangs
+ESCAPING_TEST = """\
+import os
+import time
+
+
+def test_escapes():
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            with open(os.environ["VS_PIDS"], "a") as fh:
+                fh.write(f"{os.getpid()}\\n")
+            time.sleep(300)
+        os._exit(0)
+    os.wait()
+    time.sleep(HANG)
+"""
 
 
 def _worktrees(repo: Path) -> int:
@@ -105,11 +127,13 @@ def _check_cleaned(tmp_path: Path, proc: subprocess.Popen[str], err: str, code: 
     assert proc.returncode == code, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert list((tmp_path / "tmp").iterdir()) == []  # and the scratch folder holding it
-    tool, child = (int(p) for p in (tmp_path / "pids").read_text().split())
+    pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
+    assert len(pids) == 3
     deadline = time.monotonic() + 5
-    while (_alive(tool) or _alive(child)) and time.monotonic() < deadline:
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(tool) and not _alive(child)  # the tool's group was killed
+    # the tool's group was killed, and the sleeper that left it (setsid) too
+    assert [p for p in pids if _alive(p)] == []
 
 
 @pytest.mark.parametrize(
@@ -135,3 +159,29 @@ def test_sigterm_during_record_precommit_cleans_up(tmp_path: Path) -> None:
     _check_cleaned(tmp_path, proc, err, 143)
     assert err.strip() == "error: terminated"
     assert not (demo.downstream / "sop/records").exists()
+
+
+@pytest.mark.parametrize(("hang", "code"), [(0, 0), (300, 2)])
+def test_what_a_test_left_outside_its_group_ends_with_regress(tmp_path: Path, hang: int, code: int) -> None:
+    """Normal end and timeout: the sleepers a real test left in sessions of their own (one per
+    side) are gone once ``vimesync sop regress`` has returned."""
+    repo = Repo(tmp_path / "r")
+    repo.commit("a test that escapes", {"tests/test_escape.py": ESCAPING_TEST.replace("HANG", str(hang))})
+    repo.commit("the fix", {"README": "fixed\n"})
+    pids = tmp_path / "pids"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VS_PIDS": str(pids)}
+    argv = ["sop", "regress", "--sync", "fix", "--before", "HEAD~1", "--test", "tests/test_escape.py"]
+    done = subprocess.run(
+        [sys.executable, "-m", "vimesync", *argv, "--timeout", "10"],
+        cwd=repo.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == code, done.stderr
+    if code:
+        assert "stopped: it took more than 10 s" in done.stderr
+    found = [int(p) for p in pids.read_text().split()]
+    assert len(found) == (1 if hang else 2)  # a timeout stops at the "before" side
+    assert [p for p in found if _alive(p)] == []  # at once: nothing to wait for

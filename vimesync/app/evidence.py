@@ -53,7 +53,8 @@ class RecordTestsRequest:
 
 @dataclass(frozen=True)
 class RecordResult:
-    """A record written: which sync, the record, the file, the head and its evidence head."""
+    """A record written: which sync, the record, the file, the head and its evidence head, and
+    notes (things to know, not errors: a named test that neither commit holds)."""
 
     sync: str
     record: AnyRecord
@@ -62,6 +63,7 @@ class RecordResult:
     kind: Kind
     ok: bool = True
     exit_code: int = EXIT_OK
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         from vimesync.sop.results import record_to_dict
@@ -72,6 +74,7 @@ class RecordResult:
             "evidence_head": self.record.sha,
             "record": record_to_dict(self.record),
             "file": str(self.file),
+            "notes": list(self.notes),
         }
         return document(self.kind, self.exit_code, body)
 

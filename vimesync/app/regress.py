@@ -101,13 +101,16 @@ def regress(request: RegressRequest) -> RecordResult:
     head, bound = heads(ctx, checkout)
     records_before = records_text(sop_root(checkout), sync)
     outcomes: list[dict[str, str]] = []
+    held: set[str] = set()  # the named ids either commit holds
     with scratch_dir("vimesync-regress-") as scratch:
         for side, commit in (("before", before), ("after", head)):
             # a folder of its own, named only once the run before it is over: what that run
             # wrote in our scratch folder (a pytest.ini, a conftest.py, a JUnit file) is not here
             own = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=scratch))
             with temporary_worktree(down, commit, own / "tree") as tree:
-                outcomes.append(_pytest(python, tree, tests, own, side, commit, timeout))
+                cases, holds = _pytest(python, tree, tests, own, side, commit, timeout)
+                outcomes.append(cases)
+                held.update(holds)
     rec = RegressRecord(
         name=name, sha=bound, before=before, cases=matrix(outcomes[0], outcomes[1]), recorded_at=now()
     )
@@ -119,6 +122,8 @@ def regress(request: RegressRequest) -> RecordResult:
         raise BadInput("--test: none of the tests named ran, before or after (no such tests?)")
     refuse_changed_records(sop_root(checkout), sync, records_before, "pytest")
     path = write_table(sop_root(checkout), sync, "regress", name, bound, regress_values(rec))
+    # a typo in a node id is not a test gone at the head: said, not silently dropped
+    notes = tuple(f"{t}: not found before or after" for t in tests if t not in held)
     return RecordResult(
         sync=sync,
         record=rec,
@@ -127,6 +132,7 @@ def regress(request: RegressRequest) -> RecordResult:
         kind=Kind.REGRESS,
         ok=rec.ok,
         exit_code=exit_code_of(rec.ok),
+        notes=notes,
     )
 
 
@@ -175,9 +181,10 @@ class _Run:
 
 def _pytest(
     python: str, tree: Path, tests: Sequence[str], scratch: Path, side: str, commit: str, timeout: float
-) -> dict[str, str]:
-    """Each case's outcome by node id. Two runs at most: the named tests' files collected (which
-    named ids this commit holds; the others are not present), then the ones it holds run."""
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Each case's outcome by node id, and the named ids this commit holds. Two runs at most: the
+    named tests' files collected (which named ids this commit holds; the others are not
+    present), then the ones it holds run."""
     from vimesync.sop.pytestids import by_nodeid, present
 
     config = pytest_config(tree, tests) or _empty_config(scratch)
@@ -185,14 +192,14 @@ def _pytest(
     files = tuple(dict.fromkeys(t.split("::", 1)[0] for t in tests))
     files = tuple(f for f in files if (tree / f).exists())
     if not files:
-        return {}
+        return {}, ()
     collected = _collect(run, files)
     held = present(tests, collected)
     if not held:
-        return {}
+        return {}, ()
     cases: dict[str, str] = {}
     _run_tests(run, held, cases)
-    return by_nodeid(cases, collected)
+    return by_nodeid(cases, collected), held
 
 
 def _collect(run: _Run, files: Sequence[str]) -> tuple[str, ...]:

@@ -304,6 +304,7 @@ def regress(
 
 
 def _emit_record(result: RecordResult, json_out: bool) -> int:
+    output.notes(result.notes)
     if json_out:
         output.emit_json(result.to_json())
     else:

@@ -74,20 +74,48 @@ def tests_gate(evidence: Evidence | None, required: tuple[str, ...]) -> Gate:
     recorded: tuple[Required, ...] = (*evidence.tests, *evidence.runs, *evidence.regress, *evidence.precommit)
     held: list[str] = []
     unmet: list[str] = []
+    first: tuple[str, type[AnyRecord] | None] | None = None  # the first unmet name, its kind if known
     for name in required:
         here = [r for r in recorded if _named(r, name)]
         green = next((r for r in here if r.ok), None)
         if green is not None:
             held.append(f"{name}: {_phrase(green)}")
-        elif here:
+            continue
+        elsewhere = [r for r in evidence.not_evidence if not isinstance(r, CiRecord) and _named(r, name)]
+        if here:
             unmet.append(f"{name}: {_phrase(here[0])}")
-        elif any(_named(r, name) for r in evidence.not_evidence if not isinstance(r, CiRecord)):
+        elif elsewhere:
             unmet.append(f"{name} recorded only at other heads, not {at}")
         else:
             unmet.append(f"{name} not recorded")
-    if unmet:
-        return gate("tests", "failed", f"at {at}: " + "; ".join(unmet))
+        if first is None:
+            kinds = [type(r) for r in (*here, *elsewhere)]
+            first = (name, kinds[0] if kinds else None)
+    if first is not None:
+        more = len(unmet) - 1
+        command = next_command(*first) + (f" ({more:,} more unmet)" if more else "")
+        return Gate("tests", "failed", f"at {at}: " + "; ".join(unmet), command)
     return gate("tests", "held", f"at {at}: " + "; ".join(held))
+
+
+def next_command(name: str, kind: type[AnyRecord] | None) -> str:
+    """The command that records ``name``, by the kind of record it was seen as (at this head or
+    another); a name never recorded is a suite unless it is ``pre-commit``. The name is one of
+    ``[evidence] required`` (plain characters only, :data:`vimesync.sop.results.NAME`), quoted
+    for a shell; each renderer escapes the command for its output."""
+    import shlex
+
+    quoted = shlex.quote(name)
+    if kind is PrecommitRecord or (kind is None and name == PRECOMMIT):
+        return "vimesync sop record precommit"
+    if kind is RunRecord:
+        return f"vimesync sop record run --name {quoted} --exit N"
+    if kind is RegressRecord:
+        return f"vimesync sop regress --name {quoted} --test ..."
+    suite = f"vimesync sop record tests --suite {quoted} --junit FILE"
+    if kind is None:  # a suite, a run or a matrix: the first is the most common
+        return suite + f" (or sop record run / sop regress --name {quoted})"
+    return suite
 
 
 def _named(rec: AnyRecord, name: str) -> bool:

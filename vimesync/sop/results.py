@@ -155,11 +155,6 @@ class Evidence:
         """Who committed ``rec`` (None: not committed, the working tree's claim only)."""
         return self.committers.get(key_of(rec))
 
-    def passing(self, name: str) -> bool:
-        """A suite or run of that name recorded green at the evidence head."""
-        records: tuple[TestRecord | RunRecord, ...] = (*self.tests, *self.runs)
-        return any(r.name == name and r.ok for r in records)
-
     def with_committers(self, who: Mapping[tuple[str, str, str, str], str]) -> Evidence:
         from dataclasses import replace
 

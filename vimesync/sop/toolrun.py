@@ -4,7 +4,9 @@ They run repository code, so they run only in a trusted checkout (the use cases 
 untrusted one first). Even there every run is bounded: a wall-clock timeout, after which the
 whole process group is killed (a hook's children too), and an output cap (the output goes to a
 file in our scratch folder, watched; past the cap the group is killed). Ctrl-C or SIGTERM while
-a tool runs kills its group before the exception goes on. No shell: an argument list, a fixed
+a tool runs kills its group before the exception goes on. A process that left the group
+(``setsid``) is reparented to us on Linux and ended after the run (:mod:`vimesync.sop.orphans`).
+No shell: an argument list, a fixed
 working folder, and an environment without the job's tokens (a test suite has no business
 reading ``GITHUB_TOKEN``)."""
 
@@ -48,24 +50,27 @@ def run_tool(
     max_output: int = MAX_OUTPUT,
 ) -> ToolRun:
     """Run ``argv`` in ``cwd`` with its output in ``log`` (a new file in our scratch folder)."""
+    from vimesync.sop.orphans import orphans_ended
+
     start = time.monotonic()
     # Watched and read through the file we created, never by its name again: the tool can find
     # the name (/proc/self/fd/1) and put a FIFO (we would block for ever) or a symlink there.
     with open(log, "xb+") as fh:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=env if env is not None else tool_env(),
-            stdin=subprocess.DEVNULL,
-            stdout=fh,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own group: a timeout kills the hooks it started too
-        )
-        try:
-            why = _watch(proc, fh.fileno(), start + timeout, timeout, max_output)
-        except BaseException:  # Ctrl-C, SIGTERM (errors.Terminated): the tool goes first
-            _kill(proc)
-            raise
+        with orphans_ended():  # what left its group (setsid) ends too, on any exit, before we read
+            proc = subprocess.Popen(
+                list(argv),
+                cwd=cwd,
+                env=env if env is not None else tool_env(),
+                stdin=subprocess.DEVNULL,
+                stdout=fh,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own group: a timeout kills the hooks it started too
+            )
+            try:
+                why = _watch(proc, fh.fileno(), start + timeout, timeout, max_output)
+            except BaseException:  # Ctrl-C, SIGTERM (errors.Terminated): the tool goes first
+                _kill(proc)
+                raise
         fh.seek(0)
         output = fh.read(max_output)
     return ToolRun(None if why else proc.returncode, output, time.monotonic() - start, why or "")
