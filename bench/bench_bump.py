@@ -18,28 +18,12 @@ Nothing large is committed: sources and stacks are given on the command line.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-
-def vimesync(args: list[str], cache: Path) -> float:
-    env = {**os.environ, "VIMESYNC_CACHE_DIR": str(cache)}
-    start = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-m", "vimesync", *args], env=env, capture_output=True, check=False
-    )
-    elapsed = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        raise SystemExit(
-            f"vimesync {' '.join(args)} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}"
-        )
-    return elapsed
+from timing import vimesync
 
 
 def main() -> None:
