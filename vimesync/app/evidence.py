@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.app.context import SyncContext, SyncRequest, load, resolve
-from vimesync.app.result import Kind, document
+from vimesync.app.result import Kind, document, exit_code_of
 from vimesync.config import Config
-from vimesync.errors import EXIT_OK
 from vimesync.sop.gatesfile import sop_root
 from vimesync.sop.results import (
     MAX_NOTE,
@@ -61,9 +60,17 @@ class RecordResult:
     file: Path
     head: str
     kind: Kind
-    ok: bool = True
-    exit_code: int = EXIT_OK
+    judged: bool = False  # the command ran the check itself (pre-commit, regress): its verdict counts
     notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """Recording a red suite is done well; a check we ran that failed is a failed check."""
+        return bool(getattr(self.record, "ok", True)) if self.judged else True
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code_of(self.ok)
 
     def to_json(self) -> dict[str, Any]:
         from vimesync.sop.results import record_to_dict

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from vimesync.app.context import SyncRequest, load, resolve
 from vimesync.app.evidence import RecordResult, heads
-from vimesync.app.result import Kind, exit_code_of
+from vimesync.app.result import Kind
 from vimesync.app.toolruns import (
     check_timeout,
     program,
@@ -99,6 +99,5 @@ def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
         file=path,
         head=head,
         kind=Kind.RECORD_PRECOMMIT,
-        ok=rec.ok,
-        exit_code=exit_code_of(rec.ok),
+        judged=True,
     )

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from vimesync.app.context import SyncRequest, load, resolve
 from vimesync.app.evidence import RecordResult, heads
-from vimesync.app.result import Kind, exit_code_of
+from vimesync.app.result import Kind
 from vimesync.app.toolruns import (
     check_timeout,
     program,
@@ -130,8 +130,7 @@ def regress(request: RegressRequest) -> RecordResult:
         file=path,
         head=head,
         kind=Kind.REGRESS,
-        ok=rec.ok,
-        exit_code=exit_code_of(rec.ok),
+        judged=True,
         notes=notes,
     )
 
