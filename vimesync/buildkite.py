@@ -24,7 +24,6 @@ import json
 import os
 import re
 import socket
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -141,33 +140,26 @@ def _get(root: str, target: str, token: str, deadline: float) -> Any:
 def _headers_within(
     conn: http.client.HTTPConnection, target: str, headers: dict[str, str], deadline: float, endpoint: str
 ) -> http.client.HTTPResponse:
-    """Send the GET and read the status line and headers within the deadline (the GitHub
-    client's way, vimesync/github/pygithub.py): on a helper thread, abandoned at the deadline
-    with its socket shut down, so the thread's blocked read ends too."""
-    got: list[Any] = []
+    """Send the GET and read the status line and headers within the deadline
+    (:func:`vimesync.deadline.call_within`), the socket shut down when it passes."""
+    from vimesync.deadline import Overdue, call_within
 
-    def send() -> None:
-        try:
-            conn.request("GET", target, headers=headers)
-            got.append(conn.getresponse())
-        except BaseException as exc:  # handed to the caller's thread
-            got.append(exc)
+    def send() -> http.client.HTTPResponse:
+        conn.request("GET", target, headers=headers)
+        return conn.getresponse()
 
-    worker = threading.Thread(target=send, name="buildkite-request", daemon=True)
-    worker.start()
-    worker.join(max(deadline - time.monotonic(), 0.0))
-    if worker.is_alive():
+    try:
+        return call_within(send, deadline - time.monotonic(), name="buildkite-request")
+    except Overdue:
         sock = conn.sock
         if sock is not None:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-        raise BuildkiteError(f"GET {endpoint}: no answer (status line and headers) within {DEADLINE:g} s")
-    if isinstance(got[0], BaseException):
-        raise got[0]
-    result: http.client.HTTPResponse = got[0]
-    return result
+        raise BuildkiteError(
+            f"GET {endpoint}: no answer (status line and headers) within {DEADLINE:g} s"
+        ) from None
 
 
 def _read(resp: http.client.HTTPResponse, endpoint: str, deadline: float) -> bytes:

@@ -32,7 +32,6 @@ import json
 import os
 import re
 import socket
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -159,27 +158,20 @@ class _Client:
         byte of its headers or body every few seconds (the deadline check between reads never
         comes, as a read waits for its whole chunk). The answer's socket is shut down then, so
         the abandoned thread's blocked read ends too."""
-        got: list[Any] = []
+        from vimesync.deadline import Overdue, call_within
+
         live: list[Any] = []
-
-        def exchange() -> None:
-            try:
-                got.append(self._exchange(method, url, accept, limit, what, live))
-            except BaseException as exc:  # handed to the caller's thread
-                got.append(exc)
-
-        worker = threading.Thread(target=exchange, name="registry-request", daemon=True)
-        worker.start()
-        worker.join(max(self.deadline - time.monotonic(), 0.0))
-        if worker.is_alive():
+        try:
+            return call_within(
+                lambda: self._exchange(method, url, accept, limit, what, live),
+                self.deadline - time.monotonic(),
+                name="registry-request",
+            )
+        except Overdue:
             for resp in live:
                 with contextlib.suppress(Exception):
                     resp.raw.connection.sock.shutdown(socket.SHUT_RDWR)
-            raise RegistryError(f"{what}: no complete answer within the registry deadline")
-        if isinstance(got[0], BaseException):
-            raise got[0]
-        result: tuple[int, dict[str, str], bytes] = got[0]
-        return result
+            raise RegistryError(f"{what}: no complete answer within the registry deadline") from None
 
     def _exchange(
         self, method: str, url: str, accept: str, limit: int, what: str, live: list[Any]

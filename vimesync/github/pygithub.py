@@ -32,7 +32,6 @@ from __future__ import annotations
 import functools
 import inspect
 import json
-import threading
 import time
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -137,34 +136,25 @@ def _bounded_class(scheme: str) -> type:
             read (``timeout``), so a server trickling header bytes held a call forever. The
             exchange runs in a helper thread the caller stops waiting for at the deadline (the
             thread ends at its next read timeout; a process exit does not wait for it)."""
-            got: list[Any] = []
+            from vimesync.deadline import Overdue, call_within
 
-            def send() -> None:
-                try:
-                    got.append(
-                        self.session.request(
-                            self.verb,
-                            f"{self.protocol}://{self.host}:{self.port}{self.url}",
-                            headers=self.headers,
-                            data=self.input,
-                            timeout=self.timeout,  # for the connection and each read
-                            verify=self.verify,
-                            allow_redirects=False,
-                            stream=True,
-                        )
-                    )
-                except BaseException as exc:  # handed to the caller's thread
-                    got.append(exc)
+            def send() -> Any:
+                return self.session.request(
+                    self.verb,
+                    f"{self.protocol}://{self.host}:{self.port}{self.url}",
+                    headers=self.headers,
+                    data=self.input,
+                    timeout=self.timeout,  # for the connection and each read
+                    verify=self.verify,
+                    allow_redirects=False,
+                    stream=True,
+                )
 
-            worker = threading.Thread(target=send, name="github-request", daemon=True)
-            worker.start()
             left = self.deadline - time.monotonic()
-            worker.join(None if left == float("inf") else max(left, 0.0))
-            if worker.is_alive():
-                raise Abort("no answer (status line and headers) within the deadline")
-            if isinstance(got[0], BaseException):
-                raise got[0]
-            return got[0]
+            try:
+                return call_within(send, None if left == float("inf") else left, name="github-request")
+            except Overdue:
+                raise Abort("no answer (status line and headers) within the deadline") from None
 
         def _check_redirect(self, location: str) -> None:
             here = urlsplit(f"{self.protocol}://{self.host}:{self.port}/")
