@@ -13,23 +13,15 @@ from __future__ import annotations
 from vimesync.check.bump import BumpReport, PatchBump, label, verdict
 from vimesync.report.backports import Backports
 from vimesync.report.backportsmd import commits_table, left_off_line
+from vimesync.report.matrix import STATUS_MARK
 from vimesync.report.mdtext import DASH, cell, code
 from vimesync.report.mentions import neutralize_markers, neutralize_mentions
 from vimesync.text import plural
 
-_MARK = {
-    "applied": "✅",
-    "offsets": "🟡",
-    "already-applied": "🟣",
-    "partly-applied": "🟠",
-    "failed": "❌",
-    "skipped": "⚪",
-}
-
 
 def _side(p: PatchBump, new: bool) -> str:
     r = p.new if new else p.old
-    return f"{_MARK[r.status]} {cell(verdict(r))}"
+    return f"{STATUS_MARK[r.status]} {cell(verdict(r))}"
 
 
 def _offsets(p: PatchBump) -> str:

@@ -22,7 +22,8 @@ COLOURS = {
     "skipped": ("#8c959f", "skipped"),
     "missing": ("#eaeef2", "not scanned"),
 }
-_MARK = {
+# A patch status's mark in GitHub Markdown (pin scan's matrix, pin bump's body).
+STATUS_MARK = {
     "applied": "✅",
     "offsets": "🟡",
     "already-applied": "🟣",
@@ -46,13 +47,17 @@ def scan_markdown(report: ScanReport) -> str:
         row = [code(patch, in_table=True)]
         for r in report.releases:
             c = report.cell(patch, r.label)
-            row.append(f"{_MARK[c.status]} {cell(c.short or c.verdict)}")
+            row.append(f"{STATUS_MARK[c.status]} {cell(c.short or c.verdict)}")
         lines.append("| " + " | ".join(row) + " |")
     parsed = [r for r in report.releases if r.python_ok is False]
     if parsed:
         names = ", ".join(code(r.label) for r in parsed)
         lines += ["", f"Patched Python files do not parse at {names}."]
-    lines += ["", " · ".join(f"{_MARK[s]} {word}" for s, (_, word) in COLOURS.items() if s != "missing"), ""]
+    lines += [
+        "",
+        " · ".join(f"{STATUS_MARK[s]} {word}" for s, (_, word) in COLOURS.items() if s != "missing"),
+        "",
+    ]
     return "\n".join(lines)
 
 
