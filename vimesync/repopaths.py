@@ -9,7 +9,8 @@ location at them, or at anything on the machine. So, for a location named by a f
   never resolved), nor lie under ``/proc``, ``/dev`` or ``/sys``;
 - inside the checkout, it may not be a repository other than the checkout itself (a repository
   committed as files would be read with its own config);
-- in an untrusted checkout (CI, see :func:`untrusted_checkout`) it must lie inside the checkout:
+- in an untrusted checkout (CI: ``Settings.untrusted``, from the job's environment) it must lie
+  inside the checkout:
   a location elsewhere on the runner comes from the job, as a flag, or not at all.
 
 A flag (``--upstream``, ``--downstream``, ``--source``) comes from the job and wins over any file;
@@ -26,53 +27,16 @@ from vimesync import git
 from vimesync.config import Config, EnginePin
 from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import lexical, pseudo_area
+from vimesync.settings import UNTRUSTED_ENV
 
 RepoField = Literal["upstream_path", "downstream_path", "engine_source"]
 
 _FLAGS = {"upstream_path": "--upstream", "downstream_path": "--downstream", "engine_source": "--source"}
 
-UNTRUSTED_ENV = "VIMESYNC_UNTRUSTED"
-# Set by the CI systems we know: GitHub Actions, GitLab, Buildkite, CircleCI, Travis, Drone,
-# Woodpecker, Semaphore, Bitbucket, Codefresh and others set CI; those below each have their own
-# marker (some set CI too, some never: AWS CodeBuild, Google Cloud Build, TeamCity, Jenkins,
-# Azure Pipelines). docs/SECURITY.md lists them.
-_CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "TRAVIS",
-    "JENKINS_URL",
-    "HUDSON_URL",
-    "TF_BUILD",  # Azure Pipelines
-    "CODEBUILD_BUILD_ID",  # AWS CodeBuild
-    "BUILDER_OUTPUT",  # Google Cloud Build
-    "TEAMCITY_VERSION",
-    "BITBUCKET_BUILD_NUMBER",
-    "DRONE",
-    "CI_NAME",  # Codeship
-    "APPVEYOR",
-    "BITRISE_IO",
-    "GO_PIPELINE_NAME",  # GoCD
-    "HARNESS_BUILD_ID",
-    "CF_BUILD_ID",  # Codefresh
-)
 
-
-def untrusted_checkout() -> bool:
-    """True when the checkout must be treated as a stranger's: ``VIMESYNC_UNTRUSTED=1``, or any
-    CI marker in the environment unless ``VIMESYNC_UNTRUSTED=0`` (a job on trusted refs only)."""
-    explicit = os.environ.get(UNTRUSTED_ENV, "").strip().lower()
-    if explicit in ("1", "true", "yes"):
-        return True
-    if explicit in ("0", "false", "no"):
-        return False
-    return any(os.environ.get(m, "").strip().lower() not in ("", "0", "false") for m in _CI_MARKERS)
-
-
-def repository_path(flag: Path | None, config: Config, name: RepoField) -> Path | None:
-    """``flag`` when given; else the config's location, checked when a file named it."""
+def repository_path(flag: Path | None, config: Config, name: RepoField, *, untrusted: bool) -> Path | None:
+    """``flag`` when given; else the config's location, checked when a file named it (and, in an
+    untrusted checkout, kept inside it)."""
     if flag is not None:
         _check_not_pseudo(flag, what=_FLAGS[name])
         return flag
@@ -84,11 +48,11 @@ def repository_path(flag: Path | None, config: Config, name: RepoField) -> Path 
         _check_not_pseudo(path, what=name)
         return path
     file, key = origin
-    _check_named_location(path, name, file, key)
+    _check_named_location(path, name, file, key, untrusted=untrusted)
     return path
 
 
-def engine_source(flag: Path | None, pin: EnginePin) -> Path | None:
+def engine_source(flag: Path | None, pin: EnginePin, *, untrusted: bool) -> Path | None:
     """``flag`` when given; else the engine pin's ``source``, checked like any location a file names."""
     if flag is not None:
         _check_not_pseudo(flag, what="--source")
@@ -99,7 +63,7 @@ def engine_source(flag: Path | None, pin: EnginePin) -> Path | None:
         _check_not_pseudo(pin.source, what="engine_source")
         return pin.source
     file, key = pin.source_origin
-    _check_named_location(pin.source, "engine_source", file, key)
+    _check_named_location(pin.source, "engine_source", file, key, untrusted=untrusted)
     return pin.source
 
 
@@ -111,14 +75,14 @@ def _check_not_pseudo(path: Path, *, what: str, file: Path | None = None) -> Non
     raise ConfigError(str(file), message) if file is not None else BadInput(message)
 
 
-def _check_named_location(path: Path, name: RepoField, file: Path, key: str) -> None:
+def _check_named_location(path: Path, name: RepoField, file: Path, key: str, *, untrusted: bool) -> None:
     _check_not_pseudo(path, what=key, file=file)
     here = lexical(path)
     root = work_tree_of(lexical(file).parent)
     inside = root is not None and (here == root or here.is_relative_to(root))
     if root is not None and inside:
         _check_no_symlink(here, root, file, key)
-    elif untrusted_checkout():
+    elif untrusted:
         raise ConfigError(
             str(file),
             f"{key} names {path}, outside the checkout {root or '(none found above the file)'}; in an "

@@ -7,23 +7,19 @@ review ledger is the checkout's (each review is bound to a blob id).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from vimesync import git
-from vimesync.app.context import SyncRequest, load, resolve
-from vimesync.app.report import at_head, audit_in_checkout
+from vimesync.app import steps
 from vimesync.app.result import Kind, document
-from vimesync.audit.compare import default_sync_name, load_excluded_globs, reviews_for, run_audit
+from vimesync.app.workspace import Workspace
 from vimesync.audit.ledger import Review, ledger_relpath, read_ledger, record, write_ledger
 from vimesync.audit.model import AuditResult
-from vimesync.audit.verify import load_verify
-from vimesync.config import parse_map
+from vimesync.audit.run import reviews_for
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
-from vimesync.pins import pin_relpath
-from vimesync.upstream.translate import load_transform
+from vimesync.outputs.model import Findings
 
 
 @dataclass(frozen=True)
@@ -46,42 +42,24 @@ class AuditOutcome:
 
         return document(self.kind, self.exit_code, audit_json(self.audit))
 
+    def findings(self) -> Findings:
+        from vimesync.outputs.findings import audit_findings
 
-def audit_sync(request: SyncRequest) -> AuditOutcome:
+        return audit_findings(self.audit, upstream_name=self.audit_upstream_name)
+
+
+def audit_sync(ws: Workspace) -> AuditOutcome:
     """Every path changed between the baseline and the head, classified and checked against the
     review ledger."""
-    cfg = load(request)
-    ctx = resolve(request, config=cfg, baseline_rule="required")
-    upstream = ctx.require_upstream()
-    tip, tip_note = ctx.upstream_tip()
-    notes = ctx.notes + ((tip_note,) if tip_note else ())
-    base = ctx.upstream_base(tip)
-    with at_head(ctx) as (head_cfg, head_notes, tree):
-        policy = request.policy or head_cfg.policy
-        path_map = parse_map(request.path_map) if request.path_map else head_cfg.path_map
-        result = run_audit(
-            ctx.require_downstream(),
-            ctx.require_baseline(),
-            request.head,
-            upstream,
-            tip,
-            sync=request.sync or default_sync_name(base, git.resolve(upstream, tip)),
-            upstream_base=base,
-            path_map=path_map,
-            excluded_globs=load_excluded_globs(policy),
-            transform=load_transform(head_cfg, path_map=path_map),
-            verify=load_verify(head_cfg),
-            upstream_pin=pin_relpath(head_cfg.upstream_pin.file, head_cfg.file, ctx.require_downstream()),
-        )
-        result = audit_in_checkout(result, tree, ctx.downstream)
-    return AuditOutcome(audit=result, audit_upstream_name=head_cfg.upstream_name, notes=notes + head_notes)
+    result = steps.audit(ws)
+    notes = (*ws.baseline_note, *filter(None, [ws.upstream_range.note]), *ws.notes)
+    return AuditOutcome(audit=result, audit_upstream_name=ws.config.upstream_name, notes=notes)
 
 
 @dataclass(frozen=True)
 class ReviewRequest:
     paths: tuple[str, ...]
     by: str
-    sync: SyncRequest = field(default_factory=SyncRequest)
 
 
 @dataclass(frozen=True)
@@ -89,6 +67,7 @@ class ReviewResult:
     sync: str
     ledger: str
     reviews: tuple[Review, ...]
+    by: str = ""
     notes: tuple[str, ...] = ()
     kind: Kind = Kind.REVIEW
     ok: bool = True
@@ -99,33 +78,25 @@ class ReviewResult:
         return document(self.kind, self.exit_code, body)
 
 
-def review_paths(request: ReviewRequest, *, now: datetime | None = None) -> ReviewResult:
+def review_paths(ws: Workspace, request: ReviewRequest, *, now: datetime | None = None) -> ReviewResult:
     """Record that ``by`` reviewed ``paths`` at their content in the head, in the sync's ledger.
     Without a baseline every file at the head would count as reviewed: only the sync's changes may."""
-    cfg = load(request.sync)
-    ctx = resolve(request.sync, config=cfg, baseline_rule="required")
-    notes = list(ctx.notes)
-    if request.sync.sync is None:
-        tip, tip_note = ctx.upstream_tip()
-        notes += [tip_note] if tip_note else []
-        name = ctx.sync_name(tip)
-    else:
-        name = request.sync.sync
+    notes = list(ws.baseline_note)
+    if ws.flags.sync is None and (note := ws.upstream_range.note):
+        notes.append(note)
+    name = ws.sync_name
     at = (now or datetime.now(timezone.utc)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    down = ctx.require_downstream()
+    down = ws.require_downstream()
+    assert ws.head is not None
     reviews = reviews_for(
-        down,
-        list(request.paths),
-        by=request.by,
-        at=at,
-        head=request.sync.head,
-        baseline=ctx.require_baseline(),
+        down, list(request.paths), by=request.by, at=at, head=ws.head, baseline=ws.require_baseline()
     )
-    if ctx.upstream is not None:
+    if ws.upstream is not None:
         # An overlay's review binds to its residue (it then carries over to later syncs).
-        audit = audit_sync(replace(request.sync, sync=name)).audit
-        keys = {p.path: p.residue for p in audit.overlays if p.residue}
+        keys = {p.path: p.residue for p in steps.audit(ws).overlays if p.residue}
         reviews = [replace(r, residue=keys.get(r.path, "")) for r in reviews]
     ledger_file: Path = down / ledger_relpath(name)
     write_ledger(ledger_file, record(read_ledger(ledger_file, name), reviews))
-    return ReviewResult(sync=name, ledger=ledger_relpath(name), reviews=tuple(reviews), notes=tuple(notes))
+    return ReviewResult(
+        sync=name, ledger=ledger_relpath(name), reviews=tuple(reviews), by=request.by, notes=tuple(notes)
+    )

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind, document, exit_code_of
+from vimesync.app.workspace import Workspace
 from vimesync.check.bump import BumpReport
-from vimesync.check.model import CheckOptions
+from vimesync.check.model import CheckOptions, EngineFlags
 from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.outputs.model import Findings
@@ -26,19 +27,10 @@ class BumpRequest:
     """What the flags say (None: not given); ``to`` is required."""
 
     to: str | None
-    engine: str | None = None
     write: bool = False
     refresh: bool = False
     conflicts: Path | None = None
-    source: Path | None = None
-    rev: str | None = None
-    series: Path | None = None
-    strip: int | None = None
-    python: str | None = None
-    use_cache: bool = True
-    config: Path | None = None
     changelog: bool = False  # also the engine's commits between the pins on the patched files
-    engine_repo: str | None = None  # owner/name, for the changelog's PR links (else the pin's)
 
 
 @dataclass(frozen=True)
@@ -87,31 +79,23 @@ class BumpOutcome:
         return bump_findings(self.report)
 
 
-def bump(request: BumpRequest, *, progress: Progress = no_progress) -> BumpOutcome:
-    """Run the stack at both pins in one walk, then write what ``write``/``refresh`` ask."""
+def bump(
+    ws: Workspace, engine: EngineFlags, request: BumpRequest, *, progress: Progress = no_progress
+) -> BumpOutcome:
+    """Run the stack at both pins in one walk, then write what ``write``/``refresh`` ask
+    (``engine.engine_repo``: owner/name for the changelog's PR links, else the pin's)."""
     from vimesync.check.bump import BumpOptions, plan_writes, run_bump
-    from vimesync.check.model import check_options
     from vimesync.check.pinwrite import write_together
     from vimesync.check.run import pinned_source
-    from vimesync.config import load_config
 
     r = request
     if not r.to:
         raise BadInput("pin bump needs --to REV|SOURCE: the new pin")
     if r.conflicts is not None and not r.refresh:
         raise BadInput("--conflicts DIR goes with --refresh (the merged files come from refreshing)")
-    cfg = load_config(r.config)
-    opts = check_options(
-        cfg,
-        engine=r.engine,
-        source=r.source,
-        rev=r.rev,
-        series=r.series,
-        strip=r.strip,
-        python=r.python,
-        use_cache=r.use_cache,
-    )
-    repo = _repo(r.engine_repo) or opts.engine_repo
+    cfg = ws.config
+    opts = ws.engine_plan_one(engine)
+    repo = _repo(engine.engine_repo) or opts.engine_repo
     # A pypi: pin is fetched (once, into the cache) and an archive checked against its sha256.
     package = opts.package  # the pin's pypi: package, if it names one
     current, _ = pinned_source(opts)

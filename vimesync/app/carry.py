@@ -7,18 +7,20 @@ order."""
 
 from __future__ import annotations
 
-import os
 import signal
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from vimesync import git
 from vimesync.app.result import Kind, document
+from vimesync.app.workspace import Workspace
 from vimesync.carry.plan import Skip
-from vimesync.config import Config
+from vimesync.carry.run import CarryOptions
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput, Interrupted, Terminated
 from vimesync.outputs.model import Case, Findings, Suite
+from vimesync.settings import Settings
 
 
 class CarryMode(str, Enum):
@@ -361,67 +363,29 @@ class AbortResult:
 
 @dataclass(frozen=True)
 class CarryRequest:
-    """What the flags say (None/False: not given; ``onto`` and ``direct`` have the CLI's defaults)."""
+    """What carry's own flags say: the mode, and a new carry's options (``--range``, ``--policy``
+    and the repositories are the sync's: the workspace's)."""
 
     mode: CarryMode = CarryMode.START
-    range_: str | None = None
-    prs: tuple[int, ...] = ()
-    policy: Path | None = None
-    branch: str | None = None
-    onto: str = "HEAD"
-    worktree: Path | None = None
-    squash: bool = False
-    direct: str = "skip"
-    dry_run: bool = False
-    upstream: Path | None = None
-    downstream: Path | None = None
-    pr_metadata: Path | None = None
-    config: Path | None = None
-    environ: dict[str, str] = field(default_factory=dict)  # GIT_COMMITTER_* of the job
-    accept_similar: bool = False
-
-    def unused(self) -> list[str]:
-        """The options of a new carry given with a mode that would ignore them."""
-        given = (
-            ("--range", self.range_),
-            ("--pr", self.prs),
-            ("--policy", self.policy),
-            ("--branch", self.branch),
-            ("--onto", self.onto if self.onto != "HEAD" else None),
-            ("--worktree", self.worktree),
-            ("--squash", self.squash or None),
-            ("--direct", self.direct if self.direct != "skip" else None),
-            ("--dry-run", self.dry_run or None),
-            ("--upstream", self.upstream),
-            ("--pr-metadata", self.pr_metadata),
-            ("--accept-similar", self.accept_similar or None),
-        )
-        return [flag for flag, value in given if value]
+    options: CarryOptions = field(default_factory=CarryOptions)
 
 
-def carry(request: CarryRequest) -> CarryResult | CarryStatusResult | AbortResult:
+def carry(ws: Workspace, request: CarryRequest) -> CarryResult | CarryStatusResult | AbortResult:
     """Start a carry, or act on the one in progress (``request.mode``)."""
     from vimesync.carry import session
     from vimesync.carry import state as state_mod
-    from vimesync.config import load_config
 
-    r = request
-    mode = r.mode
-    if mode is not CarryMode.START and (given := r.unused()):
+    mode = request.mode
+    if mode is not CarryMode.START and (given := _new_carry_flags(ws, request.options)):
         raise BadInput(f"{', '.join(given)}: not used by {mode.value} (the carry in progress has its own)")
-    cfg = load_config(r.config, engines=False)  # carry never uses the engine
-    # A carry in progress belongs to the repository we are in (its state is in the common git dir,
-    # shared by the worktree): run from the worktree, the config found there is the sync branch's,
-    # which carried upstream changes may have written, so its [downstream] path is not asked.
-    here = _repository_here() if mode is not CarryMode.START and r.downstream is None else None
-    repo = here or _downstream(cfg, r.downstream)
+    repo = ws.require_downstream()
     if mode is CarryMode.STATUS:
         return CarryStatusResult.of(session.status(repo))
     if mode is CarryMode.ABORT:
         doc = session.abort(repo)
         return AbortResult(doc["branch"], doc["worktree"], tuple(doc["notes"]))
     try:
-        return _run(r, cfg, repo)
+        return _run(ws, request, repo)
     except (KeyboardInterrupt, Terminated) as exc:
         # A carry stopped by a signal (Ctrl-C, a CI timeout, ``timeout``) resumes like a killed
         # one: --continue reconciles the state with the branch. Said only when there is a carry.
@@ -434,26 +398,53 @@ def carry(request: CarryRequest) -> CarryResult | CarryStatusResult | AbortResul
 INTERRUPTED = "interrupted: `vimesync carry --continue` resumes"
 
 
-def _run(r: CarryRequest, cfg: Config, repo: Path) -> CarryResult:
+def _new_carry_flags(ws: Workspace, options: CarryOptions) -> list[str]:
+    """The flags of a new carry given to a mode that would ignore them."""
+    f = ws.flags
+    sync = (
+        ("--range", f.range_),
+        ("--policy", f.policy),
+        ("--upstream", f.upstream),
+        ("--pr-metadata", f.pr_metadata),
+        ("--accept-similar", f.accept_similar or None),
+    )
+    given = options.given() + [flag for flag, value in sync if value]
+    order = ["--range", "--pr", "--policy", "--branch", "--onto", "--worktree", "--squash", "--direct"]
+    order += ["--dry-run", "--upstream", "--pr-metadata", "--accept-similar"]
+    return sorted(given, key=order.index)
+
+
+def _run(ws: Workspace, request: CarryRequest, repo: Path) -> CarryResult:
     """Start, continue or skip on a carry (the modes that carry items)."""
+    from vimesync.app import steps
     from vimesync.carry import run as carry_run
     from vimesync.carry import session
+    from vimesync.carry import state as state_mod
+    from vimesync.upstream.policy import load_policy
     from vimesync.upstream.translate import load_transform
 
-    mode = r.mode
+    mode, cfg = request.mode, ws.config
     transform = load_transform(cfg)
-    identity = committer(repo, r.environ)
+    identity = committer(repo, ws.settings)
     if mode is CarryMode.CONTINUE:
         return CarryResult.of(session.resume(repo, transform, identity=identity))
     if mode is CarryMode.SKIP:
         return CarryResult.of(session.skip(repo, transform, identity=identity))
-    # A new carry's options are the request's fields of the same names (CarryRequest adds the
-    # mode and the repositories around them): copied by name, so a new option cannot be dropped.
-    opts = carry_run.Options(**{f.name: getattr(r, f.name) for f in fields(carry_run.Options)})
-    return CarryResult.of(carry_run.start(repo, cfg, transform, opts, upstream=r.upstream, identity=identity))
+    options = request.options
+    if state_mod.exists(repo):
+        raise state_mod.in_progress(state_mod.state_path(repo))
+    carry_run.check_direct(options.direct)
+    upstream = ws.upstream
+    if upstream is None:
+        raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
+    walked = steps.walk(ws, at=git.resolve(repo, options.onto))
+    policy = load_policy(ws.policy, ws.reader) if ws.policy else None
+    return CarryResult.of(
+        carry_run.start(repo, cfg, transform, options, walked, policy, upstream=upstream, identity=identity)
+    )
 
 
-def committer(repo: Path, environ: dict[str, str]) -> dict[str, str]:
+def committer(repo: Path, settings: Settings) -> dict[str, str]:
     """The committer of the commits carry makes: GIT_COMMITTER_* of the job, else ``user.name``/
     ``user.email`` of the repository's own config or of ``~/.gitconfig``, else vimesync's."""
     from vimesync import git
@@ -464,12 +455,12 @@ def committer(repo: Path, environ: dict[str, str]) -> dict[str, str]:
 
     who: dict[str, str] = {}
     for key in ("GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE"):
-        if value := clean(environ.get(key)):
+        if value := clean(settings.committer.get(key)):
             who[key] = value
     sources: list[list[str]] = [[]]
-    home = os.path.expanduser("~/.gitconfig")
-    if os.path.isfile(home):
-        sources.append(["--file", home])
+    home = settings.home / ".gitconfig" if settings.home is not None else None
+    if home is not None and home.is_file():
+        sources.append(["--file", str(home)])
     for key, env in (("user.name", "GIT_COMMITTER_NAME"), ("user.email", "GIT_COMMITTER_EMAIL")):
         for source in sources:
             if env in who:
@@ -478,20 +469,3 @@ def committer(repo: Path, environ: dict[str, str]) -> dict[str, str]:
             if value := clean(out):
                 who[env] = value
     return who
-
-
-def _downstream(cfg: Config, downstream: Path | None) -> Path:
-    from vimesync import git
-    from vimesync.repopaths import repository_path
-
-    path = repository_path(downstream, cfg, "downstream_path") or Path.cwd()
-    git.git_dir(path)
-    top = git.run(path, ["rev-parse", "--show-toplevel"], check=False).decode().strip()
-    return Path(top) if top else path
-
-
-def _repository_here() -> Path | None:
-    from vimesync import git
-
-    top = git.run(Path.cwd(), ["rev-parse", "--show-toplevel"], check=False).decode().strip()
-    return Path(top) if top else None

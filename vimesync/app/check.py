@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind, document, exit_code_of
-from vimesync.check.model import CheckReport
+from vimesync.app.workspace import Workspace
+from vimesync.check.model import CheckReport, EngineFlags
 from vimesync.outputs.model import Findings
-
-
-@dataclass(frozen=True)
-class CheckRequest:
-    """What the flags say (None: not given)."""
-
-    engine: str | None = None
-    source: Path | None = None
-    rev: str | None = None
-    series: Path | None = None
-    strip: int | None = None
-    python: str | None = None
-    export: Path | None = None
-    keep_going: bool = False
-    strict: bool = False
-    use_cache: bool = True
-    config: Path | None = None
-    applier: str | None = None  # "git" / "gnu-patch": over the pin's
-    fuzz: int | None = None
 
 
 @dataclass(frozen=True)
@@ -64,31 +46,14 @@ class CheckOutcome:
         )
 
 
-def check(request: CheckRequest, *, progress: Progress = no_progress) -> CheckOutcome:
+def check(ws: Workspace, flags: EngineFlags, *, progress: Progress = no_progress) -> CheckOutcome:
     """Every engine the flags (or the config) name, checked one after the other."""
-    from vimesync.check.model import check_plan
     from vimesync.check.run import run_check
-    from vimesync.config import load_config
 
-    r = request
-    plan = check_plan(
-        load_config(r.config),
-        engine=r.engine,
-        source=r.source,
-        rev=r.rev,
-        series=r.series,
-        strip=r.strip,
-        python=r.python,
-        keep_going=r.keep_going,
-        export=r.export,
-        use_cache=r.use_cache,
-        require_exact=True,
-        applier=r.applier,
-        fuzz=r.fuzz,
-    )
+    plan = ws.engine_plan(flags, require_exact=True)
     reports = []
     for opts in plan:
         with progress() as update:
-            reports.append(run_check(replace(opts, strict=r.strict), progress=update))
+            reports.append(run_check(opts, progress=update))
     notes = tuple(note for opts in plan for note in opts.notes)
-    return CheckOutcome(tuple(reports), notes, r.export)
+    return CheckOutcome(tuple(reports), notes, flags.export)

@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from vimesync.app.flags import CiFlags
 from vimesync.app.result import Kind, document, exit_code_of
+from vimesync.app.workspace import Workspace
 from vimesync.ci.verdict import CiEvidence
 from vimesync.errors import BadInput
 from vimesync.outputs.model import Findings
-
-
-@dataclass(frozen=True)
-class CiRequest:
-    """What the flags say (None: not given): one of ``pr`` and ``sha`` at least."""
-
-    repo: str | None = None
-    pr: int | None = None
-    sha: str | None = None
-    require: tuple[str, ...] = ()
-    config: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -47,17 +37,16 @@ class CiOutcome:
         return ci_findings(self.evidence)
 
 
-def ci(request: CiRequest) -> CiOutcome:
-    """Read the statuses and check runs of exactly one commit (through github.py) and judge them."""
+def ci(ws: Workspace, r: CiFlags) -> CiOutcome:
+    """Read the statuses and check runs of exactly one commit (``--sha``, or the head of ``--pr``;
+    through github/) and judge them."""
     from vimesync.ci.evidence import check_sha, choose_repo, client_for, read_evidence
-    from vimesync.config import load_config
     from vimesync.sop.gatesfile import gates_of
 
-    r = request
     if r.pr is None and r.sha is None:
         raise BadInput("pass --pr N or --sha SHA: CI evidence is for one exact commit")
-    cfg = load_config(r.config)
-    repo = choose_repo(r.repo, cfg.ci_repo)
+    cfg = ws.config
+    repo = choose_repo(r.repo, cfg.ci_repo, untrusted=ws.untrusted, job=ws.settings.job_repository)
     if repo is None:
         raise BadInput("no repository: pass --repo owner/name (or set [ci] repo in vimesync.toml)")
     if r.sha is not None:

@@ -8,42 +8,32 @@ from the commit's GitHub check runs (``--ci-repo``, else ``[ci] repo``; ``GITHUB
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from vimesync.app.context import SyncRequest, load, resolve
-from vimesync.app.evidence import RecordResult, heads
+from vimesync.app.evidence import RecordResult, evidence_heads
+from vimesync.app.flags import CiFlags
 from vimesync.app.result import Kind
+from vimesync.app.workspace import Workspace
 from vimesync.errors import BadInput
-from vimesync.sop.gatesfile import sop_root
 from vimesync.sop.results import now
 
 
-@dataclass(frozen=True)
-class RecordCiRequest:
-    pipeline: str | None = None  # org/pipeline (default: [ci] buildkite)
-    build: int | None = None  # a Buildkite build number (default: the newest of the commit)
-    ci_repo: str | None = None  # the GitHub repository whose check runs are read without Buildkite
-    sync: SyncRequest = field(default_factory=SyncRequest)
-
-
-def record_ci_jobs(request: RecordCiRequest) -> RecordResult:
-    """Read the evidence head's CI jobs and record their counts for it."""
+def record_ci_jobs(ws: Workspace, request: CiFlags) -> RecordResult:
+    """Read the evidence head's CI jobs and record their counts for it: ``request.pipeline``
+    (default: [ci] buildkite) and ``request.build`` (default: the newest of the commit) on
+    Buildkite, else the GitHub check runs of ``request.repo`` (default: [ci] repo)."""
     from vimesync import buildkite
-    from vimesync.repopaths import untrusted_checkout
     from vimesync.sop.cirecords import ci_values, summarise_buildkite, summarise_checks
     from vimesync.sop.results import write_table
 
     if request.build is not None and not 0 <= request.build < 10**9:
         raise BadInput(f"--build {request.build}: expected a Buildkite build number")
-    checkout = load(request.sync)
-    ctx = resolve(request.sync, config=checkout)
-    name = ctx.sync_name()
-    head, bound = heads(ctx, checkout)
+    checkout = ws.checkout
+    name = ws.sync_name
+    head, bound = evidence_heads(ws)
     if not bound:
         raise BadInput("no head to record CI for (run inside the downstream, or pass --head)")
     pipeline = request.pipeline
     if pipeline is None and checkout.ci_buildkite is not None:
-        if untrusted_checkout():
+        if ws.untrusted:
             # A pull request could name another pipeline holding green builds of this commit.
             raise BadInput(
                 "[ci] buildkite of the checkout is not honoured in an untrusted checkout",
@@ -64,7 +54,8 @@ def record_ci_jobs(request: RecordCiRequest) -> RecordResult:
     else:
         from vimesync.ci.evidence import choose_repo, client_for
 
-        repo = choose_repo(request.ci_repo, checkout.ci_repo, what="--ci-repo")
+        job = ws.settings.job_repository
+        repo = choose_repo(request.repo, checkout.ci_repo, untrusted=ws.untrusted, job=job, what="--ci-repo")
         if repo is None:
             raise BadInput(
                 "no CI to read: name a Buildkite pipeline ([ci] buildkite, with BUILDKITE_API_TOKEN)"
@@ -76,5 +67,5 @@ def record_ci_jobs(request: RecordCiRequest) -> RecordResult:
         finally:
             client.close()
         rec = summarise_checks(checks.check_runs, bound, now())
-    path = write_table(sop_root(checkout), name, "ci", rec.build, rec.sha, ci_values(rec))
+    path = write_table(ws.sop_root, name, "ci", rec.build, rec.sha, ci_values(rec))
     return RecordResult(sync=name, record=rec, file=path, head=head, kind=Kind.RECORD_CI)

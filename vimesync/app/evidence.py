@@ -6,14 +6,12 @@ commit before a run of commits that only record evidence."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vimesync.app.context import SyncContext, SyncRequest, load, resolve
 from vimesync.app.result import Kind, document, exit_code_of
-from vimesync.config import Config
-from vimesync.sop.gatesfile import sop_root
+from vimesync.app.workspace import Workspace
 from vimesync.sop.results import (
     MAX_NOTE,
     AnyRecord,
@@ -32,14 +30,14 @@ from vimesync.sop.results import (
 )
 
 
-def heads(ctx: SyncContext, checkout: Config) -> tuple[str, str]:
+def evidence_heads(ws: Workspace) -> tuple[str, str]:
     """(the head, the evidence head it binds to)."""
     from vimesync.sop.binding import evidence_head, records_prefix
 
-    head = ctx.head or ""
-    if ctx.downstream is None or not head:
+    head = ws.head or ""
+    if ws.downstream is None or not head:
         return head, head
-    return head, evidence_head(ctx.downstream, head, records_prefix(ctx.downstream, sop_root(checkout)))
+    return head, evidence_head(ws.downstream, head, records_prefix(ws.downstream, ws.sop_root))
 
 
 @dataclass(frozen=True)
@@ -47,7 +45,6 @@ class RecordTestsRequest:
     suite: str
     junit: Path
     image: str | None = None
-    sync: SyncRequest = field(default_factory=SyncRequest)
 
 
 @dataclass(frozen=True)
@@ -86,17 +83,15 @@ class RecordResult:
         return document(self.kind, self.exit_code, body)
 
 
-def record_test_suite(request: RecordTestsRequest) -> RecordResult:
+def record_test_suite(ws: Workspace, request: RecordTestsRequest) -> RecordResult:
     """Read a JUnit XML file and record its counts for the evidence head."""
     from vimesync.sop.junitread import read_junit
 
     suite = check_name(request.suite, "--suite")
     image = check_digest(request.image)
-    checkout = load(request.sync)
-    ctx = resolve(request.sync, config=checkout)
-    name = ctx.sync_name()
+    name = ws.sync_name
     counts = read_junit(request.junit)
-    head, bound = heads(ctx, checkout)
+    head, bound = evidence_heads(ws)
     rec = TestRecord(
         suite=suite,
         sha=bound,
@@ -109,7 +104,7 @@ def record_test_suite(request: RecordTestsRequest) -> RecordResult:
         image=image,
         recorded_at=now(),
     )
-    path = record_tests(sop_root(checkout), name, rec)
+    path = record_tests(ws.sop_root, name, rec)
     return RecordResult(sync=name, record=rec, file=path, head=head, kind=Kind.RECORD_TESTS)
 
 
@@ -122,10 +117,9 @@ class RecordRunRequest:
     image: str | None = None
     figures: tuple[str, ...] = ()
     note: str | None = None
-    sync: SyncRequest = field(default_factory=SyncRequest)
 
 
-def record_manual_run(request: RecordRunRequest) -> RecordResult:
+def record_manual_run(ws: Workspace, request: RecordRunRequest) -> RecordResult:
     """Record a run no CI sees (a four-GPU job on a lab host) for the evidence head."""
     from vimesync.errors import BadInput
     from vimesync.sop.results import HOST
@@ -139,10 +133,8 @@ def record_manual_run(request: RecordRunRequest) -> RecordResult:
     note = one_line(request.note, "--note", MAX_NOTE) if request.note is not None else ""
     duration = parse_duration(request.duration) if request.duration is not None else None
     image = check_digest(request.image)
-    checkout = load(request.sync)
-    ctx = resolve(request.sync, config=checkout)
-    sync = ctx.sync_name()
-    head, bound = heads(ctx, checkout)
+    sync = ws.sync_name
+    head, bound = evidence_heads(ws)
     rec = RunRecord(
         name=name,
         sha=bound,
@@ -154,27 +146,27 @@ def record_manual_run(request: RecordRunRequest) -> RecordResult:
         note=note,
         recorded_at=now(),
     )
-    path = record_run(sop_root(checkout), sync, rec)
+    path = record_run(ws.sop_root, sync, rec)
     return RecordResult(sync=sync, record=rec, file=path, head=head, kind=Kind.RECORD_RUN)
 
 
-def evidence_of(ctx: SyncContext, checkout: Config, sync: str) -> Evidence | None:
+def evidence_of(ws: Workspace, sync: str) -> Evidence | None:
     """The tests and runs recorded for ``sync``, read for the head's evidence head, each with who
     committed it (None without a vimesync.toml: there is no sop/ folder to read)."""
-    if checkout.file is None:
+    if ws.checkout.file is None:
         return None
     from vimesync.sop import binding
 
-    root = sop_root(checkout)
-    head, bound = heads(ctx, checkout)
+    root = ws.sop_root
+    head, bound = evidence_heads(ws)
     evidence = load_evidence(root, sync, head=head, evidence_head=bound)
-    if ctx.downstream is None or not head or not evidence.results.records:
+    if ws.downstream is None or not head or not evidence.results.records:
         return evidence
     from vimesync.safefs import MAX_CONFIG_BYTES
     from vimesync.sop.results import record_keys
 
-    relpath = f"{binding.records_prefix(ctx.downstream, root)}/{sync}.toml"
+    relpath = f"{binding.records_prefix(ws.downstream, root)}/{sync}.toml"
     who = binding.committers(
-        ctx.downstream, head, relpath, lambda text: record_keys(text, relpath), max_bytes=MAX_CONFIG_BYTES
+        ws.downstream, head, relpath, lambda text: record_keys(text, relpath), max_bytes=MAX_CONFIG_BYTES
     )
     return evidence.with_committers(who)

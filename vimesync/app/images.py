@@ -3,14 +3,14 @@ why an architecture has none (``--blocked``), recorded in sop/records/<sync>.tom
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vimesync.app.context import SyncRequest, load, resolve
 from vimesync.app.result import Kind, document
+from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
-from vimesync.sop.gatesfile import GatesConfig, gates_of, sop_root
+from vimesync.sop.gatesfile import GatesConfig, gates_of
 from vimesync.sop.records import (
     ImageRecord,
     check_blocked,
@@ -32,7 +32,6 @@ class RecordImageRequest:
     host: str | None = None  # where it was built (sop/gates.toml [images] allowed_hosts)
     verify: bool = False  # check --ref's digest and revision label against its registry
     registry_insecure: bool = False  # plain http to a loopback registry
-    sync: SyncRequest = field(default_factory=SyncRequest)
 
 
 @dataclass(frozen=True)
@@ -146,20 +145,18 @@ def host_refusal(gates: GatesConfig, host: str | None) -> str:
     )
 
 
-def record_image_evidence(request: RecordImageRequest) -> RecordImageResult:
+def record_image_evidence(ws: Workspace, request: RecordImageRequest) -> RecordImageResult:
     """Record a container image built from the sync head (or why the architecture has none) in
     sop/records/<sync>.toml."""
     blocked = _check_flags(request)
-    cfg = load(request.sync)
-    ctx = resolve(request.sync, config=cfg)
-    from vimesync.app.evidence import heads
+    from vimesync.app.evidence import evidence_heads
 
-    head, bound = heads(ctx, cfg)
-    name = ctx.sync_name()
-    root = sop_root(cfg)
+    head, bound = evidence_heads(ws)
+    name = ws.sync_name
+    root = ws.sop_root
     built = request.sha if request.sha is not None else head
     digest = request.digest or ""
-    gates = gates_of(cfg)
+    gates = gates_of(ws.checkout)
     refuse_floating(request.ref, gates)
     check_image(
         request.arch,

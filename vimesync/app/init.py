@@ -30,7 +30,7 @@ class InitRequest:
 class InitOutcome:
     root: Path
     written: tuple[str, ...]  # relative to root, in the order written
-    notes: tuple[str, ...]
+    advice: tuple[str, ...]  # what to know about the files written (shown with them)
     next_commands: tuple[str, ...]
     kind: Kind = Kind.INIT
     exit_code: int = EXIT_OK
@@ -43,7 +43,7 @@ class InitOutcome:
         body = {
             "root": str(self.root),
             "written": list(self.written),
-            "notes": list(self.notes),
+            "notes": list(self.advice),
             "next": list(self.next_commands),
         }
         return document(self.kind, self.exit_code, body)

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.app.result import Kind, document, exit_code_of
+from vimesync.app.workspace import Workspace
+from vimesync.check.model import EngineFlags
 from vimesync.config import Config, EnginePin
 from vimesync.errors import EXIT_OK, BadInput
 from vimesync.lint.model import Finding, LintResult
@@ -18,16 +20,9 @@ from vimesync.patches.model import PatchResult
 
 
 @dataclass(frozen=True)
-class LintRequest:
-    """What the flags say (None: not given)."""
+class LintCodes:
+    """Which lint codes are reported (``--select``/``--ignore``, as ruff reads them)."""
 
-    series: Path | None = None
-    engine: str | None = None
-    strip: int | None = None
-    strict: bool = False
-    source: Path | None = None
-    rev: str | None = None
-    config: Path | None = None
     select: tuple[str, ...] = ()  # codes (or prefixes: "W", "H00") to report; empty: every code
     ignore: tuple[str, ...] = ()  # codes (or prefixes) never reported
 
@@ -64,15 +59,13 @@ class LintOutcome:
         return lint_findings(self.results)
 
 
-def lint(request: LintRequest) -> LintOutcome:
-    """Lint every series the flags (or the config) name; ``strict``: also apply each stack to its
-    source for the offset codes."""
-    from vimesync.config import load_config
+def lint(ws: Workspace, r: EngineFlags, codes: LintCodes) -> LintOutcome:
+    """Lint every series the flags (or the config) name; ``--strict``: also apply each stack to
+    its source for the offset codes."""
     from vimesync.lint import lint_series
 
-    r = request
-    wanted = code_filter(r.select, r.ignore)
-    cfg = load_config(r.config)
+    wanted = code_filter(codes.select, codes.ignore)
+    cfg = ws.config
     targets = series_targets(cfg, r.engine, r.series)
     if r.strict and len(targets) > 1 and (r.source or r.rev):
         names = ", ".join(p.key or p.name for p, _ in targets)
@@ -81,9 +74,7 @@ def lint(request: LintRequest) -> LintOutcome:
         )
     results = []
     for pin, ser in targets:
-        offsets = (
-            _strict_check(cfg, pin, ser, source=r.source, rev=r.rev, strip=r.strip) if r.strict else None
-        )
+        offsets = _strict_check(ws, pin, ser, r) if r.strict else None
         strip = pin.strip if r.strip is None else r.strip
         found = lint_series(ser, strip=strip, repo=pin.repo, offsets=offsets)
         results.append(replace(found, findings=tuple(f for f in found.findings if wanted(f.code))))
@@ -111,7 +102,7 @@ def series_targets(cfg: Config, engine: str | None, series: Path | None) -> list
     from vimesync.config import select_engine
     from vimesync.safefs import lexical
 
-    engines = cfg.engines or ((cfg.engine,) if cfg.engine.configured else ())
+    engines = cfg.engines
     if engine is not None:
         engines = (select_engine(cfg, engine),)
     if series is not None:
@@ -129,16 +120,16 @@ def series_targets(cfg: Config, engine: str | None, series: Path | None) -> list
 
 
 def _strict_check(
-    cfg: Config, pin: EnginePin, series: Path, *, source: Path | None, rev: str | None, strip: int | None
+    ws: Workspace, pin: EnginePin, series: Path, flags: EngineFlags
 ) -> Callable[[], tuple[PatchResult, ...]]:
     """The stack applied to the source (no parse), for O001/O002."""
-    from vimesync.check.model import check_plan
     from vimesync.check.run import run_check
 
     engine = pin.key or (pin.name if pin.file else None)
-    (opts,) = check_plan(
-        cfg, engine=engine, source=source, rev=rev, series=series, strip=strip, keep_going=True
+    only = EngineFlags(
+        engine=engine, source=flags.source, rev=flags.rev, series=series, strip=flags.strip, keep_going=True
     )
+    (opts,) = ws.engine_plan(only)
     opts = replace(opts, parse=False)
     return lambda: run_check(opts).patches
 
@@ -150,9 +141,6 @@ class DescribeRequest:
     name: str
     description: str
     origin: tuple[str, ...] = ()
-    series: Path | None = None
-    engine: str | None = None
-    config: Path | None = None
     origin_kind: str = "upstream"  # DEP-3: upstream, backport, vendor or other
     bug: tuple[str, ...] = ()
     forwarded: str | None = None  # a reference, "no" or "not-needed"
@@ -174,16 +162,15 @@ class DescribeOutcome:
         return document(self.kind, self.exit_code, {"patch": str(self.patch), "changed": self.changed})
 
 
-def describe(request: DescribeRequest) -> DescribeOutcome:
+def describe(ws: Workspace, engine: EngineFlags, request: DescribeRequest) -> DescribeOutcome:
     """Add or update the patch's DEP-3 header in place (the diff kept byte for byte)."""
-    from vimesync.config import load_config
     from vimesync.lint.describe import FORWARDED_WORDS, normalize_ref
     from vimesync.lint.describe import describe as rewrite
     from vimesync.patches.series import load_series, read_patch
     from vimesync.safefs import excerpt, write_atomic
 
     name = request.name
-    targets = series_targets(load_config(request.config), request.engine, request.series)
+    targets = series_targets(ws.config, engine.engine, engine.series)
     matches = []
     for pin, ser in targets:
         for entry in load_series(ser, default_strip=pin.strip).entries:

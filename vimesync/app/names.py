@@ -13,7 +13,7 @@ def patch_names(incomplete: str = "") -> list[str]:
 
     try:
         cfg = load_config()
-        pins = cfg.engines or ((cfg.engine,) if cfg.engine.configured else ())
+        pins = cfg.engines
         names: list[str] = []
         for pin in pins:
             if pin.series is not None:

@@ -10,11 +10,10 @@ checkout), else ``python3 -I -m pre_commit`` of the running interpreter (``-I``:
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from vimesync.app.context import SyncRequest, load, resolve
-from vimesync.app.evidence import RecordResult, heads
+from vimesync.app.evidence import RecordResult, evidence_heads
 from vimesync.app.result import Kind
 from vimesync.app.toolruns import (
     check_timeout,
@@ -23,8 +22,8 @@ from vimesync.app.toolruns import (
     refuse_changed_records,
     refuse_untrusted,
 )
+from vimesync.app.workspace import Workspace
 from vimesync.errors import BadInput
-from vimesync.sop.gatesfile import sop_root
 
 DEFAULT_TIMEOUT = 600.0
 MAX_FILES = 50_000
@@ -36,18 +35,17 @@ CONFIG = ".pre-commit-config.yaml"
 class RecordPrecommitRequest:
     pre_commit: Path | None = None  # the job's pre-commit (default: python3 -I -m pre_commit)
     timeout: float | None = None  # seconds (default 600)
-    sync: SyncRequest = field(default_factory=SyncRequest)
 
 
-def changed_paths(sync: SyncRequest) -> tuple[str, ...]:
+def changed_paths(ws: Workspace) -> tuple[str, ...]:
     """The paths the sync's audit lists that the head still holds (pre-commit checks files)."""
-    from vimesync.app.audit import audit_sync
+    from vimesync.app import steps
     from vimesync.audit.model import ABSENT
 
-    return tuple(p.path for p in audit_sync(sync).audit.paths if p.head_oid != ABSENT)
+    return tuple(p.path for p in steps.audit(ws).paths if p.head_oid != ABSENT)
 
 
-def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
+def record_precommit(ws: Workspace, request: RecordPrecommitRequest) -> RecordResult:
     """Run pre-commit on the sync's changed files at the head; record each hook's result."""
     from vimesync.safefs import excerpt, scratch_dir
     from vimesync.sop.precommit import NAME, PrecommitRecord, parse_output, precommit_values
@@ -56,12 +54,12 @@ def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
     from vimesync.sop.worktree import temporary_worktree
 
     refuse_untrusted(
-        "sop record precommit", "in CI, run pre-commit as a job and require its context (sop/gates.toml [ci])"
+        ws.untrusted,
+        "sop record precommit",
+        "in CI, run pre-commit as a job and require its context (sop/gates.toml [ci])",
     )
     timeout = check_timeout(request.timeout, DEFAULT_TIMEOUT)
-    checkout = load(request.sync)
-    ctx = resolve(request.sync, config=checkout, baseline_rule="required")
-    down = ctx.require_downstream()
+    down = ws.require_downstream()
     cmd = (
         [program(request.pre_commit, "--pre-commit", down)]
         if request.pre_commit is not None
@@ -69,12 +67,12 @@ def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
     )
     # a path from upstream named "--config=x.yaml" must stay a path, for pre-commit's own options
     # (which config, which hooks) and for the hooks it hands the names to: "./" keeps it one
-    paths = tuple(f"./{p}" if p.startswith("-") else p for p in changed_paths(request.sync))
+    paths = tuple(f"./{p}" if p.startswith("-") else p for p in changed_paths(ws))
     if len(paths) > MAX_FILES or sum(len(p) + 1 for p in paths) > MAX_ARGV_BYTES:
         raise BadInput(f"the sync changed {len(paths):,} paths: too many for one pre-commit command line")
-    name = ctx.sync_name()
-    head, bound = heads(ctx, checkout)
-    records_before = records_text(sop_root(checkout), name)
+    name = ws.sync_name
+    head, bound = evidence_heads(ws)
+    records_before = records_text(ws.sop_root, name)
     with scratch_dir("vimesync-precommit-") as scratch:
         with temporary_worktree(down, head, Path(scratch) / "head") as tree:
             config = tree / CONFIG
@@ -90,9 +88,9 @@ def record_precommit(request: RecordPrecommitRequest) -> RecordResult:
     if run.code not in (0, 1) or (run.code == 1 and not hooks):
         why = excerpt(last_line(run.output), 160)
         raise BadInput(f"pre-commit did not run its hooks (exit {run.code}): {why}")
-    refuse_changed_records(sop_root(checkout), name, records_before, "pre-commit")
+    refuse_changed_records(ws.sop_root, name, records_before, "pre-commit")
     rec = PrecommitRecord(sha=bound, exit=run.code, files=len(paths), hooks=hooks, recorded_at=now())
-    path = write_table(sop_root(checkout), name, "precommit", NAME, bound, precommit_values(rec))
+    path = write_table(ws.sop_root, name, "precommit", NAME, bound, precommit_values(rec))
     return RecordResult(
         sync=name,
         record=rec,

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vimesync.app.context import SyncRequest, load, resolve
+from vimesync.app.flags import CiFlags
 from vimesync.app.result import Kind, document
+from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.sop.gates import Gate
 from vimesync.sop.promotions import Promotion
@@ -26,12 +27,9 @@ PROMOTE_GATES = ("ci", "tests", "images")
 class PromoteRequest:
     ref: str
     digest: str | None = None  # what the tag moves to (default: the one image recorded)
-    ci_repo: str | None = None
-    ci_pr: int | None = None
-    require: tuple[str, ...] = ()
+    ci: CiFlags = field(default_factory=CiFlags)
     verify: bool = False  # check the target in the ref's registry before recording
     registry_insecure: bool = False
-    sync: SyncRequest = field(default_factory=SyncRequest)
 
 
 @dataclass(frozen=True)
@@ -94,17 +92,17 @@ def _target_digest(request: PromoteRequest, images: dict[str, str]) -> str:
     return distinct[0] if distinct else ""
 
 
-def promote(request: PromoteRequest) -> PromoteResult:
+def promote(ws: Workspace, request: PromoteRequest) -> PromoteResult:
     """Evaluate the promotion gates at the sync head; record the promotion when all hold."""
     from dataclasses import replace
 
-    from vimesync.app.evidence import evidence_of, heads
-    from vimesync.app.report import CiFlags, at_head, ci_request, gate_notes
+    from vimesync.app import steps
+    from vimesync.app.evidence import evidence_heads, evidence_of
+    from vimesync.app.report import gate_notes
     from vimesync.report.checklist import images_gate
-    from vimesync.report.generate import ci_evidence
     from vimesync.report.model import Skipped, SyncReport
     from vimesync.sop.gates import off_gate
-    from vimesync.sop.gatesfile import gates_of, skip_flags, sop_root
+    from vimesync.sop.gatesfile import gates_of, skip_flags
     from vimesync.sop.imageref import parse_ref
     from vimesync.sop.promotions import record_promotion
     from vimesync.sop.records import load_images, records_file
@@ -113,17 +111,13 @@ def promote(request: PromoteRequest) -> PromoteResult:
     parsed = parse_ref(request.ref)
     if parsed.digest or ":" not in request.ref.rpartition("/")[2]:
         raise BadInput(f"--ref {request.ref}: expected NAME:TAG (the tag to move), no @digest")
-    checkout = load(request.sync)
-    ctx = resolve(request.sync, config=checkout)
-    head, bound = heads(ctx, checkout)
-    name = ctx.sync_name()
-    root = sop_root(checkout)
-    gates_cfg = gates_of(checkout)
-    off = dict(skip_flags(None, gates_cfg))  # [off] as sop status honours it (never in CI)
-    with at_head(ctx) as (cfg, head_notes, _):
-        required = request.require or cfg.ci_required or gates_cfg.required
-        ci = ci_request(cfg, CiFlags(repo=request.ci_repo, pr=request.ci_pr), None, required)
-        ci_found = ci_evidence(ci, ctx.downstream, ctx.head or "HEAD")
+    head, bound = evidence_heads(ws)
+    name = ws.sync_name
+    root = ws.sop_root
+    gates_cfg = gates_of(ws.checkout)
+    off = dict(skip_flags(None, gates_cfg, untrusted=ws.untrusted))  # [off] as sop status honours it
+    required = request.ci.require or ws.config.ci_required or gates_cfg.required
+    ci_found = steps.ci_evidence(ws, steps.ci_target(ws, request.ci, None, required))
     # The report's own gates, on a report holding only what they read.
     report = SyncReport(
         upstream_name="",
@@ -132,7 +126,7 @@ def promote(request: PromoteRequest) -> PromoteResult:
         audit=Skipped(""),
         validations=(),
         ci=ci_found,
-        evidence=evidence_of(ctx, checkout, name),
+        evidence=evidence_of(ws, name),
         tests_required=gates_cfg.evidence,
     )
     report = replace(report, gates_off=tuple((g, why) for g, why in off.items() if g in ("ci", "tests")))
@@ -143,7 +137,7 @@ def promote(request: PromoteRequest) -> PromoteResult:
     else:
         images = images_gate(records, bound, gates_cfg.architectures, by_name["ci"])
     gates = (by_name["ci"], by_name["tests"], images)
-    notes = gate_notes(gates_cfg) + head_notes
+    notes = gate_notes(gates_cfg, untrusted=ws.untrusted) + ws.notes
     file = records_file(root, name)
     if "images" in off:
         gates = (

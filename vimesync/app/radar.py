@@ -4,10 +4,11 @@ GitHub and in the pin, and per patch what to do (drop it, keep it until the next
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vimesync.app.result import Kind, document
+from vimesync.app.workspace import Workspace
+from vimesync.check.model import EngineFlags
 from vimesync.errors import EXIT_OK, BadInput
 
 if TYPE_CHECKING:
@@ -20,14 +21,7 @@ if TYPE_CHECKING:
 class RadarRequest:
     """What the flags say (None: not given)."""
 
-    engine: str | None = None
-    engine_repo: str | None = None
     offline: bool = False
-    source: Path | None = None
-    rev: str | None = None
-    series: Path | None = None
-    strip: int | None = None
-    config: Path | None = None
     backports: bool = False  # list backport candidates (up to ``to``, else the source's HEAD)
     to: str | None = None
     max_candidates: int | None = None
@@ -89,21 +83,18 @@ def _backports_doc(b: Backports | None) -> dict[str, Any] | None:
     return {"to": b.to, "tip": b.tip, "read": b.read, "total": b.total, "left_off": b.left_off}
 
 
-def radar(request: RadarRequest) -> RadarResult:
+def radar(ws: Workspace, engine: EngineFlags, request: RadarRequest) -> RadarResult:
     """Read every patch's DEP-3 header, ask GitHub about the engine's PRs it names (unless
     offline or without a token), and place each merge commit against a git pin."""
     from vimesync import git
-    from vimesync.check.model import check_options
-    from vimesync.config import load_config
     from vimesync.github import is_repo_name, token_from_env
     from vimesync.patches.dep3 import parse_dep3
     from vimesync.patches.series import load_series, read_patch
     from vimesync.report.radar import GitPin, scan_patches
 
     r = request
-    cfg = load_config(r.config)
-    opts = check_options(cfg, engine=r.engine, source=r.source, rev=r.rev, series=r.series, strip=r.strip)
-    repo = r.engine_repo or opts.engine_repo
+    opts = ws.engine_plan_one(engine)
+    repo = engine.engine_repo or opts.engine_repo
     if not repo or not is_repo_name(repo):
         raise BadInput(
             "pin radar needs the engine's GitHub repository (owner/name)",

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.app.result import Kind, document, exit_code_of
+from vimesync.app.workspace import Workspace
+from vimesync.check.model import EngineFlags
 
 
 @dataclass(frozen=True)
@@ -17,10 +19,6 @@ class RefreshRequest:
 
     name: str
     folder: Path | None = None  # --from; default: the bump's work folder
-    engine: str | None = None
-    series: Path | None = None
-    strip: int | None = None
-    config: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -55,19 +53,17 @@ class RefreshOutcome:
         return document(self.kind, self.exit_code, body)
 
 
-def refresh(request: RefreshRequest) -> RefreshOutcome:
+def refresh(ws: Workspace, engine: EngineFlags, request: RefreshRequest) -> RefreshOutcome:
     """Re-make the patch from ``folder/NAME/``; write it (and remove that folder) when it applies
     at the new pin with no offset, else write nothing and say what it does there."""
     from vimesync.app.bump import work_folder
     from vimesync.check.bump import verdict
     from vimesync.check.fromedits import read_manifest, remake
-    from vimesync.check.model import check_options
     from vimesync.check.pinwrite import write_together
-    from vimesync.config import load_config
     from vimesync.safefs import remove_tree
 
     r = request
-    opts = check_options(load_config(r.config), engine=r.engine, series=r.series, strip=r.strip)
+    opts = ws.engine_plan_one(engine)
     folder = r.folder if r.folder is not None else work_folder(opts.series)
     remade = remake(opts, r.name, folder)
     pin = read_manifest(folder).label

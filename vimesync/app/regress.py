@@ -17,11 +17,10 @@ import re
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from vimesync.app.context import SyncRequest, load, resolve
-from vimesync.app.evidence import RecordResult, heads
+from vimesync.app.evidence import RecordResult, evidence_heads
 from vimesync.app.result import Kind
 from vimesync.app.toolruns import (
     check_timeout,
@@ -30,8 +29,8 @@ from vimesync.app.toolruns import (
     refuse_changed_records,
     refuse_untrusted,
 )
+from vimesync.app.workspace import Workspace
 from vimesync.errors import BadInput
-from vimesync.sop.gatesfile import sop_root
 
 MAX_TESTS = 200
 NODEID = re.compile(r"[A-Za-z0-9_./-][^\x00-\x1f\x7f]{0,499}")
@@ -47,7 +46,6 @@ class RegressRequest:
     python: str | None = None  # X.Y (found outside the checkout) or an absolute path; default: this one
     name: str | None = None  # the matrix's name in the report (default "regression matrix")
     timeout: float | None = None  # seconds per pytest run
-    sync: SyncRequest = field(default_factory=SyncRequest)
 
 
 def check_nodeid(test: str) -> str:
@@ -74,7 +72,7 @@ def interpreter(value: str | None, checkout: Path) -> str:
     return program(Path(value), "--python", checkout)
 
 
-def regress(request: RegressRequest) -> RecordResult:
+def regress(ws: Workspace, request: RegressRequest) -> RecordResult:
     """Run the tests before and after; record the matrix for the evidence head."""
     from vimesync import git
     from vimesync.safefs import scratch_dir
@@ -82,7 +80,7 @@ def regress(request: RegressRequest) -> RecordResult:
     from vimesync.sop.results import check_name, now, write_table
     from vimesync.sop.worktree import temporary_worktree
 
-    refuse_untrusted("sop regress", "run the matrix on a trusted machine and commit its record")
+    refuse_untrusted(ws.untrusted, "sop regress", "run the matrix on a trusted machine and commit its record")
     if not request.tests:
         raise BadInput("--test: name at least one test (a pytest node id)")
     if len(request.tests) > MAX_TESTS:
@@ -90,16 +88,13 @@ def regress(request: RegressRequest) -> RecordResult:
     tests = tuple(dict.fromkeys(check_nodeid(t) for t in request.tests))
     name = check_name(request.name, "--name") if request.name is not None else DEFAULT_NAME
     timeout = check_timeout(request.timeout)
-    checkout = load(request.sync)
-    given = request.before is not None
-    ctx = resolve(request.sync, config=checkout, baseline_rule="optional" if given else "required")
-    down = ctx.require_downstream()
+    down = ws.require_downstream()
     python = interpreter(request.python, down)
     # the baseline as given may be a name (--baseline main): the record holds the commit
-    before = git.resolve(down, request.before if request.before is not None else ctx.require_baseline())
-    sync = ctx.sync_name()
-    head, bound = heads(ctx, checkout)
-    records_before = records_text(sop_root(checkout), sync)
+    before = git.resolve(down, request.before if request.before is not None else ws.require_baseline())
+    sync = ws.sync_name
+    head, bound = evidence_heads(ws)
+    records_before = records_text(ws.sop_root, sync)
     outcomes: list[dict[str, str]] = []
     held: set[str] = set()  # the named ids either commit holds
     with scratch_dir("vimesync-regress-") as scratch:
@@ -120,8 +115,8 @@ def regress(request: RegressRequest) -> RecordResult:
         raise BadInput(f"--test: the tests named ran {len(rec.cases):,} cases; a matrix holds {MAX_CASES:,}")
     if not rec.cases:
         raise BadInput("--test: none of the tests named ran, before or after (no such tests?)")
-    refuse_changed_records(sop_root(checkout), sync, records_before, "pytest")
-    path = write_table(sop_root(checkout), sync, "regress", name, bound, regress_values(rec))
+    refuse_changed_records(ws.sop_root, sync, records_before, "pytest")
+    path = write_table(ws.sop_root, sync, "regress", name, bound, regress_values(rec))
     # a typo in a node id is not a test gone at the head: said, not silently dropped
     notes = tuple(f"{t}: not found before or after" for t in tests if t not in held)
     return RecordResult(

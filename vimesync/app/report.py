@@ -1,44 +1,31 @@
-"""``vimesync report`` as a use case: the sync PR description of one head, every figure computed.
+"""``vimesync report`` as a use case: the sync PR description of one head, every figure computed,
+assembled from the steps (:mod:`vimesync.app.steps`) that ``sop status`` and ``sync`` use too.
 
-The head is a commit: its series, patches, pins, policy and gates are read from it (see
-:mod:`vimesync.app.headtree`), whatever the working tree holds.
+The head is a commit: its series, patches, pins, policy and gates are read from it (the workspace
+reads the head), whatever the working tree holds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vimesync.app.context import SyncContext, SyncRequest, load, resolve
-from vimesync.app.engines import EngineFlags, engine_inputs, several, single_check
-from vimesync.app.headtree import HeadTree, head_config
+from vimesync.app import steps
+from vimesync.app.flags import CiFlags, EngineFlags
 from vimesync.app.result import Kind, document
+from vimesync.app.workspace import Workspace
 from vimesync.check.model import ProgressFn
-from vimesync.config import Config
-from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, VimesyncError
-from vimesync.report.generate import CiRequest, ReportInputs, generate_report
-from vimesync.report.model import SyncReport
-from vimesync.sop.gatesfile import GatesConfig, gates_of, ignored_off, skip_flags, sop_root
-
-
-@dataclass(frozen=True)
-class CiFlags:
-    repo: str | None = None
-    pr: int | None = None
-    require: tuple[str, ...] = ()
+from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
+from vimesync.outputs.model import Findings
+from vimesync.report.model import Skipped, SyncReport, build_summary
+from vimesync.sop.gatesfile import GatesConfig, gates_of, ignored_off, skip_flags
 
 
 @dataclass(frozen=True)
 class ReportRequest:
-    sync: SyncRequest = field(default_factory=SyncRequest)
-    engines: EngineFlags = field(default_factory=EngineFlags)
+    engine: EngineFlags = field(default_factory=EngineFlags)
     ci: CiFlags = field(default_factory=CiFlags)
-    pr_metadata: Path | None = None
-    github: bool = False
-    skip_gate: tuple[str, ...] = ()
     publish: str | None = None  # owner/repo#N: whose head the report must be (CI) and where it goes
 
 
@@ -61,184 +48,121 @@ class ReportResult:
 
         return document(self.kind, self.exit_code, render_json(self.report))
 
+    def findings(self) -> Findings:
+        """Every gate, and the report itself as the job summary."""
+        from vimesync.outputs.findings import gate_findings
+        from vimesync.report.markdown import render_markdown
 
-def gate_notes(gates_cfg: GatesConfig) -> tuple[str, ...]:
+        return gate_findings(self.report.gates, summary=render_markdown(self.report))
+
+
+def gate_notes(gates_cfg: GatesConfig, *, untrusted: bool) -> tuple[str, ...]:
     return tuple(
         f"sop/gates.toml switches {name} off, not honoured in an untrusted checkout: pass --skip-gate {name}"
-        for name in ignored_off(gates_cfg)
+        for name in ignored_off(gates_cfg, untrusted=untrusted)
     )
 
 
-def ci_request(
-    cfg: Config, flags: CiFlags, publish: str | None, required: tuple[str, ...]
-) -> CiRequest | None:
-    """Where to read the head's CI: --ci-repo, else the --publish target's repo (whose PR is then
-    the one whose head the report must be), else [ci] repo (see ``choose_repo``); None when none."""
-    from vimesync.ci.evidence import choose_repo
-
-    repo, pr = flags.repo, flags.pr
-    if publish is not None and (repo is None or pr is None):
-        from vimesync.report.publish import parse_target
-
-        target_repo, number = parse_target(publish)
-        repo, pr = repo or target_repo, pr or number
-    repo = choose_repo(repo, cfg.ci_repo, what="--ci-repo")
-    return None if repo is None else CiRequest(repo=repo, pr=pr, required=required)
-
-
-@contextmanager
-def at_head(ctx: SyncContext) -> Iterator[tuple[Config, tuple[str, ...], HeadTree | None]]:
-    """The config the head commit holds (the checkout's without a downstream), and its notes.
-    An error about one of the head's files names it where the checkout has it."""
-    if ctx.downstream is None or ctx.head is None:
-        yield ctx.config, (), None
-        return
-    with head_config(ctx.config, ctx.downstream, ctx.head) as (cfg, note, tree):
-        if ctx.request.upstream_repo is not None:
-            cfg = replace(cfg, upstream_repo=ctx.request.upstream_repo)
-        try:
-            yield cfg, (note,) if note else (), tree
-        except VimesyncError as exc:
-            raise _in_checkout(exc, tree) from None
-
-
-def _refuse_nothing(ctx: SyncContext, request: ReportRequest) -> None:
+def _refuse_nothing(ws: Workspace, engine: EngineFlags) -> None:
     """A report of nothing at all (no config, no repository, no engine given) is bad input, exit 2
     as every other command says it, not a report whose every gate reads "not checked"."""
     from vimesync.config import missing_input
 
-    e = request.engines
-    given = (ctx.upstream, ctx.downstream, e.source, e.series, ctx.config.engine.source)
-    if ctx.config.file is None and all(v is None for v in given) and ctx.config.engine.package is None:
-        raise missing_input(ctx.config, "nothing to report on", flag="--upstream PATH", key="[upstream] path")
+    pin = ws.config.engine
+    given = (ws.upstream, ws.downstream, engine.source, engine.series, pin.source, pin.package)
+    if ws.config.file is None and all(v is None for v in given):
+        raise missing_input(ws.config, "nothing to report on", flag="--upstream PATH", key="[upstream] path")
 
 
-def _named_in_checkout(report: SyncReport, tree: HeadTree, root: Path | None = None) -> SyncReport:
-    """The head's series files named where the checkout has them, not in the scratch copy."""
-    from vimesync.check.model import CheckReport
-    from vimesync.report.model import EnginePatches
-
-    def fix(item: Any) -> Any:
-        if isinstance(item, CheckReport):
-            return replace(item, series=tree.in_checkout(item.series))
-        if isinstance(item, EnginePatches):
-            return replace(item, source=tree.in_checkout(item.source))
-        return item
-
-    return replace(
-        report,
-        engines=tuple(fix(e) for e in report.engines),
-        validations=tuple(fix(v) for v in report.validations),
-        audit=audit_in_checkout(report.audit, tree, root),
+def assemble(
+    ws: Workspace, engine: EngineFlags, ci: steps.CiTarget | None, progress: ProgressFn | None = None
+) -> SyncReport:
+    """Walk, check and audit what the workspace allows, then build the report: a section whose
+    inputs are missing becomes a one-line Skipped instead of an error."""
+    walked = steps.walk(ws) if ws.upstream is not None else None
+    sections = steps.engine_sections(ws, engine, progress)
+    name = steps.upstream_name(ws)
+    if walked is None:
+        summary: Any = Skipped("No upstream repository was given (--upstream): no summary.")
+    else:
+        at_head = ws.downstream is not None and ws.baseline is not None
+        summary = build_summary(
+            walked,
+            upstream_name=name,
+            upstream_repo=steps.upstream_repo(ws),
+            # What the head carries, not what the walk found: mirrored at the head, not the baseline.
+            carried=steps.carried(ws, walked) if at_head else None,
+            skipped=steps.skipped_at_conflict(ws) if at_head else frozenset(),
+        )
+    return SyncReport(
+        upstream_name=name,
+        summary=summary,
+        engines=tuple(table for table, _ in sections),
+        audit=_audit(ws),
+        validations=tuple(check for _, check in sections),
+        ci=steps.ci_evidence(ws, ci),
+        own=steps.own_changes(ws),
+        head=ws.head,
     )
 
 
-def audit_in_checkout(audit: Any, tree: HeadTree | None, root: Path | None = None) -> Any:
-    """The head's config named where the checkout has it in an audit's translations and
-    verification findings (they name the config's file and line), relative to ``root`` (the
-    downstream) when inside it: ``vimesync.toml:9``, as a PR description should say it."""
-    from vimesync.audit.model import AuditResult
-
-    if not isinstance(audit, AuditResult):
-        return audit
-    prefix = f"{root}/" if root is not None else None
-
-    def named(text: str) -> str:
-        text = tree.in_checkout(text) if tree is not None else text
-        return text[len(prefix) :] if prefix and text.startswith(prefix) else text
-
-    paths = tuple(replace(p, rules=tuple(named(r) for r in p.rules)) if p.rules else p for p in audit.paths)
-    violations = tuple(replace(v, where=named(v.where)) for v in audit.violations)
-    return replace(audit, paths=paths, violations=violations)
+def _audit(ws: Workspace) -> Any:
+    given = (("--downstream", ws.downstream), ("--baseline", ws.baseline), ("--upstream", ws.upstream))
+    missing = [flag for flag, value in given if value is None]
+    if missing:
+        return Skipped(f"No {', '.join(missing)} given: no audit of the changed paths.")
+    return steps.audit(ws)
 
 
-def _in_checkout(exc: VimesyncError, tree: HeadTree | None) -> VimesyncError:
-    if tree is not None:
-        exc.message = tree.in_checkout(exc.message)
-        exc.args = (exc.message,)
-    return exc
-
-
-def build_inputs(
-    ctx: SyncContext, head_cfg: Config, request: ReportRequest, ci: CiRequest | None
-) -> ReportInputs:
-    """What :func:`generate_report` needs, every location and revision already resolved."""
-    flags = request.engines
-    many = several(head_cfg, flags)
-    opts = None if many else single_check(head_cfg, flags)
-    req = ctx.request
-    return ReportInputs(
-        config=head_cfg,
-        upstream=ctx.upstream,
-        range_=req.range_,
-        policy=req.policy,
-        downstream=ctx.downstream,
-        baseline=ctx.baseline,
-        head=ctx.head or req.head,
-        path_map=ctx.path_map if req.path_map else None,
-        sync=req.sync,
-        check=opts,
-        series=(flags.series or head_cfg.engine.series) if opts is None else None,
-        strip=flags.strip,
-        pr_metadata=request.pr_metadata,
-        github=request.github,
-        engines=engine_inputs(head_cfg, flags) if many else (),
-        ci=ci,
-    )
-
-
-def make_report(request: ReportRequest, *, progress: ProgressFn | None = None) -> ReportResult:
+def make_report(ws: Workspace, request: ReportRequest, *, progress: ProgressFn | None = None) -> ReportResult:
     """Walk, check and audit the sync at its head and build the report (nothing published)."""
-    checkout = load(request.sync)
-    ctx = resolve(request.sync, config=checkout, downstream_default="none")
-    _refuse_nothing(ctx, request)
-    with at_head(ctx) as (head_cfg, notes, tree):
-        gates_cfg = gates_of(checkout)
-        off = skip_flags(list(request.skip_gate) or None, gates_cfg)
-        required = request.ci.require or head_cfg.ci_required or gates_cfg.required
-        ci = ci_request(head_cfg, request.ci, request.publish, required)
-        report = generate_report(build_inputs(ctx, head_cfg, request, ci), progress=progress)
-        if tree is not None:
-            report = _named_in_checkout(report, tree, ctx.downstream)
-        report = replace(report, gates_off=off)
-        report = replace(report, images=images_of(ctx, checkout, report, gates_cfg))
-        report = replace(report, evidence=recorded_evidence(ctx, checkout, report))
-        report = replace(report, tests_required=gates_cfg.evidence)
-    return ReportResult(report=report, notes=gate_notes(gates_cfg) + notes)
+    _refuse_nothing(ws, request.engine)
+    untrusted = ws.untrusted
+    gates_cfg = gates_of(ws.checkout)
+    off = skip_flags(list(request.ci.skip_gate) or None, gates_cfg, untrusted=untrusted)
+    required = request.ci.require or ws.config.ci_required or gates_cfg.required
+    target = steps.ci_target(ws, request.ci, request.publish, required)
+    report = assemble(ws, request.engine, target, progress)
+    report = replace(
+        report,
+        gates_off=off,
+        images=images_of(ws, report, gates_cfg),
+        evidence=recorded_evidence(ws, report),
+        tests_required=gates_cfg.evidence,
+    )
+    return ReportResult(report=report, notes=gate_notes(gates_cfg, untrusted=untrusted) + ws.notes)
 
 
-def images_of(ctx: SyncContext, checkout: Config, report: SyncReport, gates_cfg: GatesConfig) -> Any:
+def images_of(ws: Workspace, report: SyncReport, gates_cfg: GatesConfig) -> Any:
     """The image records of this sync for its head's evidence head (only with an audit: it names
     sync and head)."""
-    from vimesync.app.evidence import heads
+    from vimesync.app.evidence import evidence_heads
     from vimesync.audit.model import AuditResult
     from vimesync.sop.promotions import image_evidence
 
-    if not isinstance(report.audit, AuditResult) or checkout.file is None:
+    if not isinstance(report.audit, AuditResult) or ws.checkout.file is None:
         return None
-    bound = heads(ctx, checkout)[1] if ctx.head == report.audit.head else report.audit.head
-    return image_evidence(
-        sop_root(checkout), report.audit.sync, bound, gates_cfg.architectures, gates_cfg.promote
-    )
+    bound = evidence_heads(ws)[1] if ws.head == report.audit.head else report.audit.head
+    return image_evidence(ws.sop_root, report.audit.sync, bound, gates_cfg.architectures, gates_cfg.promote)
 
 
-def recorded_evidence(ctx: SyncContext, checkout: Config, report: SyncReport) -> Any:
+def recorded_evidence(ws: Workspace, report: SyncReport) -> Any:
     """The tests and runs recorded for this sync, read for its head (None without a head, a
     vimesync.toml or a sync name)."""
     from vimesync.app.evidence import evidence_of
     from vimesync.audit.model import AuditResult
     from vimesync.errors import BadInput
 
-    if ctx.head is None or checkout.file is None:
+    if ws.head is None or ws.checkout.file is None:
         return None
     if isinstance(report.audit, AuditResult):
         name = report.audit.sync
     else:
         try:
-            name = ctx.sync_name()
+            name = ws.sync_name
         except BadInput:
             return None
-    return evidence_of(ctx, checkout, name)
+    return evidence_of(ws, name)
 
 
 def refuse_early(publish: str | None, out_file: Path | None) -> None:

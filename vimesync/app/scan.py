@@ -9,6 +9,8 @@ from typing import Any
 
 from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind, document, exit_code_of
+from vimesync.app.workspace import Workspace
+from vimesync.check.model import EngineFlags
 from vimesync.check.scan import ScanReport
 from vimesync.errors import BadInput
 
@@ -22,14 +24,6 @@ class ScanRequest:
     to: tuple[str, ...] = ()
     merge: tuple[Path, ...] = ()
     svg: Path | None = None
-    engine: str | None = None
-    source: Path | None = None
-    rev: str | None = None
-    series: Path | None = None
-    strip: int | None = None
-    python: str | None = None
-    use_cache: bool = True
-    config: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -54,7 +48,9 @@ class ScanOutcome:
         return document(self.kind, self.exit_code, body)
 
 
-def scan(request: ScanRequest, *, progress: Progress = no_progress) -> ScanOutcome:
+def scan(
+    ws: Workspace, engine: EngineFlags, request: ScanRequest, *, progress: Progress = no_progress
+) -> ScanOutcome:
     """Run the stack at every ``--to`` in one walk (or merge ``--merge`` documents); write ``--svg``."""
     r = request
     if r.to and r.merge:
@@ -64,14 +60,14 @@ def scan(request: ScanRequest, *, progress: Progress = no_progress) -> ScanOutco
 
         check_output_path(r.svg, what="--svg")  # refused before any work
     if r.merge:
-        given = [r.engine, r.source, r.rev, r.series, r.strip, r.python]
+        given = [engine.engine, engine.source, engine.rev, engine.series, engine.strip, engine.python]
         if any(v is not None for v in given):
             raise BadInput(
                 "pin scan --merge reads documents only: --engine/--source/--rev/--series/... do not apply"
             )
         report = _merged(r.merge)
     else:
-        report = _scanned(r, progress)
+        report = _scanned(ws, engine, r, progress)
     if r.svg is not None:
         from vimesync.report.matrix import scan_svg
         from vimesync.safefs import write_atomic
@@ -80,26 +76,14 @@ def scan(request: ScanRequest, *, progress: Progress = no_progress) -> ScanOutco
     return ScanOutcome(report, r.svg)
 
 
-def _scanned(r: ScanRequest, progress: Progress) -> ScanReport:
+def _scanned(ws: Workspace, engine: EngineFlags, r: ScanRequest, progress: Progress) -> ScanReport:
     from vimesync.app.bump import resolve_target
-    from vimesync.check.model import check_options
     from vimesync.check.run import pinned_source
     from vimesync.check.scan import Target, run_scan
-    from vimesync.config import load_config
 
     if not r.to:
         raise BadInput("pin scan needs --to REV|SOURCE (once per release), or --merge FILE...")
-    cfg = load_config(r.config)
-    opts = check_options(
-        cfg,
-        engine=r.engine,
-        source=r.source,
-        rev=r.rev,
-        series=r.series,
-        strip=r.strip,
-        python=r.python,
-        use_cache=r.use_cache,
-    )
+    opts = ws.engine_plan_one(engine)
     current, _ = pinned_source(opts)  # a pypi: pin fetched: a bare rev then has no repository
     opts = replace(opts, source=current, package=None)
     targets = []

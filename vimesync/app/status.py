@@ -7,29 +7,26 @@ the report's own use case, then the walk of the very range it walked, read at th
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
-from vimesync.app.context import SyncContext, SyncRequest, load, resolve
-from vimesync.app.engines import EngineFlags, engine_inputs, single_check
-from vimesync.app.report import CiFlags, at_head, ci_request, gate_notes, recorded_evidence
+from vimesync.app import steps
+from vimesync.app.flags import CiFlags, EngineFlags
+from vimesync.app.report import assemble, gate_notes, recorded_evidence
 from vimesync.app.result import Kind, document
+from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
+from vimesync.outputs.model import Findings
 from vimesync.report.checklist import SopStatus, Uncarried, evaluate, status_to_dict
-from vimesync.report.generate import ReportInputs, generate_report
 from vimesync.report.model import Skipped, Summary, SyncReport
-from vimesync.sop.gatesfile import gates_of, skip_flags, sop_root
+from vimesync.sop.gatesfile import gates_of, skip_flags
 from vimesync.sop.records import load_images
 
 
 @dataclass(frozen=True)
 class StatusRequest:
-    sync: SyncRequest = field(default_factory=SyncRequest)
-    source: Path | None = None
-    ci_repo: str | None = None
-    ci_pr: int | None = None
-    require: tuple[str, ...] = ()
-    skip_gate: tuple[str, ...] = ()
+    engine: EngineFlags = field(default_factory=EngineFlags)  # --source
+    ci: CiFlags = field(default_factory=CiFlags)
+    publish: str | None = None  # the PR the sync publishes to: its head is the one CI must show
 
 
 @dataclass(frozen=True)
@@ -49,64 +46,47 @@ class StatusResult:
     def to_json(self) -> dict[str, Any]:
         return document(self.kind, self.exit_code, status_to_dict(self.status))
 
+    def findings(self) -> Findings:
+        from vimesync.outputs.findings import gate_findings
 
-def _uncarried(ctx: SyncContext, report: SyncReport, config: Any) -> Uncarried | Skipped:
+        return gate_findings(self.status.gates)
+
+
+def _uncarried(ws: Workspace, report: SyncReport) -> Uncarried | Skipped:
     """The applicable PRs of the range the report walked that the head does not carry: the
     Summary's when it looked at the head (no second walk), else a walk classified at the head
     (a pin bumped by the sync would make the default range empty)."""
-    if ctx.upstream is None:
+    if ws.upstream is None:
         return Skipped("No upstream repository was given ([upstream] path): not checked.")
     s = report.summary
     if isinstance(s, Summary) and s.head_known:
         left = tuple(p.number for p in s.not_carried if p.number is not None)
         return Uncarried(left, s.classified)
-    from vimesync.upstream.pipeline import walk_and_classify
-
-    walked = f"{s.base}..{s.tip}" if isinstance(s, Summary) else None
-    walk = walk_and_classify(
-        ctx.upstream, walked, policy=None, downstream=ctx.downstream, config=config, downstream_rev=ctx.head
-    )
-    return Uncarried.of_walk(walk)
+    return Uncarried.of_walk(steps.walk(ws, at=ws.head))
 
 
-def sop_status(request: StatusRequest) -> StatusResult:
+def sop_status(ws: Workspace, request: StatusRequest) -> StatusResult:
     """Every gate of the sync at its head, in the SOP's order."""
+    from vimesync.app.evidence import evidence_heads
     from vimesync.audit.model import AuditResult
 
-    checkout = load(request.sync)
-    ctx = resolve(request.sync, config=checkout)
-    with at_head(ctx) as (cfg, head_notes, _):
-        gates_cfg = gates_of(checkout)
-        off = skip_flags(list(request.skip_gate) or None, gates_cfg)
-        required = request.require or cfg.ci_required or gates_cfg.required
-        flags = EngineFlags(source=request.source)
-        many = len(cfg.engines) > 1
-        inputs = ReportInputs(
-            config=cfg,
-            upstream=ctx.upstream,
-            downstream=ctx.downstream,
-            baseline=ctx.baseline,
-            head=ctx.head or request.sync.head,
-            sync=request.sync.sync,
-            # Every engine the config names: one patches gate each (as the report checks them).
-            check=None if many else single_check(cfg, flags),
-            engines=engine_inputs(cfg, flags) if many else (),
-            ci=ci_request(cfg, CiFlags(repo=request.ci_repo, pr=request.ci_pr), None, required),
-        )
-        report = replace(generate_report(inputs), gates_off=off, tests_required=gates_cfg.evidence)
-        report = replace(report, evidence=recorded_evidence(ctx, checkout, report))
-        uncarried = _uncarried(ctx, report, cfg)
-    name = report.audit.sync if isinstance(report.audit, AuditResult) else ctx.sync_name()
-    from vimesync.app.evidence import heads
-
+    gates_cfg = gates_of(ws.checkout)
+    off = skip_flags(list(request.ci.skip_gate) or None, gates_cfg, untrusted=ws.untrusted)
+    required = request.ci.require or ws.config.ci_required or gates_cfg.required
+    target = steps.ci_target(ws, request.ci, request.publish, required)
+    # Every engine the config names: one patches gate each (as the report checks them).
+    report = replace(assemble(ws, request.engine, target), gates_off=off, tests_required=gates_cfg.evidence)
+    report = replace(report, evidence=recorded_evidence(ws, report))
+    uncarried = _uncarried(ws, report)
+    name = report.audit.sync if isinstance(report.audit, AuditResult) else ws.sync_name
     status = evaluate(
         report,
         sync=name,
-        head=ctx.head or "",
-        evidence_head=heads(ctx, checkout)[1],
+        head=ws.head or "",
+        evidence_head=evidence_heads(ws)[1],
         uncarried=uncarried,
-        records=load_images(sop_root(checkout), name),
+        records=load_images(ws.sop_root, name),
         architectures=gates_cfg.architectures,
         off=off,
     )
-    return StatusResult(status=status, notes=gate_notes(gates_cfg) + head_notes)
+    return StatusResult(status=status, notes=gate_notes(gates_cfg, untrusted=ws.untrusted) + ws.notes)

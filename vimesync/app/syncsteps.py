@@ -9,28 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from vimesync.app.context import SyncRequest
+from vimesync.app.flags import CiFlags, EngineFlags
 from vimesync.app.result import Kind
-from vimesync.config import Config
+from vimesync.app.workspace import Workspace
 from vimesync.text import plural
 
 CONTINUE = "vimesync sync --continue"
-
-
-@dataclass(frozen=True)
-class Where:
-    """Where the gate steps judge the sync: the downstream (the sync worktree, or the checkout
-    when nothing was carried), its head, the config found there and the baseline."""
-
-    downstream: Path
-    head: str
-    config: Path | None
-    baseline: str
-
-    def sync_request(self) -> SyncRequest:
-        return SyncRequest(
-            config=self.config, downstream=self.downstream, baseline=self.baseline, head=self.head
-        )
 
 
 @dataclass(frozen=True)
@@ -58,13 +42,13 @@ def walk_figure(totals: dict[str, int]) -> str:
     return figure
 
 
-def patches(where: Where, config: Config) -> StepOutcome:
-    """``patches check`` of every engine at its pin, in the sync's downstream."""
-    from vimesync.app.check import CheckRequest, check
+def patches(ws: Workspace) -> StepOutcome:
+    """``patches check`` of every engine at its pin, as the sync's head holds the stack."""
+    from vimesync.app.check import check
 
-    if not config.engines:
+    if not ws.config.engines:
         return StepOutcome("patches", Kind.CHECK, True, "no engine pinned: nothing to check")
-    outcome = check(CheckRequest(config=where.config))
+    outcome = check(ws, EngineFlags())
     parts, failed = [], []
     for r in outcome.reports:
         label = f"{r.engine}: " if len(outcome.reports) > 1 else ""
@@ -89,16 +73,16 @@ def patches(where: Where, config: Config) -> StepOutcome:
         f"{'; '.join(parts)}; failing: {what}",
         decision=f"the patch stack does not hold at its pin ({what})",
         next=(
-            f"in {where.downstream}: vimesync pin bump --refresh (or edit the patch), commit, then {CONTINUE}"
+            f"in {ws.downstream}: vimesync pin bump --refresh (or edit the patch), commit, then {CONTINUE}"
         ),
     )
 
 
-def audit(where: Where) -> StepOutcome:
+def audit(ws: Workspace) -> StepOutcome:
     """The changed-path audit of the sync branch against its baseline."""
     from vimesync.app.audit import audit_sync
 
-    result = audit_sync(where.sync_request()).audit
+    result = audit_sync(ws).audit
     if result.ok:
         figure = f"{plural(len(result.paths), 'changed path')}, all reviewed or verified"
         return StepOutcome("audit", Kind.AUDIT, True, figure)
@@ -114,23 +98,19 @@ def audit(where: Where) -> StepOutcome:
         figure,
         decision=f"{figure}: {shown}",
         next=(
-            f"in {where.downstream}: vimesync audit review {shown} --by NAME --baseline"
-            f" {where.baseline[:12]}, then {CONTINUE}"
+            f"in {ws.downstream}: vimesync audit review {shown} --by NAME --baseline"
+            f" {ws.require_baseline()[:12]}, then {CONTINUE}"
         ),
     )
 
 
-def status(where: Where, skip_gate: tuple[str, ...], publish: str | None) -> StepOutcome:
-    """Every gate of the SOP at the head (``sop status``): CI and images included."""
+def status(ws: Workspace, ci: CiFlags, publish: str | None) -> StepOutcome:
+    """Every gate of the SOP at the head (``sop status``): CI and images included (the CI of the
+    PR it publishes to, when it does)."""
     from vimesync.app.status import StatusRequest, sop_status
 
-    ci_repo, ci_pr = None, None
-    if publish is not None:
-        from vimesync.report.publish import parse_target
-
-        ci_repo, ci_pr = parse_target(publish)
-    request = StatusRequest(sync=where.sync_request(), ci_repo=ci_repo, ci_pr=ci_pr, skip_gate=skip_gate)
-    gates = sop_status(request).status.gates
+    request = StatusRequest(ci=ci, publish=publish)
+    gates = sop_status(ws, request).status.gates
     unmet = [g for g in gates if not g.ok]
     if not unmet:
         off = sum(1 for g in gates if g.state == "off")
@@ -149,16 +129,14 @@ def status(where: Where, skip_gate: tuple[str, ...], publish: str | None) -> Ste
     return StepOutcome("status", Kind.STATUS, False, figure, decision=decision, next=next_)
 
 
-def report(
-    where: Where, skip_gate: tuple[str, ...], publish: str | None, output: Path
-) -> tuple[StepOutcome, str | None]:
+def report(ws: Workspace, ci: CiFlags, publish: str | None, output: Path) -> tuple[StepOutcome, str | None]:
     """The sync report written to ``output`` (and published); returns the published URL."""
     from vimesync.app.report import ReportRequest, make_report, publish_report
     from vimesync.report.markdown import render_markdown
     from vimesync.safefs import write_atomic
 
-    request = ReportRequest(sync=where.sync_request(), skip_gate=skip_gate, publish=publish)
-    result = make_report(request)
+    request = ReportRequest(ci=ci, publish=publish)
+    result = make_report(ws, request)
     # the default folder (.vimesync/) is made, never through a symlink
     write_atomic(output, render_markdown(result.report).encode("utf-8"), mkdirs=True, what="--output")
     figure = f"written to {output}"

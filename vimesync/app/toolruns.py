@@ -13,11 +13,9 @@ DEFAULT_TIMEOUT = 1800.0
 MAX_TIMEOUT = 24 * 3600.0
 
 
-def refuse_untrusted(command: str, instead: str) -> None:
+def refuse_untrusted(untrusted: bool, command: str, instead: str) -> None:
     """BadInput in an untrusted checkout (CI): ``command`` would run the pull request's code."""
-    from vimesync.repopaths import untrusted_checkout
-
-    if untrusted_checkout():
+    if untrusted:
         raise BadInput(
             f"{command} runs the repository's own code: refused in an untrusted checkout (CI)",
             hint=instead,

@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from vimesync.app.result import Kind, document
+from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_OK
 from vimesync.outputs.model import Findings
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, Decision, PullRequest, WalkResult
-
-
-@dataclass(frozen=True)
-class WalkRequest:
-    """What the flags say (None: not given)."""
-
-    upstream: Path | None = None
-    range_: str | None = None
-    policy: Path | None = None
-    downstream: Path | None = None
-    downstream_rev: str | None = None
-    pr_metadata: Path | None = None
-    github: bool = False
-    config: Path | None = None
-    accept_similar: bool = False  # similar content counts as mirrored (else it only suggests)
 
 
 @dataclass(frozen=True)
@@ -59,23 +44,12 @@ class WalkOutcome:
         return document(self.kind, self.exit_code, body)
 
 
-def walk(request: WalkRequest) -> WalkOutcome:
-    """Walk the range into merged PRs and classify them (applicable/excluded/mirrored)."""
-    from vimesync.config import load_config
-    from vimesync.upstream.pipeline import walk_and_classify
+def walk(ws: Workspace) -> WalkOutcome:
+    """Walk the range into merged PRs and classify them (applicable/excluded/mirrored), mirrored
+    where the downstream (when one is given) carries them at --downstream-rev, else its HEAD."""
+    from vimesync.app import steps
 
-    result = walk_and_classify(
-        request.upstream,
-        request.range_,
-        policy=request.policy,
-        downstream=request.downstream,
-        pr_metadata=request.pr_metadata,
-        github=request.github,
-        config=load_config(request.config, engines=False),  # walk never uses the engine
-        downstream_rev=request.downstream_rev,
-        accept_similar=request.accept_similar,
-    )
-    return WalkOutcome(result)
+    return WalkOutcome(steps.walk(ws, at=ws.flags.downstream_rev))
 
 
 def walk_body(result: WalkResult) -> dict[str, Any]:

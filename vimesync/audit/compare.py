@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync import git
-from vimesync.audit.ledger import LEDGER_DIR, earlier_ledgers, ledger_relpath, read_ledger
+from vimesync.audit.ledger import LEDGER_DIR
 from vimesync.audit.model import (
     ABSENT,
     DELETED,
@@ -36,14 +36,11 @@ from vimesync.audit.model import (
     TRANSLATED_VERIFIED,
     UNREVIEWED,
     VERIFIED,
-    AuditResult,
     Ledger,
     PathAudit,
     Review,
 )
 from vimesync.audit.residue import Residue, residue
-from vimesync.audit.verify import VerifyRule, Violation, check_rules
-from vimesync.errors import BadInput
 from vimesync.globs import GlobLists, PathGlobs
 from vimesync.pathmap import PathMap
 from vimesync.upstream.translate import Transform
@@ -60,45 +57,7 @@ def excluded_matcher(globs: Iterable[Sequence[str]]) -> Callable[[str], bool]:
     return GlobLists([PathGlobs(g) for g in globs]).any
 
 
-def load_excluded_globs(policy: Path | None) -> tuple[tuple[str, ...], ...]:
-    """The ``paths`` globs of each ``exclude`` rule of the policy (``vimesync.upstream.policy``)."""
-    if policy is None:
-        return ()
-    from vimesync.upstream.policy import load_policy
-
-    return tuple(r.paths for r in load_policy(policy).rules if r.action == "exclude" and r.paths)
-
-
-def check_baseline(downstream: Path, baseline: str, head: str) -> tuple[str, str]:
-    """Resolve ``baseline`` and ``head`` of ``downstream``: (baseline sha, head sha).
-
-    BadInput unless the baseline is the head or an ancestor of it: the audit compares the
-    pre-sync commit with the sync head, and any other pair would audit someone else's changes.
-    """
-    base_sha = git.resolve(downstream, baseline)
-    head_sha = git.resolve(downstream, head)
-    if base_sha == head_sha or git.is_ancestor(downstream, base_sha, head_sha):
-        return base_sha, head_sha
-    where = f"--baseline {baseline} ({base_sha[:12]})", f"--head {head} ({head_sha[:12]})"
-    if git.is_ancestor(downstream, head_sha, base_sha):
-        raise BadInput(
-            f"{where[1]} is an ancestor of {where[0]}: the range is reversed; "
-            f"did you mean --baseline {head} --head {baseline}?",
-            hint="--baseline is the downstream commit before the sync, --head the sync's (newer) commit",
-        )
-    raise BadInput(
-        f"{where[0]} is not an ancestor of {where[1]}: the head's history does not contain the baseline, "
-        "so their difference is not what the sync changed",
-        hint="use the commit the sync branch started from as --baseline (git merge-base MAIN SYNC-HEAD)",
-    )
-
-
-def default_sync_name(upstream_base: str | None, upstream_tip: str) -> str:
-    """``4c193f1f..8c17b676`` from the upstream range, or the tip alone when the base is unknown."""
-    return f"{upstream_base[:8]}..{upstream_tip[:8]}" if upstream_base else upstream_tip[:8]
-
-
-def _blobs(entries: Iterable[git.TreeEntry]) -> dict[str, tuple[int, str]]:
+def blobs(entries: Iterable[git.TreeEntry]) -> dict[str, tuple[int, str]]:
     return {e.path: (e.mode, e.oid) for e in entries if e.kind != "tree"}
 
 
@@ -145,18 +104,26 @@ class Compared:
     residue: Residue | None = None  # when not equal (None: nothing to read, e.g. a submodule)
 
 
+@dataclass(frozen=True)
+class Judging:
+    """What a changed path is judged by besides the three listings: the path map, the excluded
+    paths, this sync's ledger, the upstream base's listing, the translated comparisons, the
+    earlier syncs' ledgers and the pin bump (see :func:`classify`)."""
+
+    path_map: PathMap = NO_MAP
+    is_excluded: Callable[[str], bool] = lambda _p: False
+    ledger: Ledger | None = None
+    upstream_base: dict[str, tuple[int, str]] | None = None
+    compared: Mapping[str, Compared] | None = None
+    earlier: Sequence[Ledger] = ()
+    pin_bump: str | None = None
+
+
 def classify(
     baseline: dict[str, tuple[int, str]],
     head: dict[str, tuple[int, str]],
     upstream: dict[str, tuple[int, str]],
-    *,
-    path_map: PathMap = NO_MAP,
-    is_excluded: Callable[[str], bool] = lambda _p: False,
-    ledger: Ledger | None = None,
-    upstream_base: dict[str, tuple[int, str]] | None = None,
-    compared: Mapping[str, Compared] | None = None,
-    earlier: Sequence[Ledger] = (),
-    pin_bump: str | None = None,
+    judging: Judging | None = None,
 ) -> tuple[PathAudit, ...]:
     """Classify each path changed between ``baseline`` and ``head`` (path -> (mode, oid) listings).
 
@@ -167,8 +134,11 @@ def classify(
     ``pin_bump`` names the upstream pin file when its only change is ``synced`` moved to the
     upstream tip (see :func:`is_pin_bump`): carry's own bump, verified.
     """
-    ledger = ledger or Ledger(sync="")
-    compared = compared or {}
+    j = judging or Judging()
+    ledger = j.ledger or Ledger(sync="")
+    compared = j.compared or {}
+    path_map, is_excluded, upstream_base, pin_bump = j.path_map, j.is_excluded, j.upstream_base, j.pin_bump
+    earlier = j.earlier
     out = []
     for path in changed_paths(baseline, head):
         if path.startswith((LEDGER_DIR + "/", RECORDS_DIR + "/")):
@@ -295,140 +265,3 @@ def compare_translated(
         else:
             out[path] = Compared(equal=False, rules=rules, residue=residue(path, translated, mine))
     return out
-
-
-def run_audit(
-    downstream: Path,
-    baseline: str,
-    head: str,
-    upstream: Path,
-    upstream_tip: str,
-    *,
-    sync: str,
-    path_map: Sequence[tuple[str, str]] = (),  # (upstream, downstream) pairs, as config.parse_map
-    excluded_globs: Iterable[Sequence[str]] = (),  # one list per exclude rule
-    ledger_root: Path | None = None,
-    upstream_base: str | None = None,
-    upstream_pin: str | None = None,
-    transform: Transform | None = None,
-    verify: Sequence[VerifyRule] = (),
-) -> AuditResult:
-    """Audit ``baseline..head`` of ``downstream`` against ``upstream_tip`` of ``upstream``.
-
-    The ledger is read from ``<ledger_root or downstream>/sop/reviews/<sync>.toml`` (the work
-    tree, so reviews count before they are committed), and the earlier syncs' ledgers beside it.
-    ``upstream_base``, when it resolves, lets deletions that mirror upstream deletions count as
-    verified. ``transform`` holds the translations carry applies (its path map is not used:
-    ``path_map`` is); without it, a path that differs from its counterpart is an overlay whose
-    residue is the whole difference. ``verify`` rules are checked on the head's changed files.
-    ``upstream_pin`` (the pin file's path in the downstream): a change that only moves its
-    ``synced`` to the upstream tip is carry's pin bump, verified.
-    """
-    pm = PathMap.of(path_map)  # BadInput for an empty side (maps built in code, not only parsed ones)
-    base_sha, head_sha = check_baseline(downstream, baseline, head)
-    tip_sha = git.resolve(upstream, upstream_tip)
-    base_tree = None
-    if upstream_base is not None:
-        try:
-            upstream_base = git.resolve(upstream, upstream_base)
-            base_tree = _blobs(git.ls_tree(upstream, upstream_base))
-        except git.GitError:
-            upstream_base = None
-    rel = ledger_relpath(sync)
-    root = ledger_root or downstream
-    ledger = read_ledger(root / rel, sync)
-    base_blobs = _blobs(git.ls_tree(downstream, base_sha))
-    head_blobs = _blobs(git.ls_tree(downstream, head_sha))
-    tip_blobs = _blobs(git.ls_tree(upstream, tip_sha))
-    is_excluded = excluded_matcher(excluded_globs)
-    changed = changed_paths(base_blobs, head_blobs)
-    differing = []
-    for path in changed:
-        up_path = pm.reverse(path)
-        up = tip_blobs.get(up_path)
-        if (
-            path in head_blobs
-            and up is not None
-            and up[1] != head_blobs[path][1]
-            and not is_excluded(up_path)
-        ):
-            differing.append((path, up_path))
-    compared = compare_translated(
-        downstream, upstream, head_blobs, tip_blobs, differing, transform or Transform()
-    )
-    pin_bump = None
-    if upstream_pin is not None and upstream_pin in base_blobs and upstream_pin in head_blobs:
-        oids = [base_blobs[upstream_pin][1], head_blobs[upstream_pin][1]]
-        if oids[0] != oids[1]:
-            old, new = (data for _oid, data in git.cat_blobs(downstream, oids))
-
-            def resolve(rev: str) -> str | None:
-                try:
-                    return git.resolve(upstream, rev)
-                except git.GitError:
-                    return None
-
-            if is_pin_bump(old, new, resolve, tip_sha):
-                pin_bump = upstream_pin
-    paths = classify(
-        base_blobs,
-        head_blobs,
-        tip_blobs,
-        path_map=pm,
-        is_excluded=is_excluded,
-        ledger=ledger,
-        upstream_base=base_tree,
-        compared=compared,
-        earlier=earlier_ledgers(root, sync),
-        pin_bump=pin_bump,
-    )
-    violations: tuple[Violation, ...] = ()
-    if verify:
-        checked = [p.path for p in paths if p.cls != DELETED]
-        violations = check_rules(downstream, head_blobs, checked, verify)
-    return AuditResult(
-        baseline=base_sha,
-        head=head_sha,
-        upstream_tip=tip_sha,
-        sync=sync,
-        ledger_path=rel,
-        paths=paths,
-        path_map=pm.pairs,
-        upstream_base=upstream_base,
-        violations=violations,
-    )
-
-
-def reviews_for(
-    downstream: Path,
-    targets: Sequence[str],
-    *,
-    by: str,
-    at: str,
-    head: str = "HEAD",
-    baseline: str | None = None,
-) -> list[Review]:
-    """Reviews of ``targets`` (files, or folders meaning every file under them) at ``head`` content.
-
-    With ``baseline``, folders expand only to paths changed since it, and a path deleted since it
-    is reviewed as a deletion. A target matching nothing is BadInput (a typo must not pass silently).
-    """
-    if not by.strip():
-        raise BadInput("--by must name the reviewer")
-    head_blobs = _blobs(git.ls_tree(downstream, git.resolve(downstream, head)))
-    candidates = dict(head_blobs)
-    if baseline is not None:
-        base_sha, _ = check_baseline(downstream, baseline, head)
-        base_blobs = _blobs(git.ls_tree(downstream, base_sha))
-        changed = set(changed_paths(base_blobs, head_blobs))
-        candidates = {p: head_blobs.get(p, (0, ABSENT)) for p in changed}
-    reviews: dict[str, Review] = {}
-    for target in targets:
-        norm = target.strip("/") if target not in ("", ".", "./") else ""
-        hits = [p for p in candidates if not norm or p == norm or p.startswith(norm + "/")]
-        if not hits:
-            where = "changed since the baseline" if baseline else f"at {head}"
-            raise BadInput(f"{target}: no such path {where}")
-        for p in hits:
-            reviews[p] = Review(path=p, oid=candidates[p][1], by=by, at=at)
-    return [reviews[p] for p in sorted(reviews)]

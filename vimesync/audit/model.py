@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from vimesync.git import NULL_SHA
 
@@ -102,6 +103,20 @@ class AuditResult:
     path_map: tuple[tuple[str, str], ...] = ()
     upstream_base: str | None = None  # full sha, when known: deletions upstream made too are verified
     violations: tuple[Violation, ...] = ()  # [[upstream.verify]] rules broken at the head
+
+    def relative_to(self, root: Path) -> AuditResult:
+        """The config's files its translations and verification findings name (``<file>:<line>``)
+        given relative to ``root`` when inside it: ``vimesync.toml:9``, as a PR description says it."""
+        prefix = f"{root}/"
+
+        def named(text: str) -> str:
+            return text[len(prefix) :] if text.startswith(prefix) else text
+
+        paths = tuple(
+            replace(p, rules=tuple(named(r) for r in p.rules)) if p.rules else p for p in self.paths
+        )
+        violations = tuple(replace(v, where=named(v.where)) for v in self.violations)
+        return replace(self, paths=paths, violations=violations)
 
     def counts(self) -> dict[str, int]:
         """Paths per class, every class present (zero when empty), in CLASSES order."""

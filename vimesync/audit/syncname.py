@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from vimesync import git
-from vimesync.audit.compare import default_sync_name
 from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.pins import pinned_at
@@ -60,6 +59,11 @@ def sync_name(
         upstream_base=upstream_base,
     )
     return default_sync_name(base, git.resolve(upstream, tip))
+
+
+def default_sync_name(upstream_base: str | None, upstream_tip: str) -> str:
+    """``4c193f1f..8c17b676`` from the upstream range, or the tip alone when the base is unknown."""
+    return f"{upstream_base[:8]}..{upstream_tip[:8]}" if upstream_base else upstream_tip[:8]
 
 
 # The branch a sync branch is made from (SOP: `git switch -c sync/<tip8>` on the local main),

@@ -27,62 +27,63 @@ from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.safefs import scratch_dir
 from vimesync.upstream.model import APPLICABLE, WalkResult
+from vimesync.upstream.policy import Policy
 from vimesync.upstream.translate import Transform, transform_doc
 
 
 @dataclass(frozen=True)
-class Options:
-    range_: str | None = None
+class CarryOptions:
+    """What a new carry's own flags say (the range, policy and repositories are the sync's)."""
+
     prs: tuple[int, ...] = ()
-    policy: Path | None = None
     branch: str | None = None
     onto: str = "HEAD"
     worktree: Path | None = None
     squash: bool = False
     direct: str = "skip"
     dry_run: bool = False
-    pr_metadata: Path | None = None
-    accept_similar: bool = False  # similar content counts as carried (else it only suggests)
+
+    def given(self) -> list[str]:
+        """The flags given (not at their defaults): a carry in progress has its own."""
+        given = (
+            ("--pr", self.prs),
+            ("--branch", self.branch),
+            ("--onto", self.onto if self.onto != "HEAD" else None),
+            ("--worktree", self.worktree),
+            ("--squash", self.squash or None),
+            ("--direct", self.direct if self.direct != "skip" else None),
+            ("--dry-run", self.dry_run or None),
+        )
+        return [flag for flag, value in given if value]
 
 
 # ---------------------------------------------------------------------------------------------
 # Start
 
 
+def check_direct(direct: str) -> None:
+    if direct not in ("skip", "include"):
+        raise BadInput(f"--direct {direct!r}: expected skip or include")
+
+
 def start(
     downstream: Path,
     config: Config,
     transform: Transform,
-    options: Options,
+    options: CarryOptions,
+    walk: WalkResult,
+    policy: Policy | None,
     *,
-    upstream: Path | None = None,
+    upstream: Path,
     identity: dict[str, str] | None = None,
 ) -> Result:
-    """Plan the carry and run it (or, with ``dry_run``, merge in memory and change nothing)."""
-    from vimesync.repopaths import repository_path
-    from vimesync.upstream import policy as policy_mod
-    from vimesync.upstream.pipeline import walk_and_classify
-
+    """Plan the carry of ``walk`` (classified at ``options.onto``) and run it (or, with
+    ``dry_run``, merge in memory and change nothing)."""
     if state_mod.exists(downstream):
         raise state_mod.in_progress(state_mod.state_path(downstream))
-    if options.direct not in ("skip", "include"):
-        raise BadInput(f"--direct {options.direct!r}: expected skip or include")
-    up = repository_path(upstream, config, "upstream_path")
-    if up is None:
-        raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
+    check_direct(options.direct)
+    up = upstream
     onto = git.resolve(downstream, options.onto)
-    walk = walk_and_classify(
-        up,
-        options.range_,
-        policy=options.policy,
-        downstream=downstream,
-        pr_metadata=options.pr_metadata,
-        config=config,
-        downstream_rev=onto,
-        accept_similar=options.accept_similar,
-    )
-    policy_path = options.policy or config.policy
-    policy = policy_mod.load_policy(policy_path) if policy_path else None
     plan = build_plan(walk, prs=options.prs, direct=options.direct, policy=policy)
     synced, held = synced_to(walk, options.prs)
     notes = list(walk.notes) + list(plan.notes)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from vimesync.config import Config, EnginePin, missing_input, select_engine
 from vimesync.errors import BadInput, ConfigError
 from vimesync.patches.model import APPLIERS, ApplyMode, IndexDrift, PatchResult
 from vimesync.pycheck.model import ParseReport
+from vimesync.readers import WORKTREE, Reader
 from vimesync.repopaths import engine_source
 from vimesync.safefs import lexical
 from vimesync.sources.model import SourceInfo
@@ -164,6 +165,7 @@ class CheckOptions:
     parse: bool = True  # False: apply the stack only (lint --strict), no Python parse
     strict: bool = False  # with keep_going: an already-applied patch still fails the check
     mode: ApplyMode = ApplyMode()  # git apply's semantics, or GNU patch's (fuzz, --forward)
+    reader: Reader = WORKTREE  # what holds the series and patches: the working tree, or the head
 
 
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing
@@ -200,6 +202,35 @@ def _missing(config: Config, pin: EnginePin, what: str, *, flag: str, key: str) 
     return missing_input(config, what, flag=flag, key=key, file=pin.file)
 
 
+@dataclass(frozen=True)
+class EngineFlags:
+    """The engine flag group: what the flags say about the engine and its stack (None: not given).
+    Flags win over the pin, the pin over the config (:func:`check_plan`)."""
+
+    engine: str | None = None  # --engine NAME: one engine of several
+    source: Path | None = None
+    rev: str | None = None
+    series: Path | None = None
+    strip: int | None = None
+    python: str | None = None
+    export: Path | None = None
+    keep_going: bool = False
+    strict: bool = False
+    use_cache: bool = True
+    applier: str | None = None
+    fuzz: int | None = None
+    engine_repo: str | None = None  # --engine-repo OWNER/NAME (pin radar, pin bump)
+
+    def pin_flags(self) -> dict[str, object]:
+        """The flags that stand for a pin's own settings, by their names (given or not)."""
+        values = (self.source, self.rev, self.series, self.strip, self.python, self.export)
+        return dict(zip(_FLAG_NAMES, values, strict=True))
+
+    def given(self) -> list[str]:
+        """Those of :meth:`pin_flags` that were given."""
+        return [f for f, v in self.pin_flags().items() if v is not None]
+
+
 _FLAG_NAMES = ("--source", "--rev", "--series", "--strip", "--python", "--export")
 
 
@@ -209,17 +240,11 @@ def _same_series(a: Path, b: Path) -> bool:
     return a == b or a / "series" == b or a == b / "series"
 
 
-def _engines(config: Config) -> tuple[EnginePin, ...]:
-    return config.engines or ((config.engine,) if config.engine.configured else ())
-
-
-def _pick_pins(
-    config: Config, engine: str | None, series: Path | None, flags: Mapping[str, object]
-) -> list[tuple[EnginePin, str | None]]:
+def _pick_pins(config: Config, flags: EngineFlags) -> list[tuple[EnginePin, str | None]]:
     """Which engine pins a check runs on, each with a note when a flag made it drop the pin."""
-    engines = _engines(config)
-    if engine is not None:
-        pin = select_engine(config, engine)
+    engines, series = config.engines, flags.series
+    if flags.engine is not None:
+        pin = select_engine(config, flags.engine)
         note = None
         if series is not None and pin.series is not None and not _same_series(series, pin.series):
             note = (
@@ -232,7 +257,7 @@ def _pick_pins(
         if named:
             return [(named[0], None)]
     if len(engines) > 1:
-        given = [f for f, v in flags.items() if v is not None]
+        given = flags.given()
         if given:
             names = ", ".join(p.key or p.name for p in engines)
             raise BadInput(
@@ -253,44 +278,26 @@ def _pick_pins(
     return [(pin, None)]
 
 
-def check_plan(
-    config: Config,
-    *,
-    engine: str | None = None,
-    source: Path | None = None,
-    rev: str | None = None,
-    series: Path | None = None,
-    strip: int | None = None,
-    python: str | None = None,
-    keep_going: bool = False,
-    export: Path | None = None,
-    use_cache: bool = True,
-    require_exact: bool = False,
-    applier: str | None = None,
-    fuzz: int | None = None,
-) -> tuple[CheckOptions, ...]:
+@dataclass(frozen=True)
+class PlanRules:
+    """How a check plan is made, beside the flags: the job's trust mode (a location a file names
+    must then stay in the checkout), whether the pin must be exact (the gate), and what reads the
+    series and patches (the working tree, or the head commit)."""
+
+    untrusted: bool
+    require_exact: bool = False
+    reader: Reader = WORKTREE
+
+
+def check_plan(config: Config, flags: EngineFlags, rules: PlanRules) -> tuple[CheckOptions, ...]:
     """One CheckOptions per engine to check: every engine of the config, or the one ``--engine``
     names (or whose series ``--series`` names). A flag never mixes one pin's settings with another
     engine's: with several engines and no way to tell which one a flag is for, BadInput."""
-    flags = dict(zip(_FLAG_NAMES, (source, rev, series, strip, python, export), strict=True))
-    picked = _pick_pins(config, engine, series, flags)
     return tuple(
         _options(
-            pin,
-            config,
-            note,
-            source=source,
-            rev=rev,
-            series=series,
-            strip=strip,
-            python=python,
-            keep_going=keep_going,
-            export=export,
-            use_cache=use_cache,
-            require_exact=require_exact,
-            mode=apply_mode(pinned_mode(pin), applier, fuzz),
+            pin, config, note, flags, rules, mode=apply_mode(pinned_mode(pin), flags.applier, flags.fuzz)
         )
-        for pin, note in picked
+        for pin, note in _pick_pins(config, flags)
     )
 
 
@@ -313,10 +320,10 @@ def apply_mode(pinned: ApplyMode, applier: str | None, fuzz: int | None) -> Appl
     return mode
 
 
-def check_options(config: Config, *, engine: str | None = None, **flags: Any) -> CheckOptions:
+def check_options(config: Config, flags: EngineFlags, rules: PlanRules) -> CheckOptions:
     """The options of a check of one engine; BadInput when the config names several and neither
-    ``engine`` nor a flag says which."""
-    plan = check_plan(config, engine=engine, **flags)
+    ``--engine`` nor a flag says which."""
+    plan = check_plan(config, flags, rules)
     if len(plan) != 1:
         names = ", ".join(o.engine for o in plan)
         raise BadInput(f"{config.file} names {len(plan)} engines ({names}): pass --engine NAME")
@@ -324,25 +331,13 @@ def check_options(config: Config, *, engine: str | None = None, **flags: Any) ->
 
 
 def _options(
-    pin: EnginePin,
-    config: Config,
-    note: str | None,
-    *,
-    source: Path | None,
-    rev: str | None,
-    series: Path | None,
-    strip: int | None,
-    python: str | None,
-    keep_going: bool,
-    export: Path | None,
-    use_cache: bool,
-    require_exact: bool,
-    mode: ApplyMode,
+    pin: EnginePin, config: Config, note: str | None, flags: EngineFlags, rules: PlanRules, *, mode: ApplyMode
 ) -> CheckOptions:
     """Merge flags over one engine pin (flags win); BadInput naming what is missing."""
-    src = engine_source(source, pin)
+    source, rev = flags.source, flags.rev
+    src = engine_source(source, pin, untrusted=rules.untrusted)
     package = pin.package if source is None else None
-    ser = series or pin.series
+    ser = flags.series or pin.series
     if src is None and package is None:
         raise _missing(
             config,
@@ -374,11 +369,11 @@ def _options(
         source=src,
         series=ser,
         rev=rev or pin.rev,
-        strip=pin.strip if strip is None else strip,
-        keep_going=keep_going,
-        python=python or pin.python,
-        export=export,
-        use_cache=use_cache,
+        strip=pin.strip if flags.strip is None else flags.strip,
+        keep_going=flags.keep_going,
+        python=flags.python or pin.python,
+        export=flags.export,
+        use_cache=flags.use_cache,
         engine=engine_name(pin.name, src or package),
         package=package,
         sha256=pin.sha256,
@@ -386,7 +381,9 @@ def _options(
         engine_repo=pin.repo,
         rev_origin="--rev" if rev else (str(pin.file) if pin.rev and pin.file else None),
         source_origin=source_origin,
-        require_exact=require_exact,
+        require_exact=rules.require_exact,
         notes=(note,) if note else (),
         mode=mode,
+        strict=flags.strict,
+        reader=rules.reader,
     )

@@ -20,21 +20,18 @@ def check_repo(repo: str, *, what: str = "--repo") -> str:
     return repo
 
 
-def choose_repo(flag: str | None, configured: str | None, *, what: str = "--repo") -> str | None:
+def choose_repo(
+    flag: str | None, configured: str | None, *, untrusted: bool, job: str | None, what: str = "--repo"
+) -> str | None:
     """Which repository's CI is evidence: the flag, else (in an untrusted checkout) the job's own
     ``GITHUB_REPOSITORY``, else ``[ci] repo``.
 
     In an untrusted checkout ``[ci] repo`` is a pull request's to edit: pointed at a repository
     holding the same commit with green statuses, it would forge the evidence. There it is used
-    only when it names the job's own repository."""
-    import os
-
-    from vimesync.repopaths import untrusted_checkout
-
+    only when it names the job's own repository (``job``: ``GITHUB_REPOSITORY``)."""
     if flag is not None:
         return check_repo(flag, what=what)
-    job = os.environ.get("GITHUB_REPOSITORY") or None
-    if untrusted_checkout():
+    if untrusted:
         if configured is not None and configured != job:
             raise BadInput(
                 f"[ci] repo {configured[:100]!r} is repository content and not this job's repository"

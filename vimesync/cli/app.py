@@ -71,6 +71,8 @@ def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.
     """
     import typer
 
+    from vimesync.cli.groups import expand
+
     # 100 columns at most (click: 80): the option column of --junit/--annotations leaves room for help.
     settings: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -141,80 +143,80 @@ def build_app(only: str | None = None, *, inner: tuple[str, ...] = ()) -> typer.
     if only in (None, "init"):
         from vimesync.cli import init
 
-        app.command("init")(init.init)
+        app.command("init")(expand(init.init))
 
     if only in (None, "walk"):
         from vimesync.cli import walk
 
-        app.command("walk")(walk.walk_command)
+        app.command("walk")(expand(walk.walk_command))
 
     if only in (None, "carry"):
         from vimesync.cli import carry
 
-        app.command("carry")(carry.carry_command)
+        app.command("carry")(expand(carry.carry_command))
 
     if only in (None, "patches"):
         from vimesync.cli import lint, patches
 
         patches_app = group(PATCHES_HELP, "patches", no_args_is_help=True)
-        patches_app.command("check")(patches.check)
-        patches_app.command("lint")(lint.lint)
-        patches_app.command("describe")(lint.describe)
-        patches_app.command("refresh")(lint.refresh)
+        patches_app.command("check")(expand(patches.check))
+        patches_app.command("lint")(expand(lint.lint))
+        patches_app.command("describe")(expand(lint.describe))
+        patches_app.command("refresh")(expand(lint.refresh))
         app.add_typer(patches_app, name="patches")
 
     if only in (None, "pin"):
         from vimesync.cli import pin
 
         pin_app = group(PIN_HELP, "pin", no_args_is_help=True)
-        pin_app.command("bump")(pin.bump)
-        pin_app.command("scan")(pin.scan)
-        pin_app.command("radar")(pin.radar)
+        pin_app.command("bump")(expand(pin.bump))
+        pin_app.command("scan")(expand(pin.scan))
+        pin_app.command("radar")(expand(pin.radar))
         app.add_typer(pin_app, name="pin")
 
     if only in (None, "audit"):
         from vimesync.cli import audit
 
         audit_app = group(AUDIT_HELP, "audit", invoke_without_command=True)
-        audit_app.callback()(audit.audit)
-        audit_app.command("review")(audit.review)
+        audit_app.callback()(expand(audit.audit))
+        audit_app.command("review")(expand(audit.review))
         app.add_typer(audit_app, name="audit")
 
     if only in (None, "report"):
         from vimesync.cli import report
 
-        app.command("report")(report.report)
+        app.command("report")(expand(report.report))
 
     if only in (None, "demo"):
         from vimesync.cli import demo
 
-        app.command("demo")(demo.demo)
+        app.command("demo")(expand(demo.demo))
 
     if only in (None, "ci"):
         from vimesync.cli import ci
 
-        app.command("ci")(ci.ci)
+        app.command("ci")(expand(ci.ci))
 
     if only in (None, "sop"):
         from vimesync.cli import sop
 
         sop_app = group(SOP_HELP, "sop", no_args_is_help=True)
-        sop_app.command("status")(sop.status)
-        sop_app.command("regress")(sop.regress)
+        sop_app.command("status")(expand(sop.status))
+        sop_app.command("regress")(expand(sop.regress))
         record_app = group("Record evidence for the sync head.", "sop record", no_args_is_help=True)
-        record_app.command("image")(sop.record_image)
-        record_app.command("tests")(sop.record_tests)
-        record_app.command("run")(sop.record_run)
-        record_app.command("ci")(sop.record_ci)
-        record_app.command("precommit")(sop.record_precommit)
+        record_app.command("image")(expand(sop.record_image))
+        record_app.command("tests")(expand(sop.record_tests))
+        record_app.command("run")(expand(sop.record_run))
+        record_app.command("ci")(expand(sop.record_ci))
+        record_app.command("precommit")(expand(sop.record_precommit))
         sop_app.add_typer(record_app, name="record")
-        sop_app.command("promote")(sop.promote)
+        sop_app.command("promote")(expand(sop.promote))
         app.add_typer(sop_app, name="sop")
 
     if only in (None, "sync"):
         from vimesync.cli import sync
 
-        app.command("sync")(sync.sync_command)
+        app.command("sync")(expand(sync.sync_command))
     return app
 
 
@@ -250,13 +252,11 @@ def _outline(app: typer.Typer, group: Any) -> None:
         app.add_typer(group(help_), name=name)
 
 
-def _only(args: list[str]) -> str | None:
+def _only(args: list[str], *, completing: bool) -> str | None:
     """The command a run names first, when the rest of the tree cannot matter: not for shell
     completion (it reads its words from the environment and may list every command). ``""``: the
     root help alone (``vimesync``, ``-h``, ``--help``), which needs no command's options."""
-    import os
-
-    if "_VIMESYNC_COMPLETE" in os.environ:
+    if completing:
         return None
     if args in ([], ["-h"], ["--help"]):
         return ""
@@ -265,13 +265,11 @@ def _only(args: list[str]) -> str | None:
     return None
 
 
-def _inner(args: list[str]) -> tuple[str, ...]:
+def _inner(args: list[str], *, completing: bool) -> tuple[str, ...]:
     """The groups ``args`` name a command inside, outermost first: ``sop record image`` ->
     ``("sop", "sop record")``. A group's --help not given is still coerced by typer (through
     pydantic, ~0.1 s); one followed by its command's name cannot be given, so it is left out."""
-    import os
-
-    if "_VIMESYNC_COMPLETE" in os.environ:
+    if completing:
         return ()
     found: list[str] = []
     level, path = INNER, []
@@ -383,12 +381,15 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _main(args: list[str]) -> None:
-    import os
-
     import typer
     import typer.main
 
-    if "_VIMESYNC_COMPLETE" in os.environ:
+    from vimesync.settings import Settings, install
+
+    # The job's environment, read once: every command takes what it needs from this snapshot.
+    settings = Settings.capture()
+    output.configure(settings)
+    if settings.completing:
         # typer registers its shells' completion classes only for its own --install-completion,
         # which the app replaces (it guessed the shell): without them every TAB printed "Shell
         # bash not supported."
@@ -396,8 +397,12 @@ def _main(args: list[str]) -> None:
 
         typer.completion.completion_init()
     try:
-        command = typer.main.get_command(build_app(_only(args), inner=_inner(args)))
-        rv = command.main(args=args, prog_name="vimesync", standalone_mode=False)
+        completing = settings.completing
+        command = typer.main.get_command(
+            build_app(_only(args, completing=completing), inner=_inner(args, completing=completing))
+        )
+        with install(settings):
+            rv = command.main(args=args, prog_name="vimesync", standalone_mode=False, obj=settings)
     except Terminated:
         _fail("terminated", 128 + signal.SIGTERM, args)
     except VimesyncError as exc:

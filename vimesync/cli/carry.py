@@ -9,46 +9,37 @@ error document saying so), and ``--continue`` goes on from where the branch is.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
-from vimesync.cli import output
+from vimesync.cli.groups import OUTPUT, SYNC
 from vimesync.cli.options import (
     AbortOpt,
-    AcceptSimilarOpt,
-    Annotations,
-    AnnotationsOpt,
     BranchOpt,
-    ConfigOpt,
     ContinueOpt,
     DirectOpt,
-    DownstreamOpt,
     DryRunOpt,
-    FormatOpt,
-    JsonOpt,
-    JunitOpt,
     OntoOpt,
-    PolicyOpt,
-    PrMetadataOpt,
     PrOpt,
-    RangeOpt,
     SkipOpt,
     SquashOpt,
     StatusOpt,
-    UpstreamOpt,
     WorktreeOpt,
-    output_format,
 )
 from vimesync.errors import BadInput
 
 if TYPE_CHECKING:
     from vimesync.app.carry import CarryMode
+    from vimesync.app.flags import OutputFlags, SyncFlags
+    from vimesync.app.workspace import DownstreamDefault
+    from vimesync.settings import Settings
 
 
 def carry_command(
-    range_: RangeOpt = None,
+    settings: Settings,
+    sync: SyncFlags = SYNC.take(
+        "range_", "policy", "upstream", "downstream", "pr_metadata", "accept_similar", "config"
+    ),
     pr: PrOpt = None,
-    policy: PolicyOpt = None,
     branch: BranchOpt = None,
     onto: OntoOpt = "HEAD",
     worktree: WorktreeOpt = None,
@@ -59,36 +50,30 @@ def carry_command(
     skip: SkipOpt = False,
     abort: AbortOpt = False,
     status: StatusOpt = False,
-    upstream: UpstreamOpt = None,
-    downstream: DownstreamOpt = None,
-    pr_metadata: PrMetadataOpt = None,
-    accept_similar: AcceptSimilarOpt = False,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
-    config: ConfigOpt = None,
-    junit: JunitOpt = None,
-    annotations: AnnotationsOpt = Annotations.auto,
+    out: OutputFlags = OUTPUT.take("format", "json", "junit", "annotations"),
 ) -> int:
     """Carry the applicable upstream PRs into a new sync branch (path map, translations, 3-way merge)."""
-    from vimesync.app.carry import CarryRequest, carry
-    from vimesync.cli.cioutputs import CiOutputs
+    from vimesync.app.carry import CarryMode, CarryRequest, carry
+    from vimesync.app.workspace import Workspace
+    from vimesync.carry.run import CarryOptions
+    from vimesync.cli.emit import Emit
     from vimesync.cli.render.carry import render_carry
 
-    json_out = output_format(fmt, json_) == "json"
-    ci = CiOutputs(junit, annotations, json_out=json_out)
-    request = CarryRequest(
-        _mode(continue_=continue_, skip=skip, abort=abort, status=status),
-        range_, tuple(pr or ()), policy, branch, onto, worktree, squash, direct, dry_run,
-        upstream, downstream, pr_metadata, config, dict(os.environ), accept_similar,
-    )  # fmt: skip
-    result = carry(request)
-    if json_out:
-        output.emit_json(result.to_json())
-    else:
-        with ci.human_output():
-            render_carry(result)
-    ci.emit_result(result)
-    return result.exit_code
+    emit = Emit(out, settings)
+    mode = _mode(continue_=continue_, skip=skip, abort=abort, status=status)
+    options = CarryOptions(
+        prs=tuple(pr or ()),
+        branch=branch,
+        onto=onto,
+        worktree=worktree,
+        squash=squash,
+        direct=direct,
+        dry_run=dry_run,
+    )
+    # A carry in progress belongs to the repository it runs in (its worktree included).
+    where: DownstreamDefault = "cwd" if mode is CarryMode.START else "here"
+    with Workspace.resolve(sync, settings, downstream=where, engines=False) as ws:
+        return emit.result(carry(ws, CarryRequest(mode, options)), render_carry)
 
 
 def _mode(**flags: bool) -> CarryMode:

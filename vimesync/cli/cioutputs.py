@@ -8,7 +8,6 @@ go to stderr, so that stdout stays one JSON document."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +19,8 @@ from vimesync.errors import BadInput
 from vimesync.outputs.annotations import commands, stop_commands
 from vimesync.outputs.junit import check_junit_path, write_junit
 from vimesync.outputs.model import Findings
-from vimesync.outputs.stepsummary import append_summary, summary_path
+from vimesync.outputs.stepsummary import append_summary
+from vimesync.settings import Settings
 
 MODES = ("auto", "github", "none")
 
@@ -32,13 +32,15 @@ class HasFindings(Protocol):
 class CiOutputs:
     """What one command writes for CI, decided (and its paths checked) before any work."""
 
-    def __init__(self, junit: Path | None, annotations: str | Enum, *, json_out: bool = False) -> None:
+    def __init__(
+        self, junit: Path | None, annotations: str | Enum, settings: Settings, *, json_out: bool = False
+    ) -> None:
         annotations = annotations.value if isinstance(annotations, Enum) else annotations
         if annotations not in MODES:
             raise BadInput(f"--annotations {annotations!r}: expected one of {', '.join(MODES)}")
-        self.github = annotations == "github" or (
-            annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true"
-        )
+        self.on_runner = settings.on_github_actions
+        self.summary = settings.step_summary
+        self.github = annotations == "github" or (annotations == "auto" and self.on_runner)
         self.junit = junit
         self.stream = sys.stderr if json_out else sys.stdout
         self.json_out = json_out
@@ -50,8 +52,7 @@ class CiOutputs:
         """Around the human output: the runner obeys no workflow command inside it. On a runner
         also with ``--annotations none``: the report's Markdown is printed raw, and a context it
         quotes in a code span could hold ``##[...]``."""
-        on_runner = os.environ.get("GITHUB_ACTIONS") == "true"
-        if not (self.github or on_runner) or self.json_out:
+        if not (self.github or self.on_runner) or self.json_out:
             yield
             return
         stop, resume = stop_commands()
@@ -84,6 +85,5 @@ class CiOutputs:
         for line in commands(findings.annotations):
             self.stream.write(line + "\n")
         self.stream.flush()
-        path = summary_path()
-        if path is not None and findings.summary:
-            append_summary(path, findings.summary)
+        if self.summary is not None and findings.summary:
+            append_summary(self.summary, findings.summary)

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
-from vimesync.cli import output
+from typing import TYPE_CHECKING
+
+from vimesync.cli.groups import OUTPUT
 from vimesync.cli.options import (
     EngineRepoOpt,
     ForceOpt,
-    FormatOpt,
     InitDownstreamOpt,
     InitEngineOpt,
-    JsonOpt,
     MapOpt,
     RevOpt,
     SourceOpt,
     UpstreamLocationOpt,
     UpstreamRepoOpt,
-    output_format,
 )
+
+if TYPE_CHECKING:
+    from vimesync.app.flags import OutputFlags
+    from vimesync.settings import Settings
 
 
 def init(
+    settings: Settings,
     upstream: UpstreamLocationOpt = None,
     upstream_repo: UpstreamRepoOpt = None,
     map_: MapOpt = None,
@@ -29,23 +33,26 @@ def init(
     source: SourceOpt = None,
     downstream: InitDownstreamOpt = None,
     force: ForceOpt = False,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
+    out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Write vimesync.toml, the upstream and engine pins, patches/series, sop/policy.toml and
     sop/SYNC.md (each with commented examples), then print the next three commands."""
     # Imported here, not at the top: every command would pay for them at start-up.
     from vimesync.app.init import InitRequest
     from vimesync.app.init import init as run
+    from vimesync.cli.emit import Emit
     from vimesync.cli.render.init import render_init
 
-    as_json = output_format(fmt, json_) == "json"
+    emit = Emit(out, settings)
     request = InitRequest(
-        upstream, upstream_repo, tuple(map_ or ()), engine, engine_repo, rev, source, downstream, force
+        upstream=upstream,
+        upstream_repo=upstream_repo,
+        maps=tuple(map_ or ()),
+        engine=engine,
+        engine_repo=engine_repo,
+        rev=rev,
+        source=source,
+        downstream=downstream,
+        force=force,
     )
-    result = run(request)
-    if as_json:
-        output.emit_json(result.to_json())
-    else:
-        render_init(result)
-    return result.exit_code
+    return emit.result(run(request), render_init)

@@ -13,9 +13,9 @@ import: ``vimesync --help`` and ``--version`` never need it.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -24,6 +24,8 @@ from vimesync.text import inert, visible
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
+
+    from vimesync.settings import Settings
 
     stdout: Console
     stderr: Console
@@ -34,12 +36,31 @@ if TYPE_CHECKING:
 UNWRAPPED = 100_000
 
 
+@dataclass
+class _Terminal:
+    """What the job's environment says of the terminal (set by :func:`configure`)."""
+
+    on_runner: bool = False
+    columns: bool = False  # $COLUMNS is set: rich reads it
+
+
+_TERMINAL = _Terminal()
+
+
+def configure(settings: Settings) -> None:
+    """Take what the consoles need from the job's environment (the CLI boundary's snapshot),
+    before the first console is made."""
+    _TERMINAL.on_runner = settings.on_github_actions
+    _TERMINAL.columns = settings.columns is not None
+    _console.cache_clear()
+
+
 def _width(stream: TextIO) -> int | None:
-    if os.environ.get("GITHUB_ACTIONS") == "true":
+    if _TERMINAL.on_runner:
         # Never wrapped on a runner (whatever COLUMNS says): a wrapped or folded table cell could
         # start a line with "::" that the runner reads as a workflow command.
         return UNWRAPPED
-    if os.environ.get("COLUMNS"):
+    if _TERMINAL.columns:
         return None  # rich reads it
     try:
         return None if stream.isatty() else UNWRAPPED

@@ -14,99 +14,56 @@ off in sop/gates.toml or with ``--skip-gate``; 2 bad input.
 
 from __future__ import annotations
 
-from vimesync.cli import output
-from vimesync.cli.options import (
-    Annotations,
-    AnnotationsOpt,
-    BaselineOpt,
-    CiPrOpt,
-    CiRepoOpt,
-    ConfigOpt,
-    DocFormatOpt,
-    DownstreamOpt,
-    EngineOpt,
-    GithubOpt,
-    HeadOpt,
-    JsonOpt,
-    JunitOpt,
-    KeepGoingOpt,
-    MapOpt,
-    OutputOpt,
-    PolicyOpt,
-    PrMetadataOpt,
-    PublishOpt,
-    RangeOpt,
-    RequireOpt,
-    RevOpt,
-    SeriesOpt,
-    SkipGateOpt,
-    SourceOpt,
-    StripOpt,
-    SyncOpt,
-    UpstreamOpt,
-    UpstreamRepoOpt,
-    output_format,
-)
+from typing import TYPE_CHECKING
+
+from vimesync.cli.groups import CI, ENGINE, OUTPUT, SYNC
+
+if TYPE_CHECKING:
+    from vimesync.app.flags import CiFlags, EngineFlags, OutputFlags, SyncFlags
+    from vimesync.settings import Settings
 
 
 def report(
-    upstream: UpstreamOpt = None,
-    range_: RangeOpt = None,
-    upstream_repo: UpstreamRepoOpt = None,
-    policy: PolicyOpt = None,
-    downstream: DownstreamOpt = None,
-    baseline: BaselineOpt = None,
-    head: HeadOpt = "HEAD",
-    map_: MapOpt = None,
-    sync: SyncOpt = None,
-    engine: EngineOpt = None,
-    source: SourceOpt = None,
-    rev: RevOpt = None,
-    series: SeriesOpt = None,
-    strip: StripOpt = None,
-    keep_going: KeepGoingOpt = False,
-    pr_metadata: PrMetadataOpt = None,
-    github: GithubOpt = False,
-    fmt: DocFormatOpt = None,
-    json_: JsonOpt = False,
-    out_file: OutputOpt = None,
-    publish: PublishOpt = None,
-    config: ConfigOpt = None,
-    ci_repo: CiRepoOpt = None,
-    ci_pr: CiPrOpt = None,
-    require: RequireOpt = None,
-    skip_gate: SkipGateOpt = None,
-    junit: JunitOpt = None,
-    annotations: AnnotationsOpt = Annotations.auto,
+    settings: Settings,
+    sync: SyncFlags = SYNC.take(
+        "upstream",
+        "range_",
+        "upstream_repo",
+        "policy",
+        "downstream",
+        "baseline",
+        "head",
+        "path_map",
+        "sync",
+        "pr_metadata",
+        "github",
+        "config",
+    ),
+    engine: EngineFlags = ENGINE.take("engine", "source", "rev", "series", "strip", "keep_going"),
+    ci: CiFlags = CI.take("repo", "pr", "require", "skip_gate"),
+    out: OutputFlags = OUTPUT.take(
+        "format", "json", "output", "publish", "junit", "annotations", format="DocFormatOpt"
+    ),
 ) -> int:
     """Write the sync PR description: summary, engine patches, final audit, validation and gates."""
     # Imported here, not at the top: every command would pay for them at start-up.
-    from vimesync.app.context import SyncRequest
-    from vimesync.app.engines import EngineFlags
-    from vimesync.app.report import CiFlags, ReportRequest, make_report, publish_report, refuse_early
-    from vimesync.cli.cioutputs import CiOutputs
-    from vimesync.cli.progress import parse_progress
+    from vimesync.app.report import ReportRequest, make_report, publish_report, refuse_early
+    from vimesync.app.workspace import Workspace
+    from vimesync.cli import output
+    from vimesync.cli.emit import Emit
     from vimesync.cli.render.report import show_report
 
-    as_json = output_format(fmt, json_) == "json"
-    ci = CiOutputs(junit, annotations, json_out=as_json and out_file is None)
-    refuse_early(publish, out_file)
-    sync_req = SyncRequest(
-        config=config, downstream=downstream, upstream=upstream, upstream_repo=upstream_repo,
-        range_=range_, baseline=baseline, head=head, sync=sync,
-        path_map=tuple(map_) if map_ else None, policy=policy,
-    )  # fmt: skip
-    request = ReportRequest(
-        sync=sync_req,
-        engines=EngineFlags(engine, source, rev, series, strip, keep_going),
-        ci=CiFlags(ci_repo, ci_pr, tuple(require or ())),
-        pr_metadata=pr_metadata, github=github, skip_gate=tuple(skip_gate or ()), publish=publish,
-    )  # fmt: skip
-    with parse_progress(enabled=output.progress_enabled()) as progress:
-        result = make_report(request, progress=progress)
-    show_report(result, as_json=as_json, out_file=out_file, ci=ci)
-    if publish is not None:
-        done = publish_report(publish, result)
+    emit = Emit(out, settings, json_stdout=out.as_json and out.output is None)
+    refuse_early(out.publish, out.output)
+    request = ReportRequest(engine=engine, ci=ci, publish=out.publish)
+    with (
+        Workspace.resolve(sync, settings, reading="head", baseline="sync") as ws,
+        emit.progress()() as update,
+    ):
+        result = make_report(ws, request, progress=update)
+    code = emit.result(result, lambda r: show_report(r, out))
+    if out.publish is not None:
+        done = publish_report(out.publish, result)
         verb = "updated" if done.changed else "already up to date:"
         output.stderr.print(output.styled(f"{verb} {done.url or done.target}"))
-    return result.exit_code
+    return code

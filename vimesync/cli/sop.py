@@ -1,136 +1,73 @@
 """``vimesync sop``: the sync procedure (sop/SYNC.md) as gates — ``status`` evaluates them in
 order, ``record image``, ``record tests``, ``record run``, ``record ci`` and ``record precommit``
 record the evidence of the sync head (container images, JUnit suites, manual runs, a snapshot of
-the CI jobs, pre-commit on the changed files), ``regress`` a before/after test matrix."""
+the CI jobs, pre-commit on the changed files), ``regress`` a before/after test matrix, and
+``promote`` moves a floating tag to the head's images when the gates allow it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from vimesync.cli import output
+from vimesync.cli.groups import CI, ENGINE, OUTPUT, SYNC
 from vimesync.cli.options import (
-    Annotations,
-    AnnotationsOpt,
     ArchOpt,
-    BaselineOpt,
     BeforeOpt,
     BlockedOpt,
     BuildHostOpt,
-    BuildOpt,
-    CiPrOpt,
-    CiRepoOpt,
-    ConfigOpt,
     DigestOpt,
     DurationOpt,
     ExitOpt,
     FigureOpt,
-    FormatOpt,
-    HeadOpt,
     HostOpt,
     ImageDigestOpt,
     ImageRefOpt,
-    JsonOpt,
     JunitInOpt,
-    JunitOpt,
     MatrixNameOpt,
     NoteOpt,
-    PipelineOpt,
     PreCommitOpt,
     PrecommitTimeoutOpt,
     PromoteDigestOpt,
     PromoteRefOpt,
     RegistryInsecureOpt,
     RegressTimeoutOpt,
-    RequireOpt,
     RunNameOpt,
     ShaOpt,
-    SkipGateOpt,
-    SourceOpt,
     SuiteOpt,
-    SyncOpt,
     TestIdOpt,
     TestPythonOpt,
-    UpstreamOpt,
     VerifyImageOpt,
-    output_format,
 )
 
 if TYPE_CHECKING:
-    from vimesync.app.evidence import RecordResult
-    from vimesync.report.checklist import SopStatus
+    from vimesync.app.flags import CiFlags, EngineFlags, OutputFlags, SyncFlags
+    from vimesync.app.workspace import BaselineRule, Reading
+    from vimesync.settings import Settings
 
-
-_MARK = {
-    "held": ("✓", "bold green"),
-    "failed": ("✗", "bold red"),
-    "not checked": ("not run", "yellow"),
-    "off": ("off", "dim"),
-}
+# The flags that name the sync whose head a record is for.
+HEAD = ("head", "baseline", "sync", "upstream", "config")
 
 
 def status(
-    baseline: BaselineOpt = None,
-    head: HeadOpt = "HEAD",
-    sync: SyncOpt = None,
-    upstream: UpstreamOpt = None,
-    source: SourceOpt = None,
-    ci_repo: CiRepoOpt = None,
-    ci_pr: CiPrOpt = None,
-    require: RequireOpt = None,
-    skip_gate: SkipGateOpt = None,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
-    config: ConfigOpt = None,
-    junit: JunitOpt = None,
-    annotations: AnnotationsOpt = Annotations.auto,
+    settings: Settings,
+    sync: SyncFlags = SYNC.take(*HEAD),
+    engine: EngineFlags = ENGINE.take("source"),
+    ci: CiFlags = CI.take("repo", "pr", "require", "skip_gate"),
+    out: OutputFlags = OUTPUT.take("format", "json", "junit", "annotations"),
 ) -> int:
     """Evaluate the sync's gates in order — classified, carried, patches, audit, tests, ci, images —
     print a checklist with the command that moves each unmet gate. Exit 0 when all hold."""
-    from vimesync.app.context import SyncRequest
     from vimesync.app.status import StatusRequest, sop_status
-    from vimesync.cli.cioutputs import CiOutputs
-    from vimesync.outputs.findings import gate_findings
+    from vimesync.app.workspace import Workspace
+    from vimesync.cli.emit import Emit
+    from vimesync.cli.render.status import render_status
 
-    json_out = output_format(fmt, json_) == "json"
-    ci = CiOutputs(junit, annotations, json_out=json_out)
-    request = StatusRequest(
-        sync=SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync),
-        source=source,
-        ci_repo=ci_repo,
-        ci_pr=ci_pr,
-        require=tuple(require or ()),
-        skip_gate=tuple(skip_gate or ()),
-    )
-    result = sop_status(request)
-    for note in result.notes:
-        output.warn(note)
-    if json_out:
-        output.emit_json(result.to_json())
-    else:
-        with ci.human_output():
-            _render_status(result.status)
-    ci.emit(gate_findings(result.status.gates))
-    return result.exit_code
-
-
-def _render_status(status: SopStatus) -> None:
-    con = output.stdout
-    con.print(output.styled(("Sync ", "bold"), (status.sync, "bold"), f" at head {status.head[:8]}"))
-    for g in status.gates:
-        mark, style = _MARK[g.state]
-        con.print(output.styled((f"{mark:>7} ", style), (f"{g.name:<10}", "bold"), " ", g.detail))
-        if g.command:
-            con.print(output.styled(" " * 19, ("→ ", "dim"), (g.command, "cyan")))
-    verdict = "all gates hold" if status.ok else f"{sum(not g.ok for g in status.gates)} gates not met"
-    con.print(
-        output.styled(
-            ("OK" if status.ok else "NOT READY", "bold green" if status.ok else "bold red"),
-            f": {verdict}.",
-        )
-    )
+    emit = Emit(out, settings)
+    with Workspace.resolve(sync, settings, reading="head", baseline="sync") as ws:
+        return emit.result(sop_status(ws, StatusRequest(engine=engine, ci=ci)), render_status)
 
 
 def record_image(
+    settings: Settings,
     arch: ArchOpt,
     digest: DigestOpt = None,
     blocked: BlockedOpt = None,
@@ -139,21 +76,14 @@ def record_image(
     verify: VerifyImageOpt = False,
     registry_insecure: RegistryInsecureOpt = False,
     sha: ShaOpt = None,
-    head: HeadOpt = "HEAD",
-    baseline: BaselineOpt = None,
-    sync: SyncOpt = None,
-    upstream: UpstreamOpt = None,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
-    config: ConfigOpt = None,
+    sync: SyncFlags = SYNC.take(*HEAD),
+    out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Record a container image built from the sync head (or, with --blocked, why the
     architecture has none) in sop/records/<sync>.toml."""
-    from vimesync.app.context import SyncRequest
     from vimesync.app.images import RecordImageRequest, record_image_evidence
+    from vimesync.cli.render.images import render_record_image
 
-    json_out = output_format(fmt, json_) == "json"
-    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     request = RecordImageRequest(
         arch=arch,
         digest=digest,
@@ -163,41 +93,28 @@ def record_image(
         host=host,
         verify=verify,
         registry_insecure=registry_insecure,
-        sync=sync_req,
     )
-    result = record_image_evidence(request)
-    if json_out:
-        output.emit_json(result.to_json())
-    else:
-        from vimesync.cli.render.images import render_record_image
-
-        render_record_image(result)
-    return result.exit_code
+    return _record(settings, sync, out, lambda ws: record_image_evidence(ws, request), render_record_image)
 
 
 def record_tests(
+    settings: Settings,
     suite: SuiteOpt,
     junit_file: JunitInOpt,
     image: ImageDigestOpt = None,
-    head: HeadOpt = "HEAD",
-    baseline: BaselineOpt = None,
-    sync: SyncOpt = None,
-    upstream: UpstreamOpt = None,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
-    config: ConfigOpt = None,
+    sync: SyncFlags = SYNC.take(*HEAD),
+    out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Record a test suite's JUnit XML (counts, duration, failing ids) for the sync head in
     sop/records/<sync>.toml."""
-    from vimesync.app.context import SyncRequest
     from vimesync.app.evidence import RecordTestsRequest, record_test_suite
 
-    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
-    result = record_test_suite(RecordTestsRequest(suite=suite, junit=junit_file, image=image, sync=sync_req))
-    return _emit_record(result, output_format(fmt, json_) == "json")
+    request = RecordTestsRequest(suite=suite, junit=junit_file, image=image)
+    return _record(settings, sync, out, lambda ws: record_test_suite(ws, request))
 
 
 def record_run(
+    settings: Settings,
     name: RunNameOpt,
     exit_: ExitOpt,
     duration: DurationOpt = None,
@@ -205,20 +122,13 @@ def record_run(
     image: ImageDigestOpt = None,
     figure: FigureOpt = None,
     note: NoteOpt = None,
-    head: HeadOpt = "HEAD",
-    baseline: BaselineOpt = None,
-    sync: SyncOpt = None,
-    upstream: UpstreamOpt = None,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
-    config: ConfigOpt = None,
+    sync: SyncFlags = SYNC.take(*HEAD),
+    out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Record a run no CI sees (its exit status, duration, host, figures) for the sync head in
     sop/records/<sync>.toml."""
-    from vimesync.app.context import SyncRequest
     from vimesync.app.evidence import RecordRunRequest, record_manual_run
 
-    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     request = RecordRunRequest(
         name=name,
         exit=exit_,
@@ -227,134 +137,100 @@ def record_run(
         image=image,
         figures=tuple(figure or ()),
         note=note,
-        sync=sync_req,
     )
-    return _emit_record(record_manual_run(request), output_format(fmt, json_) == "json")
+    return _record(settings, sync, out, lambda ws: record_manual_run(ws, request))
 
 
 def record_ci(
-    pipeline: PipelineOpt = None,
-    build: BuildOpt = None,
-    ci_repo: CiRepoOpt = None,
-    head: HeadOpt = "HEAD",
-    baseline: BaselineOpt = None,
-    sync: SyncOpt = None,
-    upstream: UpstreamOpt = None,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
-    config: ConfigOpt = None,
+    settings: Settings,
+    ci: CiFlags = CI.take("pipeline", "build", "repo"),
+    sync: SyncFlags = SYNC.take(*HEAD),
+    out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Record a snapshot of the CI jobs of the sync head (Buildkite with [ci] buildkite and
     BUILDKITE_API_TOKEN, else its GitHub check runs) in sop/records/<sync>.toml."""
-    from vimesync.app.cirecord import RecordCiRequest, record_ci_jobs
-    from vimesync.app.context import SyncRequest
+    from vimesync.app.cirecord import record_ci_jobs
 
-    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
-    request = RecordCiRequest(pipeline=pipeline, build=build, ci_repo=ci_repo, sync=sync_req)
-    return _emit_record(record_ci_jobs(request), output_format(fmt, json_) == "json")
+    return _record(settings, sync, out, lambda ws: record_ci_jobs(ws, ci))
 
 
 def record_precommit(
+    settings: Settings,
     pre_commit: PreCommitOpt = None,
     timeout: PrecommitTimeoutOpt = None,
-    head: HeadOpt = "HEAD",
-    baseline: BaselineOpt = None,
-    sync: SyncOpt = None,
-    upstream: UpstreamOpt = None,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
-    config: ConfigOpt = None,
+    sync: SyncFlags = SYNC.take(*HEAD),
+    out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Run pre-commit on the sync's changed files at the head (trusted runs only) and record each
     hook's result in sop/records/<sync>.toml. Exit 1 when a hook failed."""
-    from vimesync.app.context import SyncRequest
     from vimesync.app.precommit import RecordPrecommitRequest
     from vimesync.app.precommit import record_precommit as run
 
-    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
-    result = run(RecordPrecommitRequest(pre_commit=pre_commit, timeout=timeout, sync=sync_req))
-    return _emit_record(result, output_format(fmt, json_) == "json")
+    request = RecordPrecommitRequest(pre_commit=pre_commit, timeout=timeout)
+    return _record(settings, sync, out, lambda ws: run(ws, request), reading="head", baseline="required")
 
 
 def regress(
+    settings: Settings,
     test: TestIdOpt = None,
     before: BeforeOpt = None,
     python: TestPythonOpt = None,
     name: MatrixNameOpt = None,
     timeout: RegressTimeoutOpt = None,
-    head: HeadOpt = "HEAD",
-    baseline: BaselineOpt = None,
-    sync: SyncOpt = None,
-    upstream: UpstreamOpt = None,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
-    config: ConfigOpt = None,
+    sync: SyncFlags = SYNC.take(*HEAD),
+    out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Run the named tests at the baseline (or --before) and at the head, each in a temporary
     worktree (trusted runs only), and record the before/after matrix. Exit 1 when one fails after."""
-    from vimesync.app.context import SyncRequest
     from vimesync.app.regress import RegressRequest
     from vimesync.app.regress import regress as run
 
-    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     request = RegressRequest(
-        tests=tuple(test or ()), before=before, python=python, name=name, timeout=timeout, sync=sync_req
+        tests=tuple(test or ()), before=before, python=python, name=name, timeout=timeout
     )
-    return _emit_record(run(request), output_format(fmt, json_) == "json")
-
-
-def _emit_record(result: RecordResult, json_out: bool) -> int:
-    output.notes(result.notes)
-    if json_out:
-        output.emit_json(result.to_json())
-    else:
-        from vimesync.cli.render.evidence import render_record
-
-        render_record(result)
-    return result.exit_code
+    rule: BaselineRule = "optional" if before is not None else "required"
+    return _record(settings, sync, out, lambda ws: run(ws, request), baseline=rule)
 
 
 def promote(
+    settings: Settings,
     ref: PromoteRefOpt,
     digest: PromoteDigestOpt = None,
     verify: VerifyImageOpt = False,
     registry_insecure: RegistryInsecureOpt = False,
-    ci_repo: CiRepoOpt = None,
-    ci_pr: CiPrOpt = None,
-    require: RequireOpt = None,
-    head: HeadOpt = "HEAD",
-    baseline: BaselineOpt = None,
-    sync: SyncOpt = None,
-    upstream: UpstreamOpt = None,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
-    config: ConfigOpt = None,
+    ci: CiFlags = CI.take("repo", "pr", "require"),
+    sync: SyncFlags = SYNC.take(*HEAD),
+    out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Move a floating tag (vllm/vime:latest) to the sync head's images: only when exact-head CI
     is green, every architecture has an image recorded at the head (or is blocked) and the
     evidence gate holds. Records the promotion in sop/records/<sync>.toml; exit 1 when refused."""
-    from vimesync.app.context import SyncRequest
     from vimesync.app.promote import PromoteRequest
     from vimesync.app.promote import promote as promote_head
+    from vimesync.cli.render.images import render_promote
 
-    sync_req = SyncRequest(config=config, upstream=upstream, baseline=baseline, head=head, sync=sync)
     request = PromoteRequest(
-        ref=ref,
-        digest=digest,
-        ci_repo=ci_repo,
-        ci_pr=ci_pr,
-        require=tuple(require or ()),
-        verify=verify,
-        registry_insecure=registry_insecure,
-        sync=sync_req,
+        ref=ref, digest=digest, ci=ci, verify=verify, registry_insecure=registry_insecure
     )
-    result = promote_head(request)
-    for note in result.notes:
-        output.warn(note)
-    if output_format(fmt, json_) == "json":
-        output.emit_json(result.to_json())
-    else:
-        from vimesync.cli.render.images import render_promote
+    return _record(settings, sync, out, lambda ws: promote_head(ws, request), render_promote, reading="head")
 
-        render_promote(result)
-    return result.exit_code
+
+def _record(
+    settings: Settings,
+    sync: SyncFlags,
+    out: OutputFlags,
+    run: Any,
+    render: Any = None,
+    *,
+    reading: Reading = "worktree",
+    baseline: BaselineRule = "optional",
+) -> int:
+    """A record's workspace (the head it binds to: HEAD, or --head), its use case, its output."""
+    from vimesync.app.workspace import Workspace
+    from vimesync.cli.emit import Emit
+    from vimesync.cli.render.evidence import render_record
+
+    emit = Emit(out, settings)
+    with Workspace.resolve(sync, settings, reading=reading, baseline=baseline) as ws:
+        result = run(ws)
+    return emit.result(result, render or render_record)

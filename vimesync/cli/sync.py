@@ -9,80 +9,57 @@ bad input; 130 (SIGINT) or 143 (SIGTERM) stopped by a signal: ``vimesync sync --
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
 
-from vimesync.cli import output
+from vimesync.cli.groups import CI, OUTPUT, SYNC
 from vimesync.cli.options import (
-    Annotations,
-    AnnotationsOpt,
-    BaselineOpt,
     BranchOpt,
-    ConfigOpt,
     DirectOpt,
-    DownstreamOpt,
-    FormatOpt,
-    JsonOpt,
-    JunitOpt,
     OntoOpt,
     PrOpt,
-    PublishOpt,
-    RangeOpt,
-    SkipGateOpt,
     SquashOpt,
     SyncAbortOpt,
     SyncContinueOpt,
-    SyncOutputOpt,
     SyncStatusOpt,
-    output_format,
 )
 from vimesync.errors import BadInput
 
+if TYPE_CHECKING:
+    from vimesync.app.flags import CiFlags, OutputFlags, SyncFlags
+    from vimesync.settings import Settings
+
 
 def sync_command(
-    range_: RangeOpt = None,
+    settings: Settings,
+    sync: SyncFlags = SYNC.take("range_", "baseline", "downstream", "config"),
     pr: PrOpt = None,
     direct: DirectOpt = "skip",
     squash: SquashOpt = False,
     onto: OntoOpt = "HEAD",
     branch: BranchOpt = None,
-    baseline: BaselineOpt = None,
-    skip_gate: SkipGateOpt = None,
-    publish: PublishOpt = None,
-    out_file: SyncOutputOpt = None,
+    ci: CiFlags = CI.take("skip_gate", "repo", "pr"),
     continue_: SyncContinueOpt = False,
     abort: SyncAbortOpt = False,
     status: SyncStatusOpt = False,
-    downstream: DownstreamOpt = None,
-    fmt: FormatOpt = None,
-    json_: JsonOpt = False,
-    config: ConfigOpt = None,
-    junit: JunitOpt = None,
-    annotations: AnnotationsOpt = Annotations.auto,
+    out: OutputFlags = OUTPUT.take(
+        "format", "json", "junit", "annotations", "publish", "output", output="SyncOutputOpt"
+    ),
 ) -> int:
     """Sync in one run: walk, carry, patches check, audit, sop status, report; stop at a decision."""
-    from vimesync.app.sync import SyncMode, SyncRunRequest, sync
-    from vimesync.cli.cioutputs import CiOutputs
+    from vimesync.app.sync import SyncMode, SyncRunRequest
+    from vimesync.app.sync import sync as run
+    from vimesync.app.workspace import Workspace
+    from vimesync.carry.run import CarryOptions
+    from vimesync.cli.emit import Emit
     from vimesync.cli.render.sync import render_step, render_sync
 
-    json_out = output_format(fmt, json_) == "json"
-    ci = CiOutputs(junit, annotations, json_out=json_out)
-    modes = [
-        m
-        for m, on in ((SyncMode.CONTINUE, continue_), (SyncMode.ABORT, abort), (SyncMode.STATUS, status))
-        if on
-    ]
+    emit = Emit(out, settings, json_stdout=out.as_json)
+    given = ((SyncMode.CONTINUE, continue_), (SyncMode.ABORT, abort), (SyncMode.STATUS, status))
+    modes = [m for m, on in given if on]
     if len(modes) > 1:
         raise BadInput(f"{' and '.join(m.value for m in modes)}: give one of them")
-    request = SyncRunRequest(
-        modes[0] if modes else SyncMode.START, config, downstream,
-        range_, tuple(pr or ()), direct, squash, onto, branch,
-        baseline, tuple(skip_gate or ()), publish, out_file, dict(os.environ),
-    )  # fmt: skip
-    result = sync(request, on_step=None if json_out else render_step)
-    if json_out:
-        output.emit_json(result.to_json())
-    else:
-        with ci.human_output():
-            render_sync(result)
-    ci.emit_result(result)
-    return result.exit_code
+    carry = CarryOptions(prs=tuple(pr or ()), direct=direct, squash=squash, onto=onto, branch=branch)
+    request = SyncRunRequest(modes[0] if modes else SyncMode.START, carry=carry, ci=ci, output=out)
+    with Workspace.resolve(sync, settings, engines=False) as ws:
+        result = run(ws, request, on_step=None if out.as_json else render_step)
+    return emit.result(result, render_sync)

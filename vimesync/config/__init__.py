@@ -75,7 +75,7 @@ from vimesync.config.cachedir import cache_root
 from vimesync.config.discovery import CONFIG_ENV, CONFIG_NAME, discover_config
 from vimesync.config.enginetables import MAX_ENGINES, select_engine
 from vimesync.config.files import confined, read_text, read_toml
-from vimesync.config.load import load_config, parse_map
+from vimesync.config.load import load_config, locate_config, parse_map, read_config
 from vimesync.config.model import (
     APPLIERS,
     DEFAULT_FUZZ,
@@ -110,9 +110,11 @@ __all__ = [
     "load_config",
     "load_engine_pin",
     "load_upstream_pin",
+    "locate_config",
     "missing_input",
     "parse_map",
     "pypi_requirement",
+    "read_config",
     "read_text",
     "read_toml",
     "select_engine",

@@ -13,16 +13,17 @@ from vimesync.config.model import Config, EnginePin
 from vimesync.config.pinfiles import load_engine_pin, source_or_package
 from vimesync.config.values import CONTROL, KNOWN_KEYS, check_keys, file_or_none, str_or_none
 from vimesync.errors import ConfigError
-from vimesync.safefs import excerpt, input_kind
+from vimesync.readers import Reader
+from vimesync.safefs import excerpt
 
 MAX_ENGINES = 32
 
 
-def load_engines(path: Path, value: Any, root: Path) -> tuple[EnginePin, ...]:
+def load_engines(path: Path, value: Any, root: Path, reader: Reader) -> tuple[EnginePin, ...]:
     """``[engine]`` (one engine) or ``[[engine]]`` (several, each with a unique ``name``)."""
     if isinstance(value, dict):
         check_keys(path, "engine", value, set(KNOWN_KEYS["vimesync.toml [engine]"]))
-        pin = _engine(path, "engine", value, root)
+        pin = _engine(path, "engine", value, root, reader)
         return (pin,) if pin.configured else ()
     if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
         raise ConfigError(str(path), "engine must be one [engine] table or [[engine]] tables")
@@ -41,20 +42,20 @@ def load_engines(path: Path, value: Any, root: Path) -> tuple[EnginePin, ...]:
         if key.casefold() in seen:
             raise ConfigError(str(path), f"two [[engine]] tables are named {excerpt(key)}")
         seen.add(key.casefold())
-        pin = _engine(path, f"engine {excerpt(key)}", table, root)
+        pin = _engine(path, f"engine {excerpt(key)}", table, root, reader)
         name = pin.name if pin.file is not None and pin.name != "engine" else key
         engines.append(replace(pin, key=key, name=name))
     return tuple(engines)
 
 
-def _engine(path: Path, table: str, eng: dict[str, Any], root: Path) -> EnginePin:
+def _engine(path: Path, table: str, eng: dict[str, Any], root: Path, reader: Reader) -> EnginePin:
     """One engine: its pin, with the config's machine-local ``source`` filling a pin that has none.
     Files it names may lie anywhere inside the repository ``root``."""
     pin_file = confined(root, file_or_none(path, table, eng, "pin"), file=path, key=f"[{table}] pin")
-    pin = load_engine_pin(pin_file) if pin_file else EnginePin()
+    pin = load_engine_pin(pin_file, reader) if pin_file else EnginePin()
     if pin.file is not None and pin.series is not None:
         confined(root, pin.series, file=pin.file, key="[engine] series")
-        input_kind(pin.series, root=root)  # a symlink there (or on the way) is refused now
+        reader.kind(pin.series, root=root)  # a symlink there (or on the way) is refused now
     source, package = source_or_package(path, table, eng)
     if pin.source is not None or pin.package is not None:
         return pin
@@ -67,7 +68,7 @@ def _engine(path: Path, table: str, eng: dict[str, Any], root: Path) -> EnginePi
 
 def select_engine(config: Config, name: str) -> EnginePin:
     """The engine ``--engine NAME`` names (its config name or its pin's display name, any case)."""
-    engines = config.engines or ((config.engine,) if config.engine.configured else ())
+    engines = config.engines
     where = str(config.file) if config.file else "no vimesync.toml"
     found = [p for p in engines if name.casefold() in {(p.key or p.name).casefold(), p.name.casefold()}]
     if len(found) > 1:  # one's name, another's pin name: the flag (and its --source) must not guess

@@ -8,20 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.errors import ConfigError
-from vimesync.safefs import MAX_CONFIG_BYTES, lexical, loads_toml, read_text_input
+from vimesync.readers import WORKTREE, Reader
+from vimesync.safefs import MAX_CONFIG_BYTES, lexical, loads_toml
 
 
-def read_text(path: Path, *, root: Path | None = None, max_bytes: int = MAX_CONFIG_BYTES) -> str:
-    """A UTF-8 input file (config, pin, policy, metadata), read through ``safefs``: no symlink
-    followed inside the repository, regular files only, at most ``max_bytes``. ConfigError naming
-    it when unreadable; never any of its content."""
-    return read_text_input(path, root=root, max_bytes=max_bytes)
+def read_text(
+    path: Path, *, root: Path | None = None, max_bytes: int = MAX_CONFIG_BYTES, reader: Reader = WORKTREE
+) -> str:
+    """A UTF-8 input file (config, pin, policy, metadata), read through ``reader`` (the working
+    tree through ``safefs``, or a commit): no symlink followed inside the repository, regular files
+    only, at most ``max_bytes``. ConfigError naming it when unreadable; never any of its content."""
+    return reader.read_text(path, root=root, max_bytes=max_bytes)
 
 
-def read_toml(path: Path, *, root: Path | None = None) -> dict[str, Any]:
+def read_toml(path: Path, *, root: Path | None = None, reader: Reader = WORKTREE) -> dict[str, Any]:
     """Load a TOML file; ConfigError naming the file and line on any problem (nesting deeper than
     ``safefs.MAX_NESTING`` and over-long integers included)."""
-    return loads_toml(read_text(path, root=root), where=str(path))
+    return loads_toml(read_text(path, root=root, reader=reader), where=str(path))
 
 
 def confined(root: Path, target: Path | None, *, file: Path, key: str) -> Path | None:

@@ -17,7 +17,8 @@ from vimesync.config.pinfiles import load_upstream_pin
 from vimesync.config.values import CONTROL, KNOWN_KEYS, check_keys, file_or_none, path_or_none, str_or_none
 from vimesync.errors import ConfigError
 from vimesync.pathmap import check_pair
-from vimesync.safefs import excerpt, find_root, lexical, loads_toml
+from vimesync.readers import WORKTREE, Reader
+from vimesync.safefs import excerpt, lexical, loads_toml
 
 
 def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tuple[tuple[str, str], ...]:
@@ -32,23 +33,45 @@ def parse_map(items: list[str] | tuple[str, ...], *, where: str = "--map") -> tu
     return tuple(pairs)
 
 
-def load_config(path: Path | None = None, *, cwd: Path | None = None, engines: bool = True) -> Config:
-    """Load ``path`` (``--config``), else ``$VIMESYNC_CONFIG``, else the discovered
-    ``vimesync.toml`` (see :func:`discover_config`), else an empty Config that says where it looked.
+def locate_config(
+    flag: Path | None, *, named_by_env: Path | None = None, cwd: Path
+) -> tuple[Path | None, tuple[Path, ...]]:
+    """Which config: ``--config``, else ``$VIMESYNC_CONFIG`` (``named_by_env``: the job's, trusted
+    like a flag; it must exist), else the ``vimesync.toml`` discovered from ``cwd`` (see
+    :func:`discover_config`); and the folders discovery looked in."""
+    if flag is not None:
+        return flag, ()
+    if named_by_env is not None:
+        if not os.path.lexists(named_by_env):
+            raise ConfigError(str(named_by_env), f"no such file (named by ${CONFIG_ENV})")
+        return named_by_env, ()
+    return discover_config(cwd)
+
+
+def load_config(
+    path: Path | None = None,
+    *,
+    cwd: Path | None = None,
+    engines: bool = True,
+    named_by_env: Path | None = None,
+    reader: Reader = WORKTREE,
+) -> Config:
+    """Load ``path`` (``--config``), else ``named_by_env`` (``$VIMESYNC_CONFIG``), else the
+    discovered ``vimesync.toml`` (see :func:`locate_config`), else an empty Config that says where
+    it looked. ``reader``: what the checkout holds (the working tree, or a commit).
 
     ``engines=False``: the engine pins are not read (a command that never uses the engine, such
     as ``walk``, runs whatever state they are in); the config has no engine then."""
-    if path is None and os.environ.get(CONFIG_ENV):
-        path = Path(os.environ[CONFIG_ENV])
-        if not os.path.lexists(path):
-            raise ConfigError(str(path), f"no such file (named by ${CONFIG_ENV})")
-    if path is None:
-        found, looked = discover_config(cwd or Path.cwd())
-        if found is None:
-            return Config(searched=looked)
-        path = found
+    found, looked = locate_config(path, named_by_env=named_by_env, cwd=cwd or Path.cwd())
+    if found is None:
+        return Config(searched=looked)
+    return read_config(found, reader=reader, engines=engines)
+
+
+def read_config(path: Path, *, reader: Reader = WORKTREE, engines: bool = True) -> Config:
+    """The config file ``path`` as ``reader`` holds it, its pins read the same way."""
     path = lexical(path)
-    text = read_text(path)
+    text = read_text(path, reader=reader)
     data = loads_toml(text, where=str(path))
     check_keys(path, "<top>", data, set(KNOWN_KEYS["vimesync.toml"]))
     up = data.get("upstream", {})
@@ -74,14 +97,14 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None, engines: b
         raise ConfigError(str(path), "[ci] buildkite must be org/pipeline (Buildkite slugs)")
     # Files the config names may lie anywhere inside its repository (a config kept in ci/ may
     # name pins/ at the root), never outside it.
-    root = find_root(path)
+    root = reader.repository_root(path)
     up_pin_file = confined(root, file_or_none(path, "upstream", up, "pin"), file=path, key="[upstream] pin")
     raw_map = up.get("map", [])
     if not isinstance(raw_map, list) or not all(isinstance(m, str) for m in raw_map):
         raise ConfigError(str(path), "[upstream] map must be a list of 'SRC=DST' strings")
     upstream_path = path_or_none(path, "upstream", up, "path")
     downstream_path = path_or_none(path, "downstream", down, "path")
-    pins = load_engines(path, data.get("engine", {}), root) if engines else ()
+    pins = load_engines(path, data.get("engine", {}), root, reader) if engines else ()
     engine = pins[0] if pins else EnginePin()
     origins = [("upstream_path", path, "[upstream] path")] if upstream_path else []
     origins += [("downstream_path", path, "[downstream] path")] if downstream_path else []
@@ -93,7 +116,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None, engines: b
         upstream_repo=str_or_none(path, "upstream", up, "repo"),
         upstream_path=upstream_path,
         upstream_branch=str_or_none(path, "upstream", up, "branch"),
-        upstream_pin=load_upstream_pin(up_pin_file) if up_pin_file else UpstreamPin(),
+        upstream_pin=load_upstream_pin(up_pin_file, reader) if up_pin_file else UpstreamPin(),
         policy=confined(
             root, file_or_none(path, "upstream", up, "policy"), file=path, key="[upstream] policy"
         ),
@@ -101,7 +124,6 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None, engines: b
         translate=translations(path, text, up.get("translate")),
         verify=verifications(path, text, up.get("verify")),
         downstream_path=downstream_path,
-        engine=engine,
         engines=pins,
         path_origins=tuple(origins),
         ci_repo=str_or_none(path, "ci", ci, "repo"),

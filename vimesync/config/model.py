@@ -84,8 +84,7 @@ class Config:
     # [[upstream.verify]] tables (compiled and checked by vimesync.audit.verify).
     verify: tuple[VerifySpec, ...] = ()
     downstream_path: Path | None = None
-    engine: EnginePin = field(default_factory=EnginePin)  # the first (or only) engine
-    engines: tuple[EnginePin, ...] = ()  # every engine, in config order (``engine`` is the first)
+    engines: tuple[EnginePin, ...] = ()  # every engine configured, in config order
     ci_repo: str | None = None  # [ci] repo: where the downstream's CI reports (owner/name)
     ci_required: tuple[str, ...] = ()  # [ci] required: contexts that must be green at the head
     ci_buildkite: str | None = None  # [ci] buildkite: org/pipeline, where `sop record ci` reads jobs
@@ -94,6 +93,11 @@ class Config:
     path_origins: tuple[tuple[str, Path, str], ...] = ()
     # When no config file was found: the folders discovery looked in (for error messages).
     searched: tuple[Path, ...] = ()
+
+    @property
+    def engine(self) -> EnginePin:
+        """The first (or only) engine; an empty pin when none is configured."""
+        return self.engines[0] if self.engines else EnginePin()
 
     def provenance(self) -> str:
         """Which config was read, or that none was found and where discovery looked."""

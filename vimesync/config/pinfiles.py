@@ -12,6 +12,7 @@ from vimesync.config.files import read_toml
 from vimesync.config.model import APPLIERS, DEFAULT_FUZZ, EnginePin, UpstreamPin
 from vimesync.config.values import KNOWN_KEYS, check_keys, file_or_none, path_or_none, str_or_none, typed
 from vimesync.errors import ConfigError
+from vimesync.readers import WORKTREE, Reader
 from vimesync.safefs import excerpt
 
 PYPI_PREFIX = "pypi:"
@@ -45,8 +46,8 @@ def source_or_package(path: Path, table: str, data: dict[str, Any]) -> tuple[Pat
     return path_or_none(path, table, data, "source"), None
 
 
-def load_engine_pin(path: Path) -> EnginePin:
-    data = read_toml(path)
+def load_engine_pin(path: Path, reader: Reader = WORKTREE) -> EnginePin:
+    data = read_toml(path, reader=reader)
     check_keys(path, "<top>", data, {"engine"})
     eng = data.get("engine", {})
     if not isinstance(eng, dict):
@@ -87,8 +88,8 @@ def load_engine_pin(path: Path) -> EnginePin:
     )
 
 
-def load_upstream_pin(path: Path) -> UpstreamPin:
-    data = read_toml(path)
+def load_upstream_pin(path: Path, reader: Reader = WORKTREE) -> UpstreamPin:
+    data = read_toml(path, reader=reader)
     check_keys(path, "<top>", data, {"upstream"})
     up = data.get("upstream", {})
     check_keys(path, "upstream", up, set(KNOWN_KEYS["upstream pin [upstream]"]))

@@ -186,8 +186,12 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
     """The Vime-like fork: its own layout, then the sync: ``vimesync carry`` of the applicable
     PRs onto a sync branch (in its linked worktree), and the Vime-native overlay the maintainer
     added on top. Returns (baseline, head, the sync worktree)."""
-    from vimesync.carry.run import Options, start
-    from vimesync.config import load_config
+    from vimesync.app import steps
+    from vimesync.app.flags import SyncFlags
+    from vimesync.app.workspace import Workspace
+    from vimesync.carry.run import CarryOptions, start
+    from vimesync.settings import Settings
+    from vimesync.upstream.policy import load_policy
     from vimesync.upstream.translate import load_transform
 
     repo = _init(path)
@@ -197,11 +201,18 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
     _commit(repo, clock, "Add the vimesync layout: patches, pins, sop", None, **who)
     for step in story.DOWNSTREAM_BEFORE_SYNC:
         baseline = _commit(repo, clock, f"{step['subject']}\n\n{step['body']}", step["files"], **who)
-    cfg = load_config(repo / "vimesync.toml")
     # The upstream is named as a flag would name it: the demo built it, so it is trusted even in
     # an untrusted (CI) session, where a location the checkout's config names outside it is not.
     upstream = path.parent / "slime"
-    result = start(repo, cfg, load_transform(cfg), Options(), upstream=upstream, identity=clock.env(**who))
+    flags = SyncFlags(config=repo / "vimesync.toml", upstream=upstream, downstream=repo)
+    ws = Workspace.resolve(flags, Settings.of({}), engines=False, cwd=repo)
+    cfg = ws.config
+    walked = steps.walk(ws, at=git.resolve(repo, "HEAD"))
+    policy = load_policy(ws.policy) if ws.policy else None
+    options = CarryOptions()
+    result = start(
+        repo, cfg, load_transform(cfg), options, walked, policy, upstream=upstream, identity=clock.env(**who)
+    )
     if result.status != "done" or result.worktree is None:  # pragma: no cover - the story is ours
         raise VimesyncError(f"demo: the carry stopped ({result.status}): {result.conflict}")
     worktree = Path(result.worktree)

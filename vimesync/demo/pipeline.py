@@ -15,6 +15,7 @@ from typing import Any
 from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind, document, exit_code_of
 from vimesync.report.model import SyncReport
+from vimesync.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,8 @@ class DemoOutcome:
         return exit_code_of(self.ok)
 
     @property
-    def notes(self) -> tuple[str, ...]:
+    def about(self) -> tuple[str, ...]:
+        """What was built and where it is kept: dim lines, not warnings."""
         return (self.built,) + ((self.kept,) if self.kept else ())
 
     def to_json(self) -> dict[str, Any]:
@@ -47,35 +49,33 @@ class DemoOutcome:
         return document(self.kind, self.exit_code, render_json(self.report))
 
 
-def run_demo(request: DemoRequest, *, progress: Progress = no_progress) -> DemoOutcome:
+def run_demo(request: DemoRequest, settings: Settings, *, progress: Progress = no_progress) -> DemoOutcome:
     """Build a Slime-like upstream, a Vime-like downstream and a pinned engine with a four-patch
     stack as real git repositories (no network), then walk, check, audit and report."""
-    from vimesync.check.model import check_options
-    from vimesync.config import load_config
+    from vimesync.app.flags import EngineFlags, SyncFlags
+    from vimesync.app.report import assemble
+    from vimesync.app.workspace import Workspace
     from vimesync.demo.build import build_demo
-    from vimesync.report.generate import ReportInputs, generate_report
 
     keep = request.keep
     root = keep.resolve() if keep else Path(tempfile.mkdtemp(prefix="vimesync-demo-"))
     try:
         d = build_demo(root)
-        cfg = load_config(d.downstream / "vimesync.toml")
         built = (
             f"demo: upstream {d.upstream} ({d.base[:8]}..{d.tip[:8]}), downstream {d.downstream} "
             f"(sync {d.baseline[:8]}..{d.head[:8]}), engine {d.engine} @ {d.engine_rev[:8]}"
         )
         # Every location as a flag would name it: the demo built them, so they are trusted even in an
         # untrusted (CI) session, where locations the checkout's config names outside it are not.
-        inputs = ReportInputs(
-            config=cfg,
+        flags = SyncFlags(
+            config=d.downstream / "vimesync.toml",
             upstream=d.upstream,
             downstream=d.downstream,
             baseline=d.baseline,
             head=d.head,
-            check=check_options(cfg, source=d.engine, require_exact=True),
         )
-        with progress() as update:
-            report = generate_report(inputs, progress=update)
+        with Workspace.resolve(flags, settings, reading="head", cwd=d.downstream) as ws, progress() as update:
+            report = assemble(ws, EngineFlags(source=d.engine), None, update)
         # The example lives on this machine only: no GitHub, so no exact-head CI to read, and it
         # runs no test suite, so it has no evidence to record (sop record tests).
         off = (

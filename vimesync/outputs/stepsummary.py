@@ -19,12 +19,6 @@ from vimesync.safefs import pseudo_area
 MAX_SUMMARY = 1024 * 1024 - 4096
 
 
-def summary_path() -> Path | None:
-    """``$GITHUB_STEP_SUMMARY`` when set and not empty."""
-    value = os.environ.get("GITHUB_STEP_SUMMARY")
-    return Path(value) if value else None
-
-
 def append_summary(path: Path, markdown: str) -> None:
     """Append ``markdown`` (with a blank line before it) to the summary file ``path``."""
     data = markdown.encode("utf-8", "replace")

@@ -10,13 +10,13 @@ is valid and means "no patches": a fork that has upstreamed everything is not an
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path, PurePosixPath
 
 from vimesync import safefs
 from vimesync.errors import ConfigError, PatchError
 from vimesync.patches.model import MAX_PATCH_BYTES, Series, SeriesEntry
+from vimesync.readers import WORKTREE, Reader
 from vimesync.text import file_lines
 
 MAX_SERIES_BYTES = 1024 * 1024
@@ -28,18 +28,18 @@ _COMMENT = re.compile(r"(^|\s)#.*$")
 _STRIP_OPT = re.compile(r"-p(\d{1,6})")
 
 
-def load_series(path: Path, *, default_strip: int = 1) -> Series:
+def load_series(path: Path, *, default_strip: int = 1, reader: Reader = WORKTREE) -> Series:
     """Read a quilt series file (or the ``series`` file inside a directory).
 
     The series and every entry are opened through ``safefs``: no symlink is followed at the file
     or at a folder below the repository root, and only regular files count. Every entry must
     exist, stay inside the series folder and appear once; the entries are capped in number and in
     total size. Raises ConfigError naming the series file and line, quoting at most a short,
-    escaped excerpt of the line."""
+    escaped excerpt of the line. ``reader``: the working tree, or a commit (what a head holds)."""
     try:
-        if safefs.input_kind(path) == "dir":
+        if reader.kind(path) == "dir":
             path = path / "series"
-        data = safefs.read_input(path, max_bytes=MAX_SERIES_BYTES, what="series file")
+        data = reader.read(path, max_bytes=MAX_SERIES_BYTES, what="series file")
     except safefs.Missing:
         raise ConfigError(str(path), "series file not found") from None
     except safefs.NotARegularFile as exc:
@@ -57,7 +57,7 @@ def load_series(path: Path, *, default_strip: int = 1) -> Series:
         )
     folder = safefs.lexical(path.parent)
     entries: list[SeriesEntry] = []
-    seen: dict[tuple[int, int], int] = {}
+    seen: dict[object, int] = {}
     total = 0
     for lineno, raw in enumerate(file_lines(text), start=1):
         line = _COMMENT.sub("", raw).strip()
@@ -81,12 +81,11 @@ def load_series(path: Path, *, default_strip: int = 1) -> Series:
                 raise ConfigError(where, f"strip level {opt} is absurd", line=lineno)
         if len(entries) >= MAX_SERIES_ENTRIES:
             raise ConfigError(where, f"more than {MAX_SERIES_ENTRIES} patches in the series", line=lineno)
-        candidate, st = _check_entry(folder, name, where, lineno)
-        key = (st.st_dev, st.st_ino)
+        candidate, key, size = _check_entry(folder, name, where, lineno, reader)
         if key in seen:
             raise ConfigError(where, f"{shown} is listed twice (first on line {seen[key]})", line=lineno)
         seen[key] = lineno
-        total += st.st_size
+        total += size
         if total > MAX_SERIES_TOTAL:
             raise ConfigError(
                 where, f"the patches listed add up to more than {MAX_SERIES_TOTAL} bytes", line=lineno
@@ -95,9 +94,11 @@ def load_series(path: Path, *, default_strip: int = 1) -> Series:
     return Series(path=path, entries=tuple(entries))
 
 
-def _check_entry(folder: Path, name: str, where: str, lineno: int) -> tuple[Path, os.stat_result]:
-    """A series entry's path (lexical, inside the series folder) and the stat of the regular file
-    it names, reached without following a symlink anywhere below the series folder."""
+def _check_entry(
+    folder: Path, name: str, where: str, lineno: int, reader: Reader
+) -> tuple[Path, object, int]:
+    """A series entry's path (lexical, inside the series folder), what makes it one file and its
+    size, reached without following a symlink anywhere below the series folder."""
     shown = safefs.excerpt(name)
     parts = name.replace("\\", "/").split("/")
     if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
@@ -108,7 +109,7 @@ def _check_entry(folder: Path, name: str, where: str, lineno: int) -> tuple[Path
         raise ConfigError(where, f"patch path {shown} leaves the series folder", line=lineno)
     candidate = safefs.lexical(folder / name)
     try:
-        return candidate, safefs.stat_input(candidate, root=folder)
+        return (candidate, *reader.identity(candidate, root=folder))
     except safefs.Missing:
         raise ConfigError(where, f"patch file {shown} not found", line=lineno) from None
     except safefs.NotARegularFile as exc:
@@ -125,13 +126,11 @@ def _series_folder(entry: SeriesEntry) -> Path:
     return entry.path.parents[depth - 1] if 0 < depth <= len(entry.path.parents) else entry.path.parent
 
 
-def read_patch(entry: SeriesEntry, *, max_bytes: int = MAX_PATCH_BYTES) -> bytes:
-    """Read a series entry's bytes through ``safefs`` (no symlink followed, regular files only),
+def read_patch(entry: SeriesEntry, *, max_bytes: int = MAX_PATCH_BYTES, reader: Reader = WORKTREE) -> bytes:
+    """Read a series entry's bytes through ``reader`` (no symlink followed, regular files only),
     refusing files over ``max_bytes`` before reading them."""
     try:
-        return safefs.read_input(
-            entry.path, max_bytes=max_bytes, root=_series_folder(entry), what="patch file"
-        )
+        return reader.read(entry.path, max_bytes=max_bytes, root=_series_folder(entry), what="patch file")
     except ConfigError as exc:
         reason = exc.message.removeprefix(str(entry.path) + ": ")
         raise PatchError(entry.name, reason) from None

@@ -62,16 +62,14 @@ class GatesConfig:
         return self.allowed_hosts is None or host.lower() in {h.lower() for h in self.allowed_hosts}
 
 
-def sop_root(config: Config) -> Path:
-    """The folder holding sop/: the one of vimesync.toml, else the working folder."""
-    return config.file.parent if config.file is not None else Path.cwd()
+def sop_root(config: Config, cwd: Path) -> Path:
+    """The folder holding sop/: the one of vimesync.toml, else the working folder ``cwd``."""
+    return config.file.parent if config.file is not None else cwd
 
 
-def ignored_off(config: GatesConfig) -> tuple[str, ...]:
+def ignored_off(config: GatesConfig, *, untrusted: bool) -> tuple[str, ...]:
     """The gates ``[off]`` names that an untrusted checkout does not honour (for a warning)."""
-    from vimesync.repopaths import untrusted_checkout
-
-    return tuple(g for g, _ in config.off) if untrusted_checkout() else ()
+    return tuple(g for g, _ in config.off) if untrusted else ()
 
 
 def gates_of(config: Config) -> GatesConfig:
@@ -185,15 +183,16 @@ def _evidence_names(file: Path, value: Any) -> tuple[str, ...]:
     return names
 
 
-def skip_flags(names: list[str] | None, config: GatesConfig) -> tuple[tuple[str, str], ...]:
+def skip_flags(
+    names: list[str] | None, config: GatesConfig, *, untrusted: bool
+) -> tuple[tuple[str, str], ...]:
     """``config.off`` plus the gates named by ``--skip-gate`` (BadInput for an unknown name).
 
     In an untrusted checkout ``[off]`` is a pull request's to edit, so only ``--skip-gate`` (the
     job's) switches a gate off there; see :func:`ignored_off`."""
     from vimesync.errors import BadInput
-    from vimesync.repopaths import untrusted_checkout
 
-    off = {} if untrusted_checkout() else dict(config.off)
+    off = {} if untrusted else dict(config.off)
     for n in names or ():
         if n not in GATE_NAMES:
             raise BadInput(f"--skip-gate {n[:40]!r}: no such gate (gates: {', '.join(GATE_NAMES)})")

@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vimesync import git
 from vimesync.config import CONFIG_NAME, Config, missing_input
 from vimesync.errors import BadInput
-from vimesync.repopaths import repository_path
+from vimesync.readers import WORKTREE, Reader
 from vimesync.safefs import excerpt
 from vimesync.text import plural
 from vimesync.upstream import policy as policy_mod
 from vimesync.upstream.model import PullRequest, WalkResult
-from vimesync.upstream.tip import configured_tip
 from vimesync.upstream.walk import walk
 
 if TYPE_CHECKING:
     from vimesync.github import PRMeta
+    from vimesync.settings import GitHubSettings
 
 
 def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
@@ -128,114 +128,137 @@ def mirrored_at(
     )
 
 
-def walk_and_classify(
-    upstream: Path | None,
-    range_: str | None,
-    *,
-    policy: Path | None,
-    downstream: Path | None,
-    pr_metadata: Path | None = None,
-    github: bool = False,
-    config: Config | None = None,
-    downstream_rev: str | None = None,
-    accept_similar: bool = False,
-) -> WalkResult:
-    """Walk the upstream range, enrich PRs with metadata, classify them by policy and mark mirrored ones.
+@dataclass(frozen=True)
+class UpstreamRange:
+    """BASE..TIP of a walk: the revs to walk from and to (BASE None: the whole history), whether
+    --range named them, whether BASE is the pin's ``synced`` (then checked against the upstream,
+    naming the pin), and a note when the tip is not the branch named (its fetched remote)."""
 
-    Arguments win over ``config``; ``None`` means "take it from the config" (and nothing if unset).
-    """
-    config = config or Config()
-    upstream = repository_path(upstream, config, "upstream_path")
-    if upstream is None:
-        raise missing_input(
-            config, "no upstream repository given", flag="--upstream PATH", key="[upstream] path"
-        )
-    base, tip = parse_range(range_, config)
-    notes: list[str] = []
-    if range_ is None or range_.endswith(".."):  # the tip is the config's branch (or HEAD)
-        tip, note = configured_tip(upstream, tip)
-        notes += [note] if note else []
-    if base is not None and (range_ is None or range_.startswith("..")):
+    base: str | None
+    tip: str
+    explicit: bool
+    pinned_base: bool = False
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class WalkSpec:
+    """One walk, every location and revision resolved (the workspace's): the upstream and the
+    range, the policy file, the downstream to find mirrored PRs in (None: none) and the revision
+    there, the PR metadata file, the GitHub settings when labels are fetched (None: not asked)."""
+
+    upstream: Path
+    range: UpstreamRange
+    policy: Path | None = None
+    downstream: Path | None = None
+    downstream_rev: str | None = None  # None: the downstream's HEAD
+    pr_metadata: Path | None = None
+    github: GitHubSettings | None = None
+    accept_similar: bool = False
+
+
+def walk_and_classify(spec: WalkSpec, config: Config, *, reader: Reader = WORKTREE) -> WalkResult:
+    """Walk the upstream range, enrich PRs with metadata, classify them by policy and mark
+    mirrored ones. ``config``: the names, the pin (for messages) and the translations; ``reader``:
+    what holds the policy (the working tree, or the head)."""
+    upstream, base, tip = spec.upstream, spec.range.base, spec.range.tip
+    notes: list[str] = [spec.range.note] if spec.range.note else []
+    if base is not None and spec.range.pinned_base:
         _check_synced(upstream, base, config)
     tip_rev, tip_sha = _tip_rev(upstream, tip)
     result = walk(upstream, base, tip_rev, tip_sha=tip_sha)
     result = replace(result, upstream=config.upstream_repo or config.upstream_name)
-
-    # metadata (and the GitHub client) and mirrored are imported only when used: a plain walk
-    # does not pay for compiling them at start-up.
-    metas: dict[int, PRMeta] = {}
-    if pr_metadata is not None:
-        from vimesync.upstream import metadata
-
-        metas.update(metadata.load_metadata(pr_metadata))
-    if github and result.prs:
-        if not config.upstream_repo:
-            raise BadInput(
-                f"--github needs the upstream owner/name ({config.provenance()})",
-                hint=f"set [upstream] repo in {config.file or CONFIG_NAME} (see docs/config.md)",
-            )
-        from vimesync.github import fetch_metadata
-
-        wanted = [pr.number for pr in result.prs]
-        fetched = fetch_metadata(config.upstream_repo, wanted)
-        if len(fetched) < len(wanted):
-            missing = len(wanted) - len(fetched)
-            notes.append(
-                f"GitHub has no merged PR #{wanted[0]}"
-                if len(wanted) == 1
-                else f"GitHub has no merged PR for {missing} of the {len(wanted)} PR numbers"
-            )
-        metas.update(fetched)
+    metas = _metadata(spec, config, result, notes)
     if metas:
         from vimesync.upstream import metadata
 
         result = metadata.apply_metadata(result, metas)
-
-    policy_path = policy or config.policy
-    pol = policy_mod.load_policy(policy_path) if policy_path else policy_mod.EMPTY_POLICY
+    pol = policy_mod.load_policy(spec.policy, reader) if spec.policy else policy_mod.EMPTY_POLICY
     if pol.needs_labels and not metas:
         notes.append("the policy has labels rules but no PR metadata was given (--pr-metadata or --github)")
     prs = policy_mod.classify(result.prs, pol)
-
-    downstream = repository_path(downstream, config, "downstream_path")
-    if downstream is not None and prs and downstream_rev is None and _unborn(downstream):
+    downstream = spec.downstream
+    if downstream is not None and prs and spec.downstream_rev is None and _unborn(downstream):
         # A downstream just made (`git init`, then `vimesync init`): nothing is mirrored yet.
         notes.append(f"the downstream {downstream} has no commit yet: no PR is mirrored there")
         downstream = None
     if downstream is not None and prs:
-        from vimesync.upstream import diffkeys, difflog, downstreamindex, mirrored
-        from vimesync.upstream.translate import load_transform
-
-        index = downstreamindex.scan_downstream(
-            downstream,
-            upstream_repo=config.upstream_repo,
-            since=_since(upstream, result.base),
-            rev=downstream_rev or "HEAD",
-        )
-        if index.scanned >= downstreamindex.MAX_DOWNSTREAM:
-            notes.append(f"only the newest {index.scanned} downstream commits were searched for mirrored PRs")
-        if index.too_big:
-            notes.append(
-                f"{plural(index.too_big, 'downstream commit')} too large to compare"
-                f" (over {difflog.MAX_COMMIT_TEXT >> 20} MiB each or {difflog.MAX_LOG_TEXT >> 20} MiB"
-                " in all): only their trailers were read"
-            )
-        if index.timed_out:
-            notes.append(
-                f"comparing the downstream history by content ran over {difflog.CONTENT_SECONDS:g} s"
-                " (git's own diffing): later commits were matched by their trailers only"
-            )
-        if index.no_content:
-            notes.append(
-                f"{plural(index.no_content, 'downstream commit')} change"
-                f"{'s' if index.no_content == 1 else ''} too many lines to compare by content"
-                f" (over {diffkeys.MAX_LINE_KEYS:,} distinct lines each"
-                f" or {downstreamindex.MAX_INDEX_KEYS:,} in all):"
-                " only their trailers and patch-ids were used"
-            )
-        prs = mirrored.mark_mirrored(
-            upstream, prs, index, notes=notes, accept_similar=accept_similar, transform=load_transform(config)
-        )
-        directs = mirrored.mark_direct_mirrored(result.direct_commits, index)
-        result = replace(result, direct_commits=directs)
+        prs, result = _mark_mirrored(spec, downstream, config, result, prs, notes)
     return replace(result, prs=prs, notes=result.notes + tuple(notes))
+
+
+def _metadata(spec: WalkSpec, config: Config, result: WalkResult, notes: list[str]) -> dict[int, PRMeta]:
+    """Labels and authors: from --pr-metadata, then GitHub (--github); metadata and the GitHub
+    client are imported only when used (a plain walk does not pay for compiling them)."""
+    metas: dict[int, PRMeta] = {}
+    if spec.pr_metadata is not None:
+        from vimesync.upstream import metadata
+
+        metas.update(metadata.load_metadata(spec.pr_metadata))
+    if spec.github is None or not result.prs:
+        return metas
+    if not config.upstream_repo:
+        raise BadInput(
+            f"--github needs the upstream owner/name ({config.provenance()})",
+            hint=f"set [upstream] repo in {config.file or CONFIG_NAME} (see docs/config.md)",
+        )
+    from vimesync.github import fetch_metadata
+
+    wanted = [pr.number for pr in result.prs]
+    fetched = fetch_metadata(config.upstream_repo, wanted)
+    if len(fetched) < len(wanted):
+        missing = len(wanted) - len(fetched)
+        notes.append(
+            f"GitHub has no merged PR #{wanted[0]}"
+            if len(wanted) == 1
+            else f"GitHub has no merged PR for {missing} of the {len(wanted)} PR numbers"
+        )
+    metas.update(fetched)
+    return metas
+
+
+def _mark_mirrored(
+    spec: WalkSpec,
+    downstream: Path,
+    config: Config,
+    result: WalkResult,
+    prs: tuple[PullRequest, ...],
+    notes: list[str],
+) -> tuple[tuple[PullRequest, ...], WalkResult]:
+    """The PRs and direct commits the downstream already carries, marked mirrored."""
+    from vimesync.upstream import diffkeys, difflog, downstreamindex, mirrored
+    from vimesync.upstream.translate import load_transform
+
+    index = downstreamindex.scan_downstream(
+        downstream,
+        upstream_repo=config.upstream_repo,
+        since=_since(spec.upstream, result.base),
+        rev=spec.downstream_rev or "HEAD",
+    )
+    if index.scanned >= downstreamindex.MAX_DOWNSTREAM:
+        notes.append(f"only the newest {index.scanned} downstream commits were searched for mirrored PRs")
+    if index.too_big:
+        notes.append(
+            f"{plural(index.too_big, 'downstream commit')} too large to compare"
+            f" (over {difflog.MAX_COMMIT_TEXT >> 20} MiB each or {difflog.MAX_LOG_TEXT >> 20} MiB"
+            " in all): only their trailers were read"
+        )
+    if index.timed_out:
+        notes.append(
+            f"comparing the downstream history by content ran over {difflog.CONTENT_SECONDS:g} s"
+            " (git's own diffing): later commits were matched by their trailers only"
+        )
+    if index.no_content:
+        notes.append(
+            f"{plural(index.no_content, 'downstream commit')} change"
+            f"{'s' if index.no_content == 1 else ''} too many lines to compare by content"
+            f" (over {diffkeys.MAX_LINE_KEYS:,} distinct lines each"
+            f" or {downstreamindex.MAX_INDEX_KEYS:,} in all):"
+            " only their trailers and patch-ids were used"
+        )
+    transform = load_transform(config)
+    prs = mirrored.mark_mirrored(
+        spec.upstream, prs, index, notes=notes, accept_similar=spec.accept_similar, transform=transform
+    )
+    directs = mirrored.mark_direct_mirrored(result.direct_commits, index)
+    return prs, replace(result, direct_commits=directs)

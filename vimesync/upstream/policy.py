@@ -41,6 +41,7 @@ from typing import Any
 from vimesync.config import read_text
 from vimesync.errors import ConfigError
 from vimesync.globs import GlobLists, PathGlobs
+from vimesync.readers import WORKTREE, Reader
 from vimesync.safefs import excerpt, loads_toml
 from vimesync.text import file_lines
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, Decision, PullRequest
@@ -245,9 +246,10 @@ def parse_policy(text: str, path: Path) -> Policy:
     return Policy(file=path, rules=rules)
 
 
-def load_policy(path: Path) -> Policy:
-    """Load and validate a policy file; ConfigError (exit 2) with file, rule and line on any problem."""
-    text = read_text(path)
+def load_policy(path: Path, reader: Reader = WORKTREE) -> Policy:
+    """Load and validate a policy file (as ``reader`` holds it: the working tree, or a commit);
+    ConfigError (exit 2) with file, rule and line on any problem."""
+    text = read_text(path, reader=reader)
     return parse_policy(text, path)
 
 

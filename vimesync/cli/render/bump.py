@@ -15,7 +15,12 @@ if TYPE_CHECKING:
     from vimesync.check.bump import BumpReport
 
 
-def render_bump(outcome: BumpOutcome) -> None:
+def render_bump(outcome: BumpOutcome, *, markdown: bool = False) -> None:
+    """The verdict table, or (``markdown``) the pull-request body."""
+    if markdown:
+        output.stdout.file.write(outcome.markdown())
+        output.stdout.file.flush()
+        return
     _render(outcome.report, list(outcome.written), outcome.conflicts, outcome.kept)
 
 

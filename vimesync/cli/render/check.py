@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 
 
 def render_check(outcome: CheckOutcome) -> None:
-    """Every engine's report, a blank line between them."""
+    """Every engine's report, a blank line between them; where --export wrote the tree."""
     for i, report in enumerate(outcome.reports):
         if i:
             output.stdout.print()
         render(report)
+    if outcome.export is not None:
+        output.stderr.print(output.styled(f"exported the patched tree to {outcome.export}"))
 
 
 # Every string below that comes from the source, the series or a patch goes through

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 def render_init(outcome: InitOutcome) -> None:
     for name in outcome.written:
         output.out(f"wrote {outcome.root / name}")
-    for note in outcome.notes:
+    for note in outcome.advice:
         output.stdout.print(output.styled(("note: ", "dim"), note))
     output.out("\nNext:")
     for i, command in enumerate(outcome.next_commands, 1):

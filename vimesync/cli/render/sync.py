@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from vimesync.cli import output
 
 if TYPE_CHECKING:
-    from vimesync.app.sync import Step, SyncAbortResult, SyncResult, SyncStatusResult
+    from vimesync.app.syncresult import Step, SyncAbortResult, SyncResult, SyncStatusResult
 
 
 def render_step(step: Step) -> None:
@@ -19,7 +19,7 @@ def render_step(step: Step) -> None:
 
 
 def render_sync(result: SyncResult | SyncStatusResult | SyncAbortResult) -> None:
-    from vimesync.app.sync import SyncAbortResult, SyncStatusResult
+    from vimesync.app.syncresult import SyncAbortResult, SyncStatusResult
 
     if isinstance(result, SyncStatusResult):
         _render_status(result)

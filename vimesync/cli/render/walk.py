@@ -59,5 +59,3 @@ def render_walk(outcome: WalkOutcome) -> None:
         f"{plural(t['prs'], 'PR')}: {t[APPLICABLE]:,} applicable, {t[EXCLUDED]:,} excluded, "
         f"{t[MIRRORED]:,} mirrored; {plural(t['direct_commits'], 'direct commit')}"
     )
-    for note in outcome.notes:
-        output.warn(note)
