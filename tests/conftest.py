@@ -10,10 +10,10 @@ def _hermetic_session() -> Iterator[None]:
     """The same trust mode for module- and session-scoped fixtures (the demo they build) as for
     tests: a CI runner's markers would otherwise reach them, since the per-test reset below runs
     after they are made."""
-    from vimesync.repopaths import _CI_MARKERS, UNTRUSTED_ENV
+    from vimesync.settings import CI_MARKERS, UNTRUSTED_ENV
 
     with pytest.MonkeyPatch.context() as mp:
-        for name in (*_CI_MARKERS, UNTRUSTED_ENV, "GITHUB_TOKEN", "GH_TOKEN", "VIMESYNC_CONFIG"):
+        for name in (*CI_MARKERS, UNTRUSTED_ENV, "GITHUB_TOKEN", "GH_TOKEN", "VIMESYNC_CONFIG"):
             mp.delenv(name, raising=False)
         yield
 
@@ -22,9 +22,9 @@ def _hermetic_session() -> Iterator[None]:
 def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """No test reads the developer's git config, GitHub token or cache, and every test sees the
     same trust mode locally and in CI (a test of the untrusted mode sets it itself)."""
-    from vimesync.repopaths import _CI_MARKERS, UNTRUSTED_ENV
+    from vimesync.settings import CI_MARKERS, UNTRUSTED_ENV
 
-    for name in (*_CI_MARKERS, UNTRUSTED_ENV):
+    for name in (*CI_MARKERS, UNTRUSTED_ENV):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     monkeypatch.delenv("VIMESYNC_CONFIG", raising=False)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from vimesync.check.model import check_options
+from tests.builders.workspaces import options as check_options
 from vimesync.config import Config, load_config, load_engine_pin, parse_map
 from vimesync.errors import BadInput, ConfigError
 

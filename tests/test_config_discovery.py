@@ -8,10 +8,14 @@ from pathlib import Path
 import pytest
 
 from tests.builders.gitrepo import Repo
-from vimesync.check.model import check_options
+from vimesync.app.flags import SyncFlags
+from vimesync.app.steps import walk
+from vimesync.app.workspace import Workspace
+from vimesync.check.model import EngineFlags, PlanRules, check_options
 from vimesync.config import CONFIG_NAME, load_config
 from vimesync.errors import BadInput, ConfigError
-from vimesync.upstream.pipeline import parse_range, walk_and_classify
+from vimesync.settings import Settings
+from vimesync.upstream.pipeline import parse_range
 
 
 def write(path: Path, text: str) -> Path:
@@ -63,12 +67,13 @@ def test_flag_then_environment_then_discovery(
 ) -> None:
     env_cfg = write(tmp_path / "job/env.toml", '[upstream]\nname = "FromEnv"\n')
     flag_cfg = write(tmp_path / "job/flag.toml", '[upstream]\nname = "FromFlag"\n')
-    monkeypatch.setenv("VIMESYNC_CONFIG", str(env_cfg))
-    assert load_config(cwd=repo).upstream_name == "FromEnv"
-    assert load_config(flag_cfg, cwd=repo).upstream_name == "FromFlag"
-    monkeypatch.setenv("VIMESYNC_CONFIG", str(tmp_path / "job/missing.toml"))
+    # $VIMESYNC_CONFIG, as the job's settings snapshot names it
+    named = Settings.of({"VIMESYNC_CONFIG": str(env_cfg)}).config_file
+    assert load_config(cwd=repo, named_by_env=named).upstream_name == "FromEnv"
+    assert load_config(flag_cfg, cwd=repo, named_by_env=named).upstream_name == "FromFlag"
+    missing = Settings.of({"VIMESYNC_CONFIG": str(tmp_path / "job/missing.toml")}).config_file
     with pytest.raises(ConfigError, match=r"missing\.toml: no such file \(named by \$VIMESYNC_CONFIG\)"):
-        load_config(cwd=repo)
+        load_config(cwd=repo, named_by_env=missing)
 
 
 def test_a_config_in_a_subfolder_may_name_files_anywhere_in_the_repository(repo: Path) -> None:
@@ -95,9 +100,9 @@ def test_a_config_in_a_subfolder_still_cannot_leave_the_repository(repo: Path, t
 
 
 def test_missing_upstream_names_the_config_and_the_key(repo: Path) -> None:
-    cfg = load_config(cwd=repo / "vime")
+    ws = Workspace.resolve(SyncFlags(range_="HEAD"), Settings.of({}), cwd=repo / "vime")
     with pytest.raises(BadInput) as exc:
-        walk_and_classify(None, "HEAD", policy=None, downstream=None, config=cfg)
+        walk(ws)
     assert str(repo / CONFIG_NAME) in exc.value.message and "[upstream] path" in exc.value.message
     assert (
         exc.value.hint
@@ -107,9 +112,9 @@ def test_missing_upstream_names_the_config_and_the_key(repo: Path) -> None:
 
 def test_missing_upstream_without_a_config_says_where_it_looked(tmp_path: Path) -> None:
     Repo(tmp_path / "r")
-    cfg = load_config(cwd=tmp_path / "r")
+    ws = Workspace.resolve(SyncFlags(range_="HEAD"), Settings.of({}), cwd=tmp_path / "r")
     with pytest.raises(BadInput) as exc:
-        walk_and_classify(None, "HEAD", policy=None, downstream=None, config=cfg)
+        walk(ws)
     assert exc.value.message == (
         f"no upstream repository given: pass --upstream PATH (no {CONFIG_NAME} found in {tmp_path / 'r'})"
     )
@@ -128,10 +133,10 @@ def test_missing_synced_names_the_pin(repo: Path) -> None:
 def test_missing_engine_source_names_the_engine_pin_key(repo: Path) -> None:
     cfg = load_config(cwd=repo)
     with pytest.raises(BadInput) as exc:
-        check_options(cfg)
+        check_options(cfg, EngineFlags(), PlanRules(untrusted=False))
     assert exc.value.message.startswith("no engine source: neither --source PATH nor [engine] pin in ")
     write(repo / "pins/e.toml", "[engine]\n")
     write(repo / CONFIG_NAME, '[engine]\npin = "pins/e.toml"\n')
     with pytest.raises(BadInput) as exc:
-        check_options(load_config(cwd=repo))
+        check_options(load_config(cwd=repo), EngineFlags(), PlanRules(untrusted=False))
     assert f"[engine] source in {repo / 'pins/e.toml'}" in exc.value.message

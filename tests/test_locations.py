@@ -12,7 +12,7 @@ import pytest
 from tests.builders.cli import run
 from tests.builders.planted import build_downstream, build_upstream, embedded
 from vimesync import git
-from vimesync.repopaths import UNTRUSTED_ENV, untrusted_checkout
+from vimesync.settings import UNTRUSTED_ENV, Settings
 
 SECRET = "s3cr3t-never-printed"
 
@@ -33,12 +33,8 @@ SECRET = "s3cr3t-never-printed"
         ({UNTRUSTED_ENV: "1"}, True),
     ],
 )
-def test_untrusted_checkout_follows_ci_markers_and_the_override(
-    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], expected: bool
-) -> None:
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    assert untrusted_checkout() is expected
+def test_untrusted_checkout_follows_ci_markers_and_the_override(env: dict[str, str], expected: bool) -> None:
+    assert Settings.of(env).untrusted is expected
 
 
 def _walk(capsys: pytest.CaptureFixture[str], down: Path, base: str, *flags: str) -> tuple[int, str, str]:

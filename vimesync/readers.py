@@ -115,8 +115,10 @@ class _Entry:
 @dataclass(eq=False)
 class CommitReader:
     """The files of ``commit`` in the repository ``repo``, named under ``root`` (the checkout's
-    work tree, where the same files would lie on disk). Use it as a context manager, or close it:
-    it keeps one ``git cat-file --batch`` for its reads."""
+    work tree, where the same files would lie on disk). A path outside ``root`` is no file of the
+    commit: it is read where it is (a flag may name a series anywhere; what the config names
+    must stay inside the repository, which the config's loader checks first). Use it as a
+    context manager, or close it: it keeps one ``git cat-file --batch`` for its reads."""
 
     repo: Path
     commit: str  # a full sha
@@ -147,9 +149,10 @@ class CommitReader:
             return ""
         if "\0" in str(path):
             raise NotARegularFile(where, "a NUL byte in the path")
-        if not here.is_relative_to(self.root):
-            raise NotARegularFile(where, f"outside the repository {self.root}: not in {self.where()}")
         return here.relative_to(self.root).as_posix()
+
+    def _outside(self, path: Path) -> bool:
+        return not lexical(path).is_relative_to(self.root)
 
     def _entry(self, path: Path, where: str) -> _Entry | None:
         """The entry at ``path``; None when absent. Every folder on the way must be a folder."""
@@ -184,6 +187,8 @@ class CommitReader:
 
     # --- the interface -----------------------------------------------------------------------
     def read(self, path: Path, *, max_bytes: int, root: Path | None = None, what: str = "file") -> bytes:
+        if self._outside(path):
+            return WORKTREE.read(path, max_bytes=max_bytes, root=root, what=what)
         where = str(path)
         entry = self._blob(path, where)
         if entry.size > max_bytes:
@@ -196,6 +201,8 @@ class CommitReader:
         return _text(self.read(path, max_bytes=max_bytes, root=root), str(path))
 
     def kind(self, path: Path, *, root: Path | None = None) -> Kind:
+        if self._outside(path):
+            return WORKTREE.kind(path, root=root)
         where = str(path)
         try:
             got = self._entry(path, where)
@@ -212,10 +219,12 @@ class CommitReader:
         raise NotARegularFile(where, "is a submodule, not a regular file or folder")
 
     def identity(self, path: Path, *, root: Path | None = None) -> tuple[object, int]:
+        if self._outside(path):
+            return WORKTREE.identity(path, root=root)
         return self._rel(path, str(path)), self._blob(path, str(path)).size
 
     def repository_root(self, path: Path) -> Path:
-        return self.root
+        return self.root if not self._outside(path) else WORKTREE.repository_root(path)
 
     def where(self) -> str:
         return f"commit {self.commit[:12]}"

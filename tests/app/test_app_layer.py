@@ -52,12 +52,25 @@ def test_every_result_carries_the_contract(module: str) -> None:
 
 
 @pytest.mark.parametrize("module", USE_CASES)
-def test_a_request_is_frozen_and_each_use_case_takes_one(module: str) -> None:
+def test_each_use_case_takes_the_workspace_and_frozen_requests(module: str) -> None:
+    """A use case receives the workspace (every fact of the sync resolved once) and what the
+    flags say as frozen dataclasses: the flag groups (app/flags.py) or a request of its own."""
+    from vimesync.app import flags
+
     mod = importlib.import_module(f"vimesync.app.{module}")
-    requests = [c for n, c in inspect.getmembers(mod, inspect.isclass) if n.endswith("Request")]
-    assert requests, module
-    for cls in requests:
-        assert cls.__dataclass_params__.frozen, cls  # type: ignore[attr-defined]
     fn = getattr(mod, module)
-    first = next(iter(inspect.signature(fn).parameters.values()))
-    assert first.annotation.endswith("Request"), (module, first)  # postponed annotations: a name
+    params = list(inspect.signature(fn).parameters.values())
+    groups = {n for n, c in inspect.getmembers(flags, inspect.isclass) if n.endswith("Flags")}
+    own = {
+        n
+        for n, c in inspect.getmembers(mod, inspect.isclass)
+        if c.__module__ == mod.__name__ and dataclasses.is_dataclass(c) and not hasattr(c, "to_json")
+    }
+    for cls in [getattr(mod, n) for n in own] + [getattr(flags, n) for n in groups]:
+        assert cls.__dataclass_params__.frozen, cls  # type: ignore[attr-defined]
+    takes = [p.annotation for p in params if p.kind is not p.KEYWORD_ONLY]  # postponed: names
+    if module == "init":  # it makes a workspace: there is none before it
+        assert takes == ["InitRequest"], takes
+        return
+    assert takes[0] == "Workspace", (module, takes)
+    assert all(a in groups | own for a in takes[1:]), (module, takes)

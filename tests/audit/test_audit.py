@@ -4,13 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.audits import run_audit
 from tests.builders.gitrepo import Repo
-from vimesync.audit.compare import (
-    default_sync_name,
-    load_excluded_globs,
-    reviews_for,
-    run_audit,
-)
 from vimesync.audit.ledger import file_safe, ledger_relpath, read_ledger, record, write_ledger
 from vimesync.audit.model import (
     ABSENT,
@@ -24,6 +19,8 @@ from vimesync.audit.model import (
     UNREVIEWED,
     VERIFIED,
 )
+from vimesync.audit.run import load_excluded_globs, reviews_for
+from vimesync.audit.syncname import default_sync_name
 from vimesync.errors import BadInput, ConfigError
 
 POLICY = """

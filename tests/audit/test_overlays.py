@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.audits import run_audit
 from tests.builders.gitrepo import Repo
-from vimesync.audit.compare import run_audit
 from vimesync.audit.ledger import ledger_relpath, write_ledger
 from vimesync.audit.model import (
     OVERLAY,

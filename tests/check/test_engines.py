@@ -11,7 +11,7 @@ import pytest
 
 from tests.builders.cli import run
 from tests.builders.stack import ENGINE, Stack
-from vimesync.check.model import check_plan
+from tests.builders.workspaces import plan as check_plan
 from vimesync.config import load_config
 from vimesync.errors import BadInput, ConfigError
 

@@ -313,8 +313,8 @@ def test_a_run_that_names_its_command_builds_only_that_command_and_says_the_same
 
     assert app_module._only(args) == args[0]
     alone = run(capsys, *args)
-    monkeypatch.setattr(app_module, "_only", lambda args: None)
-    monkeypatch.setattr(app_module, "_inner", lambda args: ())  # every group keeps its --help
+    monkeypatch.setattr(app_module, "_only", lambda args, **kw: None)
+    monkeypatch.setattr(app_module, "_inner", lambda args, **kw: ())  # every group keeps its --help
     assert run(capsys, *args) == alone
 
 
@@ -324,8 +324,7 @@ def test_the_whole_tree_is_built_for_anything_else(monkeypatch: pytest.MonkeyPat
     from vimesync.cli.app import COMMANDS, _only
 
     assert _only(["--json", "walk"]) is None and _only(["--version", "walk"]) is None
-    monkeypatch.setenv("_VIMESYNC_COMPLETE", "bash_complete")
-    assert _only(["walk"]) is None
+    assert _only(["walk"], completing=True) is None  # $_VIMESYNC_COMPLETE: a shell completes
     assert set(typer.main.get_command(build_app()).commands) == set(COMMANDS)  # type: ignore[attr-defined]
     assert set(typer.main.get_command(build_app("report")).commands) == {"report"}  # type: ignore[attr-defined]
 
@@ -345,5 +344,5 @@ def test_the_root_help_comes_from_an_outline_and_says_the_same(
     assert list(outline.commands) == list(typer.main.get_command(build_app()).commands)  # type: ignore[attr-defined]
     alone = run(capsys, *args)
     assert "carry" in alone[1] + alone[2] and "sop" in alone[1] + alone[2]  # no args: help on stderr
-    monkeypatch.setattr(app_module, "_only", lambda args: None)
+    monkeypatch.setattr(app_module, "_only", lambda args, **kw: None)
     assert run(capsys, *args) == alone

@@ -17,6 +17,7 @@ import pytest
 from tests.builders.evidence import HEAD, ci_cli, evidence_server
 from tests.builders.fakegithub import FakeGitHub
 from vimesync.cli import output
+from vimesync.settings import Settings
 
 # The runner's registered commands (a subset is enough: any name would be looked up).
 REGISTERED = {
@@ -121,8 +122,7 @@ def test_on_a_runner_the_human_output_is_fenced_whatever_annotations_says(
     # quoted in a code span (`##[set-output name=verdict;]green`) must still not be obeyed.
     from vimesync.cli.cioutputs import CiOutputs
 
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    ci = CiOutputs(None, mode)
+    ci = CiOutputs(None, mode, Settings.of({"GITHUB_ACTIONS": "true"}))
     with ci.human_output():
         print("- ❌ `##[set-output name=verdict;]green`: failure")
     lines = capsys.readouterr().out.splitlines()
@@ -135,8 +135,7 @@ def test_off_a_runner_nothing_is_fenced(
 ) -> None:
     from vimesync.cli.cioutputs import CiOutputs
 
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    with CiOutputs(None, "none").human_output():
+    with CiOutputs(None, "none", Settings.of({})).human_output():
         print("text")
     assert capsys.readouterr().out == "text\n"
 

@@ -307,7 +307,8 @@ def test_a_blank_context_line_is_named_not_an_empty_code_span() -> None:
 
 
 def test_the_engine_is_named_after_its_source_when_no_pin_names_it(tmp_path: Path) -> None:
-    from vimesync.check.model import check_options, engine_name
+    from tests.builders.workspaces import options as check_options
+    from vimesync.check.model import engine_name
     from vimesync.config import Config, load_engine_pin
 
     assert engine_name("", "/r/sglang-0.5.15.post1-cp311-cp311-manylinux_2_34_x86_64.whl") == "sglang"

@@ -259,11 +259,11 @@ def test_a_changed_path_that_looks_like_an_option_stays_a_path(demo: Demo, capsy
     assert [h["id"] for h in hooks] == ["no-conflict-markers", "only-rust"]
 
 
-@pytest.mark.parametrize("marker", sorted(__import__("vimesync.repopaths").repopaths._CI_MARKERS))
+@pytest.mark.parametrize("marker", sorted(__import__("vimesync.settings").settings.CI_MARKERS))
 def test_every_ci_marker_refuses_both_commands(
     demo: Demo, capsys, monkeypatch: pytest.MonkeyPatch, marker: str
 ) -> None:
-    for name in __import__("vimesync.repopaths").repopaths._CI_MARKERS:
+    for name in __import__("vimesync.settings").settings.CI_MARKERS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("VIMESYNC_UNTRUSTED", raising=False)
     monkeypatch.setenv(marker, "1")

@@ -6,10 +6,12 @@ from pathlib import Path
 import pytest
 
 from tests.builders.upstream import POLICY, Upstream, build_downstream
+from tests.builders.workspaces import workspace
+from vimesync.app.steps import walk
 from vimesync.config import Config, UpstreamPin
 from vimesync.errors import BadInput
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED
-from vimesync.upstream.pipeline import parse_range, walk_and_classify
+from vimesync.upstream.pipeline import parse_range
 
 
 @pytest.mark.parametrize(
@@ -42,14 +44,15 @@ def test_everything_together(tmp_path: Path, upstream: Upstream) -> None:
     meta = tmp_path / "prs.json"
     meta.write_text(json.dumps([{"number": 10, "title": "Empty", "labels": [{"name": "skip"}]}]))
     cfg = Config(upstream_repo="THUDM/slime", path_map=(("slime/", "vime/"),), upstream_branch="main")
-    r = walk_and_classify(
-        upstream.path,
-        f"{upstream.shas['root']}..",
-        policy=pol,
+    ws = workspace(
+        cfg,
         downstream=down.path,
+        upstream=upstream.path,
+        range_=f"{upstream.shas['root']}..",
+        policy=pol,
         pr_metadata=meta,
-        config=cfg,
     )
+    r = walk(ws)
     status = {p.number: p.decision.status for p in r.prs if p.decision}
     assert status == {
         1: MIRRORED,
@@ -70,7 +73,7 @@ def test_everything_together(tmp_path: Path, upstream: Upstream) -> None:
 def test_labels_rule_without_metadata_is_noted(tmp_path: Path, upstream: Upstream) -> None:
     pol = tmp_path / "policy.toml"
     pol.write_text('[[rule]]\naction = "exclude"\nreason = "labelled"\nlabels = ["skip"]\n')
-    r = walk_and_classify(upstream.path, "main", policy=pol, downstream=None)
+    r = walk(workspace(upstream=upstream.path, range_="main", policy=pol))
     assert r.notes and "labels" in r.notes[0]
 
 
@@ -83,7 +86,7 @@ def test_config_supplies_upstream_pin_and_policy(tmp_path: Path, upstream: Upstr
         upstream_pin=UpstreamPin(synced=upstream.shas["pr4b"]),
         policy=pol,
     )
-    r = walk_and_classify(None, None, policy=None, downstream=None, config=cfg)
+    r = walk(workspace(cfg))
     assert [p.number for p in r.prs] == [5, 6, 8, 9, 10] and r.prs[1].decision.status == EXCLUDED
 
 

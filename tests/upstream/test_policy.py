@@ -217,7 +217,8 @@ def test_many_rules_against_a_huge_pr_match_each_path_once(tmp_path: Path) -> No
 def test_audit_matches_every_exclude_rule_of_a_policy_at_the_caps(tmp_path: Path) -> None:
     """256 rules × 64 globs: one pathspec set of 16,384 globs is more than RE2 compiles ("failed
     to compile Set", a traceback); one set per rule, behind sharded prefilters, is not."""
-    from vimesync.audit.compare import excluded_matcher, load_excluded_globs
+    from vimesync.audit.compare import excluded_matcher
+    from vimesync.audit.run import load_excluded_globs
 
     globs = "[" + ", ".join(f'"d{{i}}/s{j}/**"' for j in range(63)) + ', "!d{i}/s0/keep"]'
     f = tmp_path / "policy.toml"

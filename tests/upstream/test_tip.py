@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from tests.builders.gitrepo import Repo
+from tests.builders.workspaces import workspace
 from vimesync import git
+from vimesync.app.steps import walk
 from vimesync.config import Config, UpstreamPin
 from vimesync.errors import BadInput
-from vimesync.upstream.pipeline import walk_and_classify
 from vimesync.upstream.tip import configured_tip
 
 pytestmark = pytest.mark.slow  # fetches between real repositories
@@ -41,7 +42,7 @@ def test_a_fetched_remote_tip_ahead_of_the_local_branch_wins(clone: tuple[Repo, 
         assert note is not None and "1 commit ahead of the local main" in note
         assert 'branch = "origin/main"' in note
     cfg = Config(upstream_branch="main", upstream_pin=UpstreamPin(synced=base))
-    result = walk_and_classify(path, None, policy=None, downstream=None, config=cfg)
+    result = walk(workspace(cfg, upstream=path))
     assert [pr.number for pr in result.prs] == [1, 2] and result.tip == up.head()
     assert any("origin/main" in n for n in result.notes)
 
@@ -49,7 +50,7 @@ def test_a_fetched_remote_tip_ahead_of_the_local_branch_wins(clone: tuple[Repo, 
 def test_an_explicit_tip_is_used_as_given(clone: tuple[Repo, Path, str]) -> None:
     up, path, base = clone
     cfg = Config(upstream_branch="main", upstream_pin=UpstreamPin(synced=base))
-    result = walk_and_classify(path, f"{base}..main", policy=None, downstream=None, config=cfg)
+    result = walk(workspace(cfg, upstream=path, range_=f"{base}..main"))
     assert [pr.number for pr in result.prs] == [1] and not result.notes
     assert configured_tip(path, "origin/main") == ("origin/main", None)
 

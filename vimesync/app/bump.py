@@ -152,7 +152,7 @@ def _changelog(
     if not (same and old.kind == "git" and old.rev and new.rev):
         return None, ("no engine changelog: it needs both pins to be commits of one git source",)
     assert opts.source is not None
-    stack = load_stack(opts.series, strip=opts.strip)
+    stack = load_stack(opts.series, strip=opts.strip, reader=opts.reader)
     found = find_backports(opts.source, old.rev, new.rev, stack, max_candidates=MAX_CHANGELOG)
     return found, found.notes
 

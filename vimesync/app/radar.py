@@ -100,8 +100,8 @@ def radar(ws: Workspace, engine: EngineFlags, request: RadarRequest) -> RadarRes
             "pin radar needs the engine's GitHub repository (owner/name)",
             hint="set repo in the engine pin, or pass --engine-repo OWNER/NAME",
         )
-    series = load_series(opts.series, default_strip=opts.strip)
-    patches = [(e.name, parse_dep3(read_patch(e))) for e in series.entries]
+    series = load_series(opts.series, default_strip=opts.strip, reader=opts.reader)
+    patches = [(e.name, parse_dep3(read_patch(e, reader=opts.reader))) for e in series.entries]
     pin = None
     if opts.source is not None and opts.rev is not None and git.repo_at(opts.source) is not None:
         pin = GitPin(opts.source, git.resolve(opts.source, opts.rev))
@@ -151,6 +151,6 @@ def _backports(r: RadarRequest, opts: CheckOptions, pin: GitPin) -> Backports:
     from vimesync.check.run import load_stack
     from vimesync.report.backports import MAX_CANDIDATES, find_backports
 
-    stack = load_stack(opts.series, strip=opts.strip)
+    stack = load_stack(opts.series, strip=opts.strip, reader=opts.reader)
     cap = MAX_CANDIDATES if r.max_candidates is None else r.max_candidates
     return find_backports(pin.repo, pin.commit, r.to or "HEAD", stack, max_candidates=cap)

@@ -36,10 +36,13 @@ def walk(ws: Workspace, *, at: str | None = None) -> WalkResult:
     """The upstream range of the sync, classified by the policy and marked mirrored where the
     downstream at ``at`` (default: the baseline: PRs this sync carries are applicable, not
     "already mirrored") carries them."""
-    from vimesync.upstream.pipeline import WalkSpec, walk_and_classify
+    from vimesync.upstream.pipeline import WalkSpec, parse_range, walk_and_classify
 
+    upstream = ws.require_upstream()
+    if ws.upstream_range.base is None and not ws.upstream_range.explicit:
+        parse_range(None, ws.config)  # raises: no --range and nothing synced (it names the pin)
     spec = WalkSpec(
-        upstream=ws.require_upstream(),
+        upstream=upstream,
         range=ws.upstream_range,
         policy=ws.policy,
         downstream=ws.downstream,
@@ -218,10 +221,11 @@ def audit(ws: Workspace) -> AuditResult:
 
     downstream, cfg = ws.require_downstream(), ws.config
     assert ws.head is not None
+    # as the user named them (the messages say --baseline main), else the commits resolved
     inputs = AuditInputs(
         downstream=downstream,
-        baseline=ws.require_baseline(),
-        head=ws.head,
+        baseline=ws.flags.baseline or ws.require_baseline(),
+        head=ws.flags.head or ws.head,
         upstream=ws.require_upstream(),
         upstream_tip=ws.upstream_range.tip,
         upstream_base=ws.upstream_base,

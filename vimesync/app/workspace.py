@@ -29,6 +29,7 @@ from typing import Literal
 
 from vimesync import git
 from vimesync.app.flags import SyncFlags
+from vimesync.app.syncpoint import BaselineRule, find_baseline, head_or_none
 from vimesync.check.model import CheckOptions, EngineFlags, PlanRules, check_plan
 from vimesync.config import Config, EnginePin, load_config, missing_input, parse_map, read_config
 from vimesync.errors import BadInput
@@ -42,13 +43,6 @@ from vimesync.upstream.pipeline import UpstreamRange
 # What the workspace reads: the working tree (walk, carry, patches, pin), or the head commit
 # (audit, report, sop: what they say is about a commit).
 Reading = Literal["worktree", "head"]
-# How the baseline is found when --baseline is not given:
-# "none": it is not looked for (walk, carry, the patch stack);
-# "optional": the sync branch's fork point when there is one (records, promote);
-# "required": it must exist (audit review: without it every file would count as changed);
-# "sync": the head must be a sync — else the sync branch the repository records, else refused
-# (audit, report, sop status: they describe a sync).
-BaselineRule = Literal["none", "optional", "required", "sync"]
 # Where the downstream is when --downstream does not say: [downstream] path, else the repository
 # the command runs in ("cwd"); [downstream] path, else nowhere ("none": walk compares with a
 # downstream only when told); the repository the command runs in, whatever the config says
@@ -95,12 +89,14 @@ class Workspace:
         if down is None:
             return cls(settings, flags, checkout, checkout, WORKTREE, None, None, flags.baseline, cwd=here)
         head_rev = flags.head or "HEAD"
-        head = git.resolve(down, head_rev) if reading == "head" or flags.head else _head_or_none(down)
+        head = git.resolve(down, head_rev) if reading == "head" or flags.head else head_or_none(down)
         notes: list[str] = []
         base: str | None = git.resolve(down, flags.baseline) if flags.baseline else None
         how = None
         if base is None and head is not None and baseline != "none":
-            head, base, how = _baseline(down, head, head_rev, baseline, explicit_head=flags.head, notes=notes)
+            head, base, how = find_baseline(
+                down, head, head_rev, baseline, explicit_head=flags.head, notes=notes
+            )
         ws = cls(settings, flags, checkout, checkout, WORKTREE, down, head, base, tuple(notes), how, here)
         return ws._reading_head(engines) if reading == "head" and head is not None else ws
 
@@ -165,6 +161,8 @@ class Workspace:
 
     def require_downstream(self) -> Path:
         if self.downstream is None:
+            if self.flags.downstream is None and self.config.downstream_path is None:
+                git.git_dir(self.cwd)  # run outside a repository: it says so
             raise missing_input(
                 self.config,
                 "no downstream repository given",
@@ -230,17 +228,24 @@ class Workspace:
             base, tip = parse_range(given, self.config)
             tip, note = self._branch_tip(tip) if given.endswith("..") else (tip, None)
             return UpstreamRange(base, tip, explicit=True, pinned_base=given.startswith(".."), note=note)
-        before = self._synced_at(self.baseline)
-        now = self._synced_at(self.head)
+        before = now = None
+        if self._in_order():
+            before = self._synced_at(self.baseline)
+            now = self._synced_at(self.head) if before is not None else None
         base = before or self.config.upstream_pin.synced
         if self.flags.upstream_tip is not None:
             return UpstreamRange(base, self.flags.upstream_tip, explicit=False, pinned_base=True)
         if now is not None and before is not None and now != before:
             return UpstreamRange(base, now, explicit=False, pinned_base=True)
-        if base is None:
-            parse_range(None, self.config)  # raises: no range and nothing synced (names the pin)
         tip, note = self._branch_tip(self.config.upstream_branch or "HEAD")
         return UpstreamRange(base, tip, explicit=False, pinned_base=True, note=note)
+
+    def _in_order(self) -> bool:
+        """The baseline is the head or an ancestor of it (reversed, the audit says so: the pins
+        at them are not the sync's)."""
+        if self.downstream is None or self.baseline is None or self.head is None:
+            return False
+        return self.baseline == self.head or git.is_ancestor(self.downstream, self.baseline, self.head)
 
     def _branch_tip(self, branch: str) -> tuple[str, str | None]:
         from vimesync.upstream.tip import configured_tip
@@ -316,71 +321,3 @@ def _downstream(
     git.git_dir(path)  # BadInput: not a repository
     top = git.run(path, ["rev-parse", "--show-toplevel"], check=False).decode().strip()
     return Path(top) if top and lexical(Path(top)) != lexical(path) else path
-
-
-def _head_or_none(downstream: Path) -> str | None:
-    out = git.run(downstream, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False)
-    sha = out.decode().strip()
-    return sha or None
-
-
-def _baseline(
-    downstream: Path,
-    head: str,
-    head_rev: str,
-    rule: BaselineRule,
-    *,
-    explicit_head: str | None,
-    notes: list[str],
-) -> tuple[str, str | None, str | None]:
-    """(the head, the baseline) when --baseline is not given (see :data:`BaselineRule`)."""
-    from vimesync.audit.syncname import determine_baseline
-
-    try:
-        base, how = determine_baseline(downstream, head_rev)
-    except BadInput:
-        if rule == "optional":
-            return head, None, None
-        if rule == "required" or explicit_head is not None:
-            raise
-        found = recorded_sync(downstream)
-        if found is None:
-            raise _not_a_sync(downstream, head) from None
-        branch, branch_head, base = found
-        notes.append(
-            f"HEAD ({head[:12]}) is not a sync: describing the sync branch {branch} at {branch_head[:12]}"
-            f" (its baseline {base[:12]}); pass --head and --baseline to describe another"
-        )
-        return branch_head, base, f"the baseline the sync branch {branch} records"
-    return head, base, how
-
-
-def _not_a_sync(downstream: Path, head: str) -> BadInput:
-    return BadInput(
-        f"HEAD ({head[:12]}) of {downstream} is not a sync: it is on the main line, and this repository"
-        " records no sync branch (vimesync sync or carry)",
-        hint="run it in the sync branch's worktree, or pass --head REV (the sync's head) and"
-        " --baseline REV (the downstream commit before the sync)",
-    )
-
-
-def recorded_sync(repo: Path) -> tuple[str, str, str] | None:
-    """The sync branch this repository records (a ``vimesync sync`` in progress or finished, else
-    a carry in progress): (its name, its head, its baseline), when the branch still exists."""
-    from vimesync.app import syncstate
-    from vimesync.carry import gitops
-    from vimesync.carry import state as carry_state
-
-    candidates: list[tuple[str, str]] = []
-    if syncstate.exists(repo):
-        s = syncstate.load(repo)
-        if s.branch:
-            candidates.append((s.branch, s.baseline))
-    if carry_state.exists(repo):
-        c = carry_state.load(repo)
-        candidates.append((c.branch, c.onto))
-    for branch, base in candidates:
-        tip = gitops.branch_at(repo, f"refs/heads/{branch}")
-        if tip is not None and tip != base:
-            return branch, tip, base
-    return None

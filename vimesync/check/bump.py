@@ -97,8 +97,8 @@ def run_bump(opts: BumpOptions, *, progress: ProgressFn | None = None) -> BumpRe
     cur = opts.current
     if cur.source is None:
         raise BadInput("pin bump needs the current source on disk (a pypi: pin is fetched first)")
-    entries = load_series(cur.series, default_strip=cur.strip).entries
-    patches = load_stack(cur.series, strip=cur.strip)
+    entries = load_series(cur.series, default_strip=cur.strip, reader=cur.reader).entries
+    patches = load_stack(cur.series, strip=cur.strip, reader=cur.reader)
     with (
         scratch_dir("vimesync-bump-") as tmp,
         open_source(cur.source, cur.rev, scratch=Path(tmp)) as old_src,

@@ -100,8 +100,8 @@ def remake(opts: CheckOptions, name: str, folder: Path) -> Remade:
         if m is not None:
             line = data.count(b"\n", 0, m.start()) + 1
             raise BadInput(f"{folder / name / path}:{line}: still has a conflict marker; resolve it first")
-    entries = load_series(opts.series, default_strip=opts.strip).entries
-    patches = load_stack(opts.series, strip=opts.strip)
+    entries = load_series(opts.series, default_strip=opts.strip, reader=opts.reader).entries
+    patches = load_stack(opts.series, strip=opts.strip, reader=opts.reader)
     index = next((i for i, e in enumerate(entries) if e.name == name), None)
     if index is None:
         raise BadInput(f"{excerpt(name)}: not a patch of the series {opts.series}")
@@ -112,7 +112,7 @@ def remake(opts: CheckOptions, name: str, folder: Path) -> Remade:
         tree = ScratchTree(Path(tmp) / "tree", source_provider(src), all_hunks=True)
         for earlier in patches[:index]:
             tree.apply(earlier)  # atomic: a patch that fails leaves the tree as it was, as in the bump
-        raw = read_patch(entry)
+        raw = read_patch(entry, reader=opts.reader)
         patch = parse_patch(raw, name=entry.name, strip=entry.strip)
         scratch = Scratch(Path(tmp) / "git")
         sections: dict[int, NewSection | None] = {}

@@ -27,6 +27,7 @@ from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
 from vimesync.patches.model import PatchFile, PatchResult
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_LINK, Provider, apply_stack
+from vimesync.readers import WORKTREE, Reader
 from vimesync.safefs import ensure_output_dir, excerpt, remove_tree, scratch_dir
 from vimesync.sources import Source, open_source
 from vimesync.sources.archive import TAR_SUFFIXES, ZIP_SUFFIXES
@@ -51,17 +52,19 @@ def load_stack(
     max_binary: int = MAX_STACK_BINARY,
     max_lines: int = MAX_STACK_LINES,
     max_files: int = MAX_STACK_FILES,
+    reader: Reader = WORKTREE,
 ) -> list[PatchFile]:
     """Read and parse every patch of the series up front: a malformed or unsafe patch is bad
     input (exit 2, naming the patch) before any source is opened. The binary data the whole
     stack holds (inflated payloads and the results deltas announce) is capped like one patch's,
     so many small patches cannot add up to what one may not hold; so are the lines of all the
-    patches, counted before each is parsed, and the files they change."""
-    series = load_series(series_path, default_strip=strip)
+    patches, counted before each is parsed, and the files they change. ``reader``: the working
+    tree, or the commit whose stack is checked."""
+    series = load_series(series_path, default_strip=strip, reader=reader)
     stack: list[PatchFile] = []
     held = lines = files = 0
     for e in series.entries:
-        data = read_patch(e)
+        data = read_patch(e, reader=reader)
         count = data.count(b"\n")  # over MAX_PATCH_LINES: parse_patch names the patch's own cap
         lines += min(count, MAX_PATCH_LINES)
         if lines > max_lines:
@@ -190,7 +193,7 @@ def _refuse_a_folder_of_archives(source: Source, path: Path) -> None:
 
 def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> CheckReport:
     """Apply ``opts.series`` to ``opts.source`` at ``opts.rev`` in a scratch tree and parse it."""
-    patches = load_stack(opts.series, strip=opts.strip)
+    patches = load_stack(opts.series, strip=opts.strip, reader=opts.reader)
     if opts.export is None:
         return _run_check(opts, patches, progress)
     existed = os.path.lexists(opts.export)

@@ -95,8 +95,8 @@ def run_scan(
         raise BadInput("pin scan needs at least one --to REV|SOURCE (or --merge FILE...)")
     if len(targets) > MAX_RELEASES:
         raise BadInput(f"pin scan takes at most {MAX_RELEASES} releases at once; split them into jobs")
-    entries = load_series(opts.series, default_strip=opts.strip).entries
-    patches = load_stack(opts.series, strip=opts.strip)
+    entries = load_series(opts.series, default_strip=opts.strip, reader=opts.reader).entries
+    patches = load_stack(opts.series, strip=opts.strip, reader=opts.reader)
     with ExitStack() as stack:
         root = Path(stack.enter_context(scratch_dir("vimesync-scan-")))
         sources, trees = [], []

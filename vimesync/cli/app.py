@@ -252,7 +252,7 @@ def _outline(app: typer.Typer, group: Any) -> None:
         app.add_typer(group(help_), name=name)
 
 
-def _only(args: list[str], *, completing: bool) -> str | None:
+def _only(args: list[str], *, completing: bool = False) -> str | None:
     """The command a run names first, when the rest of the tree cannot matter: not for shell
     completion (it reads its words from the environment and may list every command). ``""``: the
     root help alone (``vimesync``, ``-h``, ``--help``), which needs no command's options."""
@@ -265,7 +265,7 @@ def _only(args: list[str], *, completing: bool) -> str | None:
     return None
 
 
-def _inner(args: list[str], *, completing: bool) -> tuple[str, ...]:
+def _inner(args: list[str], *, completing: bool = False) -> tuple[str, ...]:
     """The groups ``args`` name a command inside, outermost first: ``sop record image`` ->
     ``("sop", "sop record")``. A group's --help not given is still coerced by typer (through
     pydantic, ~0.1 s); one followed by its command's name cannot be given, so it is left out."""

@@ -14,7 +14,7 @@ flags it offers (a command need not offer them all)::
 :func:`expand` turns such a function into the one typer reads: every flag a parameter of its own
 (its option alias from :mod:`vimesync.cli.options`, named ``<group>_<flag>``), and back into the
 group's dataclass, built by keyword, when the command runs; ``settings`` is the job's environment
-the CLI boundary took (:func:`vimesync.cli.app.main`), handed in through click's context.
+the CLI boundary took (``main()`` in the app module), handed in through click's context.
 
 ``take`` returns a marker typed ``Any``, as ``typer.Option`` and ``dataclasses.field`` do: the
 parameter's annotation is what the command receives.

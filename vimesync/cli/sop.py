@@ -40,7 +40,8 @@ from vimesync.cli.options import (
 
 if TYPE_CHECKING:
     from vimesync.app.flags import CiFlags, EngineFlags, OutputFlags, SyncFlags
-    from vimesync.app.workspace import BaselineRule, Reading
+    from vimesync.app.syncpoint import BaselineRule
+    from vimesync.app.workspace import Reading
     from vimesync.settings import Settings
 
 # The flags that name the sync whose head a record is for.
