@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from vimesync import git
-from vimesync.upstream.pipeline import walk_and_classify
+from vimesync.config import Config
+from vimesync.upstream.pipeline import UpstreamRange, WalkSpec, parse_range, walk_and_classify
 
 DEFAULT_POLICY = """\
 [[rule]]
@@ -178,7 +179,9 @@ def main(argv: list[str] | None = None) -> int:
 
         def run_walk() -> None:
             nonlocal result
-            result = walk_and_classify(repo, args.range, policy=policy, downstream=None)
+            base, tip = parse_range(args.range, Config())
+            rng = UpstreamRange(base, tip, explicit=True)
+            result = walk_and_classify(WalkSpec(upstream=repo, range=rng, policy=policy), Config())
 
         run_git(), run_walk()  # warm the page cache for both
         g = time_it(run_git, args.repeat)

@@ -65,17 +65,14 @@ def test_repo_layout_is_the_shipped_example() -> None:
 def test_the_sync_closes_the_loop(demo: Demo) -> None:
     # Before the sync the walk finds work to carry; after it (the sync commit's Upstream-PR
     # trailers) everything applicable is mirrored, so the next walk has nothing left to carry.
+    from tests.builders.workspaces import workspace
+    from vimesync.app.steps import walk
     from vimesync.upstream.model import APPLICABLE, MIRRORED
-    from vimesync.upstream.pipeline import walk_and_classify
 
     cfg = load_config(demo.downstream / "vimesync.toml")
-    range_ = f"{demo.base}..{demo.tip}"
-    before = walk_and_classify(
-        None, range_, policy=None, downstream=None, config=cfg, downstream_rev=demo.baseline
-    )
-    after = walk_and_classify(
-        None, range_, policy=None, downstream=None, config=cfg, downstream_rev=demo.head
-    )
+    ws = workspace(cfg, downstream=cfg.downstream_path, range_=f"{demo.base}..{demo.tip}")
+    before = walk(ws, at=demo.baseline)
+    after = walk(ws, at=demo.head)
     assert len(before.by_status(APPLICABLE)) == 7 and len(before.by_status(MIRRORED)) == 1
     assert after.by_status(APPLICABLE) == [] and len(after.by_status(MIRRORED)) == 8
 

@@ -42,7 +42,10 @@ def test_newer_target_without_interpreter_names_what_is_needed(tmp_path: Path) -
     with pytest.raises(BadInput) as exc:
         interp.find_interpreter((3, 99), env=clean_env(tmp_path))
     have = "{}.{}".format(*HERE)
-    want = f"python3.99 is needed to parse with the 3.99 grammar; install it or pass --python {have}"
+    want = (
+        f"python3.99 is needed to parse with the 3.99 grammar; install it, or parse with the {have} grammar"
+        f' (python = "{have}" in the engine pin, or --python {have} where a command takes it)'
+    )
     assert str(exc.value) == want
     assert "VIMESYNC_PYTHON_3_99" in (exc.value.hint or "")
 

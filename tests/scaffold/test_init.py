@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from tests.builders.gitrepo import Repo
+from tests.builders.workspaces import options as check_options
+from tests.builders.workspaces import workspace
 from vimesync import git
-from vimesync.check.model import check_options
+from vimesync.app.steps import walk
 from vimesync.cli.app import main
 from vimesync.config import load_config, load_engine_pin
-from vimesync.upstream.pipeline import walk_and_classify
 
 WRITTEN = [
     "vimesync.toml",
@@ -76,7 +77,7 @@ def test_init_writes_a_working_layout(world: dict[str, object], capsys: pytest.C
     assert cfg.policy == down / "sop/policy.toml"
     opts = check_options(cfg)
     assert opts.series == down / "patches/series"
-    walked = walk_and_classify(None, None, policy=None, downstream=None, config=cfg)
+    walked = walk(workspace(cfg, downstream=cfg.downstream_path))
     assert [pr.number for pr in walked.prs] == [3]
 
 

@@ -98,7 +98,6 @@ def promote(ws: Workspace, request: PromoteRequest) -> PromoteResult:
 
     from vimesync.app import steps
     from vimesync.app.evidence import evidence_heads, evidence_of
-    from vimesync.app.report import gate_notes
     from vimesync.report.checklist import images_gate
     from vimesync.report.model import Skipped, SyncReport
     from vimesync.sop.gates import off_gate
@@ -137,7 +136,7 @@ def promote(ws: Workspace, request: PromoteRequest) -> PromoteResult:
     else:
         images = images_gate(records, bound, gates_cfg.architectures, by_name["ci"])
     gates = (by_name["ci"], by_name["tests"], images)
-    notes = gate_notes(gates_cfg, untrusted=ws.untrusted) + ws.notes
+    notes = ws.notes  # no gate is switched off here: --skip-gate is not promote's
     file = records_file(root, name)
     if "images" in off:
         gates = (

@@ -11,7 +11,7 @@ from typing import Any
 
 from vimesync.app import syncstate
 from vimesync.app.carry import AbortResult
-from vimesync.app.flags import CiFlags, OutputFlags
+from vimesync.app.flags import CiFlags, EngineFlags, OutputFlags
 from vimesync.app.result import Kind, document
 from vimesync.app.syncstate import SyncState
 from vimesync.app.workspace import Workspace
@@ -33,19 +33,25 @@ class SyncMode(str, Enum):
 @dataclass(frozen=True)
 class SyncRunRequest:
     """What sync's own flags say: the mode, the carry's options (--pr, --direct, --squash, --onto,
-    --branch), the gates switched off (--skip-gate) and where the report goes (--publish,
-    --output). The range, baseline and repositories are the workspace's."""
+    --branch, --worktree), where the engine source is (--source, as the job fetched it), where
+    CI is read and the gates switched off (--ci-repo, --skip-gate), and where the report goes
+    (--publish, --output). The range, baseline and repositories are the workspace's."""
 
     mode: SyncMode = SyncMode.START
     carry: CarryOptions = field(default_factory=CarryOptions)
+    engine: EngineFlags = field(default_factory=EngineFlags)  # --source of the pinned engine (CI)
     ci: CiFlags = field(default_factory=CiFlags)
     output: OutputFlags = field(default_factory=OutputFlags)
 
     def started_with(self, ws: Workspace) -> list[str]:
         """The flags that only a new sync takes (--continue goes on with its own)."""
-        sync = (("--range", ws.flags.range_), ("--baseline", ws.flags.baseline))
+        sync = (
+            ("--range", ws.flags.range_),
+            ("--baseline", ws.flags.baseline),
+            ("--upstream", ws.flags.upstream),
+        )
         given = self.carry.given() + [flag for flag, value in sync if value]
-        order = ["--range", "--pr", "--direct", "--squash", "--onto", "--branch", "--baseline"]
+        order = ["--range", "--pr", "--direct", "--squash", "--onto", "--branch", "--worktree", "--baseline"]
         return sorted(given, key=lambda f: order.index(f) if f in order else len(order))
 
 

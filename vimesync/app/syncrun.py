@@ -182,7 +182,7 @@ class SyncRun:
             if not gitops.ref_exists(self.checkout, ref):
                 s.carry_started = True
                 syncstate.save(self.checkout, s)
-            options = replace(r.carry, branch=s.branch, onto=s.onto, worktree=None, dry_run=False)
+            options = replace(r.carry, branch=s.branch, onto=s.onto, dry_run=False)
             req = CarryRequest(CarryMode.START, options)
         result = carry(self.here, req)
         assert isinstance(result, CarryResult)
@@ -271,7 +271,10 @@ class SyncRun:
     def _at_head(self, *, reading: Reading = "head") -> Workspace:
         """The workspace of the sync's head: its worktree, the config found there, its baseline."""
         downstream, head = self._sync_head()
-        flags = SyncFlags(config=self._config_in(downstream), downstream=downstream, head=head)
+        upstream = self.ws.flags.upstream
+        flags = SyncFlags(
+            config=self._config_in(downstream), upstream=upstream, downstream=downstream, head=head
+        )
         if reading == "head":
             flags = replace(flags, baseline=self.state.baseline)
         else:
@@ -287,13 +290,14 @@ class SyncRun:
         from vimesync.app import syncsteps
 
         s = self.state
+        engine = self.r.engine
         if name == "patches":
-            return syncsteps.patches(ws)
+            return syncsteps.patches(ws, engine)
         if name == "audit":
             return syncsteps.audit(ws)
         if name == "status":
-            return syncsteps.status(ws, self._ci(), s.publish)
-        outcome, url = syncsteps.report(ws, self._ci(), s.publish, Path(self._output()))
+            return syncsteps.status(ws, engine, self._ci(), s.publish)
+        outcome, url = syncsteps.report(ws, engine, self._ci(), s.publish, Path(self._output()))
         if url:
             self.notes.append(f"published: {url}")
         return outcome
@@ -323,7 +327,7 @@ class SyncRun:
                 ),
             )
         with self._at_head() as ws:
-            outcome = syncsteps.status(ws, self._ci(), self.state.publish)
+            outcome = syncsteps.status(ws, self.r.engine, self._ci(), self.state.publish)
         step = Step("status", outcome.kind, outcome.ok, outcome.exit_code, outcome.figure)
         self.steps.append(step)
         self.on_step(step)

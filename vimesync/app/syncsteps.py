@@ -42,13 +42,13 @@ def walk_figure(totals: dict[str, int]) -> str:
     return figure
 
 
-def patches(ws: Workspace) -> StepOutcome:
+def patches(ws: Workspace, engine: EngineFlags) -> StepOutcome:
     """``patches check`` of every engine at its pin, as the sync's head holds the stack."""
     from vimesync.app.check import check
 
     if not ws.config.engines:
         return StepOutcome("patches", Kind.CHECK, True, "no engine pinned: nothing to check")
-    outcome = check(ws, EngineFlags())
+    outcome = check(ws, engine)
     parts, failed = [], []
     for r in outcome.reports:
         label = f"{r.engine}: " if len(outcome.reports) > 1 else ""
@@ -104,12 +104,12 @@ def audit(ws: Workspace) -> StepOutcome:
     )
 
 
-def status(ws: Workspace, ci: CiFlags, publish: str | None) -> StepOutcome:
+def status(ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None) -> StepOutcome:
     """Every gate of the SOP at the head (``sop status``): CI and images included (the CI of the
     PR it publishes to, when it does)."""
     from vimesync.app.status import StatusRequest, sop_status
 
-    request = StatusRequest(ci=ci, publish=publish)
+    request = StatusRequest(engine=engine, ci=ci, publish=publish)
     gates = sop_status(ws, request).status.gates
     unmet = [g for g in gates if not g.ok]
     if not unmet:
@@ -129,13 +129,15 @@ def status(ws: Workspace, ci: CiFlags, publish: str | None) -> StepOutcome:
     return StepOutcome("status", Kind.STATUS, False, figure, decision=decision, next=next_)
 
 
-def report(ws: Workspace, ci: CiFlags, publish: str | None, output: Path) -> tuple[StepOutcome, str | None]:
+def report(
+    ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None, output: Path
+) -> tuple[StepOutcome, str | None]:
     """The sync report written to ``output`` (and published); returns the published URL."""
     from vimesync.app.report import ReportRequest, make_report, publish_report
     from vimesync.report.markdown import render_markdown
     from vimesync.safefs import write_atomic
 
-    request = ReportRequest(ci=ci, publish=publish)
+    request = ReportRequest(engine=engine, ci=ci, publish=publish)
     result = make_report(ws, request)
     # the default folder (.vimesync/) is made, never through a symlink
     write_atomic(output, render_markdown(result.report).encode("utf-8"), mkdirs=True, what="--output")

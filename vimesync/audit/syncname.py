@@ -1,64 +1,11 @@
-"""Which sync this is: the upstream commit it starts from and its review-ledger name."""
+"""Which sync this is: its review-ledger name, and the pre-sync commit a sync branch left main at."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from vimesync import git
-from vimesync.config import Config
 from vimesync.errors import BadInput
-from vimesync.pins import pinned_at
-
-
-def upstream_base_of(
-    config: Config,
-    *,
-    upstream: Path,
-    tip: str,
-    downstream: Path | None = None,
-    baseline: str | None = None,
-    upstream_base: str | None = None,
-) -> str | None:
-    """The upstream commit the sync starts from (full sha when it resolves), or None.
-
-    ``upstream_base`` when given, else the upstream pin's ``synced`` as committed at the
-    downstream ``baseline`` (stable for the whole sync, even after the pin is bumped), else the
-    pin's current ``synced`` unless it already equals the tip.
-    """
-    tip_sha = git.resolve(upstream, tip)
-    base = upstream_base
-    if base is None and downstream is not None and baseline is not None:
-        base = pinned_at(downstream, baseline, config.upstream_pin.file, "upstream", "synced")
-    if base is None and config.upstream_pin.synced:
-        base = config.upstream_pin.synced
-    if base is None:
-        return None
-    try:
-        base = git.resolve(upstream, base)
-    except git.GitError:
-        pass
-    return None if base == tip_sha else base
-
-
-def sync_name(
-    config: Config,
-    *,
-    upstream: Path,
-    tip: str,
-    downstream: Path | None = None,
-    baseline: str | None = None,
-    upstream_base: str | None = None,
-) -> str:
-    """The ledger name of this sync: ``<upstream base8>..<tip8>`` (see :func:`upstream_base_of`)."""
-    base = upstream_base_of(
-        config,
-        upstream=upstream,
-        tip=tip,
-        downstream=downstream,
-        baseline=baseline,
-        upstream_base=upstream_base,
-    )
-    return default_sync_name(base, git.resolve(upstream, tip))
 
 
 def default_sync_name(upstream_base: str | None, upstream_tip: str) -> str:

@@ -39,7 +39,7 @@ def report(
         "github",
         "config",
     ),
-    engine: EngineFlags = ENGINE.take("engine", "source", "rev", "series", "strip", "keep_going"),
+    engine: EngineFlags = ENGINE.take("engine", "source", "rev", "series", "strip", "python", "keep_going"),
     ci: CiFlags = CI.take("repo", "pr", "require", "skip_gate"),
     out: OutputFlags = OUTPUT.take(
         "format", "json", "output", "publish", "junit", "annotations", format="DocFormatOpt"

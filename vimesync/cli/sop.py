@@ -45,13 +45,19 @@ if TYPE_CHECKING:
     from vimesync.settings import Settings
 
 # The flags that name the sync whose head a record is for.
-HEAD = ("head", "baseline", "sync", "upstream", "config")
+HEAD = ("head", "baseline", "sync", "upstream", "downstream", "config")
+# What ``sop status`` evaluates is the report's gates: it takes the report's flags.
+REPORT_SYNC = (
+    *("upstream", "range_", "upstream_repo", "policy", "downstream", "baseline", "head", "path_map"),
+    *("sync", "pr_metadata", "github", "config"),
+)
+REPORT_ENGINE = ("engine", "source", "rev", "series", "strip", "python", "keep_going")
 
 
 def status(
     settings: Settings,
-    sync: SyncFlags = SYNC.take(*HEAD),
-    engine: EngineFlags = ENGINE.take("source"),
+    sync: SyncFlags = SYNC.take(*REPORT_SYNC),
+    engine: EngineFlags = ENGINE.take(*REPORT_ENGINE),
     ci: CiFlags = CI.take("repo", "pr", "require", "skip_gate"),
     out: OutputFlags = OUTPUT.take("format", "json", "junit", "annotations"),
 ) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vimesync.cli.groups import CI, OUTPUT, SYNC
+from vimesync.cli.groups import CI, ENGINE, OUTPUT, SYNC
 from vimesync.cli.options import (
     BranchOpt,
     DirectOpt,
@@ -21,22 +21,25 @@ from vimesync.cli.options import (
     SyncAbortOpt,
     SyncContinueOpt,
     SyncStatusOpt,
+    WorktreeOpt,
 )
 from vimesync.errors import BadInput
 
 if TYPE_CHECKING:
-    from vimesync.app.flags import CiFlags, OutputFlags, SyncFlags
+    from vimesync.app.flags import CiFlags, EngineFlags, OutputFlags, SyncFlags
     from vimesync.settings import Settings
 
 
 def sync_command(
     settings: Settings,
-    sync: SyncFlags = SYNC.take("range_", "baseline", "downstream", "config"),
+    sync: SyncFlags = SYNC.take("range_", "baseline", "upstream", "downstream", "config"),
     pr: PrOpt = None,
     direct: DirectOpt = "skip",
     squash: SquashOpt = False,
     onto: OntoOpt = "HEAD",
     branch: BranchOpt = None,
+    worktree: WorktreeOpt = None,
+    engine: EngineFlags = ENGINE.take("engine", "source", "rev"),
     ci: CiFlags = CI.take("skip_gate", "repo", "pr"),
     continue_: SyncContinueOpt = False,
     abort: SyncAbortOpt = False,
@@ -58,8 +61,12 @@ def sync_command(
     modes = [m for m, on in given if on]
     if len(modes) > 1:
         raise BadInput(f"{' and '.join(m.value for m in modes)}: give one of them")
-    carry = CarryOptions(prs=tuple(pr or ()), direct=direct, squash=squash, onto=onto, branch=branch)
-    request = SyncRunRequest(modes[0] if modes else SyncMode.START, carry=carry, ci=ci, output=out)
+    carry = CarryOptions(
+        prs=tuple(pr or ()), direct=direct, squash=squash, onto=onto, branch=branch, worktree=worktree
+    )
+    request = SyncRunRequest(
+        modes[0] if modes else SyncMode.START, carry=carry, engine=engine, ci=ci, output=out
+    )
     with Workspace.resolve(sync, settings, engines=False) as ws:
         result = run(ws, request, on_step=None if out.as_json else render_step)
     return emit.result(result, render_sync)

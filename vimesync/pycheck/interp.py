@@ -303,6 +303,7 @@ def find_interpreter(
         return Interpreter(here.executable, here.version, here.implementation, feature_version=version)
     have = "{}.{}".format(*here.version[:2])
     raise BadInput(
-        f"python{x}.{y} is needed to parse with the {x}.{y} grammar; install it or pass --python {have}",
+        f"python{x}.{y} is needed to parse with the {x}.{y} grammar; install it, or parse with the"
+        f' {have} grammar (python = "{have}" in the engine pin, or --python {have} where a command takes it)',
         hint=f"or point ${var} at a python{x}.{y} interpreter",
     )

@@ -8,10 +8,10 @@ import typer
 
 
 # Not listed under Arguments (typer would print a "<str>" type there): the docstring says what NAME is.
-def _complete_patch(incomplete: str) -> list[str]:
+def _complete_patch(ctx: typer.Context, incomplete: str) -> list[str]:
     from vimesync.app.names import patch_names
 
-    return patch_names(incomplete)
+    return patch_names(ctx.obj, incomplete) if ctx.obj is not None else []
 
 
 PatchNameArg = Annotated[str, typer.Argument(metavar="NAME", hidden=True, autocompletion=_complete_patch)]
