@@ -244,7 +244,6 @@ ENVIRON_READER = "vimesync.settings"
 ENVIRON_NOT_YET = {
     "vimesync.buildkite",
     "vimesync.carry.budget",
-    "vimesync.ci.evidence",
     "vimesync.cli.app",
     "vimesync.cli.carry",
     "vimesync.cli.cioutputs",
@@ -253,7 +252,6 @@ ENVIRON_NOT_YET = {
     "vimesync.config.cachedir",
     "vimesync.config.load",
     "vimesync.git.disarm",
-    "vimesync.github.settings",
     "vimesync.outputs.stepsummary",
     "vimesync.pycheck.interp",
     "vimesync.registry",

@@ -87,12 +87,13 @@ CI_MARKERS = (
 SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GitHubSettings:
+    cache: Path  # where GitHub's answers are kept with their ETags: github/ in the cache folder
     token: str | None = None
     api: str = GITHUB_API  # no trailing slash
-    deadline: float = GITHUB_DEADLINE
-    wait_budget: float = GITHUB_WAIT_BUDGET
+    deadline: float = GITHUB_DEADLINE  # seconds for one call (redirects, 202s, retries included)
+    wait_budget: float = GITHUB_WAIT_BUDGET  # seconds of rate-limit waits in one process
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,7 @@ class Settings:
         token = next((v for n in GITHUB_TOKEN_ENVS if (v := self.get(n))), None)
         api = next((v for n in GITHUB_API_ENVS if (v := self.get(n))), GITHUB_API)
         return GitHubSettings(
+            cache=self.cache_dir / "github",
             token=token,
             api=api.rstrip("/"),
             deadline=self.seconds(GITHUB_DEADLINE_ENV, GITHUB_DEADLINE),

@@ -49,21 +49,24 @@ class CiOutcome:
 
 def ci(request: CiRequest) -> CiOutcome:
     """Read the statuses and check runs of exactly one commit (through github.py) and judge them."""
-    from vimesync.ci.evidence import check_sha, choose_repo, client_for, read_evidence
+    from vimesync.ci.evidence import check_sha, choose_repo, read_evidence
     from vimesync.config import load_config
+    from vimesync.github import GitHubClient
+    from vimesync.settings import Settings
     from vimesync.sop.gatesfile import gates_of
 
+    settings = Settings.capture()  # workspace: passed down once the workspace lands
     r = request
     if r.pr is None and r.sha is None:
         raise BadInput("pass --pr N or --sha SHA: CI evidence is for one exact commit")
     cfg = load_config(r.config)
-    repo = choose_repo(r.repo, cfg.ci_repo)
+    repo = choose_repo(r.repo, cfg.ci_repo, job=settings.job_repository, untrusted=settings.untrusted)
     if repo is None:
         raise BadInput("no repository: pass --repo owner/name (or set [ci] repo in vimesync.toml)")
     if r.sha is not None:
         check_sha(r.sha)
     required = r.require or cfg.ci_required or gates_of(cfg).required
-    client = client_for(repo)
+    client = GitHubClient(repo, settings.github)
     try:
         evidence = read_evidence(client, sha=r.sha, pr=r.pr, required=required)
     finally:

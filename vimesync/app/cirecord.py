@@ -29,12 +29,13 @@ class RecordCiRequest:
 def record_ci_jobs(request: RecordCiRequest) -> RecordResult:
     """Read the evidence head's CI jobs and record their counts for it."""
     from vimesync import buildkite
-    from vimesync.repopaths import untrusted_checkout
+    from vimesync.settings import Settings
     from vimesync.sop.cirecords import ci_values, summarise_buildkite, summarise_checks
     from vimesync.sop.results import write_table
 
     if request.build is not None and not 0 <= request.build < 10**9:
         raise BadInput(f"--build {request.build}: expected a Buildkite build number")
+    settings = Settings.capture()  # workspace: passed down once the workspace lands
     checkout = load(request.sync)
     ctx = resolve(request.sync, config=checkout)
     name = ctx.sync_name()
@@ -43,7 +44,7 @@ def record_ci_jobs(request: RecordCiRequest) -> RecordResult:
         raise BadInput("no head to record CI for (run inside the downstream, or pass --head)")
     pipeline = request.pipeline
     if pipeline is None and checkout.ci_buildkite is not None:
-        if untrusted_checkout():
+        if settings.untrusted:
             # A pull request could name another pipeline holding green builds of this commit.
             raise BadInput(
                 "[ci] buildkite of the checkout is not honoured in an untrusted checkout",
@@ -62,15 +63,17 @@ def record_ci_jobs(request: RecordCiRequest) -> RecordResult:
     elif pipeline is not None and request.build is not None:
         raise BadInput(f"--build needs {buildkite.TOKEN_ENV} set to read {pipeline}")
     else:
-        from vimesync.ci.evidence import choose_repo, client_for
+        from vimesync.ci.evidence import choose_repo
+        from vimesync.github import GitHubClient
 
-        repo = choose_repo(request.ci_repo, checkout.ci_repo, what="--ci-repo")
+        job, untrusted = settings.job_repository, settings.untrusted
+        repo = choose_repo(request.ci_repo, checkout.ci_repo, job=job, untrusted=untrusted, what="--ci-repo")
         if repo is None:
             raise BadInput(
                 "no CI to read: name a Buildkite pipeline ([ci] buildkite, with BUILDKITE_API_TOKEN)"
                 " or a GitHub repository (--ci-repo, or [ci] repo)"
             )
-        client = client_for(repo)
+        client = GitHubClient(repo, settings.github)
         try:
             checks = client.commit_checks(bound)
         finally:

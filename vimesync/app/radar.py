@@ -95,11 +95,13 @@ def radar(request: RadarRequest) -> RadarResult:
     from vimesync import git
     from vimesync.check.model import check_options
     from vimesync.config import load_config
-    from vimesync.github import is_repo_name, token_from_env
+    from vimesync.github import is_repo_name
     from vimesync.patches.dep3 import parse_dep3
     from vimesync.patches.series import load_series, read_patch
     from vimesync.report.radar import GitPin, scan_patches
+    from vimesync.settings import Settings
 
+    settings = Settings.capture()  # workspace: passed down once the workspace lands
     r = request
     cfg = load_config(r.config)
     opts = check_options(cfg, engine=r.engine, source=r.source, rev=r.rev, series=r.series, strip=r.strip)
@@ -124,11 +126,10 @@ def radar(request: RadarRequest) -> RadarResult:
             hint="pass --source REPO --rev PIN, or pin the engine at a git commit",
         )
     notes: list[str] = []
-    token = token_from_env()
     why_not = ""
     if r.offline:
         why_not = "--offline"
-    elif token is None:
+    elif settings.github.token is None:
         why_not = "no GITHUB_TOKEN or GH_TOKEN in the environment"
     if pin is None:
         notes.append("the pin is not a git commit: whether it holds a merged PR is not known")
@@ -138,9 +139,9 @@ def radar(request: RadarRequest) -> RadarResult:
         notes += backports.notes
     client = None
     if not why_not:
-        from vimesync.github import GitHubClient, api_url
+        from vimesync.github import GitHubClient
 
-        client = GitHubClient(repo, token=token, base_url=api_url())
+        client = GitHubClient(repo, settings.github)
     try:
         rows = scan_patches(
             patches, repo, ask=client.pull_state if client else None, why_not=why_not, pin=pin

@@ -75,15 +75,20 @@ def ci_request(
     """Where to read the head's CI: --ci-repo, else the --publish target's repo (whose PR is then
     the one whose head the report must be), else [ci] repo (see ``choose_repo``); None when none."""
     from vimesync.ci.evidence import choose_repo
+    from vimesync.settings import Settings
 
+    settings = Settings.capture()  # workspace: passed down once the workspace lands
     repo, pr = flags.repo, flags.pr
     if publish is not None and (repo is None or pr is None):
         from vimesync.report.publish import parse_target
 
         target_repo, number = parse_target(publish)
         repo, pr = repo or target_repo, pr or number
-    repo = choose_repo(repo, cfg.ci_repo, what="--ci-repo")
-    return None if repo is None else CiRequest(repo=repo, pr=pr, required=required)
+    job, untrusted = settings.job_repository, settings.untrusted
+    repo = choose_repo(repo, cfg.ci_repo, job=job, untrusted=untrusted, what="--ci-repo")
+    if repo is None:
+        return None
+    return CiRequest(repo=repo, github=settings.github, pr=pr, required=required)
 
 
 @contextmanager
@@ -167,6 +172,11 @@ def build_inputs(
     many = several(head_cfg, flags)
     opts = None if many else single_check(head_cfg, flags)
     req = ctx.request
+    github = None
+    if request.github:
+        from vimesync.settings import Settings
+
+        github = Settings.capture().github  # workspace: passed down once the workspace lands
     return ReportInputs(
         config=head_cfg,
         upstream=ctx.upstream,
@@ -181,7 +191,7 @@ def build_inputs(
         series=(flags.series or head_cfg.engine.series) if opts is None else None,
         strip=flags.strip,
         pr_metadata=request.pr_metadata,
-        github=request.github,
+        github=github,
         engines=engine_inputs(head_cfg, flags) if many else (),
         ci=ci,
     )
@@ -248,9 +258,10 @@ def refuse_early(publish: str | None, out_file: Path | None) -> None:
 
     if publish is not None:
         from vimesync.report.publish import parse_target, require_token
+        from vimesync.settings import Settings
 
         parse_target(publish)
-        require_token()
+        require_token(Settings.capture().github)  # workspace: passed down once the workspace lands
     if out_file is not None:
         check_output_path(out_file, what="--output")
 
@@ -259,8 +270,10 @@ def publish_report(target: str, result: ReportResult) -> Any:
     """Put the report into the PR description of ``target`` (between its markers)."""
     from vimesync.report.markdown import render_markdown
     from vimesync.report.publish import publish
+    from vimesync.settings import Settings
 
-    return publish(target, render_markdown(result.report))
+    github = Settings.capture().github  # workspace: passed down once the workspace lands
+    return publish(target, render_markdown(result.report), github)
 
 
 def write_output(path: Path, text: str) -> None:

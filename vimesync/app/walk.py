@@ -64,13 +64,18 @@ def walk(request: WalkRequest) -> WalkOutcome:
     from vimesync.config import load_config
     from vimesync.upstream.pipeline import walk_and_classify
 
+    github = None
+    if request.github:
+        from vimesync.settings import Settings
+
+        github = Settings.capture().github  # workspace: passed down once the workspace lands
     result = walk_and_classify(
         request.upstream,
         request.range_,
         policy=request.policy,
         downstream=request.downstream,
         pr_metadata=request.pr_metadata,
-        github=request.github,
+        github=github,
         config=load_config(request.config, engines=False),  # walk never uses the engine
         downstream_rev=request.downstream_rev,
         accept_similar=request.accept_similar,

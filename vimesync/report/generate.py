@@ -37,6 +37,7 @@ from vimesync.report.model import (
     build_report,
     engine_of_check,
 )
+from vimesync.settings import GitHubSettings
 from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
 from vimesync.upstream.translate import load_transform
 
@@ -68,7 +69,7 @@ class ReportInputs:
     series: Path | None = None  # without a source: the patch table from the series alone
     strip: int | None = None  # default -pN for ``series`` (default: the engine pin's)
     pr_metadata: Path | None = None
-    github: bool = False
+    github: GitHubSettings | None = None  # read PR metadata from GitHub with these (None: do not)
     # Several engines (vimesync.toml's [[engine]] tables): one input each; when given, ``check``,
     # ``series`` and ``strip`` above are not used.
     engines: tuple[EngineInput, ...] = ()
@@ -78,9 +79,11 @@ class ReportInputs:
 @dataclass(frozen=True)
 class CiRequest:
     """Read the CI of the report's head on GitHub: ``repo`` (owner/name), optionally the PR whose
-    head it must be (its earlier commits' results are listed as not evidence)."""
+    head it must be (its earlier commits' results are listed as not evidence), with ``github``
+    (the token: without one the CI is not checked)."""
 
     repo: str
+    github: GitHubSettings
     pr: int | None = None
     required: tuple[str, ...] = ()
 
@@ -191,18 +194,18 @@ def _sync_branch_baseline(downstream: Path, head: str) -> str | None:
 def ci_evidence(request: CiRequest | None, downstream: Path | None, head: str) -> CiEvidence | Skipped:
     """The exact-head CI of the report's head, or why it was not checked (never an error: an
     unreadable GitHub leaves the gate not checked, which fails the report all the same)."""
-    from vimesync.ci.evidence import client_for, read_evidence
-    from vimesync.github import token_from_env
+    from vimesync.ci.evidence import read_evidence
+    from vimesync.github import GitHubClient
 
     if request is None:
         return Skipped(CI_NOT_ASKED)
     if downstream is None:
         return Skipped("No downstream repository was given: the head is unknown, CI not checked.")
-    if token_from_env() is None:
+    if request.github.token is None:
         return Skipped("No GitHub token in the environment (GITHUB_TOKEN or GH_TOKEN): CI not checked.")
     sha = git.resolve(downstream, head)
     try:
-        client = client_for(request.repo)
+        client = GitHubClient(request.repo, request.github)
         try:
             return read_evidence(client, sha=sha, pr=request.pr, required=request.required)
         finally:

@@ -19,6 +19,7 @@ from vimesync.upstream.walk import walk
 
 if TYPE_CHECKING:
     from vimesync.github import PRMeta
+    from vimesync.settings import GitHubSettings
 
 
 def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
@@ -135,7 +136,7 @@ def walk_and_classify(
     policy: Path | None,
     downstream: Path | None,
     pr_metadata: Path | None = None,
-    github: bool = False,
+    github: GitHubSettings | None = None,
     config: Config | None = None,
     downstream_rev: str | None = None,
     accept_similar: bool = False,
@@ -143,6 +144,7 @@ def walk_and_classify(
     """Walk the upstream range, enrich PRs with metadata, classify them by policy and mark mirrored ones.
 
     Arguments win over ``config``; ``None`` means "take it from the config" (and nothing if unset).
+    ``github``: read the PRs' metadata from GitHub with these settings (None: GitHub is not asked).
     """
     config = config or Config()
     upstream = repository_path(upstream, config, "upstream_path")
@@ -177,7 +179,7 @@ def walk_and_classify(
         from vimesync.github import fetch_metadata
 
         wanted = [pr.number for pr in result.prs]
-        fetched = fetch_metadata(config.upstream_repo, wanted)
+        fetched = fetch_metadata(config.upstream_repo, wanted, github)
         if len(fetched) < len(wanted):
             missing = len(wanted) - len(fetched)
             notes.append(
