@@ -52,7 +52,8 @@ COMPLETION_ENV = "_VIMESYNC_COMPLETE"  # set by the shell's completion script
 GITHUB_API = "https://api.github.com"
 GITHUB_DEADLINE = 60.0  # seconds for one call, whatever the server does
 GITHUB_WAIT_BUDGET = 60.0  # seconds of rate-limit waits in one process
-BUILDKITE_API = "https://api.buildkite.com/v2"
+BUILDKITE_API = "https://api.buildkite.com"  # the client's paths start with /v2/
+BUILDKITE_DEADLINE = 60.0  # seconds for one listing, every page
 REGISTRY_DEADLINE = 60.0
 PIP_TIMEOUT = 900.0
 
@@ -100,6 +101,7 @@ class GitHubSettings:
 class BuildkiteSettings:
     token: str | None = None
     api: str = BUILDKITE_API  # no trailing slash
+    deadline: float = BUILDKITE_DEADLINE
 
 
 @dataclass(frozen=True)

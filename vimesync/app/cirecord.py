@@ -51,10 +51,9 @@ def record_ci_jobs(request: RecordCiRequest) -> RecordResult:
                 hint="pass --pipeline org/pipeline (the job's own)",
             )
         pipeline = checkout.ci_buildkite
-    token = buildkite.token_from_env()
-    if pipeline is not None and token is not None:
+    if pipeline is not None and settings.buildkite.token is not None:
         buildkite.check_pipeline(pipeline, "--pipeline")
-        builds = buildkite.builds_of_commit(pipeline, bound, token=token)
+        builds = buildkite.builds_of_commit(pipeline, bound, settings.buildkite)
         chosen = [b for b in builds if request.build in (None, b.number)]
         if not chosen:
             which = f"build #{request.build}" if request.build is not None else "no build"
