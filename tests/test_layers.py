@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "vimesync"
 # Infrastructure modules are units of their own; among them only the no-cycle rule applies.
 INFRA: tuple[str, ...] = tuple(
     (
-        "errors settings deadline transport text nofollow safefs tomledit git globs regex pathmap config"
+        "errors settings transport text nofollow safefs tomledit git globs regex pathmap config"
         " repopaths github buildkite registry pins"
     ).split()
 )
@@ -253,7 +253,6 @@ ENVIRON_NOT_YET = {
     "vimesync.git.disarm",
     "vimesync.outputs.stepsummary",
     "vimesync.pycheck.interp",
-    "vimesync.registry",
     "vimesync.repopaths",
     "vimesync.safefs.reach",
     "vimesync.sop.toolrun",

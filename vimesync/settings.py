@@ -55,6 +55,7 @@ GITHUB_WAIT_BUDGET = 60.0  # seconds of rate-limit waits in one process
 BUILDKITE_API = "https://api.buildkite.com"  # the client's paths start with /v2/
 BUILDKITE_DEADLINE = 60.0  # seconds for one listing, every page
 REGISTRY_DEADLINE = 60.0
+REGISTRY_MAX_DEADLINE = 3600.0
 PIP_TIMEOUT = 900.0
 
 # Set by the CI systems we know: GitHub Actions, GitLab, Buildkite, CircleCI, Travis, Drone,
@@ -194,11 +195,10 @@ class Settings:
     @cached_property
     def registry(self) -> RegistrySettings:
         insecure = (self.get(REGISTRY_INSECURE_ENV) or "").strip().lower() in ("1", "true", "yes")
-        return RegistrySettings(
-            token=self.get(REGISTRY_TOKEN_ENV),
-            insecure=insecure,
-            deadline=self.seconds(REGISTRY_DEADLINE_ENV, REGISTRY_DEADLINE),
-        )
+        deadline = self.seconds(REGISTRY_DEADLINE_ENV, REGISTRY_DEADLINE)
+        if deadline > REGISTRY_MAX_DEADLINE:
+            raise BadInput(f"{REGISTRY_DEADLINE_ENV}: expected seconds from 1 to {REGISTRY_MAX_DEADLINE:.0f}")
+        return RegistrySettings(token=self.get(REGISTRY_TOKEN_ENV), insecure=insecure, deadline=deadline)
 
     @cached_property
     def pip_timeout(self) -> float:

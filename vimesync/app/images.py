@@ -93,9 +93,15 @@ def verify_in_registry(
     """(the problem, "" when none; the arch's manifest digest) of ``ref``'s image checked against
     its registry: the tag (or ``reference``) names ``digest`` and the image's revision label is
     one of ``revisions``. A registry that cannot say raises RegistryError (exit 2)."""
-    from vimesync.registry import Mismatch, insecure_from_env, verify_image
+    from dataclasses import replace
+
+    from vimesync.registry import Mismatch, verify_image
+    from vimesync.settings import Settings
     from vimesync.sop.imageref import parse_ref
 
+    settings = Settings.capture().registry  # workspace: passed down once the workspace lands
+    if insecure:
+        settings = replace(settings, insecure=True)
     parsed = parse_ref(ref)
     try:
         found = verify_image(
@@ -105,7 +111,7 @@ def verify_in_registry(
             digest=digest,
             revisions=revisions,
             arch=arch,
-            insecure=insecure or insecure_from_env(),
+            settings=settings,
         )
     except Mismatch as exc:
         return str(exc), ""
