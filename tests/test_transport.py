@@ -1,16 +1,20 @@
 """The one bounded HTTP layer (vimesync/transport.py) against real loopback servers: one deadline
 over the connection, status line, headers and body; one size cap; one redirect rule; errors with
-neither the token nor the server's text."""
+neither the token nor the server's text. Then the same bounds through each of its three clients:
+GitHub (under PyGithub), Buildkite and the registry."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from tests.builders.rawhttp import Part, endless, gzipped, raw_server, reply, trickled
 from vimesync import transport
+from vimesync.errors import BuildkiteError, GitHubError, RegistryError, VimesyncError
 from vimesync.transport import (
     BadAddress,
     BadJson,
@@ -212,3 +216,114 @@ def test_json_is_decoded_within_bounds(body: bytes, why: str) -> None:
         decode_json(body, max_objects=10)
     assert exc.value.why == why
     assert decode_json(b'[{"a": [1]}]', max_objects=10) == [{"a": [1]}]
+
+
+# --- the three clients, through the one layer ---------------------------------------------------
+
+SHA = "f" * 40
+CAP = 64 * 1024
+BIG = b'{"x": "' + b"y" * (2 * CAP) + b'"}'
+DIGEST = "sha256:" + "1" * 64
+
+
+def _github(url: str, tmp_path: Path) -> None:
+    from vimesync.github import GitHubClient, WaitBudget
+    from vimesync.settings import GitHubSettings
+
+    settings = GitHubSettings(token=TOKEN, api=url, deadline=1.0, cache=tmp_path / "cache")
+    client = GitHubClient("o/r", settings, wait_budget=WaitBudget(0))
+    try:
+        client.pull_request(7)
+    finally:
+        client.close()
+
+
+def _buildkite(url: str, tmp_path: Path) -> None:
+    from vimesync.buildkite import builds_of_commit
+    from vimesync.settings import BuildkiteSettings
+
+    builds_of_commit("o/p", SHA, BuildkiteSettings(token=TOKEN, api=url, deadline=1.0))
+
+
+def _registry(url: str, tmp_path: Path) -> None:
+    from vimesync.registry import verify_image
+    from vimesync.settings import RegistrySettings
+
+    settings = RegistrySettings(token=TOKEN, insecure=True, deadline=1.0)
+    host = url.removeprefix("http://")
+    verify_image(host, "vime", "sync-1", digest=DIGEST, revisions=(SHA,), arch="amd64", settings=settings)
+
+
+CLIENTS: dict[str, tuple[Callable[[str, Path], None], type[VimesyncError]]] = {
+    "github": (_github, GitHubError),
+    "buildkite": (_buildkite, BuildkiteError),
+    "registry": (_registry, RegistryError),
+}
+
+# What each client says when the layer stops an exchange (its own words, as before the layer).
+SAYS = {
+    (
+        "github",
+        "trickled headers",
+    ): "/repos/o/r/pulls/7: no answer (status line and headers) within the deadline",
+    ("buildkite", "trickled headers"): "no answer (status line and headers) within 1 s",
+    ("registry", "trickled headers"): "no complete answer within the registry deadline",
+    ("github", "trickled body"): "/repos/o/r/pulls/7: no complete answer within the deadline",
+    ("buildkite", "trickled body"): "no complete answer within 1 s",
+    ("registry", "trickled body"): "no complete answer within the registry deadline",
+    ("github", "over the cap"): "an answer larger than 65,536 bytes",
+    ("buildkite", "over the cap"): "an answer larger than 65,536 bytes",
+    ("registry", "over the cap"): "an answer larger than 65,536 bytes",
+    (
+        "github",
+        "redirect elsewhere",
+    ): "a redirect to another host (not followed: the token stays with GitHub)",
+    ("buildkite", "redirect elsewhere"): "a redirect (HTTP 302), not followed",
+    ("registry", "redirect elsewhere"): "a redirect to another host, not followed",
+    ("github", "redirect loop"): "more than 5 redirects",
+    ("buildkite", "redirect loop"): "a redirect (HTTP 302), not followed",
+    ("registry", "redirect loop"): "more than 3 redirects",
+}
+
+
+def _mode(mode: str, elsewhere: str) -> Callable[[str], list[Part]]:
+    def answer(head: str) -> list[Part]:
+        if head.startswith("HEAD ") and mode in ("trickled body", "over the cap"):
+            return [
+                reply(200, {"Docker-Content-Digest": DIGEST, "Content-Length": str(len(BIG))}, length=False)
+            ]
+        if mode == "trickled headers":
+            return endless(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        if mode == "trickled body":
+            return endless(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+        if mode == "over the cap":
+            return [reply(200, body=BIG, length=False)]
+        if mode == "redirect elsewhere":
+            return [reply(302, {"Location": f"{elsewhere}/steal"})]
+        return [reply(302, {"Location": head.split(" ")[1]})]  # redirect loop
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    "mode", ["trickled headers", "trickled body", "over the cap", "redirect elsewhere", "redirect loop"]
+)
+@pytest.mark.parametrize("client", CLIENTS)
+def test_each_client_is_bounded_by_the_one_layer(
+    client: str, mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vimesync import buildkite, registry
+    from vimesync.github import pygithub
+
+    for module, name in ((pygithub, "MAX_BYTES"), (buildkite, "MAX_BYTES"), (registry, "MAX_MANIFEST")):
+        monkeypatch.setattr(module, name, CAP)
+    call, error = CLIENTS[client]
+    with raw_server(lambda _: [reply(200)]) as other, raw_server(_mode(mode, other.url)) as server:
+        started = time.monotonic()
+        with pytest.raises(error) as exc:
+            call(server.url, tmp_path)
+        took = time.monotonic() - started
+    text = exc.value.message + " " + (exc.value.hint or "")
+    assert SAYS[client, mode] in text and TOKEN not in text and exc.value.exit_code == 2
+    assert took < 1.9 and other.requests == []
+    assert all(TOKEN in r for r in server.requests)  # sent to the API root, and only there
