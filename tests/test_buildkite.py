@@ -11,13 +11,14 @@ import pytest
 from tests.builders.buildkite import TOKEN, FakeBuildkite, agent_lost_build, job, serve
 from vimesync import buildkite
 from vimesync.errors import BuildkiteError
+from vimesync.settings import BuildkiteSettings, Settings
 
 SHA = "f" * 40
 
 
-def _builds(fake: FakeBuildkite, **kw: object) -> list[buildkite.Build]:
+def _builds(fake: FakeBuildkite) -> list[buildkite.Build]:
     with serve(fake) as url:
-        return buildkite.builds_of_commit("vime/vime", SHA, token=TOKEN, api=url, **kw)  # type: ignore[arg-type]
+        return buildkite.builds_of_commit("vime/vime", SHA, BuildkiteSettings(token=TOKEN, api=url))
 
 
 def test_builds_of_exactly_the_commit_newest_first_with_their_jobs() -> None:
@@ -84,7 +85,7 @@ def test_a_redirect_is_never_followed() -> None:
 
 def test_an_unreachable_api_is_one_error() -> None:
     with pytest.raises(BuildkiteError, match="unreachable"):
-        buildkite.builds_of_commit("vime/vime", SHA, token=TOKEN, api="http://127.0.0.1:9")
+        buildkite.builds_of_commit("vime/vime", SHA, BuildkiteSettings(token=TOKEN, api="http://127.0.0.1:9"))
 
 
 def test_wrong_field_types_and_long_names_are_made_plain() -> None:
@@ -103,18 +104,30 @@ def test_a_pipeline_must_be_two_slugs(pipeline: str) -> None:
         buildkite.check_pipeline(pipeline, "--pipeline")
 
 
-def test_trickled_headers_meet_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_trickled_headers_meet_the_deadline() -> None:
     """Each header byte in time for the 30 s read timeout, the headers never done: the overall
     deadline still ends the call, as the GitHub client's does."""
     import time
 
     from tests.builders.buildkite import trickling_server
 
-    monkeypatch.setattr(buildkite, "DEADLINE", 1.0)
     with trickling_server() as url:
         start = time.monotonic()
         with pytest.raises(BuildkiteError) as exc:
-            buildkite.builds_of_commit("vime/vime", SHA, token=TOKEN, api=url)
+            buildkite.builds_of_commit(
+                "vime/vime", SHA, BuildkiteSettings(token=TOKEN, api=url, deadline=1.0)
+            )
         took = time.monotonic() - start
     assert "no answer (status line and headers) within 1 s" in str(exc.value)
     assert TOKEN not in str(exc.value) and took < 5
+
+
+def test_the_api_root_is_the_host_and_any_path_below_it() -> None:
+    """The client's paths start with /v2/: the default root is the host alone, and a root below
+    a path (a proxy) keeps it."""
+    assert Settings.of({}).buildkite.api == "https://api.buildkite.com"
+    fake = FakeBuildkite()
+    with serve(fake) as url:
+        env = {"VIMESYNC_BUILDKITE_API": url + "/proxy/", "BUILDKITE_API_TOKEN": TOKEN}
+        assert buildkite.builds_of_commit("vime/vime", SHA, Settings.of(env).buildkite) == []
+    assert fake.requests[0][0] == "/proxy/v2/organizations/vime/pipelines/vime/builds"

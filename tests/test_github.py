@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
-from vimesync.errors import GitHubError
-from vimesync.github import GitHubClient, PullInfo, WaitBudget, api_url, fetch_metadata, token_from_env
+from vimesync.errors import BadInput, GitHubError
+from vimesync.github import ClientLimits, GitHubClient, PullInfo, WaitBudget, fetch_metadata
+from vimesync.settings import GitHubSettings, Settings
 
 
 @pytest.fixture
@@ -20,11 +21,17 @@ def server() -> Iterator[tuple[FakeGitHub, str]]:
         yield fake, url
 
 
-def _client(url: str, tmp_path: Path, **kw: Any) -> tuple[GitHubClient, list[float]]:
+def _client(
+    url: str, tmp_path: Path, *, deadline: float = 60.0, **kw: Any
+) -> tuple[GitHubClient, list[float]]:
+    """A client of THUDM/slime at ``url``; ``kw``: ClientLimits' fields, wait_budget, clock."""
     slept: list[float] = []
-    kw.setdefault("wait_budget", WaitBudget(60.0))  # not the process's: tests wait by the dozen
+    budget = kw.pop("wait_budget", WaitBudget(60.0))  # not the process's: tests wait by the dozen
+    clock = kw.pop("clock", None)
+    settings = GitHubSettings(token=TOKEN, api=url, cache=tmp_path / "cache", deadline=deadline)
+    extra: dict[str, Any] = {"clock": clock} if clock else {}
     client = GitHubClient(
-        "THUDM/slime", token=TOKEN, base_url=url, cache=tmp_path / "cache", sleep=slept.append, **kw
+        "THUDM/slime", settings, limits=ClientLimits(**kw), wait_budget=budget, sleep=slept.append, **extra
     )
     return client, slept
 
@@ -147,45 +154,43 @@ def test_unreachable_server(tmp_path: Path) -> None:
         client.merged_prs([1])
 
 
-def test_fetch_metadata_reads_the_token_from_the_environment(
-    server: tuple[FakeGitHub, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_fetch_metadata_takes_the_token_from_the_settings(
+    server: tuple[FakeGitHub, str], tmp_path: Path
 ) -> None:
     fake, url = server
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    got = fetch_metadata("THUDM/slime", [249], base_url=url, cache=tmp_path / "c")
+    env = {"GITHUB_TOKEN": TOKEN, "VIMESYNC_GITHUB_API": url, "VIMESYNC_CACHE_DIR": str(tmp_path / "c")}
+    got = fetch_metadata("THUDM/slime", [249], Settings.of(env).github)
     assert got[249].title == "PR title 249"
     assert fake.requests[0][1]["authorization"] == f"token {TOKEN}"
 
 
 def test_fetch_metadata_takes_the_api_root_from_github_actions(
-    server: tuple[FakeGitHub, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    server: tuple[FakeGitHub, str], tmp_path: Path
 ) -> None:
     fake, url = server
-    monkeypatch.delenv("VIMESYNC_GITHUB_API", raising=False)
-    monkeypatch.setenv("GITHUB_API_URL", url + "/")
-    monkeypatch.setenv("GH_TOKEN", TOKEN)
-    assert fetch_metadata("THUDM/slime", [249], cache=tmp_path / "c")[249].author == "user249"
+    env = {"GITHUB_API_URL": url + "/", "GH_TOKEN": TOKEN, "VIMESYNC_CACHE_DIR": str(tmp_path / "c")}
+    assert fetch_metadata("THUDM/slime", [249], Settings.of(env).github)[249].author == "user249"
     assert fake.requests[0][1]["authorization"] == f"token {TOKEN}"
 
 
-def test_token_from_env_prefers_github_token(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert token_from_env() is None
-    monkeypatch.setenv("GH_TOKEN", "from-gh")
-    assert token_from_env() == "from-gh"
-    monkeypatch.setenv("GITHUB_TOKEN", "from-actions")
-    assert token_from_env() == "from-actions"
-    monkeypatch.setenv("GITHUB_TOKEN", "")  # set but empty: as if unset
-    assert token_from_env() == "from-gh"
+def test_the_token_prefers_github_token() -> None:
+    env: dict[str, str] = {}
+    assert Settings.of(env).github.token is None
+    env["GH_TOKEN"] = "from-gh"
+    assert Settings.of(env).github.token == "from-gh"
+    env["GITHUB_TOKEN"] = "from-actions"
+    assert Settings.of(env).github.token == "from-actions"
+    env["GITHUB_TOKEN"] = ""  # set but empty: as if unset
+    assert Settings.of(env).github.token == "from-gh"
 
 
-def test_api_url_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("VIMESYNC_GITHUB_API", raising=False)
-    monkeypatch.delenv("GITHUB_API_URL", raising=False)
-    assert api_url() == "https://api.github.com"
-    monkeypatch.setenv("GITHUB_API_URL", "https://ghe.example/api/v3/")
-    assert api_url() == "https://ghe.example/api/v3"
-    monkeypatch.setenv("VIMESYNC_GITHUB_API", "http://127.0.0.1:1")
-    assert api_url() == "http://127.0.0.1:1"
+def test_api_url_order() -> None:
+    env: dict[str, str] = {}
+    assert Settings.of(env).github.api == "https://api.github.com"
+    env["GITHUB_API_URL"] = "https://ghe.example/api/v3/"
+    assert Settings.of(env).github.api == "https://ghe.example/api/v3"
+    env["VIMESYNC_GITHUB_API"] = "http://127.0.0.1:1"
+    assert Settings.of(env).github.api == "http://127.0.0.1:1"
 
 
 def test_pull_request_is_revalidated_so_never_stale(server: tuple[FakeGitHub, str], tmp_path: Path) -> None:
@@ -333,9 +338,14 @@ def test_rate_limit_waits_are_bounded_in_total(server: tuple[FakeGitHub, str], t
     assert slept == [25.0, 25.0] and other_slept == []
 
 
-def test_bounds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("VIMESYNC_GITHUB_DEADLINE", "2.5")
-    assert GitHubClient("a/b", base_url="http://127.0.0.1:9", cache=tmp_path).deadline == 2.5
-    monkeypatch.setenv("VIMESYNC_GITHUB_DEADLINE", "soon")
-    with pytest.raises(GitHubError, match="VIMESYNC_GITHUB_DEADLINE must be a number"):
-        GitHubClient("a/b", base_url="http://127.0.0.1:9", cache=tmp_path)
+def test_bounds_come_from_the_environment(tmp_path: Path) -> None:
+    env = {"VIMESYNC_GITHUB_DEADLINE": "2.5", "VIMESYNC_GITHUB_API": "http://127.0.0.1:9"}
+    assert GitHubClient("a/b", Settings.of(env).github).deadline == 2.5
+    with pytest.raises(BadInput, match="VIMESYNC_GITHUB_DEADLINE must be a positive number"):
+        _ = Settings.of({**env, "VIMESYNC_GITHUB_DEADLINE": "soon"}).github
+
+
+@pytest.mark.parametrize("root", ["ftp://ghe.example/api", "http://", "http://ghe.example:port/"])
+def test_an_api_root_that_is_no_http_url_is_one_error(root: str, tmp_path: Path) -> None:
+    with pytest.raises(GitHubError, match="the GitHub API root .* is not an http"):
+        GitHubClient("a/b", GitHubSettings(api=root, cache=tmp_path))

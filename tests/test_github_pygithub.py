@@ -11,6 +11,7 @@ from packaging.version import Version
 
 from vimesync.github import GitHubClient
 from vimesync.github.pygithub import CHECKED_AGAINST, missing_hooks
+from vimesync.settings import GitHubSettings
 
 PACKAGE = Path(__file__).resolve().parents[1] / "vimesync"
 
@@ -19,8 +20,8 @@ def test_the_installed_pygithub_is_the_one_the_adapter_was_checked_against() -> 
     installed = Version(version("PyGithub"))
     assert installed.release[:2] <= Version(CHECKED_AGAINST).release[:2], (
         f"PyGithub {installed} is newer than {CHECKED_AGAINST}: re-read vimesync/github/pygithub.py's hooks "
-        "against it (Github's arguments, Requester.requestJson(cnx=), the connection classes), then raise "
-        "CHECKED_AGAINST"
+        "against it (Github's arguments, Requester.requestJson(cnx=), what it calls on a connection), then "
+        "raise CHECKED_AGAINST"
     )
 
 
@@ -31,7 +32,7 @@ def test_every_hook_the_adapter_relies_on_exists() -> None:
 def test_no_connection_class_is_swapped_process_wide(tmp_path: Path) -> None:
     from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, Requester
 
-    GitHubClient("a/b", base_url="http://127.0.0.1:9", cache=tmp_path).close()
+    GitHubClient("a/b", GitHubSettings(api="http://127.0.0.1:9", cache=tmp_path)).close()
     assert Requester._Requester__httpConnectionClass is HTTPRequestsConnectionClass
     assert Requester._Requester__httpsConnectionClass is HTTPSRequestsConnectionClass
 

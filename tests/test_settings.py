@@ -66,3 +66,9 @@ def test_the_snapshot_does_not_follow_the_environment(monkeypatch: pytest.Monkey
     with install(s):
         assert installed() is s
     assert installed().github.token == "after"
+
+
+def test_the_registry_deadline_is_at_most_an_hour() -> None:
+    assert Settings.of({"VIMESYNC_REGISTRY_DEADLINE": "90"}).registry.deadline == 90.0
+    with pytest.raises(BadInput, match="VIMESYNC_REGISTRY_DEADLINE: expected seconds from 1 to 3600"):
+        _ = Settings.of({"VIMESYNC_REGISTRY_DEADLINE": "7200"}).registry

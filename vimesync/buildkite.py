@@ -1,39 +1,43 @@
 """THE Buildkite choke point: the builds of one commit, read from Buildkite's REST API
-(``GET /v2/organizations/{org}/pipelines/{pipeline}/builds?commit=SHA``), bounded as the GitHub
-client is, with the standard library's ``http.client`` (one GET, no session, nothing cached):
+(``GET /v2/organizations/{org}/pipelines/{pipeline}/builds?commit=SHA``) through the one bounded
+HTTP layer (:mod:`vimesync.transport`; one channel per listing, nothing cached):
 
-- the token from ``BUILDKITE_API_TOKEN``, sent as ``Authorization: Bearer`` and never printed:
+- the token and the API root are passed in (:class:`vimesync.settings.BuildkiteSettings`:
+  ``BUILDKITE_API_TOKEN``; ``VIMESYNC_BUILDKITE_API``, tests: a loopback server, else
+  https://api.buildkite.com); the token is sent as ``Authorization: Bearer`` and never printed:
   no message here holds it or an answer's text;
-- the API root from ``VIMESYNC_BUILDKITE_API`` (tests: a loopback server), else
-  https://api.buildkite.com;
-- every listing has an overall deadline (60 s): the status line and headers are awaited on a
-  helper thread the caller stops waiting for at the deadline (a server trickling header bytes,
-  each in time for the 30 s timeout of every socket read, would hold ``getresponse`` for ever),
-  and the body's reads are checked against it (http.client caps a header's line and count); an answer is
-  at most 16 MiB and 100,000 JSON objects; at most 10 pages of 100 builds are read; a redirect
-  is never followed (the token stays with the API root);
+- every listing has one overall deadline (60 s, every page, from the connection to the last
+  byte: a server trickling its headers or body cannot hold it); an answer is at most 16 MiB and
+  100,000 JSON objects; at most 10 pages of 100 builds are read; a redirect is never followed
+  (the token stays with the API root);
 - an answer of the wrong shape is a :class:`BuildkiteError` naming the endpoint; strings are cut
   at 1,024 characters (whoever writes a pipeline names its jobs: the renderers escape them).
 
-Only plain records (:class:`Build`, :class:`Job`) leave this module."""
+Only plain records (:class:`Build`, :class:`BuildkiteJob`) leave this module."""
 
 from __future__ import annotations
 
-import http.client
-import json
-import os
 import re
-import socket
 import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode
 
 from vimesync.errors import BuildkiteError
+from vimesync.settings import BuildkiteSettings
+from vimesync.transport import (
+    BadAddress,
+    BadJson,
+    Channel,
+    Limits,
+    Overdue,
+    RedirectRefused,
+    TransportError,
+    Unreachable,
+    decode_json,
+)
 
-API_URL = "https://api.buildkite.com"
 TOKEN_ENV = "BUILDKITE_API_TOKEN"
-DEADLINE = 60.0
 READ_TIMEOUT = 30.0
 MAX_BYTES = 16 * 1024 * 1024
 MAX_OBJECTS = 100_000
@@ -46,7 +50,7 @@ _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
-class Job:
+class BuildkiteJob:
     """One job of a build (an attempt: a retried job and its retry are two)."""
 
     id: str
@@ -66,15 +70,7 @@ class Build:
     state: str
     commit: str
     url: str
-    jobs: tuple[Job, ...]
-
-
-def token_from_env() -> str | None:
-    return os.environ.get(TOKEN_ENV) or None
-
-
-def api_url() -> str:
-    return (os.environ.get("VIMESYNC_BUILDKITE_API") or API_URL).rstrip("/")
+    jobs: tuple[BuildkiteJob, ...]
 
 
 def check_pipeline(value: str, where: str) -> tuple[str, str]:
@@ -85,94 +81,72 @@ def check_pipeline(value: str, where: str) -> tuple[str, str]:
     return org, pipeline
 
 
-def builds_of_commit(pipeline: str, sha: str, *, token: str, api: str | None = None) -> list[Build]:
+def builds_of_commit(pipeline: str, sha: str, settings: BuildkiteSettings) -> list[Build]:
     """Every build of ``pipeline`` (``org/pipeline``) for exactly the commit ``sha``, newest first."""
     org, name = check_pipeline(pipeline, "[ci] buildkite")
     if not _SHA.fullmatch(sha):
         raise BuildkiteError(f"{sha[:44]!r} is not a full commit sha")
-    root = api or api_url()
+    if not settings.token:
+        raise BuildkiteError(f"{TOKEN_ENV} is not set: Buildkite is not asked")
     path = f"/v2/organizations/{quote(org)}/pipelines/{quote(name)}/builds"
+    limits = Limits(max_bytes=MAX_BYTES, connect_timeout=READ_TIMEOUT, read_timeout=READ_TIMEOUT)
+    try:
+        channel = Channel(settings.api, limits=limits, headers={"Authorization": f"Bearer {settings.token}"})
+    except BadAddress:
+        raise BuildkiteError("VIMESYNC_BUILDKITE_API must be an http(s) URL") from None
     builds: list[Build] = []
-    deadline = time.monotonic() + DEADLINE
-    for page in range(1, MAX_PAGES + 1):
-        query = urlencode({"commit": sha, "per_page": PER_PAGE, "page": page})
-        data = _get(root, f"{path}?{query}", token, deadline)
-        if not isinstance(data, list):
-            raise BuildkiteError(f"GET {path}: expected a list of builds")
-        builds += [_build(item, path) for item in data]
-        if len(data) < PER_PAGE:
-            return sorted((b for b in builds if b.commit == sha), key=lambda b: -b.number)
+    deadline = time.monotonic() + settings.deadline
+    try:
+        for page in range(1, MAX_PAGES + 1):
+            query = urlencode({"commit": sha, "per_page": PER_PAGE, "page": page})
+            data = _get(channel, path, query, deadline, settings.deadline)
+            if not isinstance(data, list):
+                raise BuildkiteError(f"GET {path}: expected a list of builds")
+            builds += [_build(item, path) for item in data]
+            if len(data) < PER_PAGE:
+                return sorted((b for b in builds if b.commit == sha), key=lambda b: -b.number)
+    finally:
+        channel.close()
     raise BuildkiteError(f"GET {path}: more than {MAX_PAGES} pages of builds for one commit")
 
 
-def _get(root: str, target: str, token: str, deadline: float) -> Any:
-    where = urlsplit(root)
-    if where.scheme not in ("http", "https") or not where.hostname:
-        raise BuildkiteError("VIMESYNC_BUILDKITE_API must be an http(s) URL")
-    conn_cls = http.client.HTTPSConnection if where.scheme == "https" else http.client.HTTPConnection
-    endpoint = target.split("?", 1)[0]
-    conn = conn_cls(where.hostname, where.port, timeout=READ_TIMEOUT)
+def _get(channel: Channel, endpoint: str, query: str, deadline: float, seconds: float) -> Any:
     try:
-        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json", "User-Agent": "vimesync"}
-        resp = _headers_within(conn, where.path.rstrip("/") + target, headers, deadline, endpoint)
-        if 300 <= resp.status < 400:
-            raise BuildkiteError(f"GET {endpoint}: a redirect (HTTP {resp.status}), not followed")
-        if resp.status in (401, 403):
-            raise BuildkiteError(
-                f"GET {endpoint}: HTTP {resp.status}: {TOKEN_ENV} was refused",
-                hint="the token needs the read_builds scope for this organization",
-            )
-        if resp.status >= 400:
-            raise BuildkiteError(f"GET {endpoint}: HTTP {resp.status}")
-        body = _read(resp, endpoint, deadline)
-    except (OSError, http.client.HTTPException) as exc:
-        raise BuildkiteError(f"GET {endpoint}: {type(exc).__name__} (Buildkite unreachable)") from None
-    finally:
-        conn.close()
-    if body.count(b"{") > MAX_OBJECTS:
-        raise BuildkiteError(f"GET {endpoint}: an answer of more than {MAX_OBJECTS:,} JSON objects")
-    try:
-        return json.loads(body)
-    except ValueError:
-        raise BuildkiteError(f"GET {endpoint}: the answer is not JSON") from None
-
-
-def _headers_within(
-    conn: http.client.HTTPConnection, target: str, headers: dict[str, str], deadline: float, endpoint: str
-) -> http.client.HTTPResponse:
-    """Send the GET and read the status line and headers within the deadline
-    (:func:`vimesync.deadline.call_within`), the socket shut down when it passes."""
-    from vimesync.deadline import Overdue, call_within
-
-    def send() -> http.client.HTTPResponse:
-        conn.request("GET", target, headers=headers)
-        return conn.getresponse()
-
-    try:
-        return call_within(send, deadline - time.monotonic(), name="buildkite-request")
-    except Overdue:
-        sock = conn.sock
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        answer = channel.exchange(
+            "GET",
+            f"{channel.prefix}{endpoint}?{query}",
+            deadline=deadline,
+            headers={"Accept": "application/json"},
+        )
+    except TransportError as exc:
+        raise BuildkiteError(f"GET {endpoint}: {_failure(exc, seconds)}") from None
+    status = answer.status
+    if 300 <= status < 400:
+        raise BuildkiteError(f"GET {endpoint}: a redirect (HTTP {status}), not followed")
+    if status in (401, 403):
         raise BuildkiteError(
-            f"GET {endpoint}: no answer (status line and headers) within {DEADLINE:g} s"
-        ) from None
+            f"GET {endpoint}: HTTP {status}: {TOKEN_ENV} was refused",
+            hint="the token needs the read_builds scope for this organization",
+        )
+    if status >= 400:
+        raise BuildkiteError(f"GET {endpoint}: HTTP {status}")
+    try:
+        return decode_json(answer.body, max_objects=MAX_OBJECTS)
+    except BadJson as exc:
+        raise BuildkiteError(f"GET {endpoint}: {exc}") from None
 
 
-def _read(resp: http.client.HTTPResponse, endpoint: str, deadline: float) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := resp.read1(65536):
-        size += len(chunk)
-        if size > MAX_BYTES:
-            raise BuildkiteError(f"GET {endpoint}: an answer larger than {MAX_BYTES // (1024 * 1024)} MiB")
-        if time.monotonic() > deadline:
-            raise BuildkiteError(f"GET {endpoint}: no complete answer within {DEADLINE:.0f} s")
-        chunks.append(chunk)
-    return b"".join(chunks)
+def _failure(exc: TransportError, seconds: float) -> str:
+    """The layer's failure in this module's words."""
+    if isinstance(exc, RedirectRefused):
+        return f"a redirect (HTTP {exc.status}), not followed"
+    if isinstance(exc, Unreachable):
+        return f"{exc.reason} (Buildkite unreachable)"
+    if isinstance(exc, Overdue):
+        if exc.phase == "body":
+            return f"no complete answer within {seconds:.0f} s"
+        return f"no answer (status line and headers) within {seconds:g} s"
+    return str(exc)
 
 
 def _text(value: Any) -> str:
@@ -201,11 +175,11 @@ def _build(item: Any, path: str) -> Build:
     )
 
 
-def _job(j: dict[str, Any]) -> Job:
+def _job(j: dict[str, Any]) -> BuildkiteJob:
     exit_status = j.get("exit_status")
     if isinstance(exit_status, str) and re.fullmatch(r"-?\d{1,6}", exit_status):
         exit_status = int(exit_status)  # older answers carried it as a string
-    return Job(
+    return BuildkiteJob(
         id=_text(j.get("id")),
         type=_text(j.get("type")),
         name=_text(j.get("name") or j.get("label")),

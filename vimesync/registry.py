@@ -1,5 +1,5 @@
 """THE container-registry choke point: an image checked against the registry that holds it,
-through the OCI distribution API, with ``requests`` (one session per check, nothing cached):
+through the OCI distribution API (one channel of :mod:`vimesync.transport` per check, nothing cached):
 
 - ``HEAD /v2/<name>/manifests/<tag>`` with ``Accept`` for OCI and Docker manifests and indexes:
   its ``Docker-Content-Digest`` must be the digest recorded;
@@ -9,12 +9,13 @@ through the OCI distribution API, with ``requests`` (one session per check, noth
 - the registry is the reference's host, https; plain http only with ``insecure`` (the flag
   ``--registry-insecure`` or ``VIMESYNC_REGISTRY_INSECURE=1``) and only on loopback;
 - a bearer token only from ``VIMESYNC_REGISTRY_TOKEN``, sent to the registry's host only (no token
-  service is asked, no challenge followed elsewhere), never printed;
-- every call within a 10 s connect and 30 s read timeout and an overall deadline (60 s,
-  ``VIMESYNC_REGISTRY_DEADLINE``): each exchange runs on a helper thread abandoned at the
-  deadline, so a server trickling its headers or body cannot hold it; a manifest is at most 4 MiB, a config
-  8 MiB, an index 256 entries; a redirect is followed only to the same scheme, host and port
-  (3 at most);
+  service is asked, no challenge followed elsewhere), never printed; what the environment says
+  is passed in (:class:`vimesync.settings.RegistrySettings`);
+- through the one bounded HTTP layer (:mod:`vimesync.transport`): every call within a 10 s
+  connect and 30 s read timeout and one overall deadline for the whole check (60 s,
+  ``VIMESYNC_REGISTRY_DEADLINE``), from each connection to each answer's last byte, so a server
+  trickling its headers or body cannot hold it; a manifest is at most 4 MiB, a config 8 MiB, an
+  index 256 entries; a redirect is followed only to the same scheme, host and port (3 at most);
 - everything the registry says is a stranger's: shapes checked, digests and labels compared,
   never echoed (a mismatch names what we expected, and the registry's digest only when it is a
   well-formed one).
@@ -25,30 +26,36 @@ is a :class:`~vimesync.errors.RegistryError` (exit 2)."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import ipaddress
-import json
-import os
 import re
-import socket
 import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from vimesync.errors import RegistryError
+from vimesync.settings import RegistrySettings
+from vimesync.transport import (
+    Answer,
+    BadJson,
+    Channel,
+    Limits,
+    Overdue,
+    RedirectRefused,
+    TransportError,
+    Unreachable,
+    decode_json,
+)
 
 TOKEN_ENV = "VIMESYNC_REGISTRY_TOKEN"
-INSECURE_ENV = "VIMESYNC_REGISTRY_INSECURE"
-DEADLINE_ENV = "VIMESYNC_REGISTRY_DEADLINE"
-DEADLINE = 60.0
 CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 30.0
 MAX_MANIFEST = 4 * 1024 * 1024
 MAX_CONFIG = 8 * 1024 * 1024
 MAX_ENTRIES = 256
 MAX_REDIRECTS = 3
+MAX_OBJECTS = 10_000  # JSON objects in a manifest or config
 REVISION_LABEL = "org.opencontainers.image.revision"
 
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
@@ -69,20 +76,6 @@ class Verified:
     digest: str  # what the reference names (a manifest or an index)
     manifest: str  # the architecture's manifest (== digest for a single-platform image)
     revision: str  # the config's revision label: the head
-
-
-def insecure_from_env() -> bool:
-    return os.environ.get(INSECURE_ENV, "").strip().lower() in ("1", "true", "yes")
-
-
-def _deadline_seconds() -> float:
-    try:
-        value = float(os.environ.get(DEADLINE_ENV, "") or DEADLINE)
-    except ValueError:
-        raise RegistryError(f"{DEADLINE_ENV}: expected seconds") from None
-    if not 0 < value <= 3600:
-        raise RegistryError(f"{DEADLINE_ENV}: expected seconds from 1 to 3600")
-    return value
 
 
 def is_loopback(registry: str) -> bool:
@@ -112,120 +105,58 @@ def base_url(registry: str, *, insecure: bool) -> str:
 
 
 class _Client:
-    """One registry, one session, one deadline."""
+    """One registry, one channel, one deadline."""
 
-    def __init__(self, registry: str, repository: str, *, insecure: bool) -> None:
-        import requests
-
-        self.root = base_url(registry, insecure=insecure)
-        self.origin = urlsplit(self.root)
+    def __init__(self, registry: str, repository: str, settings: RegistrySettings) -> None:
+        self.root = base_url(registry, insecure=settings.insecure)
         self.repository = repository
-        self.deadline = time.monotonic() + _deadline_seconds()
-        self.session = requests.Session()
-        self.session.trust_env = False  # no .netrc credentials, no proxy from the environment
-        self.session.headers["User-Agent"] = "vimesync"
-        token = os.environ.get(TOKEN_ENV)
-        if token:
-            self.session.headers["Authorization"] = f"Bearer {token}"
+        self.token_set = settings.token is not None
+        self.deadline = time.monotonic() + settings.deadline
+        limits = Limits(
+            max_bytes=MAX_CONFIG,
+            max_redirects=MAX_REDIRECTS,
+            connect_timeout=CONNECT_TIMEOUT,
+            read_timeout=READ_TIMEOUT,
+        )
+        credentials = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
+        self.channel = Channel(self.root, limits=limits, headers=credentials)
 
     def close(self) -> None:
-        self.session.close()
+        self.channel.close()
 
-    def request(
-        self, method: str, path: str, *, accept: str, limit: int
-    ) -> tuple[int, dict[str, str], bytes]:
-        """(status, headers, body) of ``method path``, redirects followed on the same origin only."""
-        url = self.root + path
+    def request(self, method: str, path: str, *, accept: str, limit: int) -> Answer:
+        """The answer to ``method path``, redirects followed on the same origin only."""
         what = f"{method} {path.split('?')[0]}"
-        for _ in range(MAX_REDIRECTS + 1):
-            if time.monotonic() > self.deadline:
-                raise RegistryError(f"{what}: no answer within the registry deadline")
-            status, headers, body = self._within_deadline(method, url, accept, limit, what)
-            if status in (301, 302, 303, 307, 308):
-                target = urlsplit(urljoin(url, headers.get("location", "")))
-                if (target.scheme, target.netloc) != (self.origin.scheme, self.origin.netloc):
-                    raise RegistryError(f"{what}: a redirect to another host, not followed")
-                url = target.geturl()
-                continue
-            return status, headers, body
-        raise RegistryError(f"{what}: more than {MAX_REDIRECTS} redirects")
-
-    def _within_deadline(
-        self, method: str, url: str, accept: str, limit: int, what: str
-    ) -> tuple[int, dict[str, str], bytes]:
-        """One exchange (status line, headers, body) on a helper thread the caller stops waiting
-        for at the deadline: a socket read timeout bounds one read, not a server trickling a
-        byte of its headers or body every few seconds (the deadline check between reads never
-        comes, as a read waits for its whole chunk). The answer's socket is shut down then, so
-        the abandoned thread's blocked read ends too."""
-        from vimesync.deadline import Overdue, call_within
-
-        live: list[Any] = []
         try:
-            return call_within(
-                lambda: self._exchange(method, url, accept, limit, what, live),
-                self.deadline - time.monotonic(),
-                name="registry-request",
+            return self.channel.exchange(
+                method, path, deadline=self.deadline, headers={"Accept": accept}, max_bytes=limit
             )
-        except Overdue:
-            for resp in live:
-                with contextlib.suppress(Exception):
-                    resp.raw.connection.sock.shutdown(socket.SHUT_RDWR)
-            raise RegistryError(f"{what}: no complete answer within the registry deadline") from None
-
-    def _exchange(
-        self, method: str, url: str, accept: str, limit: int, what: str, live: list[Any]
-    ) -> tuple[int, dict[str, str], bytes]:
-        import requests
-
-        try:
-            resp = self.session.request(
-                method,
-                url,
-                headers={"Accept": accept},
-                timeout=(CONNECT_TIMEOUT, READ_TIMEOUT),
-                allow_redirects=False,
-                stream=True,
-            )
-        except requests.RequestException as exc:
-            raise RegistryError(f"{what}: {type(exc).__name__} (the registry is unreachable)") from None
-        live.append(resp)
-        try:
-            headers = {k.lower(): v for k, v in resp.headers.items()}
-            redirect = resp.status_code in (301, 302, 303, 307, 308)
-            body = b"" if method == "HEAD" or redirect else self._read(resp, what, limit)
-            return resp.status_code, headers, body
-        finally:
-            resp.close()
-
-    def _read(self, resp: Any, what: str, limit: int) -> bytes:
-        import requests
-
-        declared = resp.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > limit:
-            raise RegistryError(f"{what}: an answer larger than {limit // (1024 * 1024)} MiB")
-        chunks: list[bytes] = []
-        size = 0
-        try:
-            for chunk in resp.iter_content(65536):
-                size += len(chunk)
-                if size > limit:
-                    raise RegistryError(f"{what}: an answer larger than {limit // (1024 * 1024)} MiB")
-                chunks.append(chunk)
-        except requests.RequestException as exc:
-            raise RegistryError(f"{what}: {type(exc).__name__} while reading the answer") from None
-        return b"".join(chunks)
+        except RedirectRefused as exc:
+            raise RegistryError(f"{what}: {exc}") from None
+        except Overdue as exc:
+            started = exc.phase != "start"
+            raise RegistryError(
+                f"{what}: no {'complete ' if started else ''}answer within the registry deadline"
+            ) from None
+        except Unreachable as exc:
+            raise RegistryError(
+                f"{what}: {exc.reason} "
+                + ("while reading the answer" if exc.reading else "(the registry is unreachable)")
+            ) from None
+        except TransportError as exc:
+            raise RegistryError(f"{what}: {exc}") from None
 
     def refused(self, status: int, what: str) -> RegistryError:
         if status in (401, 403):
-            hint = f"set {TOKEN_ENV}" if TOKEN_ENV not in os.environ else f"{TOKEN_ENV} was refused"
+            hint = f"{TOKEN_ENV} was refused" if self.token_set else f"set {TOKEN_ENV}"
             return RegistryError(f"{what}: HTTP {status}: the registry wants credentials", hint=hint)
         return RegistryError(f"{what}: HTTP {status}")
 
     def head_manifest(self, reference: str) -> str:
         """The digest the registry gives ``reference`` (a tag or a digest)."""
         path = f"/v2/{self.repository}/manifests/{reference}"
-        status, headers, _ = self.request("HEAD", path, accept=ACCEPT, limit=0)
+        answer = self.request("HEAD", path, accept=ACCEPT, limit=0)
+        status, headers = answer.status, answer.headers
         if status == 404:
             raise Mismatch(f"{self.repository}:{reference} is not in the registry (HTTP 404)")
         if status != 200:
@@ -238,21 +169,19 @@ class _Client:
     def get_json(self, kind: str, digest: str, limit: int, accept: str) -> tuple[dict[str, Any], str]:
         """The manifest or blob ``digest``, its sha256 checked, as a JSON object (and its type)."""
         path = f"/v2/{self.repository}/{kind}/{digest}"
-        status, headers, body = self.request("GET", path, accept=accept, limit=limit)
+        answer = self.request("GET", path, accept=accept, limit=limit)
+        status, headers, body = answer.status, answer.headers, answer.body
         if status == 404:
             raise Mismatch(f"{self.repository}@{digest} is not in the registry (HTTP 404)")
         if status != 200:
             raise self.refused(status, f"GET {path}")
         if "sha256:" + hashlib.sha256(body).hexdigest() != digest:
             raise RegistryError(f"GET {path}: the answer's sha256 is not its digest")
-        if body.count(b"{") > 10_000:
-            raise RegistryError(f"GET {path}: an answer of more than 10,000 JSON objects")
         try:
-            data = json.loads(body)
-        except RecursionError:  # a bomb of nested arrays: no object to count, still too deep
-            raise RegistryError(f"GET {path}: an answer nested too deeply to be a manifest") from None
-        except ValueError:
-            raise RegistryError(f"GET {path}: the answer is not JSON") from None
+            data = decode_json(body, max_objects=MAX_OBJECTS)
+        except BadJson as exc:
+            depth = exc.why == "depth"
+            raise RegistryError(f"GET {path}: {exc}" + (" to be a manifest" if depth else "")) from None
         if not isinstance(data, dict):
             raise RegistryError(f"GET {path}: expected a JSON object")
         media = data.get("mediaType") or headers.get("content-type", "").split(";")[0].strip()
@@ -298,13 +227,14 @@ def verify_image(
     digest: str,
     revisions: tuple[str, ...],
     arch: str,
-    insecure: bool = False,
+    settings: RegistrySettings,
 ) -> Verified:
     """Check that ``reference`` (a tag, or the digest itself) names ``digest`` in the registry and
     that the ``arch`` image it names was built from one of ``revisions`` (the head, and the
     evidence head it binds to). :class:`Mismatch` when it
-    does not, :class:`RegistryError` when the registry cannot say."""
-    client = _Client(registry, repository, insecure=insecure)
+    does not, :class:`RegistryError` when the registry cannot say. ``settings``: the token, plain
+    http to loopback (``insecure``), the deadline."""
+    client = _Client(registry, repository, settings)
     try:
         found = client.head_manifest(reference)
         if found != digest:

@@ -52,8 +52,10 @@ COMPLETION_ENV = "_VIMESYNC_COMPLETE"  # set by the shell's completion script
 GITHUB_API = "https://api.github.com"
 GITHUB_DEADLINE = 60.0  # seconds for one call, whatever the server does
 GITHUB_WAIT_BUDGET = 60.0  # seconds of rate-limit waits in one process
-BUILDKITE_API = "https://api.buildkite.com/v2"
+BUILDKITE_API = "https://api.buildkite.com"  # the client's paths start with /v2/
+BUILDKITE_DEADLINE = 60.0  # seconds for one listing, every page
 REGISTRY_DEADLINE = 60.0
+REGISTRY_MAX_DEADLINE = 3600.0
 PIP_TIMEOUT = 900.0
 
 # Set by the CI systems we know: GitHub Actions, GitLab, Buildkite, CircleCI, Travis, Drone,
@@ -87,18 +89,20 @@ CI_MARKERS = (
 SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GitHubSettings:
+    cache: Path  # where GitHub's answers are kept with their ETags: github/ in the cache folder
     token: str | None = None
     api: str = GITHUB_API  # no trailing slash
-    deadline: float = GITHUB_DEADLINE
-    wait_budget: float = GITHUB_WAIT_BUDGET
+    deadline: float = GITHUB_DEADLINE  # seconds for one call (redirects, 202s, retries included)
+    wait_budget: float = GITHUB_WAIT_BUDGET  # seconds of rate-limit waits in one process
 
 
 @dataclass(frozen=True)
 class BuildkiteSettings:
     token: str | None = None
     api: str = BUILDKITE_API  # no trailing slash
+    deadline: float = BUILDKITE_DEADLINE
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,7 @@ class Settings:
         token = next((v for n in GITHUB_TOKEN_ENVS if (v := self.get(n))), None)
         api = next((v for n in GITHUB_API_ENVS if (v := self.get(n))), GITHUB_API)
         return GitHubSettings(
+            cache=self.cache_dir / "github",
             token=token,
             api=api.rstrip("/"),
             deadline=self.seconds(GITHUB_DEADLINE_ENV, GITHUB_DEADLINE),
@@ -190,11 +195,10 @@ class Settings:
     @cached_property
     def registry(self) -> RegistrySettings:
         insecure = (self.get(REGISTRY_INSECURE_ENV) or "").strip().lower() in ("1", "true", "yes")
-        return RegistrySettings(
-            token=self.get(REGISTRY_TOKEN_ENV),
-            insecure=insecure,
-            deadline=self.seconds(REGISTRY_DEADLINE_ENV, REGISTRY_DEADLINE),
-        )
+        deadline = self.seconds(REGISTRY_DEADLINE_ENV, REGISTRY_DEADLINE)
+        if deadline > REGISTRY_MAX_DEADLINE:
+            raise BadInput(f"{REGISTRY_DEADLINE_ENV}: expected seconds from 1 to {REGISTRY_MAX_DEADLINE:.0f}")
+        return RegistrySettings(token=self.get(REGISTRY_TOKEN_ENV), insecure=insecure, deadline=deadline)
 
     @cached_property
     def pip_timeout(self) -> float:

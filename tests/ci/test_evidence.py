@@ -15,8 +15,9 @@ from tests.builders.fakegithub import TOKEN, FakeGitHub
 from vimesync.ci.evidence import read_evidence
 from vimesync.ci.verdict import evidence_to_dict
 from vimesync.errors import BadInput, GitHubError
-from vimesync.github import GitHubClient, WaitBudget
+from vimesync.github import ClientLimits, GitHubClient, WaitBudget
 from vimesync.report.markdown import render_ci
+from vimesync.settings import GitHubSettings
 
 
 def status(context: str, state: str, build: int | None = None, **kw: Any) -> dict[str, Any]:
@@ -45,9 +46,10 @@ def server() -> Iterator[tuple[FakeGitHub, str]]:
 
 def _client(url: str, tmp_path: Path, **kw: Any) -> tuple[GitHubClient, list[float]]:
     slept: list[float] = []
-    kw.setdefault("wait_budget", WaitBudget(60.0))
+    settings = GitHubSettings(token=TOKEN, api=url, cache=tmp_path / "c")
+    limits = ClientLimits(**kw)
     client = GitHubClient(
-        "vime-org/vime", token=TOKEN, base_url=url, cache=tmp_path / "c", sleep=slept.append, **kw
+        "vime-org/vime", settings, limits=limits, wait_budget=WaitBudget(60.0), sleep=slept.append
     )
     return client, slept
 

@@ -11,19 +11,21 @@ from tests.builders.pullbody import HUMAN, TOKEN
 from vimesync.errors import BadInput, GitHubError
 from vimesync.github import GitHubClient
 from vimesync.report.publish import END, START, parse_target, publish, splice
+from vimesync.settings import GitHubSettings, Settings
 
 # PyGithub deprecations (get_repo(lazy=...), login/password auth) must not come back.
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
 
 def _client(api: str, tmp_path: Path, repo: str = "vime/vime") -> GitHubClient:
-    return GitHubClient(repo, token=TOKEN, base_url=api, cache=tmp_path / "cache", sleep=lambda _: None)
+    settings = GitHubSettings(token=TOKEN, api=api, cache=tmp_path / "cache")
+    return GitHubClient(repo, settings, sleep=lambda _: None)
 
 
 def test_publish_keeps_human_text_and_is_idempotent(github, tmp_path: Path) -> None:
     state, api = github
     client = _client(api, tmp_path)
-    first = publish("vime/vime#7", "## Summary\n\nv1\n", client=client)
+    first = publish("vime/vime#7", "## Summary\n\nv1\n", client)
     assert first.changed and first.url == "https://github.com/vime/vime/pull/7"
     patches = [r for r in state.requests if r[0] == "PATCH"]
     assert len(patches) == 1
@@ -32,12 +34,12 @@ def test_publish_keeps_human_text_and_is_idempotent(github, tmp_path: Path) -> N
     assert f"{START}\r\n## Summary\r\n\r\nv1\r\n{END}" in body
     assert all(a and TOKEN in a for a in state.auth)  # the token is sent, as a header only
 
-    second = publish("vime/vime#7", "## Summary\n\nv1\n", client=client)
+    second = publish("vime/vime#7", "## Summary\n\nv1\n", client)
     assert not second.changed
     assert len([r for r in state.requests if r[0] == "PATCH"]) == 1  # no-op: no second PATCH
 
     state.body = state.body.replace("- keep this", "- keep this, edited later")
-    third = publish("vime/vime#7", "## Summary\n\nv2\n", client=client)
+    third = publish("vime/vime#7", "## Summary\n\nv2\n", client)
     assert third.changed
     assert "- keep this, edited later" in state.body
     assert "v2" in state.body and "v1" not in state.body
@@ -47,18 +49,15 @@ def test_publish_keeps_human_text_and_is_idempotent(github, tmp_path: Path) -> N
 def test_publish_into_empty_description(github, tmp_path: Path) -> None:
     state, api = github
     state.body = None
-    publish("vime/vime#7", "report\n", client=_client(api, tmp_path))
+    publish("vime/vime#7", "report\n", _client(api, tmp_path))
     assert state.body == f"{START}\nreport\n{END}\n"
 
 
-def test_publish_reads_token_and_api_root_from_the_environment(
-    github, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_publish_takes_token_and_api_root_from_the_settings(github, tmp_path: Path) -> None:
     state, api = github
-    monkeypatch.delenv("VIMESYNC_GITHUB_API", raising=False)
-    monkeypatch.setenv("GITHUB_API_URL", api)  # what GitHub Actions sets
-    monkeypatch.setenv("GH_TOKEN", TOKEN)  # what the gh CLI uses
-    assert publish("vime/vime#7", "r\n").changed
+    # what GitHub Actions sets, and what the gh CLI uses
+    env = {"GITHUB_API_URL": api, "GH_TOKEN": TOKEN, "VIMESYNC_CACHE_DIR": str(tmp_path)}
+    assert publish("vime/vime#7", "r\n", Settings.of(env).github).changed
     assert state.auth and all(a == f"token {TOKEN}" for a in state.auth)
 
 
@@ -67,11 +66,11 @@ def test_publish_sees_edits_made_since_the_last_read(tmp_path: Path) -> None:
     fake = fakegithub.FakeGitHub(range(1, 2))
     fake.bodies[7] = "Human text."
     with fakegithub.serve(fake) as api:
-        publish("vime/vime#7", "v1\n", client=_client(api, tmp_path))
+        publish("vime/vime#7", "v1\n", _client(api, tmp_path))
         fake.bodies[7] = fake.bodies[7].replace("Human text.", "Human text, edited on GitHub.")
-        again = publish("vime/vime#7", "v1\n", client=_client(api, tmp_path))
+        again = publish("vime/vime#7", "v1\n", _client(api, tmp_path))
         assert not again.changed
-        publish("vime/vime#7", "v2\n", client=_client(api, tmp_path))
+        publish("vime/vime#7", "v2\n", _client(api, tmp_path))
     assert fake.bodies[7] == f"Human text, edited on GitHub.\n\n{START}\nv2\n{END}\n"
     assert len(fake.patches) == 2
 
@@ -80,23 +79,23 @@ def test_refusal_never_shows_the_token(github, tmp_path: Path) -> None:
     state, api = github
     state.status = 401
     with pytest.raises(GitHubError) as err:
-        publish("vime/vime#7", "r\n", client=_client(api, tmp_path))
+        publish("vime/vime#7", "r\n", _client(api, tmp_path))
     assert "401" in str(err.value) and TOKEN not in str(err.value) and TOKEN not in (err.value.hint or "")
 
 
 def test_unreachable_github_is_a_clean_error(tmp_path: Path) -> None:
     with pytest.raises(GitHubError, match="cannot reach"):
-        publish("vime/vime#7", "r\n", client=_client("http://127.0.0.1:9", tmp_path))
+        publish("vime/vime#7", "r\n", _client("http://127.0.0.1:9", tmp_path))
 
 
-def test_missing_token_is_bad_input() -> None:
-    with pytest.raises(BadInput, match="token"):  # the hermetic conftest unsets both variables
-        publish("vime/vime#7", "r\n")
+def test_missing_token_is_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(BadInput, match="token"):
+        publish("vime/vime#7", "r\n", GitHubSettings(api="http://127.0.0.1:9", cache=tmp_path))
 
 
 def test_client_for_another_repository_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="other/repo"):
-        publish("vime/vime#7", "r\n", client=_client("http://127.0.0.1:9", tmp_path, repo="other/repo"))
+        publish("vime/vime#7", "r\n", _client("http://127.0.0.1:9", tmp_path, repo="other/repo"))
 
 
 @pytest.mark.parametrize(
@@ -180,11 +179,11 @@ def test_a_description_over_githubs_limit_is_never_sent(github, tmp_path: Path) 
     state, api = github
     client = _client(api, tmp_path)
     with pytest.raises(BadInput, match=r"over GitHub's limit of 65,536") as exc:
-        publish("vime/vime#7", "x" * 70_000 + "\n", client=client)
+        publish("vime/vime#7", "x" * 70_000 + "\n", client)
     assert "70,0" in str(exc.value) and "--output" in (exc.value.hint or "")
     assert state.requests == []
     state.body = HUMAN + "h" * 65_000  # fits alone, and so does the report: not together
     with pytest.raises(BadInput, match=r"the description would be 65,[0-9]{3} characters"):
-        publish("vime/vime#7", "## Summary\n\n" + "r" * 500 + "\n", client=client)
+        publish("vime/vime#7", "## Summary\n\n" + "r" * 500 + "\n", client)
     assert [m for m, _, _ in state.requests] == ["GET"]
-    assert publish("vime/vime#7", "## Summary\n\nshort\n", client=client).changed is True
+    assert publish("vime/vime#7", "## Summary\n\nshort\n", client).changed is True

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.builders.buildkite import TOKEN, FakeBuildkite, agent_lost_build, job, serve
-from vimesync.buildkite import Build, Job
+from vimesync.buildkite import Build, BuildkiteJob
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
 from vimesync.github import CheckRun
@@ -28,7 +28,7 @@ def _build(*jobs: dict) -> Build:
         commit=SHA,
         url="",
         jobs=tuple(
-            Job(
+            BuildkiteJob(
                 id=j["id"],
                 type=j["type"],
                 name=j["name"],

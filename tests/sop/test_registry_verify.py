@@ -164,10 +164,16 @@ class _Hostile(BaseHTTPRequestHandler):
     token_asked: list[str] = []
 
     def do_HEAD(self) -> None:  # noqa: N802
-        self._answer()
+        self._answered()
 
     def do_GET(self) -> None:  # noqa: N802
-        self._answer()
+        self._answered()
+
+    def _answered(self) -> None:
+        try:
+            self._answer()
+        except OSError:
+            pass  # the client gave up (at its deadline, its socket shut down), as it should
 
     def _answer(self) -> None:
         mode = type(self).mode

@@ -40,7 +40,8 @@ class CiOutcome:
 def ci(ws: Workspace, r: CiFlags) -> CiOutcome:
     """Read the statuses and check runs of exactly one commit (``--sha``, or the head of ``--pr``;
     through github/) and judge them."""
-    from vimesync.ci.evidence import check_sha, choose_repo, client_for, read_evidence
+    from vimesync.ci.evidence import check_sha, choose_repo, read_evidence
+    from vimesync.github import GitHubClient
     from vimesync.sop.gatesfile import gates_of
 
     if r.pr is None and r.sha is None:
@@ -52,7 +53,7 @@ def ci(ws: Workspace, r: CiFlags) -> CiOutcome:
     if r.sha is not None:
         check_sha(r.sha)
     required = r.require or cfg.ci_required or gates_of(cfg).required
-    client = client_for(repo)
+    client = GitHubClient(repo, ws.settings.github)
     try:
         evidence = read_evidence(client, sha=r.sha, pr=r.pr, required=required)
     finally:

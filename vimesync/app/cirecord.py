@@ -40,10 +40,9 @@ def record_ci_jobs(ws: Workspace, request: CiFlags) -> RecordResult:
                 hint="pass --pipeline org/pipeline (the job's own)",
             )
         pipeline = checkout.ci_buildkite
-    token = buildkite.token_from_env()
-    if pipeline is not None and token is not None:
+    if pipeline is not None and ws.settings.buildkite.token is not None:
         buildkite.check_pipeline(pipeline, "--pipeline")
-        builds = buildkite.builds_of_commit(pipeline, bound, token=token)
+        builds = buildkite.builds_of_commit(pipeline, bound, ws.settings.buildkite)
         chosen = [b for b in builds if request.build in (None, b.number)]
         if not chosen:
             which = f"build #{request.build}" if request.build is not None else "no build"
@@ -52,7 +51,8 @@ def record_ci_jobs(ws: Workspace, request: CiFlags) -> RecordResult:
     elif pipeline is not None and request.build is not None:
         raise BadInput(f"--build needs {buildkite.TOKEN_ENV} set to read {pipeline}")
     else:
-        from vimesync.ci.evidence import choose_repo, client_for
+        from vimesync.ci.evidence import choose_repo
+        from vimesync.github import GitHubClient
 
         job = ws.settings.job_repository
         repo = choose_repo(request.repo, checkout.ci_repo, untrusted=ws.untrusted, job=job, what="--ci-repo")
@@ -61,7 +61,7 @@ def record_ci_jobs(ws: Workspace, request: CiFlags) -> RecordResult:
                 "no CI to read: name a Buildkite pipeline ([ci] buildkite, with BUILDKITE_API_TOKEN)"
                 " or a GitHub repository (--ci-repo, or [ci] repo)"
             )
-        client = client_for(repo)
+        client = GitHubClient(repo, ws.settings.github)
         try:
             checks = client.commit_checks(bound)
         finally:

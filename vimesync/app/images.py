@@ -10,6 +10,7 @@ from typing import Any
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.settings import RegistrySettings
 from vimesync.sop.gatesfile import GatesConfig, gates_of
 from vimesync.sop.records import (
     ImageRecord,
@@ -86,13 +87,26 @@ def _check_flags(request: RecordImageRequest) -> str:
     return ""
 
 
+def registry_settings(ws: Workspace, insecure: bool) -> RegistrySettings:
+    """The job's registry settings, plain http allowed (to loopback) by --registry-insecure."""
+    from dataclasses import replace
+
+    settings = ws.settings.registry
+    return replace(settings, insecure=True) if insecure else settings
+
+
 def verify_in_registry(
-    ref: str, reference: str | None, digest: str, revisions: tuple[str, ...], arch: str, *, insecure: bool
+    ref: str,
+    reference: str | None,
+    digest: str,
+    revisions: tuple[str, ...],
+    arch: str,
+    settings: RegistrySettings,
 ) -> tuple[str, str]:
     """(the problem, "" when none; the arch's manifest digest) of ``ref``'s image checked against
     its registry: the tag (or ``reference``) names ``digest`` and the image's revision label is
     one of ``revisions``. A registry that cannot say raises RegistryError (exit 2)."""
-    from vimesync.registry import Mismatch, insecure_from_env, verify_image
+    from vimesync.registry import Mismatch, verify_image
     from vimesync.sop.imageref import parse_ref
 
     parsed = parse_ref(ref)
@@ -104,7 +118,7 @@ def verify_in_registry(
             digest=digest,
             revisions=revisions,
             arch=arch,
-            insecure=insecure or insecure_from_env(),
+            settings=settings,
         )
     except Mismatch as exc:
         return str(exc), ""
@@ -179,9 +193,8 @@ def record_image_evidence(ws: Workspace, request: RecordImageRequest) -> RecordI
     refused = "" if blocked else host_refusal(gates, request.host)
     if not refused and request.verify and request.ref is not None:
         revisions = tuple(dict.fromkeys((bound, head)))
-        refused = verify_in_registry(
-            request.ref, None, digest, revisions, request.arch, insecure=request.registry_insecure
-        )[0]
+        registry = registry_settings(ws, request.registry_insecure)
+        refused = verify_in_registry(request.ref, None, digest, revisions, request.arch, registry)[0]
     if refused:
         return RecordImageResult(sync=name, record=rec, file=records_file(root, name), refused=refused)
     path = record_image(root, name, rec)

@@ -17,6 +17,7 @@ from vimesync.app.flags import CiFlags
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
+from vimesync.settings import RegistrySettings
 from vimesync.sop.gates import Gate
 from vimesync.sop.promotions import Promotion
 
@@ -156,7 +157,10 @@ def promote(ws: Workspace, request: PromoteRequest) -> PromoteResult:
         promoted_at=now(),
     )
     if request.verify:
-        problem = _verify(request, promotion, tuple(dict.fromkeys((bound, head))))
+        from vimesync.app.images import registry_settings
+
+        settings = registry_settings(ws, request.registry_insecure)
+        problem = _verify(request, promotion, tuple(dict.fromkeys((bound, head))), settings)
         if problem:
             registry = replace(gates[2], name="registry", state="failed", detail=problem, command="")
             return PromoteResult(name, request.ref, head, (*gates, registry), None, file, notes)
@@ -164,19 +168,16 @@ def promote(ws: Workspace, request: PromoteRequest) -> PromoteResult:
     return PromoteResult(name, request.ref, head, gates, promotion, path, notes, verified=request.verify)
 
 
-def _verify(request: PromoteRequest, promotion: Promotion, revisions: tuple[str, ...]) -> str:
+def _verify(
+    request: PromoteRequest, promotion: Promotion, revisions: tuple[str, ...], registry: RegistrySettings
+) -> str:
     """What the registry disagrees with ("" when nothing): the target exists in the ref's
     repository, each architecture's image in it is the one recorded and was built from the head."""
     from vimesync.app.images import verify_in_registry
 
     for arch, recorded in promotion.images:
         problem, manifest = verify_in_registry(
-            request.ref,
-            promotion.digest,
-            promotion.digest,
-            revisions,
-            arch,
-            insecure=request.registry_insecure,
+            request.ref, promotion.digest, promotion.digest, revisions, arch, registry
         )
         if problem:
             return problem

@@ -87,7 +87,7 @@ def radar(ws: Workspace, engine: EngineFlags, request: RadarRequest) -> RadarRes
     """Read every patch's DEP-3 header, ask GitHub about the engine's PRs it names (unless
     offline or without a token), and place each merge commit against a git pin."""
     from vimesync import git
-    from vimesync.github import is_repo_name, token_from_env
+    from vimesync.github import is_repo_name
     from vimesync.patches.dep3 import parse_dep3
     from vimesync.patches.series import load_series, read_patch
     from vimesync.report.radar import GitPin, scan_patches
@@ -115,7 +115,7 @@ def radar(ws: Workspace, engine: EngineFlags, request: RadarRequest) -> RadarRes
             hint="pass --source REPO --rev PIN, or pin the engine at a git commit",
         )
     notes: list[str] = []
-    token = token_from_env()
+    token = ws.settings.github.token
     why_not = ""
     if r.offline:
         why_not = "--offline"
@@ -129,9 +129,9 @@ def radar(ws: Workspace, engine: EngineFlags, request: RadarRequest) -> RadarRes
         notes += backports.notes
     client = None
     if not why_not:
-        from vimesync.github import GitHubClient, api_url
+        from vimesync.github import GitHubClient
 
-        client = GitHubClient(repo, token=token, base_url=api_url())
+        client = GitHubClient(repo, ws.settings.github)
     try:
         rows = scan_patches(
             patches, repo, ask=client.pull_state if client else None, why_not=why_not, pin=pin

@@ -19,6 +19,7 @@ from vimesync.check.model import ProgressFn
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.outputs.model import Findings
 from vimesync.report.model import Skipped, SyncReport, build_summary
+from vimesync.settings import GitHubSettings
 from vimesync.sop.gatesfile import GatesConfig, gates_of, ignored_off, skip_flags
 
 
@@ -165,7 +166,7 @@ def recorded_evidence(ws: Workspace, report: SyncReport) -> Any:
     return evidence_of(ws, name)
 
 
-def refuse_early(publish: str | None, out_file: Path | None) -> None:
+def refuse_early(publish: str | None, out_file: Path | None, github: GitHubSettings) -> None:
     """Before any work: a bad --publish target, no token for it, or an --output that cannot be
     written (a symlink there, or on a folder inside the checkout) is refused."""
     from vimesync.safefs import check_output_path
@@ -174,17 +175,17 @@ def refuse_early(publish: str | None, out_file: Path | None) -> None:
         from vimesync.report.publish import parse_target, require_token
 
         parse_target(publish)
-        require_token()
+        require_token(github)
     if out_file is not None:
         check_output_path(out_file, what="--output")
 
 
-def publish_report(target: str, result: ReportResult) -> Any:
+def publish_report(target: str, result: ReportResult, github: GitHubSettings) -> Any:
     """Put the report into the PR description of ``target`` (between its markers)."""
     from vimesync.report.markdown import render_markdown
     from vimesync.report.publish import publish
 
-    return publish(target, render_markdown(result.report))
+    return publish(target, render_markdown(result.report), github)
 
 
 def write_output(path: Path, text: str) -> None:

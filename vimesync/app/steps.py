@@ -286,7 +286,8 @@ def ci_target(
 def ci_evidence(ws: Workspace, target: CiTarget | None) -> CiEvidence | Skipped:
     """The exact-head CI of the head, or why it was not checked (never an error: an unreadable
     GitHub leaves the gate not checked, which fails the report all the same)."""
-    from vimesync.ci.evidence import client_for, read_evidence
+    from vimesync.ci.evidence import read_evidence
+    from vimesync.github import GitHubClient
 
     if target is None:
         return Skipped(CI_NOT_ASKED)
@@ -295,7 +296,7 @@ def ci_evidence(ws: Workspace, target: CiTarget | None) -> CiEvidence | Skipped:
     if ws.settings.github.token is None:
         return Skipped("No GitHub token in the environment (GITHUB_TOKEN or GH_TOKEN): CI not checked.")
     try:
-        client = client_for(target.repo)
+        client = GitHubClient(target.repo, ws.settings.github)
         try:
             return read_evidence(client, sha=ws.head, pr=target.pr, required=target.required)
         finally:

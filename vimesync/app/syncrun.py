@@ -90,7 +90,9 @@ class SyncRun:
     def _refuse_early(self, publish: str | None, output: Path | None) -> None:
         from vimesync.app.report import refuse_early
 
-        refuse_early(publish, output)  # the default's folder is made when the report is written
+        refuse_early(
+            publish, output, self.ws.settings.github
+        )  # the default's folder is made when the report is written
 
     def _steps(self) -> SyncResult:
         s = self.state

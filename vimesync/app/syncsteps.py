@@ -144,7 +144,7 @@ def report(
     figure = f"written to {output}"
     url = None
     if publish is not None:
-        done = publish_report(publish, result)
+        done = publish_report(publish, result, ws.settings.github)
         url = done.url or done.target
         figure += f", published to {url}"
     if result.ok:

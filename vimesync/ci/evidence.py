@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from vimesync.ci.verdict import CiEvidence, judge
 from vimesync.errors import BadInput
-from vimesync.github import GitHubClient, api_url, is_repo_name, token_from_env
+from vimesync.github import GitHubClient, is_repo_name
 
 MAX_EARLIER = 10  # earlier commits of a PR whose results are listed as not evidence
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -21,14 +21,14 @@ def check_repo(repo: str, *, what: str = "--repo") -> str:
 
 
 def choose_repo(
-    flag: str | None, configured: str | None, *, untrusted: bool, job: str | None, what: str = "--repo"
+    flag: str | None, configured: str | None, *, job: str | None, untrusted: bool, what: str = "--repo"
 ) -> str | None:
     """Which repository's CI is evidence: the flag, else (in an untrusted checkout) the job's own
-    ``GITHUB_REPOSITORY``, else ``[ci] repo``.
+    (``job``: ``GITHUB_REPOSITORY``), else ``[ci] repo``.
 
     In an untrusted checkout ``[ci] repo`` is a pull request's to edit: pointed at a repository
     holding the same commit with green statuses, it would forge the evidence. There it is used
-    only when it names the job's own repository (``job``: ``GITHUB_REPOSITORY``)."""
+    only when it names the job's own repository."""
     if flag is not None:
         return check_repo(flag, what=what)
     if untrusted:
@@ -52,12 +52,6 @@ def check_sha(sha: str) -> str:
             "CI evidence is for one exact commit"
         )
     return sha
-
-
-def client_for(repo: str, **kwargs: object) -> GitHubClient:
-    """A client for ``repo`` with the token and API root of the environment."""
-    kwargs.setdefault("base_url", api_url())
-    return GitHubClient(repo, token=token_from_env(), **kwargs)  # type: ignore[arg-type]
 
 
 def read_evidence(

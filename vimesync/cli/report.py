@@ -54,7 +54,7 @@ def report(
     from vimesync.cli.render.report import show_report
 
     emit = Emit(out, settings, json_stdout=out.as_json and out.output is None)
-    refuse_early(out.publish, out.output)
+    refuse_early(out.publish, out.output, settings.github)
     request = ReportRequest(engine=engine, ci=ci, publish=out.publish)
     with (
         Workspace.resolve(sync, settings, reading="head", baseline="sync") as ws,
@@ -63,7 +63,7 @@ def report(
         result = make_report(ws, request, progress=update)
     code = emit.result(result, lambda r: show_report(r, out))
     if out.publish is not None:
-        done = publish_report(out.publish, result)
+        done = publish_report(out.publish, result, settings.github)
         verb = "updated" if done.changed else "already up to date:"
         output.stderr.print(output.styled(f"{verb} {done.url or done.target}"))
     return code

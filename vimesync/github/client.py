@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from vimesync.errors import GitHubError
@@ -21,30 +21,37 @@ from vimesync.github.names import is_repo_name
 from vimesync.github.prbody import PullBody
 from vimesync.github.prmeta import MergedPRs, PRMeta
 from vimesync.github.pullstate import PullStates
-from vimesync.github.pygithub import Abort, Failure, Session
+from vimesync.github.pygithub import Failure, Session
 from vimesync.github.ratelimit import RATE_LIMITED, RetryRules, WaitBudget, default_budget, next_wait
-from vimesync.github.settings import API_URL, DEADLINE, api_url, cache_dir, seconds, token_from_env
 from vimesync.github.shapes import MAX_PAGES, PER_PAGE
+from vimesync.settings import GitHubSettings
+from vimesync.transport import BadAddress, RedirectRefused, TransportError, Unreachable
 
 _BOUND_HINT = "GitHub (or VIMESYNC_GITHUB_API) misbehaved; try again later or use --pr-metadata FILE"
 
 
+@dataclass(frozen=True)
+class ClientLimits:
+    """How long one client waits and how much it reads (the call's deadline is the settings')."""
+
+    max_wait: float = 60.0  # seconds one rate limit may ask for
+    retries: int = 3  # failures of one call retried (5xx, short rate limits)
+    timeout: float = 15.0  # seconds for the connection and for each socket read
+    max_pages: int = MAX_PAGES  # of one listing
+
+
 class GitHubClient(MergedPRs, PullBody, CommitResults, PullStates):
     """One repository on GitHub: merged-PR metadata, reading/editing a PR description, CI results,
-    one PR's state."""
+    one PR's state. ``settings`` give the token, the API root, the call deadline, the rate-limit
+    budget and the cache folder; ``wait_budget`` is shared by every client of the process unless
+    one is given (tests)."""
 
     def __init__(
         self,
         repo: str,
+        settings: GitHubSettings,
         *,
-        token: str | None = None,
-        base_url: str = API_URL,
-        cache: Path | None = None,
-        max_wait: float = 60.0,
-        retries: int = 3,
-        timeout: int = 15,
-        deadline: float | None = None,
-        max_pages: int = MAX_PAGES,
+        limits: ClientLimits = ClientLimits(),  # noqa: B008 (frozen)
         wait_budget: WaitBudget | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
@@ -54,20 +61,27 @@ class GitHubClient(MergedPRs, PullBody, CommitResults, PullStates):
                 f"{repo!r} is not an owner/name repository", hint="set [upstream] repo in vimesync.toml"
             )
         self.repo = repo
-        self.max_wait = max_wait
-        self.retries = retries
-        self.cache = cache if cache is not None else cache_dir()
+        self.max_wait = limits.max_wait
+        self.retries = limits.retries
+        self.cache = settings.cache
         self.requests = 0  # HTTP requests made (for tests and --verbose figures)
         self.not_modified = 0
-        self.deadline = deadline if deadline is not None else seconds("VIMESYNC_GITHUB_DEADLINE", DEADLINE)
-        self.max_pages = max_pages
-        self.budget = wait_budget if wait_budget is not None else default_budget()
+        self.deadline = settings.deadline
+        self.max_pages = limits.max_pages
+        self.budget = wait_budget if wait_budget is not None else default_budget(settings.wait_budget)
         self._sleep = sleep
         self._clock = clock  # wall clock, for X-RateLimit-Reset (seconds since the epoch)
-        self._session = Session(token=token, base_url=base_url, per_page=PER_PAGE, timeout=timeout)
+        try:
+            self._session = Session(
+                token=settings.token, base_url=settings.api, per_page=PER_PAGE, timeout=limits.timeout
+            )
+        except BadAddress:
+            raise GitHubError(
+                "the GitHub API root (VIMESYNC_GITHUB_API or GITHUB_API_URL) is not an http(s) URL"
+            ) from None
 
     def close(self) -> None:
-        """Release the HTTP connection pool."""
+        """Release the HTTP connection."""
         self._session.close()
 
     def _request(
@@ -87,16 +101,14 @@ class GitHubClient(MergedPRs, PullBody, CommitResults, PullStates):
                     self._sleep(next_wait(failure, url, failures, rules, self._clock()))
                     if failure.status in RATE_LIMITED:
                         # The wait is not the server's time: the call's deadline starts again after it.
-                        self._session.start(self.deadline, redirects=False)
-                except Abort as exc:
-                    raise GitHubError(f"GitHub {url}: {exc}", hint=_BOUND_HINT) from None
-                except Exception as exc:  # connection refused, timeouts, DNS: requests' own errors
-                    if type(exc).__module__.startswith(
-                        ("requests", "urllib3", "http", "socket")
-                    ) or isinstance(exc, OSError):
-                        # requests' messages name the host and path, never the headers (the token).
-                        raise GitHubError(f"cannot reach GitHub at {self._session.base_url}: {exc}") from None
-                    # PyGithub's own complaints (a redirect loop, a 202 forever): no traceback.
+                        self._session.start(self.deadline)
+                except Unreachable as exc:
+                    raise GitHubError(
+                        f"cannot reach GitHub at {self._session.base_url}: {exc.reason}"
+                    ) from None
+                except TransportError as exc:
+                    raise GitHubError(f"GitHub {url}: {_bound(exc)}", hint=_BOUND_HINT) from None
+                except Exception as exc:  # PyGithub's own complaints (a 202 forever): no traceback
                     raise GitHubError(f"GitHub {url}: unusable answer ({type(exc).__name__})") from None
         finally:
             self._session.stop()
@@ -116,10 +128,15 @@ class GitHubClient(MergedPRs, PullBody, CommitResults, PullStates):
         return data
 
 
-def fetch_metadata(repo: str, numbers: Iterable[int], **kwargs: Any) -> dict[int, PRMeta]:
-    """Merged-PR metadata for ``numbers`` of ``repo``; token and API root from the environment."""
-    kwargs.setdefault("base_url", api_url())
-    client = GitHubClient(repo, token=token_from_env(), **kwargs)
+def _bound(exc: TransportError) -> str:
+    if isinstance(exc, RedirectRefused) and exc.elsewhere:
+        return "a redirect to another host (not followed: the token stays with GitHub)"
+    return str(exc)
+
+
+def fetch_metadata(repo: str, numbers: Iterable[int], settings: GitHubSettings) -> dict[int, PRMeta]:
+    """Merged-PR metadata for ``numbers`` of ``repo``."""
+    client = GitHubClient(repo, settings)
     try:
         return client.merged_prs(numbers)
     finally:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 from vimesync.errors import GitHubError
 from vimesync.github.pygithub import Failure
-from vimesync.github.settings import WAIT_BUDGET, seconds
 
 
 class WaitBudget:
@@ -34,11 +33,12 @@ class WaitBudget:
 _process_budget: WaitBudget | None = None
 
 
-def default_budget() -> WaitBudget:
-    """The process's budget (``VIMESYNC_GITHUB_WAIT_BUDGET`` seconds, read once)."""
+def default_budget(seconds: float) -> WaitBudget:
+    """The process's budget: ``seconds`` (``VIMESYNC_GITHUB_WAIT_BUDGET``) as the first client
+    of the process is given them."""
     global _process_budget
     if _process_budget is None:
-        _process_budget = WaitBudget(seconds("VIMESYNC_GITHUB_WAIT_BUDGET", WAIT_BUDGET))
+        _process_budget = WaitBudget(seconds)
     return _process_budget
 
 

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 
 from vimesync.errors import BadInput
-from vimesync.github import REPO_PATTERN, GitHubClient, api_url, token_from_env
+from vimesync.github import REPO_PATTERN, GitHubClient
 from vimesync.report.mentions import END, START, neutralize_markers, neutralize_mentions
+from vimesync.settings import GitHubSettings
 
 __all__ = ["END", "START", "PublishResult", "parse_target", "publish", "require_token", "splice"]
 
@@ -69,9 +70,9 @@ def splice(body: str | None, report: str) -> str:
     return body[:i] + block + body[j + len(END) :]
 
 
-def require_token() -> str:
-    """The token publishing needs (see :func:`vimesync.github.token_from_env`); BadInput if unset."""
-    token = token_from_env()
+def require_token(github: GitHubSettings) -> str:
+    """The token publishing needs (``GITHUB_TOKEN`` or ``GH_TOKEN``); BadInput if unset."""
+    token = github.token
     if not token:
         raise BadInput(
             "--publish needs a GitHub token",
@@ -80,18 +81,21 @@ def require_token() -> str:
     return token
 
 
-def publish(target: str, report: str, *, client: GitHubClient | None = None) -> PublishResult:
+def publish(target: str, report: str, github: GitHubSettings | GitHubClient) -> PublishResult:
     """Put ``report`` into the description of PR ``target`` (``owner/repo#N``); PATCH only on change.
 
-    Without ``client``, one is made for the target's repository with the token and API root from
-    the environment.
+    ``github``: the settings a client for the target's repository is made with (a token
+    required), or such a client.
     """
     repo, number = parse_target(target)
     _check_length(target, splice(None, report))  # before any request: the report alone is too long
-    own = client is None
-    if client is None:
-        client = GitHubClient(repo, token=require_token(), base_url=api_url())
-    elif client.repo.lower() != repo.lower():
+    own = isinstance(github, GitHubSettings)
+    if isinstance(github, GitHubSettings):
+        require_token(github)
+        client = GitHubClient(repo, github)
+    else:
+        client = github
+    if client.repo.lower() != repo.lower():
         raise BadInput(f"--publish {target}: the GitHub client is for {client.repo}")
     try:
         pull = client.pull_request(number)

@@ -205,7 +205,7 @@ def _metadata(spec: WalkSpec, config: Config, result: WalkResult, notes: list[st
     from vimesync.github import fetch_metadata
 
     wanted = [pr.number for pr in result.prs]
-    fetched = fetch_metadata(config.upstream_repo, wanted)
+    fetched = fetch_metadata(config.upstream_repo, wanted, spec.github)
     if len(fetched) < len(wanted):
         missing = len(wanted) - len(fetched)
         notes.append(
