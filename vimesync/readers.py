@@ -180,7 +180,7 @@ class CommitReader:
         if got.mode == git.MODE_LINK:
             raise NotARegularFile(where, "refusing to follow a symbolic link")
         if got.mode == git.MODE_DIR:
-            raise NotARegularFile(where, "is a directory, not a file", is_dir=True)
+            raise NotARegularFile(where, "is a directory, not a regular file", is_dir=True)
         if got.mode not in (git.MODE_FILE, git.MODE_EXEC):
             raise NotARegularFile(where, "is a submodule, not a regular file")
         return got

@@ -4,6 +4,7 @@ the main line; never the pre-sync tree taken for a sync."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -25,6 +26,17 @@ def head_or_none(downstream: Path) -> str | None:
     return sha or None
 
 
+@dataclass(frozen=True)
+class SyncPoint:
+    """Where the sync is: its head, its baseline (None: unknown), how the baseline was found, and
+    the work tree to name its files under (the sync branch's own, when the command ran elsewhere)."""
+
+    head: str
+    baseline: str | None
+    how: str | None
+    root: Path
+
+
 def find_baseline(
     downstream: Path,
     head: str,
@@ -33,27 +45,28 @@ def find_baseline(
     *,
     explicit_head: str | None,
     notes: list[str],
-) -> tuple[str, str | None, str | None]:
-    """(the head, the baseline) when --baseline is not given (see :data:`BaselineRule`)."""
+) -> SyncPoint:
+    """The head and baseline when --baseline is not given (see :data:`BaselineRule`)."""
     from vimesync.audit.syncname import determine_baseline
 
     try:
         base, how = determine_baseline(downstream, head_rev)
     except BadInput as exc:
         if rule == "optional":
-            return head, None, None
+            return SyncPoint(head, None, None, downstream)
         if rule == "required" or explicit_head is not None:
             raise
         found = recorded_sync(downstream)
         if found is None:
             raise _not_a_sync(downstream, head, exc) from None
-        branch, branch_head, base = found
+        branch, branch_head, base, worktree = found
         notes.append(
             f"HEAD ({head[:12]}) is not a sync: describing the sync branch {branch} at {branch_head[:12]}"
             f" (its baseline {base[:12]}); pass --head and --baseline to describe another"
         )
-        return branch_head, base, f"the baseline the sync branch {branch} records"
-    return head, base, how
+        how = f"the baseline the sync branch {branch} records"
+        return SyncPoint(branch_head, base, how, worktree or downstream)
+    return SyncPoint(head, base, how, downstream)
 
 
 def _not_a_sync(downstream: Path, head: str, why: BadInput) -> BadInput:
@@ -78,9 +91,10 @@ def _not_a_sync(downstream: Path, head: str, why: BadInput) -> BadInput:
     )
 
 
-def recorded_sync(repo: Path) -> tuple[str, str, str] | None:
+def recorded_sync(repo: Path) -> tuple[str, str, str, Path | None] | None:
     """The sync branch this repository records (a ``vimesync sync`` in progress or finished, else
-    a carry in progress): (its name, its head, its baseline), when the branch still exists."""
+    a carry in progress): (its name, its head, its baseline, the worktree it is checked out in),
+    when the branch still exists."""
     from vimesync.app import syncstate
     from vimesync.carry import gitops
     from vimesync.carry import state as carry_state
@@ -94,7 +108,9 @@ def recorded_sync(repo: Path) -> tuple[str, str, str] | None:
         c = carry_state.load(repo)
         candidates.append((c.branch, c.onto))
     for branch, base in candidates:
-        tip = gitops.branch_at(repo, f"refs/heads/{branch}")
+        ref = f"refs/heads/{branch}"
+        tip = gitops.branch_at(repo, ref)
         if tip is not None and tip != base:
-            return branch, tip, base
+            worktree = next((wt for wt, at in gitops.worktrees(repo).items() if at == ref), None)
+            return branch, tip, base, worktree
     return None

@@ -94,9 +94,12 @@ class Workspace:
         base: str | None = git.resolve(down, flags.baseline) if flags.baseline else None
         how = None
         if base is None and head is not None and baseline != "none":
-            head, base, how = find_baseline(
-                down, head, head_rev, baseline, explicit_head=flags.head, notes=notes
-            )
+            point = find_baseline(down, head, head_rev, baseline, explicit_head=flags.head, notes=notes)
+            if point.root != down:  # the sync branch's worktree: resolved as if run there
+                there = replace(flags, downstream=point.root, head=point.head, baseline=point.baseline)
+                ws = cls.resolve(there, settings, reading=reading, engines=engines, cwd=point.root)
+                return replace(ws, flags=flags, notes=(*notes, *ws.notes), baseline_how=point.how)
+            head, base, how = point.head, point.baseline, point.how
         ws = cls(settings, flags, checkout, checkout, WORKTREE, down, head, base, tuple(notes), how, here)
         return ws._reading_head(engines) if reading == "head" and head is not None else ws
 
