@@ -281,7 +281,6 @@ LONG_NOT_YET = {
     "vimesync.cli.options",
     "vimesync.patches.apply",
     "vimesync.report.markdown",
-    "vimesync.report.model",
     "vimesync.sop.results",
 }
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.builders.pair import build_pair, cli
-from vimesync.report.model import Summary, SyncReport, build_report
+from vimesync.report.build import ReportParts, build_report
+from vimesync.report.model import Summary, SyncReport
 from vimesync.upstream.model import WalkResult
 
 pytestmark = pytest.mark.slow  # a carry and a report in real repositories
@@ -79,14 +80,16 @@ def test_everything_carried_leaves_nothing_not_carried(tmp_path: Path, capsys) -
 
 def test_not_carried_fails_the_report_whatever_else_passes() -> None:
     walk = WalkResult(base="a" * 40, tip="b" * 40, prs=(), direct_commits=())
-    ok = build_report(walk=walk, carried=frozenset())
+    ok = build_report(ReportParts(walk=walk, carried=frozenset()))
     assert isinstance(ok.summary, Summary) and ok.checks_ok
     from tests.builders.upstream import POLICY  # noqa: F401  (the shared fixtures import cleanly)
     from vimesync.upstream.model import PullRequest
 
     pr = PullRequest(number=5, title="t", commits=("c" * 40,), paths=(), merge_commit="c" * 40, kind="squash")
     bad: SyncReport = build_report(
-        walk=WalkResult(base="a" * 40, tip="b" * 40, prs=(pr,), direct_commits=()), carried=frozenset()
+        ReportParts(
+            walk=WalkResult(base="a" * 40, tip="b" * 40, prs=(pr,), direct_commits=()), carried=frozenset()
+        )
     )
     assert isinstance(bad.summary, Summary) and [p.reason for p in bad.summary.not_carried] == [
         "not yet carried"

@@ -13,8 +13,8 @@ from tests.builders.stack import ENGINE, Stack
 from vimesync import git
 from vimesync.check.model import check_to_dict
 from vimesync.check.run import run_check
+from vimesync.report.build import ReportParts, build_report
 from vimesync.report.markdown import render_engine, render_validation
-from vimesync.report.model import build_report
 
 CORE = ENGINE["eng/core.py"]
 
@@ -55,7 +55,7 @@ def test_partly_applied_patch(tmp_path: Path) -> None:
     assert p.status == "partly-applied" and p.already_applied == (("eng/core.py", 2),)
     (failure_doc,) = [f for f in check_to_dict(report)["patches"][0]["failures"] if f["already_applied"]]
     assert failure_doc["hunk"] == 2
-    engine = build_report(check=report).engine
+    engine = build_report(ReportParts(check=report)).engine
     assert "partly applied in the pin (1 of 2 hunks)" in "\n".join(render_engine(engine))  # type: ignore[arg-type]
 
 
@@ -98,7 +98,7 @@ def test_applied_upstream_commit_in_the_pin_is_upstreamed(tmp_path: Path) -> Non
     assert [p.upstreamed for p in at_pin.patches] == [None, None]  # the pin predates it
     at_tip = run_check(s.opts(rev=landed, keep_going=True))
     assert at_tip.patches[1].upstreamed == landed[:10]
-    assert "upstreamed at" in "\n".join(render_engine(build_report(check=at_tip).engine))  # type: ignore[arg-type]
+    assert "upstreamed at" in "\n".join(render_engine(build_report(ReportParts(check=at_tip)).engine))  # type: ignore[arg-type]
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ from tests.builders.gitapply import git_apply
 from tests.builders.stack import ENGINE, Stack
 from vimesync.lint.describe import describe
 from vimesync.patches.diffparse import parse_patch
-from vimesync.report.model import _purpose
+from vimesync.report.build import _purpose
 
 
 @pytest.fixture()

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from vimesync.report.build import ReportParts, build_report
 from vimesync.report.markdown import render_markdown
 from vimesync.report.mentions import neutralize_mentions
-from vimesync.report.model import build_report
 from vimesync.upstream.model import PullRequest, WalkResult
 
 
@@ -58,7 +58,9 @@ def test_a_carried_title_in_the_report_closes_nothing() -> None:
         paths=("slime/a.py",),
     )
     walk = WalkResult(upstream="THUDM/slime", base="b" * 40, tip="a" * 40, prs=(pr,), direct_commits=())
-    md = render_markdown(build_report(walk=walk, upstream_name="Slime", upstream_repo="THUDM/slime"))
+    md = render_markdown(
+        build_report(ReportParts(walk=walk, upstream_name="Slime", upstream_repo="THUDM/slime"))
+    )
     assert "closes <code>vime-org/vime#1</code>" in md
     assert "fixes <code>https://github.com/vime-org/vime/issues/2</code>" in md
 

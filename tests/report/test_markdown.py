@@ -11,7 +11,7 @@ import pytest
 from tests.builders import samples
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ConflictMarker, ParseFailure
-from vimesync.report import build_report, render_json, render_markdown
+from vimesync.report import ReportParts, build_report, render_json, render_markdown
 from vimesync.report.markdown import MAX_LIST, _capped, cell, code, escape
 from vimesync.report.publish import END
 from vimesync.upstream.model import WalkResult
@@ -41,7 +41,7 @@ def _demo(**kw: object):
         own=samples.own(),
     )
     args.update(kw)
-    return build_report(**args)  # type: ignore[arg-type]
+    return build_report(ReportParts(**args))  # type: ignore[arg-type]
 
 
 def test_full_report_golden() -> None:
@@ -155,7 +155,7 @@ def test_pipes_and_newlines_golden() -> None:
 
 
 def test_skipped_sections_say_so_in_one_line() -> None:
-    md = render_markdown(build_report(upstream_name="Slime"))
+    md = render_markdown(build_report(ReportParts(upstream_name="Slime")))
     sections = md.split("## ")[1:]
     assert len(sections) == 4
     for s in sections[:3]:
@@ -218,8 +218,8 @@ HOSTILE = "x | y\n`tick` <!-- c --> <script>alert(1)</script> <details> \x1b[31m
 
 def _hostile_engine() -> str:
     """The engine section of a report whose pins, names and headers hold hostile text."""
+    from vimesync.report.build import build_engine
     from vimesync.report.markdown import render_engine
-    from vimesync.report.model import build_engine
 
     dep3 = replace(
         samples.patches()[0].dep3,

@@ -141,12 +141,14 @@ def test_a_file_named_like_a_marker_cannot_break_later_publishes() -> None:
 
     from tests.builders import samples
     from vimesync.audit.model import PathAudit
-    from vimesync.report import build_report, render_markdown
+    from vimesync.report import ReportParts, build_report, render_markdown
 
     audit = samples.audit(ok=False)
     hostile = replace(audit.paths[0], path=f"x/{END}", review="unreviewed")
     assert isinstance(hostile, PathAudit)
-    report = render_markdown(build_report(audit=replace(audit, paths=(hostile, *audit.paths[1:]))))
+    report = render_markdown(
+        build_report(ReportParts(audit=replace(audit, paths=(hostile, *audit.paths[1:]))))
+    )
     assert END not in report and "x/<!-\\- vimesync:report:end -->" in report
     body = splice("Written by a human.\n", report)
     assert body.count(START) == 1 and body.count(END) == 1
@@ -165,11 +167,13 @@ def test_the_renderer_neutralizes_mentions_for_output_too() -> None:
     from dataclasses import replace
 
     from tests.builders import samples
-    from vimesync.report import build_report, render_markdown
+    from vimesync.report import ReportParts, build_report, render_markdown
 
     walk = samples.walk()
     walk = replace(walk, prs=(replace(walk.prs[0], title="thanks @octocat and @org/team"), *walk.prs[1:]))
-    md = render_markdown(build_report(walk=walk, upstream_name="Slime", upstream_repo="THUDM/slime"))
+    md = render_markdown(
+        build_report(ReportParts(walk=walk, upstream_name="Slime", upstream_repo="THUDM/slime"))
+    )
     assert "thanks <code>@octocat</code> and <code>@org/team</code>" in md
 
 

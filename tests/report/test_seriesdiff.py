@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.builders import samples
 from tests.builders.gitrepo import Repo
+from vimesync.report.build import ReportParts, build_engine, build_report
 from vimesync.report.markdown import render_engine, render_markdown
-from vimesync.report.model import build_engine, build_report
 from vimesync.report.seriesdiff import mark_series, series_names
 
 
@@ -60,7 +60,7 @@ def test_series_names_drop_options_and_comments() -> None:
 
 def test_the_title_names_the_newest_prs_and_validation_the_full_head() -> None:
     report = build_report(
-        walk=samples.walk(), check=samples.check(), audit=samples.audit(), upstream_name="Slime"
+        ReportParts(walk=samples.walk(), check=samples.check(), audit=samples.audit(), upstream_name="Slime")
     )
     newest = [p.ref.text.rpartition("#")[2] for p in report.summary.applicable][::-1][:2]  # type: ignore[union-attr]
     assert report.title.endswith(f"8c17b676 (#{newest[0]}/#{newest[1]})")

@@ -18,7 +18,8 @@ from vimesync.app.workspace import Workspace
 from vimesync.check.model import ProgressFn
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.outputs.model import Findings
-from vimesync.report.model import Skipped, SyncReport, build_summary
+from vimesync.report.build import ReportParts, build_report
+from vimesync.report.model import SyncReport
 from vimesync.settings import GitHubSettings
 from vimesync.sop.gatesfile import GatesConfig, gates_of, ignored_off, skip_flags
 
@@ -81,38 +82,27 @@ def assemble(
     """Walk, check and audit what the workspace allows, then build the report: a section whose
     inputs are missing becomes a one-line Skipped instead of an error."""
     walked = steps.walk(ws) if ws.upstream is not None else None
-    sections = steps.engine_sections(ws, engine, progress)
-    name = steps.upstream_name(ws)
-    if walked is None:
-        summary: Any = Skipped("No upstream repository was given (--upstream): no summary.")
-    else:
-        at_head = ws.downstream is not None and ws.baseline is not None
-        summary = build_summary(
-            walked,
-            upstream_name=name,
-            upstream_repo=steps.upstream_repo(ws),
-            # What the head carries, not what the walk found: mirrored at the head, not the baseline.
-            carried=steps.carried(ws, walked) if at_head else None,
-            skipped=steps.skipped_at_conflict(ws) if at_head else frozenset(),
-        )
-    return SyncReport(
-        upstream_name=name,
-        summary=summary,
-        engines=tuple(table for table, _ in sections),
-        audit=_audit(ws),
-        validations=tuple(check for _, check in sections),
+    at_head = walked is not None and ws.downstream is not None and ws.baseline is not None
+    given = (("--downstream", ws.downstream), ("--baseline", ws.baseline), ("--upstream", ws.upstream))
+    missing = [flag for flag, value in given if value is None]
+    parts = ReportParts(
+        walk=walked,
+        audit=None if missing else steps.audit(ws),
+        upstream_name=steps.upstream_name(ws),
+        upstream_repo=steps.upstream_repo(ws),
+        skipped={
+            "summary": "No upstream repository was given (--upstream): no summary.",
+            "audit": f"No {', '.join(missing)} given: no audit of the changed paths.",
+        },
+        # What the head carries, not what the walk found: mirrored at the head, not the baseline.
+        carried=steps.carried(ws, walked) if at_head and walked is not None else None,
+        skipped_prs=steps.skipped_at_conflict(ws) if at_head else frozenset(),
+        engines=steps.engine_sections(ws, engine, progress),
         ci=steps.ci_evidence(ws, ci),
         own=steps.own_changes(ws),
         head=ws.head,
     )
-
-
-def _audit(ws: Workspace) -> Any:
-    given = (("--downstream", ws.downstream), ("--baseline", ws.baseline), ("--upstream", ws.upstream))
-    missing = [flag for flag, value in given if value is None]
-    if missing:
-        return Skipped(f"No {', '.join(missing)} given: no audit of the changed paths.")
-    return steps.audit(ws)
+    return build_report(parts)
 
 
 def make_report(ws: Workspace, request: ReportRequest, *, progress: ProgressFn | None = None) -> ReportResult:

@@ -23,7 +23,8 @@ from vimesync.ci.verdict import CiEvidence
 from vimesync.config import EnginePin
 from vimesync.errors import BadInput, GitHubError
 from vimesync.pins import pin_relpath, pinned_at
-from vimesync.report.model import CI_NOT_ASKED, EnginePatches, Skipped, build_engine, engine_of_check
+from vimesync.report.build import build_engine, engine_of_check
+from vimesync.report.model import CI_NOT_ASKED, EnginePatches, Skipped
 from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
 
 Section = tuple[EnginePatches | Skipped, CheckReport | Skipped]  # an engine's table and its Validation line

@@ -1,27 +1,25 @@
-"""The report model: the facts of a sync PR description, assembled from the walk (WalkResult),
-the patch-stack check (CheckReport) and the changed-path audit (AuditResult).
+"""The report model: the facts of a sync PR description — its Summary, one Engine patches table
+and one Validation line per engine, the Final audit, the exact-head CI and the evidence — and the
+gates it covers, each evaluated.
 
-Pure: :func:`build_report` takes those models (any of them may be missing) and returns a
-:class:`SyncReport`; markdown.py and json.py render it. A section whose inputs were not given
-is a :class:`Skipped` carrying the one line that says so.
+Pure: :mod:`vimesync.report.build` makes it from the steps' models (the walk, the check, the
+audit); markdown.py and document.py render it. A section whose inputs were not given is a
+:class:`Skipped` carrying the one line that says so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from vimesync.audit.model import AuditResult
 from vimesync.audit.owncommits import OwnChanges
 from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence
-from vimesync.patches.model import Dep3, PatchResult
-from vimesync.report.links import GITHUB, Ref, dep3_refs, pr_ref
+from vimesync.report.links import Ref
 from vimesync.sop.gates import REPORT_GATES, Gate, gate, off_gate
 from vimesync.sop.records import ImageEvidence
 from vimesync.sop.results import Evidence
 from vimesync.text import plural
-from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
 
 TITLE_PRS = 2  # PR numbers the title names
 CI_NOT_ASKED = "Exact-head CI was not asked for (--ci-repo, or [ci] repo): not checked."
@@ -229,202 +227,3 @@ def _evaluate(report: SyncReport, name: str) -> Gate:
         state = "held" if e.green else "failed"
         return gate(name, state, f"{e.verdict} at {e.sha[:8]}")  # type: ignore[arg-type]
     raise AssertionError(name)
-
-
-def _pr_line(pr: PullRequest, repo: str | None, reverted_by: dict[int, int] | None = None) -> PrLine:
-    d = pr.decision
-    reverter = (reverted_by or {}).get(pr.number)
-    return PrLine(
-        reverted_by=pr_ref(repo, reverter) if reverter is not None else None,
-        ref=pr_ref(repo, pr.number),
-        number=pr.number,
-        title=pr.title,
-        reason=d.reason if d else "",
-        rule=d.rule if d else None,
-        partial_paths=d.partial_paths if d else (),
-        mirrored_by=d.mirrored_by if d else None,
-    )
-
-
-NOT_YET = "not yet carried"
-SKIPPED_AT_CONFLICT = "skipped at a conflict (vimesync carry --skip)"
-
-
-def build_summary(
-    walk: WalkResult,
-    *,
-    upstream_name: str,
-    upstream_repo: str | None,
-    carried: frozenset[int] | None = None,
-    skipped: frozenset[int] = frozenset(),
-) -> Summary:
-    """The Summary facts of a walk. A PR without a decision counts as applicable.
-
-    ``carried`` (the applicable PRs the head carries, when the head was looked at) splits the
-    applicable PRs into carried ones (the Summary's list) and ``not_carried`` ones, with their
-    reason: ``skipped`` names those a carry skipped at a conflict."""
-    repo = upstream_repo or (walk.upstream if "/" in walk.upstream else None)
-
-    def status(pr: PullRequest) -> str:
-        return pr.decision.status if pr.decision else APPLICABLE
-
-    applicable = [pr for pr in walk.prs if status(pr) == APPLICABLE]
-    missing: list[PrLine] = []
-    if carried is not None:
-        missing = [
-            replace(_pr_line(pr, repo), reason=SKIPPED_AT_CONFLICT if pr.number in skipped else NOT_YET)
-            for pr in applicable
-            if pr.number not in carried
-        ]
-        applicable = [pr for pr in applicable if pr.number in carried]
-    reverted_by = {pr.reverts: pr.number for pr in walk.prs if pr.reverts is not None}
-    return Summary(
-        upstream_name=upstream_name,
-        upstream_repo=repo,
-        base=walk.base,
-        tip=walk.tip,
-        applicable=tuple(_pr_line(pr, repo, reverted_by) for pr in applicable),
-        excluded=tuple(_pr_line(pr, repo) for pr in walk.prs if status(pr) == EXCLUDED),
-        included=tuple(
-            _pr_line(pr, repo) for pr in applicable if pr.decision and pr.decision.action == "include"
-        ),
-        mirrored=tuple(_pr_line(pr, repo) for pr in walk.prs if status(pr) == MIRRORED),
-        direct_commits=tuple(
-            CommitLine(sha=c.sha, title=c.title, url=f"{GITHUB}/{repo}/commit/{c.sha}" if repo else "")
-            for c in walk.direct_commits
-        ),
-        notes=tuple(getattr(walk, "notes", ())),
-        head_known=carried is not None,
-        not_carried=tuple(missing),
-    )
-
-
-def build_engine(
-    patches: Sequence[tuple[str, Dep3 | None]],
-    *,
-    engine: str,
-    pin: str | None,
-    source: str,
-    engine_repo: str | None,
-    previous_pin: str | None,
-    sha256: str | None = None,
-) -> EnginePatches:
-    """The Engine patches facts: the pin and one row per (name, DEP-3 header), in series order."""
-    return EnginePatches(
-        sha256=sha256,
-        engine=engine,
-        pin=pin,
-        previous_pin=previous_pin,
-        source=source,
-        rows=tuple(_row(name, dep3, engine_repo) for name, dep3 in patches),
-    )
-
-
-def _purpose(dep3: Dep3 | None) -> str | None:
-    """The synopsis (first line) of Description, else the Subject unfolded onto one line."""
-    if dep3 is None:
-        return None
-    desc = (dep3.get("description") or "").strip()
-    if desc:
-        return desc.splitlines()[0].strip()
-    subject = " ".join((dep3.get("subject") or "").split())
-    return subject or None
-
-
-def _row(name: str, dep3: Dep3 | None, engine_repo: str | None) -> PatchRow:
-    return PatchRow(
-        name=name,
-        has_header=dep3 is not None,
-        purpose=_purpose(dep3),
-        description=dep3.description if dep3 else None,
-        refs=dep3_refs(dep3, default_repo=engine_repo),
-    )
-
-
-def build_report(
-    *,
-    walk: WalkResult | None = None,
-    check: CheckReport | None = None,
-    audit: AuditResult | None = None,
-    upstream_name: str = "upstream",
-    upstream_repo: str | None = None,
-    engine_repo: str | None = None,
-    previous_engine_pin: str | None = None,
-    series: EnginePatches | None = None,
-    skipped: dict[str, str] | None = None,
-    carried: frozenset[int] | None = None,
-    skipped_prs: frozenset[int] = frozenset(),
-    engines: Sequence[tuple[EnginePatches | Skipped, CheckReport | Skipped]] = (),
-    ci: CiEvidence | Skipped | None = None,
-    own: OwnChanges | Skipped | None = None,
-) -> SyncReport:
-    """Assemble the report. Missing inputs become Skipped sections; ``skipped`` overrides their
-    one-line reasons (keys "summary", "engine", "audit", "validation").
-
-    The Engine patches table comes from ``check`` when the stack was checked, else from
-    ``series`` (the series and headers read without a source, see ``generate.engine_from_series``).
-    ``engines`` (table, validation) pairs, when given, are the sections of several engines."""
-    why = {
-        "summary": "No upstream range was given (--upstream/--range): no summary.",
-        "engine": "No engine source or series was given (--source/--series): no patch table.",
-        "audit": "No downstream baseline was given (--downstream/--baseline): no audit.",
-        "validation": "No engine source or series was given (--source/--series): the stack was not checked.",
-        **(skipped or {}),
-    }
-    report = SyncReport(
-        upstream_name=upstream_name,
-        summary=build_summary(
-            walk,
-            upstream_name=upstream_name,
-            upstream_repo=upstream_repo,
-            carried=carried,
-            skipped=skipped_prs,
-        )
-        if walk
-        else Skipped(why["summary"]),
-        engines=tuple(e for e, _ in engines)
-        or (
-            _engine_of_check(check, engine_repo, previous_engine_pin)
-            if check
-            else series or Skipped(why["engine"]),
-        ),
-        audit=audit if audit else Skipped(why["audit"]),
-        validations=tuple(v for _, v in engines) or (check if check else Skipped(why["validation"]),),
-        ci=ci if ci is not None else Skipped(CI_NOT_ASKED),
-    )
-    return report if own is None else replace(report, own=own)
-
-
-def engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
-    """The Engine patches table of a checked stack: its pin and its patches' headers."""
-    return _engine_of_check(check, engine_repo, previous_pin)
-
-
-def _engine_of_check(check: CheckReport, engine_repo: str | None, previous_pin: str | None) -> EnginePatches:
-    engine = build_engine(
-        [(p.name, p.dep3) for p in check.patches],
-        engine=check.engine,
-        pin=check.source.rev,
-        source=check.source.path,
-        sha256=check.sha256,
-        engine_repo=engine_repo,
-        previous_pin=previous_pin,
-    )
-    where = "the pin" if check.source.rev else "the source"
-    rows = tuple(
-        replace(row, status=patch_status_note(p, where))
-        for row, p in zip(engine.rows, check.patches, strict=True)
-    )
-    return replace(engine, rows=rows, series=str(check.series))
-
-
-def patch_status_note(p: PatchResult, where: str = "the pin") -> str | None:
-    """The Engine patches table's word on a patch the check found (partly) in the source."""
-    notes = []
-    if p.status == "already-applied":
-        notes.append(f"already applied in {where}: drop it from the series")
-    elif p.status == "partly-applied":
-        notes.append(f"partly applied in {where} ({len(p.already_applied)} of {p.hunks} hunks)")
-    if p.upstreamed:
-        notes.append(f"upstreamed at {p.upstreamed[:12]}")
-    return "; ".join(notes) or None
