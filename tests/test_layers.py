@@ -289,3 +289,41 @@ def test_no_module_is_over_400_lines() -> None:
     long = {name for name, path in _modules().items() if len(path.read_bytes().splitlines()) > MAX_LINES}
     assert not long - LONG_NOT_YET, f"over {MAX_LINES} lines: {sorted(long - LONG_NOT_YET)}"
     assert not LONG_NOT_YET - long, f"no longer long: strike off {sorted(LONG_NOT_YET - long)}"
+
+
+# Every fact of a sync is resolved once, in the workspace (vimesync/app/workspace.py and the
+# sync point it finds, app/syncpoint.py): no other module looks a config, a location or a
+# baseline up for itself, and the job's environment is taken once, at the CLI boundary.
+RESOLVERS = {
+    "load_config": {"vimesync.app.workspace"},
+    "repository_path": {"vimesync.app.workspace"},
+    "determine_baseline": {"vimesync.app.syncpoint"},
+    "recorded_sync": {"vimesync.app.syncpoint"},
+    "capture": {"vimesync.cli.app", "vimesync.settings"},
+}
+# Where the snapshot the boundary installed is read: the child-process choke points only (a
+# child's environment is process-wide by nature; everything else gets its settings passed).
+INSTALLED_READERS = {"vimesync.settings", "vimesync.git.disarm", "vimesync.procrun"}
+INSTALLED_READERS |= {"vimesync.pycheck.interp"}
+
+
+def _calls(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.Call):
+            f = node.func
+            names.add(f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else "")
+    return names
+
+
+def test_facts_are_resolved_in_the_workspace_only() -> None:
+    calls = {name: _calls(path) for name, path in _modules().items()}
+    wrong = sorted(
+        f"{module} calls {fn}()"
+        for module, called in calls.items()
+        for fn, allowed in RESOLVERS.items()
+        if fn in called and module not in allowed
+    )
+    assert not wrong, "resolve it in the workspace (app/workspace.py) and pass it down:\n" + "\n".join(wrong)
+    readers = {module for module, called in calls.items() if "installed" in called}
+    assert readers <= INSTALLED_READERS, f"settings.installed() outside the process choke points: {readers}"
