@@ -60,7 +60,7 @@ ONLY_WITH: dict[tuple[str, str], tuple[frozenset[str] | None, str]] = {
         frozenset({"--sync"}),
         "the audit asks for the upstream first (pass --upstream): with one, the name is known",
     ),
-    ("app.report:recorded_evidence", "app.workspace:sync_name"): (
+    ("app.evidence:recorded_evidence", "app.workspace:sync_name"): (
         None,
         "caught there: no name, no evidence read",
     ),

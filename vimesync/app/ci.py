@@ -42,7 +42,6 @@ def ci(ws: Workspace, r: CiFlags) -> CiOutcome:
     through github/) and judge them."""
     from vimesync.ci.evidence import check_sha, choose_repo, read_evidence
     from vimesync.github import GitHubClient
-    from vimesync.sop.gatesfile import gates_of
 
     if r.pr is None and r.sha is None:
         raise BadInput("pass --pr N or --sha SHA: CI evidence is for one exact commit")
@@ -52,7 +51,7 @@ def ci(ws: Workspace, r: CiFlags) -> CiOutcome:
         raise BadInput("no repository: pass --repo owner/name (or set [ci] repo in vimesync.toml)")
     if r.sha is not None:
         check_sha(r.sha)
-    required = r.require or cfg.ci_required or gates_of(cfg).required
+    required = ws.required_ci(r.require)
     client = GitHubClient(repo, ws.settings.github)
     try:
         evidence = read_evidence(client, sha=r.sha, pr=r.pr, required=required)

@@ -12,6 +12,8 @@ from typing import Any
 
 from vimesync.app.result import Kind, document, exit_code_of
 from vimesync.app.workspace import Workspace
+from vimesync.report.model import SyncReport
+from vimesync.sop.records import ImageEvidence
 from vimesync.sop.results import (
     MAX_NOTE,
     AnyRecord,
@@ -170,3 +172,34 @@ def evidence_of(ws: Workspace, sync: str) -> Evidence | None:
         ws.downstream, head, relpath, lambda text: record_keys(text, relpath), max_bytes=MAX_CONFIG_BYTES
     )
     return evidence.with_committers(who)
+
+
+def images_of(ws: Workspace, report: SyncReport) -> ImageEvidence | None:
+    """The image records of this sync for its head's evidence head (only with an audit: it names
+    sync and head)."""
+    from vimesync.audit.model import AuditResult
+    from vimesync.sop.promotions import image_evidence
+
+    if not isinstance(report.audit, AuditResult) or ws.checkout.file is None:
+        return None
+    bound = evidence_heads(ws)[1] if ws.head == report.audit.head else report.audit.head
+    gates = ws.gates
+    return image_evidence(ws.sop_root, report.audit.sync, bound, gates.architectures, gates.promote)
+
+
+def recorded_evidence(ws: Workspace, report: SyncReport) -> Evidence | None:
+    """The tests and runs recorded for this sync, read for its head (None without a head, a
+    vimesync.toml or a sync name)."""
+    from vimesync.audit.model import AuditResult
+    from vimesync.errors import BadInput
+
+    if ws.head is None or ws.checkout.file is None:
+        return None
+    if isinstance(report.audit, AuditResult):
+        name = report.audit.sync
+    else:
+        try:
+            name = ws.sync_name
+        except BadInput:
+            return None
+    return evidence_of(ws, name)

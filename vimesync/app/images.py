@@ -11,7 +11,7 @@ from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.settings import RegistrySettings
-from vimesync.sop.gatesfile import GatesConfig, gates_of
+from vimesync.sop.gatesfile import GatesConfig
 from vimesync.sop.records import (
     ImageRecord,
     check_blocked,
@@ -170,7 +170,7 @@ def record_image_evidence(ws: Workspace, request: RecordImageRequest) -> RecordI
     root = ws.sop_root
     built = request.sha if request.sha is not None else head
     digest = request.digest or ""
-    gates = gates_of(ws.checkout)
+    gates = ws.gates
     refuse_floating(request.ref, gates)
     check_image(
         request.arch,

@@ -102,7 +102,6 @@ def promote(ws: Workspace, request: PromoteRequest) -> PromoteResult:
     from vimesync.report.checklist import images_gate
     from vimesync.report.model import Skipped, SyncReport
     from vimesync.sop.gates import off_gate
-    from vimesync.sop.gatesfile import gates_of, skip_flags
     from vimesync.sop.imageref import parse_ref
     from vimesync.sop.promotions import record_promotion
     from vimesync.sop.records import load_images, records_file
@@ -114,10 +113,11 @@ def promote(ws: Workspace, request: PromoteRequest) -> PromoteResult:
     head, bound = evidence_heads(ws)
     name = ws.sync_name
     root = ws.sop_root
-    gates_cfg = gates_of(ws.checkout)
-    off = dict(skip_flags(None, gates_cfg, untrusted=ws.untrusted))  # [off] as sop status honours it
-    required = request.ci.require or ws.config.ci_required or gates_cfg.required
-    ci_found = steps.ci_evidence(ws, steps.ci_target(ws, request.ci, None, required))
+    gates_cfg = ws.gates
+    off = dict(ws.gates_off(()))  # [off] as sop status honours it (never in CI; --skip-gate is not promote's)
+    ci_found = steps.ci_evidence(
+        ws, steps.ci_target(ws, request.ci, None, ws.required_ci(request.ci.require))
+    )
     # The report's own gates, on a report holding only what they read.
     report = SyncReport(
         upstream_name="",

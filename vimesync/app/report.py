@@ -21,7 +21,6 @@ from vimesync.outputs.model import Findings
 from vimesync.report.build import ReportParts, build_report
 from vimesync.report.model import SyncReport
 from vimesync.settings import GitHubSettings
-from vimesync.sop.gatesfile import GatesConfig, gates_of, ignored_off, skip_flags
 
 
 @dataclass(frozen=True)
@@ -56,13 +55,6 @@ class ReportResult:
         from vimesync.report.markdown import render_markdown
 
         return gate_findings(self.report.gates, summary=render_markdown(self.report))
-
-
-def gate_notes(gates_cfg: GatesConfig, *, untrusted: bool) -> tuple[str, ...]:
-    return tuple(
-        f"sop/gates.toml switches {name} off, not honoured in an untrusted checkout: pass --skip-gate {name}"
-        for name in ignored_off(gates_cfg, untrusted=untrusted)
-    )
 
 
 def _refuse_nothing(ws: Workspace, engine: EngineFlags) -> None:
@@ -107,53 +99,19 @@ def assemble(
 
 def make_report(ws: Workspace, request: ReportRequest, *, progress: ProgressFn | None = None) -> ReportResult:
     """Walk, check and audit the sync at its head and build the report (nothing published)."""
+    from vimesync.app.evidence import images_of, recorded_evidence
+
     _refuse_nothing(ws, request.engine)
-    untrusted = ws.untrusted
-    gates_cfg = gates_of(ws.checkout)
-    off = skip_flags(list(request.ci.skip_gate) or None, gates_cfg, untrusted=untrusted)
-    required = request.ci.require or ws.config.ci_required or gates_cfg.required
-    target = steps.ci_target(ws, request.ci, request.publish, required)
+    target = steps.ci_target(ws, request.ci, request.publish, ws.required_ci(request.ci.require))
     report = assemble(ws, request.engine, target, progress)
     report = replace(
         report,
-        gates_off=off,
-        images=images_of(ws, report, gates_cfg),
+        gates_off=ws.gates_off(request.ci.skip_gate),
+        images=images_of(ws, report),
         evidence=recorded_evidence(ws, report),
-        tests_required=gates_cfg.evidence,
+        tests_required=ws.gates.evidence,
     )
-    return ReportResult(report=report, notes=gate_notes(gates_cfg, untrusted=untrusted) + ws.notes)
-
-
-def images_of(ws: Workspace, report: SyncReport, gates_cfg: GatesConfig) -> Any:
-    """The image records of this sync for its head's evidence head (only with an audit: it names
-    sync and head)."""
-    from vimesync.app.evidence import evidence_heads
-    from vimesync.audit.model import AuditResult
-    from vimesync.sop.promotions import image_evidence
-
-    if not isinstance(report.audit, AuditResult) or ws.checkout.file is None:
-        return None
-    bound = evidence_heads(ws)[1] if ws.head == report.audit.head else report.audit.head
-    return image_evidence(ws.sop_root, report.audit.sync, bound, gates_cfg.architectures, gates_cfg.promote)
-
-
-def recorded_evidence(ws: Workspace, report: SyncReport) -> Any:
-    """The tests and runs recorded for this sync, read for its head (None without a head, a
-    vimesync.toml or a sync name)."""
-    from vimesync.app.evidence import evidence_of
-    from vimesync.audit.model import AuditResult
-    from vimesync.errors import BadInput
-
-    if ws.head is None or ws.checkout.file is None:
-        return None
-    if isinstance(report.audit, AuditResult):
-        name = report.audit.sync
-    else:
-        try:
-            name = ws.sync_name
-        except BadInput:
-            return None
-    return evidence_of(ws, name)
+    return ReportResult(report=report, notes=ws.gate_notes + ws.notes)
 
 
 def refuse_early(publish: str | None, out_file: Path | None, github: GitHubSettings) -> None:

@@ -10,15 +10,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vimesync.app import steps
+from vimesync.app.evidence import recorded_evidence
 from vimesync.app.flags import CiFlags, EngineFlags
-from vimesync.app.report import assemble, gate_notes, recorded_evidence
+from vimesync.app.report import assemble
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.outputs.model import Findings
 from vimesync.report.checklist import SopStatus, Uncarried, evaluate, status_to_dict
 from vimesync.report.model import Skipped, Summary, SyncReport
-from vimesync.sop.gatesfile import gates_of, skip_flags
 from vimesync.sop.records import load_images
 
 
@@ -70,12 +70,10 @@ def sop_status(ws: Workspace, request: StatusRequest) -> StatusResult:
     from vimesync.app.evidence import evidence_heads
     from vimesync.audit.model import AuditResult
 
-    gates_cfg = gates_of(ws.checkout)
-    off = skip_flags(list(request.ci.skip_gate) or None, gates_cfg, untrusted=ws.untrusted)
-    required = request.ci.require or ws.config.ci_required or gates_cfg.required
-    target = steps.ci_target(ws, request.ci, request.publish, required)
+    off = ws.gates_off(request.ci.skip_gate)
+    target = steps.ci_target(ws, request.ci, request.publish, ws.required_ci(request.ci.require))
     # Every engine the config names: one patches gate each (as the report checks them).
-    report = replace(assemble(ws, request.engine, target), gates_off=off, tests_required=gates_cfg.evidence)
+    report = replace(assemble(ws, request.engine, target), gates_off=off, tests_required=ws.gates.evidence)
     report = replace(report, evidence=recorded_evidence(ws, report))
     uncarried = _uncarried(ws, report)
     name = report.audit.sync if isinstance(report.audit, AuditResult) else ws.sync_name
@@ -86,7 +84,7 @@ def sop_status(ws: Workspace, request: StatusRequest) -> StatusResult:
         evidence_head=evidence_heads(ws)[1],
         uncarried=uncarried,
         records=load_images(ws.sop_root, name),
-        architectures=gates_cfg.architectures,
+        architectures=ws.gates.architectures,
         off=off,
     )
-    return StatusResult(status=status, notes=gate_notes(gates_cfg, untrusted=ws.untrusted) + ws.notes)
+    return StatusResult(status=status, notes=ws.gate_notes + ws.notes)

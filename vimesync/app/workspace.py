@@ -38,6 +38,7 @@ from vimesync.readers import WORKTREE, CommitReader, Reader
 from vimesync.repopaths import repository_path
 from vimesync.safefs import lexical
 from vimesync.settings import Settings
+from vimesync.sop.gatesfile import GatesConfig
 from vimesync.upstream.pipeline import UpstreamRange
 
 # What the workspace reads: the working tree (walk, carry, patches, pin), or the head commit
@@ -206,6 +207,35 @@ class Workspace:
     @property
     def engines(self) -> tuple[EnginePin, ...]:
         return self.config.engines
+
+    @cached_property
+    def gates(self) -> GatesConfig:
+        """``sop/gates.toml`` beside the checkout's config: what the maintainer (or, in CI, only
+        --skip-gate) asks to be checked, not what the head holds."""
+        from vimesync.sop.gatesfile import gates_of
+
+        return gates_of(self.checkout)
+
+    def gates_off(self, skip: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+        """The gates switched off: ``[off]`` (not in an untrusted checkout) and --skip-gate."""
+        from vimesync.sop.gatesfile import skip_flags
+
+        return skip_flags(list(skip) or None, self.gates, untrusted=self.untrusted)
+
+    @property
+    def gate_notes(self) -> tuple[str, ...]:
+        """What an untrusted checkout does not honour of ``[off]``, and the flag that does it."""
+        from vimesync.sop.gatesfile import ignored_off
+
+        return tuple(
+            f"sop/gates.toml switches {name} off, not honoured in an untrusted checkout:"
+            f" pass --skip-gate {name}"
+            for name in ignored_off(self.gates, untrusted=self.untrusted)
+        )
+
+    def required_ci(self, require: tuple[str, ...]) -> tuple[str, ...]:
+        """The CI contexts that must be green: --require, else [ci] required, else the gates'."""
+        return require or self.config.ci_required or self.gates.required
 
     @property
     def sop_root(self) -> Path:
