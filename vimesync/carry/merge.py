@@ -34,7 +34,10 @@ MAX_TEXT_MERGE = 16 << 20  # bytes: larger files are not merged line by line (a 
 
 
 @dataclass(frozen=True)
-class Conflict:
+class MergeConflict:
+    """One file the in-memory merge could not merge: its stages for git's conflict state, and
+    what the carry reports of it (:class:`vimesync.carry.model.ConflictFile`)."""
+
     path: str  # downstream path
     # "content", "modify/delete", "delete/modify", "rename/delete", "add/add", "binary", "mode",
     # "directory/file"
@@ -52,7 +55,7 @@ class Change:
     """What merging one item (a PR's first-parent commits) did to the tree."""
 
     updates: dict[str, Entry | None] = field(default_factory=dict)  # clean results (None: removed)
-    conflicts: list[Conflict] = field(default_factory=list)
+    conflicts: list[MergeConflict] = field(default_factory=list)
     paths: set[str] = field(default_factory=set)  # downstream paths the upstream change touches
     left_out: list[str] = field(default_factory=list)  # upstream paths excluded
     hits: int = 0  # translation matches
@@ -324,7 +327,7 @@ class Merger:
         for _, e in stages:
             self._materialize(e)
         upstream = self._upstream_path if base is not None else ""
-        change.conflicts.append(Conflict(path, "content", stages, merged, hunks, upstream, ranges))
+        change.conflicts.append(MergeConflict(path, "content", stages, merged, hunks, upstream, ranges))
 
     def _conflict(
         self,
@@ -341,7 +344,7 @@ class Merger:
         for _, e in stages:
             self._materialize(e)
         shown = ours if ours is not None else theirs
-        change.conflicts.append(Conflict(path, why if not note else f"{why}: {note}", stages, shown, ()))
+        change.conflicts.append(MergeConflict(path, why if not note else f"{why}: {note}", stages, shown, ()))
 
     def commit_change(self, change: Change) -> None:
         """Apply a clean change to the tree."""

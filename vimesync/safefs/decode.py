@@ -6,7 +6,8 @@ a ``Literal``, an ``Enum``, ``tuple[X, ...]``, ``tuple[X, Y]``, ``list[X]``, ``d
 ``X | None``, a nested dataclass, ``Any`` for a value checked elsewhere), and ``Annotated``
 markers bound it further (:class:`Text`, :class:`Range`, :class:`Size`). A key the dataclass
 does not name is refused (a class marked :func:`open_keys` ignores it); a missing key takes the
-field's default, else it is refused. Every string, list and table is bounded (:class:`Limits`),
+field's default, else it is refused (``field(metadata={"key": ...})`` names a key that is no
+Python name). Every string, list and table is bounded (:class:`Limits`),
 so is the nesting. ``bool`` is never taken for a number, nor a number for a ``bool``.
 
 Errors are :class:`DecodeError` (a ConfigError): the file, the key path and what was expected
