@@ -13,7 +13,7 @@ import pytest
 
 from vimesync import safefs
 from vimesync.errors import ConfigError
-from vimesync.safefs import CONTROL, DecodeError, Limits, Range, Size, Text, decode, encode, open_keys
+from vimesync.safefs import CONTROL, DecodeError, DecodeLimits, Range, Size, Text, decode, encode, open_keys
 
 SECRET = "hunter2-\x1b]8;;evil\x07"  # a value that must never reach a message
 
@@ -166,7 +166,7 @@ def test_a_table_key_in_a_path_is_escaped_and_cut() -> None:
 
 
 def test_bounds_are_the_callers() -> None:
-    limits = Limits(text=4, items=2, depth=3)
+    limits = DecodeLimits(text=4, items=2, depth=3)
     assert "names[0]: expected a string (of 1 to 4 characters)" in _error(
         {"branch": "bbbbb", "names": ["nnnnn"]}, limits=limits
     )

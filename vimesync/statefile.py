@@ -23,7 +23,7 @@ from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import (
     LIMITS,
     DecodeError,
-    Limits,
+    DecodeLimits,
     decode,
     encode,
     loads_json,
@@ -44,7 +44,7 @@ class StateFile(Generic[T]):
     what: str  # "carry state": "not a carry state vimesync can read"
     hint: str  # the way out of a state that cannot be read ("vimesync carry --abort removes it")
     too_large: Callable[[T, int], BadInput] | None = None  # the refusal of a state past the cap
-    limits: Limits = LIMITS  # of its strings, lists and nesting (the byte cap comes first)
+    limits: DecodeLimits = LIMITS  # of its strings, lists and nesting (the byte cap comes first)
 
     @classmethod
     def of(
@@ -57,7 +57,7 @@ class StateFile(Generic[T]):
         what: str,
         hint: str,
         too_large: Callable[[T, int], BadInput] | None = None,
-        limits: Limits = LIMITS,
+        limits: DecodeLimits = LIMITS,
     ) -> StateFile[T]:
         """The state file ``name`` of ``repo`` (any of its worktrees: the common git dir)."""
         return cls(git.common_dir(repo) / name, schema, max_bytes, what, hint, too_large, limits)

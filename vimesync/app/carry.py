@@ -23,7 +23,7 @@ from vimesync.carry.model import (
     CarryStatus,
     DryRunItem,
     Item,
-    Skipped,
+    SkippedItem,
 )
 from vimesync.config import Config
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput, Interrupted, Terminated
@@ -55,7 +55,7 @@ class CarryResult:
     base: str = ""
     tip: str = ""
     carried: tuple[Carried, ...] = ()
-    skipped: tuple[Skipped, ...] = ()
+    skipped: tuple[SkippedItem, ...] = ()
     conflict: CarryConflict | None = None
     planned: tuple[DryRunItem, ...] = ()
     branch: str | None = None
@@ -141,7 +141,7 @@ class CarryStatusResult:
     total: int = 0
     phase: CarryPhase | None = None
     carried: tuple[Carried, ...] = ()
-    skipped: tuple[Skipped, ...] = ()
+    skipped: tuple[SkippedItem, ...] = ()
     conflict: CarryConflict | None = None
     next: tuple[Item, ...] = ()
     kind: Kind = Kind.CARRY_STATUS

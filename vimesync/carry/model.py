@@ -1,5 +1,5 @@
 """The carry's model: what it brings over (:class:`Item`), what it reports about each item
-(:class:`Carried`, :class:`Skipped`, :class:`CarryConflict`, :class:`DryRunItem`), where it
+(:class:`Carried`, :class:`SkippedItem`, :class:`CarryConflict`, :class:`DryRunItem`), where it
 stands (:class:`CarryStatus`, :class:`CarryPhase`) and what one run of it ends with
 (:class:`CarryRun`, :class:`Aborted`).
 
@@ -75,7 +75,7 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Skipped:
+class SkippedItem:
     """An item not carried, and why (excluded, mirrored, a direct commit, empty, --skip)."""
 
     pr: PrNumber | None
@@ -84,7 +84,7 @@ class Skipped:
     upstream_commit: str = ""
 
     @classmethod
-    def of(cls, item: Item, reason: str) -> Skipped:
+    def of(cls, item: Item, reason: str) -> SkippedItem:
         return cls(item.pr, item.title, reason, item.upstream_commit)
 
     def to_json(self) -> dict[str, Any]:
@@ -201,7 +201,7 @@ class CarryRun:
     branch: str | None = None
     worktree: str | None = None
     carried: list[Carried] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
+    skipped: list[SkippedItem] = field(default_factory=list)
     conflict: CarryConflict | None = None
     planned: list[DryRunItem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vimesync import git
-from vimesync.carry.model import Item, Skipped
+from vimesync.carry.model import Item, SkippedItem
 from vimesync.upstream.messages import MERGE_PR_RE
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, WalkResult
 from vimesync.upstream.policy import Policy
@@ -40,7 +40,7 @@ class CarryPlan:
     base: str
     tip: str
     items: tuple[Item, ...]
-    skipped: tuple[Skipped, ...]  # excluded, mirrored, direct commits left out, --pr not picked
+    skipped: tuple[SkippedItem, ...]  # excluded, mirrored, direct commits left out, --pr not picked
     notes: tuple[str, ...] = ()
 
 
@@ -54,7 +54,7 @@ def build_plan(
     known = {pr.number for pr in walk.prs}
     missing = sorted(wanted - known)
     notes = [f"#{n} is not a PR of {walk.base[:12]}..{walk.tip[:12]}" for n in missing]
-    entries: list[tuple[int, Item | Skipped]] = []
+    entries: list[tuple[int, Item | SkippedItem]] = []
     for pr in walk.prs:
         d = pr.decision
         status = d.status if d else APPLICABLE
@@ -65,11 +65,11 @@ def build_plan(
             reason = f"excluded by the policy: {d.reason if d else ''}".rstrip(": ")
             if d and d.rule:
                 reason += f" (rule {d.rule})"
-            entries.append((pos, Skipped(pr.number, pr.title, reason, pr.merge_commit)))
+            entries.append((pos, SkippedItem(pr.number, pr.title, reason, pr.merge_commit)))
             continue
         if status == MIRRORED:
             reason = d.reason if d and d.reason else "already downstream"
-            entries.append((pos, Skipped(pr.number, pr.title, reason, pr.merge_commit)))
+            entries.append((pos, SkippedItem(pr.number, pr.title, reason, pr.merge_commit)))
             continue
         steps = tuple(s for s in pr.commits if s in first) or (pr.merge_commit,)
         excluded = _excluded_rules(pr.paths, policy)
@@ -80,16 +80,16 @@ def build_plan(
         for c in walk.direct_commits:
             pos = position.get(c.sha, 0)
             if c.mirrored_by:
-                entries.append((pos, Skipped(None, c.title, f"already downstream: {c.mirrored_by}", c.sha)))
+                why = f"already downstream: {c.mirrored_by}"
+                entries.append((pos, SkippedItem(None, c.title, why, c.sha)))
             elif direct == "include":
                 entries.append((pos, Item(None, c.title, "direct", (c.sha,), c.sha)))
             else:
-                entries.append(
-                    (pos, Skipped(None, c.title, "direct push (no PR): --direct include carries it", c.sha))
-                )
+                why = "direct push (no PR): --direct include carries it"
+                entries.append((pos, SkippedItem(None, c.title, why, c.sha)))
     entries.sort(key=lambda e: e[0])
     items = tuple(e for _, e in entries if isinstance(e, Item))
-    skipped = tuple(e for _, e in entries if isinstance(e, Skipped))
+    skipped = tuple(e for _, e in entries if isinstance(e, SkippedItem))
     return CarryPlan(base=walk.base, tip=walk.tip, items=items, skipped=skipped, notes=tuple(notes))
 
 

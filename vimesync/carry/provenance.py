@@ -16,7 +16,7 @@ from pathlib import Path
 
 from vimesync import git
 from vimesync.carry.merge import MergeConflict
-from vimesync.carry.model import Skipped
+from vimesync.carry.model import SkippedItem
 from vimesync.errors import GitError, GitTimeout
 
 BLAME_SECONDS = 10.0  # per file: git's blame of a hostile history is cut short
@@ -25,7 +25,7 @@ MAX_BLAME = 1 << 20  # bytes of blame output read per file
 _LINE = re.compile(rb"^([0-9a-f]{40,64}) \d+ \d+", re.M)
 
 
-def left_out(skipped: Sequence[Skipped]) -> dict[str, str]:
+def left_out(skipped: Sequence[SkippedItem]) -> dict[str, str]:
     """first-parent upstream commit -> "#N, <why it was not carried>", from a carry's skipped
     entries (excluded by the policy, skipped at a conflict)."""
     return {

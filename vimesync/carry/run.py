@@ -19,7 +19,16 @@ from vimesync.carry import state as state_mod
 from vimesync.carry.engine import Engine
 from vimesync.carry.fastimport import FastImport, ident, raw_date
 from vimesync.carry.finish import current_tree, finish, identity_env, stop_at_conflict
-from vimesync.carry.model import EMPTY, Carried, CarryPhase, CarryRun, CarryStatus, DryRunItem, Item, Skipped
+from vimesync.carry.model import (
+    EMPTY,
+    Carried,
+    CarryPhase,
+    CarryRun,
+    CarryStatus,
+    DryRunItem,
+    Item,
+    SkippedItem,
+)
 from vimesync.carry.plan import build_plan, message_for
 from vimesync.carry.state import State
 from vimesync.config import Config
@@ -252,7 +261,7 @@ def run(
                 tree = engine.merger.tree.entries
                 real = [(p, e) for p, e in change.updates.items() if tree.get(p) != e]
                 if not real:
-                    state.skipped.append(Skipped.of(item, EMPTY))
+                    state.skipped.append(SkippedItem.of(item, EMPTY))
                     state.next += 1
                     continue
                 assert writer is not None

@@ -20,7 +20,7 @@ from vimesync.carry.model import (
     Carried,
     CarryPhase,
     CarryRun,
-    Skipped,
+    SkippedItem,
 )
 from vimesync.carry.run import run
 from vimesync.carry.state import State
@@ -52,7 +52,7 @@ def _reconcile(downstream: Path, state: State) -> None:
             ahead = [i.upstream_commit for i in state.items[state.next :]]
             if upstream_commit in ahead:
                 for item in state.items[state.next : state.next + ahead.index(upstream_commit)]:
-                    state.skipped.append(Skipped.of(item, EMPTY))
+                    state.skipped.append(SkippedItem.of(item, EMPTY))
                 state.next += ahead.index(upstream_commit)
                 item = state.items[state.next]
                 state.carried.append(Carried(item.pr, item.title, item.upstream_commit, (), sha))
@@ -107,7 +107,7 @@ def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] |
         item = state.items[state.next]
         current = state.pre_conflict_tree or gitops.tree_of(downstream, state.last)
         if tree == current:
-            state.skipped.append(Skipped.of(item, EMPTY_RESOLVED))
+            state.skipped.append(SkippedItem.of(item, EMPTY_RESOLVED))
         else:
             record(
                 downstream, state, f"refs/heads/{state.branch}", item, tree, [], None, identity_env(identity)
@@ -135,7 +135,7 @@ def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | N
     before = state.pre_conflict_tree or gitops.tree_of(downstream, state.last)
     gitops.reset_to(Path(state.worktree), before)
     state.worktree_tree = before
-    state.skipped.append(Skipped.of(item, SKIPPED))
+    state.skipped.append(SkippedItem.of(item, SKIPPED))
     state.conflict = None
     state.pre_conflict_tree = None
     state.next += 1

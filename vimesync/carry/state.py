@@ -25,10 +25,10 @@ from vimesync.carry.model import (
     CarryStatus,
     Item,
     Oid,
-    Skipped,
+    SkippedItem,
 )
 from vimesync.errors import BadInput
-from vimesync.safefs import CONTROL, Limits, Text
+from vimesync.safefs import CONTROL, DecodeLimits, Text
 from vimesync.statefile import StateFile
 
 STATE_NAME = "vimesync-carry.json"
@@ -67,7 +67,7 @@ class State:
     pre_conflict_tree: Oid | None = None  # what the worktree showed before the conflict was staged
     phase: CarryPhase = CarryPhase.ITEMS
     carried: list[Carried] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
+    skipped: list[SkippedItem] = field(default_factory=list)
     conflict: CarryConflict | None = None
     transform: dict[str, Any] | None = None  # the map and translations the carry started with
     synced: Oid | None = None  # what the pin's synced moves to (None: tip; less with --pr)
@@ -115,7 +115,7 @@ def state_file(repo: Path) -> StateFile[State]:
         what="carry state",
         hint=HINT,
         too_large=_too_large,
-        limits=Limits(text=1 << 20, items=1 << 20),  # the file's cap bounds them first
+        limits=DecodeLimits(text=1 << 20, items=1 << 20),  # the file's cap bounds them first
     )
 
 

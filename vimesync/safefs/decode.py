@@ -7,7 +7,7 @@ a ``Literal``, an ``Enum``, ``tuple[X, ...]``, ``tuple[X, Y]``, ``list[X]``, ``d
 markers bound it further (:class:`Text`, :class:`Range`, :class:`Size`). A key the dataclass
 does not name is refused (a class marked :func:`open_keys` ignores it); a missing key takes the
 field's default, else it is refused (``field(metadata={"key": ...})`` names a key that is no
-Python name). Every string, list and table is bounded (:class:`Limits`),
+Python name). Every string, list and table is bounded (:class:`DecodeLimits`),
 so is the nesting. ``bool`` is never taken for a number, nor a number for a ``bool``.
 
 Errors are :class:`DecodeError` (a ConfigError): the file, the key path and what was expected
@@ -69,7 +69,7 @@ class Size:
 
 
 @dataclass(frozen=True)
-class Limits:
+class DecodeLimits:
     """What any value of a document may take at most, where its field says no less."""
 
     text: int = 1 << 16  # characters of one string (and of a table's key)
@@ -77,7 +77,7 @@ class Limits:
     depth: int = 32  # lists and tables inside one another
 
 
-LIMITS = Limits()
+LIMITS = DecodeLimits()
 
 
 class DecodeError(ConfigError):
@@ -101,7 +101,7 @@ def decode(
     value: Any,
     *,
     where: str,
-    limits: Limits = LIMITS,
+    limits: DecodeLimits = LIMITS,
     hint: str | None = None,
 ) -> T:
     """``value`` (a loaded TOML/JSON document) as an instance of the dataclass ``schema``;
@@ -110,14 +110,14 @@ def decode(
     return out
 
 
-def decode_json(schema: type[T], text: str, *, where: str, limits: Limits = LIMITS) -> T:
+def decode_json(schema: type[T], text: str, *, where: str, limits: DecodeLimits = LIMITS) -> T:
     """``text`` parsed as bounded JSON, then :func:`decode`."""
     from vimesync.safefs.loads import loads_json
 
     return decode(schema, loads_json(text, where=where), where=where, limits=limits)
 
 
-def decode_toml(schema: type[T], text: str, *, where: str, limits: Limits = LIMITS) -> T:
+def decode_toml(schema: type[T], text: str, *, where: str, limits: DecodeLimits = LIMITS) -> T:
     """``text`` parsed as bounded TOML, then :func:`decode`."""
     from vimesync.safefs.loads import loads_toml
 
@@ -215,7 +215,7 @@ def _literal(value: object) -> str:
 
 
 class _Decoder:
-    def __init__(self, where: str, limits: Limits, hint: str | None) -> None:
+    def __init__(self, where: str, limits: DecodeLimits, hint: str | None) -> None:
         self.where, self.limits, self.hint = where, limits, hint
 
     def fail(self, path: Key, expected: str) -> DecodeError:
