@@ -303,3 +303,21 @@ def test_no_module_is_over_400_lines() -> None:
     long = {name for name, path in _modules().items() if len(path.read_bytes().splitlines()) > MAX_LINES}
     assert not long - LONG_NOT_YET, f"over {MAX_LINES} lines: {sorted(long - LONG_NOT_YET)}"
     assert not LONG_NOT_YET - long, f"no longer long: strike off {sorted(LONG_NOT_YET - long)}"
+
+
+# A class name means one thing across the package (issue 28): two concepts get two names. The
+# names still defined twice, until each is renamed (this list only shrinks).
+DUPLICATE_NOT_YET = {"CiRequest", "Job", "Outcome"}
+
+
+def test_no_class_name_is_defined_twice() -> None:
+    where: dict[str, list[str]] = {}
+    for name, path in _modules().items():
+        for node in ast.parse(path.read_bytes(), str(path)).body:
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(name)
+    twice = {cls: mods for cls, mods in where.items() if len(mods) > 1}
+    assert not set(twice) - DUPLICATE_NOT_YET, {c: twice[c] for c in sorted(set(twice) - DUPLICATE_NOT_YET)}
+    assert not DUPLICATE_NOT_YET - set(twice), (
+        f"no longer twice: strike off {sorted(DUPLICATE_NOT_YET - set(twice))}"
+    )

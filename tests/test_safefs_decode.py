@@ -31,7 +31,7 @@ class File:
 
 
 @dataclass(frozen=True)
-class Entry:
+class Row:
     pr: Annotated[int, Range(1, 999)] | None
     paths: tuple[str, ...]
     commit: Annotated[str, Text(pattern=r"[0-9a-f]{40}", what="a full commit sha")] | None = None
@@ -41,7 +41,7 @@ class Entry:
 @dataclass(frozen=True)
 class Doc:
     branch: Annotated[str, Text(max=20, forbid=CONTROL, what="a branch name")]
-    carried: list[Entry] = field(default_factory=list)
+    carried: list[Row] = field(default_factory=list)
     phase: Phase = Phase.ITEMS
     ratio: float = 0.0
     squash: bool = False

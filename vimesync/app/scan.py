@@ -84,7 +84,7 @@ def _scanned(r: ScanRequest, progress: Progress) -> ScanReport:
     from vimesync.app.bump import resolve_target
     from vimesync.check.model import check_options
     from vimesync.check.run import pinned_source
-    from vimesync.check.scan import Target, run_scan
+    from vimesync.check.scan import ScanTarget, run_scan
     from vimesync.config import load_config
 
     if not r.to:
@@ -105,7 +105,7 @@ def _scanned(r: ScanRequest, progress: Progress) -> ScanReport:
     targets = []
     for to in r.to:
         t = resolve_target(to, opts)
-        targets.append(Target(to, t.source, t.rev))
+        targets.append(ScanTarget(to, t.source, t.rev))
     with progress() as update:
         return run_scan(opts, targets, progress=update)
 

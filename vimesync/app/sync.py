@@ -222,7 +222,7 @@ def sync(
         return _abort(checkout, r)
     if r.mode is SyncMode.CONTINUE and (given := r.carry_flags()):
         raise BadInput(f"{', '.join(given)}: not used by --continue (the sync in progress has its own)")
-    run = _Run(r, checkout, cfg, on_step or (lambda step: None))
+    run = _SyncRun(r, checkout, cfg, on_step or (lambda step: None))
     try:
         return run.go()
     except (KeyboardInterrupt, Terminated, Interrupted) as exc:
@@ -259,7 +259,7 @@ def _abort(checkout: Path, r: SyncRunRequest) -> SyncAbortResult:
     return SyncAbortResult(True, carried)
 
 
-class _Run:
+class _SyncRun:
     """One run of the steps: records each in the state as it finishes."""
 
     def __init__(self, r: SyncRunRequest, checkout: Path, cfg: Config, on_step: OnStep) -> None:

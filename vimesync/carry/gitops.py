@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from vimesync import git
-from vimesync.carry.memtree import Entry
+from vimesync.carry.memtree import Leaf
 from vimesync.carry.merge import MergeConflict
 from vimesync.errors import BadInput, GitError
 from vimesync.safefs import remove_tree
@@ -27,7 +27,7 @@ class Index:
         self.env = {"GIT_INDEX_FILE": str(scratch / "carry-index")}
         git.run(repo, ["read-tree", tree], env=self.env)
 
-    def update(self, updates: dict[str, Entry | None]) -> None:
+    def update(self, updates: dict[str, Leaf | None]) -> None:
         if updates:
             git.run(
                 self.repo, ["update-index", "-z", "--index-info"], input=index_info(updates), env=self.env
@@ -40,7 +40,7 @@ class Index:
         git.run(self.repo, ["read-tree", tree], env=self.env)
 
 
-def index_info(updates: dict[str, Entry | None]) -> bytes:
+def index_info(updates: dict[str, Leaf | None]) -> bytes:
     out = []
     for path, e in updates.items():
         p = path.encode("utf-8", "surrogateescape")

@@ -58,9 +58,9 @@ def bump_synced(downstream: Path, state: State, ref: str, who: dict[str, str]) -
     mode = entries[0].mode if entries else 0o100644
     with _scratch() as tmp:
         index = gitops.Index(downstream, Path(tmp), state.last)
-        from vimesync.carry.memtree import Entry
+        from vimesync.carry.memtree import Leaf
 
-        index.update({state.pin: Entry(mode, oid)})
+        index.update({state.pin: Leaf(mode, oid)})
         tree = index.write_tree()
     message = _message(state)
     commit = gitops.commit_tree(downstream, tree, [state.last], message, who)

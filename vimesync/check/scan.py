@@ -81,14 +81,20 @@ class ScanReport:
 
 
 @dataclass(frozen=True)
-class Target:
+class ScanTarget:
+    """One release ``pin scan`` opens: ``--to`` as given, its source and revision."""
+
     to: str  # as given
     source: Path
     rev: str | None = None
 
 
 def run_scan(
-    opts: CheckOptions, targets: Sequence[Target], *, parse: bool = True, progress: ProgressFn | None = None
+    opts: CheckOptions,
+    targets: Sequence[ScanTarget],
+    *,
+    parse: bool = True,
+    progress: ProgressFn | None = None,
 ) -> ScanReport:
     """Apply the stack of ``opts.series`` at every target in one walk over the series."""
     if not targets:
@@ -144,7 +150,7 @@ def run_scan(
 _SHA = re.compile(r"[0-9a-f]{40}")
 
 
-def _label(target: Target, info: SourceInfo) -> str:
+def _label(target: ScanTarget, info: SourceInfo) -> str:
     """A column's name: the tag or branch as given (``v0.19.0``), else the source's label (a
     commit's first 12 hex digits, ``vllm-0.32.0`` for a wheel)."""
     if target.rev is not None and not _SHA.fullmatch(target.rev.lower()):
