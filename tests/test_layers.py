@@ -295,7 +295,6 @@ LONG_NOT_YET = {
     "vimesync.patches.apply",
     "vimesync.report.markdown",
     "vimesync.report.model",
-    "vimesync.sop.results",
 }
 
 
