@@ -30,6 +30,7 @@ from vimesync.carry.model import (
 from vimesync.errors import BadInput
 from vimesync.safefs import CONTROL, DecodeLimits, Text
 from vimesync.statefile import StateFile
+from vimesync.upstream.translate import transform_from_doc
 
 STATE_NAME = "vimesync-carry.json"
 VERSION = 1
@@ -150,8 +151,6 @@ def remove(repo: Path) -> None:
 
 def load(repo: Path) -> State:
     """The carry in progress; BadInput when there is none or the file is not ours."""
-    from vimesync.upstream.translate import transform_from_doc
-
     file = state_file(repo)
     state = file.read(lambda s: _rules(repo, s))
     if state is None:
