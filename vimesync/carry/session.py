@@ -220,7 +220,7 @@ def _salvage(path: Path) -> tuple[str | None, str | None]:
     return branch, worktree
 
 
-def status(downstream: Path) -> state_mod.State | None:
+def status(downstream: Path) -> State | None:
     """The carry in progress (None: there is none); the use case says where it stands."""
     if not state_mod.exists(downstream):
         return None

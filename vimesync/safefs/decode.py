@@ -7,8 +7,8 @@ a ``Literal``, an ``Enum``, ``tuple[X, ...]``, ``tuple[X, Y]``, ``list[X]``, ``d
 markers bound it further (:class:`Text`, :class:`Range`, :class:`Size`). A key the dataclass
 does not name is refused (a class marked :func:`open_keys` ignores it); a missing key takes the
 field's default, else it is refused (``field(metadata={"key": ...})`` names a key that is no
-Python name). Every string, list and table is bounded (:class:`DecodeLimits`),
-so is the nesting. ``bool`` is never taken for a number, nor a number for a ``bool``.
+Python name). Every string, list and table is bounded (:class:`DecodeLimits`), so is the
+nesting. ``bool`` is never taken for a number, nor a number for a ``bool``.
 
 Errors are :class:`DecodeError` (a ConfigError): the file, the key path and what was expected
 (``vimesync-carry.json: carried[3].paths[0]: expected a string``), never the value; a table's
@@ -32,6 +32,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from vimesync.errors import ConfigError
 from vimesync.safefs.escape import excerpt
+from vimesync.safefs.loads import loads_json, loads_toml
 
 T = TypeVar("T")
 
@@ -41,8 +42,8 @@ _OPEN = "__decode_open_keys__"
 
 @dataclass(frozen=True)
 class Text:
-    """A string's bounds: length in characters, a pattern it must match whole (``what`` says it
-    in words: the error never shows the pattern's subject), characters it may not hold, a check."""
+    """A string's bounds: its length in characters, a pattern it must match whole, characters it
+    may not hold, a check it must pass; ``what`` names the form in words for the error."""
 
     max: int | None = None
     min: int = 0
@@ -112,15 +113,11 @@ def decode(
 
 def decode_json(schema: type[T], text: str, *, where: str, limits: DecodeLimits = LIMITS) -> T:
     """``text`` parsed as bounded JSON, then :func:`decode`."""
-    from vimesync.safefs.loads import loads_json
-
     return decode(schema, loads_json(text, where=where), where=where, limits=limits)
 
 
 def decode_toml(schema: type[T], text: str, *, where: str, limits: DecodeLimits = LIMITS) -> T:
     """``text`` parsed as bounded TOML, then :func:`decode`."""
-    from vimesync.safefs.loads import loads_toml
-
     return decode(schema, loads_toml(text, where=where), where=where, limits=limits)
 
 
@@ -221,7 +218,7 @@ class _Decoder:
     def fail(self, path: Key, expected: str) -> DecodeError:
         return DecodeError(self.where, _shown(path), expected, hint=self.hint)
 
-    def value(self, tp: Any, value: Any, path: Key, depth: int) -> Any:  # noqa: C901 - one dispatch
+    def value(self, tp: Any, value: Any, path: Key, depth: int) -> Any:
         marks: tuple[Any, ...] = ()
         if get_origin(tp) is Annotated:
             tp, marks = get_args(tp)[0], tp.__metadata__
@@ -230,24 +227,10 @@ class _Decoder:
             return self.any(value, path, depth)
         if origin in (Union, types.UnionType):
             return self.union(tp, value, path, depth, marks)
-        if origin is Literal:
-            if not any(type(value) is type(a) and value == a for a in get_args(tp)):
-                raise self.fail(path, f"expected {_words(tp)}")
-            return value
-        if isinstance(tp, type) and issubclass(tp, enum.Enum):
-            for member in tp:
-                if type(value) is type(member.value) and value == member.value:
-                    return member
-            raise self.fail(path, f"expected {_words(tp)}")
-        if tp is bool:
-            if not isinstance(value, bool):
-                raise self.fail(path, "expected true or false")
-            return value
-        if tp is int or tp is float:
-            return self.number(tp, value, path, marks)
-        if tp is str or tp is Path:
-            text = self.text(value, path, marks)
-            return Path(text) if tp is Path else text
+        if origin is Literal or (isinstance(tp, type) and issubclass(tp, enum.Enum)):
+            return self.choice(tp, value, path)
+        if tp in (bool, int, float, str, Path):
+            return self.scalar(tp, value, path, marks)
         if depth >= self.limits.depth:
             raise self.fail(path, f"nested deeper than {self.limits.depth} levels")
         if origin in (list, tuple):
@@ -257,6 +240,28 @@ class _Decoder:
         if dataclasses.is_dataclass(tp):
             return self.record(tp, value, path, depth)
         raise TypeError(f"decode: no rule for {tp!r}")  # a schema's mistake, not the document's
+
+    def choice(self, tp: Any, value: Any, path: Key) -> Any:
+        """One of a Literal's values, or an Enum's member by its value (of the same type: never
+        ``true`` for ``1``)."""
+        if get_origin(tp) is Literal:
+            if any(type(value) is type(a) and value == a for a in get_args(tp)):
+                return value
+        else:
+            for member in tp:
+                if type(value) is type(member.value) and value == member.value:
+                    return member
+        raise self.fail(path, f"expected {_words(tp)}")
+
+    def scalar(self, tp: type, value: Any, path: Key, marks: tuple[Any, ...]) -> Any:
+        if tp is bool:
+            if not isinstance(value, bool):
+                raise self.fail(path, "expected true or false")
+            return value
+        if tp is int or tp is float:
+            return self.number(tp, value, path, marks)
+        text = self.text(value, path, marks)
+        return Path(text) if tp is Path else text
 
     def union(self, tp: Any, value: Any, path: Key, depth: int, marks: tuple[Any, ...]) -> Any:
         arms = get_args(tp)
