@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "vimesync"
 # Infrastructure modules are units of their own; among them only the no-cycle rule applies.
 INFRA: tuple[str, ...] = tuple(
     (
-        "errors settings transport text nofollow safefs tomledit git readers globs regex pathmap config"
+        "errors settings transport text nofollow safefs tomledit git readers statefile globs regex pathmap"
+        " config"
         " repopaths github buildkite registry pins"
     ).split()
 )
@@ -276,12 +277,10 @@ def test_only_settings_reads_the_environment() -> None:
 # Modules stay under 400 lines (STYLE.md: a reader should guess a module's content from its name).
 MAX_LINES = 400
 LONG_NOT_YET = {
-    "vimesync.app.carry",
     "vimesync.cli.app",
     "vimesync.cli.options",
     "vimesync.patches.apply",
     "vimesync.report.markdown",
-    "vimesync.sop.results",
 }
 
 
@@ -327,3 +326,21 @@ def test_facts_are_resolved_in_the_workspace_only() -> None:
     assert not wrong, "resolve it in the workspace (app/workspace.py) and pass it down:\n" + "\n".join(wrong)
     readers = {module for module, called in calls.items() if "installed" in called}
     assert readers <= INSTALLED_READERS, f"settings.installed() outside the process choke points: {readers}"
+
+
+# A class name means one thing across the package (issue 28): two concepts get two names. The
+# names still defined twice, until each is renamed (this list only shrinks).
+DUPLICATE_NOT_YET = {"Outcome"}
+
+
+def test_no_class_name_is_defined_twice() -> None:
+    where: dict[str, list[str]] = {}
+    for name, path in _modules().items():
+        for node in ast.parse(path.read_bytes(), str(path)).body:
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(name)
+    twice = {cls: mods for cls, mods in where.items() if len(mods) > 1}
+    assert not set(twice) - DUPLICATE_NOT_YET, {c: twice[c] for c in sorted(set(twice) - DUPLICATE_NOT_YET)}
+    assert not DUPLICATE_NOT_YET - set(twice), (
+        f"no longer twice: strike off {sorted(DUPLICATE_NOT_YET - set(twice))}"
+    )

@@ -19,10 +19,10 @@ from vimesync.transport import (
     BadAddress,
     BadJson,
     Channel,
-    Limits,
     Overdue,
     RedirectRefused,
     TooLarge,
+    TransferLimits,
     Unreachable,
     decode_json,
 )
@@ -34,7 +34,7 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 def _channel(url: str, **limits: int | float) -> Channel:
     limits.setdefault("max_bytes", 64 * 1024)
-    return Channel(url, limits=Limits(**limits), headers=AUTH)  # type: ignore[arg-type]
+    return Channel(url, limits=TransferLimits(**limits), headers=AUTH)  # type: ignore[arg-type]
 
 
 def _get(channel: Channel, path: str = "/x", seconds: float = 0.6, **kw: object) -> transport.Answer:
@@ -199,7 +199,7 @@ def test_an_unreachable_server_is_one_error() -> None:
 @pytest.mark.parametrize("root", ["ftp://h/x", "http://", "https://h:port/", "h:80", ""])
 def test_a_root_that_is_no_http_url_is_refused(root: str) -> None:
     with pytest.raises(BadAddress):
-        Channel(root, limits=Limits(max_bytes=1))
+        Channel(root, limits=TransferLimits(max_bytes=1))
 
 
 @pytest.mark.parametrize(

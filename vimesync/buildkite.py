@@ -29,9 +29,9 @@ from vimesync.transport import (
     BadAddress,
     BadJson,
     Channel,
-    Limits,
     Overdue,
     RedirectRefused,
+    TransferLimits,
     TransportError,
     Unreachable,
     decode_json,
@@ -89,7 +89,7 @@ def builds_of_commit(pipeline: str, sha: str, settings: BuildkiteSettings) -> li
     if not settings.token:
         raise BuildkiteError(f"{TOKEN_ENV} is not set: Buildkite is not asked")
     path = f"/v2/organizations/{quote(org)}/pipelines/{quote(name)}/builds"
-    limits = Limits(max_bytes=MAX_BYTES, connect_timeout=READ_TIMEOUT, read_timeout=READ_TIMEOUT)
+    limits = TransferLimits(max_bytes=MAX_BYTES, connect_timeout=READ_TIMEOUT, read_timeout=READ_TIMEOUT)
     try:
         channel = Channel(settings.api, limits=limits, headers={"Authorization": f"Bearer {settings.token}"})
     except BadAddress:

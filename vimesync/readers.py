@@ -106,7 +106,7 @@ WORKTREE = WorkTreeReader()  # the default of every loader: what the checkout ho
 
 
 @dataclass(frozen=True)
-class _Entry:
+class _TreeItem:
     mode: int
     oid: str
     size: int  # -1 for a folder
@@ -123,19 +123,19 @@ class CommitReader:
     repo: Path
     commit: str  # a full sha
     root: Path
-    _listing: dict[str, _Entry] | None = field(default=None, repr=False)
+    _listing: dict[str, _TreeItem] | None = field(default=None, repr=False)
     _cat: git.CatFile | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.root = lexical(self.root)
 
     # --- the listing -------------------------------------------------------------------------
-    def _entries(self) -> dict[str, _Entry]:
+    def _entries(self) -> dict[str, _TreeItem]:
         if self._listing is None:
             out = git.run(self.repo, ["ls-tree", "-r", "-t", "-z", "--long", "--full-tree", self.commit])
-            listing: dict[str, _Entry] = {}
+            listing: dict[str, _TreeItem] = {}
             for e in git.parse_ls_tree(out):
-                listing[e.path] = _Entry(e.mode, e.oid, e.size)
+                listing[e.path] = _TreeItem(e.mode, e.oid, e.size)
                 if len(listing) > MAX_ENTRIES:
                     raise ConfigError(
                         str(self.root), f"{self.where()} holds more than {MAX_ENTRIES:,} files and folders"
@@ -154,11 +154,11 @@ class CommitReader:
     def _outside(self, path: Path) -> bool:
         return not lexical(path).is_relative_to(self.root)
 
-    def _entry(self, path: Path, where: str) -> _Entry | None:
+    def _entry(self, path: Path, where: str) -> _TreeItem | None:
         """The entry at ``path``; None when absent. Every folder on the way must be a folder."""
         rel = self._rel(path, where)
         if not rel:
-            return _Entry(git.MODE_DIR, "", -1)
+            return _TreeItem(git.MODE_DIR, "", -1)
         entries = self._entries()
         parts = rel.split("/")
         for i in range(1, len(parts)):
@@ -173,7 +173,7 @@ class CommitReader:
                 )
         return entries.get(rel)
 
-    def _blob(self, path: Path, where: str) -> _Entry:
+    def _blob(self, path: Path, where: str) -> _TreeItem:
         got = self._entry(path, where)
         if got is None:
             raise Missing(where, "no such file")

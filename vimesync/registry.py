@@ -40,9 +40,9 @@ from vimesync.transport import (
     Answer,
     BadJson,
     Channel,
-    Limits,
     Overdue,
     RedirectRefused,
+    TransferLimits,
     TransportError,
     Unreachable,
     decode_json,
@@ -112,7 +112,7 @@ class _Client:
         self.repository = repository
         self.token_set = settings.token is not None
         self.deadline = time.monotonic() + settings.deadline
-        limits = Limits(
+        limits = TransferLimits(
             max_bytes=MAX_CONFIG,
             max_redirects=MAX_REDIRECTS,
             connect_timeout=CONNECT_TIMEOUT,

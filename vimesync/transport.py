@@ -10,7 +10,7 @@ A server is not trusted to end anything, so every exchange has:
 - one size cap, counted as the body streams in (a declared ``Content-Length`` over it is
   refused before a byte is read);
 - one redirect rule: followed only to the same scheme, host and port (no user info), at most
-  :attr:`Limits.max_redirects` times; anywhere else it is refused, so the credentials sent with
+  :attr:`TransferLimits.max_redirects` times; anywhere else it is refused, so the credentials sent with
   a request (``Authorization``) never go elsewhere;
 - errors (:class:`TransportError`) in our words only: never a header we sent (the token), never
   a byte the server sent (an exception's text may quote a bad status line), only the kind of
@@ -117,7 +117,7 @@ def size_text(limit: int) -> str:
 
 
 @dataclass(frozen=True)
-class Limits:
+class TransferLimits:
     """The bounds of every exchange on one channel (``max_bytes`` may be lowered per exchange)."""
 
     max_bytes: int
@@ -137,7 +137,9 @@ class Channel:
     """Exchanges with one origin (``scheme://host[:port]``), one at a time, on one connection
     kept alive between them. ``headers`` go with every request (the credentials: never shown)."""
 
-    def __init__(self, root: str, *, limits: Limits, headers: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, root: str, *, limits: TransferLimits, headers: Mapping[str, str] | None = None
+    ) -> None:
         import requests
 
         self.origin, self.prefix = _origin_of(root)
@@ -200,8 +202,9 @@ class Channel:
         worker.start()
         worker.join(left)
         if worker.is_alive():
+            phase = ex.phase  # read before the abandon: a socket shut down can end the headers early
             ex.abandon(worker)
-            raise Overdue(ex.phase)
+            raise Overdue(phase)
         if ex.error is not None:
             raise ex.error
         assert ex.answer is not None
@@ -220,7 +223,7 @@ class _Exchange:
     answer: Answer | None = None
     error: BaseException | None = None  # raised in the caller's thread
 
-    def run(self, session: Any, limits: Limits) -> None:
+    def run(self, session: Any, limits: TransferLimits) -> None:
         import requests
 
         connect = max(min(limits.connect_timeout, self.deadline - time.monotonic()), 0.001)

@@ -134,3 +134,27 @@ def test_a_ledger_that_is_not_toml_is_a_config_error_naming_the_line(tmp_path: P
     with pytest.raises(ConfigError, match=r"a..b.toml:2: invalid TOML"):
         write_ledger(path, LEDGER)
     assert path.read_text() == 'sync = "a..b"\n[[review]\n'
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ('review = "hunter2"\n', "review: expected a list"),
+        ("review = [1]\n", "review[0]: expected a table"),
+        ('[[review]]\noid = "a"\nby = "b"\n', "review[0].path: missing"),
+        ('[[review]]\npath = ""\noid = "a"\nby = "b"\n', "review[0].path: expected a string (of 1 to"),
+        ('[[review]]\npath = "p"\noid = "a"\nby = 7\n', "review[0].by: expected a string"),
+        ('[[review]]\npath = "p"\noid = "a"\nby = "b"\nat = 2026-01-01\n', "review[0].at: expected a string"),
+        ('sync = ["hunter2"]\n', "sync: expected a string"),
+    ],
+)
+def test_a_ledger_of_the_wrong_shape_names_the_key_never_the_value(
+    tmp_path: Path, text: str, needle: str
+) -> None:
+    path = tmp_path / "sop/reviews/a..b.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        read_ledger(path, "a..b")
+    assert str(info.value).startswith(f"{path}: {needle}"), str(info.value)
+    assert "hunter2" not in str(info.value)

@@ -12,7 +12,7 @@ import pytest
 from tests.builders.cli import run
 from tests.builders.stack import ENGINE, Stack
 from vimesync import git
-from vimesync.check.scan import Target, merge_scans, report_from_dict, run_scan, scan_to_dict
+from vimesync.check.scan import ScanTarget, merge_scans, report_from_dict, run_scan, scan_to_dict
 from vimesync.report.matrix import scan_markdown, scan_svg
 
 CORE = ENGINE["eng/core.py"]
@@ -66,7 +66,7 @@ def _git_stack(s: Stack, rev: str, tmp: Path) -> dict[str, tuple[bool, bool]]:
 def test_every_cell_is_what_git_apply_says_at_that_release(history: Stack, tmp_path: Path) -> None:
     s = history
     tags = ["v2", "v3", "v4"]
-    targets = [Target(t, s.repo.path, t) for t in tags]
+    targets = [ScanTarget(t, s.repo.path, t) for t in tags]
     report = run_scan(s.opts(), targets, parse=False)
     assert [r.label for r in report.releases] == tags
     words = {(c.patch, c.release): c.verdict for c in report.cells}
@@ -86,8 +86,8 @@ def test_every_cell_is_what_git_apply_says_at_that_release(history: Stack, tmp_p
 @pytest.mark.slow
 def test_per_release_documents_merge_into_the_whole_matrix(history: Stack, tmp_path: Path) -> None:
     s = history
-    whole = run_scan(s.opts(), [Target(t, s.repo.path, t) for t in ("v2", "v3")], parse=False)
-    parts = [run_scan(s.opts(), [Target(t, s.repo.path, t)], parse=False) for t in ("v2", "v3")]
+    whole = run_scan(s.opts(), [ScanTarget(t, s.repo.path, t) for t in ("v2", "v3")], parse=False)
+    parts = [run_scan(s.opts(), [ScanTarget(t, s.repo.path, t)], parse=False) for t in ("v2", "v3")]
     docs = [json.loads(json.dumps({"kind": "pin-scan", **scan_to_dict(p)})) for p in parts]
     merged = merge_scans([report_from_dict(d, where=f"doc{i}") for i, d in enumerate(docs)])
     assert merged.cells == whole.cells and merged.patches == whole.patches

@@ -115,3 +115,22 @@ def test_hostile_names_reach_the_terminal_escaped(tmp_path: Path, capsys) -> Non
     code, out, err = run(capsys, "pin", "scan", "--merge", str(path))
     assert code == 1, err
     assert "\x1b" not in out + err and "\u202e" not in out + err and "\x07" not in out + err
+
+
+@pytest.mark.parametrize(
+    "cell, needle",
+    [
+        ({"status": "hunter2\x1b[2J"}, "cells[0].status: expected one of applied, offsets"),
+        ({"verdict": ["hunter2"]}, "cells[0].verdict: expected a string"),
+        ({"hunter2": 1}, "cells[0]: unknown key 'hunter2'"),
+        ({"patch": "x" * 301}, "cells[0].patch: expected a string (of at most 300 characters)"),
+    ],
+)
+def test_the_error_names_the_key_never_the_value(tmp_path: Path, capsys, cell: dict, needle: str) -> None:
+    doc = copy.deepcopy(GOOD)
+    doc["cells"][0].update(cell)
+    path = tmp_path / "scan.json"
+    path.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "pin", "scan", "--merge", str(path))
+    assert code == 2 and f"{path}: {needle}" in err, err
+    assert "\x1b" not in err and ("hunter2" not in err or "unknown key" in needle) and "x" * 301 not in err

@@ -174,3 +174,33 @@ def test_an_interpreter_that_does_not_run_is_not_remembered(tmp_path: Path) -> N
     interp._probed.pop(str(broken), None)
     assert interp.probe(broken, cache_dir=tmp_path / "cache") is None
     assert not (tmp_path / "cache" / interp.PROBE_CACHE).exists()
+
+
+def test_a_remembered_probe_of_the_wrong_shape_is_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache folder is the job's, yet its file is read as untrusted (safefs.decode): an entry
+    that names the executable's own stat but says what a probe never does is not believed."""
+    import json
+
+    py = fake_python(tmp_path / "bin" / "python3.94", "echo cpython 3 94 1")
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(interp, "_probed", {})
+    assert interp.probe(py, cache_dir=cache) == interp.Interpreter(str(py), (3, 94, 1), "cpython")
+    stat = list(interp._stat_key(str(py)) or ())
+    lies = [
+        {"stat": stat, "implementation": "pypy\x1b[2J", "version": [3, 94, 1]},
+        {"stat": stat, "implementation": "pypy", "version": [True, 94, 1]},
+        {"stat": stat, "implementation": "pypy", "version": [3, 94]},
+        {"stat": stat, "implementation": "pypy", "version": [3, 94, 1], "extra": 1},
+    ]
+    for lie in lies:
+        (cache / interp.PROBE_CACHE).write_text(json.dumps({str(py): lie}))
+        interp._probed.clear()
+        assert interp.probe(py, cache_dir=cache) == interp.Interpreter(str(py), (3, 94, 1), "cpython"), lie
+    many = {f"/x/{i}": {"stat": stat, "implementation": "pypy", "version": [3, 94, 1]} for i in range(64)}
+    (cache / interp.PROBE_CACHE).write_text(
+        json.dumps({**many, str(py): lies[0] | {"implementation": "pypy"}})
+    )
+    interp._probed.clear()
+    assert interp.probe(py, cache_dir=cache).implementation == "cpython"  # type: ignore[union-attr]

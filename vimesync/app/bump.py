@@ -140,7 +140,7 @@ MAX_CHANGELOG = 100  # commits listed in a bump's changelog; the rest are counte
 
 
 def _changelog(
-    opts: CheckOptions, target: Target, report: BumpReport
+    opts: CheckOptions, target: BumpTarget, report: BumpReport
 ) -> tuple[Backports | None, tuple[str, ...]]:
     """The first-parent commits between the two pins that change a patched file, when both pins
     are commits of the same git source; else a note saying why there is none."""
@@ -158,7 +158,7 @@ def _changelog(
 
 
 @dataclass(frozen=True)
-class Target:
+class BumpTarget:
     """``--to`` resolved: the source to open (and rev), and for ``pypi:`` the package and the
     digest of the wheel pip fetched."""
 
@@ -168,7 +168,7 @@ class Target:
     sha256: str | None = None
 
 
-def resolve_target(to: str, opts: CheckOptions) -> Target:
+def resolve_target(to: str, opts: CheckOptions) -> BumpTarget:
     """``--to``: ``pypi:NAME==VER`` is fetched into the cache; a path that exists is a source;
     else a revision of the current (git) source."""
     from vimesync.config import PYPI_PREFIX
@@ -179,20 +179,20 @@ def resolve_target(to: str, opts: CheckOptions) -> Target:
 
         req = pypi_requirement(to, where="--to", key="--to")
         path, digest = fetch_new_package(req, pin="--to")
-        return Target(path, package=req, sha256=digest)
+        return BumpTarget(path, package=req, sha256=digest)
     candidate = Path(to)
     if to.startswith(("/", ".", "~")) or os.path.lexists(candidate):
-        return Target(candidate.expanduser())
+        return BumpTarget(candidate.expanduser())
     from vimesync import git
 
     assert opts.source is not None  # bump() resolved a pypi: pin to its fetched archive
     if git.repo_at(opts.source) is None:
         raise BadInput(f"--to {to!r}: no such file or folder, and the current source is not a git repository")
-    return Target(opts.source, to)
+    return BumpTarget(opts.source, to)
 
 
 def _pin_edits(
-    cfg: Config, opts: CheckOptions, new: SourceInfo, target: Target, package: str | None
+    cfg: Config, opts: CheckOptions, new: SourceInfo, target: BumpTarget, package: str | None
 ) -> dict[Path, bytes]:
     """The pin (and, when the source moves, the file naming it) with the new values."""
     from vimesync.check.pinwrite import edit_toml, relative_to_file
@@ -270,7 +270,7 @@ def check_work_folder(folder: Path) -> None:
 
 
 def _write_conflicts(
-    folder: Path, files: tuple[tuple[str, str, bytes], ...], report: BumpReport, target: Target
+    folder: Path, files: tuple[tuple[str, str, bytes], ...], report: BumpReport, target: BumpTarget
 ) -> tuple[str, ...]:
     import json
 

@@ -1,9 +1,8 @@
 """``carry``: bring the applicable upstream PRs into a new sync branch; ``--continue``, ``--skip``,
 ``--abort`` and ``--status`` of the carry in progress.
 
-The carry's state keeps its entries as JSON objects (they are written to the state file); here
-they become typed records, and :meth:`CarryResult.to_json` writes them back in the same keys and
-order."""
+The carry's model (its entries, status and phase) is ``vimesync.carry.model``; here are the use
+case, its request and its results, which write that model as the command's JSON document."""
 
 from __future__ import annotations
 
@@ -11,16 +10,29 @@ import signal
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vimesync import git
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
-from vimesync.carry.plan import Skip
+from vimesync.carry.model import (
+    Aborted,
+    Carried,
+    CarryConflict,
+    CarryPhase,
+    CarryRun,
+    CarryStatus,
+    DryRunItem,
+    Item,
+    SkippedItem,
+)
 from vimesync.carry.run import CarryOptions
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput, Interrupted, Terminated
 from vimesync.outputs.model import Case, Findings, Suite
 from vimesync.settings import Settings
+
+if TYPE_CHECKING:
+    from vimesync.carry.state import State
 
 
 class CarryMode(str, Enum):
@@ -31,159 +43,6 @@ class CarryMode(str, Enum):
     SKIP = "--skip"
     ABORT = "--abort"
     STATUS = "--status"
-
-
-class CarryStatus(str, Enum):
-    """Where a carry stands: its JSON ``status``."""
-
-    DONE = "done"
-    CONFLICT = "conflict"  # stopped at a conflict: resolve, git add, --continue
-    NOTHING = "nothing"  # nothing to carry in the range
-    PLANNED = "planned"  # --dry-run
-    INTERRUPTED = "interrupted"  # --status: stopped between two items (no conflict)
-
-
-class CarryPhase(str, Enum):
-    """The carry's phase in its state file: the items, then the pin bump, then done."""
-
-    ITEMS = "items"
-    PIN = "pin"
-    DONE = "done"
-
-
-def _str(doc: dict[str, Any], key: str) -> str:
-    value = doc.get(key)
-    return value if isinstance(value, str) else ""
-
-
-def _strs(doc: dict[str, Any], key: str) -> tuple[str, ...]:
-    value = doc.get(key)
-    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
-
-
-def _pr(doc: dict[str, Any]) -> int | None:
-    value = doc.get("pr")
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-@dataclass(frozen=True)
-class Carried:
-    pr: int | None  # None: a direct commit
-    title: str
-    upstream_commit: str
-    paths: tuple[str, ...]
-    commit: str | None  # the downstream commit (None until a --squash carry lands)
-
-    @classmethod
-    def of(cls, d: dict[str, Any]) -> Carried:
-        commit = d.get("commit")
-        return cls(_pr(d), _str(d, "title"), _str(d, "upstream_commit"), _strs(d, "paths"), commit or None)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "pr": self.pr,
-            "title": self.title,
-            "upstream_commit": self.upstream_commit,
-            "paths": list(self.paths),
-            "commit": self.commit,
-        }
-
-
-Skipped = Skip  # one skipped item: what the plan skipped is what the result lists
-
-
-@dataclass(frozen=True)
-class Planned:
-    """One item of a --dry-run: what carrying it would do."""
-
-    pr: int | None
-    title: str
-    upstream_commit: str
-    paths: tuple[str, ...]
-    translation_hits: int
-    left_out: tuple[str, ...]
-    conflict: tuple[str, ...]  # the paths that would conflict
-    empty: bool
-    # Of those, the paths an earlier predicted conflict's item also changes: a dry run cannot
-    # apply that item, so these may only follow from it; ``after`` names those items.
-    knock_on: tuple[str, ...] = ()
-    after: tuple[str, ...] = ()
-
-    @property
-    def knock_on_only(self) -> bool:
-        """Every predicted conflict of the item may follow from an earlier one."""
-        return bool(self.conflict) and set(self.conflict) <= set(self.knock_on)
-
-    @classmethod
-    def of(cls, d: dict[str, Any]) -> Planned:
-        hits = d.get("translation_hits")
-        return cls(
-            _pr(d),
-            _str(d, "title"),
-            _str(d, "upstream_commit"),
-            _strs(d, "paths"),
-            hits if isinstance(hits, int) else 0,
-            _strs(d, "left_out"),
-            _strs(d, "conflict"),
-            bool(d.get("empty")),
-            _strs(d, "knock_on"),
-            _strs(d, "after"),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "pr": self.pr,
-            "title": self.title,
-            "upstream_commit": self.upstream_commit,
-            "paths": list(self.paths),
-            "translation_hits": self.translation_hits,
-            "left_out": list(self.left_out),
-            "conflict": list(self.conflict),
-            "knock_on": list(self.knock_on),
-            "after": list(self.after),
-            "empty": self.empty,
-        }
-
-
-@dataclass(frozen=True)
-class ConflictFile:
-    path: str
-    why: str
-    hunks: tuple[str, ...]
-    hint: str = ""  # the left-out upstream PR the conflicting lines come from
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """The item the carry stopped at, and its files in conflict."""
-
-    pr: int | None
-    title: str
-    upstream_commit: str
-    files: tuple[ConflictFile, ...]
-
-    @classmethod
-    def of(cls, d: dict[str, Any] | None) -> Conflict | None:
-        if not isinstance(d, dict):
-            return None
-        raw = d.get("files")
-        files = tuple(
-            ConflictFile(_str(f, "path"), _str(f, "why"), _strs(f, "hunks"), _str(f, "hint"))
-            for f in (raw if isinstance(raw, list) else [])
-            if isinstance(f, dict)
-        )
-        return cls(_pr(d), _str(d, "title"), _str(d, "upstream_commit"), files)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "pr": self.pr,
-            "title": self.title,
-            "upstream_commit": self.upstream_commit,
-            "files": [
-                {"path": f.path, "why": f.why, "hunks": list(f.hunks), "hint": f.hint or None}
-                for f in self.files
-            ],
-        }
 
 
 def _label(pr: int | None, sha: str, title: str) -> str:
@@ -198,9 +57,9 @@ class CarryResult:
     base: str = ""
     tip: str = ""
     carried: tuple[Carried, ...] = ()
-    skipped: tuple[Skipped, ...] = ()
-    conflict: Conflict | None = None
-    planned: tuple[Planned, ...] = ()
+    skipped: tuple[SkippedItem, ...] = ()
+    conflict: CarryConflict | None = None
+    planned: tuple[DryRunItem, ...] = ()
     branch: str | None = None
     worktree: str | None = None
     pin_commit: str | None = None
@@ -253,20 +112,20 @@ class CarryResult:
         return Findings((Suite(f"carry: {self.base[:12]}..{self.tip[:12]}", tuple(cases)),), (), summary)
 
     @classmethod
-    def of(cls, result: Any) -> CarryResult:
-        """The carry engine's result (:class:`vimesync.carry.run.Result`), typed."""
+    def of(cls, run: CarryRun) -> CarryResult:
+        """What a run of the carry ended with, as the command's result."""
         return cls(
-            status=CarryStatus(result.status),
-            base=result.base,
-            tip=result.tip,
-            carried=tuple(Carried.of(c) for c in result.carried),
-            skipped=tuple(Skipped.of(s) for s in result.skipped),
-            conflict=Conflict.of(result.conflict),
-            planned=tuple(Planned.of(p) for p in result.planned),
-            branch=result.branch,
-            worktree=result.worktree,
-            pin_commit=result.pin_commit,
-            notes=tuple(result.notes),
+            status=run.status,
+            base=run.base,
+            tip=run.tip,
+            carried=tuple(run.carried),
+            skipped=tuple(run.skipped),
+            conflict=run.conflict,
+            planned=tuple(run.planned),
+            branch=run.branch,
+            worktree=run.worktree,
+            pin_commit=run.pin_commit,
+            notes=tuple(run.notes),
         )
 
 
@@ -284,9 +143,9 @@ class CarryStatusResult:
     total: int = 0
     phase: CarryPhase | None = None
     carried: tuple[Carried, ...] = ()
-    skipped: tuple[Skipped, ...] = ()
-    conflict: Conflict | None = None
-    next: tuple[dict[str, Any], ...] = ()
+    skipped: tuple[SkippedItem, ...] = ()
+    conflict: CarryConflict | None = None
+    next: tuple[Item, ...] = ()
     kind: Kind = Kind.CARRY_STATUS
     exit_code: int = EXIT_OK
 
@@ -311,7 +170,7 @@ class CarryStatusResult:
             "carried": [c.to_json() for c in self.carried],
             "skipped": [s.to_json() for s in self.skipped],
             "conflict": self.conflict.to_json() if self.conflict else None,
-            "next": list(self.next),
+            "next": [i.to_json() for i in self.next],
         }
         return document(self.kind, self.exit_code, body)
 
@@ -319,23 +178,24 @@ class CarryStatusResult:
         return Findings(())  # --status checks nothing
 
     @classmethod
-    def of(cls, doc: dict[str, Any]) -> CarryStatusResult:
-        if not doc.get("in_progress"):
+    def of(cls, state: State | None) -> CarryStatusResult:
+        """Where the carry ``state`` describes stands (None: no carry in progress)."""
+        if state is None:
             return cls(False)
         return cls(
             True,
-            CarryStatus(doc["status"]),
-            doc["branch"],
-            doc["worktree"],
-            doc["base"],
-            doc["tip"],
-            doc["done"],
-            doc["total"],
-            CarryPhase(doc["phase"]),
-            tuple(Carried.of(c) for c in doc["carried"]),
-            tuple(Skipped.of(s) for s in doc["skipped"]),
-            Conflict.of(doc["conflict"]),
-            tuple(doc["next"]),
+            CarryStatus.CONFLICT if state.conflict else CarryStatus.INTERRUPTED,
+            state.branch,
+            state.worktree,
+            state.base,
+            state.tip,
+            state.next,
+            len(state.items),
+            state.phase,
+            tuple(state.carried),
+            tuple(state.skipped),
+            state.conflict,
+            tuple(state.items[state.next :]),
         )
 
 
@@ -352,6 +212,10 @@ class AbortResult:
     @property
     def ok(self) -> bool:
         return self.exit_code == EXIT_OK
+
+    @classmethod
+    def of(cls, aborted: Aborted) -> AbortResult:
+        return cls(aborted.branch, aborted.worktree, aborted.notes)
 
     def to_json(self) -> dict[str, Any]:
         body = {"aborted": True, "branch": self.branch, "worktree": self.worktree, "notes": list(self.notes)}
@@ -382,8 +246,7 @@ def carry(ws: Workspace, request: CarryRequest) -> CarryResult | CarryStatusResu
     if mode is CarryMode.STATUS:
         return CarryStatusResult.of(session.status(repo))
     if mode is CarryMode.ABORT:
-        doc = session.abort(repo)
-        return AbortResult(doc["branch"], doc["worktree"], tuple(doc["notes"]))
+        return AbortResult.of(session.abort(repo))
     try:
         return _run(ws, request, repo)
     except (KeyboardInterrupt, Terminated) as exc:

@@ -148,7 +148,7 @@ MAX_COLLECTED_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)
-class _Run:
+class _RegressRun:
     """One side's pytest runs: where, with what, for how long."""
 
     python: str
@@ -182,7 +182,7 @@ def _pytest(
     from vimesync.sop.pytestids import by_nodeid, present
 
     config = pytest_config(tree, tests) or _empty_config(scratch)
-    run = _Run(python, tree, scratch, side, commit, timeout, config)
+    run = _RegressRun(python, tree, scratch, side, commit, timeout, config)
     files = tuple(dict.fromkeys(t.split("::", 1)[0] for t in tests))
     files = tuple(f for f in files if (tree / f).exists())
     if not files:
@@ -196,7 +196,7 @@ def _pytest(
     return by_nodeid(cases, collected), held
 
 
-def _collect(run: _Run, files: Sequence[str]) -> tuple[str, ...]:
+def _collect(run: _RegressRun, files: Sequence[str]) -> tuple[str, ...]:
     """The node ids pytest collects from ``files`` (a file that fails to import holds none)."""
     from vimesync.safefs import loads_json, read_input
 
@@ -215,7 +215,7 @@ def _collect(run: _Run, files: Sequence[str]) -> tuple[str, ...]:
     return tuple(ids)
 
 
-def _run_tests(run: _Run, tests: Sequence[str], cases: dict[str, str]) -> None:
+def _run_tests(run: _RegressRun, tests: Sequence[str], cases: dict[str, str]) -> None:
     from vimesync.sop.junitread import read_junit
 
     junit = run.scratch / f"{run.side}.xml"
@@ -231,7 +231,7 @@ def _run_tests(run: _Run, tests: Sequence[str], cases: dict[str, str]) -> None:
         raise BadInput(f"{run.what}: its exit status ({code}) and its JUnit file disagree; not recorded")
 
 
-def _tool(run: _Run, argv: list[str], log: Path) -> tuple[int, bytes]:
+def _tool(run: _RegressRun, argv: list[str], log: Path) -> tuple[int, bytes]:
     """pytest's exit status and output; BadInput when the run was stopped (timeout, output cap)."""
     from vimesync.sop.toolrun import run_tool, tool_env
 
@@ -243,7 +243,7 @@ def _tool(run: _Run, argv: list[str], log: Path) -> tuple[int, bytes]:
     return done.code, done.output
 
 
-def _did_not_run(run: _Run, code: int, output: bytes, step: str) -> BadInput:
+def _did_not_run(run: _RegressRun, code: int, output: bytes, step: str) -> BadInput:
     from vimesync.safefs import excerpt
     from vimesync.sop.toolrun import last_line
 

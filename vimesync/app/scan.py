@@ -79,7 +79,7 @@ def scan(
 def _scanned(ws: Workspace, engine: EngineFlags, r: ScanRequest, progress: Progress) -> ScanReport:
     from vimesync.app.bump import resolve_target
     from vimesync.check.run import pinned_source
-    from vimesync.check.scan import Target, run_scan
+    from vimesync.check.scan import ScanTarget, run_scan
 
     if not r.to:
         raise BadInput("pin scan needs --to REV|SOURCE (once per release), or --merge FILE...")
@@ -89,7 +89,7 @@ def _scanned(ws: Workspace, engine: EngineFlags, r: ScanRequest, progress: Progr
     targets = []
     for to in r.to:
         t = resolve_target(to, opts)
-        targets.append(Target(to, t.source, t.rev))
+        targets.append(ScanTarget(to, t.source, t.rev))
     with progress() as update:
         return run_scan(opts, targets, progress=update)
 

@@ -3,23 +3,22 @@
 ``<git common dir>/vimesync-sync.json`` exists from the moment a sync starts until ``--abort``
 removes it; a finished sync keeps it (``finished``), so the next ``sync`` can say "up to date".
 It is created with O_EXCL (two syncs cannot both start), rewritten atomically after each step,
-bounded, and shape-checked on read: a value vimesync never writes is refused, and the paths it
-names are used only after git agrees (the worktree must be the one with the sync branch checked
-out; see :func:`vimesync.app.sync`).
+bounded, and decoded by its field types on read (:class:`vimesync.statefile.StateFile`): a value
+vimesync never writes is refused, and the paths it names are used only after git agrees (the
+worktree must be the one with the sync branch checked out; see :func:`vimesync.app.sync`).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Literal
 
 from vimesync.carry import state as carry_state
-from vimesync.errors import BadInput, ConfigError
-from vimesync.safefs import loads_json, read_text_input, write_atomic
+from vimesync.errors import BadInput
+from vimesync.safefs import CONTROL, Range, Size, Text
+from vimesync.statefile import StateFile
 
 STATE_NAME = "vimesync-sync.json"
 VERSION = 1
@@ -27,36 +26,38 @@ MAX_STATE = 256 << 10  # a sync's state is a few hundred bytes: anything past th
 MAX_FIGURE = 500  # characters of a step's figure the state keeps
 STEPS = ("walk", "carry", "patches", "audit", "status", "report")
 
-_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+Oid = Annotated[str, Text(pattern=r"[0-9a-f]{40}|[0-9a-f]{64}", what="a full commit sha")]
+AbsolutePath = Annotated[str, Text(max=4095, forbid=CONTROL, check=os.path.isabs, what="an absolute path")]
+Short = Annotated[str, Text(min=1, max=299, forbid=CONTROL, what="a name")]
 
 
 @dataclass
 class StepRecord:
     """One finished step: its figure, and the head it judged (None: a step not about the head)."""
 
-    name: str
+    name: Annotated[str, Text(check=STEPS.__contains__, what="a step's name")]
     ok: bool
-    exit_code: int
-    figure: str
-    head: str | None = None
+    exit_code: Annotated[int, Range(0, 1)]
+    figure: Annotated[str, Text(max=MAX_FIGURE, forbid=CONTROL, what="one line")]
+    head: Oid | None = None
 
 
 @dataclass
 class SyncState:
-    checkout: str  # the repository the sync was started from (its main worktree)
-    onto: str  # the downstream commit the sync branch starts from
-    baseline: str  # the pre-sync commit the audit compares against (--baseline, else onto)
-    branch: str | None = None  # the sync branch (known once the walk named the tip)
-    worktree: str | None = None  # its linked worktree (known once the carry made it)
+    checkout: AbsolutePath  # the repository the sync was started from (its main worktree)
+    onto: Oid  # the downstream commit the sync branch starts from
+    baseline: Oid  # the pre-sync commit the audit compares against (--baseline, else onto)
+    branch: Annotated[str, Text(max=255, forbid=CONTROL, what="a branch name")] | None = None  # the
+    # sync branch (known once the walk named the tip)
+    worktree: AbsolutePath | None = None  # its linked worktree (known once the carry made it)
     carry_started: bool = False
-    steps: list[StepRecord] = field(default_factory=list)
+    steps: Annotated[list[StepRecord], Size(len(STEPS))] = field(default_factory=list)
     finished: bool = False
     # What the flags said when it started: --continue takes them again unless given anew.
-    skip_gate: list[str] = field(default_factory=list)
-    publish: str | None = None
-    output: str | None = None
-    version: int = VERSION
+    skip_gate: Annotated[list[Short], Size(20)] = field(default_factory=list)
+    publish: Short | None = None
+    output: AbsolutePath | None = None
+    version: Literal[1] = 1
 
     def done(self, name: str) -> StepRecord | None:
         return next((s for s in self.steps if s.name == name), None)
@@ -69,121 +70,56 @@ class SyncState:
     def forget(self, *names: str) -> None:
         self.steps = [s for s in self.steps if s.name not in names]
 
-    def encoded(self) -> bytes:
-        data = json.dumps(asdict(self), indent=1).encode("utf-8")
-        if len(data) > MAX_STATE:  # pragma: no cover - every field is capped
-            raise BadInput(f"this sync's state would take {len(data):,} bytes, past {MAX_STATE:,}")
-        return data
+
+def state_file(repo: Path) -> StateFile[SyncState]:
+    """The sync's state file of ``repo`` (any of its worktrees)."""
+    return StateFile.of(
+        repo,
+        STATE_NAME,
+        SyncState,
+        max_bytes=MAX_STATE,
+        what="sync state",
+        hint="vimesync sync --abort removes it",
+    )
 
 
 def state_path(repo: Path) -> Path:
-    return carry_state.common_dir(repo) / STATE_NAME
+    return state_file(repo).path
 
 
 def exists(repo: Path) -> bool:
-    return os.path.lexists(state_path(repo))
+    return state_file(repo).exists()
 
 
 def create(repo: Path, state: SyncState) -> None:
     """Write the first state, refusing when one exists (O_EXCL: two syncs cannot both start)."""
-    path = state_path(repo)
-    data = state.encoded()
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags, 0o644)
-    except FileExistsError:
-        raise BadInput(
-            f"a sync is already in progress in this repository ({path})",
-            hint="vimesync sync --status shows it; --continue goes on, --abort drops it",
-        ) from None
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
+    file = state_file(repo)
+    busy = BadInput(
+        f"a sync is already in progress in this repository ({file.path})",
+        hint="vimesync sync --status shows it; --continue goes on, --abort drops it",
+    )
+    file.create(state, busy)
 
 
 def save(repo: Path, state: SyncState) -> None:
-    path = state_path(repo)
-    write_atomic(path, state.encoded(), root=path.parent, what="sync state")
+    state_file(repo).save(state)
 
 
 def remove(repo: Path) -> None:
-    try:
-        os.unlink(state_path(repo))
-    except FileNotFoundError:
-        pass
+    state_file(repo).remove()
 
 
 def load(repo: Path) -> SyncState:
     """The sync recorded here; BadInput when there is none, ConfigError when it is not ours."""
-    path = state_path(repo)
-    if not os.path.lexists(path):
+    state = state_file(repo).read(_rules)
+    if state is None:
         raise BadInput("no sync is in progress in this repository", hint="start one with vimesync sync")
-    doc = loads_json(read_text_input(path, max_bytes=MAX_STATE, root=path.parent), where=str(path))
-    try:
-        return _parse(doc)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(
-            str(path), f"not a sync state vimesync can read ({exc})", hint="vimesync sync --abort removes it"
-        ) from None
-
-
-def _parse(doc: Any) -> SyncState:
-    if not isinstance(doc, dict) or doc.get("version") != VERSION:
-        raise ValueError("unknown version")
-    raw_steps = doc.get("steps")
-    if not isinstance(raw_steps, list) or len(raw_steps) > len(STEPS):
-        raise ValueError("steps")
-    steps = [_step(s) for s in raw_steps]
-    if len({s.name for s in steps}) != len(steps):
-        raise ValueError("steps")
-    fields = {k: v for k, v in doc.items() if k != "steps"}
-    state = SyncState(steps=steps, **fields)
-    if not _path(state.checkout):
-        raise ValueError("checkout")
-    for name in ("onto", "baseline"):
-        if not isinstance(getattr(state, name), str) or not _OID.fullmatch(getattr(state, name)):
-            raise ValueError(name)
-    if state.branch is not None and not carry_state.valid_branch(Path(state.checkout), state.branch):
-        raise ValueError("branch")
-    if state.worktree is not None and not _path(state.worktree):
-        raise ValueError("worktree")
-    for name in ("carry_started", "finished"):
-        if not isinstance(getattr(state, name), bool):
-            raise ValueError(name)
-    if not isinstance(state.skip_gate, list) or not all(_short(g) for g in state.skip_gate):
-        raise ValueError("skip_gate")
-    if len(state.skip_gate) > 20:
-        raise ValueError("skip_gate")
-    if state.publish is not None and not _short(state.publish):
-        raise ValueError("publish")
-    if state.output is not None and not _path(state.output):
-        raise ValueError("output")
     return state
 
 
-def _step(doc: Any) -> StepRecord:
-    if not isinstance(doc, dict) or set(doc) != {"name", "ok", "exit_code", "figure", "head"}:
+def _rules(state: SyncState) -> None:
+    """ValueError naming a value no type refuses but vimesync never writes."""
+    if len({s.name for s in state.steps}) != len(state.steps):
         raise ValueError("steps")
-    step = StepRecord(**doc)
-    if step.name not in STEPS or not isinstance(step.ok, bool):
-        raise ValueError("steps")
-    if (
-        not isinstance(step.exit_code, int)
-        or isinstance(step.exit_code, bool)
-        or step.exit_code not in (0, 1)
-    ):
-        raise ValueError("steps")
-    if not isinstance(step.figure, str) or len(step.figure) > MAX_FIGURE or _CONTROL.search(step.figure):
-        raise ValueError("steps")
-    if step.head is not None and not (isinstance(step.head, str) and _OID.fullmatch(step.head)):
-        raise ValueError("steps")
-    return step
-
-
-def _path(value: object) -> bool:
-    return (
-        isinstance(value, str) and os.path.isabs(value) and len(value) < 4096 and not _CONTROL.search(value)
-    )
-
-
-def _short(value: object) -> bool:
-    return isinstance(value, str) and 0 < len(value) < 300 and not _CONTROL.search(value)
+    if state.branch is not None and not carry_state.valid_branch(Path(state.checkout), state.branch):
+        raise ValueError("branch")

@@ -23,15 +23,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import tomlkit
 
 from vimesync import safefs, tomledit
 from vimesync.audit.model import Ledger, Review
 from vimesync.config import read_toml
-from vimesync.errors import BadInput, ConfigError
+from vimesync.errors import BadInput
+from vimesync.safefs import Text, open_keys
 from vimesync.text import visible
 
 LEDGER_DIR = "sop/reviews"
@@ -57,36 +59,39 @@ def _root(path: Path) -> Path | None:
     return None
 
 
+NonEmpty = Annotated[str, Text(min=1)]
+
+
+@open_keys  # a reviewer's own keys are kept by the writer (see _document), so read past them
+@dataclass(frozen=True)
+class _ReviewDoc:
+    """One ``[[review]]`` entry."""
+
+    path: NonEmpty
+    oid: NonEmpty
+    by: NonEmpty
+    at: str = ""
+    residue: str = ""
+
+
+@open_keys
+@dataclass(frozen=True)
+class _LedgerDoc:
+    sync: str | None = None
+    review: tuple[_ReviewDoc, ...] = ()
+
+
 def read_ledger(path: Path, sync: str) -> Ledger:
-    """Load a ledger; an absent file is an empty ledger. ConfigError on a malformed one, and on a
-    symlink at the file or at a folder on its way (``safefs``)."""
+    """Load a ledger; an absent file is an empty ledger. ConfigError on a malformed one (naming
+    the file and the key), and on a symlink at the file or at a folder on its way (``safefs``)."""
     if safefs.input_kind(path, root=_root(path)) == "missing":
         return Ledger(sync=sync)
-    data = read_toml(path, root=_root(path))
-    raw = data.get("review", [])
-    if not isinstance(raw, list):
-        raise ConfigError(str(path), "review must be an array of tables ([[review]])")
-    reviews: dict[str, Review] = {}
-    for i, item in enumerate(raw, 1):
-        if not isinstance(item, dict):
-            raise ConfigError(str(path), f"review #{i} must be a table")
-        values = {}
-        for key in ("path", "oid", "by"):
-            value = item.get(key)
-            if not isinstance(value, str) or not value:
-                raise ConfigError(str(path), f"review #{i}: {key} must be a non-empty string")
-            values[key] = value
-        extra = {}
-        for key in ("at", "residue"):
-            value = item.get(key, "")
-            if not isinstance(value, str):
-                raise ConfigError(str(path), f"review #{i}: {key} must be a string")
-            extra[key] = value
-        reviews[values["path"]] = Review(
-            path=values["path"], oid=values["oid"], by=values["by"], at=extra["at"], residue=extra["residue"]
-        )
-    name = data.get("sync", sync)
-    return Ledger(sync=str(name), reviews=tuple(reviews[p] for p in sorted(reviews)))
+    doc = safefs.decode(_LedgerDoc, read_toml(path, root=_root(path)), where=str(path))
+    reviews = {
+        r.path: Review(path=r.path, oid=r.oid, by=r.by, at=r.at, residue=r.residue) for r in doc.review
+    }
+    name = sync if doc.sync is None else doc.sync
+    return Ledger(sync=name, reviews=tuple(reviews[p] for p in sorted(reviews)))
 
 
 MAX_LEDGERS = 256  # earlier ledgers read for overlay reviews

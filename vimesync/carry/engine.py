@@ -10,7 +10,7 @@ from vimesync.carry import gitops
 from vimesync.carry.blobs import Blobs
 from vimesync.carry.budget import Budget
 from vimesync.carry.changes import Raw, upstream_change, upstream_changes
-from vimesync.carry.memtree import Entry, Tree
+from vimesync.carry.memtree import Leaf, Tree
 from vimesync.carry.merge import Change, Merger
 from vimesync.carry.plan import Item, Meta, read_meta
 from vimesync.upstream.translate import Transform
@@ -85,7 +85,7 @@ class Engine:
     def tree_now(self) -> str:
         """The in-memory tree as a tree object (its blobs must be in the downstream already)."""
         entries = self.merger.tree.entries
-        diff: dict[str, Entry | None] = {p: e for p, e in entries.items() if self.start_entries.get(p) != e}
+        diff: dict[str, Leaf | None] = {p: e for p, e in entries.items() if self.start_entries.get(p) != e}
         diff.update({p: None for p in self.start_entries if p not in entries})
         if not diff:
             return self.start_tree

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from vimesync import git
-from vimesync.carry.memtree import GITLINK, Entry
+from vimesync.carry.memtree import GITLINK, Leaf
 from vimesync.errors import GitError
 
 _RAW_DATE = re.compile(r"@?(\d{1,15}) ([+-]\d{4})")
@@ -88,13 +88,13 @@ class FastImport:
             self._marks[oid] = mark
             self._send(b"blob\nmark :%d\ndata %d\n" % (mark, len(data)) + data + b"\n")
 
-    def _ref(self, entry: Entry) -> bytes:
+    def _ref(self, entry: Leaf) -> bytes:
         if entry.mode != GITLINK and entry.oid in self._marks:
             return b":%d" % self._marks[entry.oid]
         return entry.oid.encode()
 
     def commit(
-        self, message: str, author: bytes, committer: bytes, updates: Iterable[tuple[str, Entry | None]]
+        self, message: str, author: bytes, committer: bytes, updates: Iterable[tuple[str, Leaf | None]]
     ) -> int:
         mark = self._mark()
         msg = message.encode("utf-8", "replace")

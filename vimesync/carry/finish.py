@@ -4,6 +4,7 @@ worktree at the branch tip, the state removed)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from vimesync import git
@@ -13,9 +14,9 @@ from vimesync.carry import state as state_mod
 from vimesync.carry.blobs import blob_writer
 from vimesync.carry.engine import Engine
 from vimesync.carry.merge import Change
-from vimesync.carry.outcome import Result, conflict_doc, result_of
+from vimesync.carry.model import Carried, CarryConflict, CarryPhase, CarryRun, CarryStatus, Item
 from vimesync.carry.pin import bump_synced
-from vimesync.carry.plan import Item, Meta, message_for, read_meta
+from vimesync.carry.plan import Meta, message_for, read_meta
 from vimesync.carry.state import State
 
 # Who commits when nothing else says (no GIT_COMMITTER_* and no user.name anywhere).
@@ -54,21 +55,21 @@ def record(
     who: dict[str, str],
 ) -> None:
     """Commit one carried item (or, with --squash, keep its tree for the one commit at the end)."""
-    entry = {"pr": item.pr, "title": item.title, "upstream_commit": item.upstream_commit, "paths": paths}
+    entry = Carried(item.pr, item.title, item.upstream_commit, tuple(paths), None)
     if state.squash:
         state.squash_tree = tree
-        state.carried.append({**entry, "commit": None})
+        state.carried.append(entry)
         return
     metas = [engine.meta(s) if engine else _meta(state, s) for s in item.steps]
     # Committed at --continue, the conflict still recorded: its files were resolved by hand.
-    resolved = [str(f["path"]) for f in state.conflict["files"]] if state.conflict else []
+    resolved = [f.path for f in state.conflict.files] if state.conflict else []
     message = message_for(item, metas, state.upstream_repo, item.excluded, resolved)
     commit = gitops.commit_tree(
         downstream, tree, [state.last], message, {**who, **plan_mod.author_env(metas[-1])}
     )
     gitops.move_branch(downstream, ref, commit, state.last)
     state.last = commit
-    state.carried.append({**entry, "commit": commit})
+    state.carried.append(replace(entry, commit=commit))
 
 
 def _meta(state: State, sha: str) -> Meta:
@@ -94,29 +95,28 @@ def stop_at_conflict(downstream: Path, state: State, engine: Engine, change: Cha
     gitops.stage_conflicts(wt, change.conflicts)
     state.worktree_tree = clean
     state.pre_conflict_tree = current
-    state.conflict = conflict_doc(item, change.conflicts)
+    state.conflict = CarryConflict.of(item, change.conflicts)
     state_mod.save(downstream, state)
 
 
-def finish(downstream: Path, state: State, *, identity: dict[str, str] | None = None) -> Result:
+def finish(downstream: Path, state: State, *, identity: dict[str, str] | None = None) -> CarryRun:
     """The squash commit, the pin bump, the worktree at the branch tip; the state removed."""
     who = identity_env(identity)
     ref = f"refs/heads/{state.branch}"
-    if state.phase == "items":
+    if state.phase is CarryPhase.ITEMS:
         if state.squash and state.squash_tree and state.squash_tree != gitops.tree_of(downstream, state.onto):
             message = _squash_message(state)
             commit = gitops.commit_tree(downstream, state.squash_tree, [state.onto], message, who)
             gitops.move_branch(downstream, ref, commit, state.last)
             state.last = commit
-            for c in state.carried:
-                c["commit"] = commit
-        state.phase = "pin"
+            state.carried[:] = [replace(c, commit=commit) for c in state.carried]
+        state.phase = CarryPhase.PIN
         state_mod.save(downstream, state)
     pin_commit = None
-    if state.phase == "pin":
+    if state.phase is CarryPhase.PIN:
         if state.pin:
             pin_commit = bump_synced(downstream, state, ref, who)
-        state.phase = "done"
+        state.phase = CarryPhase.DONE
         state_mod.save(downstream, state)
     wt = Path(state.worktree)
     if state.worktree_tree is None:
@@ -124,7 +124,7 @@ def finish(downstream: Path, state: State, *, identity: dict[str, str] | None = 
     else:
         gitops.two_way(wt, state.worktree_tree, gitops.tree_of(downstream, state.last))
     state.worktree_tree = gitops.tree_of(downstream, state.last)
-    result = result_of(state, "done")
+    result = state.result(CarryStatus.DONE)
     result.pin_commit = pin_commit
     state_mod.remove(downstream)
     return result
@@ -132,9 +132,9 @@ def finish(downstream: Path, state: State, *, identity: dict[str, str] | None = 
 
 def _squash_message(state: State) -> str:
     subject = f"Carry {len(state.carried)} upstream change(s) through {state.tip[:8]}"
-    lines = [f"- {plan_mod.one_line(c['title'])}" for c in state.carried]
+    lines = [f"- {plan_mod.one_line(c.title)}" for c in state.carried]
     trailers = []
     for c in state.carried:
-        item = next(i for i in state.items if i.upstream_commit == c["upstream_commit"])
+        item = next(i for i in state.items if i.upstream_commit == c.upstream_commit)
         trailers += plan_mod.trailers(item, state.upstream_repo)
     return f"{subject}\n\n" + "\n".join(lines) + "\n\n" + "\n".join(trailers) + "\n"

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from vimesync import git
-from vimesync.carry.memtree import Entry
-from vimesync.carry.merge import Conflict
+from vimesync.carry.memtree import Leaf
+from vimesync.carry.merge import MergeConflict
 from vimesync.errors import BadInput, GitError
 from vimesync.safefs import remove_tree
 
@@ -27,7 +27,7 @@ class Index:
         self.env = {"GIT_INDEX_FILE": str(scratch / "carry-index")}
         git.run(repo, ["read-tree", tree], env=self.env)
 
-    def update(self, updates: dict[str, Entry | None]) -> None:
+    def update(self, updates: dict[str, Leaf | None]) -> None:
         if updates:
             git.run(
                 self.repo, ["update-index", "-z", "--index-info"], input=index_info(updates), env=self.env
@@ -40,7 +40,7 @@ class Index:
         git.run(self.repo, ["read-tree", tree], env=self.env)
 
 
-def index_info(updates: dict[str, Entry | None]) -> bytes:
+def index_info(updates: dict[str, Leaf | None]) -> bytes:
     out = []
     for path, e in updates.items():
         p = path.encode("utf-8", "surrogateescape")
@@ -144,8 +144,6 @@ def worktrees(repo: Path) -> dict[Path, str | None]:
 def main_repository(repo: Path) -> Path:
     """The repository's main worktree (git lists it first), else its common git dir (a bare
     repository): a path that survives removing any linked worktree, ``repo`` included."""
-    from vimesync.carry.state import common_dir
-
     out = git.run(repo, ["worktree", "list", "--porcelain", "-z"])
     fields = out.split(b"\0\0")[0].split(b"\0")
     first = fields[0].decode("utf-8", "surrogateescape")
@@ -153,14 +151,12 @@ def main_repository(repo: Path) -> Path:
         path = Path(os.path.abspath(first[len("worktree ") :]))
         if path.is_dir():
             return path
-    return common_dir(repo)
+    return git.common_dir(repo)
 
 
 def worktree_admin_dirs(repo: Path, path: Path) -> list[Path]:
     """The ``.git/worktrees/<id>`` folders whose gitdir file points into ``path``."""
-    from vimesync.carry.state import common_dir
-
-    base = common_dir(repo) / "worktrees"
+    base = git.common_dir(repo) / "worktrees"
     found = []
     if base.is_dir():
         for admin in base.iterdir():
@@ -189,7 +185,7 @@ def reset_to(worktree: Path, tree: str) -> None:
     git.run(worktree, ["read-tree", "--reset", "-u", tree])
 
 
-def stage_conflicts(worktree: Path, conflicts: list[Conflict]) -> None:
+def stage_conflicts(worktree: Path, conflicts: list[MergeConflict]) -> None:
     """Put each conflict in the worktree as git leaves one: the file (with markers, or the side
     that exists) in the work tree, stages 1/2/3 in the index."""
     shown = {

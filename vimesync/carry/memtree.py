@@ -1,4 +1,4 @@
-"""The downstream tree held in memory: path -> :class:`Entry` (mode, oid), and how many files
+"""The downstream tree held in memory: path -> :class:`Leaf` (mode, oid), and how many files
 each folder holds (to tell a file from a folder in the way)."""
 
 from __future__ import annotations
@@ -13,15 +13,17 @@ LINK, GITLINK = 0o120000, 0o160000
 
 
 @dataclass(frozen=True)
-class Entry:
+class Leaf:
+    """What the tree holds at a path: a file, a symbolic link or a submodule (mode, object id)."""
+
     mode: int
     oid: str
 
 
 class Tree:
-    """The downstream tree: path -> Entry, and how many files each folder holds."""
+    """The downstream tree: path -> Leaf, and how many files each folder holds."""
 
-    def __init__(self, entries: dict[str, Entry]) -> None:
+    def __init__(self, entries: dict[str, Leaf]) -> None:
         self.entries = entries
         self.dirs: Counter[str] = Counter()
         for path in entries:
@@ -29,7 +31,7 @@ class Tree:
 
     @classmethod
     def read(cls, repo: Path, rev: str) -> Tree:
-        return cls({e.path: Entry(e.mode, e.oid) for e in git.ls_tree(repo, rev) if e.kind != "tree"})
+        return cls({e.path: Leaf(e.mode, e.oid) for e in git.ls_tree(repo, rev) if e.kind != "tree"})
 
     def _count(self, path: str, n: int) -> None:
         i = path.find("/")
@@ -39,7 +41,7 @@ class Tree:
                 del self.dirs[path[:i]]
             i = path.find("/", i + 1)
 
-    def set(self, path: str, entry: Entry | None) -> None:
+    def set(self, path: str, entry: Leaf | None) -> None:
         old = self.entries.pop(path, None)
         if old is not None:
             self._count(path, -1)

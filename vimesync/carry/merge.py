@@ -24,7 +24,7 @@ from vimesync import git
 from vimesync.carry.blobs import Blobs
 from vimesync.carry.budget import Budget
 from vimesync.carry.changes import Raw
-from vimesync.carry.memtree import GITLINK, LINK, Entry, Tree
+from vimesync.carry.memtree import GITLINK, LINK, Leaf, Tree
 from vimesync.errors import GitError
 from vimesync.upstream import translate
 from vimesync.upstream.translate import Transform, is_binary
@@ -34,13 +34,16 @@ MAX_TEXT_MERGE = 16 << 20  # bytes: larger files are not merged line by line (a 
 
 
 @dataclass(frozen=True)
-class Conflict:
+class MergeConflict:
+    """One file the in-memory merge could not merge: its stages for git's conflict state, and
+    what the carry reports of it (:class:`vimesync.carry.model.ConflictFile`)."""
+
     path: str  # downstream path
     # "content", "modify/delete", "delete/modify", "rename/delete", "add/add", "binary", "mode",
     # "directory/file"
     why: str
-    stages: tuple[tuple[int, Entry], ...]  # (1|2|3, entry)
-    worktree: Entry | None  # what the work tree shows (markers for a text conflict)
+    stages: tuple[tuple[int, Leaf], ...]  # (1|2|3, entry)
+    worktree: Leaf | None  # what the work tree shows (markers for a text conflict)
     hunks: tuple[str, ...] = ()  # the upstream hunks that conflict ("@@ -12,3 +12,5 @@")
     upstream_path: str = ""  # the upstream file (its old name) the change came from
     base_lines: tuple[tuple[int, int], ...] = ()  # 1-based line ranges of those hunks in its base
@@ -51,8 +54,8 @@ class Conflict:
 class Change:
     """What merging one item (a PR's first-parent commits) did to the tree."""
 
-    updates: dict[str, Entry | None] = field(default_factory=dict)  # clean results (None: removed)
-    conflicts: list[Conflict] = field(default_factory=list)
+    updates: dict[str, Leaf | None] = field(default_factory=dict)  # clean results (None: removed)
+    conflicts: list[MergeConflict] = field(default_factory=list)
     paths: set[str] = field(default_factory=set)  # downstream paths the upstream change touches
     left_out: list[str] = field(default_factory=list)  # upstream paths excluded
     hits: int = 0  # translation matches
@@ -107,15 +110,15 @@ class Merger:
 
     # -- one side of the upstream change, translated --
 
-    def _side(self, path: str, mode: int, oid: str, change: Change) -> Entry:
+    def _side(self, path: str, mode: int, oid: str, change: Change) -> Leaf:
         if mode == GITLINK:
-            return Entry(mode, oid)
+            return Leaf(mode, oid)
         rules = tuple(i for i, t in enumerate(self.transform.translations) if t.applies_to(path))
         if self.same_format and (
             mode == LINK or not rules or self.blobs.size(oid, upstream=True) > translate.MAX_TRANSLATED
         ):  # carried as it is: never read (a 1 GB blob is not read to learn it is too large)
             self.blobs.upstream_oids.add(oid)
-            return Entry(mode, oid)
+            return Leaf(mode, oid)
         key = (oid, mode, rules)
         known = self._translated.get(key)
         if known is None or not self._readable(known[0], oid):
@@ -129,15 +132,15 @@ class Merger:
         change.hits += hits
         if new_oid == oid and self.same_format:
             self.blobs.upstream_oids.add(oid)
-        return Entry(mode, new_oid)
+        return Leaf(mode, new_oid)
 
     def _readable(self, produced: str, oid: str) -> bool:
         return produced == oid or produced in self.blobs.cache or produced in self.blobs.kept
 
-    def _content(self, entry: Entry) -> bytes:
+    def _content(self, entry: Leaf) -> bytes:
         return self.blobs.read(entry.oid)
 
-    def _materialize(self, entry: Entry | None) -> None:
+    def _materialize(self, entry: Leaf | None) -> None:
         """A blob the result uses: written into the downstream with the change."""
         if entry is not None and entry.mode != GITLINK:
             self.blobs.want(entry.oid)
@@ -200,7 +203,7 @@ class Merger:
             self._merge(change, path, base, self._current(change, path), theirs, label)
         return change
 
-    def _current(self, change: Change, path: str) -> Entry | None:
+    def _current(self, change: Change, path: str) -> Leaf | None:
         if path in change.updates:
             return change.updates[path]
         return self.tree.entries.get(path)
@@ -209,9 +212,9 @@ class Merger:
         self,
         change: Change,
         path: str,
-        base: Entry | None,
-        ours: Entry | None,
-        theirs: Entry | None,
+        base: Leaf | None,
+        ours: Leaf | None,
+        theirs: Leaf | None,
         label: str,
     ) -> None:
         if ours == theirs:
@@ -236,17 +239,17 @@ class Merger:
         if mode is None or {base.mode, ours.mode, theirs.mode} & {LINK, GITLINK}:
             if ours.oid == theirs.oid and mode is not None:
                 self._materialize(theirs)
-                change.updates[path] = Entry(mode, ours.oid)
+                change.updates[path] = Leaf(mode, ours.oid)
                 return
             self._conflict(change, path, "mode" if mode is None else "binary", base, ours, theirs, label)
             return
         if ours.oid == base.oid or ours.oid == theirs.oid:
             self._materialize(theirs)
-            change.updates[path] = Entry(mode, theirs.oid)
+            change.updates[path] = Leaf(mode, theirs.oid)
             return
         if theirs.oid == base.oid:
             if mode != ours.mode:
-                change.updates[path] = Entry(mode, ours.oid)
+                change.updates[path] = Leaf(mode, ours.oid)
             return
         if not self._texts(base, ours, theirs):
             self._conflict(change, path, "binary", base, ours, theirs, label)
@@ -261,7 +264,7 @@ class Merger:
             return ours
         return None
 
-    def _texts(self, *entries: Entry) -> bool:
+    def _texts(self, *entries: Leaf) -> bool:
         for e in entries:
             if e.mode in (LINK, GITLINK):
                 return False
@@ -275,9 +278,9 @@ class Merger:
         self,
         change: Change,
         path: str,
-        base: Entry | None,
-        ours: Entry,
-        theirs: Entry,
+        base: Leaf | None,
+        ours: Leaf,
+        theirs: Leaf,
         label: str,
         *,
         mode: int | None = None,
@@ -314,7 +317,7 @@ class Merger:
         if code < 0 or code > 127:
             raise GitError(f"{path}: git merge-file failed: {err.decode('utf-8', 'replace')[:200]}")
         final_mode = mode if mode is not None else ours.mode
-        merged = Entry(final_mode, self.blobs.add(out))
+        merged = Leaf(final_mode, self.blobs.add(out))
         self._materialize(merged)
         if code == 0:
             change.updates[path] = merged
@@ -324,16 +327,16 @@ class Merger:
         for _, e in stages:
             self._materialize(e)
         upstream = self._upstream_path if base is not None else ""
-        change.conflicts.append(Conflict(path, "content", stages, merged, hunks, upstream, ranges))
+        change.conflicts.append(MergeConflict(path, "content", stages, merged, hunks, upstream, ranges))
 
     def _conflict(
         self,
         change: Change,
         path: str,
         why: str,
-        base: Entry | None,
-        ours: Entry | None,
-        theirs: Entry | None,
+        base: Leaf | None,
+        ours: Leaf | None,
+        theirs: Leaf | None,
         label: str,
         note: str = "",
     ) -> None:
@@ -341,7 +344,7 @@ class Merger:
         for _, e in stages:
             self._materialize(e)
         shown = ours if ours is not None else theirs
-        change.conflicts.append(Conflict(path, why if not note else f"{why}: {note}", stages, shown, ()))
+        change.conflicts.append(MergeConflict(path, why if not note else f"{why}: {note}", stages, shown, ()))
 
     def commit_change(self, change: Change) -> None:
         """Apply a clean change to the tree."""

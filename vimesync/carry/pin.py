@@ -10,6 +10,7 @@ import tomlkit
 
 from vimesync import git, tomledit
 from vimesync.carry import gitops
+from vimesync.carry.model import EMPTY, EMPTY_RESOLVED, SKIPPED
 from vimesync.errors import ConfigError
 from vimesync.safefs import MAX_CONFIG_BYTES
 
@@ -57,9 +58,9 @@ def bump_synced(downstream: Path, state: State, ref: str, who: dict[str, str]) -
     mode = entries[0].mode if entries else 0o100644
     with _scratch() as tmp:
         index = gitops.Index(downstream, Path(tmp), state.last)
-        from vimesync.carry.memtree import Entry
+        from vimesync.carry.memtree import Leaf
 
-        index.update({state.pin: Entry(mode, oid)})
+        index.update({state.pin: Leaf(mode, oid)})
         tree = index.write_tree()
     message = _message(state)
     commit = gitops.commit_tree(downstream, tree, [state.last], message, who)
@@ -74,11 +75,7 @@ def _scratch():  # type: ignore[no-untyped-def]
     return scratch_dir("vimesync-pin-")
 
 
-EMPTY_REASONS = (
-    "already in the downstream (empty after the merge)",
-    "empty after the conflict was resolved",
-)
-SKIPPED_REASON = "skipped at a conflict (--skip)"
+EMPTY_REASONS = (EMPTY, EMPTY_RESOLVED)
 
 
 def _message(state: State) -> str:
@@ -86,16 +83,16 @@ def _message(state: State) -> str:
     for those already in the downstream (so the next walk sees them mirrored, like the carried
     ones), ``Carry-Skipped`` for those skipped at a conflict (the report lists them as not carried)."""
     repo = state.upstream_repo or ""
-    empty = [s for s in state.skipped if s.get("pr") is not None and s.get("reason") in EMPTY_REASONS]
-    skipped = [s for s in state.skipped if s.get("pr") is not None and s.get("reason") == SKIPPED_REASON]
+    empty = [s for s in state.skipped if s.pr is not None and s.reason in EMPTY_REASONS]
+    skipped = [s for s in state.skipped if s.pr is not None and s.reason == SKIPPED]
     lines = [
         f"Sync upstream through {(state.synced or state.tip)[:12]}",
         "",
         f"vimesync carry {state.base[:12]}..{state.tip[:12]}: {len(state.carried)} carried,"
         f" {len(empty)} already in the downstream, {len(skipped)} skipped at a conflict.",
     ]
-    trailers = [f"Upstream-PR: {repo}#{s['pr']}" for s in empty]
-    trailers += [f"Carry-Skipped: {repo}#{s['pr']}" for s in skipped]
+    trailers = [f"Upstream-PR: {repo}#{s.pr}" for s in empty]
+    trailers += [f"Carry-Skipped: {repo}#{s.pr}" for s in skipped]
     if trailers:
         lines += ["", *trailers]
     return "\n".join(lines) + "\n"

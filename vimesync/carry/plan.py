@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from vimesync import git
+from vimesync.carry.model import Item, SkippedItem
 from vimesync.upstream.messages import MERGE_PR_RE
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, WalkResult
 from vimesync.upstream.policy import Policy
@@ -34,88 +34,19 @@ _IDENT_BAD = re.compile(r"[<>\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
-class Item:
-    """One thing to carry: a PR, or a direct commit (``pr`` None)."""
+class CarryPlan:
+    """What a carry of a classified walk brings over, in order, and what it leaves out."""
 
-    pr: int | None
-    title: str
-    kind: str  # "merge" | "squash" | "rebase" | "direct"
-    steps: tuple[str, ...]  # first-parent commits, oldest first; each is carried against its first parent
-    upstream_commit: str  # the last of them: the Upstream-Commit trailer
-    excluded: tuple[tuple[str, str], ...] = ()  # (upstream glob rule text, why) of left-out paths
-
-    @property
-    def label(self) -> str:
-        return f"#{self.pr}" if self.pr is not None else self.upstream_commit[:12]
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "pr": self.pr,
-            "title": self.title,
-            "kind": self.kind,
-            "steps": list(self.steps),
-            "upstream_commit": self.upstream_commit,
-            "excluded": [list(e) for e in self.excluded],
-        }
-
-    @classmethod
-    def from_json(cls, doc: dict[str, object]) -> Item:
-        pr = doc.get("pr")
-        steps = doc.get("steps")
-        if not (pr is None or isinstance(pr, int)) or not isinstance(steps, list) or not steps:
-            raise ValueError("bad item")
-        if not all(isinstance(s, str) and re.fullmatch(r"[0-9a-f]{40,64}", s) for s in steps):
-            raise ValueError("bad item steps")
-        return cls(
-            pr=pr,
-            title=str(doc.get("title", "")),
-            kind=str(doc.get("kind", "")),
-            steps=tuple(steps),
-            upstream_commit=str(doc.get("upstream_commit", steps[-1])),
-            excluded=tuple((str(p), str(w)) for p, w in doc.get("excluded", [])),  # type: ignore[attr-defined]
-        )
-
-
-@dataclass(frozen=True)
-class Skip:
-    pr: int | None
-    title: str
-    reason: str
-    upstream_commit: str = ""
-
-    @classmethod
-    def of(cls, d: dict[str, Any]) -> Skip:
-        """A skipped item as a carry result or state document holds it (values checked)."""
-        pr = d.get("pr")
-
-        def text(key: str) -> str:
-            value = d.get(key)
-            return value if isinstance(value, str) else ""
-
-        number = pr if isinstance(pr, int) and not isinstance(pr, bool) else None
-        return cls(number, text("title"), text("reason"), text("upstream_commit"))
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "pr": self.pr,
-            "title": self.title,
-            "reason": self.reason,
-            "upstream_commit": self.upstream_commit,
-        }
-
-
-@dataclass(frozen=True)
-class Plan:
     base: str
     tip: str
     items: tuple[Item, ...]
-    skipped: tuple[Skip, ...]  # excluded, mirrored, direct commits left out, --pr not picked
+    skipped: tuple[SkippedItem, ...]  # excluded, mirrored, direct commits left out, --pr not picked
     notes: tuple[str, ...] = ()
 
 
 def build_plan(
     walk: WalkResult, *, prs: Sequence[int] = (), direct: str = "skip", policy: Policy | None = None
-) -> Plan:
+) -> CarryPlan:
     """The items of a classified walk (see the module docstring)."""
     first = set(walk.first_parents)
     position = {sha: i for i, sha in enumerate(walk.first_parents)}
@@ -123,7 +54,7 @@ def build_plan(
     known = {pr.number for pr in walk.prs}
     missing = sorted(wanted - known)
     notes = [f"#{n} is not a PR of {walk.base[:12]}..{walk.tip[:12]}" for n in missing]
-    entries: list[tuple[int, Item | Skip]] = []
+    entries: list[tuple[int, Item | SkippedItem]] = []
     for pr in walk.prs:
         d = pr.decision
         status = d.status if d else APPLICABLE
@@ -134,11 +65,11 @@ def build_plan(
             reason = f"excluded by the policy: {d.reason if d else ''}".rstrip(": ")
             if d and d.rule:
                 reason += f" (rule {d.rule})"
-            entries.append((pos, Skip(pr.number, pr.title, reason, pr.merge_commit)))
+            entries.append((pos, SkippedItem(pr.number, pr.title, reason, pr.merge_commit)))
             continue
         if status == MIRRORED:
             reason = d.reason if d and d.reason else "already downstream"
-            entries.append((pos, Skip(pr.number, pr.title, reason, pr.merge_commit)))
+            entries.append((pos, SkippedItem(pr.number, pr.title, reason, pr.merge_commit)))
             continue
         steps = tuple(s for s in pr.commits if s in first) or (pr.merge_commit,)
         excluded = _excluded_rules(pr.paths, policy)
@@ -149,17 +80,17 @@ def build_plan(
         for c in walk.direct_commits:
             pos = position.get(c.sha, 0)
             if c.mirrored_by:
-                entries.append((pos, Skip(None, c.title, f"already downstream: {c.mirrored_by}", c.sha)))
+                why = f"already downstream: {c.mirrored_by}"
+                entries.append((pos, SkippedItem(None, c.title, why, c.sha)))
             elif direct == "include":
                 entries.append((pos, Item(None, c.title, "direct", (c.sha,), c.sha)))
             else:
-                entries.append(
-                    (pos, Skip(None, c.title, "direct push (no PR): --direct include carries it", c.sha))
-                )
+                why = "direct push (no PR): --direct include carries it"
+                entries.append((pos, SkippedItem(None, c.title, why, c.sha)))
     entries.sort(key=lambda e: e[0])
     items = tuple(e for _, e in entries if isinstance(e, Item))
-    skipped = tuple(e for _, e in entries if isinstance(e, Skip))
-    return Plan(base=walk.base, tip=walk.tip, items=items, skipped=skipped, notes=tuple(notes))
+    skipped = tuple(e for _, e in entries if isinstance(e, SkippedItem))
+    return CarryPlan(base=walk.base, tip=walk.tip, items=items, skipped=skipped, notes=tuple(notes))
 
 
 def _excluded_rules(paths: Sequence[str], policy: Policy | None) -> tuple[tuple[str, str], ...]:

@@ -15,7 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from vimesync import git
-from vimesync.carry.merge import Conflict
+from vimesync.carry.merge import MergeConflict
+from vimesync.carry.model import SkippedItem
 from vimesync.errors import GitError, GitTimeout
 
 BLAME_SECONDS = 10.0  # per file: git's blame of a hostile history is cut short
@@ -24,13 +25,11 @@ MAX_BLAME = 1 << 20  # bytes of blame output read per file
 _LINE = re.compile(rb"^([0-9a-f]{40,64}) \d+ \d+", re.M)
 
 
-def left_out(skipped: Sequence[Mapping[str, object]]) -> dict[str, str]:
+def left_out(skipped: Sequence[SkippedItem]) -> dict[str, str]:
     """first-parent upstream commit -> "#N, <why it was not carried>", from a carry's skipped
     entries (excluded by the policy, skipped at a conflict)."""
     return {
-        str(s["upstream_commit"]): f"#{s['pr']}, {s.get('reason', 'not carried')}"
-        for s in skipped
-        if s.get("pr") is not None and s.get("upstream_commit")
+        s.upstream_commit: f"#{s.pr}, {s.reason}" for s in skipped if s.pr is not None and s.upstream_commit
     }
 
 
@@ -50,8 +49,8 @@ def blamed(upstream: Path, parent: str, path: str, ranges: Sequence[tuple[int, i
 
 
 def with_hints(
-    upstream: Path, parent: str | None, conflicts: Sequence[Conflict], left: Mapping[str, str]
-) -> list[Conflict]:
+    upstream: Path, parent: str | None, conflicts: Sequence[MergeConflict], left: Mapping[str, str]
+) -> list[MergeConflict]:
     """``conflicts``, each content conflict whose lines a left-out PR wrote naming that PR."""
     out = []
     for i, c in enumerate(conflicts):

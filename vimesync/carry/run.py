@@ -12,7 +12,6 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from vimesync import git
 from vimesync.carry import gitops, provenance
@@ -20,8 +19,17 @@ from vimesync.carry import state as state_mod
 from vimesync.carry.engine import Engine
 from vimesync.carry.fastimport import FastImport, ident, raw_date
 from vimesync.carry.finish import current_tree, finish, identity_env, stop_at_conflict
-from vimesync.carry.outcome import EMPTY, Result, result_of, skip_entry
-from vimesync.carry.plan import Item, build_plan, message_for
+from vimesync.carry.model import (
+    EMPTY,
+    Carried,
+    CarryPhase,
+    CarryRun,
+    CarryStatus,
+    DryRunItem,
+    Item,
+    SkippedItem,
+)
+from vimesync.carry.plan import build_plan, message_for
 from vimesync.carry.state import State
 from vimesync.config import Config
 from vimesync.errors import BadInput
@@ -76,7 +84,7 @@ def start(
     *,
     upstream: Path,
     identity: dict[str, str] | None = None,
-) -> Result:
+) -> CarryRun:
     """Plan the carry of ``walk`` (classified at ``options.onto``) and run it (or, with
     ``dry_run``, merge in memory and change nothing)."""
     if state_mod.exists(downstream):
@@ -93,12 +101,8 @@ def start(
             f"the upstream pin's synced {moves}, not {walk.tip[:12]}: {', '.join(held)} applicable"
             " and not picked by --pr (the next carry walks them)"
         )
-    result = Result(
-        status="nothing",
-        base=plan.base,
-        tip=plan.tip,
-        skipped=[s.to_json() for s in plan.skipped],
-        notes=notes,
+    result = CarryRun(
+        status=CarryStatus.NOTHING, base=plan.base, tip=plan.tip, skipped=list(plan.skipped), notes=notes
     )
     if not plan.items:
         return result
@@ -128,7 +132,7 @@ def start(
         pin=pin,
         items=[replace(i, title=state_mod.kept_title(i.title)) for i in plan.items],
         last=onto,
-        skipped=[{**s.to_json(), "title": state_mod.kept_title(s.title)} for s in plan.skipped],
+        skipped=[replace(s, title=state_mod.kept_title(s.title)) for s in plan.skipped],
         transform=transform_doc(transform),
         synced=synced,
     )
@@ -180,8 +184,13 @@ def _pin_path(downstream: Path, config: Config) -> str | None:
 
 
 def _dry_run(
-    downstream: Path, upstream: Path, transform: Transform, onto: str, items: Sequence[Item], result: Result
-) -> Result:
+    downstream: Path,
+    upstream: Path,
+    transform: Transform,
+    onto: str,
+    items: Sequence[Item],
+    result: CarryRun,
+) -> CarryRun:
     with scratch_dir("vimesync-carry-") as tmp:
         engine = Engine(downstream, upstream, transform, onto, Path(tmp))
         # Paths an item predicted to conflict touches: its change is missing from the tree the
@@ -191,18 +200,18 @@ def _dry_run(
             for item in items:
                 change = engine.merge(item)
                 knock_on = sorted({c.path for c in change.conflicts if c.path in missing})
-                entry: dict[str, Any] = {
-                    "pr": item.pr,
-                    "title": item.title,
-                    "upstream_commit": item.upstream_commit,
-                    "paths": sorted(change.paths),
-                    "translation_hits": change.hits,
-                    "left_out": sorted(set(change.left_out)),
-                    "conflict": [c.path for c in change.conflicts],
-                    "knock_on": knock_on,
-                    "after": sorted({missing[p] for p in knock_on}),
-                    "empty": not change.updates and not change.conflicts,
-                }
+                entry = DryRunItem(
+                    pr=item.pr,
+                    title=item.title,
+                    upstream_commit=item.upstream_commit,
+                    paths=tuple(sorted(change.paths)),
+                    translation_hits=change.hits,
+                    left_out=tuple(sorted(set(change.left_out))),
+                    conflict=tuple(c.path for c in change.conflicts),
+                    empty=not change.updates and not change.conflicts,
+                    knock_on=tuple(knock_on),
+                    after=tuple(sorted({missing[p] for p in knock_on})),
+                )
                 result.planned.append(entry)
                 if not change.conflicts:
                     engine.merger.commit_change(change)
@@ -211,7 +220,7 @@ def _dry_run(
                         missing.setdefault(path, item.label)
         finally:
             engine.close()
-    result.status = "planned"
+    result.status = CarryStatus.PLANNED
     return result
 
 
@@ -225,7 +234,7 @@ KEEP_BYTES = 256 << 20  # or sooner, once the blobs written since the last one p
 
 def run(
     downstream: Path, state: State, transform: Transform, *, identity: dict[str, str] | None = None
-) -> Result:
+) -> CarryRun:
     """Carry ``state.items[state.next:]``, then finish (squash commit, pin, worktree)."""
     who = identity_env(identity)
     ref = f"refs/heads/{state.branch}"
@@ -236,35 +245,30 @@ def run(
     with scratch_dir("vimesync-carry-") as tmp:
         engine = Engine(downstream, up, transform, current_tree(downstream, state), Path(tmp))
         writer: FastImport | None = FastImport(downstream, ref, state.last)
+        marks: dict[int, int] = {}  # carried entry -> the fast-import mark of its commit, until landed
         try:
             engine.prefetch(state.items[state.next :])
             landed = 0
-            while state.phase == "items" and state.next < len(state.items):
+            while state.phase is CarryPhase.ITEMS and state.next < len(state.items):
                 item = state.items[state.next]
                 change = engine.merge(item)
                 if change.conflicts:
                     left = provenance.left_out(state.skipped)
                     change.conflicts[:] = provenance.with_hints(up, change.parent, change.conflicts, left)
-                    _land(downstream, state, writer, engine)
+                    _land(downstream, state, writer, engine, marks)
                     writer = None
                     stop_at_conflict(downstream, state, engine, change, item)
-                    return result_of(state, "conflict")
+                    return state.result(CarryStatus.CONFLICT)
                 tree = engine.merger.tree.entries
                 real = [(p, e) for p, e in change.updates.items() if tree.get(p) != e]
                 if not real:
-                    state.skipped.append(skip_entry(item, EMPTY))
+                    state.skipped.append(SkippedItem.of(item, EMPTY))
                     state.next += 1
                     continue
                 assert writer is not None
                 engine.blobs.flush(writer.blobs)
                 engine.merger.commit_change(change)
-                entry: dict[str, Any] = {
-                    "pr": item.pr,
-                    "title": item.title,
-                    "upstream_commit": item.upstream_commit,
-                    "paths": state_mod.kept_paths(sorted(change.paths)),
-                    "commit": None,
-                }
+                paths = tuple(state_mod.kept_paths(sorted(change.paths)))
                 if not state.squash:
                     metas = [engine.meta(s) for s in item.steps]
                     message = message_for(item, metas, state.upstream_repo, item.excluded)
@@ -272,16 +276,16 @@ def run(
                     author = ident(
                         who_up.author_name, who_up.author_email, who_up.author_date or raw_date(None)
                     )
-                    entry["commit"] = writer.commit(message, author, committer, real)
+                    marks[len(state.carried)] = writer.commit(message, author, committer, real)
                     landed += 1
-                if (landed and landed % CHECKPOINT == 0 and entry["commit"] is not None) or (
+                if (landed and landed % CHECKPOINT == 0 and not state.squash) or (
                     engine.blobs.kept_bytes > KEEP_BYTES
                 ):
                     writer.checkpoint()
                     engine.blobs.release()  # readable from the downstream now
-                state.carried.append(entry)
+                state.carried.append(Carried(item.pr, item.title, item.upstream_commit, paths, None))
                 state.next += 1
-            _land(downstream, state, writer, engine)
+            _land(downstream, state, writer, engine, marks)
             writer = None
         finally:
             if writer is not None:
@@ -290,13 +294,15 @@ def run(
     return finish(downstream, state, identity=identity)
 
 
-def _land(downstream: Path, state: State, writer: FastImport | None, engine: Engine) -> None:
+def _land(
+    downstream: Path, state: State, writer: FastImport | None, engine: Engine, marks: dict[int, int]
+) -> None:
     """Finish fast-import (the branch moves to the last carried commit); marks become shas."""
     if writer is None:
         return
-    for c in state.carried:
-        if isinstance(c.get("commit"), int):
-            c["commit"] = writer.sha(c["commit"])
+    for i, mark in marks.items():
+        state.carried[i] = replace(state.carried[i], commit=writer.sha(mark))
+    marks.clear()
     last = writer.sha(writer.last_mark) if writer.last_mark is not None else None
     writer.close()
     if last is not None:

@@ -8,12 +8,20 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
 
 from vimesync.carry import gitops
 from vimesync.carry import state as state_mod
 from vimesync.carry.finish import finish, identity_env, record
-from vimesync.carry.outcome import EMPTY, EMPTY_RESOLVED, SKIPPED, Result, result_of, skip_entry
+from vimesync.carry.model import (
+    EMPTY,
+    EMPTY_RESOLVED,
+    SKIPPED,
+    Aborted,
+    Carried,
+    CarryPhase,
+    CarryRun,
+    SkippedItem,
+)
 from vimesync.carry.run import run
 from vimesync.carry.state import State
 from vimesync.errors import BadInput, VimesyncError
@@ -39,34 +47,27 @@ def _reconcile(downstream: Path, state: State) -> None:
         return
     found = gitops.upstream_commits_of(downstream, state.last, at)
     for sha, upstream_commit in found:
-        if state.phase == "items" and not state.squash and state.next < len(state.items):
+        if state.phase is CarryPhase.ITEMS and not state.squash and state.next < len(state.items):
             # Items between two landed commits made no commit: they were empty after the merge.
             ahead = [i.upstream_commit for i in state.items[state.next :]]
             if upstream_commit in ahead:
                 for item in state.items[state.next : state.next + ahead.index(upstream_commit)]:
-                    state.skipped.append(skip_entry(item, EMPTY))
+                    state.skipped.append(SkippedItem.of(item, EMPTY))
                 state.next += ahead.index(upstream_commit)
                 item = state.items[state.next]
-                state.carried.append(
-                    {
-                        "pr": item.pr,
-                        "title": item.title,
-                        "upstream_commit": item.upstream_commit,
-                        "paths": [],
-                        "commit": sha,
-                    }
-                )
+                state.carried.append(Carried(item.pr, item.title, item.upstream_commit, (), sha))
                 state.last = sha
                 state.next += 1
                 continue
-        if state.phase == "pin" and upstream_commit is None and sha == at:
+        if state.phase is CarryPhase.PIN and upstream_commit is None and sha == at:
             state.last = sha  # the pin bump landed
-            state.phase = "done"
+            state.phase = CarryPhase.DONE
             continue
-        last_carried = state.carried[-1]["upstream_commit"] if state.carried else None
-        if state.phase == "items" and state.squash and sha == at and upstream_commit == last_carried:
+        last_carried = state.carried[-1].upstream_commit if state.carried else None
+        squashed = state.phase is CarryPhase.ITEMS and state.squash and sha == at
+        if squashed and upstream_commit == last_carried:
             state.last = sha  # the squash commit landed
-            state.phase = "pin"
+            state.phase = CarryPhase.PIN
             continue
         raise BadInput(
             f"the sync branch {state.branch} moved to {at[:12]}, which this carry did not make",
@@ -83,7 +84,7 @@ def _started_with(downstream: Path, state: State, transform: Transform) -> Trans
     return transform_from_doc(state.transform, where=str(state_mod.state_path(downstream)))
 
 
-def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> Result:
+def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> CarryRun:
     """--continue: commit the resolved conflict (or find where a killed carry stopped) and go on."""
     state = state_mod.load(downstream)
     transform = _started_with(downstream, state, transform)
@@ -106,7 +107,7 @@ def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] |
         item = state.items[state.next]
         current = state.pre_conflict_tree or gitops.tree_of(downstream, state.last)
         if tree == current:
-            state.skipped.append(skip_entry(item, EMPTY_RESOLVED))
+            state.skipped.append(SkippedItem.of(item, EMPTY_RESOLVED))
         else:
             record(
                 downstream, state, f"refs/heads/{state.branch}", item, tree, [], None, identity_env(identity)
@@ -116,12 +117,12 @@ def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] |
         state.pre_conflict_tree = None
         state.next += 1
         state_mod.save(downstream, state)
-    if state.phase != "items":
+    if state.phase is not CarryPhase.ITEMS:
         return finish(downstream, state, identity=identity)
     return run(downstream, state, transform, identity=identity)
 
 
-def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> Result:
+def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> CarryRun:
     """--skip: drop the conflicting item (recorded as not carried) and go on."""
     state = state_mod.load(downstream)
     transform = _started_with(downstream, state, transform)
@@ -134,7 +135,7 @@ def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | N
     before = state.pre_conflict_tree or gitops.tree_of(downstream, state.last)
     gitops.reset_to(Path(state.worktree), before)
     state.worktree_tree = before
-    state.skipped.append(skip_entry(item, SKIPPED))
+    state.skipped.append(SkippedItem.of(item, SKIPPED))
     state.conflict = None
     state.pre_conflict_tree = None
     state.next += 1
@@ -142,7 +143,7 @@ def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | N
     return run(downstream, state, transform, identity=identity)
 
 
-def abort(downstream: Path) -> dict[str, Any]:
+def abort(downstream: Path) -> Aborted:
     """--abort: remove the worktree, the branch and the state; the repository is as before.
 
     ``downstream`` may be the carry's own worktree (the conflict message sends the user there):
@@ -183,7 +184,7 @@ def abort(downstream: Path) -> dict[str, Any]:
         else:
             gitops.delete_branch(downstream, ref)
     state_mod.remove(downstream)
-    return {"aborted": True, "branch": branch, "worktree": worktree, "notes": notes}
+    return Aborted(branch, worktree, tuple(notes))
 
 
 _HEAD = 1 << 16  # bytes of a state read to salvage its branch and worktree
@@ -219,24 +220,8 @@ def _salvage(path: Path) -> tuple[str | None, str | None]:
     return branch, worktree
 
 
-def status(downstream: Path) -> dict[str, Any]:
-    """Where the carry stands (one document; the CLI renders it)."""
+def status(downstream: Path) -> State | None:
+    """The carry in progress (None: there is none); the use case says where it stands."""
     if not state_mod.exists(downstream):
-        return {"in_progress": False}
-    state = state_mod.load(downstream)
-    res = result_of(state, "conflict" if state.conflict else "interrupted")
-    return {
-        "in_progress": True,
-        "status": res.status,
-        "branch": state.branch,
-        "worktree": state.worktree,
-        "base": state.base,
-        "tip": state.tip,
-        "done": state.next,
-        "total": len(state.items),
-        "phase": state.phase,
-        "carried": res.carried,
-        "skipped": res.skipped,
-        "conflict": state.conflict,
-        "next": [i.to_json() for i in state.items[state.next :]],
-    }
+        return None
+    return state_mod.load(downstream)

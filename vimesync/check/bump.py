@@ -184,14 +184,14 @@ def parse_scratch(
 
 
 @dataclass(frozen=True)
-class Plan:
+class BumpPlan:
     """The files to write, all together: path -> new bytes (and where the conflicts go)."""
 
     files: dict[Path, bytes]
     conflicts: tuple[tuple[str, str, bytes], ...] = ()  # (patch, path, merged file)
 
 
-def plan_writes(report: BumpReport, *, refresh: bool, pins: Mapping[Path, bytes] | None = None) -> Plan:
+def plan_writes(report: BumpReport, *, refresh: bool, pins: Mapping[Path, bytes] | None = None) -> BumpPlan:
     """The new series and patches (``refresh``) and pin files (``pins``), nothing written."""
     files: dict[Path, bytes] = {}
     conflicts: list[tuple[str, str, bytes]] = []
@@ -214,7 +214,7 @@ def plan_writes(report: BumpReport, *, refresh: bool, pins: Mapping[Path, bytes]
         if dropped:
             files[series_path] = comment_out(_read_series(series_path), dropped)
     files.update(pins or {})
-    return Plan(files, tuple(conflicts))
+    return BumpPlan(files, tuple(conflicts))
 
 
 def _read_series(path: Path) -> bytes:

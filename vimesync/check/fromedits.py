@@ -15,6 +15,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 from vimesync.check.model import CheckOptions
 from vimesync.check.rediff import NewSection, Scratch, plain_modification, splice
@@ -25,7 +26,17 @@ from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import PatchResult
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import ScratchTree
-from vimesync.safefs import excerpt, input_kind, loads_json, read_input, scratch_dir
+from vimesync.safefs import (
+    DecodeError,
+    Size,
+    Text,
+    decode,
+    excerpt,
+    input_kind,
+    loads_json,
+    read_input,
+    scratch_dir,
+)
 from vimesync.sources import open_source
 
 MANIFEST = "bump.json"
@@ -44,19 +55,28 @@ class NewPin:
     label: str
 
 
+Line = Annotated[str, Text(max=4096)]
+
+
+@dataclass(frozen=True)
+class _Manifest:
+    """``bump.json`` as ``pin bump --refresh`` writes it (app/bump.py)."""
+
+    to: Annotated[str, Text(min=1, max=4096, what="a path")]
+    rev: Line | None = None
+    label: Line | None = None
+    series: Line = ""
+    patches: Annotated[tuple[Line, ...], Size(10_000)] = ()  # a series' patches at most
+
+
 def read_manifest(folder: Path) -> NewPin:
     where = str(folder / MANIFEST)
-    data = loads_json(
-        read_input(folder / MANIFEST, max_bytes=MAX_MANIFEST_BYTES).decode("utf-8", "replace"), where=where
-    )
-    source, rev = (
-        data.get("to") if isinstance(data, dict) else None,
-        data.get("rev") if isinstance(data, dict) else None,
-    )
-    if not isinstance(source, str) or not (rev is None or isinstance(rev, str)):
-        raise BadInput(f'{where}: not a work folder of `pin bump --refresh` (no "to")')
-    label = data.get("label")
-    return NewPin(Path(source), rev, label if isinstance(label, str) else source)
+    text = read_input(folder / MANIFEST, max_bytes=MAX_MANIFEST_BYTES).decode("utf-8", "replace")
+    try:
+        doc = decode(_Manifest, loads_json(text, where=where), where=where)
+    except DecodeError as exc:
+        raise BadInput(f"{where}: not a work folder of `pin bump --refresh` ({exc.detail})") from None
+    return NewPin(Path(doc.to), doc.rev, doc.label if doc.label is not None else doc.to)
 
 
 @dataclass(frozen=True)

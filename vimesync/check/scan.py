@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
 
 from vimesync.check.bump import apply_patch, label, parse_scratch, verdict
 from vimesync.check.model import CheckOptions, ProgressFn
@@ -23,7 +23,7 @@ from vimesync.errors import BadInput
 from vimesync.patches.model import PatchResult
 from vimesync.patches.series import load_series
 from vimesync.patches.tree import ScratchTree
-from vimesync.safefs import scratch_dir
+from vimesync.safefs import Range, Size, Text, decode, open_keys, scratch_dir
 from vimesync.sources import SourceInfo, open_source
 from vimesync.text import plural
 
@@ -31,7 +31,8 @@ from vimesync.text import plural
 MAX_RELEASES = 64
 # The statuses a cell holds, as ``patches check`` spells them; ``missing``: the release's
 # document does not name the patch (a merged matrix whose series differed).
-STATUSES = ("applied", "offsets", "already-applied", "partly-applied", "failed", "skipped", "missing")
+Status = Literal["applied", "offsets", "already-applied", "partly-applied", "failed", "skipped", "missing"]
+STATUSES: tuple[str, ...] = get_args(Status)
 BAD = ("partly-applied", "failed")
 
 
@@ -81,14 +82,20 @@ class ScanReport:
 
 
 @dataclass(frozen=True)
-class Target:
+class ScanTarget:
+    """One release ``pin scan`` opens: ``--to`` as given, its source and revision."""
+
     to: str  # as given
     source: Path
     rev: str | None = None
 
 
 def run_scan(
-    opts: CheckOptions, targets: Sequence[Target], *, parse: bool = True, progress: ProgressFn | None = None
+    opts: CheckOptions,
+    targets: Sequence[ScanTarget],
+    *,
+    parse: bool = True,
+    progress: ProgressFn | None = None,
 ) -> ScanReport:
     """Apply the stack of ``opts.series`` at every target in one walk over the series."""
     if not targets:
@@ -144,7 +151,7 @@ def run_scan(
 _SHA = re.compile(r"[0-9a-f]{40}")
 
 
-def _label(target: Target, info: SourceInfo) -> str:
+def _label(target: ScanTarget, info: SourceInfo) -> str:
     """A column's name: the tag or branch as given (``v0.19.0``), else the source's label (a
     commit's first 12 hex digits, ``vllm-0.32.0`` for a wheel)."""
     if target.rev is not None and not _SHA.fullmatch(target.rev.lower()):
@@ -211,102 +218,82 @@ def scan_to_dict(report: ScanReport) -> dict[str, Any]:
 # --merge: per-release documents (one CI job each) into one matrix
 
 MAX_NAME = 300
-
-
-def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str) or len(value) > MAX_NAME:
-        raise BadInput(f"{where}: expected a string of at most {MAX_NAME} characters")
-    return value
-
-
 MAX_PATCHES = 10_000  # as a series holds
+Name = Annotated[str, Text(max=MAX_NAME)]
 
 
-def _list(doc: dict[str, Any], key: str, where: str, limit: int) -> list[Any]:
-    value = doc.get(key)
-    if not isinstance(value, list) or len(value) > limit:
-        raise BadInput(f"{where}: {key} must be a list of at most {limit:,} entries")
-    return value
+@dataclass(frozen=True)
+class _PythonDoc:
+    ok: bool
+    files: Annotated[int, Range(0, 10_000_000)] = 0
 
 
-def _python(py: Any, where: str) -> tuple[bool | None, int]:
-    """A release's ``python`` (``{"ok": bool, "files": count}``), or (None, 0) when absent."""
-    if py is None:
-        return None, 0
-    files = py.get("files", 0) if isinstance(py, dict) else None
-    if (
-        not isinstance(py, dict)
-        or not isinstance(py.get("ok"), bool)
-        or not isinstance(files, int)
-        or isinstance(files, bool)
-        or not 0 <= files <= 10_000_000
-    ):
-        raise BadInput(f"{where}: releases[].python must be {{ok: true|false, files: a count}}")
-    return py["ok"], files
+@dataclass(frozen=True)
+class _ReleaseDoc:
+    label: Name
+    to: Name = ""
+    kind: Name = ""
+    path: Name = ""
+    rev: Name | None = None
+    python: _PythonDoc | None = None  # None: not parsed
+
+
+@dataclass(frozen=True)
+class _CellDoc:
+    patch: Name
+    release: Name
+    status: Status
+    verdict: Name | None = None  # None: the status
+    short: Name = ""
+    upstreamed: Name | None = None
+
+
+@open_keys  # the document's contract keys (ok, exit_code) are not the matrix's
+@dataclass(frozen=True)
+class _ScanDoc:
+    kind: Literal["pin-scan"]
+    patches: Annotated[tuple[Name, ...], Size(MAX_PATCHES)]
+    releases: Annotated[tuple[_ReleaseDoc, ...], Size(MAX_RELEASES)]
+    cells: Annotated[tuple[_CellDoc, ...], Size(MAX_PATCHES * MAX_RELEASES)]
+    engine: Name = ""
+    series: Name = ""
 
 
 def report_from_dict(doc: Any, *, where: str) -> ScanReport:
-    """A ``pin scan --json`` document read back (BadInput naming ``where`` when it is not one).
+    """A ``pin scan --json`` document read back (a DecodeError naming ``where`` and the key when
+    it is not one).
 
     Only a matrix ``pin scan`` could have written: lists where it writes lists, each patch and
     release named once, one cell per patch and release, and none outside them, so a document
     cannot show one verdict in a cell and count another."""
-    if not isinstance(doc, dict) or doc.get("kind") != "pin-scan":
-        raise BadInput(f"{where}: not a pin scan document (kind 'pin-scan')")
-    try:
-        patches = tuple(
-            str(_text(p, f"{where}: patches[]")) for p in _list(doc, "patches", where, MAX_PATCHES)
+    scan = decode(_ScanDoc, doc, where=where)
+    releases = tuple(
+        Release(
+            label=r.label,
+            to=r.to,
+            kind=r.kind,
+            path=r.path,
+            rev=r.rev,
+            python_ok=r.python.ok if r.python else None,
+            python_files=r.python.files if r.python else 0,
         )
-        releases = []
-        for r in _list(doc, "releases", where, MAX_RELEASES):
-            if not isinstance(r, dict):
-                raise BadInput(f"{where}: releases[] must be objects")
-            python_ok, python_files = _python(r.get("python"), where)
-            releases.append(
-                Release(
-                    label=str(_text(r.get("label"), f"{where}: releases[].label")),
-                    to=str(_text(r.get("to", ""), f"{where}: releases[].to")),
-                    kind=str(_text(r.get("kind", ""), f"{where}: releases[].kind")),
-                    path=str(_text(r.get("path", ""), f"{where}: releases[].path")),
-                    rev=_text(r.get("rev"), f"{where}: releases[].rev", optional=True),
-                    python_ok=python_ok,
-                    python_files=python_files,
-                )
-            )
-        cells = []
-        for c in _list(doc, "cells", where, max(len(patches) * len(releases), 1)):
-            if not isinstance(c, dict):
-                raise BadInput(f"{where}: cells[] must be objects")
-            status = c.get("status")
-            if status not in STATUSES:
-                raise BadInput(f"{where}: cells[].status is not one of {', '.join(STATUSES)}")
-            cells.append(
-                Cell(
-                    patch=str(_text(c.get("patch"), f"{where}: cells[].patch")),
-                    release=str(_text(c.get("release"), f"{where}: cells[].release")),
-                    status=status,
-                    verdict=str(_text(c.get("verdict", status), f"{where}: cells[].verdict")),
-                    short=str(_text(c.get("short", ""), f"{where}: cells[].short")),
-                    upstreamed=_text(c.get("upstreamed"), f"{where}: cells[].upstreamed", optional=True),
-                )
-            )
-        report = ScanReport(
-            engine=str(_text(doc.get("engine", ""), f"{where}: engine")),
-            series=str(_text(doc.get("series", ""), f"{where}: series")),
-            patches=patches,
-            releases=tuple(releases),
-            cells=tuple(cells),
+        for r in scan.releases
+    )
+    cells = tuple(
+        Cell(
+            c.patch, c.release, c.status, c.status if c.verdict is None else c.verdict, c.short, c.upstreamed
         )
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise BadInput(f"{where}: not a pin scan document ({type(exc).__name__})") from None
+        for c in scan.cells
+    )
+    report = ScanReport(scan.engine, scan.series, scan.patches, releases, cells)
     _check_matrix(report, where)
     return report
 
 
 def _check_matrix(report: ScanReport, where: str) -> None:
     labels = [r.label for r in report.releases]
+    if len(report.cells) > max(len(report.patches) * len(labels), 1):
+        raise BadInput(f"{where}: more cells than patches times releases")
     if len(set(report.patches)) != len(report.patches):
         raise BadInput(f"{where}: a patch is named twice in patches")
     if len(set(labels)) != len(labels):

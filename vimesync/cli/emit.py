@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from vimesync.settings import Settings
 
 
-class Result(Protocol):
+class Emittable(Protocol):
     @property
     def exit_code(self) -> int: ...
 
@@ -48,7 +48,7 @@ class Emit:
 
     def result(
         self,
-        result: Result,
+        result: Emittable,
         render: Callable[[Any], None],
         *,
         findings: Callable[[], Findings] | None = None,

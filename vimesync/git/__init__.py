@@ -74,7 +74,7 @@ from vimesync.git.objects import (
 )
 from vimesync.git.process import popen, run, run_ok, run_status, stream
 from vimesync.git.repocheck import inspect_repository, parse_config_list, refused_key
-from vimesync.git.repos import git_dir, is_ancestor, is_repo, repo_at, resolve
+from vimesync.git.repos import common_dir, git_dir, is_ancestor, is_repo, repo_at, resolve
 
 __all__ = [
     "MODE_DIR",
@@ -89,6 +89,7 @@ __all__ = [
     "TreeEntry",
     "blob_oid",
     "cat_blobs",
+    "common_dir",
     "git_dir",
     "git_env",
     "inspect_repository",

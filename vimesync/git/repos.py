@@ -1,8 +1,9 @@
-"""Which repository a path is in (:func:`git_dir`, :func:`is_repo`, :func:`repo_at`) and what a
-revision names there (:func:`resolve`, :func:`is_ancestor`)."""
+"""Which repository a path is in (:func:`git_dir`, :func:`common_dir`, :func:`is_repo`,
+:func:`repo_at`) and what a revision names there (:func:`resolve`, :func:`is_ancestor`)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -24,6 +25,12 @@ def git_dir(path: Path) -> Path:
     except GitError as exc:
         raise GitError(f"{path}: not a git repository") from exc
     return Path(out.decode().strip())
+
+
+def common_dir(repo: Path) -> Path:
+    """The git directory every worktree of ``repo`` shares (where a state file is kept)."""
+    out = run(repo, ["rev-parse", "--git-common-dir"]).decode().strip()
+    return (repo / out).resolve() if not os.path.isabs(out) else Path(out)
 
 
 def is_repo(path: Path) -> bool:

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from vimesync.errors import GitHubError
-from vimesync.transport import Answer, BadJson, Channel, Limits, decode_json
+from vimesync.transport import Answer, BadJson, Channel, TransferLimits, decode_json
 
 CHECKED_AGAINST = "2.10.0"
 MAX_BYTES = 32 * 1024 * 1024  # of one answer
@@ -140,7 +140,7 @@ class Session:
         from github import Auth, Github
 
         _checked()
-        limits = Limits(
+        limits = TransferLimits(
             max_bytes=MAX_BYTES, max_redirects=MAX_REDIRECTS, connect_timeout=timeout, read_timeout=timeout
         )
         self._cnx = Connection(Channel(base_url, limits=limits))

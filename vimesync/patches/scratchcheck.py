@@ -20,7 +20,7 @@ from vimesync.git import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_LINK
 from vimesync.patches.apply import apply_content
 from vimesync.patches.gnuapply import apply_content_gnu
 from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, PatchFile
-from vimesync.patches.scratchview import Missing, Refused, ScratchView, Unsafe, mode_kind
+from vimesync.patches.scratchview import MissingFile, Refused, ScratchView, Unsafe, mode_kind
 from vimesync.safefs import excerpt
 
 _TO_BE_DELETED = "to-be-deleted"
@@ -86,7 +86,7 @@ class PatchCheck(ScratchView):
             except Unsafe as exc:
                 raise PatchError(patch.name, str(exc), file=fp.path, line=fp.patch_line or None) from None
             except Refused as exc:
-                missing = isinstance(exc, Missing)
+                missing = isinstance(exc, MissingFile)
                 failure = HunkFailure(file=fp.path, hunk=0, header="", reason=str(exc), missing=missing)
                 failures.append(failure)
                 continue
@@ -129,7 +129,7 @@ class PatchCheck(ScratchView):
                 entry = self.lookup(old)
                 if entry is None:
                     if not fp.new_if_missing:
-                        raise Missing(f"{old}: No such file or directory")
+                        raise MissingFile(f"{old}: No such file or directory")
                     old, creating = None, True
                     st_mode = 0
                 else:

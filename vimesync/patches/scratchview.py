@@ -34,7 +34,7 @@ class Refused(Exception):
     """A check failed; the message is the reason (turned into a file-level HunkFailure)."""
 
 
-class Missing(Refused):
+class MissingFile(Refused):
     """The file the patch changes does not exist."""
 
 

@@ -26,10 +26,10 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
 from vimesync.errors import BadInput
-from vimesync.safefs import find_root, lexical, marks_checkout
+from vimesync.safefs import Size, Text, find_root, lexical, marks_checkout
 
 MIN_WORKER = (3, 8)  # _worker.py runs on 3.8+
 _PROBE = "import sys;print(sys.implementation.name,*sys.version_info[:3])"
@@ -95,56 +95,64 @@ _MAX_PROBE_CACHE = 256 << 10
 _MAX_PROBE_ENTRIES = 64
 
 
-def _stat_key(exe: str) -> list[int] | None:
+def _stat_key(exe: str) -> tuple[int, int, int, int, int] | None:
     """What must not change for a remembered probe to stand: the file that runs (symlinks
     followed), as (device, inode, size, mtime_ns, ctime_ns); a replaced binary changes its ctime."""
     try:
         st = os.stat(exe)
     except OSError:
         return None
-    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _load_probes(directory: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Probe:
+    """What an interpreter said, against the stat it had (an entry of :data:`PROBE_CACHE`)."""
+
+    stat: tuple[int, int, int, int, int]
+    implementation: Annotated[str, Text(pattern=r"\w{1,40}", what="an implementation name")]
+    version: tuple[int, int, int]
+
+
+_Probes = Annotated[dict[Annotated[str, Text(max=4096)], _Probe], Size(_MAX_PROBE_ENTRIES)]
+
+
+def _load_probes(directory: Path) -> dict[str, _Probe]:
     """The remembered probes; empty when the file is missing, unreadable or not ours."""
-    from vimesync.safefs import loads_json, read_input
+    from vimesync.safefs import decode, loads_json, read_input
 
     try:
         data = loads_json(
             read_input(directory / PROBE_CACHE, max_bytes=_MAX_PROBE_CACHE).decode("utf-8"),
             where=PROBE_CACHE,
         )
+        probes: dict[str, _Probe] = decode(_Probes, data, where=PROBE_CACHE)
     except (BadInput, OSError, UnicodeDecodeError):
         return {}
-    return data if isinstance(data, dict) else {}
+    return probes
 
 
-def _remembered(directory: Path, exe: str, key: list[int]) -> Interpreter | None:
+def _remembered(directory: Path, exe: str, key: tuple[int, ...]) -> Interpreter | None:
     entry = _load_probes(directory).get(exe)
-    if not isinstance(entry, dict) or entry.get("stat") != key:
+    if entry is None or entry.stat != key:
         return None
-    impl, version = entry.get("implementation"), entry.get("version")
-    if not isinstance(impl, str) or not re.fullmatch(r"\w{1,40}", impl):
-        return None
-    if not (isinstance(version, list) and len(version) == 3 and all(type(v) is int for v in version)):
-        return None
-    return Interpreter(exe, (version[0], version[1], version[2]), impl)
+    return Interpreter(exe, entry.version, entry.implementation)
 
 
-def _remember(directory: Path, exe: str, key: list[int], found: Interpreter) -> None:
+def _remember(directory: Path, exe: str, key: tuple[int, int, int, int, int], found: Interpreter) -> None:
     """Best effort: a cache folder that cannot be written only costs the probe next time."""
     import json
 
-    from vimesync.safefs import write_atomic
+    from vimesync.safefs import encode, write_atomic
 
     probes = _load_probes(directory)
     probes.pop(exe, None)
     while len(probes) >= _MAX_PROBE_ENTRIES:
         probes.pop(next(iter(probes)))
-    probes[exe] = {"stat": key, "implementation": found.implementation, "version": list(found.version)}
+    probes[exe] = _Probe(key, found.implementation, found.version)
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)  # as the parse cache makes it
-        write_atomic(directory / PROBE_CACHE, json.dumps(probes).encode(), what="cache")
+        write_atomic(directory / PROBE_CACHE, json.dumps(encode(probes)).encode(), what="cache")
     except (BadInput, OSError):
         pass
 

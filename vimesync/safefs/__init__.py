@@ -13,12 +13,27 @@ written atomically: a temp file created ``O_EXCL|O_NOFOLLOW`` in the target's fo
 ``os.replace``.
 
 The package, by concern: ``reach`` (the walk, the root, the errors), ``reads`` (bounded reads),
-``loads`` (bounded TOML/JSON), ``writes`` (checked and atomic outputs), ``scratchdirs``
-(scratch folders), ``escape`` (untrusted text in messages). Callers use this package's names.
+``loads`` (bounded TOML/JSON), ``decode`` (a loaded document into a dataclass), ``writes``
+(checked and atomic outputs), ``scratchdirs`` (scratch folders), ``escape`` (untrusted text in
+messages). Callers use this package's names.
 """
 
 from __future__ import annotations
 
+from vimesync.safefs.decode import (
+    CONTROL,
+    LIMITS,
+    DecodeError,
+    DecodeLimits,
+    Range,
+    Size,
+    Text,
+    decode,
+    decode_json,
+    decode_toml,
+    encode,
+    open_keys,
+)
 from vimesync.safefs.escape import excerpt
 from vimesync.safefs.loads import MAX_KEY_PARTS, MAX_NESTING, loads_json, loads_toml, tomllib
 from vimesync.safefs.reach import Missing, NotARegularFile, find_root, lexical, marks_checkout, pseudo_area
@@ -27,6 +42,18 @@ from vimesync.safefs.scratchdirs import remove_tree, scratch_dir
 from vimesync.safefs.writes import check_output_path, ensure_output_dir, write_atomic
 
 __all__ = [
+    "CONTROL",
+    "LIMITS",
+    "DecodeError",
+    "DecodeLimits",
+    "Range",
+    "Size",
+    "Text",
+    "decode",
+    "decode_json",
+    "decode_toml",
+    "encode",
+    "open_keys",
     "MAX_CONFIG_BYTES",
     "MAX_KEY_PARTS",
     "MAX_NESTING",

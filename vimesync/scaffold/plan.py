@@ -42,7 +42,7 @@ class InitOptions:
 
 
 @dataclass(frozen=True)
-class Plan:
+class ScaffoldPlan:
     files: tuple[tuple[str, str], ...]  # (path relative to the downstream, text)
     notes: tuple[str, ...]  # what was found, and what could not be told
     next_commands: tuple[str, ...]
@@ -238,7 +238,7 @@ def _check_writable(opts: InitOptions) -> None:
         raise BadInput("--engine: holds a NUL character")
 
 
-def plan_init(opts: InitOptions) -> Plan:
+def plan_init(opts: InitOptions) -> ScaffoldPlan:
     """The files ``vimesync init`` writes and what it could tell; BadInput for a wrong flag."""
     _check_writable(opts)
     maps = parse_map(list(opts.maps)) if opts.maps else ()
@@ -283,4 +283,4 @@ def plan_init(opts: InitOptions) -> Plan:
         f"vimesync patches check{source}",
         f"vimesync report{source} --output sync.md",
     )
-    return Plan(files=files, notes=tuple(notes), next_commands=commands)
+    return ScaffoldPlan(files=files, notes=tuple(notes), next_commands=commands)
