@@ -17,8 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "vimesync"
 # Infrastructure modules are units of their own; among them only the no-cycle rule applies.
 INFRA: tuple[str, ...] = tuple(
     (
-        "errors settings deadline text nofollow safefs tomledit git globs regex pathmap config repopaths"
-        " github buildkite registry pins"
+        "errors settings deadline procrun text nofollow safefs tomledit git globs regex pathmap config"
+        " repopaths github buildkite registry pins"
     ).split()
 )
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -259,7 +259,6 @@ ENVIRON_NOT_YET = {
     "vimesync.registry",
     "vimesync.repopaths",
     "vimesync.safefs.reach",
-    "vimesync.sop.toolrun",
     "vimesync.sources.pinned",
 }
 
