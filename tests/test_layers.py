@@ -259,7 +259,6 @@ ENVIRON_NOT_YET = {
     "vimesync.registry",
     "vimesync.repopaths",
     "vimesync.safefs.reach",
-    "vimesync.sources.pinned",
 }
 
 

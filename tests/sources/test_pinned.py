@@ -154,6 +154,19 @@ def test_a_stuck_pip_is_stopped(tmp_path: Path, pip_offline: Path, monkeypatch: 
         listener.close()
 
 
+@pytest.mark.parametrize("value", ["soon", "0", "-5"])
+def test_a_malformed_pip_timeout_is_an_error_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """It once fell back to the default without a word; now it is an error naming the variable
+    (never its value), as every setting's is, before pip starts."""
+    monkeypatch.setenv("VIMESYNC_PIP_TIMEOUT", value)
+    with pytest.raises(BadInput, match="VIMESYNC_PIP_TIMEOUT must be a positive number of seconds") as exc:
+        fetch_package("eng==1.0", "0" * 64, pin="pins/eng.toml", cache=tmp_path / "c")
+    assert value not in str(exc.value)
+    assert not list((tmp_path / "c").iterdir())  # the scratch folder is gone again
+
+
 @pytest.mark.parametrize(
     "value",
     [
