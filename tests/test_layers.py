@@ -252,7 +252,6 @@ ENVIRON_NOT_YET = {
     "vimesync.cli.sync",
     "vimesync.config.cachedir",
     "vimesync.config.load",
-    "vimesync.git.disarm",
     "vimesync.github.settings",
     "vimesync.outputs.stepsummary",
     "vimesync.pycheck.interp",
