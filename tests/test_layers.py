@@ -254,7 +254,6 @@ ENVIRON_NOT_YET = {
     "vimesync.config.load",
     "vimesync.github.settings",
     "vimesync.outputs.stepsummary",
-    "vimesync.pycheck.interp",
     "vimesync.registry",
     "vimesync.repopaths",
     "vimesync.safefs.reach",

@@ -24,7 +24,7 @@ from vimesync.git import blob_oid
 from vimesync.pycheck.cache import Cached, ParseCache
 from vimesync.pycheck.interp import Interpreter
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
-from vimesync.pycheck.pool import DEFAULT_TIMEOUT, Job, Outcome, ParsePool
+from vimesync.pycheck.pool import DEFAULT_TIMEOUT, ParseJob, ParseOutcome, ParsePool
 from vimesync.pycheck.target import Target
 
 MAX_SIZE = 10 << 20  # bytes; larger files are reported, not parsed
@@ -233,7 +233,7 @@ def parse_tree(
         misses.sort(key=lambda p: -_size(by_path[p], data))  # largest first: balanced tail
         fresh: dict[str, Cached] = {}
 
-        def on_result(ident: int, outcome: Outcome) -> None:
+        def on_result(ident: int, outcome: ParseOutcome) -> None:
             nonlocal done
             key = keys[misses[ident]]
             for path in same[key]:
@@ -267,7 +267,7 @@ def parse_tree(
     )
 
 
-def _lasting(outcome: Outcome) -> bool:
+def _lasting(outcome: ParseOutcome) -> bool:
     """Whether an outcome is a fact about the content (cacheable), not about this run's conditions:
     crashes, timeouts and a bare MemoryError (our RLIMIT_AS, not the parser's own "too complex")."""
     if not outcome.cacheable or outcome.message == "MemoryError":
@@ -307,18 +307,18 @@ def _load(loader: Loader | None, paths: list[str]) -> Iterator[tuple[str, bytes]
 
 def _jobs(
     misses: list[str], by_path: dict[str, PyFile], data: dict[str, bytes], loader: Loader | None
-) -> Iterator[Job]:
+) -> Iterator[ParseJob]:
     """Jobs in ``misses`` order; blobs not yet in memory are streamed from the loader as needed."""
     lazy = [p for p in misses if p not in data and by_path[p].file is None]
     stream = _load(loader, lazy)
     for ident, path in enumerate(misses):
         if path in data:
-            yield Job(ident, data=data[path])
+            yield ParseJob(ident, data=data[path])
         elif by_path[path].file is not None:
-            yield Job(ident, file=by_path[path].file, size=by_path[path].size)
+            yield ParseJob(ident, file=by_path[path].file, size=by_path[path].size)
         else:
             _, content = next(stream)
-            yield Job(ident, data=content)
+            yield ParseJob(ident, data=content)
 
 
 def _scan_touched(
