@@ -243,7 +243,6 @@ def test_commands_use_the_option_package_names_not_its_modules() -> None:
 ENVIRON_READER = "vimesync.settings"
 ENVIRON_NOT_YET = {
     "vimesync.buildkite",
-    "vimesync.carry.budget",
     "vimesync.ci.evidence",
     "vimesync.cli.app",
     "vimesync.cli.carry",
@@ -256,7 +255,6 @@ ENVIRON_NOT_YET = {
     "vimesync.outputs.stepsummary",
     "vimesync.registry",
     "vimesync.repopaths",
-    "vimesync.safefs.reach",
 }
 
 
