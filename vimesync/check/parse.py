@@ -16,7 +16,7 @@ from vimesync.errors import BadInput
 from vimesync.pycheck.cache import ParseCache, default_cache_dir
 from vimesync.pycheck.interp import find_interpreter
 from vimesync.pycheck.model import ParseReport, PyFile
-from vimesync.pycheck.scan import FileInput, Progress, parse_tree
+from vimesync.pycheck.scan import FileInput, ParseLimits, Progress, parse_tree
 from vimesync.pycheck.target import Target, metadata_files, resolve_target
 from vimesync.sources import Source
 
@@ -62,7 +62,7 @@ def parse_patched(
             target=target,
             interpreter=interpreter,
             cache=cache,
-            jobs=jobs,
+            limits=ParseLimits(jobs=jobs),
             progress=progress,
             touched=set(changed),
             loader=source.read_many,
@@ -96,7 +96,11 @@ def _label_untouched(
             continue
         files = [PyFile(p, size=len(d), data=d) for p in sorted(retry) if (d := read(p)) is not None]
         again = parse_tree(
-            files, target=Target(version, target.source), interpreter=interpreter, cache=cache, jobs=jobs
+            files,
+            target=Target(version, target.source),
+            interpreter=interpreter,
+            cache=cache,
+            limits=ParseLimits(jobs=jobs),
         )
         still = {f.path for f in again.failed}
         for path in retry - still:
