@@ -9,8 +9,8 @@ process group, ended with it and on Ctrl-C or SIGTERM), unbounded: git is ours a
 what it prints is the data, and a call costs what ``subprocess.run`` did (timed on the demo's
 ~250 git runs and ``bench/bench_walk.py``). :func:`popen` and :func:`stream` stay conversations
 over pipes that their reader drives (a fast-import fed for a whole carry; a log read as it
-streams, killed at its own deadline): they run in our process group and are killed and reaped
-when their reader stops, not run to an end.
+streams, killed at its own deadline): they run in our process group and are waited for, or
+killed, when their reader stops.
 """
 
 from __future__ import annotations
