@@ -36,6 +36,18 @@ print("parent done", flush=True)
 if sys.argv[2:] == ["hang"]:
     time.sleep(300)
 """
+# closes its output (and so does the child it forks), writes both pids, and sleeps
+QUIET_AND_HANGING = """
+import os, sys, time
+os.close(1); os.close(2)
+child = os.fork()
+if child == 0:
+    time.sleep(300)
+with open(sys.argv[1] + ".tmp", "w") as fh:
+    fh.write(f"{os.getpid()} {child}")
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(300)
+"""
 ENDLESS = "import sys\nwhile True:\n    sys.stdout.buffer.write(b'x' * 65536)\n"
 ENV_NAMES = "import json, os\nprint(json.dumps(sorted(os.environ)))"
 
@@ -192,6 +204,18 @@ def test_ctrl_c_or_sigterm_mid_run_leaves_nothing_behind(
     thread.join(5)
     assert time.monotonic() - started < 20
     assert _all_gone(_pids(pidfile))  # the process and the child it left: before the exception went on
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_an_unbounded_run_waits_for_its_exit(tmp_path: Path) -> None:
+    """As git runs (no deadline, no cap): a process that closed its output and goes on is waited
+    for without polling, and Ctrl-C still ends it and its group."""
+    pidfile = tmp_path / "pids"
+    thread = _signal_once_started(pidfile, signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        capture(_python(tmp_path, QUIET_AND_HANGING, str(pidfile)))
+    thread.join(5)
+    assert _all_gone(_pids(pidfile))
 
 
 def test_a_token_in_the_job_never_reaches_the_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -202,17 +202,25 @@ def _exited(proc: subprocess.Popen[bytes]) -> bool:
         return True
 
 
+def _await_exit(proc: subprocess.Popen[bytes]) -> None:
+    """Block until ``proc`` exits (Ctrl-C and SIGTERM still come through); where we can, without
+    reaping it."""
+    if not _WNOWAIT:
+        proc.wait()
+        return
+    try:
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+    except ChildProcessError:  # reaped by someone else
+        pass
+
+
 def _supervise(
     proc: subprocess.Popen[bytes], bounds: Bounds, started: float, size: Callable[[], int] | None
 ) -> Stop | None:
     """Wait until ``proc`` exits (not reaped) or passes a bound: why it was stopped, or None.
     ``size``: how much it has written so far (None: nothing more to count)."""
     if bounds.timeout is None and bounds.watch is None and (size is None or bounds.max_output is None):
-        if _WNOWAIT:
-            try:
-                os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
-            except ChildProcessError:
-                pass
+        _await_exit(proc)  # nothing to watch: no polling (git, hundreds of times a command)
         return None
     delay = _FIRST_POLL
     while not _exited(proc):
