@@ -101,6 +101,22 @@ def test_hardened_options_on_every_command() -> None:
     assert env["GIT_ALLOW_PROTOCOL"] == ""
 
 
+def test_a_git_child_starts_from_the_installed_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The environment the CLI took once is what git children get, not what the process's
+    environment says later (and a token in the snapshot stays out too)."""
+    from vimesync.settings import Settings, install
+
+    r = Repo(tmp_path / "r")
+    r.commit("init", {"a.txt": "a\n"})
+    job = {**os.environ, "LC_VIMESYNC_PROBE": "snapshot", "GITHUB_TOKEN": "ghs_in_the_snapshot"}
+    monkeypatch.setenv("LC_VIMESYNC_PROBE", "later")
+    with install(Settings.of(job)):
+        shown = git.run(r.path, ["-c", "alias.env=!env", "env"]).decode()
+    assert "LC_VIMESYNC_PROBE=snapshot" in shown and "ghs_in_the_snapshot" not in shown
+
+
 def test_secrets_never_reach_a_git_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     secrets = {
         "GITHUB_TOKEN": "ghs_secret1",

@@ -17,8 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "vimesync"
 # Infrastructure modules are units of their own; among them only the no-cycle rule applies.
 INFRA: tuple[str, ...] = tuple(
     (
-        "errors settings transport text nofollow safefs tomledit git readers statefile globs regex pathmap"
-        " config"
+        "errors settings procrun transport text nofollow safefs tomledit git readers statefile globs regex"
+        " pathmap config"
         " repopaths github buildkite registry pins"
     ).split()
 )
@@ -239,18 +239,8 @@ def test_commands_use_the_option_package_names_not_its_modules() -> None:
 
 
 # The job's environment is read in one place (vimesync/settings.py): the CLI boundary takes one
-# snapshot and passes it down. The modules still reading it themselves, until each is moved over
-# (this list only shrinks; a module leaving it fails the test until it is struck off).
+# snapshot and passes it down.
 ENVIRON_READER = "vimesync.settings"
-ENVIRON_NOT_YET = {
-    "vimesync.carry.budget",
-    "vimesync.config.cachedir",
-    "vimesync.git.disarm",
-    "vimesync.pycheck.interp",
-    "vimesync.safefs.reach",
-    "vimesync.sop.toolrun",
-    "vimesync.sources.pinned",
-}
 
 
 def _reads_environment(path: Path) -> bool:
@@ -269,9 +259,7 @@ def _reads_environment(path: Path) -> bool:
 
 def test_only_settings_reads_the_environment() -> None:
     readers = {name for name, path in _modules().items() if _reads_environment(path)}
-    assert readers - ENVIRON_NOT_YET == {ENVIRON_READER}, "read the environment through vimesync.settings"
-    gone = sorted(ENVIRON_NOT_YET - readers)
-    assert not gone, f"no longer reading it: strike off {gone}"
+    assert readers == {ENVIRON_READER}, "read the environment through vimesync.settings"
 
 
 # Modules stay under 400 lines (STYLE.md: a reader should guess a module's content from its name).
@@ -298,12 +286,13 @@ RESOLVERS = {
     "repository_path": {"vimesync.app.workspace"},
     "determine_baseline": {"vimesync.app.syncpoint"},
     "recorded_sync": {"vimesync.app.syncpoint"},
-    "capture": {"vimesync.cli.app", "vimesync.settings"},
+    "Settings.capture": {"vimesync.cli.app", "vimesync.settings"},
 }
-# Where the snapshot the boundary installed is read: the child-process choke points only (a
-# child's environment is process-wide by nature; everything else gets its settings passed).
+# Where the snapshot the boundary installed is read: the child-process choke points (a child's
+# environment is process-wide by nature) and the job's HOME where a checkout's root is looked for
+# (safefs.reach, under every file read); everything else gets its settings passed.
 INSTALLED_READERS = {"vimesync.settings", "vimesync.git.disarm", "vimesync.procrun"}
-INSTALLED_READERS |= {"vimesync.pycheck.interp"}
+INSTALLED_READERS |= {"vimesync.pycheck.interp", "vimesync.safefs.reach"}
 
 
 def _calls(path: Path) -> set[str]:
@@ -312,6 +301,8 @@ def _calls(path: Path) -> set[str]:
         if isinstance(node, ast.Call):
             f = node.func
             names.add(f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else "")
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+                names.add(f"{f.value.id}.{f.attr}")  # Settings.capture, not procrun's capture
     return names
 
 
@@ -328,9 +319,7 @@ def test_facts_are_resolved_in_the_workspace_only() -> None:
     assert readers <= INSTALLED_READERS, f"settings.installed() outside the process choke points: {readers}"
 
 
-# A class name means one thing across the package (issue 28): two concepts get two names. The
-# names still defined twice, until each is renamed (this list only shrinks).
-DUPLICATE_NOT_YET = {"Outcome"}
+# A class name means one thing across the package (issue 28): two concepts get two names.
 
 
 def test_no_class_name_is_defined_twice() -> None:
@@ -340,7 +329,4 @@ def test_no_class_name_is_defined_twice() -> None:
             if isinstance(node, ast.ClassDef):
                 where.setdefault(node.name, []).append(name)
     twice = {cls: mods for cls, mods in where.items() if len(mods) > 1}
-    assert not set(twice) - DUPLICATE_NOT_YET, {c: twice[c] for c in sorted(set(twice) - DUPLICATE_NOT_YET)}
-    assert not DUPLICATE_NOT_YET - set(twice), (
-        f"no longer twice: strike off {sorted(DUPLICATE_NOT_YET - set(twice))}"
-    )
+    assert not twice, twice

@@ -1,5 +1,5 @@
 """One definition of an owner/name repository (github.REPO_PATTERN) and of the cache folder
-(config.cache_root): every place that checks or uses one agrees."""
+(Settings.cache_dir): every place that checks or uses one agrees."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 
 from vimesync import github
-from vimesync.config import cache_root
 from vimesync.errors import BadInput, GitHubError
-from vimesync.pycheck.cache import default_cache_dir
 from vimesync.report.links import find_refs, github_repo_of
 from vimesync.report.publish import parse_target
 from vimesync.settings import GitHubSettings, Settings
@@ -38,11 +36,9 @@ def test_bad_names_fail_every_check(name: str) -> None:
 
 
 def test_one_cache_folder_resolver(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    assert default_cache_dir is cache_root
     monkeypatch.delenv("VIMESYNC_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert Settings.capture().github.cache == tmp_path / "xdg" / "vimesync" / "github"
     monkeypatch.setenv("VIMESYNC_CACHE_DIR", str(tmp_path / "mine"))
-    assert (
-        Settings.capture().github.cache == tmp_path / "mine" / "github" and cache_root() == tmp_path / "mine"
-    )
+    settings = Settings.capture()
+    assert settings.github.cache == tmp_path / "mine" / "github" and settings.cache_dir == tmp_path / "mine"

@@ -32,6 +32,23 @@ def test_reads_a_regular_file_through_a_trusted_symlink_above_the_repository(rep
     assert safefs.find_root(repo / "sop/policy.toml") == repo
 
 
+def test_a_dotfiles_repository_at_home_is_no_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HOME comes from the job's settings snapshot: a repository at the home folder itself (a
+    dotfiles checkout) does not make every file below it part of one checkout."""
+    from vimesync.settings import Settings, install
+
+    home = tmp_path / "home"
+    (home / ".git").mkdir(parents=True)
+    (home / "notes").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    target = home / "notes/policy.toml"
+    with install(Settings.of({"HOME": str(home)})):
+        assert safefs.find_root(target) == home / "notes"  # the file's own folder
+    with install(Settings.of({"HOME": str(tmp_path / "other")})):
+        assert safefs.find_root(target) == home  # not the job's home: a checkout like any
+
+
 def test_symlink_at_the_file_is_refused(repo: Path, tmp_path: Path) -> None:
     (repo / "sop/link.toml").symlink_to(tmp_path / "secret")
     with pytest.raises(safefs.NotARegularFile, match="refusing to follow a symbolic link") as info:

@@ -15,12 +15,19 @@ from vimesync.readers import WORKTREE
 from vimesync.settings import Settings
 
 
-def workspace(config: Config | None = None, *, downstream: Path | None = None, **flags: Any) -> Workspace:
-    """A workspace reading the working tree: ``config`` as the checkout's, the sync flags given
-    (``upstream=``, ``range_=``, ``policy=``...), the downstream (None: none)."""
+def workspace(
+    config: Config | None = None,
+    *,
+    downstream: Path | None = None,
+    environ: dict[str, str] | None = None,
+    **flags: Any,
+) -> Workspace:
+    """A workspace reading the working tree: ``config`` as the checkout's, the job's ``environ``
+    (None: empty), the sync flags given (``upstream=``, ``range_=``, ``policy=``...), the
+    downstream (None: none)."""
     cfg = config or Config()
     return Workspace(
-        settings=Settings.of({}),
+        settings=Settings.of(environ or {}),
         flags=SyncFlags(downstream=downstream, **flags),
         checkout=cfg,
         config=cfg,

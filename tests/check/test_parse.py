@@ -48,6 +48,6 @@ def test_changes_replace_and_delete_source_files(engine: Repo, tmp_path: Path) -
 def test_a_patched_requires_python_chooses_the_grammar(engine: Repo, tmp_path: Path) -> None:
     bumped = b'[project]\nname = "e"\nrequires-python = ">=3.99"\n'
     with open_source(engine.path) as src, pytest.raises(BadInput, match="python3.99 is needed"):
-        parse_patched(src, {"pyproject.toml": bumped}, use_cache=False)
+        parse_patched(src, {"pyproject.toml": bumped})
     with open_source(engine.path) as src:
-        assert parse_patched(src, {"pyproject.toml": bumped}, python="3.8", use_cache=False).version == "3.8"
+        assert parse_patched(src, {"pyproject.toml": bumped}, python="3.8").version == "3.8"

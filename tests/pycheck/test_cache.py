@@ -6,7 +6,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from vimesync.pycheck.cache import DB_NAME, Cached, ParseCache, default_cache_dir
+from vimesync.pycheck.cache import DB_NAME, Cached, ParseCache
 from vimesync.pycheck.model import StatKey
 
 OK = Cached(None)
@@ -103,10 +103,11 @@ def test_concurrent_writers(tmp_path: Path) -> None:
         assert len(c.get_many("e", keys)) == 4500
 
 
-def test_default_dir_precedence(tmp_path: Path) -> None:
-    assert default_cache_dir({"VIMESYNC_CACHE_DIR": "/a", "XDG_CACHE_HOME": "/b"}) == Path("/a")
-    assert default_cache_dir({"XDG_CACHE_HOME": "/b"}) == Path("/b/vimesync")
-    assert default_cache_dir({}) == Path.home() / ".cache" / "vimesync"
+def test_no_directory_keeps_nothing(tmp_path: Path) -> None:
+    with ParseCache(None) as c:  # --no-cache, or no cache folder: nothing hits, nothing is written
+        assert not c.enabled
+        c.put_many("py3.12", [("a" * 40, OK)])
+        assert c.get_many("py3.12", ["a" * 40]) == {}
 
 
 def test_stat_records_racy_rule_and_garbage(tmp_path: Path) -> None:

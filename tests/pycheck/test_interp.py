@@ -79,6 +79,20 @@ def test_pyenv_versions_are_found(tmp_path: Path) -> None:
     assert found.version == (3, 97, 10)
 
 
+def test_the_search_and_the_children_start_from_the_installed_snapshot(tmp_path: Path) -> None:
+    from vimesync.settings import Settings, install
+
+    bin_ = tmp_path / "bin"
+    fake_python(bin_ / "python3.94", '/usr/bin/env > "$0.env"; echo cpython 3 94 0')
+    job = {"PATH": str(bin_), "HOME": str(tmp_path / "home"), "GITHUB_TOKEN": "t", "PYENV_VERSION": "3.94"}
+    interp._probed.pop(str(bin_ / "python3.94"), None)
+    with install(Settings.of(job)):
+        assert interp.find_interpreter((3, 94)).executable == str(bin_ / "python3.94")
+        assert interp.child_env() == {k: v for k, v in job.items() if k != "GITHUB_TOKEN"}
+    seen = (bin_ / "python3.94.env").read_text()
+    assert "PYENV_VERSION=3.94" in seen and "GITHUB_TOKEN" not in seen
+
+
 def test_python2_is_refused() -> None:
     with pytest.raises(BadInput, match="not supported"):
         interp.find_interpreter((2, 7))

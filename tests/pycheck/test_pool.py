@@ -10,7 +10,7 @@ import pytest
 from tests.builders.hookworker import use_hook_worker
 from vimesync.errors import BadInput
 from vimesync.pycheck.interp import Interpreter, running
-from vimesync.pycheck.pool import Job, Outcome, ParsePool
+from vimesync.pycheck.pool import ParseJob, ParseOutcome, ParsePool
 
 
 @pytest.fixture
@@ -18,10 +18,10 @@ def hooks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     use_hook_worker(monkeypatch, tmp_path)
 
 
-def run(pool: ParsePool, jobs: list[Job]) -> dict[int, Outcome]:
-    results: dict[int, Outcome] = {}
+def run(pool: ParsePool, jobs: list[ParseJob]) -> dict[int, ParseOutcome]:
+    results: dict[int, ParseOutcome] = {}
 
-    def record(ident: int, outcome: Outcome) -> None:
+    def record(ident: int, outcome: ParseOutcome) -> None:
         assert ident not in results, "one outcome per job"
         results[ident] = outcome
 
@@ -30,8 +30,8 @@ def run(pool: ParsePool, jobs: list[Job]) -> dict[int, Outcome]:
     return results
 
 
-def sources(*texts: bytes) -> list[Job]:
-    return [Job(i, data=t) for i, t in enumerate(texts)]
+def sources(*texts: bytes) -> list[ParseJob]:
+    return [ParseJob(i, data=t) for i, t in enumerate(texts)]
 
 
 def test_many_files_over_several_workers() -> None:
@@ -39,14 +39,14 @@ def test_many_files_over_several_workers() -> None:
     results = run(ParsePool(running(), jobs=2), jobs)
     bad = {i for i, o in results.items() if not o.ok}
     assert bad == {i for i in range(300) if i % 7 == 0}
-    assert results[0] == Outcome(False, 1, 5, "SyntaxError: invalid syntax")
+    assert results[0] == ParseOutcome(False, 1, 5, "SyntaxError: invalid syntax")
 
 
 def test_crash_is_blamed_on_its_file_and_the_run_continues(hooks: None) -> None:
     jobs = sources(b"a = 1\n", b"# vimesync-test: crash\n", b"b = 2\n", b"c(\n", b"d = 4\n")
     pool = ParsePool(running(), jobs=1)
     results = run(pool, jobs)
-    assert results[1] == Outcome(False, message="parser crashed (exit code 70)", cacheable=False)
+    assert results[1] == ParseOutcome(False, message="parser crashed (exit code 70)", cacheable=False)
     assert [results[i].ok for i in (0, 2, 4)] == [True, True, True] and not results[3].ok
     assert pool.restarts == 1
 
@@ -56,7 +56,7 @@ def test_hang_times_out_and_the_run_continues(hooks: None) -> None:
     jobs = sources(b"a = 1\n", b"# vimesync-test: hang\n", *[b"x = 1\n"] * 20)
     pool = ParsePool(running(), jobs=2, timeout=1.0)
     results = run(pool, jobs)
-    assert results[1] == Outcome(False, message="timed out after 1 s (parser killed)", cacheable=False)
+    assert results[1] == ParseOutcome(False, message="timed out after 1 s (parser killed)", cacheable=False)
     assert all(results[i].ok for i in results if i != 1)
 
 
@@ -68,7 +68,7 @@ def test_memory_is_capped(hooks: None) -> None:
 
 def test_files_are_read_by_the_worker(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_bytes(b"x = (\n")
-    jobs = [Job(0, file=tmp_path / "a.py"), Job(1, file=tmp_path / "missing.py")]
+    jobs = [ParseJob(0, file=tmp_path / "a.py"), ParseJob(1, file=tmp_path / "missing.py")]
     results = run(ParsePool(running(), jobs=1, max_size=100), jobs)
     assert results[0].line == 1 and "never closed" in results[0].message
     assert results[1].message.startswith("cannot read file")
@@ -91,7 +91,7 @@ def test_feature_version_is_passed_to_workers() -> None:
 
 
 def test_fewer_jobs_than_announced_does_not_hang() -> None:
-    results: dict[int, Outcome] = {}
+    results: dict[int, ParseOutcome] = {}
     ParsePool(running(), jobs=2).run(sources(b"x = 1\n"), 5, results.__setitem__)
     assert list(results) == [0]
 

@@ -13,11 +13,11 @@ from tests.builders.gitrepo import Repo
 from tests.builders.hookworker import use_hook_worker
 from vimesync.errors import BadInput
 from vimesync.git import blob_oid
-from vimesync.pycheck import scan
+from vimesync.pycheck import plan
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import Interpreter, find_interpreter, running
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
-from vimesync.pycheck.scan import conflict_markers, parse_tree
+from vimesync.pycheck.scan import ParseLimits, conflict_markers, parse_tree
 from vimesync.pycheck.target import FROM_FLAG, Target
 from vimesync.sources import open_source
 
@@ -41,7 +41,8 @@ def parse(files: Iterable[object], **kw: object) -> ParseReport:
     kw.setdefault("target", HERE)
     kw.setdefault("interpreter", running())
     kw.setdefault("jobs", 2)
-    return parse_tree(files, **kw)  # type: ignore[arg-type]
+    bounds = {k: kw.pop(k) for k in ("jobs", "timeout", "max_size", "mem_limit") if k in kw}
+    return parse_tree(files, limits=ParseLimits(**bounds), **kw)  # type: ignore[arg-type]
 
 
 def test_reports_failures_by_path(tmp_path: Path) -> None:
@@ -208,9 +209,9 @@ def test_zip_members_read_to_be_hashed_are_held_only_up_to_a_budget(
     import tracemalloc
     import zipfile
 
-    from vimesync.pycheck import scan as tree
+    from vimesync.pycheck import plan
 
-    monkeypatch.setattr(tree, "MAX_HELD", 2 << 20)
+    monkeypatch.setattr(plan, "MAX_HELD", 2 << 20)
     with zipfile.ZipFile(tmp_path / "e.whl", "w", zipfile.ZIP_DEFLATED) as zf:
         for i in range(16):
             zf.writestr(f"e/m{i}.py", b"# %d\n" % i + b"#" * (1 << 20) + b"\n")
@@ -244,13 +245,13 @@ def test_identical_contents_parse_once(tmp_path: Path, monkeypatch: pytest.Monke
 def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every on-disk file the parser reads (into the list, by tree path)."""
     reads: list[str] = []
-    real = scan._read_stat
+    real = plan.read_file_stat
 
     def counting(f: PyFile, cap: int) -> object:
         reads.append(f.path)
         return real(f, cap)
 
-    monkeypatch.setattr(scan, "_read_stat", counting)
+    monkeypatch.setattr(plan, "read_file_stat", counting)
     return reads
 
 

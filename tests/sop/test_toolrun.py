@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from vimesync.procrun import ProcessRun
 from vimesync.sop.precommit import one_line, parse_output
-from vimesync.sop.toolrun import ToolRun, last_line, run_tool
+from vimesync.sop.toolrun import last_line, run_tool
 
 # a "hook" that leaves a child behind in its process group, writing, and exits at once
 LEAVES_A_CHILD = """
@@ -98,5 +99,5 @@ def test_the_output_is_read_from_our_own_file_not_its_name(tmp_path: Path, kind:
     worker.join(20)
     assert done, "reading the output blocked"
     run = done[0]
-    assert isinstance(run, ToolRun) and run.code == 0
+    assert isinstance(run, ProcessRun) and run.code == 0
     assert run.output == b"what the tool printed\n"

@@ -112,10 +112,10 @@ def test_a_pypi_pin_is_fetched_once_and_verified(
 def test_a_pypi_pin_without_a_digest_says_which_to_write(tmp_path: Path, pip_offline: Path) -> None:
     wheel = make_wheel(pip_offline)
     with pytest.raises(BadInput, match=f'write sha256 = "{digest(wheel)}"'):
-        fetch_package("eng==1.0", None, pin="pins/eng.toml", cache=tmp_path / "c")
+        fetch_package("eng==1.0", None, pin="pins/eng.toml", cache=tmp_path / "c", timeout=60)
     assert not any((tmp_path / "c").glob("*/*.whl"))  # an unverified file is never cached
     with pytest.raises(BadInput, match=f"sha256 {digest(wheel)}, the pin records {'1' * 64}"):
-        fetch_package("eng==1.0", "1" * 64, pin="pins/eng.toml", cache=tmp_path / "c")
+        fetch_package("eng==1.0", "1" * 64, pin="pins/eng.toml", cache=tmp_path / "c", timeout=60)
 
 
 @pytest.mark.slow
@@ -134,7 +134,7 @@ def test_an_sdist_is_never_built(tmp_path: Path, pip_offline: Path) -> None:
     with tarfile.open(sdist, "w:gz") as t:
         t.add(src, arcname="eng-1.0")
     with pytest.raises(BadInput, match="pip download pypi:eng==1.0 failed"):
-        fetch_package("eng==1.0", "0" * 64, pin="pins/eng.toml", cache=tmp_path / "c")
+        fetch_package("eng==1.0", "0" * 64, pin="pins/eng.toml", cache=tmp_path / "c", timeout=60)
     assert not marker.exists()
 
 
@@ -152,6 +152,31 @@ def test_a_stuck_pip_is_stopped(tmp_path: Path, pip_offline: Path, monkeypatch: 
             fetch_package("eng==1.0", "0" * 64, pin="p", cache=tmp_path / "c", timeout=0.5)
     finally:
         listener.close()
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5"])
+def test_a_malformed_pip_timeout_is_an_error_naming_it(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stack: Stack,
+    pip_offline: Path,
+    value: str,
+) -> None:
+    """It once fell back to the default without a word; now it is an error naming the variable
+    (never its value), as every setting's is, before pip starts; a check of a source that needs
+    no pip never reads it."""
+    monkeypatch.setenv("VIMESYNC_PIP_TIMEOUT", value)
+    config = checkout(tmp_path, stack, "pypi:eng==1.0", "0" * 64)
+    code, out, err = run(capsys, "patches", "check", "--config", str(config))
+    assert code == 2 and "VIMESYNC_PIP_TIMEOUT must be a positive number of seconds" in err, err
+    assert value not in err.replace("VIMESYNC_PIP_TIMEOUT", "")
+    assert not (tmp_path / "cache/archives").exists() or not list((tmp_path / "cache/archives").iterdir())
+    wheel = make_wheel(tmp_path / "wheels")
+    config = checkout(tmp_path / "other", stack, f"../{wheel.name}", digest(wheel))
+    (tmp_path / "other/down" / wheel.name).write_bytes(wheel.read_bytes())
+    code, out, err = run(capsys, "patches", "check", "--config", str(config))
+    assert code == 0 and "VIMESYNC_PIP_TIMEOUT" not in err, err
 
 
 @pytest.mark.parametrize(
@@ -219,4 +244,6 @@ def test_a_cache_slot_taken_by_a_folder_is_one_line(tmp_path: Path, pip_offline:
     wheel = make_wheel(pip_offline)
     (tmp_path / "cache/archives" / digest(wheel) / wheel.name).mkdir(parents=True)
     with pytest.raises(BadInput, match="pins/eng.toml: cannot keep eng-1.0-py3-none-any.whl in the cache"):
-        fetch_package("eng==1.0", digest(wheel), pin="pins/eng.toml")
+        fetch_package(
+            "eng==1.0", digest(wheel), pin="pins/eng.toml", cache=tmp_path / "cache/archives", timeout=60
+        )

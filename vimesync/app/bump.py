@@ -175,10 +175,12 @@ def resolve_target(to: str, opts: CheckOptions) -> BumpTarget:
 
     if to.startswith(PYPI_PREFIX):
         from vimesync.config import pypi_requirement
-        from vimesync.sources.pinned import fetch_new_package
+        from vimesync.sources.pinned import archives, fetch_new_package
 
         req = pypi_requirement(to, where="--to", key="--to")
-        path, digest = fetch_new_package(req, pin="--to")
+        path, digest = fetch_new_package(
+            req, pin="--to", cache=archives(opts.cache_dir), timeout=opts.pip_timeout
+        )
         return BumpTarget(path, package=req, sha256=digest)
     candidate = Path(to)
     if to.startswith(("/", ".", "~")) or os.path.lexists(candidate):

@@ -283,16 +283,18 @@ def _run(ws: Workspace, request: CarryRequest, repo: Path) -> CarryResult:
     from vimesync.carry import run as carry_run
     from vimesync.carry import session
     from vimesync.carry import state as state_mod
+    from vimesync.carry.budget import Budget
+    from vimesync.carry.model import CarryJob
     from vimesync.upstream.policy import load_policy
     from vimesync.upstream.translate import load_transform
 
     mode, cfg = request.mode, ws.config
     transform = load_transform(cfg)
-    identity = committer(repo, ws.settings)
+    job = CarryJob(committer(repo, ws.settings), Budget.from_settings(ws.settings))
     if mode is CarryMode.CONTINUE:
-        return CarryResult.of(session.resume(repo, transform, identity=identity))
+        return CarryResult.of(session.resume(repo, transform, job))
     if mode is CarryMode.SKIP:
-        return CarryResult.of(session.skip(repo, transform, identity=identity))
+        return CarryResult.of(session.skip(repo, transform, job))
     options = request.options
     if state_mod.exists(repo):
         raise state_mod.in_progress(state_mod.state_path(repo))
@@ -303,7 +305,7 @@ def _run(ws: Workspace, request: CarryRequest, repo: Path) -> CarryResult:
     walked = steps.walk(ws, at=git.resolve(repo, options.onto))
     policy = load_policy(ws.policy, ws.reader) if ws.policy else None
     return CarryResult.of(
-        carry_run.start(repo, cfg, transform, options, walked, policy, upstream=upstream, identity=identity)
+        carry_run.start(repo, cfg, transform, options, walked, policy, upstream=upstream, job=job)
     )
 
 

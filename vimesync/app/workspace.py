@@ -37,7 +37,7 @@ from vimesync.github import is_repo_name
 from vimesync.readers import WORKTREE, CommitReader, Reader
 from vimesync.repopaths import repository_path
 from vimesync.safefs import lexical
-from vimesync.settings import Settings
+from vimesync.settings import PIP_TIMEOUT, Settings
 from vimesync.sop.gatesfile import GatesConfig
 from vimesync.upstream.pipeline import UpstreamRange
 
@@ -194,15 +194,24 @@ class Workspace:
     def engine_plan(self, flags: EngineFlags, *, require_exact: bool = False) -> tuple[CheckOptions, ...]:
         """One check per engine to check (flags over the pin over the config): every engine of the
         config, or the one --engine names."""
-        rules = PlanRules(untrusted=self.untrusted, require_exact=require_exact, reader=self.reader)
-        return check_plan(self.config, flags, rules)
+        return check_plan(self.config, flags, self._plan_rules(require_exact))
 
     def engine_plan_one(self, flags: EngineFlags) -> CheckOptions:
         """The check of one engine; BadInput when the config names several and neither --engine
         nor a flag says which."""
         from vimesync.check.model import check_options
 
-        return check_options(self.config, flags, PlanRules(untrusted=self.untrusted, reader=self.reader))
+        return check_options(self.config, flags, self._plan_rules(False))
+
+    def _plan_rules(self, require_exact: bool) -> PlanRules:
+        return PlanRules(
+            untrusted=self.untrusted,
+            require_exact=require_exact,
+            reader=self.reader,
+            cache_dir=self.settings.cache_dir,
+            # read only when a pin names a package: a malformed value stops only what runs pip
+            pip_timeout=self.settings.pip_timeout if any(e.package for e in self.engines) else PIP_TIMEOUT,
+        )
 
     @property
     def engines(self) -> tuple[EnginePin, ...]:

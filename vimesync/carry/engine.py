@@ -33,7 +33,13 @@ class Engine:
     """The merge machinery of one run: the tree in memory, blobs, the upstream changes."""
 
     def __init__(
-        self, downstream: Path, upstream: Path, transform: Transform, start_tree: str, scratch: Path
+        self,
+        downstream: Path,
+        upstream: Path,
+        transform: Transform,
+        start_tree: str,
+        scratch: Path,
+        budget: Budget,
     ) -> None:
         self.downstream = downstream
         self.upstream = upstream
@@ -46,7 +52,7 @@ class Engine:
             transform=transform,
             blobs=self.blobs,
             scratch=scratch,
-            budget=Budget.from_env(),
+            budget=budget,
         )
         self.start_entries = dict(self.merger.tree.entries)
         self.scratch = scratch

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Annotated, Any, Literal
 
+from vimesync.carry.budget import Budget
 from vimesync.carry.merge import MergeConflict
 from vimesync.safefs import Range, Size, Text
 
@@ -27,6 +28,15 @@ ItemKind = Literal["merge", "squash", "rebase", "direct"]
 EMPTY = "already in the downstream (empty after the merge)"
 EMPTY_RESOLVED = "empty after the conflict was resolved"
 SKIPPED = "skipped at a conflict (--skip)"
+
+
+@dataclass(frozen=True)
+class CarryJob:
+    """What the job sets for one carry run: who commits (``GIT_COMMITTER_*``, checked by
+    ``app.carry.committer``; none: git's own identity) and how far a run may go."""
+
+    identity: dict[str, str] | None = None
+    budget: Budget = field(default_factory=Budget)
 
 
 class CarryStatus(str, Enum):

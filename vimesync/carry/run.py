@@ -16,12 +16,14 @@ from pathlib import Path
 from vimesync import git
 from vimesync.carry import gitops, provenance
 from vimesync.carry import state as state_mod
+from vimesync.carry.budget import Budget
 from vimesync.carry.engine import Engine
 from vimesync.carry.fastimport import FastImport, ident, raw_date
 from vimesync.carry.finish import current_tree, finish, identity_env, stop_at_conflict
 from vimesync.carry.model import (
     EMPTY,
     Carried,
+    CarryJob,
     CarryPhase,
     CarryRun,
     CarryStatus,
@@ -83,7 +85,7 @@ def start(
     policy: Policy | None,
     *,
     upstream: Path,
-    identity: dict[str, str] | None = None,
+    job: CarryJob,
 ) -> CarryRun:
     """Plan the carry of ``walk`` (classified at ``options.onto``) and run it (or, with
     ``dry_run``, merge in memory and change nothing)."""
@@ -107,7 +109,7 @@ def start(
     if not plan.items:
         return result
     if options.dry_run:
-        return _dry_run(downstream, up, transform, onto, plan.items, result)
+        return _dry_run(downstream, up, transform, onto, plan.items, result, job.budget)
     name = options.branch or f"sync/{plan.tip[:8]}"
     ref = gitops.check_branch_name(downstream, name)
     if gitops.ref_exists(downstream, ref):
@@ -138,7 +140,7 @@ def start(
     )
     state_mod.create(downstream, state)
     gitops.create_branch(downstream, ref, onto)
-    result = run(downstream, state, transform, identity=identity)
+    result = run(downstream, state, transform, job)
     result.notes[:0] = notes
     return result
 
@@ -190,9 +192,10 @@ def _dry_run(
     onto: str,
     items: Sequence[Item],
     result: CarryRun,
+    budget: Budget,
 ) -> CarryRun:
     with scratch_dir("vimesync-carry-") as tmp:
-        engine = Engine(downstream, upstream, transform, onto, Path(tmp))
+        engine = Engine(downstream, upstream, transform, onto, Path(tmp), budget)
         # Paths an item predicted to conflict touches: its change is missing from the tree the
         # later items meet, so their conflicts there may only follow from it (knock-on).
         missing: dict[str, str] = {}
@@ -233,17 +236,20 @@ KEEP_BYTES = 256 << 20  # or sooner, once the blobs written since the last one p
 
 
 def run(
-    downstream: Path, state: State, transform: Transform, *, identity: dict[str, str] | None = None
+    downstream: Path,
+    state: State,
+    transform: Transform,
+    job: CarryJob,
 ) -> CarryRun:
     """Carry ``state.items[state.next:]``, then finish (squash commit, pin, worktree)."""
-    who = identity_env(identity)
+    who = identity_env(job.identity)
     ref = f"refs/heads/{state.branch}"
     up = Path(state.upstream)
     committer = ident(
         who["GIT_COMMITTER_NAME"], who["GIT_COMMITTER_EMAIL"], raw_date(who.get("GIT_COMMITTER_DATE"))
     )
     with scratch_dir("vimesync-carry-") as tmp:
-        engine = Engine(downstream, up, transform, current_tree(downstream, state), Path(tmp))
+        engine = Engine(downstream, up, transform, current_tree(downstream, state), Path(tmp), job.budget)
         writer: FastImport | None = FastImport(downstream, ref, state.last)
         marks: dict[int, int] = {}  # carried entry -> the fast-import mark of its commit, until landed
         try:
@@ -291,7 +297,7 @@ def run(
             if writer is not None:
                 writer.kill()
             engine.close()
-    return finish(downstream, state, identity=identity)
+    return finish(downstream, state, identity=job.identity)
 
 
 def _land(

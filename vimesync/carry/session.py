@@ -18,6 +18,7 @@ from vimesync.carry.model import (
     SKIPPED,
     Aborted,
     Carried,
+    CarryJob,
     CarryPhase,
     CarryRun,
     SkippedItem,
@@ -84,7 +85,11 @@ def _started_with(downstream: Path, state: State, transform: Transform) -> Trans
     return transform_from_doc(state.transform, where=str(state_mod.state_path(downstream)))
 
 
-def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> CarryRun:
+def resume(
+    downstream: Path,
+    transform: Transform,
+    job: CarryJob,
+) -> CarryRun:
     """--continue: commit the resolved conflict (or find where a killed carry stopped) and go on."""
     state = state_mod.load(downstream)
     transform = _started_with(downstream, state, transform)
@@ -110,7 +115,14 @@ def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] |
             state.skipped.append(SkippedItem.of(item, EMPTY_RESOLVED))
         else:
             record(
-                downstream, state, f"refs/heads/{state.branch}", item, tree, [], None, identity_env(identity)
+                downstream,
+                state,
+                f"refs/heads/{state.branch}",
+                item,
+                tree,
+                [],
+                None,
+                identity_env(job.identity),
             )
         state.worktree_tree = tree
         state.conflict = None
@@ -118,11 +130,15 @@ def resume(downstream: Path, transform: Transform, *, identity: dict[str, str] |
         state.next += 1
         state_mod.save(downstream, state)
     if state.phase is not CarryPhase.ITEMS:
-        return finish(downstream, state, identity=identity)
-    return run(downstream, state, transform, identity=identity)
+        return finish(downstream, state, identity=job.identity)
+    return run(downstream, state, transform, job)
 
 
-def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | None = None) -> CarryRun:
+def skip(
+    downstream: Path,
+    transform: Transform,
+    job: CarryJob,
+) -> CarryRun:
     """--skip: drop the conflicting item (recorded as not carried) and go on."""
     state = state_mod.load(downstream)
     transform = _started_with(downstream, state, transform)
@@ -140,7 +156,7 @@ def skip(downstream: Path, transform: Transform, *, identity: dict[str, str] | N
     state.pre_conflict_tree = None
     state.next += 1
     state_mod.save(downstream, state)
-    return run(downstream, state, transform, identity=identity)
+    return run(downstream, state, transform, job)
 
 
 def abort(downstream: Path) -> Aborted:

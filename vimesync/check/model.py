@@ -17,6 +17,7 @@ from vimesync.pycheck.model import ParseReport
 from vimesync.readers import WORKTREE, Reader
 from vimesync.repopaths import engine_source
 from vimesync.safefs import lexical
+from vimesync.settings import PIP_TIMEOUT
 from vimesync.sources.model import SourceInfo
 
 
@@ -166,6 +167,8 @@ class CheckOptions:
     strict: bool = False  # with keep_going: an already-applied patch still fails the check
     mode: ApplyMode = ApplyMode()  # git apply's semantics, or GNU patch's (fuzz, --forward)
     reader: Reader = WORKTREE  # what holds the series and patches: the working tree, or the head
+    cache_dir: Path | None = None  # vimesync's cache folder (parse results, archives); None: none kept
+    pip_timeout: float = PIP_TIMEOUT  # seconds a pip download of a pypi: pin may take
 
 
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing
@@ -282,11 +285,14 @@ def _pick_pins(config: Config, flags: EngineFlags) -> list[tuple[EnginePin, str 
 class PlanRules:
     """How a check plan is made, beside the flags: the job's trust mode (a location a file names
     must then stay in the checkout), whether the pin must be exact (the gate), and what reads the
-    series and patches (the working tree, or the head commit)."""
+    series and patches (the working tree, or the head commit); and what the job sets for its
+    machine: vimesync's cache folder (None: nothing kept) and how long a pip download may take."""
 
     untrusted: bool
     require_exact: bool = False
     reader: Reader = WORKTREE
+    cache_dir: Path | None = None
+    pip_timeout: float = PIP_TIMEOUT
 
 
 def check_plan(config: Config, flags: EngineFlags, rules: PlanRules) -> tuple[CheckOptions, ...]:
@@ -386,4 +392,6 @@ def _options(
         mode=mode,
         strict=flags.strict,
         reader=rules.reader,
+        cache_dir=rules.cache_dir,
+        pip_timeout=rules.pip_timeout,
     )

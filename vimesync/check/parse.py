@@ -13,10 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from vimesync.errors import BadInput
-from vimesync.pycheck.cache import ParseCache, default_cache_dir
+from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import find_interpreter
 from vimesync.pycheck.model import ParseReport, PyFile
-from vimesync.pycheck.scan import FileInput, Progress, parse_tree
+from vimesync.pycheck.scan import FileInput, ParseLimits, Progress, parse_tree
 from vimesync.pycheck.target import Target, metadata_files, resolve_target
 from vimesync.sources import Source
 
@@ -31,7 +31,6 @@ def parse_patched(
     changed: Changed,
     *,
     python: str | None = None,
-    use_cache: bool = True,
     cache_dir: Path | None = None,
     jobs: int | None = None,
     progress: Progress | None = None,
@@ -50,19 +49,18 @@ def parse_patched(
         return source.read(path) if e is not None and not e.is_symlink else None
 
     target = resolve_target(python, read, metadata_files(entries))
-    probes = (cache_dir or default_cache_dir()) if use_cache else None
-    interpreter = find_interpreter(target.version, cache_dir=probes)
+    interpreter = find_interpreter(target.version, cache_dir=cache_dir)
     files: list[FileInput] = list(source.python_files(exclude=changed.keys()))
     for path, content in changed.items():
         if content is not None:  # else deleted, or now a symlink: nothing of its own to parse
             files.append(PyFile(path, size=len(content), data=content))
-    with ParseCache(cache_dir, enabled=use_cache) as cache:
+    with ParseCache(cache_dir) as cache:
         report = parse_tree(
             files,
             target=target,
             interpreter=interpreter,
             cache=cache,
-            jobs=jobs,
+            limits=ParseLimits(jobs=jobs),
             progress=progress,
             touched=set(changed),
             loader=source.read_many,
@@ -96,7 +94,11 @@ def _label_untouched(
             continue
         files = [PyFile(p, size=len(d), data=d) for p in sorted(retry) if (d := read(p)) is not None]
         again = parse_tree(
-            files, target=Target(version, target.source), interpreter=interpreter, cache=cache, jobs=jobs
+            files,
+            target=Target(version, target.source),
+            interpreter=interpreter,
+            cache=cache,
+            limits=ParseLimits(jobs=jobs),
         )
         still = {f.path for f in again.failed}
         for path in retry - still:

@@ -32,7 +32,7 @@ from vimesync.safefs import ensure_output_dir, excerpt, remove_tree, scratch_dir
 from vimesync.sources import Source, open_source
 from vimesync.sources.archive import TAR_SUFFIXES, ZIP_SUFFIXES
 from vimesync.sources.model import write_file
-from vimesync.sources.pinned import fetch_package, sha256_of, verify_archive
+from vimesync.sources.pinned import archives, fetch_package, sha256_of, verify_archive
 
 # Two patches at their own cap (diffbinary.MAX_BINARY_HELD). With the read-back of the files
 # written, a worst-case series peaks at a few hundred MiB.
@@ -128,6 +128,11 @@ def source_provider(source: Source) -> Provider:
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
 
+def _parse_cache(opts: CheckOptions) -> Path | None:
+    """Where parse results are kept: the cache folder, unless --no-cache (or none is set)."""
+    return opts.cache_dir if opts.use_cache else None
+
+
 def _pin_name(opts: CheckOptions) -> str:
     return str(opts.pin_file) if opts.pin_file else f"the {opts.engine} pin"
 
@@ -138,7 +143,9 @@ def pinned_source(opts: CheckOptions) -> tuple[Path, bool]:
     before use (BadInput naming the pin and both digests when it differs)."""
     if opts.source is None:
         assert opts.package is not None  # check_options gives one or the other
-        return fetch_package(opts.package, opts.sha256, pin=_pin_name(opts)), True
+        cache, timeout = archives(opts.cache_dir), opts.pip_timeout
+        wheel = fetch_package(opts.package, opts.sha256, pin=_pin_name(opts), cache=cache, timeout=timeout)
+        return wheel, True
     if not opts.source.is_file():
         return opts.source, False
     if opts.sha256 is not None:
@@ -234,7 +241,7 @@ def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressF
             # A symlink has nothing of its own to parse: for the parser it is gone, like a deletion.
             contents = {p: c[0] if c is not None and c[1] != MODE_LINK else None for p, c in changed.items()}
             python = parse_patched(
-                source, contents, python=opts.python, use_cache=opts.use_cache, progress=progress
+                source, contents, python=opts.python, cache_dir=_parse_cache(opts), progress=progress
             )
         if opts.export is not None:
             export_tree(source, changed, opts.export)

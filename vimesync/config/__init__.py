@@ -63,15 +63,13 @@ The package, by concern: ``model`` (Config, EnginePin, UpstreamPin, TranslateSpe
 ``discovery`` (which file), ``load`` (``vimesync.toml`` read into a Config), ``values`` (the keys
 each table accepts, typed values), ``arrays`` (``[[upstream.translate]]``/``[[upstream.verify]]``),
 ``enginetables`` (``[engine]``/``[[engine]]``, ``--engine NAME``), ``pinfiles`` (the pin files),
-``files`` (reading the files a config names, kept inside the repository), ``cachedir`` (the cache
-folder). Callers use this package's names (``config.load_config``, ``config.Config``...), never a
-submodule's.
+``files`` (reading the files a config names, kept inside the repository). Callers use this
+package's names (``config.load_config``, ``config.Config``...), never a submodule's.
 """
 
 from __future__ import annotations
 
 from vimesync.config.arrays import MAX_TRANSLATIONS, MAX_VERIFY
-from vimesync.config.cachedir import cache_root
 from vimesync.config.discovery import CONFIG_ENV, CONFIG_NAME, discover_config
 from vimesync.config.enginetables import MAX_ENGINES, select_engine
 from vimesync.config.files import confined, read_text, read_toml
@@ -104,7 +102,6 @@ __all__ = [
     "TranslateSpec",
     "UpstreamPin",
     "VerifySpec",
-    "cache_root",
     "confined",
     "discover_config",
     "load_config",

@@ -189,6 +189,7 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
     from vimesync.app import steps
     from vimesync.app.flags import SyncFlags
     from vimesync.app.workspace import Workspace
+    from vimesync.carry.model import CarryJob
     from vimesync.carry.run import CarryOptions, start
     from vimesync.settings import Settings
     from vimesync.upstream.policy import load_policy
@@ -211,7 +212,14 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
     policy = load_policy(ws.policy) if ws.policy else None
     options = CarryOptions()
     result = start(
-        repo, cfg, load_transform(cfg), options, walked, policy, upstream=upstream, identity=clock.env(**who)
+        repo,
+        cfg,
+        load_transform(cfg),
+        options,
+        walked,
+        policy,
+        upstream=upstream,
+        job=CarryJob(clock.env(**who)),
     )
     if result.status != "done" or result.worktree is None:  # pragma: no cover - the story is ours
         raise VimesyncError(f"demo: the carry stopped ({result.status}): {result.conflict}")

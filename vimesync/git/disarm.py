@@ -1,7 +1,8 @@
 """The disarmed command line and environment every git child gets.
 
 Command-scope config (``-c``) beats the repository's own, so every call carries ``SAFE_CONFIG``;
-the environment drops inherited GIT_* variables and anything that looks like a secret and adds
+the environment (built from the job's settings snapshot, :mod:`vimesync.settings`) keeps an
+allow-list of the job's variables, so inherited GIT_* variables and secrets are dropped, and adds
 ``SAFE_ENV``; diff-producing commands get ``--no-ext-diff --no-textconv`` that no later argument
 can switch back on. What each setting disarms: the table in :mod:`vimesync.git`.
 """
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vimesync.errors import GitError
+from vimesync.settings import installed
 
 # Command-scope config on every call: it overrides the repository's own (see the table in vimesync.git).
 SAFE_CONFIG = (
@@ -105,13 +107,10 @@ MAX_MESSAGE = 1000  # characters of git's stderr kept in an error
 
 
 def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment every git child gets: an allow-list of the caller's (see ``_ALLOWED_ENV``;
-    ``LC_*`` too), plus hermetic settings and ``extra``."""
-    env = {k: v for k, v in os.environ.items() if k in _ALLOWED_ENV or k.startswith("LC_")}
-    env.update(SAFE_ENV)
-    if extra:
-        env.update(extra)
-    return env
+    """The environment every git child gets: an allow-list of the job's (see ``_ALLOWED_ENV``;
+    ``LC_*`` too) from its settings snapshot (the one the CLI installed), plus hermetic settings
+    and ``extra``."""
+    return installed().child_env(allow=_ALLOWED_ENV, prefixes=("LC_",), extra={**SAFE_ENV, **(extra or {})})
 
 
 _OPTIONS_WITH_VALUE = {"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"}

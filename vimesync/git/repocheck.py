@@ -11,12 +11,12 @@ merge drivers, a work tree elsewhere, alternates outside the git dir (the table 
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from vimesync.errors import GitError
 from vimesync.git.disarm import CREATING, SAFE_ARGV, command, git_env, message, refuse_nul
+from vimesync.procrun import Command, ProcessRun, capture
 
 _PARTIAL = re.compile(r"^(extensions\.partialclone|remote\..+\.(promisor|partialclonefilter))$")
 _DRIVER_COMMAND = re.compile(r"^(filter\..+\.(clean|smudge|process)|merge\..+\.driver)$")
@@ -87,25 +87,25 @@ def inspect_repository(cwd: Path, extra: dict[str, str] | None = None) -> None:
         return
     env = git_env(extra)
 
-    def query(args: list[str]) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run([*SAFE_ARGV, *args], cwd=cwd, capture_output=True, env=env, check=False)
+    def query(args: list[str]) -> ProcessRun:
+        return capture(Command([*SAFE_ARGV, *args], cwd, env))
 
     try:
         dirs = query(["rev-parse", "--absolute-git-dir", "--git-common-dir"])
     except (FileNotFoundError, NotADirectoryError):
         return  # the command itself says what is wrong
-    if dirs.returncode != 0:
+    if dirs.code != 0:
         return  # not a repository (yet): nothing to inspect
-    lines = dirs.stdout.decode("utf-8", "surrogateescape").splitlines()
+    lines = dirs.output.decode("utf-8", "surrogateescape").splitlines()
     if len(lines) < 2:
         return
     git_dir, common = Path(lines[0]), (cwd / lines[1]).resolve()
     stamp = _stamp(common)
     if not any(c == common and s == stamp for c, s in _checked.values()):
         listed = query(["config", "--list", "-z", "--show-scope"])
-        if listed.returncode != 0:
+        if listed.code != 0:
             raise GitError(message(cwd, ["config"], listed.stderr))
-        for scope, key, value in parse_config_list(listed.stdout):
+        for scope, key, value in parse_config_list(listed.output):
             if scope == "command":
                 continue
             why = refused_key(key, value, git_dir=git_dir, cwd=cwd)

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from vimesync.errors import GitError
 from vimesync.git.disarm import argv, git_env
 from vimesync.git.process import run, run_ok
 from vimesync.git.repocheck import guard, inspect_repository
+from vimesync.procrun import Command, capture
 
 
 def git_dir(path: Path) -> Path:
@@ -73,17 +73,12 @@ def repo_at(path: Path) -> Path | None:
         return None
     extra = {"GIT_CEILING_DIRECTORIES": str(path.parent)}
     guard(path, ["rev-parse"], extra)
-    out = subprocess.run(
-        argv(["rev-parse", "--absolute-git-dir", "--is-bare-repository", "--show-cdup"]),
-        cwd=path,
-        capture_output=True,
-        env=git_env(extra),
-        check=False,
-    )
-    if out.returncode != 0:
+    args = ["rev-parse", "--absolute-git-dir", "--is-bare-repository", "--show-cdup"]
+    out = capture(Command(argv(args), path, git_env(extra)))
+    if out.code != 0:
         return None
     # Split on LF only: splitlines() also splits at a CR, which a folder name may hold.
-    lines = out.stdout.decode("utf-8", "surrogateescape").split("\n")
+    lines = out.output.decode("utf-8", "surrogateescape").split("\n")
     gitdir = Path(lines[0])
     bare = len(lines) > 1 and lines[1] == "true"
     # --show-cdup is empty at a work tree root; a bare repo must be the path itself (not e.g. path/refs).

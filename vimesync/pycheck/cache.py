@@ -20,7 +20,6 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vimesync.config import cache_root
 from vimesync.pycheck.model import StatKey
 
 DB_NAME = "parse-cache.sqlite3"
@@ -40,9 +39,6 @@ class Cached:
         return self.message is None
 
 
-default_cache_dir = cache_root  # one resolver for every cache of vimesync (config.cache_root)
-
-
 def _is_busy(exc: sqlite3.Error) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -51,15 +47,13 @@ def _is_busy(exc: sqlite3.Error) -> bool:
 class ParseCache:
     """Open (creating) the cache in ``directory``; ``enabled=False`` gives a cache that never hits."""
 
-    def __init__(
-        self, directory: Path | None = None, *, enabled: bool = True, busy_timeout: float = 10.0
-    ) -> None:
-        self.directory = directory or default_cache_dir()
+    def __init__(self, directory: Path | None, *, enabled: bool = True, busy_timeout: float = 10.0) -> None:
+        self.directory = directory  # None: nothing is kept (--no-cache)
         self.busy_timeout = busy_timeout  # seconds to wait for another run's write lock
-        self.path = self.directory / DB_NAME
+        self.path = (directory or Path()) / DB_NAME  # only opened with a directory
         self.note: str | None = None  # why the cache is off, when it is
         self._conn: sqlite3.Connection | None = None
-        if enabled:
+        if enabled and directory is not None:
             self._open()
 
     @property
@@ -67,6 +61,7 @@ class ParseCache:
         return self._conn is not None
 
     def _open(self, *, retry: bool = True) -> None:
+        assert self.directory is not None
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             if self.path.exists() and self.path.stat().st_size > MAX_DB_BYTES:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -29,10 +28,13 @@ from pathlib import Path
 from typing import Annotated
 
 from vimesync.errors import BadInput
+from vimesync.procrun import Bounds, Command, capture
 from vimesync.safefs import Size, Text, find_root, lexical, marks_checkout
+from vimesync.settings import installed
 
 MIN_WORKER = (3, 8)  # _worker.py runs on 3.8+
 _PROBE = "import sys;print(sys.implementation.name,*sys.version_info[:3])"
+_PROBE_BOUNDS = Bounds(timeout=15.0, max_output=4096)
 
 
 @dataclass(frozen=True)
@@ -78,10 +80,20 @@ _CHILD_ENV = (
 
 
 def child_env() -> dict[str, str]:
-    """A minimal environment for probes and parse workers."""
-    env = {k: v for k, v in os.environ.items() if k in _CHILD_ENV or k.startswith("VIMESYNC_WORKER_")}
+    """A minimal environment for probes and parse workers, from the job's settings snapshot."""
+    env = installed().child_env(allow=_CHILD_ENV, prefixes=("VIMESYNC_WORKER_",))
     env.setdefault("PATH", os.defpath)
     return env
+
+
+# What the search for an interpreter reads (the module docstring): where the job keeps them.
+_SEARCH_ENV = ("PATH", "HOME", "PYENV_ROOT", "UV_PYTHON_INSTALL_DIR")
+
+
+def search_env() -> dict[str, str]:
+    """The job's variables the search reads (``_SEARCH_ENV``, ``VIMESYNC_PYTHON_X_Y``), from its
+    settings snapshot: the interpreter found is started with the same snapshot's environment."""
+    return installed().child_env(allow=_SEARCH_ENV, prefixes=("VIMESYNC_PYTHON_",))
 
 
 def running() -> Interpreter:
@@ -157,9 +169,7 @@ def _remember(directory: Path, exe: str, key: tuple[int, int, int, int, int], fo
         pass
 
 
-def probe(
-    executable: str | os.PathLike[str], timeout: float = 15.0, *, cache_dir: Path | None = None
-) -> Interpreter | None:
+def probe(executable: str | os.PathLike[str], *, cache_dir: Path | None = None) -> Interpreter | None:
     """Run ``executable`` to learn its version; None when it does not run (a shim, a broken install).
 
     With ``cache_dir``, what a working interpreter said is remembered there against its stat
@@ -174,19 +184,14 @@ def probe(
         return known
     result = None
     try:
-        proc = subprocess.run(
-            [exe, "-I", "-S", "-c", _PROBE],
-            capture_output=True,
-            env=child_env(),
-            stdin=subprocess.DEVNULL,
-            timeout=timeout,
-            check=False,
-        )
-        m = re.fullmatch(rb"(\w+) (\d+) (\d+) (\d+)\s*", proc.stdout)
-        if proc.returncode == 0 and m:
+        # through the process runner: its group ended at the deadline or on Ctrl-C, what it
+        # prints capped (a PATH entry's "python3.14" is not ours to trust)
+        done = capture(Command([exe, "-I", "-S", "-c", _PROBE], Path(os.sep), child_env()), _PROBE_BOUNDS)
+        m = re.fullmatch(rb"(\w+) (\d+) (\d+) (\d+)\s*", done.output)
+        if done.code == 0 and m:
             version = (int(m.group(2)), int(m.group(3)), int(m.group(4)))
             result = Interpreter(exe, version, m.group(1).decode())
-    except (OSError, subprocess.SubprocessError):
+    except OSError:
         result = None
     _probed[exe] = result
     if result is not None and cache_dir is not None and key is not None and _stat_key(exe) == key:
@@ -201,9 +206,8 @@ def _numeric_desc(paths: list[Path]) -> list[Path]:
     return sorted(paths, key=key, reverse=True)
 
 
-def candidates(version: tuple[int, int], env: Mapping[str, str] | None = None) -> Iterator[str]:
-    """Plausible paths of pythonX.Y, best first, not yet verified."""
-    env = os.environ if env is None else env
+def candidates(version: tuple[int, int], env: Mapping[str, str]) -> Iterator[str]:
+    """Plausible paths of pythonX.Y, best first, not yet verified (``env``: see :func:`search_env`)."""
     x, y = version
     name = f"python{x}.{y}"
     home = Path(env.get("HOME") or Path.home())
@@ -216,9 +220,9 @@ def candidates(version: tuple[int, int], env: Mapping[str, str] | None = None) -
         for d in _numeric_desc(list(uv.glob(f"cpython-{x}.{y}.*"))):
             yield str(d / "bin" / name)
     shims: list[str] = []  # pyenv shims fail unless a version is selected: try them last
-    untrusted = _untrusted_roots()
+    untrusted = _untrusted_roots(env.get("HOME"))
     for folder in env.get("PATH", "").split(os.pathsep):
-        if not folder or not _trusted_path_entry(folder, untrusted):
+        if not folder or not _trusted_path_entry(folder, untrusted, env):
             continue
         path = str(Path(folder) / name)
         if Path(folder).name == "shims":
@@ -230,18 +234,17 @@ def candidates(version: tuple[int, int], env: Mapping[str, str] | None = None) -
         yield f"{prefix}/{name}"
 
 
-def _untrusted_roots() -> list[Path]:
+def _untrusted_roots(home: str | None) -> list[Path]:
     """Folders whose content a pull request may have written: the checkout around the cwd and
     the system temp folder's ``vimesync-*`` scratch folders (matched by name, see below)."""
     cwd = lexical(os.getcwd())
-    home = os.environ.get("HOME")
     root = find_root(cwd / "x")
     if root == Path(root.anchor) or (home and root == lexical(home)):
         return []  # the cwd is not a checkout: excluding all of $HOME or / would exclude everything
     return [root]
 
 
-def _trusted_path_entry(folder: str, untrusted: list[Path]) -> bool:
+def _trusted_path_entry(folder: str, untrusted: list[Path], env: Mapping[str, str]) -> bool:
     """True for an absolute PATH folder that lies outside every place a pull request writes."""
     if not os.path.isabs(folder):
         return False  # relative to the cwd, i.e. to the checkout
@@ -255,8 +258,8 @@ def _trusted_path_entry(folder: str, untrusted: list[Path]) -> bool:
             and path.relative_to(tmp).parts[0].startswith("vimesync-")
         ):
             return False
-        home = os.environ.get("HOME")
-        pyenv = lexical(os.environ.get("PYENV_ROOT") or Path(home or "/nonexistent") / ".pyenv")
+        home = env.get("HOME")
+        pyenv = lexical(env.get("PYENV_ROOT") or Path(home or "/nonexistent") / ".pyenv")
         for anc in (path, *path.parents):
             if anc == pyenv:
                 break  # pyenv's own folders are a git clone of pyenv, not a checkout
@@ -279,8 +282,9 @@ def find_interpreter(
     ``prefer_exact=False`` skips the search when the running interpreter is newer and can use
     ``feature_version`` (faster to start, slightly less exact: feature_version is best effort).
     ``cache_dir``: where probes are remembered (see :func:`probe`); None asks every time.
+    ``env``: the variables the search reads (None: the job's, :func:`search_env`).
     """
-    env = os.environ if env is None else env
+    env = search_env() if env is None else env
     if version[0] != 3:
         raise BadInput(f"Python {version[0]}.{version[1]} is not supported: vimesync parses Python 3")
     x, y = version

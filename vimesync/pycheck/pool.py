@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync.errors import BadInput
+from vimesync.procrun import Command, end, start
 from vimesync.pycheck.interp import Interpreter, child_env
 
 WORKER = Path(__file__).with_name("_worker.py")
@@ -40,7 +41,7 @@ MAX_INFLIGHT_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
-class Job:
+class ParseJob:
     ident: int
     data: bytes | None = None  # the source, or
     file: str | Path | None = None  # a file the worker reads itself
@@ -52,12 +53,15 @@ class Job:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ParseOutcome:
     ok: bool
     line: int | None = None
     column: int | None = None
     message: str = ""
     cacheable: bool = True  # False for crashes and timeouts: they say nothing lasting about the content
+
+
+OnResult = Callable[[int, ParseOutcome], None]  # a job's ident and its outcome
 
 
 def default_mem_limit(jobs: int) -> int:
@@ -91,15 +95,12 @@ def _describe_exit(code: int | None) -> str:
 
 class _Worker:
     def __init__(self, argv: list[str]) -> None:
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            close_fds=True,
-            env=child_env(),  # no GITHUB_TOKEN & co. in a process that reads PR code
-        )
+        # Started and ended by the process runner (its own group: Ctrl-C and SIGTERM end it
+        # through run()'s handler), kept here: the pool's poll loop is the conversation. Our
+        # folder as its own (a file job may name a relative path), and no GITHUB_TOKEN & co. in
+        # a process that reads PR code.
+        command = Command(argv, Path(os.getcwd()), child_env())
+        self.proc = start(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.wfd = self.proc.stdin.fileno()
         self.rfd = self.proc.stdout.fileno()
@@ -108,7 +109,7 @@ class _Worker:
         os.set_blocking(self.rfd, False)
         os.set_blocking(self.efd, False)
         self.out: deque[memoryview] = deque()
-        self.inflight: deque[Job] = deque()
+        self.inflight: deque[ParseJob] = deque()
         self.inflight_bytes = 0
         self.rbuf = bytearray()
         self.err = b""
@@ -126,7 +127,7 @@ class _Worker:
         self.allowed = timeout + self.inflight[0].nbytes / (1 << 20) * SECONDS_PER_MIB
         self.deadline = time.monotonic() + self.allowed
 
-    def send(self, job: Job, timeout: float) -> None:
+    def send(self, job: ParseJob, timeout: float) -> None:
         if job.data is not None:
             kind, payload = b"D", job.data
         else:
@@ -151,7 +152,7 @@ class _Worker:
                 return
             self.out.popleft()
 
-    def frames(self) -> Iterator[tuple[int, Outcome]]:
+    def frames(self) -> Iterator[tuple[int, ParseOutcome]]:
         """Complete responses in the read buffer."""
         while len(self.rbuf) >= RESPONSE.size:
             ident, status, line, col, n = RESPONSE.unpack_from(self.rbuf)
@@ -159,7 +160,7 @@ class _Worker:
                 return
             msg = bytes(self.rbuf[RESPONSE.size : RESPONSE.size + n]).decode("utf-8", "replace")
             del self.rbuf[: RESPONSE.size + n]
-            yield ident, Outcome(status == 0, None if line < 0 else line, None if col < 0 else col, msg)
+            yield ident, ParseOutcome(status == 0, None if line < 0 else line, None if col < 0 else col, msg)
 
     def drain_stderr(self) -> None:
         if self.efd is None:
@@ -173,12 +174,7 @@ class _Worker:
         self.err = (self.err + chunk)[-4096:]  # keep the tail for a start-up failure message
 
     def kill(self) -> int | None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        try:
-            code = self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
-            code = None
+        code = end(self.proc, wait=10)
         for _ in range(16):  # what it said before dying, for a start-up failure message
             if self.efd is None:
                 break
@@ -224,12 +220,12 @@ class ParsePool:
         except OSError as exc:
             raise BadInput(f"cannot start the parse worker {self.interpreter.executable}: {exc}") from exc
 
-    def run(self, jobs: Iterable[Job], total: int, on_result: Callable[[int, Outcome], None]) -> None:
+    def run(self, jobs: Iterable[ParseJob], total: int, on_result: OnResult) -> None:
         """Parse ``total`` jobs (pulled lazily from ``jobs``); ``on_result(ident, outcome)`` once per job."""
         if total <= 0:
             return
         source = iter(jobs)
-        requeued: deque[Job] = deque()
+        requeued: deque[ParseJob] = deque()
         workers = [self._spawn() for _ in range(min(self.jobs, total))]
         remaining = total
         exhausted = False
@@ -252,9 +248,7 @@ class ParsePool:
         for w in workers:
             self._stop(w)
 
-    def _step(
-        self, workers: list[_Worker], requeued: deque[Job], on_result: Callable[[int, Outcome], None]
-    ) -> int:
+    def _step(self, workers: list[_Worker], requeued: deque[ParseJob], on_result: OnResult) -> int:
         """One poll round; returns how many jobs got their outcome."""
         now = time.monotonic()
         deadlines = [w.deadline for w in workers if w.deadline is not None]
@@ -320,8 +314,8 @@ class ParsePool:
         self,
         workers: list[_Worker],
         w: _Worker,
-        requeued: deque[Job],
-        on_result: Callable[[int, Outcome], None],
+        requeued: deque[ParseJob],
+        on_result: OnResult,
         *,
         timed_out: bool,
     ) -> int:
@@ -344,7 +338,7 @@ class ParsePool:
                 msg = f"timed out after {w.allowed:.3g} s (parser killed)"
             else:
                 msg = f"parser crashed ({_describe_exit(code)})"
-            on_result(head.ident, Outcome(False, message=msg, cacheable=False))
+            on_result(head.ident, ParseOutcome(False, message=msg, cacheable=False))
             blamed = 1
         requeued.extendleft(reversed(w.inflight))
         self.restarts += 1

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.errors import ConfigError
+from vimesync.settings import installed
 
 _MARKERS = (".git", "vimesync.toml")  # what makes a folder a repository root
 _REFUSED = ("/proc", "/dev", "/sys")  # pseudo-files: sizes lie, reads may block or leak
@@ -61,7 +62,7 @@ def find_root(path: Path | str, root: Path | str | None = None) -> Path:
         r = lexical(root)
         if p != r and p.is_relative_to(r):
             best = r
-    home = os.environ.get("HOME")
+    home = installed().home  # the job's HOME, from the settings snapshot the CLI installed
     stop = lexical(home) if home and p.is_relative_to(lexical(home)) and lexical(home) != p else None
     for anc in p.parents:
         if stop is not None and not (anc != stop and anc.is_relative_to(stop)):

@@ -6,7 +6,8 @@ nothing of the package: pip is this interpreter's (``sys.executable -m pip``, ne
 ``PATH``), asked for a wheel only (``--only-binary=:all:``: an sdist would make pip build its
 metadata, i.e. run the package's code), with ``--no-deps``, a requirement that is a name,
 ``==`` and an exact version (validated twice: in the config and here), in a scratch folder as
-its working directory, within a time and a size budget. Where pip looks (an index, a mirror, a
+its working directory, within a time and a size budget (the process runner's deadline, and a
+watch on the scratch folder's size: :mod:`vimesync.procrun`). Where pip looks (an index, a mirror, a
 ``--find-links`` folder) is the job's choice, made with pip's own environment
 (``PIP_INDEX_URL``, ``PIP_NO_INDEX``, ``PIP_FIND_LINKS``), never the pin's.
 """
@@ -15,19 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from vimesync.config import cache_root, pypi_requirement
+from vimesync.config import pypi_requirement
 from vimesync.errors import BadInput
+from vimesync.procrun import Bounds, Command, child_env, last_line, run
 from vimesync.safefs import excerpt, remove_tree
 
 MAX_DOWNLOAD_BYTES = 4 << 30  # what pip may write before it is stopped (vLLM wheels are ~0.5 GiB)
-DEFAULT_TIMEOUT = 900.0  # seconds; VIMESYNC_PIP_TIMEOUT overrides
-_POLL = 0.2
 _CHUNK = 1 << 20
 
 
@@ -53,19 +50,20 @@ def verify_archive(path: Path, sha256: str, *, pin: str) -> None:
         )
 
 
-def archive_cache(env: dict[str, str] | None = None) -> Path:
-    """Where fetched archives live: ``<vimesync cache>/archives/<sha256>/<file name>``."""
-    return cache_root(env) / "archives"
+def archives(cache_dir: Path | None) -> Path:
+    """Where fetched archives live: ``<vimesync cache>/archives/<sha256>/<file name>``; BadInput
+    when the job keeps no cache folder (a fetched wheel must be kept to be checked and reused)."""
+    if cache_dir is None:
+        raise BadInput("a pypi: pin needs vimesync's cache folder", hint="set VIMESYNC_CACHE_DIR or HOME")
+    return cache_dir / "archives"
 
 
-def fetch_package(
-    requirement: str, sha256: str | None, *, pin: str, cache: Path | None = None, timeout: float | None = None
-) -> Path:
+def fetch_package(requirement: str, sha256: str | None, *, pin: str, cache: Path, timeout: float) -> Path:
     """The wheel ``requirement`` names, from the cache or fetched with pip, verified against
     ``sha256``. Without a digest the file is fetched but not used: BadInput says the digest to
     write (after checking it), so a pin never trusts whatever the index serves today."""
     req = pypi_requirement(requirement, where=pin, key="source")
-    folder = cache or archive_cache()
+    folder = cache
     if sha256 is not None:
         cached = _cached(folder / sha256.lower())
         if cached is not None:
@@ -91,14 +89,12 @@ def fetch_package(
         remove_tree(scratch)
 
 
-def fetch_new_package(
-    requirement: str, *, pin: str, cache: Path | None = None, timeout: float | None = None
-) -> tuple[Path, str]:
+def fetch_new_package(requirement: str, *, pin: str, cache: Path, timeout: float) -> tuple[Path, str]:
     """The wheel ``requirement`` names, fetched with pip (as :func:`fetch_package`) and kept in
     the cache under its digest, and that digest: what ``pin bump --to pypi:NAME==VER`` records.
     The maintainer who moves the pin vouches for the wheel; every later use checks the digest."""
     req = pypi_requirement(requirement, where=pin, key="--to")
-    folder = cache or archive_cache()
+    folder = cache
     folder.mkdir(parents=True, exist_ok=True)
     scratch = Path(_mkdtemp(folder))
     try:
@@ -148,14 +144,7 @@ def _cached(folder: Path) -> Path | None:
     return path if path is not None and path.is_file() and not path.is_symlink() else None
 
 
-def _timeout() -> float:
-    try:
-        return float(os.environ.get("VIMESYNC_PIP_TIMEOUT", DEFAULT_TIMEOUT))
-    except ValueError:
-        return DEFAULT_TIMEOUT
-
-
-def _download(req: str, scratch: Path, *, pin: str, timeout: float | None) -> Path:
+def _download(req: str, scratch: Path, *, pin: str, timeout: float) -> Path:
     """Run pip in ``scratch`` (its cwd) into ``scratch/out``; the one wheel it wrote."""
     out = scratch / "out"
     out.mkdir()
@@ -176,20 +165,19 @@ def _download(req: str, scratch: Path, *, pin: str, timeout: float | None) -> Pa
         "--",
         req,
     ]
-    log = scratch / "pip.log"
     tmp = scratch / "tmp"  # pip's temporary files count against the size budget too
     tmp.mkdir()
-    env = {**os.environ, "TMPDIR": str(tmp)}
-    budget = timeout if timeout is not None else _timeout()
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen(
-            cmd, cwd=scratch, env=env, stdin=subprocess.DEVNULL, stdout=fh, stderr=fh, start_new_session=True
-        )
-        why = _watch(proc, scratch, budget)
-    if why is not None:
+    # The job's own program, configured by the job: its whole environment (a private index's
+    # keyring plugin reads names like *_TOKEN), pip's temporary folder in our scratch folder.
+    command = Command(cmd, scratch, child_env(secrets=True, extra={"TMPDIR": str(tmp)}))
+    bounds = Bounds(timeout=timeout, watch=lambda: _over_size(scratch))
+    done = run(command, bounds, log=scratch / "pip.log")
+    if done.stop is not None:
+        why = done.stop.reason + (" (VIMESYNC_PIP_TIMEOUT)" if done.stop.kind == "deadline" else "")
         raise BadInput(f"{pin}: pip download pypi:{req} stopped: {why}")
-    if proc.returncode != 0:
-        raise BadInput(f"{pin}: pip download pypi:{req} failed (exit {proc.returncode}): {_last_line(log)}")
+    if done.code != 0:
+        why = excerpt(last_line(done.output), 160)
+        raise BadInput(f"{pin}: pip download pypi:{req} failed (exit {done.code}): {why}")
     files = sorted(os.listdir(out))
     wheels = [n for n in files if n.endswith(".whl")]
     if len(files) != 1 or len(wheels) != 1:
@@ -201,24 +189,9 @@ def _download(req: str, scratch: Path, *, pin: str, timeout: float | None) -> Pa
     return wheel
 
 
-def _watch(proc: subprocess.Popen[bytes], out: Path, budget: float) -> str | None:
-    """Wait for pip; stop it (its whole process group) past the time or size budget."""
-    deadline = time.monotonic() + budget
-    while proc.poll() is None:
-        why = None
-        if time.monotonic() > deadline:
-            why = f"took more than {budget:g} s (VIMESYNC_PIP_TIMEOUT)"
-        elif _size(out) > MAX_DOWNLOAD_BYTES:
-            why = f"wrote more than {MAX_DOWNLOAD_BYTES >> 30} GiB"
-        if why is not None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                proc.kill()
-            proc.wait()
-            return why
-        time.sleep(_POLL)
-    return None
+def _over_size(scratch: Path) -> str | None:
+    """pip's scratch folder (its downloads, temporary files and log) past the size budget."""
+    return f"wrote more than {MAX_DOWNLOAD_BYTES >> 30} GiB" if _size(scratch) > MAX_DOWNLOAD_BYTES else None
 
 
 def _size(folder: Path) -> int:
@@ -230,11 +203,3 @@ def _size(folder: Path) -> int:
             except OSError:
                 pass
     return total
-
-
-def _last_line(log: Path) -> str:
-    try:
-        lines = [ln for ln in log.read_bytes()[-4096:].decode("utf-8", "replace").splitlines() if ln.strip()]
-    except OSError:
-        return "no output"
-    return excerpt(lines[-1], 160) if lines else "no output"

@@ -1,8 +1,8 @@
-"""What a tool run leaves behind when it leaves its process group: a hook or test that calls
+"""What a run leaves behind when it leaves its process group: a hook or test that calls
 ``setsid()`` (or double-forks into a new session) is out of reach of ``killpg`` and would keep
-running after ``vimesync`` exits.
+running after ``vimesync`` exits (``Bounds(orphans=True)``: trusted tool runs).
 
-On Linux our process is a child subreaper while a tool runs (``prctl(PR_SET_CHILD_SUBREAPER)``):
+On Linux our process is a child subreaper while such a run goes on (``prctl(PR_SET_CHILD_SUBREAPER)``):
 an orphaned descendant is reparented to us, not to init, so after the run (its normal end, a
 timeout, Ctrl-C, SIGTERM) every process below us that was not our child before the run is found
 (``/proc/*/stat``: ppid chains) and ended: SIGTERM, a short grace, then SIGKILL, and reaped

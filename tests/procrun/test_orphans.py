@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from vimesync.sop.orphans import PR_GET_CHILD_SUBREAPER, end_descendants, orphans_ended
+from vimesync.procrun.orphans import PR_GET_CHILD_SUBREAPER, end_descendants, orphans_ended
 from vimesync.sop.toolrun import run_tool
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux subreaper")
