@@ -17,8 +17,8 @@ from vimesync.app.context import SyncRequest, load, resolve
 from vimesync.app.report import at_head, audit_in_checkout
 from vimesync.app.result import Kind, document
 from vimesync.audit.compare import default_sync_name, load_excluded_globs, reviews_for, run_audit
-from vimesync.audit.ledger import Review, ledger_relpath, read_ledger, record, write_ledger
-from vimesync.audit.model import AuditResult
+from vimesync.audit.ledger import ledger_relpath, read_ledger, record, write_ledger
+from vimesync.audit.model import AuditResult, Review
 from vimesync.audit.verify import load_verify
 from vimesync.config import parse_map
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK

@@ -17,7 +17,7 @@ from vimesync.app.context import SyncRequest, load, resolve
 from vimesync.app.result import Kind, document
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.sop.gates import Gate
-from vimesync.sop.promotions import Promotion
+from vimesync.sop.records import Promotion
 
 PROMOTE_GATES = ("ci", "tests", "images")
 

@@ -11,7 +11,7 @@ import tomlkit
 from vimesync import git, tomledit
 from vimesync.carry import gitops
 from vimesync.errors import ConfigError
-from vimesync.safefs import MAX_CONFIG_BYTES
+from vimesync.safefs import MAX_CONFIG_BYTES, scratch_dir
 
 if TYPE_CHECKING:
     from vimesync.carry.state import State
@@ -55,7 +55,7 @@ def bump_synced(downstream: Path, state: State, ref: str, who: dict[str, str]) -
         .strip()
     )
     mode = entries[0].mode if entries else 0o100644
-    with _scratch() as tmp:
+    with scratch_dir("vimesync-pin-") as tmp:
         index = gitops.Index(downstream, Path(tmp), state.last)
         from vimesync.carry.memtree import Entry
 
@@ -66,12 +66,6 @@ def bump_synced(downstream: Path, state: State, ref: str, who: dict[str, str]) -
     gitops.move_branch(downstream, ref, commit, state.last)
     state.last = commit
     return commit
-
-
-def _scratch():  # type: ignore[no-untyped-def]
-    from vimesync.safefs import scratch_dir
-
-    return scratch_dir("vimesync-pin-")
 
 
 EMPTY_REASONS = (

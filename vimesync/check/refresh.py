@@ -32,10 +32,10 @@ from vimesync.check.rediff import (
     splice,
 )
 from vimesync.errors import PatchError
+from vimesync.git import blob_oid
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import FilePatch, PatchFile, PatchResult
 from vimesync.patches.tree import MODE_DIR, ScratchTree
-from vimesync.pycheck.scan import blob_oid
 
 Action = Literal["keep", "rewrite", "drop", "conflict"]
 State = Mapping[str, "tuple[bytes, int] | None"]  # path -> (bytes, mode) in a tree, None: missing
