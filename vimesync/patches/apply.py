@@ -225,12 +225,16 @@ class Image:
                         return c
         if near == reach:
             return -1
-        # Farther away: find the exact lines with bytes.find over line codes (C speed, so a
-        # hostile file of repeated lines costs what it costs git), merging both directions in
-        # git's order: nearest first, forward before backward at equal distance.
-        self.spend(nr // 16 + 1)  # the index scans below read the whole file, at C speed
+        return self._find_far(pre, start, near, last, exact, simple)
+
+    def _find_far(self, pre: list[bytes], start: int, near: int, last: int, exact: int, simple: bool) -> int:
+        """:meth:`find` beyond ``near`` lines of ``start``: the exact lines (``pre[:exact]``) found
+        with bytes.find over line codes (C speed, so a hostile file of repeated lines costs what it
+        costs git), merging both directions in git's order: nearest first, forward before backward
+        at equal distance."""
+        self.spend(len(self.lines) // 16 + 1)  # the index scans below read the whole file, at C speed
         if self._codes is None:
-            self._codes = _LineCodes(lines)
+            self._codes = _LineCodes(self.lines)
         needle = self._codes.needle(pre[:exact])
         if needle is None:
             return -1
