@@ -293,7 +293,6 @@ LONG_NOT_YET = {
     "vimesync.audit.compare",
     "vimesync.cli.app",
     "vimesync.cli.options",
-    "vimesync.report.markdown",
     "vimesync.report.model",
     "vimesync.sop.results",
 }

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from tests.builders import samples
 from tests.builders.gitrepo import Repo
-from vimesync.report.markdown import render_engine, render_markdown
+from vimesync.report.enginemd import render_engine
+from vimesync.report.markdown import render_markdown
 from vimesync.report.model import build_engine, build_report
 from vimesync.report.seriesdiff import mark_series, series_names
 
