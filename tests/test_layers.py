@@ -267,8 +267,6 @@ MAX_LINES = 400
 LONG_NOT_YET = {
     "vimesync.cli.app",
     "vimesync.cli.options",
-    "vimesync.patches.apply",
-    "vimesync.report.markdown",
 }
 
 

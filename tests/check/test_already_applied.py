@@ -14,7 +14,8 @@ from vimesync import git
 from vimesync.check.model import check_to_dict
 from vimesync.check.run import run_check
 from vimesync.report.build import ReportParts, build_report
-from vimesync.report.markdown import render_engine, render_validation
+from vimesync.report.enginemd import render_engine
+from vimesync.report.validationmd import render_validation
 
 CORE = ENGINE["eng/core.py"]
 

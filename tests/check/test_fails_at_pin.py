@@ -12,7 +12,7 @@ import pytest
 from tests.builders.stack import Stack
 from vimesync.check.run import run_check
 from vimesync.cli.app import main
-from vimesync.report.markdown import render_validation
+from vimesync.report.validationmd import render_validation
 
 BROKEN = "def f(:\n    pass\n"  # no grammar parses it
 

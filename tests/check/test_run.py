@@ -22,7 +22,7 @@ from vimesync.check.model import check_to_dict
 from vimesync.check.run import changed_files, export_tree, run_check, source_provider
 from vimesync.errors import BadInput, GitError, PatchError
 from vimesync.patches.tree import MODE_FILE, MODE_LINK
-from vimesync.report.markdown import render_validation
+from vimesync.report.validationmd import render_validation
 from vimesync.sources import open_source
 from vimesync.sources.directory import DirectorySource
 

@@ -12,7 +12,7 @@ import pytest
 from tests.builders.stack import Stack
 from vimesync.check.run import run_check
 from vimesync.cli.app import main
-from vimesync.report.markdown import render_validation
+from vimesync.report.validationmd import render_validation
 
 # except* is 3.11 grammar: the 3.10 target (requires-python >= 3.10) refuses it.
 GROUPS = "try:\n    pass\nexcept* ValueError:\n    pass\n"

@@ -16,7 +16,7 @@ from vimesync.ci.evidence import read_evidence
 from vimesync.ci.verdict import evidence_to_dict
 from vimesync.errors import BadInput, GitHubError
 from vimesync.github import ClientLimits, GitHubClient, WaitBudget
-from vimesync.report.markdown import render_ci
+from vimesync.report.evidencemd import render_ci
 from vimesync.settings import GitHubSettings
 
 

@@ -13,7 +13,7 @@ import pytest
 from tests.builders.cli import run
 from tests.builders.gitapply import git_apply
 from tests.builders.stack import ENGINE, Stack
-from vimesync.lint.describe import describe
+from vimesync.lint.describe import HeaderFields, describe
 from vimesync.patches.diffparse import parse_patch
 from vimesync.report.build import _purpose
 
@@ -86,14 +86,13 @@ def test_an_existing_header_keeps_its_other_fields_and_text(stack: Stack) -> Non
     diff = patch.read_bytes()
     header = b"Author: Ann\nDescription: old\n old more\nOrigin: vendor\nBug: https://x/1\n"
     header += b"\nFree text stays.\n---\n"
-    new = describe(
-        header + diff, name="p", strip=1, description="new one", refs=["https://github.com/o/r/pull/3"]
-    )
+    fields = HeaderFields("new one", refs=("https://github.com/o/r/pull/3",))
+    new = describe(header + diff, name="p", strip=1, fields=fields)
     assert new == (
         b"Author: Ann\nDescription: new one\nOrigin: upstream, https://github.com/o/r/pull/3\nBug: https://x/1\n"
         b"\nFree text stays.\n---\n" + diff
     )
-    assert describe(header + diff, name="p", strip=1, description="d") == (
+    assert describe(header + diff, name="p", strip=1, fields=HeaderFields("d")) == (
         b"Author: Ann\nDescription: d\nOrigin: vendor\nBug: https://x/1\n\nFree text stays.\n---\n" + diff
     )
 
@@ -106,14 +105,14 @@ def test_crlf_patches_get_crlf_header_lines(tmp_path: Path) -> None:
         parse_patch(data, name="p", strip=1)
     except Exception:
         pytest.skip("a fully CRLF patch does not parse")
-    new = describe(data, name="p", strip=1, description="d")
+    new = describe(data, name="p", strip=1, fields=HeaderFields("d"))
     assert new == b"Description: d\r\n\r\n" + data
 
 
 def test_a_description_line_that_looks_like_a_diff_stays_in_the_header(stack: Stack, tmp_path: Path) -> None:
     patch = stack.dir / "0001-a.patch"
     text = "d\ndiff --git a/eng/x.py b/eng/x.py\n--- a/eng/x.py\n+++ b/eng/x.py\n@@ -1 +1 @@"
-    new = describe(patch.read_bytes(), name="p", strip=1, description=text)
+    new = describe(patch.read_bytes(), name="p", strip=1, fields=HeaderFields(text))
     patch.write_bytes(new)
     _tree_after(tmp_path, patch, "t")  # git apply still applies exactly the one file
     assert len(parse_patch(new, name="p", strip=1).files) == 1

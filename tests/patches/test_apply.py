@@ -7,15 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.builders.trees import hunk, modify
-from vimesync.patches.apply import (
-    NOT_TRIED,
-    SEARCH_BUDGET,
-    Image,
-    apply_content,
-    apply_file,
-    git_line_hash,
-    split_lines,
-)
+from vimesync.patches.apply import NOT_TRIED, apply_content, apply_file
+from vimesync.patches.image import SEARCH_BUDGET, Image, git_line_hash, split_lines
 from vimesync.patches.model import FilePatch, Hunk
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import random
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -33,9 +34,11 @@ from vimesync import git
 from vimesync.check.run import changed_files, export_tree, source_provider
 from vimesync.errors import PatchError
 from vimesync.patches.diffparse import parse_patch
+from vimesync.patches.model import PatchFile
 from vimesync.patches.tree import ScratchTree
 from vimesync.sources.directory import DirectorySource
 from vimesync.sources.gitsource import GitSource
+from vimesync.sources.model import Source
 
 PATHS = ["a", "a/b", "a/b/c", "d", "d/e", "d/f"]
 EXTRA = ["a/z", "a/b/z", "d/z"]  # untouched by the patches: only ever in the starting tree
@@ -96,7 +99,6 @@ def disagreements(
     patches = [git_diff(a, b, extra=extra) for a, b in zip(trees, trees[1:], strict=False) if a != b]
     if order:
         patches = [_shuffled(p, order) for p in patches]
-    problems: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         ref, full, lazy, src = (Path(tmp, n) for n in ("ref", "full", "lazy", "src"))
         for d in (ref, full, lazy, src):
@@ -108,58 +110,89 @@ def disagreements(
             git.run(src, ["add", "-A"])
             git.run(src, ["commit", "-q", "--allow-empty", "-m", "start"], env=IDENTITY)
         with GitSource(src, None) if git_source else DirectorySource(src) as source:
-            provider = source_provider(source)
-            trees_ = {"full": ScratchTree(full), "lazy": ScratchTree(lazy, provider)}
-            touched: dict[str, set[str]] = {"lazy": set()}
-            alive = {"full": True, "lazy": True}
-            for i, data in enumerate(patches):
-                path = Path(tmp, f"{i}.patch")
-                path.write_bytes(data)
-                before = snapshot(ref)
-                ok, err = git_apply(ref, path, 1)
-                half = not ok and snapshot(ref) != before  # git wrote part of the patch, then failed
-                gitlink = ok and "unable to rmdir" in err  # a folder taken for a submodule
-                parsed = parse_patch(data, name=path.name, strip=1)
-                for mode, tree in trees_.items():
-                    if not alive[mode]:
-                        continue
-                    try:
-                        result = tree.apply(parsed)
-                        mine_ok, why = result.ok, str(result.failures)
-                        if mode == "lazy":
-                            touched["lazy"].update(result.touched)
-                    except PatchError as exc:
-                        mine_ok, why = False, f"refused: {exc}"
-                    except Exception as exc:  # an internal error is a disagreement, not a crash
-                        problems.append(f"patch {i} {mode}: internal error {exc!r}")
-                        alive[mode] = False
-                        continue
-                    if gitlink and not mine_ok and "submodule (gitlink)" in why:
-                        alive[mode] = False  # the second deliberate difference
-                        continue
-                    if mine_ok != ok:
-                        problems.append(f"patch {i} {mode}: ok={mine_ok} ({why}), git ok={ok}: {err.strip()}")
-                        alive[mode] = False
-                        continue
-                    if mode == "full":
-                        got, want = snapshot(full), before if half else snapshot(ref)
-                    else:
-                        out = Path(tmp, f"export-{i}")
-                        out.mkdir()
-                        try:
-                            export_tree(source, changed_files(lazy, touched["lazy"], provider), out)
-                        except Exception as exc:
-                            problems.append(f"patch {i} lazy: export error {exc!r}")
-                            alive[mode] = False
-                            continue
-                        got = _source_tree(out)
-                        want = {k: v for k, v in (before if half else snapshot(ref)).items() if v[0] != "d"}
-                    if got != want:
-                        problems.append(f"patch {i} {mode}: trees differ: mine {got} git {want}")
-                        alive[mode] = False
-                if half or gitlink:
-                    break  # the deliberate difference: git's half-written tree is nobody's intent
-    return problems
+            return _Comparison(Path(tmp), source).run(patches)
+
+
+@dataclass(frozen=True)
+class _GitApplied:
+    """``git apply`` of one patch to the reference tree."""
+
+    ok: bool
+    err: str
+    half: bool  # git wrote part of the patch, then failed
+    gitlink: bool  # a folder taken for a submodule
+    tree: dict[str, tuple[str, bytes]]  # what the applier must leave: git's, or the tree before a half write
+
+
+class _Comparison:
+    """One stack applied by git (``ref``) and by the applier in both modes (``full``: a folder
+    holding the whole tree; ``lazy``: the source read on demand), patch by patch."""
+
+    def __init__(self, tmp: Path, source: Source) -> None:
+        self.tmp, self.source = tmp, source
+        self.provider = source_provider(source)
+        self.trees = {"full": ScratchTree(tmp / "full"), "lazy": ScratchTree(tmp / "lazy", self.provider)}
+        self.touched: set[str] = set()  # what the lazy mode wrote so far
+        self.problems: list[str] = []
+
+    def run(self, patches: list[bytes]) -> list[str]:
+        alive = {"full": True, "lazy": True}
+        for i, data in enumerate(patches):
+            path = self.tmp / f"{i}.patch"
+            path.write_bytes(data)
+            applied = self._git_apply(path)
+            parsed = parse_patch(data, name=path.name, strip=1)
+            for mode in self.trees:
+                if alive[mode]:
+                    alive[mode] = self._agrees(i, mode, parsed, applied)
+            if applied.half or applied.gitlink:
+                break  # the deliberate difference: git's half-written tree is nobody's intent
+        return self.problems
+
+    def _git_apply(self, path: Path) -> _GitApplied:
+        ref = self.tmp / "ref"
+        before = snapshot(ref)
+        ok, err = git_apply(ref, path, 1)
+        half = not ok and snapshot(ref) != before
+        gitlink = ok and "unable to rmdir" in err
+        return _GitApplied(ok, err, half, gitlink, before if half else snapshot(ref))
+
+    def _agrees(self, i: int, mode: str, parsed: PatchFile, git_: _GitApplied) -> bool:
+        """Apply ``parsed`` in ``mode`` and compare with git; False (a problem noted, unless it is
+        a deliberate difference) when the mode stops being comparable."""
+        try:
+            result = self.trees[mode].apply(parsed)
+            mine_ok, why = result.ok, str(result.failures)
+            if mode == "lazy":
+                self.touched.update(result.touched)
+        except PatchError as exc:
+            mine_ok, why = False, f"refused: {exc}"
+        except Exception as exc:  # an internal error is a disagreement, not a crash
+            self.problems.append(f"patch {i} {mode}: internal error {exc!r}")
+            return False
+        if git_.gitlink and not mine_ok and "submodule (gitlink)" in why:
+            return False  # the second deliberate difference
+        if mine_ok != git_.ok:
+            self.problems.append(
+                f"patch {i} {mode}: ok={mine_ok} ({why}), git ok={git_.ok}: {git_.err.strip()}"
+            )
+            return False
+        if mode == "full":
+            got, want = snapshot(self.tmp / "full"), git_.tree
+        else:
+            out = self.tmp / f"export-{i}"
+            out.mkdir()
+            try:
+                export_tree(self.source, changed_files(self.tmp / "lazy", self.touched, self.provider), out)
+            except Exception as exc:
+                self.problems.append(f"patch {i} lazy: export error {exc!r}")
+                return False
+            got = _source_tree(out)
+            want = {k: v for k, v in git_.tree.items() if v[0] != "d"}
+        if got != want:
+            self.problems.append(f"patch {i} {mode}: trees differ: mine {got} git {want}")
+            return False
+        return True
 
 
 @st.composite

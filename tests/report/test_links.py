@@ -4,7 +4,7 @@ import pytest
 
 from vimesync.patches.model import Dep3
 from vimesync.report.links import Ref, dep3_refs, find_refs, github_repo_of
-from vimesync.report.markdown import escape, link
+from vimesync.report.mdtext import escape, link
 
 
 @pytest.mark.parametrize(
@@ -71,7 +71,8 @@ def test_github_repo_of(url: str, repo: str | None) -> None:
 def test_many_references_are_found_in_linear_time_and_rendered_capped() -> None:
     """20,000 URLs and 20,000 ``owner/repo#N`` in one Origin: each match was checked against every
     earlier one (about a minute); now one pass. The Markdown cell shows the first MAX_REFS."""
-    from vimesync.report.markdown import MAX_REFS, _purpose_cell
+    from vimesync.report.enginemd import _purpose_cell
+    from vimesync.report.mdtext import MAX_REFS
 
     urls = " ".join(f"https://example.org/p/{i}" for i in range(20_000))
     shorts = " ".join(f"o/r#{i}" for i in range(20_000))

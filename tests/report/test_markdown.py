@@ -12,7 +12,7 @@ from tests.builders import samples
 from vimesync.patches.model import PatchResult
 from vimesync.pycheck.model import ConflictMarker, ParseFailure
 from vimesync.report import ReportParts, build_report, render_json, render_markdown
-from vimesync.report.markdown import MAX_LIST, _capped, cell, code, escape
+from vimesync.report.mdtext import MAX_LIST, _capped, cell, code, escape
 from vimesync.report.publish import END
 from vimesync.upstream.model import WalkResult
 
@@ -219,7 +219,7 @@ HOSTILE = "x | y\n`tick` <!-- c --> <script>alert(1)</script> <details> \x1b[31m
 def _hostile_engine() -> str:
     """The engine section of a report whose pins, names and headers hold hostile text."""
     from vimesync.report.build import build_engine
-    from vimesync.report.markdown import render_engine
+    from vimesync.report.enginemd import render_engine
 
     dep3 = replace(
         samples.patches()[0].dep3,
@@ -260,7 +260,7 @@ def test_pin_rev_and_header_values_are_escaped() -> None:
 
 def test_only_http_urls_become_links() -> None:
     from vimesync.report.links import Ref
-    from vimesync.report.markdown import link, safe_url
+    from vimesync.report.mdtext import link, safe_url
 
     assert safe_url("javascript:alert(1)") is None and safe_url("data:text/html,x") is None
     assert safe_url("https://x.org/a b|c") == "https://x.org/a%20b%7Cc"
@@ -280,7 +280,7 @@ def test_titles_with_html_backticks_and_controls_stay_inert() -> None:
 def test_lone_surrogates_are_shown_escaped_and_encodable() -> None:
     """A non-UTF-8 file name (surrogate-escaped) or a ``\\ud800`` title: escaped in every Markdown
     form, so the report encodes as UTF-8."""
-    from vimesync.report.markdown import safe_url
+    from vimesync.report.mdtext import safe_url
     from vimesync.text import utf8_safe, visible
 
     assert visible("a\udcffb\ud800") == "a\\udcffb\\ud800"
@@ -293,7 +293,7 @@ def test_lone_surrogates_are_shown_escaped_and_encodable() -> None:
 
 def test_a_blank_context_line_is_named_not_an_empty_code_span() -> None:
     from vimesync.patches.model import HunkFailure
-    from vimesync.report.markdown import render_validation
+    from vimesync.report.validationmd import render_validation
 
     failing = samples.failing_check()
     blank = HunkFailure(

@@ -9,7 +9,8 @@ from pathlib import Path
 from tests.builders import samples
 from tests.builders.gitrepo import Repo
 from vimesync.report.build import ReportParts, build_engine, build_report
-from vimesync.report.markdown import render_engine, render_markdown
+from vimesync.report.enginemd import render_engine
+from vimesync.report.markdown import render_markdown
 from vimesync.report.seriesdiff import mark_series, series_names
 
 

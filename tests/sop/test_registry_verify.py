@@ -178,39 +178,49 @@ class _Hostile(BaseHTTPRequestHandler):
     def _answer(self) -> None:
         mode = type(self).mode
         if mode == "header-trickle":  # a byte of the status line at a time: no read times out
-            for byte in b"HTTP/1.1 200 OK\r\nDocker-Content-Digest: sha256:":
-                self.wfile.write(bytes([byte]))
-                self.wfile.flush()
-                time.sleep(0.05)
-            return
-        if mode in ("bomb", "big-index"):  # hashing to its digest, but too deep / too many entries
+            self._trickle_status_line()
+        elif mode in ("bomb", "big-index"):  # hashing to its digest, but too deep / too many entries
             body, digest = (BOMB, BOMB_DIGEST) if mode == "bomb" else (BIG_INDEX.encode(), BIG_INDEX_DIGEST)
-            self.send_response(200)
-            self.send_header("Docker-Content-Digest", digest)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if self.command == "GET":
-                self.wfile.write(body)
-            return
-        if mode == "challenge":  # a token service elsewhere: never asked, the token never sent there
-            if self.path.startswith("/token"):
-                type(self).token_asked.append(self.headers.get("Authorization", ""))
-            self.send_response(401)
-            port = self.server.server_address[1]
-            self.send_header("WWW-Authenticate", f'Bearer realm="http://127.0.0.1:{port}/token",service="x"')
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        if mode == "redirect-loop":
-            self.send_response(302)
-            self.send_header("Location", self.path)
-            self.end_headers()
-            return
-        if mode == "redirect":
-            self.send_response(307)
-            self.send_header("Location", "http://localhost:1/v2/elsewhere")
-            self.end_headers()
-            return
+            self._whole(body, digest)
+        elif mode == "challenge":  # a token service elsewhere: never asked, the token never sent there
+            self._challenge()
+        elif mode == "redirect-loop":
+            self._redirect(302, self.path)
+        elif mode == "redirect":
+            self._redirect(307, "http://localhost:1/v2/elsewhere")
+        else:
+            self._manifest(mode)
+
+    def _trickle_status_line(self) -> None:
+        for byte in b"HTTP/1.1 200 OK\r\nDocker-Content-Digest: sha256:":
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+            time.sleep(0.05)
+
+    def _whole(self, body: bytes, digest: str) -> None:
+        self.send_response(200)
+        self.send_header("Docker-Content-Digest", digest)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command == "GET":
+            self.wfile.write(body)
+
+    def _challenge(self) -> None:
+        if self.path.startswith("/token"):
+            type(self).token_asked.append(self.headers.get("Authorization", ""))
+        self.send_response(401)
+        port = self.server.server_address[1]
+        self.send_header("WWW-Authenticate", f'Bearer realm="http://127.0.0.1:{port}/token",service="x"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _redirect(self, status: int, location: str) -> None:
+        self.send_response(status)
+        self.send_header("Location", location)
+        self.end_headers()
+
+    def _manifest(self, mode: str) -> None:
+        """A small manifest (with a hostile key), its digest and its pace as ``mode`` says."""
         self.send_response(200)
         if mode == "bad-digest":
             self.send_header("Docker-Content-Digest", "sha256:\x1b[2Jnope")

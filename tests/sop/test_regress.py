@@ -12,7 +12,7 @@ import pytest
 
 from tests.builders.gitrepo import Repo
 from vimesync.cli.app import main
-from vimesync.report.markdown import render_evidence
+from vimesync.report.evidencemd import render_evidence
 from vimesync.safefs import tomllib
 from vimesync.sop.regress import RegressRecord, matrix, regress_phrase
 from vimesync.sop.results import load_evidence

@@ -15,8 +15,8 @@ from typing import Any
 from vimesync.app import steps
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
-from vimesync.audit.ledger import Review, ledger_relpath, read_ledger, record, write_ledger
-from vimesync.audit.model import AuditResult
+from vimesync.audit.ledger import ledger_relpath, read_ledger, record, write_ledger
+from vimesync.audit.model import AuditResult, Review
 from vimesync.audit.run import reviews_for
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.outputs.model import Findings

@@ -164,7 +164,7 @@ class DescribeOutcome:
 
 def describe(ws: Workspace, engine: EngineFlags, request: DescribeRequest) -> DescribeOutcome:
     """Add or update the patch's DEP-3 header in place (the diff kept byte for byte)."""
-    from vimesync.lint.describe import FORWARDED_WORDS, normalize_ref
+    from vimesync.lint.describe import FORWARDED_WORDS, HeaderFields, normalize_ref
     from vimesync.lint.describe import describe as rewrite
     from vimesync.patches.series import load_series, read_patch
     from vimesync.safefs import excerpt, write_atomic
@@ -192,17 +192,15 @@ def describe(ws: Workspace, engine: EngineFlags, request: DescribeRequest) -> De
         # a commit of the engine needs no repo to name it (a pin reads it: upstreamed at <sha>)
         applied = normalize_ref(applied, repo=pin.repo, flag="--applied-upstream")
     old = read_patch(entry)
-    new = rewrite(
-        old,
-        name=entry.name,
-        strip=entry.strip,
+    fields = HeaderFields(
         description=r.description,
-        refs=refs,
+        refs=tuple(refs),
         origin_kind=r.origin_kind,
-        bug=bug,
+        bug=tuple(bug),
         forwarded=forwarded,
         applied_upstream=applied,
     )
+    new = rewrite(old, name=entry.name, strip=entry.strip, fields=fields)
     if new != old:
         write_atomic(entry.path, new, what="patch")
     return DescribeOutcome(entry.path, new != old)

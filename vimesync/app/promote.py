@@ -19,7 +19,7 @@ from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput
 from vimesync.settings import RegistrySettings
 from vimesync.sop.gates import Gate
-from vimesync.sop.promotions import Promotion
+from vimesync.sop.records import Promotion
 
 PROMOTE_GATES = ("ci", "tests", "images")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from vimesync import git
 from vimesync.app import syncstate
-from vimesync.app.carry import CarryMode, CarryRequest, CarryResult, CarryStatus, carry
+from vimesync.app.carry import CarryMode, CarryRequest, CarryResult, carry
 from vimesync.app.flags import CiFlags, SyncFlags
 from vimesync.app.result import Kind
 from vimesync.app.syncresult import (
@@ -28,6 +28,7 @@ from vimesync.app.syncresult import (
 from vimesync.app.syncstate import StepRecord, SyncState
 from vimesync.app.syncsteps import CONTINUE, StepOutcome, walk_figure
 from vimesync.app.workspace import Reading, Workspace
+from vimesync.carry.model import CarryStatus
 from vimesync.errors import BadInput
 from vimesync.text import plural
 

@@ -12,7 +12,8 @@ from vimesync.carry.budget import Budget
 from vimesync.carry.changes import Raw, upstream_change, upstream_changes
 from vimesync.carry.memtree import Leaf, Tree
 from vimesync.carry.merge import Change, Merger
-from vimesync.carry.plan import Item, Meta, read_meta
+from vimesync.carry.model import Item
+from vimesync.carry.plan import Meta, read_meta
 from vimesync.upstream.translate import Transform
 
 

@@ -12,7 +12,7 @@ from vimesync import git, tomledit
 from vimesync.carry import gitops
 from vimesync.carry.model import EMPTY, EMPTY_RESOLVED, SKIPPED
 from vimesync.errors import ConfigError
-from vimesync.safefs import MAX_CONFIG_BYTES
+from vimesync.safefs import MAX_CONFIG_BYTES, scratch_dir
 
 if TYPE_CHECKING:
     from vimesync.carry.state import State
@@ -56,7 +56,7 @@ def bump_synced(downstream: Path, state: State, ref: str, who: dict[str, str]) -
         .strip()
     )
     mode = entries[0].mode if entries else 0o100644
-    with _scratch() as tmp:
+    with scratch_dir("vimesync-pin-") as tmp:
         index = gitops.Index(downstream, Path(tmp), state.last)
         from vimesync.carry.memtree import Leaf
 
@@ -67,12 +67,6 @@ def bump_synced(downstream: Path, state: State, ref: str, who: dict[str, str]) -
     gitops.move_branch(downstream, ref, commit, state.last)
     state.last = commit
     return commit
-
-
-def _scratch():  # type: ignore[no-untyped-def]
-    from vimesync.safefs import scratch_dir
-
-    return scratch_dir("vimesync-pin-")
 
 
 EMPTY_REASONS = (EMPTY, EMPTY_RESOLVED)

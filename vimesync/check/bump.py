@@ -20,7 +20,15 @@ from vimesync.check.model import CheckOptions, ProgressFn, failure_docs
 from vimesync.check.moved import WhereMoved
 from vimesync.check.parse import parse_patched
 from vimesync.check.rediff import Scratch
-from vimesync.check.refresh import OldSide, Refreshed, new_paths, old_paths, refresh_patch, state
+from vimesync.check.refresh import (
+    OldSide,
+    RefreshContext,
+    Refreshed,
+    new_paths,
+    old_paths,
+    refresh_patch,
+    state,
+)
 from vimesync.check.run import changed_files, load_stack, mark_upstreamed, source_provider
 from vimesync.errors import BadInput, GitError
 from vimesync.patches.diffparse import parse_patch
@@ -111,8 +119,8 @@ def run_bump(opts: BumpOptions, *, progress: ProgressFn | None = None) -> BumpRe
             trees[name] = ScratchTree(root / name, source_provider(src), all_hunks=True)
         (root / "git").mkdir()
         scratch = Scratch(root / "git")
-        where_moved = WhereMoved(old_src, new_src)
         old_label, new_label = label(old_src.info), label(new_src.info)
+        ctx = RefreshContext(trees["ref"], scratch, new_label, old_label, WhereMoved(old_src, new_src))
         rows: list[PatchBump] = []
         for entry, patch in zip(entries, patches, strict=True):
             before = state(trees["old"], old_paths(patch))
@@ -122,9 +130,7 @@ def run_bump(opts: BumpOptions, *, progress: ProgressFn | None = None) -> BumpRe
             refreshed = None
             if opts.refresh:
                 side = OldSide(old_result, before, after)
-                refreshed = _refresh(
-                    trees["ref"], entry, patch, side, scratch, (new_label, old_label), where_moved
-                )
+                refreshed = _refresh(ctx, entry, patch, side)
             rows.append(PatchBump(entry.name, entry.line, old_result, new_result, refreshed))
         old_results = mark_upstreamed(old_src, tuple(r.old for r in rows))
         new_results = mark_upstreamed(new_src, tuple(r.new for r in rows))
@@ -142,30 +148,12 @@ def run_bump(opts: BumpOptions, *, progress: ProgressFn | None = None) -> BumpRe
         )
 
 
-def _refresh(
-    tree: ScratchTree,
-    entry: SeriesEntry,
-    patch: PatchFile,
-    side: OldSide,
-    scratch: Scratch,
-    labels: tuple[str, str],
-    where_moved: WhereMoved,
-) -> Refreshed:
+def _refresh(ctx: RefreshContext, entry: SeriesEntry, patch: PatchFile, side: OldSide) -> Refreshed:
     raw = read_patch(entry)
     # parsed again from the very bytes to splice, so every position matches them
     exact = parse_patch(raw, name=patch.name, strip=entry.strip)
     try:
-        return refresh_patch(
-            tree,
-            raw,
-            exact,
-            side,
-            scratch,
-            strip=entry.strip,
-            new_label=labels[0],
-            old_label=labels[1],
-            where_moved=where_moved,
-        )
+        return refresh_patch(ctx, raw, exact, side, strip=entry.strip)
     except GitError as exc:
         return Refreshed("conflict", f"git could not diff or merge: {clip(exc.message, 200)}")
 

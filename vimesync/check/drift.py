@@ -16,9 +16,9 @@ from pathlib import Path
 
 from vimesync import git
 from vimesync.errors import GitError
+from vimesync.git import blob_oid
 from vimesync.patches.model import Dep3, IndexDrift, PatchFile
 from vimesync.patches.tree import MODE_DIR, ScratchTree
-from vimesync.pycheck.scan import blob_oid
 from vimesync.sources.model import Entry
 
 _NULL_OID = re.compile(r"0+")

@@ -318,7 +318,7 @@ def apply_mode(pinned: ApplyMode, applier: str | None, fuzz: int | None) -> Appl
     if applier is not None:
         if applier not in APPLIERS:
             raise BadInput(f'--applier must be "git" or "gnu-patch", not {applier!r}')
-        mode = replace(mode, applier=applier)  # type: ignore[arg-type]  # checked above
+        mode = replace(mode, applier=applier)  # checked above
     if fuzz is not None:
         if mode.applier != "gnu-patch":
             raise BadInput("--fuzz is GNU patch's: pass --applier gnu-patch (or set applier in the pin)")

@@ -32,10 +32,10 @@ from vimesync.check.rediff import (
     splice,
 )
 from vimesync.errors import PatchError
+from vimesync.git import blob_oid
 from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import FilePatch, PatchFile, PatchResult
 from vimesync.patches.tree import MODE_DIR, ScratchTree
-from vimesync.pycheck.scan import blob_oid
 
 Action = Literal["keep", "rewrite", "drop", "conflict"]
 State = Mapping[str, "tuple[bytes, int] | None"]  # path -> (bytes, mode) in a tree, None: missing
@@ -76,20 +76,25 @@ class OldSide:
     after: State
 
 
+@dataclass(frozen=True)
+class RefreshContext:
+    """What every patch of one stack is refreshed with: ``tree``, the new source carrying the
+    patches refreshed so far; the git ``scratch`` that diffs and merges; the two pins' labels;
+    where a file gone at the new pin went (``where_moved``)."""
+
+    tree: ScratchTree
+    scratch: Scratch
+    new_label: str
+    old_label: str
+    where_moved: WhereMoved | None = None
+
+
 def refresh_patch(
-    tree: ScratchTree,
-    raw: bytes,
-    patch: PatchFile,
-    old: OldSide,
-    scratch: Scratch,
-    *,
-    strip: int,
-    new_label: str,
-    old_label: str,
-    where_moved: WhereMoved | None = None,
+    ctx: RefreshContext, raw: bytes, patch: PatchFile, old: OldSide, *, strip: int
 ) -> Refreshed:
-    """Decide (and apply to ``tree``, the new source with the refreshed patches so far) what
-    becomes of ``patch``; ``raw`` is its file, ``patch`` parsed from exactly those bytes."""
+    """Decide (and apply to ``ctx.tree``) what becomes of ``patch``; ``raw`` is its file,
+    ``patch`` parsed from exactly those bytes."""
+    tree = ctx.tree
     before = state(tree, old_paths(patch))
     result = tree.apply(patch)
     if result.ok and not result.offsets:
@@ -102,13 +107,12 @@ def refresh_patch(
                 ours, now = before.get(fp.path), tree.current(fp.path)
                 if ours is None or now is None:
                     continue
-                sections[k] = section(scratch, ours[0], now[0], context_of(fp))
+                sections[k] = section(ctx.scratch, ours[0], now[0], context_of(fp))
         data = splice(raw, patch, sections)
         return Refreshed("rewrite", "hunks moved", data=data)
     if result.reverse_applies:
-        return Refreshed("drop", f"already applied in {new_label}")
-    labels = (new_label, old_label)
-    return _merge(tree, raw, patch, result, old, before, scratch, strip, labels, where_moved)
+        return Refreshed("drop", f"already applied in {ctx.new_label}")
+    return _merge(ctx, raw, patch, result, old, before, strip)
 
 
 def section(scratch: Scratch, old: bytes, new: bytes, context: int) -> NewSection | None:
@@ -128,18 +132,16 @@ def context_of(fp: FilePatch) -> int:
 
 
 def _merge(
-    tree: ScratchTree,
+    ctx: RefreshContext,
     raw: bytes,
     patch: PatchFile,
     result: PatchResult,
     old: OldSide,
     before: State,
-    scratch: Scratch,
     strip: int,
-    pins: tuple[str, str],
-    where_moved: WhereMoved | None,
 ) -> Refreshed:
-    new_label, old_label = pins
+    scratch, where_moved = ctx.scratch, ctx.where_moved
+    new_label, old_label = ctx.new_label, ctx.old_label
     if not old.result.ok:
         return Refreshed("conflict", f"does not apply at {old_label} either: nothing to merge from")
     failed = {f.file for f in result.failures}
@@ -186,7 +188,7 @@ def _merge(
         remade = parse_patch(data, name=patch.name, strip=strip)
     except PatchError:
         return Refreshed("conflict", "the merged patch does not parse")
-    check = tree.apply(remade)
+    check = ctx.tree.apply(remade)
     if not check.ok or check.offsets:
         return Refreshed("conflict", "the merged patch does not apply cleanly")
     return Refreshed("rewrite", "3-way merge", data=data)

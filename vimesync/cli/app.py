@@ -14,6 +14,9 @@ from vimesync.cli import output
 from vimesync.errors import EXIT_BAD_INPUT, Terminated, VimesyncError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from enum import Enum
+
     import typer
 
 HELP = "Keep a downstream fork in sync with its upstream and its pinned engine patch stack."
@@ -299,7 +302,9 @@ def _completion_option(action: str) -> dict[str, Any]:
     import typer.completion
 
     callback = getattr(typer.completion, f"{action}_callback")
-    shells = [shell.value for shell in typer.completion.Shells]
+    # typer.completion does not export Shells (mypy --strict): looked up by name, typed here
+    shell_enum: type[Enum] = vars(typer.completion)["Shells"]
+    shells = [shell.value for shell in shell_enum]
 
     def run(ctx: Any, param: Any, value: str | None) -> Any:
         if value is None or ctx.resilient_parsing:
@@ -395,7 +400,9 @@ def _main(args: list[str]) -> None:
         # bash not supported."
         import typer.completion
 
-        typer.completion.completion_init()
+        # not exported by typer.completion (mypy --strict): looked up by name, typed here
+        completion_init: Callable[[], None] = vars(typer.completion)["completion_init"]
+        completion_init()
     try:
         completing = settings.completing
         command = typer.main.get_command(

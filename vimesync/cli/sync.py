@@ -49,8 +49,8 @@ def sync_command(
     ),
 ) -> int:
     """Sync in one run: walk, carry, patches check, audit, sop status, report; stop at a decision."""
-    from vimesync.app.sync import SyncMode, SyncRunRequest
     from vimesync.app.sync import sync as run
+    from vimesync.app.syncresult import SyncMode, SyncRunRequest
     from vimesync.app.workspace import Workspace
     from vimesync.carry.run import CarryOptions
     from vimesync.cli.emit import Emit

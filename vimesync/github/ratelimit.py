@@ -82,7 +82,7 @@ def next_wait(failure: Failure, url: str, failures: int, rules: RetryRules, now:
         rules.budget.left -= wait
         return wait
     if isinstance(status, int) and status >= 500 and failures <= rules.retries:
-        return min(0.5 * 2 ** (failures - 1), 4.0)
+        return min(0.5 * 2.0 ** (failures - 1), 4.0)
     if status == 401:
         raise GitHubError("GitHub rejected the token (401)", hint="check GITHUB_TOKEN (or GH_TOKEN)")
     if status == 404:

@@ -9,7 +9,7 @@ the same file sections from the same bytes, or nothing is written.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from dataclasses import dataclass
 
 from vimesync.errors import BadInput, PatchError
 from vimesync.patches.diffparse import parse_patch
@@ -78,24 +78,46 @@ def _groups(paragraph: list[bytes]) -> list[tuple[str, list[bytes]]]:
 _ORDER = ("description", "origin", "bug", "forwarded", "applied-upstream")  # DEP-3's own order
 
 
-def describe(
-    data: bytes,
-    *,
-    name: str,
-    strip: int,
-    description: str,
-    refs: Sequence[str] = (),
-    origin_kind: str = "upstream",
-    bug: Sequence[str] = (),
-    forwarded: str | None = None,
-    applied_upstream: str | None = None,
-) -> bytes:
-    """``data`` with its DEP-3 header's Description set, and Origin (``origin_kind, refs``), Bug,
-    Forwarded and Applied-Upstream when given (references already normalised)."""
-    if len(refs) > MAX_REFS or len(bug) > MAX_REFS:
-        raise BadInput(f"more than {MAX_REFS} --origin or --bug references")
-    if origin_kind not in ORIGIN_KINDS:
-        raise BadInput(f"--origin-kind {excerpt(origin_kind)}: expected one of {', '.join(ORIGIN_KINDS)}")
+@dataclass(frozen=True)
+class HeaderFields:
+    """The DEP-3 fields ``patches describe`` sets: the Description always; Origin
+    (``origin_kind, refs``), Bug, Forwarded and Applied-Upstream when given (references already
+    normalised)."""
+
+    description: str
+    refs: tuple[str, ...] = ()
+    origin_kind: str = "upstream"
+    bug: tuple[str, ...] = ()
+    forwarded: str | None = None
+    applied_upstream: str | None = None
+
+    def check(self) -> None:
+        """BadInput for more references than a header holds or an Origin kind DEP-3 does not know."""
+        if len(self.refs) > MAX_REFS or len(self.bug) > MAX_REFS:
+            raise BadInput(f"more than {MAX_REFS} --origin or --bug references")
+        if self.origin_kind not in ORIGIN_KINDS:
+            kinds = ", ".join(ORIGIN_KINDS)
+            raise BadInput(f"--origin-kind {excerpt(self.origin_kind)}: expected one of {kinds}")
+
+    def lines(self, cr: bytes) -> dict[str, list[bytes]]:
+        """Each field's new lines by lower-cased key, each ending with ``cr`` (the ``\\r`` of a
+        CRLF patch, else nothing) before the newline they are joined with."""
+        fields = {"description": [ln.encode("utf-8") + cr for ln in _description_lines(self.description)]}
+        if self.refs:
+            origin = f"Origin: {self.origin_kind}, ".encode() + ", ".join(self.refs).encode("utf-8")
+            fields["origin"] = [origin + cr]
+        if self.bug:
+            fields["bug"] = [b"Bug: " + ", ".join(self.bug).encode("utf-8") + cr]
+        if self.forwarded is not None:
+            fields["forwarded"] = [b"Forwarded: " + self.forwarded.encode("utf-8") + cr]
+        if self.applied_upstream is not None:
+            fields["applied-upstream"] = [b"Applied-Upstream: " + self.applied_upstream.encode("utf-8") + cr]
+        return fields
+
+
+def describe(data: bytes, *, name: str, strip: int, fields: HeaderFields) -> bytes:
+    """``data`` with its DEP-3 header's fields set to ``fields``, every other byte kept."""
+    fields.check()
     before = parse_patch(data, name=name, strip=strip)
     header, body = data[: len(before.header)], data[len(before.header) :]
     if not before.files:
@@ -113,37 +135,31 @@ def describe(
         )
     # New lines end like the patch's diff lines; existing lines keep their own endings.
     cr = eol[:-1]
-    new_fields = {"description": [ln.encode("utf-8") + cr for ln in _description_lines(description)]}
-    if refs:
-        new_fields["origin"] = [f"Origin: {origin_kind}, ".encode() + ", ".join(refs).encode("utf-8") + cr]
-    if bug:
-        new_fields["bug"] = [b"Bug: " + ", ".join(bug).encode("utf-8") + cr]
-    if forwarded is not None:
-        new_fields["forwarded"] = [b"Forwarded: " + forwarded.encode("utf-8") + cr]
-    if applied_upstream is not None:
-        new_fields["applied-upstream"] = [b"Applied-Upstream: " + applied_upstream.encode("utf-8") + cr]
-    para_end = next((i for i, ln in enumerate(lines) if not ln.strip()), len(lines))
-    has_fields = bool(lines) and _FIELD.match(lines[0]) is not None
-    if has_fields:
-        groups = _groups(lines[:para_end])
-        out: list[bytes] = []
-        done = set()
-        for key, group in groups:
-            if key in new_fields:
-                if key not in done:
-                    out += new_fields[key]
-                    done.add(key)
-                continue
-            out += group
-        missing = [k for k in _ORDER if k in new_fields and k not in done]
-        out = [ln for k in missing for ln in new_fields[k]] + out
-        rest = lines[para_end:]
-    else:
-        out = [ln for k in _ORDER if k in new_fields for ln in new_fields[k]]
-        rest = [cr, *lines] if lines else [cr]
-    new = b"\n".join([*out, *rest]) + b"\n" + body
+    new = b"\n".join(_merged(lines, fields.lines(cr), cr)) + b"\n" + body
     after = parse_patch(new, name=name, strip=strip)
     # The diff must start where the new header ends and be the same bytes, read as the same files.
     if new[len(after.header) :] != body or len(after.files) != len(before.files) or after.dep3 is None:
         raise PatchError(name, "updating the header would change the diff: nothing written")
     return new
+
+
+def _merged(lines: list[bytes], new_fields: dict[str, list[bytes]], cr: bytes) -> list[bytes]:
+    """The header's lines with ``new_fields`` in: each replaces the field of its key where the
+    first paragraph has it, the others go first in DEP-3's order; a header that starts with no
+    field (free text) gets a new paragraph of fields before it."""
+    para_end = next((i for i, ln in enumerate(lines) if not ln.strip()), len(lines))
+    has_fields = bool(lines) and _FIELD.match(lines[0]) is not None
+    if not has_fields:
+        ordered = [ln for k in _ORDER if k in new_fields for ln in new_fields[k]]
+        return [*ordered, *([cr, *lines] if lines else [cr])]
+    out: list[bytes] = []
+    done = set()
+    for key, group in _groups(lines[:para_end]):
+        if key in new_fields:
+            if key not in done:
+                out += new_fields[key]
+                done.add(key)
+            continue
+        out += group
+    missing = [k for k in _ORDER if k in new_fields and k not in done]
+    return [ln for k in missing for ln in new_fields[k]] + out + lines[para_end:]

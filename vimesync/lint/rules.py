@@ -40,16 +40,7 @@ def _linked(value: str, repo: str | None) -> bool:
 def header_findings(path: str, patch: PatchFile, *, repo: str | None = None) -> Iterator[Finding]:
     """H001-H008: the DEP-3 header."""
     header = patch.header[:MAX_HEADER_BYTES]
-    bad = _CONTROL.search(header)
-    try:
-        header.decode("utf-8")
-        undecodable = None
-    except UnicodeDecodeError as exc:
-        undecodable = exc.start
-    if bad is not None or undecodable is not None:
-        at = min(x for x in (bad.start() if bad else None, undecodable) if x is not None)
-        what = f"control character {header[at : at + 1]!r}" if bad and bad.start() == at else "invalid UTF-8"
-        yield Finding(path, header.count(b"\n", 0, at) + 1, "H008", f"{what} in the header")
+    yield from _encoding(path, header)
     dep3 = patch.dep3
     if dep3 is None:
         yield Finding(
@@ -68,36 +59,55 @@ def header_findings(path: str, patch: PatchFile, *, repo: str | None = None) -> 
     for value in dep3.get_all("origin"):
         yield from _origin(path, lines.get("origin", 1), value, repo)
     for key, value in dep3.fields:
-        if key == "bug" or key.startswith("bug-"):
-            if not _linked(value, repo):
-                yield Finding(path, lines.get(key, 1), "H004", f"{key.title()} {excerpt(value)} is not a URL")
+        if (key == "bug" or key.startswith("bug-")) and not _linked(value, repo):
+            yield Finding(path, lines.get(key, 1), "H004", f"{key.title()} {excerpt(value)} is not a URL")
     for value in dep3.get_all("forwarded"):
-        word = value.strip().lower()
-        if word in ("no", "not-needed", "yes"):
-            continue
-        if not find_refs(value, default_repo=repo):
-            yield Finding(
-                path,
-                lines.get("forwarded", 1),
-                "H005",
-                f"Forwarded {excerpt(value)}: expected yes, no, not-needed or a URL",
-            )
-        elif not _linked(value, repo):
-            yield Finding(path, lines.get("forwarded", 1), "H007", _unlinked("Forwarded", value))
+        yield from _forwarded(path, lines.get("forwarded", 1), value, repo)
     for value in dep3.get_all("applied-upstream"):
-        line = lines.get("applied-upstream", 1)
-        text = value.strip()
-        if _linked(text, repo):
-            continue
-        if _COMMIT.match(text) or find_refs(text, default_repo=repo):
-            yield Finding(path, line, "H007", _unlinked("Applied-Upstream", value))
-        elif not _VERSION.match(text):
-            yield Finding(
-                path,
-                line,
-                "H006",
-                f"Applied-Upstream {excerpt(value)}: expected a version, URL or commit:<sha>",
-            )
+        yield from _applied_upstream(path, lines.get("applied-upstream", 1), value, repo)
+
+
+def _encoding(path: str, header: bytes) -> Iterator[Finding]:
+    """H008: the header's first control character or invalid UTF-8, if any."""
+    bad = _CONTROL.search(header)
+    try:
+        header.decode("utf-8")
+        undecodable = None
+    except UnicodeDecodeError as exc:
+        undecodable = exc.start
+    if bad is not None or undecodable is not None:
+        at = min(x for x in (bad.start() if bad else None, undecodable) if x is not None)
+        what = f"control character {header[at : at + 1]!r}" if bad and bad.start() == at else "invalid UTF-8"
+        yield Finding(path, header.count(b"\n", 0, at) + 1, "H008", f"{what} in the header")
+
+
+def _forwarded(path: str, line: int, value: str, repo: str | None) -> Iterator[Finding]:
+    """H005, H007: a Forwarded field is yes, no, not-needed or a reference the report can link."""
+    word = value.strip().lower()
+    if word in ("no", "not-needed", "yes"):
+        return
+    if not find_refs(value, default_repo=repo):
+        yield Finding(
+            path, line, "H005", f"Forwarded {excerpt(value)}: expected yes, no, not-needed or a URL"
+        )
+    elif not _linked(value, repo):
+        yield Finding(path, line, "H007", _unlinked("Forwarded", value))
+
+
+def _applied_upstream(path: str, line: int, value: str, repo: str | None) -> Iterator[Finding]:
+    """H006, H007: an Applied-Upstream field is a version, or a reference the report can link."""
+    text = value.strip()
+    if _linked(text, repo):
+        return
+    if _COMMIT.match(text) or find_refs(text, default_repo=repo):
+        yield Finding(path, line, "H007", _unlinked("Applied-Upstream", value))
+    elif not _VERSION.match(text):
+        yield Finding(
+            path,
+            line,
+            "H006",
+            f"Applied-Upstream {excerpt(value)}: expected a version, URL or commit:<sha>",
+        )
 
 
 def _unlinked(field: str, value: str) -> str:

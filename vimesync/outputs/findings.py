@@ -18,7 +18,8 @@ from vimesync.ci.verdict import Result as CiResult
 from vimesync.lint.model import LintResult
 from vimesync.outputs.model import Annotation, Case, Findings, Suite
 from vimesync.patches.model import HunkFailure, PatchResult
-from vimesync.report.markdown import render_audit, render_validation
+from vimesync.report.auditmd import render_audit
+from vimesync.report.validationmd import render_validation
 from vimesync.sop.gates import Gate
 from vimesync.text import plural, untouched_note
 from vimesync.upstream.model import WalkResult
@@ -138,7 +139,7 @@ def check_findings(report: CheckReport, *, root: Path | None = None) -> Findings
 
 
 def _md(text: str) -> str:
-    from vimesync.report.markdown import escape
+    from vimesync.report.mdtext import escape
 
     return escape(text)
 

@@ -70,7 +70,8 @@ def to_junit(suites: Iterable[Suite], *, name: str = "vimesync") -> bytes:
     root.set("skipped", str(totals["skipped"]))
     root.set("time", "0")
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"
 
 
 def check_junit_path(path: Path) -> None:

@@ -37,50 +37,9 @@ def _hunk(lines: Sequence[bytes], k: int, error: ErrorFactory, label: str) -> tu
         method, rest = "literal", line[8:]
     else:
         return None, k
-    m = _SIZE.match(rest)
-    assert m is not None  # the pattern matches the empty string
-    sign, digits = m.groups()
-    size = int(digits) if digits and len(digits) <= 12 else (0 if not digits else MAX_BINARY_BYTES + 1)
-    if sign == b"-" and size:
-        size = MAX_BINARY_BYTES + 1  # strtoul wraps a negative number to a huge one
-    if size > MAX_BINARY_BYTES:
-        raise error(
-            f"binary hunk announces {digits.decode()} bytes, over the {MAX_BINARY_BYTES}-byte limit",
-            line=k + 1,
-            file=label,
-        )
-    chunks: list[bytes] = []
-    total = 0
-    j = k + 1
-    while True:
-        line = lines[j] if j < len(lines) else b""
-        if len(line) == 1:  # the blank line that ends the hunk
-            j += 1
-            break
-        if len(line) < 7 or (len(line) - 2) % 5:
-            raise error("corrupt binary patch: bad base85 line length", line=j + 1, file=label)
-        max_bytes = (len(line) - 2) // 5 * 4
-        c = line[0]
-        if 0x41 <= c <= 0x5A:
-            nbytes = c - 0x41 + 1
-        elif 0x61 <= c <= 0x7A:
-            nbytes = c - 0x61 + 27
-        else:
-            raise error("corrupt binary patch: bad length character", line=j + 1, file=label)
-        if max_bytes < nbytes or nbytes <= max_bytes - 4:
-            raise error(
-                "corrupt binary patch: length character does not match the line", line=j + 1, file=label
-            )
-        try:
-            decoded = base64.b85decode(line[1:-1])
-        except ValueError as exc:
-            raise error(f"corrupt binary patch: {exc}", line=j + 1, file=label) from None
-        chunks.append(decoded[:nbytes])
-        total += nbytes
-        if total > MAX_BINARY_BYTES:
-            raise error("binary hunk larger than the limit", line=j + 1, file=label)
-        j += 1
-    data = _inflate(b"".join(chunks), size)
+    size = _announced_size(rest, k, error, label)
+    deflated, j = _data_lines(lines, k + 1, error, label)
+    data = _inflate(deflated, size)
     if data is None:
         raise error(
             f"corrupt binary patch: data does not inflate to the announced {size} bytes",
@@ -96,6 +55,61 @@ def _hunk(lines: Sequence[bytes], k: int, error: ErrorFactory, label: str) -> tu
         except BinaryPatchError as exc:
             raise error(str(exc), line=k + 1, file=label) from None
     return BinaryHunk(method=method, size=size, data=data), j
+
+
+def _announced_size(rest: bytes, k: int, error: ErrorFactory, label: str) -> int:
+    """The N of "literal N"/"delta N" (``rest``, on line ``k``), read as git's strtoul does, capped."""
+    m = _SIZE.match(rest)
+    assert m is not None  # the pattern matches the empty string
+    sign, digits = m.groups()
+    size = int(digits) if digits and len(digits) <= 12 else (0 if not digits else MAX_BINARY_BYTES + 1)
+    if sign == b"-" and size:
+        size = MAX_BINARY_BYTES + 1  # strtoul wraps a negative number to a huge one
+    if size > MAX_BINARY_BYTES:
+        raise error(
+            f"binary hunk announces {digits.decode()} bytes, over the {MAX_BINARY_BYTES}-byte limit",
+            line=k + 1,
+            file=label,
+        )
+    return size
+
+
+def _data_lines(lines: Sequence[bytes], j: int, error: ErrorFactory, label: str) -> tuple[bytes, int]:
+    """The bytes of a hunk's data lines from line ``j`` up to the blank line that ends the hunk,
+    and the index of the line after that one."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        line = lines[j] if j < len(lines) else b""
+        if len(line) == 1:  # the blank line that ends the hunk
+            return b"".join(chunks), j + 1
+        chunk = _data_line(line, j, error, label)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > MAX_BINARY_BYTES:
+            raise error("binary hunk larger than the limit", line=j + 1, file=label)
+        j += 1
+
+
+def _data_line(line: bytes, j: int, error: ErrorFactory, label: str) -> bytes:
+    """One data line (line ``j``): a length character, then base85 groups, decoded."""
+    if len(line) < 7 or (len(line) - 2) % 5:
+        raise error("corrupt binary patch: bad base85 line length", line=j + 1, file=label)
+    max_bytes = (len(line) - 2) // 5 * 4
+    c = line[0]
+    if 0x41 <= c <= 0x5A:
+        nbytes = c - 0x41 + 1
+    elif 0x61 <= c <= 0x7A:
+        nbytes = c - 0x61 + 27
+    else:
+        raise error("corrupt binary patch: bad length character", line=j + 1, file=label)
+    if max_bytes < nbytes or nbytes <= max_bytes - 4:
+        raise error("corrupt binary patch: length character does not match the line", line=j + 1, file=label)
+    try:
+        decoded = base64.b85decode(line[1:-1])
+    except ValueError as exc:
+        raise error(f"corrupt binary patch: {exc}", line=j + 1, file=label) from None
+    return decoded[:nbytes]
 
 
 def _inflate(data: bytes, size: int) -> bytes | None:

@@ -152,54 +152,67 @@ def git_header_name(p_value: int, line: bytes) -> bytes | None:
     """The name on a ``diff --git a/x b/x`` line when both sides agree (git only trusts it for
     mode-only changes and empty files; renames name their paths elsewhere)."""
     line = line[len(b"diff --git ") :]
-    llen = len(line)
     if line[:1] == b'"':
-        res = unquote_c(line.rstrip(b"\n"))
-        if res is None:
-            return None
-        first, second = res
-        cp = skip_tree_prefix(p_value, first)
-        if cp is None:
-            return None
-        first = first[cp:]
-        while second < llen and _isspace(line[second]):
-            second += 1
-        if second >= llen:
-            return None
-        if line[second] == 0x22:
-            res2 = unquote_c(line.rstrip(b"\n"), second)
-            if res2 is None:
-                return None
-            cp2 = skip_tree_prefix(p_value, res2[0])
-            if cp2 is None or res2[0][cp2:] != first:
-                return None
-            return first
-        rest = line[second:]
-        cp2 = skip_tree_prefix(p_value, rest)
-        # git compares including the line's "\n" here, so this form never matches.
-        if cp2 is None or rest[cp2:] != first:
-            return None
-        return first
-
+        return _quoted_first(p_value, line)
     name = skip_tree_prefix(p_value, line)
     if name is None:
         return None
     quote = line.find(b'"', name)
     if quote >= 0:
-        res = unquote_c(line.rstrip(b"\n"), quote)
-        if res is None:
-            return None
-        sp = res[0]
-        np = skip_tree_prefix(p_value, sp)
-        if np is None:
-            return None
-        tail = sp[np:]
-        n = len(tail)
-        if n < quote - name and line[name : name + n] == tail and _isspace(line[name + n]):
-            return tail
-        return None
+        return _quoted_second(p_value, line, name, quote)
+    return _unquoted(p_value, line, name)
 
-    # Accept a name only if it shows up twice, exactly the same form.
+
+def _quoted_first(p_value: int, line: bytes) -> bytes | None:
+    """``"a/x" b/x`` or ``"a/x" "b/x"``: the first name quoted."""
+    llen = len(line)
+    res = unquote_c(line.rstrip(b"\n"))
+    if res is None:
+        return None
+    first, second = res
+    cp = skip_tree_prefix(p_value, first)
+    if cp is None:
+        return None
+    first = first[cp:]
+    while second < llen and _isspace(line[second]):
+        second += 1
+    if second >= llen:
+        return None
+    if line[second] == 0x22:
+        res2 = unquote_c(line.rstrip(b"\n"), second)
+        if res2 is None:
+            return None
+        cp2 = skip_tree_prefix(p_value, res2[0])
+        if cp2 is None or res2[0][cp2:] != first:
+            return None
+        return first
+    rest = line[second:]
+    cp2 = skip_tree_prefix(p_value, rest)
+    # git compares including the line's "\n" here, so this form never matches.
+    if cp2 is None or rest[cp2:] != first:
+        return None
+    return first
+
+
+def _quoted_second(p_value: int, line: bytes, name: int, quote: int) -> bytes | None:
+    """``a/x "b/x"``: the second name quoted (it starts at ``quote``; the first at ``name``)."""
+    res = unquote_c(line.rstrip(b"\n"), quote)
+    if res is None:
+        return None
+    sp = res[0]
+    np = skip_tree_prefix(p_value, sp)
+    if np is None:
+        return None
+    tail = sp[np:]
+    n = len(tail)
+    if n < quote - name and line[name : name + n] == tail and _isspace(line[name + n]):
+        return tail
+    return None
+
+
+def _unquoted(p_value: int, line: bytes, name: int) -> bytes | None:
+    """``a/x b/x``: neither quoted, so a name is accepted only if it shows up twice, exactly the
+    same form (the first starts at ``name``)."""
     eol = line.find(b"\n", name)
     if eol < 0:
         return None

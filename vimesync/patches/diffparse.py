@@ -227,14 +227,7 @@ class _Parser:
     def _parse_hunk(self, k: int, index: int, label: str) -> tuple[Hunk, int]:
         """git's parse_fragment, reading each line's content as apply_one_fragment does."""
         head = self.lines[k]
-        rng = _fragment_header(head)
-        if rng is None:
-            raise self.error("corrupt patch: malformed @@ hunk header", line=k + 1, file=label, hunk=index)
-        if max(rng) > MAX_LINE_NUMBER:
-            raise self.error(
-                f"absurd hunk header (numbers over {MAX_LINE_NUMBER})", line=k + 1, file=label, hunk=index
-            )
-        old_start, old_count, new_start, new_count = rng
+        old_start, old_count, new_start, new_count = self._hunk_range(head, k, index, label)
         old, new = old_count, new_count
         added = deleted = 0
         lines, n, remaining = self.lines, self.n, self.remaining
@@ -299,6 +292,17 @@ class _Parser:
         header = head.rstrip(b"\r\n").decode("utf-8", "replace")
         lines_ = HunkLines.from_parts("".join(tags), bytes(body), ends)
         return Hunk(old_start, old_count, new_start, new_count, header, lines_, k + 1), m
+
+    def _hunk_range(self, head: bytes, k: int, index: int, label: str) -> tuple[int, int, int, int]:
+        """The numbers of the ``@@`` line ``head`` (line ``k``), within the caps."""
+        rng = _fragment_header(head)
+        if rng is None:
+            raise self.error("corrupt patch: malformed @@ hunk header", line=k + 1, file=label, hunk=index)
+        if max(rng) > MAX_LINE_NUMBER:
+            raise self.error(
+                f"absurd hunk header (numbers over {MAX_LINE_NUMBER})", line=k + 1, file=label, hunk=index
+            )
+        return rng
 
     def _count_error(self, m: int, k: int, old: int, new: int, label: str, index: int) -> PatchError:
         if old < 0 or new < 0:

@@ -1,7 +1,7 @@
 """The builtin applier with GNU patch's semantics (``patch -p1 --fuzz=N [--forward] --batch``,
 GNU patch 2.7.6): one file's hunks against its bytes, as GNU finds, fuzzes and writes them.
 
-Where GNU differs from ``git apply`` (see :mod:`vimesync.patches.apply`):
+Where GNU differs from ``git apply`` (see :mod:`vimesync.patches.image`):
 
 * the input file is never changed while the hunks are placed: every hunk is searched for in the
   *original* lines, at its old-side start plus the offset the hunks before it landed at
@@ -31,7 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from vimesync.patches.apply import FileApplied, apply_content, split_lines
+from vimesync.patches.apply import FileApplied, apply_content
+from vimesync.patches.image import split_lines
 from vimesync.patches.model import DEFAULT_FUZZ, FilePatch, Hunk, HunkFailure, HunkOffset
 
 REVERSED_SKIPPED = "Reversed (or previously applied) patch detected!  Skipping patch."

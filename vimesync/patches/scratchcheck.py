@@ -43,6 +43,19 @@ class Planned:
         return self.new_path is None
 
 
+@dataclass(frozen=True)
+class _Preimage:
+    """What one section patches (git's ``check_preimage``): ``path`` None when it creates the file."""
+
+    path: str | None
+    data: bytes
+    mode: int | None  # the old mode: the patch's, else the file's
+    file_mode: int | None  # the mode the file has (an earlier section's result, else the tree's)
+
+
+_CREATED = _Preimage(None, b"", None, None)
+
+
 def check_rel(patch: str, path: str) -> str:
     # Last line of defence: the parser validates paths, but the tree never trusts them.
     parts = path.split("/")
@@ -110,73 +123,90 @@ class PatchCheck(ScratchView):
         self, fp: FilePatch, fn: dict[str, object], symlinks: dict[str, int], all_hunks: bool, diagnose: bool
     ) -> tuple[Planned | None, tuple[HunkOffset, ...], tuple[HunkFailure, ...]]:
         """git's ``check_patch`` + ``apply_data`` for one section, in memory."""
-        old, new = fp.old_path, fp.new_path
-        old_mode, new_mode = fp.old_mode, fp.new_mode
-        data = b""
-        creating = old is None
-        if old is not None:  # check_preimage + load_preimage
-            previous = None
-            if not (fp.is_copy or fp.is_rename):
-                previous = fn.get(old)
-                if previous == _WAS_DELETED:
-                    raise Refused(f"path {old} has been renamed/deleted")
-                if previous == _TO_BE_DELETED:
-                    previous = None
-            if isinstance(previous, Planned):
-                st_mode = previous.new_mode
-                data = previous.result or b""
-            else:
-                entry = self.lookup(old)
-                if entry is None:
-                    if not fp.new_if_missing:
-                        raise MissingFile(f"{old}: No such file or directory")
-                    old, creating = None, True
-                    st_mode = 0
-                else:
-                    data, st_mode = entry
-                    if st_mode == MODE_DIR:
-                        st_mode = MODE_GITLINK
-            if old is not None:
-                if not old_mode:
-                    old_mode = st_mode
-                if mode_kind(st_mode) != mode_kind(old_mode):
-                    raise Refused(f"{old}: wrong type")
-                if st_mode == MODE_GITLINK:
-                    raise Refused(f"failed to read {old}: submodule (gitlink) patches are not supported")
-                if new_mode is None and new is not None:
-                    new_mode = st_mode
-        if new is not None and (creating or fp.is_rename or fp.is_copy):  # check_to_create
-            ok_if_exists = fn.get(new) in (_TO_BE_DELETED, _WAS_DELETED)
-            if self._follows_into_a_loop(new):
-                raise Refused(f"{new}: Too many levels of symbolic links")
-            if not ok_if_exists and self.symlink_prefix(new) is None:
-                entry = self._entry(new)
-                if entry is not None and entry[1] != MODE_DIR:
-                    raise Refused(f"{new}: already exists in working directory")
-                if entry is not None and not self._dir_clears(new):
-                    raise Refused(f"{new}: a directory is in the way")
-            if new_mode is None:
-                new_mode = MODE_FILE if creating else old_mode
-        if new is not None and old is not None:
-            if new_mode is None:
-                new_mode = old_mode
-            assert new_mode is not None and old_mode is not None
-            if mode_kind(new_mode) != mode_kind(old_mode):
-                raise Refused(f"new mode ({new_mode:o}) of {new} does not match old mode ({old_mode:o})")
+        new = fp.new_path
+        pre = self._preimage(fp, fn)
+        new_mode = fp.new_mode
         if new is not None:
+            new_mode = self._new_mode(fp, pre, fn)
             self._check_not_beyond_symlink(new, symlinks)
             self._check_name_lengths(new)
         mode = self.mode
+        creating = pre.path is None
         if mode.applier == "gnu-patch":
-            applied = apply_content_gnu(data, fp, creating=creating, fuzz=mode.fuzz, forward=mode.forward)
+            applied = apply_content_gnu(pre.data, fp, creating=creating, fuzz=mode.fuzz, forward=mode.forward)
         else:
-            applied = apply_content(data, fp, creating=creating, all_hunks=all_hunks, diagnose=diagnose)
+            applied = apply_content(pre.data, fp, creating=creating, all_hunks=all_hunks, diagnose=diagnose)
         if not applied.ok:
             return None, applied.offsets, applied.failures
         if new is not None and mode_kind(new_mode or MODE_FILE) not in (mode_kind(MODE_FILE), MODE_LINK):
             raise Refused(f"{new}: unsupported mode {new_mode:o}")
-        plan = Planned(fp, old, new, new_mode or MODE_FILE, applied.data)
+        plan = Planned(fp, pre.path, new, new_mode or MODE_FILE, applied.data)
         return plan, applied.offsets, ()
+
+    def _preimage(self, fp: FilePatch, fn: dict[str, object]) -> _Preimage:
+        """git's ``check_preimage`` + ``load_preimage``: the content a section patches, from an
+        earlier section of the patch (``fn``) or the tree; none when the file is created."""
+        old = fp.old_path
+        if old is None:
+            return _CREATED
+        previous = None
+        if not (fp.is_copy or fp.is_rename):
+            previous = fn.get(old)
+            if previous == _WAS_DELETED:
+                raise Refused(f"path {old} has been renamed/deleted")
+            if previous == _TO_BE_DELETED:
+                previous = None
+        if isinstance(previous, Planned):
+            st_mode = previous.new_mode
+            data = previous.result or b""
+        else:
+            entry = self.lookup(old)
+            if entry is None:
+                if not fp.new_if_missing:
+                    raise MissingFile(f"{old}: No such file or directory")
+                return _CREATED
+            data, st_mode = entry
+            if st_mode == MODE_DIR:
+                st_mode = MODE_GITLINK
+        old_mode = fp.old_mode or st_mode
+        if mode_kind(st_mode) != mode_kind(old_mode):
+            raise Refused(f"{old}: wrong type")
+        if st_mode == MODE_GITLINK:
+            raise Refused(f"failed to read {old}: submodule (gitlink) patches are not supported")
+        return _Preimage(old, data, old_mode, st_mode)
+
+    def _new_mode(self, fp: FilePatch, pre: _Preimage, fn: dict[str, object]) -> int | None:
+        """The mode of the section's new path (git's ``check_to_create`` where it is created, and
+        the old and new modes' agreement): the patch's, else inferred from the preimage."""
+        new = fp.new_path
+        assert new is not None
+        creating = pre.path is None
+        new_mode = fp.new_mode
+        if new_mode is None and not creating:
+            new_mode = pre.file_mode
+        if creating or fp.is_rename or fp.is_copy:
+            self._check_to_create(new, fn)
+            if new_mode is None:
+                new_mode = MODE_FILE if creating else pre.mode
+        if not creating:
+            if new_mode is None:
+                new_mode = pre.mode
+            assert new_mode is not None and pre.mode is not None
+            if mode_kind(new_mode) != mode_kind(pre.mode):
+                raise Refused(f"new mode ({new_mode:o}) of {new} does not match old mode ({pre.mode:o})")
+        return new_mode
+
+    def _check_to_create(self, new: str, fn: dict[str, object]) -> None:
+        """git's ``check_to_create``: nothing in the way of a file this section creates."""
+        ok_if_exists = fn.get(new) in (_TO_BE_DELETED, _WAS_DELETED)
+        if self._follows_into_a_loop(new):
+            raise Refused(f"{new}: Too many levels of symbolic links")
+        if not ok_if_exists and self.symlink_prefix(new) is None:
+            entry = self._entry(new)
+            if entry is not None and entry[1] != MODE_DIR:
+                raise Refused(f"{new}: already exists in working directory")
+            if entry is not None and not self._dir_clears(new):
+                raise Refused(f"{new}: a directory is in the way")
 
     def _dir_clears(self, rel: str) -> bool:
         """Will git's phase 0 remove directory ``rel`` before creating a file there? Only when

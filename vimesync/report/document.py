@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -80,7 +81,7 @@ def validation_json(c: CheckReport) -> dict[str, Any]:
     return check_to_dict(c)
 
 
-def _section(value: Any, fn: Any) -> dict[str, Any]:
+def _section(value: Any, fn: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
     if isinstance(value, Skipped):
         return {"skipped": value.reason}
     return fn(value)

@@ -1,5 +1,5 @@
 """The recorded tests and runs of the Validation section in the voice of a sync PR: the phrases
-here, the Markdown lines in :func:`vimesync.report.markdown.render_evidence`::
+here, the Markdown lines in :func:`vimesync.report.evidencemd.render_evidence`::
 
     - CPU regressions: 292 passed; baked runtime image checks: 175 passed.
     - PipelineRL four-GPU: exit 0 in 4m03s on h200-01 (rollouts 3, flush interval 2).

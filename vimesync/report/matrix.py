@@ -2,7 +2,7 @@
 
 Pure: a :class:`~vimesync.check.scan.ScanReport` in, text out. Every patch name, release label
 and verdict comes from the series or a source, so each is escaped for where it lands: Markdown
-table cells (report.markdown.cell: punctuation, pipes, bare ``#N``) and XML text/attributes.
+table cells (report.mdtext.cell: punctuation, pipes, bare ``#N``) and XML text/attributes.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from xml.sax.saxutils import escape as xml_escape
 
 from vimesync.check.scan import ScanReport
-from vimesync.report.markdown import cell, code
+from vimesync.report.mdtext import cell, code
 
 # One colour per status (fill, and the word shown in a cell).
 COLOURS = {

@@ -11,7 +11,7 @@ from typing import Any
 from vimesync.errors import ConfigError
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    import tomllib as tomllib  # re-exported by vimesync.safefs
 else:  # pragma: no cover
     import tomli as tomllib
 

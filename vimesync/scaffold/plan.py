@@ -19,6 +19,7 @@ from vimesync.errors import BadInput, GitError
 from vimesync.report.links import github_repo_of
 from vimesync.safefs import excerpt
 from vimesync.scaffold import templates
+from vimesync.scaffold.facts import EngineFacts, UpstreamFacts
 from vimesync.upstream.translate import load_map
 
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
@@ -66,16 +67,6 @@ def _owner_name(value: str | None, flag: str) -> str | None:
     return value
 
 
-@dataclass(frozen=True)
-class _Upstream:
-    name: str
-    repo: str | None
-    path: str | None  # relative to the downstream, as written
-    url: str | None
-    branch: str | None
-    synced: str | None
-
-
 def _branch(up: Path) -> str | None:
     """The branch whose tip is the upstream: the remote-tracking one a ``git fetch`` updates when
     the clone has it (``origin/main``), else the checked-out branch (a bare mirror's ``main``)."""
@@ -115,15 +106,15 @@ def _synced(down: Path, up: Path, tip: str, notes: list[str]) -> str | None:
     return None
 
 
-def _upstream(opts: InitOptions, notes: list[str]) -> _Upstream:
+def _upstream(opts: InitOptions, notes: list[str]) -> UpstreamFacts:
     repo = _owner_name(opts.upstream_repo, "--upstream-repo")
     if opts.upstream is None:
         notes.append("no --upstream: [upstream] path is a commented example")
-        return _Upstream(_display(repo, None), repo, None, None, None, None)
+        return UpstreamFacts(_display(repo, None), repo, None, None, None, None)
     if _URL.match(opts.upstream):
         repo = repo or github_repo_of(opts.upstream)
         notes.append(f"--upstream is a URL: clone it (git clone {opts.upstream}) and set [upstream] path")
-        return _Upstream(_display(repo, opts.upstream), repo, None, opts.upstream, None, None)
+        return UpstreamFacts(_display(repo, opts.upstream), repo, None, opts.upstream, None, None)
     up = Path(opts.upstream)
     if not git.is_repo(up):
         raise BadInput(f"--upstream {opts.upstream}: not a git repository (a clone or bare mirror)")
@@ -145,7 +136,7 @@ def _upstream(opts: InitOptions, notes: list[str]) -> _Upstream:
     synced = _synced(opts.downstream, up, tip_sha, notes) if tip_sha else None
     if synced:
         notes.append(f"[upstream] synced = {synced[:12]}: the newest upstream commit the downstream holds")
-    return _Upstream(_display(repo, str(up)), repo, _rel(up, opts.downstream), None, branch, synced)
+    return UpstreamFacts(_display(repo, str(up)), repo, _rel(up, opts.downstream), None, branch, synced)
 
 
 def _display(repo: str | None, where: str | None) -> str:
@@ -155,15 +146,6 @@ def _display(repo: str | None, where: str | None) -> str:
         name = re.sub(r"\.git$", "", where.rstrip("/").rpartition("/")[2].rpartition(":")[2])
     name = name or "upstream"
     return name[:1].upper() + name[1:]
-
-
-@dataclass(frozen=True)
-class _Engine:
-    name: str | None
-    repo: str | None
-    rev: str | None
-    source: str | None  # relative to the downstream, as written
-    sha256: str | None = None  # an archive source's digest: the pin it makes is exact
 
 
 def _engine_name(opts: InitOptions) -> str | None:
@@ -179,7 +161,7 @@ def _engine_name(opts: InitOptions) -> str | None:
     return None
 
 
-def _engine(opts: InitOptions, notes: list[str]) -> _Engine:
+def _engine(opts: InitOptions, notes: list[str]) -> EngineFacts:
     repo = _owner_name(opts.engine_repo, "--engine-repo")
     name = _engine_name(opts)
     rev = opts.rev
@@ -214,7 +196,7 @@ def _engine(opts: InitOptions, notes: list[str]) -> _Engine:
 
         digest = sha256_of(src)
         notes.append(f"[engine] sha256 = {digest[:12]}…: the digest of {src.name}, checked before every use")
-    return _Engine(name, repo, rev, _rel(src, opts.downstream) if src is not None else None, digest)
+    return EngineFacts(name, repo, rev, _rel(src, opts.downstream) if src is not None else None, digest)
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -255,17 +237,7 @@ def plan_init(opts: InitOptions) -> ScaffoldPlan:
     files = (
         (
             "vimesync.toml",
-            templates.config_toml(
-                name=up.name,
-                repo=up.repo,
-                path=up.path,
-                url=up.url,
-                branch=up.branch,
-                maps=maps,
-                upstream_pin=up_pin,
-                engine_pin=eng_pin,
-                engine_source=eng.source,
-            ),
+            templates.config_toml(up, eng, maps=maps, upstream_pin=up_pin, engine_pin=eng_pin),
         ),
         (up_pin, templates.upstream_pin(repo=up.repo, synced=up.synced)),
         (eng_pin, templates.engine_pin(name=eng.name, repo=eng.repo, rev=eng.rev, sha256=eng.sha256)),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+from vimesync.scaffold.facts import EngineFacts, UpstreamFacts
+
 
 def _q(value: str) -> str:
     """A TOML basic string (JSON's escapes are TOML's)."""
@@ -19,18 +21,15 @@ def _line(key: str, value: str | None, example: str, comment: str) -> str:
 
 
 def config_toml(
+    up: UpstreamFacts,
+    eng: EngineFacts,
     *,
-    name: str,
-    repo: str | None,
-    path: str | None,
-    url: str | None,
-    branch: str | None,
     maps: tuple[tuple[str, str], ...],
     upstream_pin: str,
     engine_pin: str,
-    engine_source: str | None,
 ) -> str:
-    clone = f"  (git clone {url})" if url else ""
+    """vimesync.toml: the upstream and the engine as found, the path map, the two pins."""
+    clone = f"  (git clone {up.url})" if up.url else ""
     map_line = (
         "map = [" + ", ".join(_q(f"{s}={d}") for s, d in maps) + "]  # upstream folder = downstream folder"
         if maps
@@ -42,10 +41,10 @@ def config_toml(
 # file from any folder of the repository; --config FILE or $VIMESYNC_CONFIG name another.
 
 [upstream]
-name = {_q(name)}  # display name in reports
-{_line("repo", repo, "THUDM/slime", "owner/name on GitHub: PR links, --github")}
-{_line("path", path, "../slime", "a local clone or bare mirror of the upstream" + clone)}
-{_line("branch", branch, "origin/main", "the upstream tip; origin/main follows `git fetch`")}
+name = {_q(up.name)}  # display name in reports
+{_line("repo", up.repo, "THUDM/slime", "owner/name on GitHub: PR links, --github")}
+{_line("path", up.path, "../slime", "a local clone or bare mirror of the upstream" + clone)}
+{_line("branch", up.branch, "origin/main", "the upstream tip; origin/main follows `git fetch`")}
 pin = {_q(upstream_pin)}  # records the last upstream commit carried here
 policy = "sop/policy.toml"  # which upstream PRs a sync carries
 {map_line}
@@ -55,7 +54,7 @@ path = "."  # this repository
 
 [engine]
 pin = {_q(engine_pin)}  # the exact engine source the patch stack applies to
-{_line("source", engine_source, "../vllm.git", "on this machine: a clone, mirror, folder, wheel or sdist")}
+{_line("source", eng.source, "../vllm.git", "on this machine: a clone, mirror, folder, wheel or sdist")}
 """
 
 

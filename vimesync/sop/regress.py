@@ -69,7 +69,7 @@ def matrix(before: Mapping[str, str], after: Mapping[str, str]) -> tuple[tuple[s
 
 
 def _outcome(value: str | None) -> Outcome:
-    return value if value in OUTCOMES else "missing"  # type: ignore[return-value]
+    return value if value in OUTCOMES else "missing"
 
 
 def _side(counts: Mapping[Outcome, int]) -> str:

@@ -95,37 +95,60 @@ def _check_links(archive: Path, links: dict[str, str], prefix: str) -> None:
     ``links`` maps member names (with ``prefix``) to targets; members never live below a link
     (checked before), so a link's own folder is a real folder.
     """
-    tree = {name[len(prefix) :]: target for name, target in links.items()}
-    done: dict[str, list[str] | None] = {}  # link -> the folders of its resolved path (None: outside)
-    steps = 0
+    resolver = _LinkResolver(archive, links, prefix)
+    for name in resolver.tree:
+        if resolver.resolve(name, 0) is None:
+            raise resolver.unsafe(name, "points outside the archive (or loops)")
 
-    def unsafe(name: str, why: str) -> BadInput:
-        return BadInput(
-            f"{archive}: unsafe member {prefix + name!r}: link to {excerpt(tree[name], 100)} {why}"
-        )
 
-    def resolve(name: str, depth: int) -> list[str] | None:
-        nonlocal steps
-        if name in done:
-            return done[name]
+class _LinkResolver:
+    """An archive's links resolved through each other, each once, within a bound on the work."""
+
+    def __init__(self, archive: Path, links: dict[str, str], prefix: str) -> None:
+        self.archive = archive
+        self.prefix = prefix
+        self.tree = {name[len(prefix) :]: target for name, target in links.items()}
+        self.done: dict[
+            str, list[str] | None
+        ] = {}  # link -> the folders of its resolved path (None: outside)
+        self.steps = 0
+
+    def unsafe(self, name: str, why: str) -> BadInput:
+        target = excerpt(self.tree[name], 100)
+        return BadInput(f"{self.archive}: unsafe member {self.prefix + name!r}: link to {target} {why}")
+
+    def resolve(self, name: str, depth: int) -> list[str] | None:
+        """The folders of the path link ``name`` resolves to (``depth`` links deep), or None when
+        it leads outside the tree or loops."""
+        if name in self.done:
+            return self.done[name]
         if depth > _MAX_LINK_HOPS:
-            raise unsafe(name, f"goes through more than {_MAX_LINK_HOPS} links")
-        target = tree[name]
+            raise self.unsafe(name, f"goes through more than {_MAX_LINK_HOPS} links")
+        target = self.tree[name]
         if not target or target.startswith("/") or DRIVE_LETTER.match(target) or "\\" in target:
-            done[name] = None
+            self.done[name] = None
             return None
         if len(target) > _MAX_LINK_TARGET:
-            raise unsafe(name, f"is longer than {_MAX_LINK_TARGET} bytes")
-        done[name] = None  # a link met again while resolving itself is a loop: treated as outside
+            raise self.unsafe(name, f"is longer than {_MAX_LINK_TARGET} bytes")
+        self.done[name] = None  # a link met again while resolving itself is a loop: treated as outside
         # ``path`` holds each prefix of the path walked so far: "a", "a/b", ...
         folder = posixpath.dirname(name)
         path: list[str] = []
         for part in folder.split("/") if folder else ():
             path.append(f"{path[-1]}/{part}" if path else part)
+        resolved = self._walk(target, path, depth)
+        if resolved is not None:
+            self.done[name] = resolved
+        return resolved
+
+    def _walk(self, target: str, path: list[str], depth: int) -> list[str] | None:
+        """``path`` (the link's folder) followed by ``target``, component by component."""
         for part in target.split("/"):
-            steps += 1
-            if steps > _MAX_LINK_STEPS:
-                raise BadInput(f"{archive}: link targets too complex to check (over {_MAX_LINK_STEPS} steps)")
+            self.steps += 1
+            if self.steps > _MAX_LINK_STEPS:
+                raise BadInput(
+                    f"{self.archive}: link targets too complex to check (over {_MAX_LINK_STEPS} steps)"
+                )
             if part in ("", "."):
                 continue
             if part == "..":
@@ -134,17 +157,12 @@ def _check_links(archive: Path, links: dict[str, str], prefix: str) -> None:
                 path.pop()
                 continue
             path.append(f"{path[-1]}/{part}" if path else part)
-            if path[-1] in tree:
-                through = resolve(path[-1], depth + 1)
+            if path[-1] in self.tree:
+                through = self.resolve(path[-1], depth + 1)
                 if through is None:
                     return None
                 path = list(through)
-        done[name] = path
         return path
-
-    for name in tree:
-        if resolve(name, 0) is None:
-            raise unsafe(name, "points outside the archive (or loops)")
 
 
 def _check_parents(archive: Path, files: Collection[str]) -> None:

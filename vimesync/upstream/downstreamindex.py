@@ -101,81 +101,101 @@ def scan_downstream(
     ]
     if since:
         args.append(f"--since={since}")
-    prs: dict[int, str] = {}
-    commits: dict[str, str] = {}
-    lines: dict[str, Counter[bytes]] = {}
-    feed: list[bytes] = []  # the whole commits, as the log had them, for patch-id
-    want_repo = upstream_repo.lower() if upstream_repo else None
-    scanned = too_big = no_content = 0
-    budget = MAX_INDEX_KEYS
+    scan = _Scan(upstream_repo.lower() if upstream_repo else None)
     tip = git.resolve(repo, rev)
-    seen: set[str] = set()
+    timed_out = False
+    current = None
+    try:
+        for sha, text, whole in stream_commits(git.stream(repo, [*args, tip], deadline=content_seconds)):
+            current = sha
+            scan.read(sha, text, whole)
+    except GitTimeout:
+        # The commit git was diffing may be cut short: its content is not used, and every commit
+        # not read yet is read again without diffs, for its trailers.
+        timed_out = True
+        if current is not None:
+            scan.forget_content(current)
+        rest = [a for a in args if a not in ("-p", *BIG_FILES)]
+        for sha, text, _ in stream_commits(git.stream(repo, [*rest, tip])):
+            if sha not in scan.seen:
+                scan.scanned += 1
+                scan.read_trailers(sha, text)
+    return scan.index(repo, timed_out=timed_out)
 
-    def read_trailers(sha: str, text: bytes) -> None:
-        seen.add(sha)
+
+class _Scan:
+    """A DownstreamIndex being built from the log, one commit at a time."""
+
+    def __init__(self, want_repo: str | None) -> None:
+        self.want_repo = want_repo  # lower-cased; None: an Upstream-PR trailer of any repository
+        self.prs: dict[int, str] = {}
+        self.commits: dict[str, str] = {}
+        self.lines: dict[str, Counter[bytes]] = {}
+        self.feed: list[bytes] = []  # the whole commits, as the log had them, for patch-id
+        self.seen: set[str] = set()
+        self.scanned = self.too_big = self.no_content = 0
+        self.budget = MAX_INDEX_KEYS
+
+    def read(self, sha: str, text: bytes, whole: bool) -> None:
+        """One commit of the log with its diff (``whole``: within the bounds)."""
+        self.scanned += 1
+        self.read_trailers(sha, text)
+        if not whole:
+            self.too_big += 1
+            return
+        self.feed.append(b"commit " + sha.encode() + text)
+        body = text.split(b"\ndiff --git ", 1)
+        if len(body) == 2:
+            keys = line_keys(b"diff --git " + body[1], min(MAX_LINE_KEYS, self.budget))
+            if keys is None:
+                self.no_content += 1
+                return
+            self.lines[sha] = keys
+            self.budget -= len(keys)
+
+    def read_trailers(self, sha: str, text: bytes) -> None:
+        self.seen.add(sha)
+        commits = self.commits
         commits.setdefault(sha, sha)  # shared history: the very same commit
         msg, trailers = message_of(text), trailers_of(text)
         for m in UPSTREAM_PR_RE.finditer(trailers):
-            if want_repo is None or m.group(1) is None or m.group(1).lower() == want_repo:
-                prs.setdefault(int(m.group(2)), sha)
+            if self.want_repo is None or m.group(1) is None or m.group(1).lower() == self.want_repo:
+                self.prs.setdefault(int(m.group(2)), sha)
         for m in UPSTREAM_COMMIT_RE.finditer(trailers):
             commits.setdefault(m.group(1), sha)
         for picked in cherry_picked(msg):
             commits.setdefault(picked, sha)
 
-    timed_out = False
-    current = None
-    try:
-        for sha, text, whole in stream_commits(git.stream(repo, [*args, tip], deadline=content_seconds)):
-            scanned += 1
-            current = sha
-            read_trailers(sha, text)
-            if not whole:
-                too_big += 1
-                continue
-            feed.append(b"commit " + sha.encode() + text)
-            body = text.split(b"\ndiff --git ", 1)
-            if len(body) == 2:
-                keys = line_keys(b"diff --git " + body[1], min(MAX_LINE_KEYS, budget))
-                if keys is None:
-                    no_content += 1
-                    continue
-                lines[sha] = keys
-                budget -= len(keys)
-    except GitTimeout:
-        # The commit git was diffing may be cut short: its content is not used, and every commit
-        # not read yet is read again without diffs, for its trailers.
-        timed_out = True
-        if current is not None and feed and feed[-1].startswith(b"commit " + current.encode()):
-            feed.pop()
-            lines.pop(current, None)
-        rest = [a for a in args if a not in ("-p", *BIG_FILES)]
-        for sha, text, _ in stream_commits(git.stream(repo, [*rest, tip])):
-            if sha not in seen:
-                scanned += 1
-                read_trailers(sha, text)
-    pids = patch_ids(repo, b"".join(feed))
-    del feed
-    by_pid: dict[str, str] = {}
-    for sha, pid in pids.items():
-        by_pid.setdefault(pid, sha)
-    postings: dict[bytes, list[str]] = {}
-    for sha, keys in lines.items():
-        for key in keys:
-            postings.setdefault(key, []).append(sha)
-    short = {k: v for k, v in commits.items() if len(k) < 40}
-    return DownstreamIndex(
-        prs=prs,
-        commits=commits,
-        patch_ids=by_pid,
-        lines=lines,
-        postings=postings,
-        short_commits=short,
-        scanned=scanned,
-        too_big=too_big,
-        no_content=no_content,
-        timed_out=timed_out,
-    )
+    def forget_content(self, sha: str) -> None:
+        """Drop the diff of ``sha`` when it is the last one read (git may have cut it short)."""
+        if self.feed and self.feed[-1].startswith(b"commit " + sha.encode()):
+            self.feed.pop()
+            self.lines.pop(sha, None)
+
+    def index(self, repo: Path, *, timed_out: bool) -> DownstreamIndex:
+        """The index: the patch-ids of the commits read whole, the postings of their lines."""
+        pids = patch_ids(repo, b"".join(self.feed))
+        self.feed = []
+        by_pid: dict[str, str] = {}
+        for sha, pid in pids.items():
+            by_pid.setdefault(pid, sha)
+        postings: dict[bytes, list[str]] = {}
+        for sha, keys in self.lines.items():
+            for key in keys:
+                postings.setdefault(key, []).append(sha)
+        short = {k: v for k, v in self.commits.items() if len(k) < 40}
+        return DownstreamIndex(
+            prs=self.prs,
+            commits=self.commits,
+            patch_ids=by_pid,
+            lines=self.lines,
+            postings=postings,
+            short_commits=short,
+            scanned=self.scanned,
+            too_big=self.too_big,
+            no_content=self.no_content,
+            timed_out=timed_out,
+        )
 
 
 def lookup_commit(index: DownstreamIndex, sha: str) -> str | None:

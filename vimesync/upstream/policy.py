@@ -164,59 +164,84 @@ def _key_line(text: str, start: int | None, key: str) -> int | None:
     return start
 
 
-def _parse_rule(path: Path, text: str, index: int, line: int | None, raw: Any) -> Rule:
-    def fail(message: str, key: str | None = None, hint: str | None = None) -> ConfigError:
-        at = _key_line(text, line, key) if key else line
-        return ConfigError(str(path), f"rule {index}: {message}", line=at, hint=hint)
+@dataclass(frozen=True)
+class _RuleSite:
+    """Where a ``[[rule]]`` is (its file and text, its number and header line): its errors' words."""
 
+    path: Path
+    text: str
+    index: int
+    line: int | None
+
+    def fail(self, message: str, key: str | None = None, hint: str | None = None) -> ConfigError:
+        """ConfigError for this rule, at the line of ``key`` when given (else the header's)."""
+        at = _key_line(self.text, self.line, key) if key else self.line
+        return ConfigError(str(self.path), f"rule {self.index}: {message}", line=at, hint=hint)
+
+
+def _parse_rule(path: Path, text: str, index: int, line: int | None, raw: Any) -> Rule:
+    site = _RuleSite(path, text, index, line)
     if not isinstance(raw, dict):
-        raise fail("must be a table ([[rule]])")
+        raise site.fail("must be a table ([[rule]])")
     unknown = sorted(set(raw) - RULE_KEYS)
     if unknown:
         known = ", ".join(sorted(RULE_KEYS))
-        raise fail(f"unknown key {unknown[0]!r}", unknown[0], hint=f"known keys: {known}")
+        raise site.fail(f"unknown key {unknown[0]!r}", unknown[0], hint=f"known keys: {known}")
     action = raw.get("action")
     if action not in ACTIONS:
-        raise fail(f'action must be "include" or "exclude", not {action!r}', "action" if action else None)
+        raise site.fail(
+            f'action must be "include" or "exclude", not {action!r}', "action" if action else None
+        )
     reason = raw.get("reason")
     if not isinstance(reason, str) or not reason.strip():
-        raise fail("needs a non-empty reason", "reason" if "reason" in raw else None)
+        raise site.fail("needs a non-empty reason", "reason" if "reason" in raw else None)
     if not any(k in raw for k in MATCHERS):
-        raise fail(f"needs at least one matcher ({', '.join(MATCHERS)})")
+        raise site.fail(f"needs at least one matcher ({', '.join(MATCHERS)})")
+    return Rule(index=index, line=line, action=action, reason=reason.strip(), **_matchers(raw, site))
 
+
+def _matchers(raw: dict[str, Any], site: _RuleSite) -> dict[str, Any]:
+    """The rule's matchers (``prs``, ``title``, ``labels``, ``paths``) as Rule's fields, checked."""
     kwargs: dict[str, Any] = {}
     if "prs" in raw:
         prs = raw["prs"]
         if not isinstance(prs, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in prs):
-            raise fail("prs must be a list of PR numbers", "prs")
+            raise site.fail("prs must be a list of PR numbers", "prs")
         kwargs["prs"] = frozenset(prs)
     if "title" in raw:
-        if not isinstance(raw["title"], str):
-            raise fail("title must be a regex string", "title")
-        try:
-            kwargs["title"] = TitleRegex.compile(raw["title"])
-        except ValueError as exc:
-            shown = raw["title"] if len(raw["title"]) <= 60 else raw["title"][:57] + "..."
-            raise fail(
-                f"bad title regex {shown!r}: {exc}", "title", hint="title regexes use RE2 syntax"
-            ) from None
+        kwargs["title"] = _title(raw["title"], site)
     if "labels" in raw:
         labels = raw["labels"]
         if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels) or not labels:
-            raise fail("labels must be a non-empty list of strings", "labels")
+            raise site.fail("labels must be a non-empty list of strings", "labels")
         kwargs["labels"] = frozenset(labels)
     if "paths" in raw:
-        globs = raw["paths"]
-        if not isinstance(globs, list) or not globs or not all(isinstance(g, str) and g for g in globs):
-            raise fail("paths must be a non-empty list of glob strings", "paths")
-        if len(globs) > MAX_RULE_GLOBS:
-            raise fail(f"{len(globs)} paths globs, over the limit of {MAX_RULE_GLOBS}", "paths")
-        try:
-            kwargs["_spec"] = PathGlobs(globs)
-        except ValueError as exc:  # pathspec's or RE2's reason
-            raise fail(f"bad paths glob: {exc}", "paths") from None
-        kwargs["paths"] = tuple(globs)
-    return Rule(index=index, line=line, action=action, reason=reason.strip(), **kwargs)
+        kwargs["_spec"] = _path_globs(raw["paths"], site)
+        kwargs["paths"] = tuple(raw["paths"])
+    return kwargs
+
+
+def _title(title: Any, site: _RuleSite) -> TitleRegex:
+    if not isinstance(title, str):
+        raise site.fail("title must be a regex string", "title")
+    try:
+        return TitleRegex.compile(title)
+    except ValueError as exc:
+        shown = title if len(title) <= 60 else title[:57] + "..."
+        raise site.fail(
+            f"bad title regex {shown!r}: {exc}", "title", hint="title regexes use RE2 syntax"
+        ) from None
+
+
+def _path_globs(globs: Any, site: _RuleSite) -> PathGlobs:
+    if not isinstance(globs, list) or not globs or not all(isinstance(g, str) and g for g in globs):
+        raise site.fail("paths must be a non-empty list of glob strings", "paths")
+    if len(globs) > MAX_RULE_GLOBS:
+        raise site.fail(f"{len(globs)} paths globs, over the limit of {MAX_RULE_GLOBS}", "paths")
+    try:
+        return PathGlobs(globs)
+    except ValueError as exc:  # pathspec's or RE2's reason
+        raise site.fail(f"bad paths glob: {exc}", "paths") from None
 
 
 def parse_policy(text: str, path: Path) -> Policy:

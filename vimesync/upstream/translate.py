@@ -146,12 +146,25 @@ def _compile(spec: TranslateSpec, where: str) -> Translation:
         raise fail(
             f"[[upstream.translate]] pattern {excerpt(spec.pattern)} is not an RE2 regex: {exc}"
         ) from None
+    pieces = _pieces(spec.replace, regex, fail)
+    globs = None
+    if spec.paths is not None:
+        try:
+            globs = PathGlobs(spec.paths)
+        except ValueError as exc:
+            raise fail(f"[[upstream.translate]] paths: not gitignore globs ({excerpt(str(exc))})") from None
+    return Translation(spec=spec, where=where, _regex=regex, _pieces=pieces, _globs=globs)
+
+
+def _pieces(replace: str, regex: Any, fail: Callable[[str], ConfigError]) -> tuple[bytes | int | str, ...]:
+    """``replace`` as literal bytes and group numbers, in order: what :meth:`Translation.apply`
+    joins for each match."""
     names = {k.decode() if isinstance(k, bytes) else k: v for k, v in regex.groupindex.items()}
     pieces: list[bytes | int | str] = []
     literal = bytearray()
     pos = 0
-    for m in _REPL_TOKEN.finditer(spec.replace):
-        literal += spec.replace[pos : m.start()].encode("utf-8")
+    for m in _REPL_TOKEN.finditer(replace):
+        literal += replace[pos : m.start()].encode("utf-8")
         pos = m.end()
         number, name, backslash, other = m.groups()
         if backslash:
@@ -159,7 +172,7 @@ def _compile(spec: TranslateSpec, where: str) -> Translation:
             continue
         if other is not None:
             raise fail(
-                f"[[upstream.translate]] replace {excerpt(spec.replace)}: unknown escape \\{excerpt(other)}"
+                f"[[upstream.translate]] replace {excerpt(replace)}: unknown escape \\{excerpt(other)}"
                 " (use \\1..\\99, \\g<name> or \\\\)"
             )
         if number is not None:
@@ -178,16 +191,10 @@ def _compile(spec: TranslateSpec, where: str) -> Translation:
             pieces.append(bytes(literal))
             literal = bytearray()
         pieces.append(group)
-    literal += spec.replace[pos:].encode("utf-8")
+    literal += replace[pos:].encode("utf-8")
     if literal:
         pieces.append(bytes(literal))
-    globs = None
-    if spec.paths is not None:
-        try:
-            globs = PathGlobs(spec.paths)
-        except ValueError as exc:
-            raise fail(f"[[upstream.translate]] paths: not gitignore globs ({excerpt(str(exc))})") from None
-    return Translation(spec=spec, where=where, _regex=regex, _pieces=tuple(pieces), _globs=globs)
+    return tuple(pieces)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ def render_carry(result: CarryResult | CarryStatusResult | AbortResult) -> None:
 
 
 def _render_result(result: CarryResult) -> None:
-    from vimesync.app.carry import CarryStatus
+    from vimesync.carry.model import CarryStatus
 
     print_ = output.stdout.print
     for c in result.carried:

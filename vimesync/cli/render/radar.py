@@ -98,7 +98,7 @@ def _candidates(result: RadarResult) -> None:
 
 def _markdown(result: RadarResult) -> None:
     from vimesync.report.backportsmd import commits_table, left_off_line
-    from vimesync.report.markdown import cell, code
+    from vimesync.report.mdtext import cell, code
     from vimesync.report.mentions import neutralize_mentions
     from vimesync.text import plural
 
