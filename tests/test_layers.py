@@ -277,7 +277,6 @@ def test_only_settings_reads_the_environment() -> None:
 MAX_LINES = 400
 LONG_NOT_YET = {
     "vimesync.app.carry",
-    "vimesync.cli.options",
     "vimesync.patches.apply",
     "vimesync.report.markdown",
     "vimesync.report.model",
