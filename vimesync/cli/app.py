@@ -49,7 +49,7 @@ _INTERRUPTED: list[bool] = [False]  # SIGINT arrived during this command (see _o
 
 
 def _on_sigint(signum: int, frame: object) -> None:
-    # typer (0.29) turns a KeyboardInterrupt into a silent ``Exit(130)`` returned as the
+    # typer turns a KeyboardInterrupt into a silent ``Exit(130)`` returned as the
     # command's value: the flag lets _main still say "interrupted" in its one line.
     _INTERRUPTED[0] = True
     raise KeyboardInterrupt

@@ -239,8 +239,8 @@ def only_command(args: list[str], *, completing: bool = False) -> str | None:
 
 def inner_groups(args: list[str], *, completing: bool = False) -> tuple[str, ...]:
     """The groups ``args`` name a command inside, outermost first: ``sop record image`` ->
-    ``("sop", "sop record")``. A group's --help costs typer its coercion even when not given; one
-    followed by the name of a command of it cannot be given, so it is left out."""
+    ``("sop", "sop record")``. A group's --help followed by the name of one of its commands cannot
+    be given, so it is left out (typer 0.29 coerces even a flag not given through pydantic)."""
     if completing:
         return ()
     found: list[str] = []
