@@ -76,4 +76,4 @@ def refresh(
 
     emit = Emit(out, settings)
     with Workspace.resolve(sync, settings, downstream="none") as ws:
-        return emit.result(run(ws, engine, RefreshRequest(name, from_)), render_refresh)
+        return emit.result(run(ws, engine, RefreshRequest(name=name, folder=from_)), render_refresh)

@@ -40,7 +40,7 @@ def sync_command(
     from vimesync.cli.render.sync import render_step, render_sync
 
     emit = Emit(out, settings, json_stdout=out.as_json)
-    request = SyncRunRequest(mode, carry=carry, engine=engine, ci=ci, output=out)
+    request = SyncRunRequest(mode=mode, carry=carry, engine=engine, ci=ci, output=out)
     with Workspace.resolve(sync, settings, engines=False) as ws:
         result = run(ws, request, on_step=None if out.as_json else render_step)
     return emit.result(result, render_sync)
