@@ -305,6 +305,24 @@ def test_help_does_not_import_rich() -> None:
     assert "typer" in loaded and not any(m.split(".")[0] == "rich" for m in loaded)
 
 
+def test_a_run_with_options_imports_no_pydantic(upstream: Path) -> None:
+    """typer below 0.29 (pyproject.toml; README, "Dependencies"): from 0.29 every option value
+    goes through a pydantic TypeAdapter, ~90 ms of a walk's start-up."""
+    import typer
+    from packaging.version import Version
+
+    if Version(typer.__version__) >= Version("0.29"):
+        pytest.skip(f"typer {typer.__version__} is outside the declared range (reinstall: pip install -e .)")
+    code = (
+        "import sys\nfrom vimesync.cli.app import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic')))\n"
+    )
+    args = ["walk", "--upstream", str(upstream), "--range", "HEAD", "--json"]
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["ok"] and proc.stderr == ""
+
+
 @pytest.mark.parametrize(
     "args",
     [
