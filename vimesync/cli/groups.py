@@ -17,7 +17,9 @@ group's dataclass, built by keyword, when the command runs; ``settings`` is the 
 the CLI boundary took (``main()`` in the app module), handed in through click's context.
 
 ``take`` returns a marker typed ``Any``, as ``typer.Option`` and ``dataclasses.field`` do: the
-parameter's annotation is what the command receives.
+parameter's annotation is what the command receives. A group itself as the default offers all its
+flags; a command's own options are groups of the same kind (:mod:`vimesync.cli.ownoptions`), each
+building its use case's request with :func:`builds`.
 """
 
 from __future__ import annotations
