@@ -4,10 +4,11 @@
     python bench/bench_startup.py --repo PATH           # also: walk process vs git log on PATH
     python bench/bench_startup.py --repo /work/.mirror/THUDM+slime/repo --runs 10
 
-Targets (issue 12): ``vimesync --version`` and ``vimesync --help`` <= 0.1 s wall; the whole
-``vimesync walk --json`` process <= 3x ``git log --first-parent -m --name-only`` of the same range.
-Shown per command: median wall time and median CPU time (user + sys of the child), because on a
-shared machine wall time includes waiting for a core. ``python -c pass`` is the floor.
+Targets (issues 12 and 28): ``vimesync --version`` and ``vimesync --help`` <= 0.1 s wall; the
+whole ``vimesync walk --json`` process <= 3x ``git log --first-parent -m --name-only`` of the same
+range. Shown per command: median wall time and median CPU time (user + sys of the child), because
+on a shared machine wall time includes waiting for a core. ``python -c pass`` is the floor; the
+typer version is shown because it decides the cost of every option (README, "Dependencies").
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def _run(args: argparse.Namespace) -> int:
     script = Path(py).with_name("vimesync")
     if not script.exists():
         script = Path(shutil.which("vimesync") or "vimesync")
+    typer = subprocess.run(
+        [py, "-c", "import typer; print(typer.__version__)"], capture_output=True, text=True, env=ENV
+    ).stdout.strip()
+    print(f"typer {typer or '(not importable)'}")
     show("python -c pass (floor)", *measure([py, "-c", "pass"], args.runs))
     for what in ("--version", "--help"):
         show(f"python -m vimesync {what}", *measure([py, "-m", "vimesync", what], args.runs), target=0.1)

@@ -191,6 +191,7 @@ def test_the_import_reader_sees_deferred_and_relative_imports(tmp_path: Path) ->
 # private helpers of cli/report.py). Its shared modules are the only ones a command may import.
 CLI_SHARED = {"vimesync.cli", "vimesync.cli.options", "vimesync.cli.output", "vimesync.cli.cioutputs"}
 CLI_SHARED |= {"vimesync.cli.progress", "vimesync.cli.groups", "vimesync.cli.emit", "vimesync.__main__"}
+CLI_SHARED |= {"vimesync.cli.ownoptions", "vimesync.cli.tree"}  # command modules' groups; the table
 # The option aliases are a package (one module per concept); its modules are shared as it is.
 CLI_SHARED |= {name for name in GRAPH if name.startswith("vimesync.cli.options.")}
 CLI_FORBIDDEN = ("vimesync.git", "vimesync.safefs", "vimesync.nofollow")
@@ -264,16 +265,11 @@ def test_only_settings_reads_the_environment() -> None:
 
 # Modules stay under 400 lines (STYLE.md: a reader should guess a module's content from its name).
 MAX_LINES = 400
-LONG_NOT_YET = {
-    "vimesync.cli.app",
-    "vimesync.cli.options",
-}
 
 
 def test_no_module_is_over_400_lines() -> None:
     long = {name for name, path in _modules().items() if len(path.read_bytes().splitlines()) > MAX_LINES}
-    assert not long - LONG_NOT_YET, f"over {MAX_LINES} lines: {sorted(long - LONG_NOT_YET)}"
-    assert not LONG_NOT_YET - long, f"no longer long: strike off {sorted(LONG_NOT_YET - long)}"
+    assert not long, f"over {MAX_LINES} lines: {sorted(long)}"
 
 
 # Every fact of a sync is resolved once, in the workspace (vimesync/app/workspace.py and the

@@ -49,22 +49,37 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return int(exc.value.code or 0), out, err
 
 
-def test_every_command_is_registered_in_app_and_no_module_imports_it_back() -> None:
+def test_every_command_is_in_the_one_table_and_no_command_module_imports_it_back() -> None:
+    from vimesync.cli.tree import TREE
+
     names = {name for name, _ in _leaves()}
-    # a new command joins these (registered in build_app), and every test below then covers it
-    assert names >= {
-        "walk",
-        "patches check",
-        "patches lint",
-        "patches describe",
-        "audit",
-        "audit review",
-        "report",
-        "demo",
-    }
+    # a new command joins the table (cli/tree.py TREE), and every test below then covers it
+    assert names == {n.path for n in TREE if not n.is_group or n.function}
+    assert names >= {"walk", "patches check", "patches lint", "patches describe", "audit", "audit review"}
     for module in (ROOT / "vimesync" / "cli").glob("*.py"):
-        if module.name != "app.py":
-            assert "vimesync.cli.app" not in module.read_text(), module.name
+        if module.name not in ("app.py", "tree.py"):
+            text = module.read_text()
+            assert "vimesync.cli.app" not in text and "vimesync.cli.tree" not in text, module.name
+
+
+@pytest.mark.parametrize(
+    "args, inner",
+    [
+        (["sop", "record", "image", "--arch", "x"], ("sop", "sop record")),
+        (["sop", "record"], ("sop",)),
+        (["sop", "-h"], ()),
+        (["audit", "review", "p"], ("audit",)),
+        (["audit", "--json"], ()),
+        (["patches", "check"], ("patches",)),
+        (["pin", "bogus"], ()),
+        (["walk", "--help"], ()),
+    ],
+)
+def test_the_groups_a_run_names_a_command_inside(args: list[str], inner: tuple[str, ...]) -> None:
+    from vimesync.cli.tree import inner_groups
+
+    assert inner_groups(args) == inner
+    assert inner_groups(args, completing=True) == ()
 
 
 def test_every_command_takes_format_and_json() -> None:
@@ -72,8 +87,11 @@ def test_every_command_takes_format_and_json() -> None:
         opts = {o for p in cmd.params for o in p.opts}
         assert {"--format", "--json", "-h", "--help"} <= opts | {"-h", "--help"}, name
         fmt = next(p for p in cmd.params if "--format" in p.opts)
-        choices = {c.value for c in fmt.type_descriptor.choices or ()}  # an Enum typer checks
-        assert fmt.type_descriptor.is_choice and "json" in choices and "text" in choices, name
+        # a choice typer checks (completed from its values; test_format_is_checked... refuses others)
+        choices = {
+            c.value for c in fmt.shell_complete(cmd.make_context(name, [], resilient_parsing=True), "")
+        }
+        assert "json" in choices and "text" in choices, name
 
 
 def test_a_flag_takes_one_kind_of_value_everywhere() -> None:
@@ -287,6 +305,24 @@ def test_help_does_not_import_rich() -> None:
     assert "typer" in loaded and not any(m.split(".")[0] == "rich" for m in loaded)
 
 
+def test_a_run_with_options_imports_no_pydantic(upstream: Path) -> None:
+    """typer below 0.29 (pyproject.toml; README, "Dependencies"): from 0.29 every option value
+    goes through a pydantic TypeAdapter, ~90 ms of a walk's start-up."""
+    import typer
+    from packaging.version import Version
+
+    if Version(typer.__version__) >= Version("0.29"):
+        pytest.skip(f"typer {typer.__version__} is outside the declared range (reinstall: pip install -e .)")
+    code = (
+        "import sys\nfrom vimesync.cli.app import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic')))\n"
+    )
+    args = ["walk", "--upstream", str(upstream), "--range", "HEAD", "--json"]
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["ok"] and proc.stderr == ""
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -309,22 +345,22 @@ def test_help_does_not_import_rich() -> None:
 def test_a_run_that_names_its_command_builds_only_that_command_and_says_the_same(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args: list[str]
 ) -> None:
-    import vimesync.cli.app as app_module
+    from vimesync.cli import tree
 
-    assert app_module._only(args) == args[0]
+    assert tree.only_command(args) == args[0]
     alone = run(capsys, *args)
-    monkeypatch.setattr(app_module, "_only", lambda args, **kw: None)
-    monkeypatch.setattr(app_module, "_inner", lambda args, **kw: ())  # every group keeps its --help
+    monkeypatch.setattr(tree, "only_command", lambda args, **kw: None)
+    monkeypatch.setattr(tree, "inner_groups", lambda args, **kw: ())  # every group keeps its --help
     assert run(capsys, *args) == alone
 
 
 def test_the_whole_tree_is_built_for_anything_else(monkeypatch: pytest.MonkeyPatch) -> None:
     import typer.main
 
-    from vimesync.cli.app import COMMANDS, _only
+    from vimesync.cli.tree import COMMANDS, only_command
 
-    assert _only(["--json", "walk"]) is None and _only(["--version", "walk"]) is None
-    assert _only(["walk"], completing=True) is None  # $_VIMESYNC_COMPLETE: a shell completes
+    assert only_command(["--json", "walk"]) is None and only_command(["--version", "walk"]) is None
+    assert only_command(["walk"], completing=True) is None  # $_VIMESYNC_COMPLETE: a shell completes
     assert set(typer.main.get_command(build_app()).commands) == set(COMMANDS)  # type: ignore[attr-defined]
     assert set(typer.main.get_command(build_app("report")).commands) == {"report"}  # type: ignore[attr-defined]
 
@@ -337,12 +373,12 @@ def test_the_root_help_comes_from_an_outline_and_says_the_same(
     tree prints: every command with its one-line help, in the same order."""
     import typer.main
 
-    import vimesync.cli.app as app_module
+    from vimesync.cli import tree
 
-    assert app_module._only(args) == ""
+    assert tree.only_command(args) == ""
     outline = typer.main.get_command(build_app(""))
     assert list(outline.commands) == list(typer.main.get_command(build_app()).commands)  # type: ignore[attr-defined]
     alone = run(capsys, *args)
     assert "carry" in alone[1] + alone[2] and "sop" in alone[1] + alone[2]  # no args: help on stderr
-    monkeypatch.setattr(app_module, "_only", lambda args, **kw: None)
+    monkeypatch.setattr(tree, "only_command", lambda args, **kw: None)
     assert run(capsys, *args) == alone

@@ -12,25 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli.groups import OUTPUT, SYNC
-from vimesync.cli.options import (
-    AbortOpt,
-    BranchOpt,
-    ContinueOpt,
-    DirectOpt,
-    DryRunOpt,
-    OntoOpt,
-    PrOpt,
-    SkipOpt,
-    SquashOpt,
-    StatusOpt,
-    WorktreeOpt,
-)
-from vimesync.errors import BadInput
+from vimesync.cli.ownoptions import CARRY, CARRY_MODE
 
 if TYPE_CHECKING:
     from vimesync.app.carry import CarryMode
     from vimesync.app.flags import OutputFlags, SyncFlags
     from vimesync.app.workspace import DownstreamDefault
+    from vimesync.carry.run import CarryOptions
     from vimesync.settings import Settings
 
 
@@ -39,48 +27,18 @@ def carry_command(
     sync: SyncFlags = SYNC.take(
         "range_", "policy", "upstream", "downstream", "pr_metadata", "accept_similar", "config"
     ),
-    pr: PrOpt = None,
-    branch: BranchOpt = None,
-    onto: OntoOpt = "HEAD",
-    worktree: WorktreeOpt = None,
-    squash: SquashOpt = False,
-    direct: DirectOpt = "skip",
-    dry_run: DryRunOpt = False,
-    continue_: ContinueOpt = False,
-    skip: SkipOpt = False,
-    abort: AbortOpt = False,
-    status: StatusOpt = False,
+    options: CarryOptions = CARRY,
+    mode: CarryMode = CARRY_MODE,
     out: OutputFlags = OUTPUT.take("format", "json", "junit", "annotations"),
 ) -> int:
     """Carry the applicable upstream PRs into a new sync branch (path map, translations, 3-way merge)."""
     from vimesync.app.carry import CarryMode, CarryRequest, carry
     from vimesync.app.workspace import Workspace
-    from vimesync.carry.run import CarryOptions
     from vimesync.cli.emit import Emit
     from vimesync.cli.render.carry import render_carry
 
     emit = Emit(out, settings)
-    mode = _mode(continue_=continue_, skip=skip, abort=abort, status=status)
-    options = CarryOptions(
-        prs=tuple(pr or ()),
-        branch=branch,
-        onto=onto,
-        worktree=worktree,
-        squash=squash,
-        direct=direct,
-        dry_run=dry_run,
-    )
     # A carry in progress belongs to the repository it runs in (its worktree included).
     where: DownstreamDefault = "cwd" if mode is CarryMode.START else "here"
     with Workspace.resolve(sync, settings, downstream=where, engines=False) as ws:
-        return emit.result(carry(ws, CarryRequest(mode, options)), render_carry)
-
-
-def _mode(**flags: bool) -> CarryMode:
-    """--continue, --skip, --abort or --status (at most one of them), else a new carry."""
-    from vimesync.app.carry import CarryMode
-
-    modes = [CarryMode(f"--{name.rstrip('_')}") for name, on in flags.items() if on]
-    if len(modes) > 1:
-        raise BadInput(f"{' and '.join(m.value for m in modes)}: give one of them")
-    return modes[0] if modes else CarryMode.START
+        return emit.result(carry(ws, CarryRequest(mode=mode, options=options)), render_carry)

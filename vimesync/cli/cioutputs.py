@@ -13,20 +13,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from vimesync.errors import BadInput
-from vimesync.outputs.annotations import commands, stop_commands
-from vimesync.outputs.junit import check_junit_path, write_junit
-from vimesync.outputs.model import Findings
-from vimesync.outputs.stepsummary import append_summary
-from vimesync.settings import Settings
+
+if TYPE_CHECKING:  # the writers are imported when there is something to write
+    from vimesync.outputs.model import Findings
+    from vimesync.settings import Settings
 
 MODES = ("auto", "github", "none")
-
-
-class HasFindings(Protocol):
-    def findings(self) -> Findings: ...
 
 
 class CiOutputs:
@@ -45,6 +40,8 @@ class CiOutputs:
         self.stream = sys.stderr if json_out else sys.stdout
         self.json_out = json_out
         if junit is not None:
+            from vimesync.outputs.junit import check_junit_path
+
             check_junit_path(junit)
 
     @contextmanager
@@ -55,6 +52,8 @@ class CiOutputs:
         if not (self.github or self.on_runner) or self.json_out:
             yield
             return
+        from vimesync.outputs.annotations import stop_commands
+
         stop, resume = stop_commands()
         sys.stdout.write(stop + "\n")
         sys.stdout.flush()
@@ -70,14 +69,12 @@ class CiOutputs:
         """Anything to write: a JUnit file, or annotations and a summary."""
         return self.junit is not None or self.github
 
-    def emit_result(self, result: HasFindings) -> None:
-        """A use case's findings, built only when there is somewhere to write them (building
-        them imports every checker's model: a run without --junit or a runner does not pay)."""
-        if self.wanted:
-            self.emit(result.findings())
-
     def emit(self, findings: Findings) -> None:
         """The JUnit file, the annotations and the job summary of ``findings``."""
+        from vimesync.outputs.annotations import commands
+        from vimesync.outputs.junit import write_junit
+        from vimesync.outputs.stepsummary import append_summary
+
         if self.junit is not None:
             write_junit(self.junit, findings.suites)
         if not self.github:

@@ -28,4 +28,4 @@ def demo(
     from vimesync.demo.pipeline import DemoRequest, run_demo
 
     emit = Emit(out, settings)
-    return emit.result(run_demo(DemoRequest(keep), settings, progress=emit.progress()), render_demo)
+    return emit.result(run_demo(DemoRequest(keep=keep), settings, progress=emit.progress()), render_demo)

@@ -17,7 +17,9 @@ group's dataclass, built by keyword, when the command runs; ``settings`` is the 
 the CLI boundary took (``main()`` in the app module), handed in through click's context.
 
 ``take`` returns a marker typed ``Any``, as ``typer.Option`` and ``dataclasses.field`` do: the
-parameter's annotation is what the command receives.
+parameter's annotation is what the command receives. A group itself as the default offers all its
+flags; a command's own options are groups of the same kind (:mod:`vimesync.cli.ownoptions`), each
+building its use case's request with :func:`builds`.
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ from functools import wraps
 from typing import Any
 
 MARKER = "__vimesync_groups__"
+REQUIRED: Any = inspect.Parameter.empty  # a flag's default when the command line must give it
 
 
 @dataclass(frozen=True)
 class Flag:
     """One flag of a group: its option alias (a name in :mod:`vimesync.cli.options`) and the
-    parameter's default on the command line."""
+    parameter's default on the command line (:data:`REQUIRED`: none, it must be given)."""
 
     alias: str
     default: Any = None
@@ -65,6 +68,22 @@ class Group:
 class Taken:
     group: Group
     flags: tuple[tuple[str, Flag], ...]
+
+
+def builds(target: str, *, tuples: tuple[str, ...] = ()) -> Callable[..., Any]:
+    """A group's ``make`` that builds the dataclass ``target`` (``"module:Name"``, imported when
+    the command runs) by keyword from the flags' values; ``tuples``: the repeatable flags, each a
+    tuple (empty when not given)."""
+
+    def make(**values: Any) -> Any:
+        from importlib import import_module
+
+        module, _, name = target.partition(":")
+        for key in tuples:
+            values[key] = tuple(values[key] or ())
+        return getattr(import_module(module), name)(**values)
+
+    return make
 
 
 def _tuple(value: Any) -> tuple[Any, ...] | None:
@@ -209,10 +228,11 @@ def expand(fn: Callable[..., int]) -> Callable[..., int]:
         if p.name == "settings":
             wants_settings = True
             continue
-        if isinstance(p.default, Taken):
-            groups[p.name] = p.default
-            defaults = _defaults(p.default)
-            for name, flag in p.default.flags:
+        taken = p.default.take(*p.default.flags) if isinstance(p.default, Group) else p.default
+        if isinstance(taken, Taken):
+            groups[p.name] = taken
+            defaults = _defaults(taken)
+            for name, flag in taken.flags:
                 kind = inspect.Parameter.KEYWORD_ONLY
                 flat = f"{p.name}_{name}"
                 params.append(

@@ -6,21 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli.groups import ENGINE, OUTPUT, SYNC
-from vimesync.cli.options import (
-    AppliedUpstreamOpt,
-    BugOpt,
-    DescriptionOpt,
-    ForwardedOpt,
-    FromOpt,
-    IgnoreOpt,
-    OriginKindOpt,
-    OriginOpt,
-    PatchNameArg,
-    SelectOpt,
-)
+from vimesync.cli.options import FromOpt, IgnoreOpt, PatchNameArg, SelectOpt
+from vimesync.cli.ownoptions import DESCRIBE
 
 if TYPE_CHECKING:
     from vimesync.app.flags import EngineFlags, OutputFlags, SyncFlags
+    from vimesync.app.lint import DescribeRequest
     from vimesync.settings import Settings
 
 
@@ -48,36 +39,20 @@ def lint(
 
 def describe(
     settings: Settings,
-    name: PatchNameArg,
-    description: DescriptionOpt,
-    origin: OriginOpt = None,
+    request: DescribeRequest = DESCRIBE,
     engine: EngineFlags = ENGINE.take("series", "engine"),
     sync: SyncFlags = SYNC.take("config"),
     out: OutputFlags = OUTPUT.take("format", "json"),
-    origin_kind: OriginKindOpt = "upstream",
-    bug: BugOpt = None,
-    forwarded: ForwardedOpt = None,
-    applied_upstream: AppliedUpstreamOpt = None,
 ) -> int:
     """NAME (the patch, as the series names it): add or update its DEP-3 header in place (the
     diff is kept byte for byte; git apply ignores the header), so the report's Purpose / PR
     column is filled."""
-    from vimesync.app.lint import DescribeRequest
     from vimesync.app.lint import describe as run
     from vimesync.app.workspace import Workspace
     from vimesync.cli.emit import Emit
     from vimesync.cli.render.lint import render_describe
 
     emit = Emit(out, settings)
-    request = DescribeRequest(
-        name=name,
-        description=description,
-        origin=tuple(origin or ()),
-        origin_kind=origin_kind,
-        bug=tuple(bug or ()),
-        forwarded=forwarded,
-        applied_upstream=applied_upstream,
-    )
     with Workspace.resolve(sync, settings, downstream="none") as ws:
         return emit.result(run(ws, engine, request), render_describe)
 
@@ -101,4 +76,4 @@ def refresh(
 
     emit = Emit(out, settings)
     with Workspace.resolve(sync, settings, downstream="none") as ws:
-        return emit.result(run(ws, engine, RefreshRequest(name, from_)), render_refresh)
+        return emit.result(run(ws, engine, RefreshRequest(name=name, folder=from_)), render_refresh)

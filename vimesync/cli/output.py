@@ -14,7 +14,7 @@ import: ``vimesync --help`` and ``--version`` never need it.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, TextIO
@@ -122,103 +122,12 @@ def notes(messages: Iterable[str]) -> None:
 def emit_json(doc: Any) -> None:
     """Exactly one JSON document on stdout (ASCII only: no raw control or bidi character; no
     ``##[`` the Actions runner would obey: ``#`` only occurs in strings, where ``\\u0023`` is it)."""
-    sys.stdout.write(dumps(doc).replace("##[", "#\\u0023[") + "\n")
+    import json  # here, not at import: --help does not need it
+
+    text = json.dumps(doc, indent=2, default=str, ensure_ascii=True)
+    sys.stdout.write(text.replace("##[", "#\\u0023[") + "\n")
     sys.stdout.flush()
 
 
 def progress_enabled() -> bool:
     return _console("stderr").is_terminal
-
-
-def dumps(doc: Any) -> str:
-    """``json.dumps(doc, indent=2, default=str, ensure_ascii=True)``, byte for byte, faster: with
-    ``indent`` the stdlib encodes in pure Python through nested generators. Strings still go
-    through the stdlib's C escaper. A circular document is json's ValueError, as before."""
-    import json  # here, not at import: --help does not need it
-
-    parts: list[str] = []
-    try:
-        _encode(doc, "\n", parts, json.encoder.encode_basestring_ascii)
-    except RecursionError:  # circular (or absurdly deep): let the stdlib say which
-        return json.dumps(doc, indent=2, sort_keys=False, default=str, ensure_ascii=True)
-    return "".join(parts)
-
-
-def _float(o: float) -> str:
-    if o != o:
-        return "NaN"
-    if o == float("inf"):
-        return "Infinity"
-    if o == float("-inf"):
-        return "-Infinity"
-    return float.__repr__(o)
-
-
-def _key(key: Any) -> str:
-    """A dict key as json writes it (a string, or TypeError as json raises)."""
-    if isinstance(key, str):
-        return key
-    if isinstance(key, float):
-        return _float(key)
-    if key is True:
-        return "true"
-    if key is False:
-        return "false"
-    if key is None:
-        return "null"
-    if isinstance(key, int):
-        return int.__repr__(key)
-    raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
-
-
-def _encode(o: Any, nl: str, out: list[str], string: Callable[[str], str]) -> None:
-    """Append the JSON of ``o`` at the indentation ``nl`` (a newline and its spaces) to ``out``;
-    the same type tests, in the same order, as ``json.encoder._make_iterencode``. ``string`` is
-    json's ASCII string escaper."""
-    if isinstance(o, str):
-        out.append(string(o))
-    elif o is None:
-        out.append("null")
-    elif o is True:
-        out.append("true")
-    elif o is False:
-        out.append("false")
-    elif isinstance(o, int):
-        out.append(int.__repr__(o))
-    elif isinstance(o, float):
-        out.append(_float(o))
-    elif isinstance(o, (list, tuple)):
-        if not o:
-            out.append("[]")
-            return
-        inner = nl + "  "
-        sep = "[" + inner
-        for item in o:
-            if isinstance(item, str):
-                out.append(sep + string(item))
-            else:
-                out.append(sep)
-                _encode(item, inner, out, string)
-            sep = "," + inner
-        out.append(nl + "]")
-    elif isinstance(o, dict):
-        if not o:
-            out.append("{}")
-            return
-        inner = nl + "  "
-        sep = "{" + inner
-        for key, value in o.items():
-            head = sep + string(key if isinstance(key, str) else _key(key)) + ": "
-            sep = "," + inner
-            if isinstance(value, str):
-                out.append(head + string(value))
-            elif value is None:
-                out.append(head + "null")
-            elif isinstance(value, int) and not isinstance(value, bool):
-                out.append(head + int.__repr__(value))
-            else:
-                out.append(head)
-                _encode(value, inner, out, string)
-        out.append(nl + "}")
-    else:
-        _encode(str(o), nl, out, string)  # default=str

@@ -48,7 +48,9 @@ def bump(
 
     emit = Emit(out, settings)
     # the PR body's (and the JSON's) engine changelog
-    request = BumpRequest(to, write, refresh, conflicts, changelog=out.format != "text")
+    request = BumpRequest(
+        to=to, write=write, refresh=refresh, conflicts=conflicts, changelog=out.format != "text"
+    )
     with Workspace.resolve(sync, settings, downstream="none") as ws:
         result = run(ws, engine, request, progress=emit.progress())
     return emit.result(result, lambda r: render_bump(r, markdown=out.format == "markdown"))
@@ -71,7 +73,7 @@ def scan(
     from vimesync.cli.render.scan import render_scan
 
     emit = Emit(out, settings)
-    request = ScanRequest(tuple(to or ()), tuple(merge or ()), svg)
+    request = ScanRequest(to=tuple(to or ()), merge=tuple(merge or ()), svg=svg)
     with Workspace.resolve(sync, settings, downstream="none") as ws:
         result = run(ws, engine, request, progress=emit.progress())
     return emit.result(result, lambda r: render_scan(r, markdown=out.format == "markdown"))

@@ -49,9 +49,8 @@ def report(
     # Imported here, not at the top: every command would pay for them at start-up.
     from vimesync.app.report import ReportRequest, make_report, publish_report, refuse_early
     from vimesync.app.workspace import Workspace
-    from vimesync.cli import output
     from vimesync.cli.emit import Emit
-    from vimesync.cli.render.report import show_report
+    from vimesync.cli.render.report import render_published, show_report
 
     emit = Emit(out, settings, json_stdout=out.as_json and out.output is None)
     refuse_early(out.publish, out.output, settings.github)
@@ -63,7 +62,5 @@ def report(
         result = make_report(ws, request, progress=update)
     code = emit.result(result, lambda r: show_report(r, out))
     if out.publish is not None:
-        done = publish_report(out.publish, result, settings.github)
-        verb = "updated" if done.changed else "already up to date:"
-        output.stderr.print(output.styled(f"{verb} {done.url or done.target}"))
+        render_published(publish_report(out.publish, result, settings.github))
     return code

@@ -10,36 +10,27 @@ from typing import TYPE_CHECKING, Any
 
 from vimesync.cli.groups import CI, ENGINE, OUTPUT, SYNC
 from vimesync.cli.options import (
-    ArchOpt,
     BeforeOpt,
-    BlockedOpt,
-    BuildHostOpt,
-    DigestOpt,
-    DurationOpt,
-    ExitOpt,
-    FigureOpt,
-    HostOpt,
     ImageDigestOpt,
-    ImageRefOpt,
     JunitInOpt,
     MatrixNameOpt,
-    NoteOpt,
     PreCommitOpt,
     PrecommitTimeoutOpt,
     PromoteDigestOpt,
     PromoteRefOpt,
     RegistryInsecureOpt,
     RegressTimeoutOpt,
-    RunNameOpt,
-    ShaOpt,
     SuiteOpt,
     TestIdOpt,
     TestPythonOpt,
     VerifyImageOpt,
 )
+from vimesync.cli.ownoptions import IMAGE, RUN
 
 if TYPE_CHECKING:
+    from vimesync.app.evidence import RecordRunRequest
     from vimesync.app.flags import CiFlags, EngineFlags, OutputFlags, SyncFlags
+    from vimesync.app.images import RecordImageRequest
     from vimesync.app.syncpoint import BaselineRule
     from vimesync.app.workspace import Reading
     from vimesync.settings import Settings
@@ -75,32 +66,15 @@ def status(
 
 def record_image(
     settings: Settings,
-    arch: ArchOpt,
-    digest: DigestOpt = None,
-    blocked: BlockedOpt = None,
-    host: BuildHostOpt = None,
-    ref: ImageRefOpt = None,
-    verify: VerifyImageOpt = False,
-    registry_insecure: RegistryInsecureOpt = False,
-    sha: ShaOpt = None,
+    request: RecordImageRequest = IMAGE,
     sync: SyncFlags = SYNC.take(*HEAD),
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Record a container image built from the sync head (or, with --blocked, why the
     architecture has none) in sop/records/<sync>.toml."""
-    from vimesync.app.images import RecordImageRequest, record_image_evidence
+    from vimesync.app.images import record_image_evidence
     from vimesync.cli.render.images import render_record_image
 
-    request = RecordImageRequest(
-        arch=arch,
-        digest=digest,
-        ref=ref,
-        sha=sha,
-        blocked=blocked,
-        host=host,
-        verify=verify,
-        registry_insecure=registry_insecure,
-    )
     return _record(settings, sync, out, lambda ws: record_image_evidence(ws, request), render_record_image)
 
 
@@ -122,29 +96,14 @@ def record_tests(
 
 def record_run(
     settings: Settings,
-    name: RunNameOpt,
-    exit_: ExitOpt,
-    duration: DurationOpt = None,
-    host: HostOpt = None,
-    image: ImageDigestOpt = None,
-    figure: FigureOpt = None,
-    note: NoteOpt = None,
+    request: RecordRunRequest = RUN,
     sync: SyncFlags = SYNC.take(*HEAD),
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Record a run no CI sees (its exit status, duration, host, figures) for the sync head in
     sop/records/<sync>.toml."""
-    from vimesync.app.evidence import RecordRunRequest, record_manual_run
+    from vimesync.app.evidence import record_manual_run
 
-    request = RecordRunRequest(
-        name=name,
-        exit=exit_,
-        duration=duration,
-        host=host,
-        image=image,
-        figures=tuple(figure or ()),
-        note=note,
-    )
     return _record(settings, sync, out, lambda ws: record_manual_run(ws, request))
 
 

@@ -9,10 +9,11 @@ from vimesync.cli import output
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from rich.table import Table
     from rich.text import Text
 
     from vimesync.app.bump import BumpOutcome
-    from vimesync.check.bump import BumpReport
+    from vimesync.check.bump import BumpReport, PatchBump
 
 
 def render_bump(outcome: BumpOutcome, *, markdown: bool = False) -> None:
@@ -38,57 +39,15 @@ _ACTION = {"keep": "kept", "rewrite": "rewritten", "drop": "dropped", "conflict"
 
 
 def _render(report: BumpReport, written: list[str], conflicts: Path | None, kept: tuple[str, ...]) -> None:
-    from rich import box
-    from rich.table import Table
-
-    from vimesync.check.bump import label, verdict
-    from vimesync.check.model import drift_note
+    from vimesync.check.bump import label
 
     con = output.stdout
     old, new = label(report.old), label(report.new)
     con.print(output.styled((report.engine, "bold"), f" pin bump: {report.old.kind} {report.old.path}"))
     con.print(output.styled(f"  from {old} to {report.new.kind} {report.new.path}"))
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("#", justify="right")
-    table.add_column("Patch")
-    table.add_column(output.styled(f"at {old}"), overflow="fold")  # a source's name: never markup
-    table.add_column(output.styled(f"at {new}"), overflow="fold")
-    refreshing = any(p.refresh is not None for p in report.patches)
-    if refreshing:
-        table.add_column("Refresh", overflow="fold")
-    for i, p in enumerate(report.patches, 1):
-        row: list[str | Text] = [
-            str(i),
-            output.styled(p.name),
-            output.styled((verdict(p.old), _STYLE[p.old.status])),
-            output.styled((verdict(p.new), _STYLE[p.new.status])),
-        ]
-        if p.refresh is not None:
-            style = "red" if p.refresh.action == "conflict" else ""
-            row.append(output.styled((f"{_ACTION[p.refresh.action]}: {p.refresh.why}", style)))
-        table.add_row(*row)
-    con.print(table)
+    con.print(_table(report, old, new))
     for p in report.patches:
-        if p.new.status == "already-applied":
-            con.print(
-                output.styled((f"  {p.name}: already applied at {new}: drop it from the series", "magenta"))
-            )
-        if p.new.upstreamed:
-            con.print(output.styled(f"  {p.name}: upstreamed at {p.new.upstreamed}"))
-        failing = {f.file for f in p.new.failures} if p.new.status != "already-applied" else set()
-        drifted = [d for d in p.new.drift if d.file in failing]
-        if len(drifted) == 1:
-            con.print(output.styled((f"  {p.name}: note: {drift_note(drifted[0], new)}", "yellow")))
-        elif drifted:
-            files = f"{len(drifted)} of the files with a failing hunk"
-            con.print(
-                output.styled(
-                    (
-                        f"  {p.name}: note: {files} differ from what it was made against (index lines)",
-                        "yellow",
-                    )
-                )
-            )
+        _notes(p, new)
     for side, py in ((old, report.old_python), (new, report.new_python)):
         if py is not None:
             bad = len(py.failed) + len(py.conflict_markers)
@@ -96,17 +55,7 @@ def _render(report: BumpReport, written: list[str], conflicts: Path | None, kept
             cached = f", {py.cached:,} from cache" if py.cached else ""
             con.print(output.styled(f"At {side}: {py.files:,} patched Python files {verdict_py}{cached}."))
     if conflicts is not None:
-        con.print(output.styled(f"Merged files with conflict markers are in {conflicts}."))
-        for name in kept:
-            con.print(output.styled(f"  {name}: its folder was there already (being edited): left as it is"))
-        for p in report.conflicts:
-            if p.refresh is not None and p.refresh.conflicts:
-                con.print(
-                    output.styled(
-                        f"  edit {conflicts / p.name}, then: "
-                        f"vimesync patches refresh {p.name} --from {conflicts}"
-                    )
-                )
+        _conflicts(report, conflicts, kept)
     for path in written:
         con.print(output.styled(f"wrote {path}"))
     need = len(report.conflicts)
@@ -119,3 +68,64 @@ def _render(report: BumpReport, written: list[str], conflicts: Path | None, kept
             else "patched files do not parse"
         )
         con.print(output.styled(("NEEDS WORK", "bold red"), f": {what}."))
+
+
+def _table(report: BumpReport, old: str, new: str) -> Table:
+    """Each patch at both pins, and what the refresh did with it when one ran."""
+    from rich import box
+    from rich.table import Table
+
+    from vimesync.check.bump import verdict
+
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("Patch")
+    table.add_column(output.styled(f"at {old}"), overflow="fold")  # a source's name: never markup
+    table.add_column(output.styled(f"at {new}"), overflow="fold")
+    if any(p.refresh is not None for p in report.patches):
+        table.add_column("Refresh", overflow="fold")
+    for i, p in enumerate(report.patches, 1):
+        row: list[str | Text] = [
+            str(i),
+            output.styled(p.name),
+            output.styled((verdict(p.old), _STYLE[p.old.status])),
+            output.styled((verdict(p.new), _STYLE[p.new.status])),
+        ]
+        if p.refresh is not None:
+            style = "red" if p.refresh.action == "conflict" else ""
+            row.append(output.styled((f"{_ACTION[p.refresh.action]}: {p.refresh.why}", style)))
+        table.add_row(*row)
+    return table
+
+
+def _notes(p: PatchBump, new: str) -> None:
+    """What to know of one patch at the new pin: applied already, upstreamed, its files drifted."""
+    from vimesync.check.model import drift_note
+
+    con = output.stdout
+    if p.new.status == "already-applied":
+        con.print(
+            output.styled((f"  {p.name}: already applied at {new}: drop it from the series", "magenta"))
+        )
+    if p.new.upstreamed:
+        con.print(output.styled(f"  {p.name}: upstreamed at {p.new.upstreamed}"))
+    failing = {f.file for f in p.new.failures} if p.new.status != "already-applied" else set()
+    drifted = [d for d in p.new.drift if d.file in failing]
+    if len(drifted) == 1:
+        con.print(output.styled((f"  {p.name}: note: {drift_note(drifted[0], new)}", "yellow")))
+    elif drifted:
+        files = f"{len(drifted)} of the files with a failing hunk"
+        note = f"  {p.name}: note: {files} differ from what it was made against (index lines)"
+        con.print(output.styled((note, "yellow")))
+
+
+def _conflicts(report: BumpReport, conflicts: Path, kept: tuple[str, ...]) -> None:
+    """Where the merged files with conflict markers are, and the command that takes each back."""
+    con = output.stdout
+    con.print(output.styled(f"Merged files with conflict markers are in {conflicts}."))
+    for name in kept:
+        con.print(output.styled(f"  {name}: its folder was there already (being edited): left as it is"))
+    for p in report.conflicts:
+        if p.refresh is not None and p.refresh.conflicts:
+            then = f"vimesync patches refresh {p.name} --from {conflicts}"
+            con.print(output.styled(f"  edit {conflicts / p.name}, then: {then}"))

@@ -10,6 +10,7 @@ from vimesync.cli import output
 if TYPE_CHECKING:
     from vimesync.app.flags import OutputFlags
     from vimesync.app.report import ReportResult
+    from vimesync.report.publish import PublishResult
 
 
 def show_report(result: ReportResult, out: OutputFlags) -> None:
@@ -26,3 +27,9 @@ def show_report(result: ReportResult, out: OutputFlags) -> None:
         return
     output.stdout.file.write(render_markdown(result.report))
     output.stdout.file.flush()
+
+
+def render_published(done: PublishResult) -> None:
+    """One line on stderr: the PR whose description ``--publish`` updated (or found up to date)."""
+    verb = "updated" if done.changed else "already up to date:"
+    output.stderr.print(output.styled(f"{verb} {done.url or done.target}"))
