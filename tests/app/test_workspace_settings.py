@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.workspaces import workspace
-from vimesync.check.model import EngineFlags
+from vimesync.check.flags import EngineFlags
 from vimesync.config import Config, EnginePin
 from vimesync.errors import BadInput
 from vimesync.settings import PIP_TIMEOUT

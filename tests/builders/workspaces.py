@@ -9,7 +9,8 @@ from typing import Any
 
 from vimesync.app.flags import SyncFlags
 from vimesync.app.workspace import Workspace
-from vimesync.check.model import CheckOptions, EngineFlags, PlanRules, check_options, check_plan
+from vimesync.check.flags import EngineFlags
+from vimesync.check.model import CheckOptions, PlanRules, check_options, check_plan
 from vimesync.config import Config
 from vimesync.readers import WORKTREE
 from vimesync.settings import Settings

@@ -12,7 +12,8 @@ from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind, document, exit_code_of
 from vimesync.app.workspace import Workspace
 from vimesync.check.bump import BumpReport
-from vimesync.check.model import CheckOptions, EngineFlags
+from vimesync.check.flags import EngineFlags
+from vimesync.check.model import CheckOptions
 from vimesync.config import Config
 from vimesync.errors import BadInput
 from vimesync.outputs.model import Findings

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from vimesync.check.model import EngineFlags
+from vimesync.check.flags import EngineFlags
 
 __all__ = ["CiFlags", "EngineFlags", "OutputFlags", "SyncFlags"]
 

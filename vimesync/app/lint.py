@@ -11,7 +11,7 @@ from typing import Any
 
 from vimesync.app.result import Kind, document, exit_code_of
 from vimesync.app.workspace import Workspace
-from vimesync.check.model import EngineFlags
+from vimesync.check.flags import EngineFlags
 from vimesync.config import Config, EnginePin
 from vimesync.errors import EXIT_OK, BadInput
 from vimesync.lint.model import Finding, LintResult

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
-from vimesync.check.model import EngineFlags
+from vimesync.check.flags import EngineFlags
 from vimesync.errors import EXIT_OK, BadInput
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from typing import Any
 from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind, document, exit_code_of
 from vimesync.app.workspace import Workspace
-from vimesync.check.model import EngineFlags
+from vimesync.check.flags import EngineFlags
 from vimesync.check.scan import ScanReport
 from vimesync.errors import BadInput
 

@@ -25,21 +25,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from vimesync import git
 from vimesync.app.flags import SyncFlags
 from vimesync.app.syncpoint import BaselineRule, find_baseline, head_or_none
-from vimesync.check.model import CheckOptions, EngineFlags, PlanRules, check_plan
+from vimesync.check.flags import EngineFlags
 from vimesync.config import Config, EnginePin, load_config, missing_input, parse_map, read_config
 from vimesync.errors import BadInput
-from vimesync.github import is_repo_name
 from vimesync.readers import WORKTREE, CommitReader, Reader
 from vimesync.repopaths import repository_path
 from vimesync.safefs import lexical
 from vimesync.settings import PIP_TIMEOUT, Settings
-from vimesync.sop.gatesfile import GatesConfig
 from vimesync.upstream.pipeline import UpstreamRange
+
+if TYPE_CHECKING:  # a walk loads neither the check nor the gates
+    from vimesync.check.model import CheckOptions, PlanRules
+    from vimesync.sop.gatesfile import GatesConfig
 
 # What the workspace reads: the working tree (walk, carry, patches, pin), or the head commit
 # (audit, report, sop: what they say is about a commit).
@@ -194,6 +196,8 @@ class Workspace:
     def engine_plan(self, flags: EngineFlags, *, require_exact: bool = False) -> tuple[CheckOptions, ...]:
         """One check per engine to check (flags over the pin over the config): every engine of the
         config, or the one --engine names."""
+        from vimesync.check.model import check_plan
+
         return check_plan(self.config, flags, self._plan_rules(require_exact))
 
     def engine_plan_one(self, flags: EngineFlags) -> CheckOptions:
@@ -204,6 +208,8 @@ class Workspace:
         return check_options(self.config, flags, self._plan_rules(False))
 
     def _plan_rules(self, require_exact: bool) -> PlanRules:
+        from vimesync.check.model import PlanRules
+
         return PlanRules(
             untrusted=self.untrusted,
             require_exact=require_exact,
@@ -336,6 +342,8 @@ class Workspace:
 def _overridden(cfg: Config, flags: SyncFlags) -> Config:
     if flags.upstream_repo is None:
         return cfg
+    from vimesync.github import is_repo_name
+
     if not is_repo_name(flags.upstream_repo):
         raise BadInput(f"--upstream-repo {flags.upstream_repo!r}: expected owner/name, e.g. THUDM/slime")
     return replace(cfg, upstream_repo=flags.upstream_repo)
