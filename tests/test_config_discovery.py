@@ -9,9 +9,10 @@ import pytest
 
 from tests.builders.gitrepo import Repo
 from vimesync.app.flags import SyncFlags
-from vimesync.app.steps import walk
+from vimesync.app.upstreamsteps import walk
 from vimesync.app.workspace import Workspace
-from vimesync.check.model import EngineFlags, PlanRules, check_options
+from vimesync.check.flags import EngineFlags
+from vimesync.check.model import PlanRules, check_options
 from vimesync.config import CONFIG_NAME, load_config
 from vimesync.errors import BadInput, ConfigError
 from vimesync.settings import Settings

@@ -66,7 +66,7 @@ def test_the_sync_closes_the_loop(demo: Demo) -> None:
     # Before the sync the walk finds work to carry; after it (the sync commit's Upstream-PR
     # trailers) everything applicable is mirrored, so the next walk has nothing left to carry.
     from tests.builders.workspaces import workspace
-    from vimesync.app.steps import walk
+    from vimesync.app.upstreamsteps import walk
     from vimesync.upstream.model import APPLICABLE, MIRRORED
 
     cfg = load_config(demo.downstream / "vimesync.toml")

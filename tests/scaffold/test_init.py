@@ -14,7 +14,7 @@ from tests.builders.gitrepo import Repo
 from tests.builders.workspaces import options as check_options
 from tests.builders.workspaces import workspace
 from vimesync import git
-from vimesync.app.steps import walk
+from vimesync.app.upstreamsteps import walk
 from vimesync.cli.app import main
 from vimesync.config import load_config, load_engine_pin
 

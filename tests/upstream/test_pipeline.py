@@ -7,7 +7,7 @@ import pytest
 
 from tests.builders.upstream import POLICY, Upstream, build_downstream
 from tests.builders.workspaces import workspace
-from vimesync.app.steps import walk
+from vimesync.app.upstreamsteps import walk
 from vimesync.config import Config, UpstreamPin
 from vimesync.errors import BadInput
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED

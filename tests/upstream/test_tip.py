@@ -10,7 +10,7 @@ import pytest
 from tests.builders.gitrepo import Repo
 from tests.builders.workspaces import workspace
 from vimesync import git
-from vimesync.app.steps import walk
+from vimesync.app.upstreamsteps import walk
 from vimesync.config import Config, UpstreamPin
 from vimesync.errors import BadInput
 from vimesync.upstream.tip import configured_tip

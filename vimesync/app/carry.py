@@ -279,7 +279,7 @@ def _new_carry_flags(ws: Workspace, options: CarryOptions) -> list[str]:
 
 def _run(ws: Workspace, request: CarryRequest, repo: Path) -> CarryResult:
     """Start, continue or skip on a carry (the modes that carry items)."""
-    from vimesync.app import steps
+    from vimesync.app import upstreamsteps
     from vimesync.carry import run as carry_run
     from vimesync.carry import session
     from vimesync.carry import state as state_mod
@@ -302,7 +302,7 @@ def _run(ws: Workspace, request: CarryRequest, repo: Path) -> CarryResult:
     upstream = ws.upstream
     if upstream is None:
         raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
-    walked = steps.walk(ws, at=git.resolve(repo, options.onto))
+    walked = upstreamsteps.walk(ws, at=git.resolve(repo, options.onto))
     policy = load_policy(ws.policy, ws.reader) if ws.policy else None
     return CarryResult.of(
         carry_run.start(repo, cfg, transform, options, walked, policy, upstream=upstream, job=job)

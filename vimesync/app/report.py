@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vimesync.app import steps
+from vimesync.app import steps, upstreamsteps
 from vimesync.app.flags import CiFlags, EngineFlags
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
@@ -73,22 +73,22 @@ def assemble(
 ) -> SyncReport:
     """Walk, check and audit what the workspace allows, then build the report: a section whose
     inputs are missing becomes a one-line Skipped instead of an error."""
-    walked = steps.walk(ws) if ws.upstream is not None else None
+    walked = upstreamsteps.walk(ws) if ws.upstream is not None else None
     at_head = walked is not None and ws.downstream is not None and ws.baseline is not None
     given = (("--downstream", ws.downstream), ("--baseline", ws.baseline), ("--upstream", ws.upstream))
     missing = [flag for flag, value in given if value is None]
     parts = ReportParts(
         walk=walked,
         audit=None if missing else steps.audit(ws),
-        upstream_name=steps.upstream_name(ws),
-        upstream_repo=steps.upstream_repo(ws),
+        upstream_name=upstreamsteps.upstream_name(ws),
+        upstream_repo=upstreamsteps.upstream_repo(ws),
         skipped={
             "summary": "No upstream repository was given (--upstream): no summary.",
             "audit": f"No {', '.join(missing)} given: no audit of the changed paths.",
         },
         # What the head carries, not what the walk found: mirrored at the head, not the baseline.
-        carried=steps.carried(ws, walked) if at_head and walked is not None else None,
-        skipped_prs=steps.skipped_at_conflict(ws) if at_head else frozenset(),
+        carried=upstreamsteps.carried(ws, walked) if at_head and walked is not None else None,
+        skipped_prs=upstreamsteps.skipped_at_conflict(ws) if at_head else frozenset(),
         engines=steps.engine_sections(ws, engine, progress),
         ci=steps.ci_evidence(ws, ci),
         own=steps.own_changes(ws),

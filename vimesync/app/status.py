@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from vimesync.app import steps
+from vimesync.app import steps, upstreamsteps
 from vimesync.app.evidence import recorded_evidence
 from vimesync.app.flags import CiFlags, EngineFlags
 from vimesync.app.report import assemble
@@ -62,7 +62,7 @@ def _uncarried(ws: Workspace, report: SyncReport) -> Uncarried | Skipped:
     if isinstance(s, Summary) and s.head_known:
         left = tuple(p.number for p in s.not_carried if p.number is not None)
         return Uncarried(left, s.classified)
-    return Uncarried.of_walk(steps.walk(ws, at=ws.head))
+    return Uncarried.of_walk(upstreamsteps.walk(ws, at=ws.head))
 
 
 def sop_status(ws: Workspace, request: StatusRequest) -> StatusResult:

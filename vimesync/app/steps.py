@@ -1,7 +1,8 @@
 """The steps of a sync, each once, over a resolved :class:`~vimesync.app.workspace.Workspace`:
-the walk of its upstream range, what its head carries, the patch stack of every engine, the
-changed-path audit, its own commits, the exact-head CI. ``report``, ``sop status``, ``audit`` and
-``vimesync sync`` all call these, so two commands cannot work a fact out two ways.
+the patch stack of every engine, the changed-path audit, its own commits, the exact-head CI (the
+upstream side, the walk and what the head carries of it: :mod:`vimesync.app.upstreamsteps`).
+``report``, ``sop status``, ``audit`` and ``vimesync sync`` all call these, so two commands cannot
+work a fact out two ways.
 
 Each returns the domain's model (or a :class:`Skipped` with the one line that says why not: a
 report of what could be read is still a report); nothing here prints.
@@ -9,7 +10,6 @@ report of what could be read is still a report); nothing here prints.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -18,76 +18,16 @@ from vimesync.app.flags import CiFlags
 from vimesync.app.workspace import Workspace
 from vimesync.audit.model import AuditResult
 from vimesync.audit.owncommits import OwnChanges
-from vimesync.check.model import CheckOptions, CheckReport, EngineFlags, ProgressFn, engine_name
+from vimesync.check.flags import EngineFlags
+from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
 from vimesync.ci.verdict import CiEvidence
 from vimesync.config import EnginePin
 from vimesync.errors import BadInput, GitHubError
 from vimesync.pins import pin_relpath, pinned_at
 from vimesync.report.build import build_engine, engine_of_check
 from vimesync.report.model import CI_NOT_ASKED, EnginePatches, Skipped
-from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
 
 Section = tuple[EnginePatches | Skipped, CheckReport | Skipped]  # an engine's table and its Validation line
-
-
-# --- the walk -----------------------------------------------------------------------------------
-
-
-def walk(ws: Workspace, *, at: str | None = None) -> WalkResult:
-    """The upstream range of the sync, classified by the policy and marked mirrored where the
-    downstream at ``at`` (default: the baseline: PRs this sync carries are applicable, not
-    "already mirrored") carries them."""
-    from vimesync.upstream.pipeline import WalkSpec, parse_range, walk_and_classify
-
-    upstream = ws.require_upstream()
-    if ws.upstream_range.base is None and not ws.upstream_range.explicit:
-        parse_range(None, ws.config)  # raises: no --range and nothing synced (it names the pin)
-    spec = WalkSpec(
-        upstream=upstream,
-        range=ws.upstream_range,
-        policy=ws.policy,
-        downstream=ws.downstream,
-        downstream_rev=at or ws.baseline,
-        pr_metadata=ws.flags.pr_metadata,
-        github=ws.settings.github if ws.flags.github else None,
-        accept_similar=ws.flags.accept_similar,
-    )
-    return walk_and_classify(spec, ws.config, reader=ws.reader)
-
-
-def carried(ws: Workspace, walked: WalkResult) -> frozenset[int]:
-    """The applicable PRs (at the baseline) that the head carries."""
-    from vimesync.upstream.pipeline import mirrored_at
-
-    assert ws.downstream is not None and ws.head is not None
-    applicable = walked.by_status(APPLICABLE)
-    marked = mirrored_at(
-        ws.require_upstream(), applicable, ws.downstream, ws.head, config=ws.config, base=walked.base
-    )
-    return frozenset(pr.number for pr in marked if pr.decision is not None and pr.decision.status == MIRRORED)
-
-
-_SKIPPED_RE = re.compile(r"^(?:[\w.-]+/[\w.-]+)?#(\d{1,9})\s*$")
-
-
-def skipped_at_conflict(ws: Workspace) -> frozenset[int]:
-    """PRs a carry between the baseline and the head skipped at a conflict (its ``Carry-Skipped``
-    trailers, as git reads trailers: the last paragraph of a message)."""
-    assert ws.downstream is not None and ws.baseline is not None and ws.head is not None
-    out = git.run(
-        ws.downstream,
-        [
-            "log",
-            "--format=%(trailers:key=Carry-Skipped,valueonly,separator=%x00)%x00",
-            f"{ws.baseline}..{ws.head}",
-        ],
-    )
-    found = set()
-    for value in out.decode("utf-8", "replace").split("\0"):
-        m = _SKIPPED_RE.match(value.strip())
-        if m:
-            found.add(int(m.group(1)))
-    return frozenset(found)
 
 
 # --- the engines --------------------------------------------------------------------------------
@@ -304,18 +244,3 @@ def ci_evidence(ws: Workspace, target: CiTarget | None) -> CiEvidence | Skipped:
             client.close()
     except (GitHubError, BadInput) as exc:
         return Skipped(f"CI not checked: {exc.message}")
-
-
-def upstream_repo(ws: Workspace) -> str | None:
-    """``owner/name`` of the upstream: the config's, else its clone's ``origin`` on github.com."""
-    from vimesync.report.links import github_repo_of
-
-    if ws.config.upstream_repo or ws.upstream is None:
-        return ws.config.upstream_repo
-    url = git.run(ws.upstream, ["config", "--get", "remote.origin.url"], check=False).decode().strip()
-    return github_repo_of(url) if url else None
-
-
-def upstream_name(ws: Workspace) -> str:
-    repo = upstream_repo(ws)
-    return ws.config.upstream_name if ws.config.file or not repo else repo.split("/")[1]

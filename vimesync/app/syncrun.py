@@ -161,10 +161,10 @@ class SyncRun:
     # -- walk and carry -----------------------------------------------------------------------
 
     def _walk(self) -> None:
-        from vimesync.app import steps
+        from vimesync.app import upstreamsteps
         from vimesync.app.walk import totals
 
-        result = steps.walk(self.here, at=self.state.onto)
+        result = upstreamsteps.walk(self.here, at=self.state.onto)
         self.state.branch = self.r.carry.branch or f"sync/{result.tip[:8]}"
         self._record(StepOutcome("walk", Kind.WALK, True, walk_figure(totals(result))), None)
 
@@ -308,11 +308,11 @@ class SyncRun:
     def _recheck(self) -> SyncResult:
         """A finished sync run again: up to date when nothing is left to carry and every gate
         still holds (nothing is written); else it stops where the gates do."""
-        from vimesync.app import steps, syncsteps
+        from vimesync.app import syncsteps, upstreamsteps
         from vimesync.app.walk import totals
 
         with self._at_head(reading="worktree") as here:
-            counts = totals(steps.walk(here, at=here.head))
+            counts = totals(upstreamsteps.walk(here, at=here.head))
         step = Step("walk", Kind.WALK, True, 0, walk_figure(counts))
         self.steps.append(step)
         self.on_step(step)

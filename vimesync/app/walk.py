@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_OK
-from vimesync.outputs.model import Findings
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, Decision, PullRequest, WalkResult
+
+if TYPE_CHECKING:
+    from vimesync.outputs.model import Findings
 
 
 @dataclass(frozen=True)
@@ -47,9 +49,9 @@ class WalkOutcome:
 def walk(ws: Workspace) -> WalkOutcome:
     """Walk the range into merged PRs and classify them (applicable/excluded/mirrored), mirrored
     where the downstream (when one is given) carries them at --downstream-rev, else its HEAD."""
-    from vimesync.app import steps
+    from vimesync.app import upstreamsteps
 
-    return WalkOutcome(steps.walk(ws, at=ws.flags.downstream_rev))
+    return WalkOutcome(upstreamsteps.walk(ws, at=ws.flags.downstream_rev))
 
 
 def walk_body(result: WalkResult) -> dict[str, Any]:

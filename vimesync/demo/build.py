@@ -186,7 +186,7 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
     """The Vime-like fork: its own layout, then the sync: ``vimesync carry`` of the applicable
     PRs onto a sync branch (in its linked worktree), and the Vime-native overlay the maintainer
     added on top. Returns (baseline, head, the sync worktree)."""
-    from vimesync.app import steps
+    from vimesync.app import upstreamsteps
     from vimesync.app.flags import SyncFlags
     from vimesync.app.workspace import Workspace
     from vimesync.carry.model import CarryJob
@@ -208,7 +208,7 @@ def build_downstream(path: Path, clock: _Clock, *, upstream_tip: str) -> tuple[s
     flags = SyncFlags(config=repo / "vimesync.toml", upstream=upstream, downstream=repo)
     ws = Workspace.resolve(flags, Settings.of({}), engines=False, cwd=repo)
     cfg = ws.config
-    walked = steps.walk(ws, at=git.resolve(repo, "HEAD"))
+    walked = upstreamsteps.walk(ws, at=git.resolve(repo, "HEAD"))
     policy = load_policy(ws.policy) if ws.policy else None
     options = CarryOptions()
     result = start(
