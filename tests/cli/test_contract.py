@@ -323,6 +323,34 @@ def test_a_run_with_options_imports_no_pydantic(upstream: Path) -> None:
     assert json.loads(proc.stdout)["ok"] and proc.stderr == ""
 
 
+# What a walk must not load (bench/bench_startup.py: a walk of a whole upstream history is run
+# often, and every import is start-up): the engine check, the report, GitHub, the gates, and the
+# C libraries only a blob hash or a trusted tool run needs.
+NOT_IN_A_WALK = (
+    "vimesync.check.model",
+    "vimesync.report",
+    "vimesync.github",
+    "vimesync.sop",
+    "vimesync.audit",
+)
+NOT_IN_A_WALK_C = ("ctypes", "_hashlib", "pydantic")
+
+
+def test_a_walk_loads_only_what_a_walk_needs(upstream: Path) -> None:
+    code = (
+        "import sys\nfrom vimesync.cli.app import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(' '.join(sorted(sys.modules)))\n"
+    )
+    args = ["walk", "--upstream", str(upstream), "--range", "HEAD", "--json"]
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["ok"]
+    loaded = proc.stderr.split()
+    assert "vimesync.upstream.walk" in loaded  # the walk did run in this process
+    wrong = [m for m in loaded if m.startswith(NOT_IN_A_WALK) or m.split(".")[0] in NOT_IN_A_WALK_C]
+    assert not wrong, wrong
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,8 @@ MODE_GITLINK = 0o160000  # a submodule; what git calls a directory found where a
 def blob_oid(data: bytes) -> str:
     """The git blob id of ``data``, as ``git hash-object`` computes it (no git process: sha1 of
     ``"blob <size>\\0" + data``, fed in two parts so a large content is never copied)."""
+    import hashlib  # here: a walk hashes no blob, and _hashlib costs a few ms to load
+
     h = hashlib.sha1(b"blob %d\0" % len(data))
     h.update(data)
     return h.hexdigest()

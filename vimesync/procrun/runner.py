@@ -170,9 +170,11 @@ def last_line(output: bytes) -> str:
 
 
 def _orphans(on: bool) -> AbstractContextManager[bool]:
+    if not on:
+        return nullcontext(False)  # and ctypes not loaded: every git call comes through here
     from vimesync.procrun.orphans import orphans_ended
 
-    return orphans_ended() if on else nullcontext(False)
+    return orphans_ended()
 
 
 def _over(bounds: Bounds, started: float, size: int) -> Stop | None:
