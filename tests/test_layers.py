@@ -263,7 +263,8 @@ def test_only_settings_reads_the_environment() -> None:
     assert readers == {ENVIRON_READER}, "read the environment through vimesync.settings"
 
 
-# Modules stay under 400 lines (STYLE.md: a reader should guess a module's content from its name).
+# Modules stay under 400 lines, so a reader can guess a module's content from its name (a rule of
+# docs/ARCHITECTURE.md).
 MAX_LINES = 400
 
 

@@ -1,5 +1,5 @@
-"""The tests' own layout (STYLE.md item 15): shared builders live in ``tests/builders``, and no test
-module or conftest imports from another test module, so each one can be read and run alone."""
+"""The tests' own layout, a rule of docs/ARCHITECTURE.md: shared builders live in ``tests/builders``,
+and no test module or conftest imports from another test module, so each one can be read and run alone."""
 
 from __future__ import annotations
 

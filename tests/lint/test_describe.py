@@ -98,15 +98,32 @@ def test_an_existing_header_keeps_its_other_fields_and_text(stack: Stack) -> Non
 
 
 def test_crlf_patches_get_crlf_header_lines(tmp_path: Path) -> None:
+    """A patch whose every line ends in CRLF (one made against CRLF files) parses, its lines
+    keeping their CR, and its new header is written in CRLF too; the diff stays as it was."""
     s = Stack(tmp_path)
     s.add("0001-a.patch", {"eng/util.py": ENGINE["eng/util.py"] + "\n\ndef there():\n    return 2\n"})
     data = (s.dir / "0001-a.patch").read_bytes().replace(b"\n", b"\r\n")
-    try:
-        parse_patch(data, name="p", strip=1)
-    except Exception:
-        pytest.skip("a fully CRLF patch does not parse")
+    (hunk,) = parse_patch(data, name="p", strip=1).files[0].hunks
+    assert hunk.lines[-1] == ("+", b"    return 2\r\n")
+    assert all(line.endswith(b"\r\n") for _, line in hunk.lines)
     new = describe(data, name="p", strip=1, fields=HeaderFields("d"))
     assert new == b"Description: d\r\n\r\n" + data
+    described = parse_patch(new, name="p", strip=1)
+    assert described.dep3 is not None and _purpose(described.dep3) == "d"
+    assert [h.lines for h in described.files[0].hunks] == [hunk.lines]
+    # git apply makes the same tree of the two, on the engine's files in CRLF
+    (tmp_path / "before.patch").write_bytes(data)
+    (tmp_path / "after.patch").write_bytes(new)
+    trees = []
+    for name in ("before", "after"):
+        root = tmp_path / f"crlf-{name}"
+        for rel, text in ENGINE.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(text.encode().replace(b"\n", b"\r\n"))
+        ok, err = git_apply(root, tmp_path / f"{name}.patch", 1)
+        assert ok, err
+        trees.append((root / "eng/util.py").read_bytes())
+    assert trees[0] == trees[1] and trees[0].endswith(b"def there():\r\n    return 2\r\n")
 
 
 def test_a_description_line_that_looks_like_a_diff_stays_in_the_header(stack: Stack, tmp_path: Path) -> None:

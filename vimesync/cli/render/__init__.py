@@ -1,1 +1,1 @@
-"""Text rendering of every command: the only place (with cli/output.py) that knows rich."""
+"""Text rendering of every command: with cli/output.py and cli/progress.py, the only place that knows rich."""
