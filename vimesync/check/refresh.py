@@ -39,7 +39,7 @@ from vimesync.patches.tree import MODE_DIR, ScratchTree
 
 Action = Literal["keep", "rewrite", "drop", "conflict"]
 State = Mapping[str, "tuple[bytes, int] | None"]  # path -> (bytes, mode) in a tree, None: missing
-WhereMoved = Callable[[str, bytes], "str | None"]  # (path gone at the new pin, its old bytes) -> new path
+FindsMoved = Callable[[str, bytes], "str | None"]  # (path gone at the new pin, its old bytes) -> new path
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class RefreshContext:
     scratch: Scratch
     new_label: str
     old_label: str
-    where_moved: WhereMoved | None = None
+    where_moved: FindsMoved | None = None
 
 
 def refresh_patch(
