@@ -157,6 +157,30 @@ def test_exact_head_ci_pending_stops_the_sync_and_continue_publishes_once_green(
     assert len(github.patches) == patched
 
 
+def test_continue_reads_ci_where_the_sync_started_reading_it(
+    github: FakeGitHub, tmp_path: Path, capsys
+) -> None:
+    """--ci-repo and --ci-pr are kept with the sync, as --skip-gate and --publish are: a
+    --continue without them reads the same repository's CI, and given anew they replace it."""
+    d = presync_demo(tmp_path / "d")
+    github.heads = _Heads(d.checkout, f"sync/{d.tip[:8]}")
+    offline = ("--skip-gate", "images", "--skip-gate", "tests")
+    code, doc, err = sync_json(capsys, d.checkout, *offline, "--ci-repo", "other-org/vime", "--ci-pr", "7")
+    assert code == 1 and doc["stopped"] == "status", (doc, err)
+    head = git.resolve(d.checkout, doc["branch"])
+
+    def asked(repo: str) -> int:
+        return sum(1 for p, _ in github.requests if p.endswith(f"/repos/{repo}/commits/{head}/status"))
+
+    first = asked("other-org/vime")
+    assert first, github.requests
+    github.statuses[head] = [_status("pending")]
+    code, doc, _ = sync_json(capsys, d.checkout, "--continue")
+    assert code == 1 and doc["stopped"] == "status" and asked("other-org/vime") > first
+    code, doc, _ = sync_json(capsys, d.checkout, "--continue", "--ci-repo", "third-org/vime")
+    assert code == 1 and asked("third-org/vime"), github.requests
+
+
 _KILL_AT_PROCESS = """
 import os, signal, subprocess, sys
 sys.path.insert(0, {root!r})

@@ -71,6 +71,8 @@ class SyncRun:
                 onto=onto,
                 baseline=git.resolve(self.checkout, baseline) if baseline else onto,
                 skip_gate=list(r.ci.skip_gate),
+                ci_repo=r.ci.repo,
+                ci_pr=r.ci.pr,
                 publish=out.publish,
                 output=str(out.output.absolute()) if out.output else None,
             )
@@ -82,6 +84,10 @@ class SyncRun:
         r, s = self.r, self.state
         if r.ci.skip_gate:
             s.skip_gate = list(r.ci.skip_gate)
+        if r.ci.repo is not None:
+            s.ci_repo = r.ci.repo
+        if r.ci.pr is not None:
+            s.ci_pr = r.ci.pr
         if r.output.publish is not None:
             s.publish = r.output.publish
         if r.output.output is not None:
@@ -285,9 +291,10 @@ class SyncRun:
         return Workspace.resolve(flags, self.ws.settings, reading=reading, cwd=self.ws.cwd)
 
     def _ci(self) -> CiFlags:
-        """Where the head's CI is read (--ci-repo, --ci-pr of this run) and the gates switched off
-        (the ones the sync started with, or given anew)."""
-        return replace(self.r.ci, skip_gate=tuple(self.state.skip_gate))
+        """Where the head's CI is read (--ci-repo, --ci-pr) and the gates switched off: what the
+        sync started with, or what --continue gives anew."""
+        s = self.state
+        return replace(self.r.ci, skip_gate=tuple(s.skip_gate), repo=s.ci_repo, pr=s.ci_pr)
 
     def _gate(self, name: str, ws: Workspace) -> StepOutcome:
         from vimesync.app import syncsteps

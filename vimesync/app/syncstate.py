@@ -55,6 +55,8 @@ class SyncState:
     finished: bool = False
     # What the flags said when it started: --continue takes them again unless given anew.
     skip_gate: Annotated[list[Short], Size(20)] = field(default_factory=list)
+    ci_repo: Short | None = None  # --ci-repo: where the head's CI is read (checked where it is used)
+    ci_pr: Annotated[int, Range(1, 10**9 - 1)] | None = None  # --ci-pr
     publish: Short | None = None
     output: AbsolutePath | None = None
     version: Literal[1] = 1
