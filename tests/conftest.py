@@ -30,5 +30,8 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     monkeypatch.delenv("VIMESYNC_CONFIG", raising=False)
     monkeypatch.delenv("GH_TOKEN", raising=False)
     monkeypatch.setenv("VIMESYNC_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    # No test runs in this repository's checkout: a command that looks for a repository where it
+    # runs (report, sop status) would find vimesync's own, on whatever branch CI checked out.
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
     # pre-commit keeps its store in ~/.cache/pre-commit: one per session here, never the home's
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-home"))
