@@ -109,9 +109,10 @@ def test_trickled_headers_meet_the_deadline() -> None:
     deadline still ends the call, as the GitHub client's does."""
     import time
 
-    from tests.builders.buildkite import trickling_server
+    from tests.builders.rawhttp import endless, raw_server
 
-    with trickling_server() as url:
+    with raw_server(lambda _: endless(b"HTTP/1.1 200 OK\r\nX-Slow: ")) as server:
+        url = server.url
         start = time.monotonic()
         with pytest.raises(BuildkiteError) as exc:
             buildkite.builds_of_commit(
