@@ -284,24 +284,29 @@ def test_audit_and_audit_review_each_apply_their_options(
     assert code == 0 and "OK: every changed path" in out
 
 
-def _modules_after(*args: str) -> set[str]:
+def _modules_after(*args: str) -> tuple[str, set[str]]:
+    """``vimesync ARGS`` in a fresh interpreter: its stdout, and every module it had loaded."""
     code = (
         "import sys\nfrom vimesync.cli.app import main\n"
         "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-        "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich'))))\n"
+        "sys.stderr.write(' '.join(sorted(sys.modules)))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
-    return set(proc.stderr.split())
+    return proc.stdout, set(proc.stderr.split())
+
+
+def _packages(modules: set[str], *tops: str) -> set[str]:
+    return {m for m in modules if m.split(".")[0] in tops}
 
 
 def test_version_imports_neither_typer_nor_rich() -> None:
-    assert _modules_after("--version") == set()
+    assert _packages(_modules_after("--version")[1], "typer", "rich") == set()
     proc = run_cli("--version")
     assert proc.returncode == 0 and proc.stdout.startswith("vimesync ")
 
 
 def test_help_does_not_import_rich() -> None:
-    loaded = _modules_after("walk", "--help")
+    loaded = _packages(_modules_after("walk", "--help")[1], "typer", "rich")
     assert "typer" in loaded and not any(m.split(".")[0] == "rich" for m in loaded)
 
 
@@ -313,14 +318,8 @@ def test_a_run_with_options_imports_no_pydantic(upstream: Path) -> None:
 
     if Version(typer.__version__) >= Version("0.29"):
         pytest.skip(f"typer {typer.__version__} is outside the declared range (reinstall: pip install -e .)")
-    code = (
-        "import sys\nfrom vimesync.cli.app import main\n"
-        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-        "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic')))\n"
-    )
-    args = ["walk", "--upstream", str(upstream), "--range", "HEAD", "--json"]
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
-    assert json.loads(proc.stdout)["ok"] and proc.stderr == ""
+    out, loaded = _modules_after("walk", "--upstream", str(upstream), "--range", "HEAD", "--json")
+    assert json.loads(out)["ok"] and _packages(loaded, "pydantic") == set()
 
 
 # What a walk must not load (bench/bench_startup.py: a walk of a whole upstream history is run
@@ -337,15 +336,8 @@ NOT_IN_A_WALK_C = ("ctypes", "_hashlib", "pydantic")
 
 
 def test_a_walk_loads_only_what_a_walk_needs(upstream: Path) -> None:
-    code = (
-        "import sys\nfrom vimesync.cli.app import main\n"
-        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-        "sys.stderr.write(' '.join(sorted(sys.modules)))\n"
-    )
-    args = ["walk", "--upstream", str(upstream), "--range", "HEAD", "--json"]
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
-    assert json.loads(proc.stdout)["ok"]
-    loaded = proc.stderr.split()
+    out, loaded = _modules_after("walk", "--upstream", str(upstream), "--range", "HEAD", "--json")
+    assert json.loads(out)["ok"]
     assert "vimesync.upstream.walk" in loaded  # the walk did run in this process
     wrong = [m for m in loaded if m.startswith(NOT_IN_A_WALK) or m.split(".")[0] in NOT_IN_A_WALK_C]
     assert not wrong, wrong
