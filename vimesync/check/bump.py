@@ -164,8 +164,7 @@ def parse_scratch(
     provider = source_provider(source)
     changed = changed_files(scratch, tree.writers.keys(), provider)
     contents = {p: c[0] if c is not None and c[1] != MODE_LINK else None for p, c in changed.items()}
-    cache_dir = opts.cache_dir if opts.use_cache else None
-    return parse_patched(source, contents, python=opts.python, cache_dir=cache_dir, progress=progress)
+    return parse_patched(source, contents, python=opts.python, cache_dir=opts.parse_cache, progress=progress)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -171,6 +171,12 @@ class CheckOptions:
     cache_dir: Path | None = None  # vimesync's cache folder (parse results, archives); None: none kept
     pip_timeout: float = PIP_TIMEOUT  # seconds a pip download of a pypi: pin may take
 
+    @property
+    def parse_cache(self) -> Path | None:
+        """Where parse results (and interpreter probes) are kept: the cache folder, unless
+        --no-cache (or the job keeps none)."""
+        return self.cache_dir if self.use_cache else None
+
 
 ProgressFn = Callable[[int, int], None]  # (done, total) while parsing
 

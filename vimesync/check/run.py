@@ -128,11 +128,6 @@ def source_provider(source: Source) -> Provider:
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
 
-def _parse_cache(opts: CheckOptions) -> Path | None:
-    """Where parse results are kept: the cache folder, unless --no-cache (or none is set)."""
-    return opts.cache_dir if opts.use_cache else None
-
-
 def _pin_name(opts: CheckOptions) -> str:
     return str(opts.pin_file) if opts.pin_file else f"the {opts.engine} pin"
 
@@ -241,7 +236,7 @@ def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressF
             # A symlink has nothing of its own to parse: for the parser it is gone, like a deletion.
             contents = {p: c[0] if c is not None and c[1] != MODE_LINK else None for p, c in changed.items()}
             python = parse_patched(
-                source, contents, python=opts.python, cache_dir=_parse_cache(opts), progress=progress
+                source, contents, python=opts.python, cache_dir=opts.parse_cache, progress=progress
             )
         if opts.export is not None:
             export_tree(source, changed, opts.export)

@@ -146,7 +146,7 @@ def json_text(doc: Any) -> str:
     )
     try:
         text = orjson.dumps(doc, option=options, default=str).decode("utf-8")
-    except (orjson.JSONEncodeError, TypeError):
+    except orjson.JSONEncodeError:  # a TypeError, as json.dumps raises for what it cannot write
         import json
 
         return json.dumps(doc, indent=2, default=str, ensure_ascii=True)
