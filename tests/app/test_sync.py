@@ -112,6 +112,49 @@ def test_a_sync_killed_between_two_steps_resumes_with_continue(tmp_path: Path, c
     assert tree(d.checkout, doc["branch"]) == tree(ref.checkout, ref_doc["branch"])
 
 
+def test_a_branch_of_that_name_already_there_is_refused_with_a_way_on(tmp_path: Path, capsys) -> None:
+    """A sync/<tip> branch an earlier, aborted sync left: the sync stops before its carry and says
+    how to go on (--continue cannot take a new --branch, so carry's own hint would not do)."""
+    d = presync_demo(tmp_path / "d")
+    branch = f"sync/{d.tip[:8]}"
+    git.run(d.checkout, ["branch", branch, "HEAD"])
+    code, _, err = cli(capsys, "sync", *OFFLINE, cwd=d.checkout)
+    assert code == 2 and f"branch {branch} already exists" in err
+    assert f"git branch -D {branch}), then vimesync sync --continue" in err
+    git.run(d.checkout, ["branch", "-D", branch])
+    code, doc, err = sync_json(capsys, d.checkout, "--continue")
+    assert doc["branch"] == branch and [s["name"] for s in doc["steps"]][:2] == ["walk", "carry"], (doc, err)
+
+
+def test_continue_goes_on_with_the_range_upstream_and_carry_flags_it_started_with(
+    tmp_path: Path, capsys
+) -> None:
+    """A sync stopped between its walk and its carry: --continue takes none of --range,
+    --upstream, --direct, --pr, --squash, --worktree, --branch anew, so the state keeps them. It
+    once started the carry with carry's defaults (direct commits left out) and walked the
+    config's upstream."""
+    d = presync_demo(tmp_path / "d")
+    moved = tmp_path / "elsewhere" / "slime"
+    moved.parent.mkdir()
+    (tmp_path / "d" / "slime").rename(moved)  # the config's [upstream] path leads nowhere now
+    base = git.run(d.checkout, ["show", "HEAD:pins/slime.toml"]).decode().split('synced = "')[1][:40]
+    branch, worktree = "sync/mine", tmp_path / "wt"
+    git.run(d.checkout, ["branch", branch, "HEAD"])  # stops the sync after its walk (exit 2)
+    started = ("--upstream", str(moved), "--range", f"{base}..{d.tip}", "--direct", "include")
+    code, _, err = cli(
+        capsys, "sync", *OFFLINE, *started, "--branch", branch, "--worktree", str(worktree), cwd=d.checkout
+    )
+    assert code == 2 and f"branch {branch} already exists" in err, err
+    git.run(d.checkout, ["branch", "-D", branch])
+    code, doc, err = sync_json(capsys, d.checkout, "--continue")
+    assert [s["name"] for s in doc["steps"]][:2] == ["walk", "carry"], (doc, err)
+    assert git.run(worktree, ["rev-parse", "--abbrev-ref", "HEAD"]).decode().strip() == branch
+    log = git.run(moved, ["log", "--first-parent", "--format=%s", f"{base}..{d.tip}"]).decode().splitlines()
+    (direct,) = [subject for subject in log if "(#" not in subject and not subject.startswith("Merge")]
+    # carried, not left out: here it meets the fork's README, so the carry stops at it
+    assert doc["stopped"] == "carry" and direct in doc["decision"], doc
+
+
 def test_abort_forgets_the_sync(tmp_path: Path, capsys) -> None:
     d = presync_demo(tmp_path / "d")
     assert cli(capsys, "sync", cwd=d.checkout)[0] == 1

@@ -29,6 +29,7 @@ from vimesync.app.syncstate import StepRecord, SyncState
 from vimesync.app.syncsteps import CONTINUE, StepOutcome, walk_figure
 from vimesync.app.workspace import Reading, Workspace
 from vimesync.carry.model import CarryStatus
+from vimesync.carry.run import CarryOptions, check_direct
 from vimesync.errors import BadInput
 from vimesync.text import plural
 
@@ -38,8 +39,7 @@ class SyncRun:
 
     def __init__(self, r: SyncRunRequest, ws: Workspace, checkout: Path, on_step: OnStep) -> None:
         self.r, self.ws, self.checkout, self.on_step = r, ws, checkout, on_step
-        # the checkout, read as its working tree holds it (the walk and the carry start there)
-        self.here = ws.elsewhere(checkout)
+        self.here: Workspace  # the checkout as its working tree holds it (the walk and carry start there)
         self.steps: list[Step] = []
         self.notes: list[str] = []
         self.state: SyncState
@@ -56,6 +56,7 @@ class SyncRun:
                     hint=f"{CONTINUE} goes on, vimesync sync --status shows it, --abort drops it",
                 )
             self._flags_anew()
+            self._as_started()
             if self.state.finished:
                 return self._recheck()
         elif r.mode is SyncMode.CONTINUE:
@@ -65,19 +66,36 @@ class SyncRun:
             out = r.output
             self._refuse_early(out.publish, out.output)
             onto = git.resolve(self.checkout, r.carry.onto)
-            baseline = self.ws.flags.baseline
+            flags, carry = self.ws.flags, r.carry
+            check_direct(carry.direct)  # before the state keeps it
             self.state = SyncState(
                 checkout=str(self.checkout),
                 onto=onto,
-                baseline=git.resolve(self.checkout, baseline) if baseline else onto,
+                baseline=git.resolve(self.checkout, flags.baseline) if flags.baseline else onto,
+                branch=carry.branch,
                 skip_gate=list(r.ci.skip_gate),
+                range=flags.range_,
+                upstream=str(flags.upstream.absolute()) if flags.upstream else None,
+                prs=list(carry.prs),
+                direct="include" if carry.direct == "include" else "skip",
+                squash=carry.squash,
+                carry_worktree=str(carry.worktree.absolute()) if carry.worktree else None,
                 ci_repo=r.ci.repo,
                 ci_pr=r.ci.pr,
                 publish=out.publish,
                 output=str(out.output.absolute()) if out.output else None,
             )
             syncstate.create(self.checkout, self.state)
+            self._as_started()
         return self._steps()
+
+    def _as_started(self) -> None:
+        """The range and upstream the sync started with, whichever run this is: --continue takes
+        neither anew, and without them it would walk and audit the config's range."""
+        s = self.state
+        upstream = Path(s.upstream) if s.upstream else None
+        self.ws = replace(self.ws, flags=replace(self.ws.flags, range_=s.range, upstream=upstream))
+        self.here = self.ws.elsewhere(self.checkout)
 
     def _flags_anew(self) -> None:
         """Report flags given to --continue replace the ones the sync started with."""
@@ -171,7 +189,7 @@ class SyncRun:
         from vimesync.app.walk import totals
 
         result = upstreamsteps.walk(self.here, at=self.state.onto)
-        self.state.branch = self.r.carry.branch or f"sync/{result.tip[:8]}"
+        self.state.branch = self.state.branch or f"sync/{result.tip[:8]}"
         self._record(StepOutcome("walk", Kind.WALK, True, walk_figure(totals(result))), None)
 
     def _carry(self) -> SyncResult | None:
@@ -179,7 +197,7 @@ class SyncRun:
         from vimesync.carry import gitops
         from vimesync.carry import state as carry_state
 
-        r, s = self.r, self.state
+        s = self.state
         assert s.branch is not None
         ref = f"refs/heads/{s.branch}"
         if carry_state.exists(self.checkout):
@@ -188,10 +206,18 @@ class SyncRun:
             self._carry_ended(ref)  # killed after the carry ended, before it was recorded
             return None
         else:
-            if not gitops.ref_exists(self.checkout, ref):
-                s.carry_started = True
-                syncstate.save(self.checkout, s)
-            options = replace(r.carry, branch=s.branch, onto=s.onto, dry_run=False)
+            if gitops.ref_exists(self.checkout, ref):
+                # not this sync's (it has not started its carry): carry would refuse it too, with
+                # a hint for its own flags; --continue cannot take a new --branch
+                raise BadInput(
+                    f"branch {s.branch} already exists; vimesync sync never rewrites a branch",
+                    hint=f"delete it (git branch -D {s.branch}), then {CONTINUE}; or vimesync sync"
+                    " --abort, then start again with --branch NAME",
+                )
+            s.carry_started = True
+            syncstate.save(self.checkout, s)
+            worktree = Path(s.carry_worktree) if s.carry_worktree else None
+            options = CarryOptions(tuple(s.prs), s.branch, s.onto, worktree, s.squash, s.direct)
             req = CarryRequest(CarryMode.START, options)
         result = carry(self.here, req)
         assert isinstance(result, CarryResult)

@@ -55,6 +55,13 @@ class SyncState:
     finished: bool = False
     # What the flags said when it started: --continue takes them again unless given anew.
     skip_gate: Annotated[list[Short], Size(20)] = field(default_factory=list)
+    # What only a new sync takes (SyncRunRequest.started_with): --continue goes on with these.
+    range: Short | None = None  # --range, as given
+    upstream: AbsolutePath | None = None  # --upstream
+    prs: Annotated[list[Annotated[int, Range(1, 10**9 - 1)]], Size(1000)] = field(default_factory=list)
+    direct: Literal["skip", "include"] = "skip"
+    squash: bool = False
+    carry_worktree: AbsolutePath | None = None  # --worktree: where the carry makes the sync's worktree
     ci_repo: Short | None = None  # --ci-repo: where the head's CI is read (checked where it is used)
     ci_pr: Annotated[int, Range(1, 10**9 - 1)] | None = None  # --ci-pr
     publish: Short | None = None
