@@ -138,7 +138,7 @@ def test_continue_goes_on_with_the_range_upstream_and_carry_flags_it_started_wit
     moved.parent.mkdir()
     (tmp_path / "d" / "slime").rename(moved)  # the config's [upstream] path leads nowhere now
     base = git.run(d.checkout, ["show", "HEAD:pins/slime.toml"]).decode().split('synced = "')[1][:40]
-    branch, worktree = "sync/mine", tmp_path / "wt"
+    branch, worktree = "sync/mine", tmp_path / "d" / "wt"  # beside the checkout: ../ paths hold
     git.run(d.checkout, ["branch", branch, "HEAD"])  # stops the sync after its walk (exit 2)
     started = ("--upstream", str(moved), "--range", f"{base}..{d.tip}", "--direct", "include")
     code, _, err = cli(
@@ -153,6 +153,13 @@ def test_continue_goes_on_with_the_range_upstream_and_carry_flags_it_started_wit
     (direct,) = [subject for subject in log if "(#" not in subject and not subject.startswith("Merge")]
     # carried, not left out: here it meets the fork's README, so the carry stops at it
     assert doc["stopped"] == "carry" and direct in doc["decision"], doc
+    # Resolved, the carry in progress goes on with its own range and upstream (the sync's state
+    # holds them too, and once passed them on, which the carry refused as new flags).
+    git.run(worktree, ["checkout", "--ours", "--", "README.md"])
+    git.run(worktree, ["add", "README.md"])
+    code, doc, err = sync_json(capsys, d.checkout, "--continue")
+    assert doc["kind"] != "error", (doc, err)
+    assert [(s["name"], s["ok"]) for s in doc["steps"]][:2] == [("walk", True), ("carry", True)], doc
 
 
 def test_abort_forgets_the_sync(tmp_path: Path, capsys) -> None:

@@ -200,8 +200,11 @@ class SyncRun:
         s = self.state
         assert s.branch is not None
         ref = f"refs/heads/{s.branch}"
+        here = self.here
         if carry_state.exists(self.checkout):
             req = CarryRequest(CarryMode.CONTINUE)
+            # the carry in progress has its own range and upstream (its state): none passed on
+            here = replace(here, flags=replace(here.flags, range_=None, upstream=None))
         elif s.carry_started and gitops.ref_exists(self.checkout, ref):
             self._carry_ended(ref)  # killed after the carry ended, before it was recorded
             return None
@@ -219,7 +222,7 @@ class SyncRun:
             worktree = Path(s.carry_worktree) if s.carry_worktree else None
             options = CarryOptions(tuple(s.prs), s.branch, s.onto, worktree, s.squash, s.direct)
             req = CarryRequest(CarryMode.START, options)
-        result = carry(self.here, req)
+        result = carry(here, req)
         assert isinstance(result, CarryResult)
         s.worktree = result.worktree or s.worktree
         if result.status is CarryStatus.CONFLICT:
