@@ -78,7 +78,8 @@ def run_gnu_patch(original: bytes | None, patch: bytes, *, fuzz: int = 2, forwar
 def builtin_gnu(original: bytes, patch: bytes, *, fuzz: int = 2, forward: bool = False) -> GnuFile:
     parsed = parse_patch(patch, name="p.patch", strip=1)
     assert len(parsed.files) == 1
-    return gnu_apply(original, parsed.files[0].hunks, fuzz=fuzz, forward=forward)
+    fp = parsed.files[0]
+    return gnu_apply(original, fp.hunks, fuzz=fuzz, forward=forward, strip_cr=fp.crlf_header)
 
 
 def disagreement(original: bytes, patch: bytes, *, fuzz: int = 2, forward: bool = False) -> str | None:

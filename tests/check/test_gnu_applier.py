@@ -79,3 +79,21 @@ def test_the_pin_names_the_applier(tmp_path: Path) -> None:
     pin.write_text("[engine]\nfuzz = 1\n")
     with pytest.raises(ConfigError, match="gnu-patch"):
         load_engine_pin(pin)
+
+
+def test_a_crlf_patch_applies_to_an_lf_tree_as_gnu_patch_strips_its_crs(capsys, tmp_path: Path) -> None:
+    # GNU patch strips the CRs of a patch whose header ends in CRLF, then compares byte for byte:
+    # the CRLF patch applies to the LF tree (git apply refuses it) and not to a CRLF one.
+    src, series = tmp_path / "src", tmp_path / "patches" / "series"
+    src.mkdir()
+    series.parent.mkdir()
+    (src / "m.py").write_bytes(b"a = 1\nb = 2\nc = 3\n")
+    patch = b"--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = 2\n+b = 20\n c = 3\n"
+    (series.parent / "one.patch").write_bytes(patch.replace(b"\n", b"\r\n"))
+    series.write_text("one.patch\n")
+    flags = ("patches", "check", "--source", str(src), "--series", str(series), "--no-cache")
+    assert run(capsys, *flags)[0] == 1
+    assert run(capsys, *flags, "--applier", "gnu-patch")[0] == 0
+    (src / "m.py").write_bytes(b"a = 1\r\nb = 2\r\nc = 3\r\n")
+    code, out, _ = run(capsys, *flags, "--applier", "gnu-patch")
+    assert code == 1 and "FAILED at 1 (different line endings)" in " ".join(out.split())

@@ -56,3 +56,56 @@ def test_a_patch_already_applied_is_reversed(forward: bool) -> None:
     assert got.reversed and got.skipped == forward
     assert got.data == (None if forward else FILE)  # --batch without --forward un-applies it
     _check_with_gnu(applied, PATCH, forward=forward)
+
+
+def _crlf(data: bytes) -> bytes:
+    return data.replace(b"\n", b"\r\n")
+
+
+SMALL = b"one\ntwo\nthree\nfour\nfive\n"
+SMALL_PATCH = b"--- a/f.txt\n+++ b/f.txt\n@@ -1,5 +1,5 @@\n one\n two\n-three\n+THREE\n four\n five\n"
+
+
+@pytest.mark.parametrize(
+    ("file_crlf", "patch_crlf", "applies"),
+    [(False, False, True), (False, True, True), (True, False, False), (True, True, False)],
+)
+def test_a_crlf_patch_has_its_crs_stripped_as_gnu_does(
+    file_crlf: bool, patch_crlf: bool, applies: bool
+) -> None:
+    # GNU patch 2.7.6 strips the CRs of a patch whose header ends in CRLF ("Stripping trailing
+    # CRs from patch; use --binary to disable."), then compares byte for byte: a CRLF patch
+    # applies to an LF file and fails on the CRLF file it was made from ("different line
+    # endings"), the opposite of comparing the patch as it is.
+    original = _crlf(SMALL) if file_crlf else SMALL
+    patch = _crlf(SMALL_PATCH) if patch_crlf else SMALL_PATCH
+    got = builtin_gnu(original, patch)
+    assert got.ok is applies
+    if applies:
+        assert got.data == SMALL.replace(b"three", b"THREE")  # LF lines written, as GNU writes them
+    else:
+        assert got.hunks[0].note == " (different line endings)"
+    _check_with_gnu(original, patch)
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        # the header decides: CRLF "+++" line, hunk lines mixed (LF ones kept as they are)
+        b"--- a/f.txt\r\n+++ b/f.txt\r\n@@ -1,5 +1,5 @@\n one\r\n two\n-three\r\n+THREE\n four\n five\r\n",
+        # an LF "+++" line: nothing is stripped, a CRLF line matches only a CRLF line
+        b"--- a/f.txt\r\n+++ b/f.txt\n@@ -1,5 +1,5 @@\r\n"
+        b" one\r\n two\r\n-three\r\n+THREE\r\n four\r\n five\r\n",
+        # the last line without a newline, CRLF before the marker
+        b"--- a/f.txt\r\n+++ b/f.txt\r\n@@ -4,2 +4,2 @@\r\n four\r\n-five\r\n\\ No newline at end of file\r\n"
+        b"+FIVE\r\n\\ No newline at end of file\r\n",
+    ],
+)
+@pytest.mark.parametrize("file_crlf", [False, True])
+def test_mixed_line_endings_follow_gnu(patch: bytes, file_crlf: bool) -> None:
+    original = _crlf(SMALL) if file_crlf else SMALL
+    if b"No newline" in patch:
+        original = original.rstrip(b"\r\n")
+    if GNU_PATCH is None:
+        pytest.skip("GNU patch is not installed")
+    assert disagreement(original, patch) is None

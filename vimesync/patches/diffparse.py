@@ -155,6 +155,7 @@ class _Parser:
         return None
 
     def _parse_section(self, sec: Section, k: int) -> tuple[FilePatch, int]:
+        body = k
         old_path = self._path(sec.old_name, sec.line)
         new_path = self._path(sec.new_name, sec.line)
         label = new_path or old_path or "?"
@@ -218,6 +219,7 @@ class _Parser:
             patch_line=sec.line + 1,
             dissimilarity=sec.dissimilarity,
             new_if_missing=sec.is_new < 0,
+            crlf_header=bool(hunks) and _crlf_header(self.lines, sec.line, body),
         )
         return fp, k
 
@@ -340,6 +342,15 @@ class _Parser:
 
 
 _HUNK_HEADER = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _crlf_header(lines: list[bytes], start: int, end: int) -> bool:
+    """GNU patch's ``p_strip_trailing_cr`` for the section whose header is ``lines[start:end]``:
+    whether the last of its ``---``, ``+++`` and ``Index:`` lines ends in CRLF."""
+    for line in reversed(lines[start:end]):
+        if line.startswith((b"--- ", b"+++ ", b"Index:")):
+            return line.endswith(b"\r\n")
+    return False
 
 
 def _num(digits: bytes) -> int:

@@ -29,11 +29,11 @@ when more text follows it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vimesync.patches.apply import FileApplied, apply_content
 from vimesync.patches.image import split_lines
-from vimesync.patches.model import DEFAULT_FUZZ, FilePatch, Hunk, HunkFailure, HunkOffset
+from vimesync.patches.model import DEFAULT_FUZZ, FilePatch, Hunk, HunkFailure, HunkLines, HunkOffset
 
 REVERSED_SKIPPED = "Reversed (or previously applied) patch detected!  Skipping patch."
 REVERSED_ASSUMED = "Reversed (or previously applied) patch detected!  Assuming -R."
@@ -50,6 +50,7 @@ class GnuHunk:
     fuzz: int = 0
     offset: int = 0  # GNU's "(offset N lines)": where it matched minus the header's old start
     reason: str = ""  # why it failed
+    note: str = ""  # after "FAILED at N": " (different line endings)"
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,14 @@ class _File:
             iline += 1
         return True
 
+    def line_endings_note(self, p: _Pattern, at: int) -> str:
+        """GNU's ``check_line_endings``: " (different line endings)" when exactly one of the
+        hunk's first old line and input line ``at`` ends in CRLF."""
+        if not p.old or not 0 < at <= len(self.input):
+            return ""
+        ours, theirs = p.old[0][1], self.input[at - 1]
+        return " (different line endings)" if ours.endswith(b"\r\n") != theirs.endswith(b"\r\n") else ""
+
     # -- writing (GNU's apply_hunk / copy_till / spew_output) -----------------------------------
 
     def _emit(self, line: bytes) -> None:
@@ -223,10 +232,38 @@ class _File:
         return b"".join(self.out)
 
 
+def strip_crs(hunks: Sequence[Hunk]) -> tuple[Hunk, ...]:
+    """``hunks`` as GNU patch reads a section whose header ends in CRLF (``--binary`` off): each
+    line ending in CRLF without its CR (one marked "No newline at end of file" too: GNU strips
+    the CR before it drops the newline). Lines ending in LF alone stay as they are."""
+    out = []
+    for h in hunks:
+        pairs = [(t, _strip_cr(c)) for t, c in h.lines]
+        out.append(replace(h, lines=HunkLines(pairs)))
+    return tuple(out)
+
+
+def _strip_cr(line: bytes) -> bytes:
+    if line.endswith(b"\r\n"):
+        return line[:-2] + b"\n"
+    if line.endswith(b"\r"):  # "...\r\n" then "\\ No newline at end of file": the parser took the \n
+        return line[:-1]
+    return line
+
+
 def gnu_apply(
-    data: bytes, hunks: Sequence[Hunk], *, fuzz: int = DEFAULT_FUZZ, forward: bool = False
+    data: bytes,
+    hunks: Sequence[Hunk],
+    *,
+    fuzz: int = DEFAULT_FUZZ,
+    forward: bool = False,
+    strip_cr: bool = False,
 ) -> GnuFile:
-    """Apply ``hunks`` to ``data`` as ``patch --fuzz=<fuzz> [--forward] --batch`` does one file."""
+    """Apply ``hunks`` to ``data`` as ``patch --fuzz=<fuzz> [--forward] --batch`` does one file;
+    ``strip_cr``: the section's header ends in CRLF, so GNU strips the CRs of its lines first
+    (see :func:`strip_crs`)."""
+    if strip_cr:
+        hunks = strip_crs(hunks)
     f = _File(data)
     out: list[GnuHunk] = []
     reverse = False
@@ -263,7 +300,8 @@ def gnu_apply(
         if where and f.apply(p, where):
             out.append(GnuHunk(nth, True, at=at, fuzz=level, offset=f.in_offset))
         else:
-            out.append(GnuHunk(nth, False, at=at, reason="misordered hunks" if where else "FAILED"))
+            reason, note = ("misordered hunks", "") if where else ("FAILED", f.line_endings_note(p, at))
+            out.append(GnuHunk(nth, False, at=at, reason=reason, note=note))
     return GnuFile(f.finish(), tuple(out), reversed=reverse)
 
 
@@ -276,7 +314,7 @@ def apply_content_gnu(
     path = fp.path
     if fp.binary is not None or fp.binary_without_data:
         return apply_content(data, fp, creating=creating)
-    got = gnu_apply(data, fp.hunks, fuzz=fuzz, forward=forward)
+    got = gnu_apply(data, fp.hunks, fuzz=fuzz, forward=forward, strip_cr=fp.crlf_header)
     headers = {n: h.header for n, h in enumerate(fp.hunks, 1)}
     if got.reversed:
         # Skipped (--forward) or un-applied (GNU --batch assumes -R): the patch is in the file
@@ -287,8 +325,9 @@ def apply_content_gnu(
     offsets = tuple(
         HunkOffset(path, h.number, h.offset, h.fuzz) for h in got.hunks if h.applied and (h.offset or h.fuzz)
     )
+    gnu = f"(GNU patch, fuzz {fuzz})"
     failures = tuple(
-        HunkFailure(path, h.number, headers[h.number], f"{h.reason} at {h.at} (GNU patch, fuzz {fuzz})")
+        HunkFailure(path, h.number, headers[h.number], f"{h.reason} at {h.at}{h.note} {gnu}")
         for h in got.hunks
         if not h.applied
     )

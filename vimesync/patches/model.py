@@ -214,6 +214,10 @@ class FilePatch:
     # A non-git diff whose only hunk is "@@ -0,0 +1,N @@" with no /dev/null or epoch timestamp:
     # git apply creates the file when it is missing and patches it (at its start) when present.
     new_if_missing: bool = False
+    # The last of the section's "---"/"+++"/"Index:" lines (its "+++" line, in any diff we parse)
+    # ends in CRLF: GNU patch (without --binary) then reads each of its lines ending in CRLF
+    # without the CR ("Stripping trailing CRs from patch"); git apply never does.
+    crlf_header: bool = False
 
     @property
     def is_new(self) -> bool:
