@@ -5,11 +5,14 @@ the pin's ``applier``/``fuzz``/``forward``; git's applier refuses the same stack
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.builders.cli import run
+from tests.builders.gnupatch import GNU_PATCH
 from vimesync.config import load_engine_pin
 from vimesync.errors import ConfigError
 
@@ -97,3 +100,81 @@ def test_a_crlf_patch_applies_to_an_lf_tree_as_gnu_patch_strips_its_crs(capsys, 
     (src / "m.py").write_bytes(b"a = 1\r\nb = 2\r\nc = 3\r\n")
     code, out, _ = run(capsys, *flags, "--applier", "gnu-patch")
     assert code == 1 and "FAILED at 1 (different line endings)" in " ".join(out.split())
+
+
+FAILING = """--- a/y.txt
++++ b/y.txt
+@@ -1,3 +1,3 @@
+ 1
+-2
++TWO
+ 3
+--- a/x.txt
++++ b/x.txt
+@@ -1,3 +1,3 @@
+ a
+-b
++B
+ c
+@@ -9,5 +9,5 @@
+ i
+ j
+-ZZZ
++K
+ l
+ m
+"""
+
+
+def _failing_stack(tmp_path: Path) -> tuple[Path, Path]:
+    src, series = tmp_path / "src", tmp_path / "patches" / "series"
+    src.mkdir()
+    series.parent.mkdir()
+    (src / "x.txt").write_text("".join(f"{c}\n" for c in "abcdefghijklm"))
+    (src / "y.txt").write_text("1\n2\n3\n")
+    (src / "z.txt").write_text("untouched\n")
+    (series.parent / "one.patch").write_text(FAILING)
+    (series.parent / "two.patch").write_text("--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-untouched\n+touched\n")
+    series.write_text("one.patch\ntwo.patch\n")
+    return src, series
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("keep_going", [False, True])
+def test_export_of_a_failed_patch_holds_what_gnu_patch_leaves(
+    capsys, tmp_path: Path, keep_going: bool
+) -> None:
+    # GNU patch writes the files whose hunks all applied and the hunks that applied of a file
+    # whose others failed (those go to x.txt.rej): --export holds that tree, the verdict stays
+    # "failed". Without --keep-going the stack stops there, as a script running patch would.
+    src, series = _failing_stack(tmp_path)
+    export = tmp_path / "export"
+    flags = ["--keep-going"] if keep_going else []
+    code, _, err = run(
+        capsys, "patches", "check", "--source", str(src), "--series", str(series), "--no-cache",
+        "--applier", "gnu-patch", "--export", str(export), *flags,
+    )  # fmt: skip
+    assert code == 1 and "as GNU patch leaves it" in " ".join(err.split())
+    want = _tree(src)
+    want["x.txt"] = want["x.txt"].replace(b"b\n", b"B\n")
+    want["y.txt"] = b"1\nTWO\n3\n"
+    if keep_going:
+        want["z.txt"] = b"touched\n"
+    assert _tree(export) == want
+    if GNU_PATCH is not None:  # the reference: GNU's own tree, patch by patch until one fails
+        gnu = tmp_path / "gnu"
+        shutil.copytree(src, gnu)
+        for name in ("one.patch", "two.patch"):
+            patch = (series.parent / name).read_bytes()
+            args = [GNU_PATCH, "-p1", "--fuzz=2", "--batch", "--no-backup-if-mismatch", "-r", "-"]
+            done = subprocess.run(args, cwd=gnu, input=patch, capture_output=True, check=False)
+            if done.returncode and not keep_going:
+                break
+        assert _tree(gnu) == want
+    # git apply's semantics: the failed patch leaves nothing
+    shutil.rmtree(export)
+    run(capsys, "patches", "check", "--source", str(src), "--series", str(series), "--export", str(export))
+    assert _tree(export) == _tree(src)

@@ -29,6 +29,9 @@ class FileApplied:
     data: bytes | None
     offsets: tuple[HunkOffset, ...] = ()
     failures: tuple[HunkFailure, ...] = ()
+    # GNU patch only: what it leaves in a file some of whose hunks failed (the ones that applied
+    # written, the rest to the .rej file); None when it leaves the file as it was.
+    partial: bytes | None = None
 
     @property
     def ok(self) -> bool:

@@ -16,7 +16,8 @@ Where GNU differs from ``git apply`` (see :mod:`vimesync.patches.image`):
   must match at the start of the file, one with more leading than trailing context at its end;
 * context lines are copied from the file, not from the patch: what fuzz ignored stays as it was;
 * a hunk that fails does not stop the others (GNU writes them to the reject file); the file is
-  written with the hunks that applied;
+  written with the hunks that applied (``FileApplied.partial``: the tree writes it, and the
+  other files of the patch, when the patch fails, as GNU leaves them);
 * when the first hunk matches nowhere but matches with its sides swapped, the patch is taken for
   reversed: with ``forward`` every hunk of the file is skipped ("Reversed (or previously applied)
   patch detected!  Skipping patch."), without it GNU's ``--batch`` assumes ``-R`` and un-applies
@@ -332,7 +333,9 @@ def apply_content_gnu(
         if not h.applied
     )
     if failures:
-        return FileApplied(path, None, offsets, failures)
+        in_place = fp.old_path is not None and fp.old_path == fp.new_path  # no rename, copy, deletion
+        partial = got.data if in_place and got.data != data else None
+        return FileApplied(path, None, offsets, failures, partial=partial)
     if fp.is_delete:
         if got.data:
             return FileApplied(

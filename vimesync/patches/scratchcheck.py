@@ -37,6 +37,7 @@ class Planned:
     new_path: str | None
     new_mode: int
     result: bytes | None  # None for a deletion
+    partial: bool = False  # GNU patch: some hunks failed, ``result`` holds the ones that applied
 
     @property
     def is_delete(self) -> bool:
@@ -66,6 +67,21 @@ def check_rel(patch: str, path: str) -> str:
     return path
 
 
+def _going_away(fps: tuple[FilePatch, ...]) -> tuple[dict[str, object], dict[str, int]]:
+    """git's first pass over a patch: the paths it deletes or renames away (``fn``), and the
+    symlinks it removes or makes."""
+    fn: dict[str, object] = {}
+    symlinks: dict[str, int] = {}
+    for fp in fps:
+        if fp.old_path is not None and (fp.new_path is None or fp.is_rename):
+            fn[fp.old_path] = _TO_BE_DELETED
+        if fp.old_path is not None and fp.old_mode and mode_kind(fp.old_mode) == MODE_LINK:
+            symlinks[fp.old_path] = symlinks.get(fp.old_path, 0) | _GOES_AWAY
+        if fp.new_path is not None and fp.new_mode and mode_kind(fp.new_mode) == MODE_LINK:
+            symlinks[fp.new_path] = symlinks.get(fp.new_path, 0) | _IN_RESULT
+    return fn, symlinks
+
+
 class PatchCheck(ScratchView):
     """git's ``check_patch_list`` over a :class:`ScratchView`; mixed into ScratchTree."""
 
@@ -73,23 +89,18 @@ class PatchCheck(ScratchView):
         self, patch: PatchFile, *, all_hunks: bool, diagnose: bool = True
     ) -> tuple[list[Planned], list[HunkOffset], list[HunkFailure]]:
         """git's ``check_patch_list`` for one patch, in memory: the plans to write, the hunks that
-        moved, and the failures (PatchError for an unsafe patch)."""
+        moved, and the failures (PatchError for an unsafe patch). With failures the plans are what
+        GNU patch would leave (every section that applied, and the ``partial`` ones: a file with
+        the hunks that applied; the git applier has none of those): written only under GNU's
+        semantics (see ``ScratchTree.apply``)."""
         fps = patch.files
         for fp in fps:
             for p in (fp.old_path, fp.new_path):
                 if p is not None:
                     check_rel(patch.name, p)
-        fn: dict[str, object] = {}
         self._components = {}
         self._removing = {fp.old_path for fp in fps if fp.old_path and (fp.new_path is None or fp.is_rename)}
-        symlinks: dict[str, int] = {}
-        for fp in fps:
-            if fp.old_path is not None and (fp.new_path is None or fp.is_rename):
-                fn[fp.old_path] = _TO_BE_DELETED
-            if fp.old_path is not None and fp.old_mode and mode_kind(fp.old_mode) == MODE_LINK:
-                symlinks[fp.old_path] = symlinks.get(fp.old_path, 0) | _GOES_AWAY
-            if fp.new_path is not None and fp.new_mode and mode_kind(fp.new_mode) == MODE_LINK:
-                symlinks[fp.new_path] = symlinks.get(fp.new_path, 0) | _IN_RESULT
+        fn, symlinks = _going_away(fps)
         plans: list[Planned] = []
         offsets: list[HunkOffset] = []
         failures: list[HunkFailure] = []
@@ -110,7 +121,8 @@ class PatchCheck(ScratchView):
             offsets.extend(found_offsets)
             if hunk_failures:
                 failures.extend(hunk_failures)
-                continue
+                if plan is None:
+                    continue
             assert plan is not None
             plans.append(plan)
             if plan.new_path is not None:
@@ -137,7 +149,11 @@ class PatchCheck(ScratchView):
         else:
             applied = apply_content(pre.data, fp, creating=creating, all_hunks=all_hunks, diagnose=diagnose)
         if not applied.ok:
-            return None, applied.offsets, applied.failures
+            if applied.partial is None or new is None:
+                return None, applied.offsets, applied.failures
+            # GNU patch: the hunks that applied are written even so (see PatchCheck._plan)
+            left = Planned(fp, pre.path, new, new_mode or MODE_FILE, applied.partial, partial=True)
+            return left, applied.offsets, applied.failures
         if new is not None and mode_kind(new_mode or MODE_FILE) not in (mode_kind(MODE_FILE), MODE_LINK):
             raise Refused(f"{new}: unsupported mode {new_mode:o}")
         plan = Planned(fp, pre.path, new, new_mode or MODE_FILE, applied.data)

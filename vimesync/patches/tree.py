@@ -64,18 +64,21 @@ class ScratchTree(PatchCheck, ScratchWrite):
         fails, find out whether it is (partly) in the tree already (see :meth:`already_applied`)."""
         plans, offsets, failures = self._plan(patch, all_hunks=self.all_hunks)
         touched: dict[str, None] = {}
+        already: tuple[tuple[str, int], ...] = ()
+        reverse = False
+        if failures and any(f.file for f in failures) and not any(_exhausted(f) for f in failures):
+            already, reverse = self.already_applied(patch, failures)  # against the tree as it was
+        # git apply writes a patch whole or not at all; GNU patch writes what applied of a failed
+        # one (each file with the hunks that applied, the rest to .rej files), and so does its tree
+        leaves = self.mode.applier == "gnu-patch" and not reverse
         self._components = {}  # the write phase changes directories
-        if not failures:
+        if not failures or (leaves and plans):
             try:
                 self._write(plans, touched)
             except Refused as exc:  # only reachable if the tree changed under us
                 failures.append(HunkFailure(file="", hunk=0, header="", reason=str(exc)))
             for rel in touched:
                 self.writers[rel] = patch.name
-        already: tuple[tuple[str, int], ...] = ()
-        reverse = False
-        if failures and any(f.file for f in failures) and not any(_exhausted(f) for f in failures):
-            already, reverse = self.already_applied(patch, failures)
         return PatchResult(
             name=patch.name,
             ok=not failures,
@@ -174,8 +177,9 @@ def apply_stack(
     A patch found already in the tree is no reason to stop (the tree is as it would leave it).
     ``inspect(tree, patch)`` runs before each patch is applied; what it finds (the files whose
     ``index`` line names other content) goes into that patch's result. ``mode`` says whose
-    semantics apply each patch: git apply's (the default) or GNU patch's (fuzz, --forward); with
-    GNU's too a patch applies all or nothing, as ``quilt push`` does."""
+    semantics apply each patch: git apply's (the default: a patch applies all or nothing) or GNU
+    patch's (fuzz, --forward; a failed patch leaves what GNU leaves: the files whose hunks all
+    applied, and the hunks that applied of the others)."""
     tree = ScratchTree(root, provider, all_hunks=keep_going, mode=mode)
     results: list[PatchResult] = []
     failed = False

@@ -24,7 +24,14 @@ def render_check(outcome: CheckOutcome) -> None:
             output.stdout.print()
         render(report)
     if outcome.export is not None:
-        output.stderr.print(output.styled(f"exported the patched tree to {outcome.export}"))
+        left = any(
+            r.mode.applier == "gnu-patch" and p.touched and not p.ok
+            for r in outcome.reports
+            for p in r.patches
+        )
+        # GNU patch writes what applied of a failed patch (.rej files aside), and so did the tree
+        how = " as GNU patch leaves it (the failed patch's hunks that applied are in it)" if left else ""
+        output.stderr.print(output.styled(f"exported the patched tree to {outcome.export}{how}"))
 
 
 # Every string below that comes from the source, the series or a patch goes through
