@@ -102,7 +102,14 @@ def test_a_crlf_patch_applies_to_an_lf_tree_as_gnu_patch_strips_its_crs(capsys, 
     assert code == 1 and "FAILED at 1 (different line endings)" in " ".join(out.split())
 
 
-FAILING = """--- a/y.txt
+FAILING = """--- a/w.txt
++++ b/w.txt
+@@ -1,3 +1,3 @@
+ p
+-q
++Q
+ r
+--- a/y.txt
 +++ b/y.txt
 @@ -1,3 +1,3 @@
  1
@@ -133,6 +140,7 @@ def _failing_stack(tmp_path: Path) -> tuple[Path, Path]:
     (src / "x.txt").write_text("".join(f"{c}\n" for c in "abcdefghijklm"))
     (src / "y.txt").write_text("1\n2\n3\n")
     (src / "z.txt").write_text("untouched\n")
+    (src / "w.txt").write_text("p\nQ\nr\n")  # one.patch is in it already: GNU --batch un-applies it
     (series.parent / "one.patch").write_text(FAILING)
     (series.parent / "two.patch").write_text("--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-untouched\n+touched\n")
     series.write_text("one.patch\ntwo.patch\n")
@@ -147,9 +155,10 @@ def _tree(root: Path) -> dict[str, bytes]:
 def test_export_of_a_failed_patch_holds_what_gnu_patch_leaves(
     capsys, tmp_path: Path, keep_going: bool
 ) -> None:
-    # GNU patch writes the files whose hunks all applied and the hunks that applied of a file
-    # whose others failed (those go to x.txt.rej): --export holds that tree, the verdict stays
-    # "failed". Without --keep-going the stack stops there, as a script running patch would.
+    # GNU patch writes the files whose hunks all applied, the hunks that applied of a file
+    # whose others failed (those go to x.txt.rej) and un-applies a file it finds reversed
+    # (--batch assumes -R): --export holds that tree, the verdict stays "failed". Without
+    # --keep-going the stack stops there, as a script running patch would.
     src, series = _failing_stack(tmp_path)
     export = tmp_path / "export"
     flags = ["--keep-going"] if keep_going else []
@@ -161,6 +170,7 @@ def test_export_of_a_failed_patch_holds_what_gnu_patch_leaves(
     want = _tree(src)
     want["x.txt"] = want["x.txt"].replace(b"b\n", b"B\n")
     want["y.txt"] = b"1\nTWO\n3\n"
+    want["w.txt"] = b"p\nq\nr\n"  # "Reversed (or previously applied) patch detected!  Assuming -R."
     if keep_going:
         want["z.txt"] = b"touched\n"
     assert _tree(export) == want

@@ -317,12 +317,17 @@ def apply_content_gnu(
         return apply_content(data, fp, creating=creating)
     got = gnu_apply(data, fp.hunks, fuzz=fuzz, forward=forward, strip_cr=fp.crlf_header)
     headers = {n: h.header for n, h in enumerate(fp.hunks, 1)}
+    # What GNU leaves in a file whose section fails (see FileApplied.partial): only a file patched
+    # in place (no rename, copy or deletion), and only when it changed.
+    in_place = fp.old_path is not None and fp.old_path == fp.new_path
+    partial = got.data if in_place and got.data is not None and got.data != data else None
     if got.reversed:
         # Skipped (--forward) or un-applied (GNU --batch assumes -R): the patch is in the file
-        # already either way; the tree finds out which hunks (it tries the patch in reverse).
+        # already either way; the tree finds out which hunks (it tries the patch in reverse). A
+        # patch that fails for another reason leaves the file un-applied, as GNU does.
         reason = REVERSED_SKIPPED if got.skipped else REVERSED_ASSUMED
         failures = tuple(HunkFailure(path, n, headers[n], reason) for n in headers)
-        return FileApplied(path, None, failures=failures)
+        return FileApplied(path, None, failures=failures, partial=partial)
     offsets = tuple(
         HunkOffset(path, h.number, h.offset, h.fuzz) for h in got.hunks if h.applied and (h.offset or h.fuzz)
     )
@@ -333,8 +338,6 @@ def apply_content_gnu(
         if not h.applied
     )
     if failures:
-        in_place = fp.old_path is not None and fp.old_path == fp.new_path  # no rename, copy, deletion
-        partial = got.data if in_place and got.data != data else None
         return FileApplied(path, None, offsets, failures, partial=partial)
     if fp.is_delete:
         if got.data:
