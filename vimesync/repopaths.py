@@ -67,6 +67,15 @@ def engine_source(flag: Path | None, pin: EnginePin, *, untrusted: bool) -> Path
     return pin.source
 
 
+def file_named_source(path: Path, file: Path, key: str, *, untrusted: bool) -> Path:
+    """An engine source named by a file other than the config or a pin (``bump.json``'s ``to``,
+    which ``pin bump --refresh`` writes into the checkout, where a pull request can write it too):
+    checked as ``[engine] source`` is (no pseudo file system, no symlink or committed repository
+    inside the checkout, inside it in an untrusted checkout)."""
+    _check_named_location(path, "engine_source", file, key, untrusted=untrusted)
+    return path
+
+
 def _check_not_pseudo(path: Path, *, what: str, file: Path | None = None) -> None:
     area = pseudo_area(lexical(path), os.path.realpath(path))
     if area is None:

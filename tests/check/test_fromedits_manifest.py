@@ -23,9 +23,9 @@ WRITTEN = {
 
 def test_the_manifest_pin_bump_writes_is_read_back(tmp_path: Path) -> None:
     (tmp_path / MANIFEST).write_text(json.dumps(WRITTEN))
-    assert read_manifest(tmp_path) == NewPin(Path("/src/vllm"), "a" * 40, "v0.32")
+    assert read_manifest(tmp_path, untrusted=False) == NewPin(Path("/src/vllm"), "a" * 40, "v0.32")
     (tmp_path / MANIFEST).write_text(json.dumps({"to": "/src/vllm"}))  # an earlier bump's: fewer keys
-    assert read_manifest(tmp_path) == NewPin(Path("/src/vllm"), None, "/src/vllm")
+    assert read_manifest(tmp_path, untrusted=False) == NewPin(Path("/src/vllm"), None, "/src/vllm")
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_the_manifest_pin_bump_writes_is_read_back(tmp_path: Path) -> None:
 def test_a_manifest_of_the_wrong_shape_is_bad_input(tmp_path: Path, doc: Any, needle: str) -> None:
     (tmp_path / MANIFEST).write_text(json.dumps(doc))
     with pytest.raises(BadInput) as info:
-        read_manifest(tmp_path)
+        read_manifest(tmp_path, untrusted=False)
     message = str(info.value)
     assert message.startswith(f"{tmp_path / MANIFEST}: not a work folder of `pin bump --refresh`")
     assert needle in message and "\x1b" not in message, message

@@ -63,13 +63,14 @@ def refresh(ws: Workspace, engine: EngineFlags, request: RefreshRequest) -> Refr
     from vimesync.safefs import remove_tree
 
     r = request
+    # --source (and --rev), from the job, name the new pin: the only source a refresh opens
     opts = ws.engine_plan_one(engine)
     folder = r.folder if r.folder is not None else work_folder(opts.series)
-    remade = remake(opts, r.name, folder)
-    pin = read_manifest(folder).label
+    pin = read_manifest(folder, untrusted=ws.untrusted, source=engine.source, rev=engine.rev)
+    remade = remake(opts, r.name, folder, pin)
     if remade.ok:
         write_together({remade.path: remade.data})
         remove_tree(folder / remade.name)  # its content is the patch now
     return RefreshOutcome(
-        remade.name, remade.path, folder, remade.files, verdict(remade.result), pin, remade.ok
+        remade.name, remade.path, folder, remade.files, verdict(remade.result), pin.label, remade.ok
     )

@@ -26,7 +26,9 @@ from vimesync.patches.diffparse import parse_patch
 from vimesync.patches.model import PatchResult
 from vimesync.patches.series import load_series, read_patch
 from vimesync.patches.tree import ScratchTree
+from vimesync.repopaths import file_named_source
 from vimesync.safefs import (
+    CONTROL,
     DecodeError,
     Size,
     Text,
@@ -46,6 +48,10 @@ MAX_EDITED_FILES = 1000
 _MARKER = re.compile(rb"^(<{7}|>{7}|\|{7})( |\r?$)", re.MULTILINE)
 
 
+def _a_rev(rev: str) -> bool:
+    return not rev.startswith("-")  # never an option to git
+
+
 @dataclass(frozen=True)
 class NewPin:
     """The pin a bump moves to, as ``DIR/bump.json`` records it."""
@@ -55,28 +61,38 @@ class NewPin:
     label: str
 
 
-Line = Annotated[str, Text(max=4096)]
+Line = Annotated[str, Text(max=4096, forbid=CONTROL)]
 
 
 @dataclass(frozen=True)
 class _Manifest:
-    """``bump.json`` as ``pin bump --refresh`` writes it (app/bump.py)."""
+    """``bump.json`` as ``pin bump --refresh`` writes it (app/bump.py). It lies in the checkout,
+    so a pull request can write it: every value is checked, and the location it names is judged
+    like any location repository content names (:func:`vimesync.repopaths.file_named_source`)."""
 
-    to: Annotated[str, Text(min=1, max=4096, what="a path")]
-    rev: Line | None = None
+    to: Annotated[str, Text(min=1, max=4096, forbid=CONTROL, check=os.path.isabs, what="an absolute path")]
+    rev: Annotated[str, Text(min=1, max=255, forbid=CONTROL, check=_a_rev, what="a revision")] | None = None
     label: Line | None = None
     series: Line = ""
     patches: Annotated[tuple[Line, ...], Size(10_000)] = ()  # a series' patches at most
 
 
-def read_manifest(folder: Path) -> NewPin:
-    where = str(folder / MANIFEST)
-    text = read_input(folder / MANIFEST, max_bytes=MAX_MANIFEST_BYTES).decode("utf-8", "replace")
+def read_manifest(
+    folder: Path, *, untrusted: bool, source: Path | None = None, rev: str | None = None
+) -> NewPin:
+    """The new pin ``folder/bump.json`` names; ``source`` (``--source``, from the job) and its
+    ``rev`` instead of the location the file names, when given."""
+    path = folder / MANIFEST
+    where = str(path)
+    text = read_input(path, max_bytes=MAX_MANIFEST_BYTES).decode("utf-8", "replace")
     try:
         doc = decode(_Manifest, loads_json(text, where=where), where=where)
     except DecodeError as exc:
         raise BadInput(f"{where}: not a work folder of `pin bump --refresh` ({exc.detail})") from None
-    return NewPin(Path(doc.to), doc.rev, doc.label if doc.label is not None else doc.to)
+    if source is not None:
+        return NewPin(source, rev, str(source) + (f"@{rev}" if rev else ""))
+    to = file_named_source(Path(doc.to), path, f"{MANIFEST} to", untrusted=untrusted)
+    return NewPin(to, doc.rev, doc.label if doc.label is not None else doc.to)
 
 
 @dataclass(frozen=True)
@@ -111,9 +127,9 @@ def edited_files(folder: Path) -> dict[str, bytes]:
     return out
 
 
-def remake(opts: CheckOptions, name: str, folder: Path) -> Remade:
-    """Patch ``name`` of the series re-made from ``folder/<name>/`` against the new pin."""
-    pin = read_manifest(folder)
+def remake(opts: CheckOptions, name: str, folder: Path, pin: NewPin) -> Remade:
+    """Patch ``name`` of the series re-made from ``folder/<name>/`` against the new ``pin``
+    (:func:`read_manifest`)."""
     edited = edited_files(folder / name)
     for path, data in edited.items():
         m = _MARKER.search(data)

@@ -61,13 +61,14 @@ def refresh(
     settings: Settings,
     name: PatchNameArg,
     from_: FromOpt = None,
-    engine: EngineFlags = ENGINE.take("series", "engine"),
+    engine: EngineFlags = ENGINE.take("series", "engine", "source", "rev"),
     sync: SyncFlags = SYNC.take("config"),
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """NAME (the patch, as the series names it): re-make it from the merged files you edited in
     the work folder `pin bump --refresh` left (conflict markers resolved), against the new pin;
-    written when it then applies there with no offset. Then run the bump again."""
+    written when it then applies there with no offset. Then run the bump again. The new pin is
+    the one the work folder's bump.json names, or --source (and --rev) when given."""
     from vimesync.app.refresh import RefreshRequest
     from vimesync.app.refresh import refresh as run
     from vimesync.app.workspace import Workspace
