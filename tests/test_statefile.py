@@ -4,6 +4,7 @@ decoder; a file vimesync did not write is refused naming the file and the key, n
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from tests.builders.gitrepo import Repo
 from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import CONTROL, Text
-from vimesync.statefile import StateFile
+from vimesync.statefile import Location, StateFile
 
 
 @dataclass
@@ -120,3 +121,50 @@ def test_a_symlink_or_a_fifo_in_its_place_is_refused(repo: Repo, tmp_path: Path)
     os.mkfifo(file.path)
     with pytest.raises(ConfigError, match="not a regular file|FIFO|fifo"):
         file.read()  # never blocks on it
+
+
+@dataclass
+class Located:
+    where: Location
+
+
+def _located(repo: Path) -> StateFile[Located]:
+    return StateFile.of(repo, "vimesync-where.json", Located, max_bytes=4096, what="test state", hint="abort")
+
+
+def test_the_carry_and_sync_states_name_locations_by_the_one_checked_type() -> None:
+    from vimesync.app import syncstate
+    from vimesync.carry import state as carry_state
+
+    assert carry_state.AbsolutePath is Location and syncstate.AbsolutePath is Location
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "/proc/self/cwd",  # a pseudo file system: sizes lie, reads leak the process
+        "/tmp/../proc/1/root",  # the same, behind a ../
+        "/dev/shm/../../sys/kernel",
+        "relative/hunter2",  # never written: vimesync writes absolute paths
+        "/tmp/hunter2\x1b[2J",  # a control character: refused, never shown
+        "/tmp/hunter2\0",
+    ],
+)
+def test_a_state_naming_a_location_no_run_could_have_started_with_is_refused(repo: Repo, where: str) -> None:
+    file = _located(repo.path)
+    file.save(Located("/tmp/fine"))
+    assert file.read() == Located("/tmp/fine")
+    file.path.write_text(json.dumps({"where": where}))
+    with pytest.raises(ConfigError) as info:
+        file.read()
+    message = str(info.value)
+    assert "where" in message and "hunter2" not in message and "\x1b" not in message, message
+
+
+def test_a_state_naming_a_symlink_into_proc_is_refused(repo: Repo, tmp_path: Path) -> None:
+    link = tmp_path / "innocent"
+    os.symlink("/proc/self", link)  # its name is harmless, its real place is not
+    file = _located(repo.path)
+    file.path.write_text(json.dumps({"where": str(link)}))
+    with pytest.raises(ConfigError, match="outside /proc"):
+        file.read()

@@ -77,7 +77,12 @@ def file_named_source(path: Path, file: Path, key: str, *, untrusted: bool) -> P
 
 
 def _check_not_pseudo(path: Path, *, what: str, file: Path | None = None) -> None:
-    area = pseudo_area(lexical(path), os.path.realpath(path))
+    area = pseudo_area(lexical(path))
+    if area is None:
+        try:
+            area = pseudo_area(os.path.realpath(path))
+        except OSError:  # a link it may not read (/proc/1/root): no source either
+            area = "a link it may not follow"
     if area is None:
         return
     message = f"{what} names {path}, under {area}: not a repository or source tree"

@@ -16,22 +16,48 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Annotated, Generic, TypeVar
 
 from vimesync import git
 from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import (
+    CONTROL,
     LIMITS,
     DecodeError,
     DecodeLimits,
+    Text,
     decode,
     encode,
+    lexical,
     loads_json,
+    pseudo_area,
     read_text_input,
     write_atomic,
 )
 
 T = TypeVar("T")
+
+
+def plain_location(path: str) -> bool:
+    """An absolute path that lies outside ``/proc``, ``/dev`` and ``/sys`` (by its name and by its
+    real place): what a state may name. A state names only locations that came from the job's
+    flags or were checked when the run started (``vimesync.repopaths``); read back, each is held
+    to the rule every location is held to, whoever wrote the file."""
+    if not os.path.isabs(path) or "\0" in path or pseudo_area(lexical(path)) is not None:
+        return False
+    try:
+        return pseudo_area(os.path.realpath(path)) is None
+    except (OSError, ValueError):  # a link it may not read: nothing vimesync wrote
+        return False
+
+
+# A location a state names (a checkout, a worktree, a repository, an output): one type for both.
+Location = Annotated[
+    str,
+    Text(
+        max=4096, forbid=CONTROL, check=plain_location, what="an absolute path outside /proc, /dev and /sys"
+    ),
+]
 
 
 @dataclass(frozen=True)

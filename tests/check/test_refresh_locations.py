@@ -81,6 +81,11 @@ def test_a_repository_committed_inside_the_checkout_or_a_pseudo_file_is_refused(
     (evil / "HEAD").write_text("ref: refs/heads/main\n")
     assert "repository inside" in _refused(_manifest(checkout, to=str(evil)), untrusted=False)
     assert "/proc" in _refused(_manifest(checkout, to="/proc/self/root"), untrusted=False)
+    assert "/proc" in _refused(_manifest(checkout, to="/tmp/../proc/1/root"), untrusted=False)
+    link = checkout.parent / "innocent"  # outside the checkout, its real place under /proc
+    os.symlink("/proc/1/root/etc", link)
+    message = _refused(_manifest(checkout, to=str(link)), untrusted=False)  # never a traceback
+    assert "/proc" in message or "may not follow" in message
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ worktree must be the one with the sync branch checked out; see :func:`vimesync.a
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
@@ -18,7 +17,7 @@ from typing import Annotated, Literal
 from vimesync.carry import state as carry_state
 from vimesync.errors import BadInput
 from vimesync.safefs import CONTROL, Range, Size, Text
-from vimesync.statefile import StateFile
+from vimesync.statefile import Location, StateFile
 
 STATE_NAME = "vimesync-sync.json"
 VERSION = 1
@@ -27,7 +26,7 @@ MAX_FIGURE = 500  # characters of a step's figure the state keeps
 STEPS = ("walk", "carry", "patches", "audit", "status", "report")
 
 Oid = Annotated[str, Text(pattern=r"[0-9a-f]{40}|[0-9a-f]{64}", what="a full commit sha")]
-AbsolutePath = Annotated[str, Text(max=4095, forbid=CONTROL, check=os.path.isabs, what="an absolute path")]
+AbsolutePath = Location
 Short = Annotated[str, Text(min=1, max=299, forbid=CONTROL, what="a name")]
 
 

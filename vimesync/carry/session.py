@@ -26,6 +26,7 @@ from vimesync.carry.model import (
 from vimesync.carry.run import run
 from vimesync.carry.state import State
 from vimesync.errors import BadInput, VimesyncError
+from vimesync.statefile import plain_location
 from vimesync.upstream.translate import Transform, transform_from_doc
 
 
@@ -177,7 +178,7 @@ def abort(downstream: Path) -> Aborted:
         branch, worktree = _salvage(path)
     if branch is not None and not state_mod.valid_branch(downstream, branch):
         branch = None
-    if worktree is not None and not os.path.isabs(worktree):
+    if worktree is not None and not plain_location(worktree):  # as a readable state is held to
         worktree = None
     ref = f"refs/heads/{branch}" if branch else None
     # Only what the carry made: its worktree is the one with its branch checked out (or one git no

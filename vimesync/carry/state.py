@@ -11,7 +11,6 @@ the rules no type says (a branch git accepts, absolute paths, ``next`` within th
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -29,7 +28,7 @@ from vimesync.carry.model import (
 )
 from vimesync.errors import BadInput
 from vimesync.safefs import CONTROL, DecodeLimits, Text
-from vimesync.statefile import StateFile
+from vimesync.statefile import Location, StateFile
 from vimesync.upstream.translate import transform_from_doc
 
 STATE_NAME = "vimesync-carry.json"
@@ -41,7 +40,7 @@ HINT = "vimesync carry --abort removes it"
 
 # Paths a value of the state names (they reach git's command lines and name what --abort
 # removes): absolute, one line.
-AbsolutePath = Annotated[str, Text(max=4096, forbid=CONTROL, check=os.path.isabs, what="an absolute path")]
+AbsolutePath = Location
 # The pin's path in the downstream tree and the upstream repository's name: written into commits.
 PinPath = Annotated[str, Text(max=4096, forbid=r"[\x00-\x1f]", check=lambda p: not p.startswith("/"))]
 RepoName = Annotated[str, Text(max=999, forbid=CONTROL, what="an owner/name")]
