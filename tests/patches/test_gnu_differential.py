@@ -24,3 +24,16 @@ def test_generated_patches_match_gnu_patch(seed: int) -> None:
     original, patch, fuzz, forward = gnu_case(seed)
     if patch:
         assert disagreement(original, patch, fuzz=fuzz, forward=forward) is None
+
+
+# Line endings: the file, the patch or both in CRLF (GNU strips a CRLF patch's CRs first).
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), file_crlf=st.booleans(), patch_crlf=st.booleans())
+def test_generated_crlf_patches_match_gnu_patch(seed: int, file_crlf: bool, patch_crlf: bool) -> None:
+    original, patch, fuzz, forward = gnu_case(seed)
+    if file_crlf:
+        original = original.replace(b"\n", b"\r\n")
+    if patch_crlf:
+        patch = patch.replace(b"\n", b"\r\n")
+    if patch:
+        assert disagreement(original, patch, fuzz=fuzz, forward=forward) is None
