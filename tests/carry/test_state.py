@@ -160,7 +160,9 @@ KEYED = {
     "carried[0].paths[0]: expected a string": lambda s: _first("carried", {**s["carried"][0], "paths": [5]})(
         s
     ),
-    "worktree: expected an absolute path (no control characters)": _set("worktree", "/x/\x1b]8;;hunter2\x07"),
+    "worktree: expected an absolute path outside /proc, /dev and /sys (no control characters)": _set(
+        "worktree", "/x/\x1b]8;;hunter2\x07"
+    ),
     "conflict.files[0].hunks: expected a list": lambda s: {
         **s,
         "conflict": {**s["conflict"], "files": [{**s["conflict"]["files"][0], "hunks": "hunter2"}]},
