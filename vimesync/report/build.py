@@ -23,6 +23,7 @@ from vimesync.report.model import (
     Summary,
     SyncReport,
 )
+from vimesync.text import of_total
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
 
 
@@ -221,7 +222,7 @@ def patch_status_note(p: PatchResult, where: str = "the pin") -> str | None:
     if p.status == "already-applied":
         notes.append(f"already applied in {where}: drop it from the series")
     elif p.status == "partly-applied":
-        notes.append(f"partly applied in {where} ({len(p.already_applied)} of {p.hunks} hunks)")
+        notes.append(f"partly applied in {where} ({of_total(len(p.already_applied), p.hunks, 'hunk')})")
     if p.upstreamed:
         notes.append(f"upstreamed at {p.upstreamed[:12]}")
     return "; ".join(notes) or None
