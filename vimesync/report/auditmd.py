@@ -147,7 +147,10 @@ def render_own(own: OwnChanges | Skipped) -> list[str]:
     out = ["## Downstream changes in this sync", ""]
     if isinstance(own, Skipped):
         return [*out, escape(own.reason)]
-    besides = f"{plural(own.carried, 'carried commit')} and {plural(own.pin_bumps, 'pin bump')} not listed"
+    left = [plural(own.carried, "carried commit"), plural(own.pin_bumps, "pin bump")]
+    if own.bookkeeping:
+        left.append(f"{plural(own.bookkeeping, 'bookkeeping commit')} under sop/")
+    besides = f"{', '.join(left[:-1])} and {left[-1]} not listed"
     if not own.commits:
         return [*out, f"None: every commit of the sync branch is carry's ({besides})."]
     out.append(

@@ -112,6 +112,7 @@ def own_json(own: OwnChanges) -> dict[str, Any]:
         "net": own.net,
         "carried": own.carried,
         "pin_bumps": own.pin_bumps,
+        "bookkeeping": own.bookkeeping,
     }
 
 
