@@ -68,8 +68,12 @@ def test_audit_then_review_then_audit_passes(demo: Demo, tmp_path: Path, capsys,
 @pytest.mark.slow
 def test_report_markdown_without_engine_inputs(demo: Demo, tmp_path: Path, capsys) -> None:
     cfg = str(_config_without_engine(demo, tmp_path))
-    code, out, _ = run(["report", "--config", cfg, "--baseline", demo.baseline, "--sync", "none-yet"], capsys)
+    argv = ["report", "--config", cfg, "--baseline", demo.baseline, "--sync", "none-yet"]
+    code, out, err = run(argv, capsys)
     assert code == 1  # paths are unreviewed
+    # What moves each unmet gate goes to the maintainer (stderr), not into the PR body.
+    assert "next" not in out and "next (audit): vimesync audit review" in err
+    assert "next (ci): set GITHUB_TOKEN" in err
     assert out.startswith(f"## Summary\n\nMirror Slime from {demo.base[:8]} through {demo.tip[:8]}: ")
     assert "applicable merged PRs" in out
     assert "No engine source or series was given" in out

@@ -91,13 +91,11 @@ _GATE_MARK = {"held": "✓", "failed": "✗", "not checked": "?", "off": "–"}
 
 
 def render_gates(gates: Sequence[Gate]) -> list[str]:
-    """The merge gates the report covers, each with its state (and what moves an unmet one)."""
+    """The merge gates the report covers, each with its state. What moves an unmet one is the
+    maintainer's to read (stderr, the JSON's ``command``), not the reviewer's: not in the body."""
     out = ["Merge gates (the report exits 0 only when every one holds):", ""]
     for g in gates:
-        line = f"- {_GATE_MARK[g.state]} **{g.name}**: {g.state} — {escape(g.detail)}"
-        if g.command:
-            line += f" (next: {code(g.command)})"
-        out.append(line)
+        out.append(f"- {_GATE_MARK[g.state]} **{g.name}**: {g.state} — {escape(g.detail)}")
     return out
 
 
