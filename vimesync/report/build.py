@@ -159,6 +159,7 @@ class ReportParts:
     ci: CiEvidence | Skipped | None = None
     own: OwnChanges | Skipped | None = None
     head: str | None = None
+    downstream_name: str = ""  # [downstream] name, "" when the config names none
 
 
 def build_report(parts: ReportParts) -> SyncReport:
@@ -193,6 +194,7 @@ def build_report(parts: ReportParts) -> SyncReport:
         validations=tuple(v for _, v in p.engines) or (check if check else Skipped(why["validation"]),),
         ci=p.ci if p.ci is not None else Skipped(CI_NOT_ASKED),
         head=p.head,
+        downstream_name=p.downstream_name,
     )
     return report if p.own is None else replace(report, own=p.own)
 

@@ -105,7 +105,7 @@ def render_markdown(report: SyncReport) -> str:
     blocks = [
         render_summary(report.summary),
         render_engines(report.engines),
-        render_audit(report.audit, report.upstream_name),
+        render_audit(report.audit, report.upstream_name, report.downstream_name),
         # Only with a downstream range to read: a report without one has no such section.
         *([] if isinstance(report.own, Skipped) else [render_own(report.own)]),
         [

@@ -132,6 +132,7 @@ class SyncReport:
     )
 
     head: str | None = None  # the full sha of the head the report describes (Validation's final commit)
+    downstream_name: str = ""  # [downstream] name ("Vime"): "Vime-native overlays"; "" when unset
 
     @property
     def title(self) -> str:
