@@ -137,7 +137,8 @@ def test_report_publish_through_the_cli(demo: Demo, tmp_path: Path, capsys, monk
     code, out, err = run(["report", "--config", cfg, "--publish", "vime/vime#7"], capsys)
     assert code == 1  # published; but the audit, the stack and CI (the PR has no head here) not checked
     assert "CI not checked: GitHub returned an unexpected answer for /repos/vime/vime/pulls/7" in out
-    assert "updated https://github.com/vime/vime/pull/7" in err
+    assert "updated https://github.com/vime/vime/pull/7 (title: [Sync] Mirror Slime through" in err
+    assert state.title.startswith("[Sync] Mirror Slime through")  # the PR title is the report's
     assert "ghp_cli_token" not in out + err
     assert state.body.startswith("Written by a human.")
     assert out.replace("\n", "\r\n").rstrip() in state.body  # the same markdown, in the body's CRLF
