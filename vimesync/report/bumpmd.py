@@ -15,7 +15,7 @@ from vimesync.report.backports import Backports
 from vimesync.report.backportsmd import commits_table, left_off_line
 from vimesync.report.matrix import STATUS_MARK
 from vimesync.report.mdtext import DASH, cell, code
-from vimesync.report.mentions import neutralize_markers, neutralize_mentions
+from vimesync.report.mentions import finish_markdown
 from vimesync.text import agree, of_total, plural
 
 
@@ -69,7 +69,7 @@ def bump_markdown(
     if notes:
         lines += ["", *(f"- {cell(n)}" for n in notes)]
     lines.append("")
-    return neutralize_markers(neutralize_mentions("\n".join(lines)))
+    return finish_markdown("\n".join(lines))
 
 
 def _summary(report: BumpReport) -> str:

@@ -15,7 +15,7 @@ from vimesync.report.evidencemd import render_ci, render_evidence
 from vimesync.report.imagesmd import render_images
 from vimesync.report.links import Ref
 from vimesync.report.mdtext import code, escape, link
-from vimesync.report.mentions import neutralize_markers, neutralize_mentions
+from vimesync.report.mentions import finish_markdown
 from vimesync.report.model import PrLine, Skipped, Summary, SyncReport
 from vimesync.report.validationmd import render_validations
 from vimesync.sop.gates import Gate
@@ -126,4 +126,4 @@ def render_markdown(report: SyncReport) -> str:
     text = "\n\n".join("\n".join(b) for b in blocks) + "\n"
     # Last, on the final text: no @mention pings anyone and no publish marker can be planted,
     # whether the report is published, written with --output or printed.
-    return neutralize_markers(neutralize_mentions(text))
+    return finish_markdown(text)

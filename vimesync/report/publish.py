@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from vimesync.errors import BadInput
 from vimesync.github import REPO_PATTERN, GitHubClient
-from vimesync.report.mentions import END, START, WORD_JOINER, neutralize_markers, neutralize_mentions
+from vimesync.report.mentions import END, START, WORD_JOINER, finish_markdown
 from vimesync.settings import GitHubSettings
 from vimesync.text import visible
 
@@ -64,8 +64,7 @@ def splice(body: str | None, report: str) -> str:
     nl = "\r\n" if "\r\n" in body else "\n"
     # Neutralised again here (the renderer already did: both are idempotent), so that no report,
     # whoever rendered it, can ping anyone or plant a second marker.
-    text = neutralize_mentions(report.replace("\r\n", "\n"))
-    text = neutralize_markers(text).rstrip("\n").replace("\n", nl)
+    text = finish_markdown(report.replace("\r\n", "\n")).rstrip("\n").replace("\n", nl)
     block = f"{START}{nl}{text}{nl}{END}"
     starts, ends = body.count(START), body.count(END)
     if starts == 0 and ends == 0:
