@@ -70,6 +70,7 @@ def engine_json(e: EnginePatches) -> dict[str, Any]:
                 "refs": [_ref(x) for x in r.refs],
                 "status": r.status,
                 "change": r.change,
+                "header_uncommitted": r.header_uncommitted,
             }
             for r in e.rows
         ],
