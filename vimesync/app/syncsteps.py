@@ -126,9 +126,9 @@ def status(ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None)
     first = unmet[0]
     decision = f"{first.name}: {first.detail}"
     if first.name == "ci":
-        # "exact-head CI: pending at 1a2b3c4d"; a detail that says "Exact-head CI ..." itself as it is.
+        # "exact-head CI: pending at 1a2b3c4d"; a detail that names exact-head CI itself, as it is.
         named = first.detail.lower().startswith("exact-head ci")
-        decision = first.detail if named else f"exact-head CI: {first.detail}"
+        decision = "e" + first.detail[1:] if named else f"exact-head CI: {first.detail}"
         next_ = f"re-run later: {CONTINUE} reads it again" + (f" ({first.command})" if first.command else "")
     else:
         next_ = f"{first.command or 'see vimesync sop status'}, then {CONTINUE}"
