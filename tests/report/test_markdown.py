@@ -335,5 +335,5 @@ def test_a_fork_with_no_name_is_not_called_vime() -> None:
     md = render_markdown(_demo(downstream_name=""))
     assert "Vime-native" not in md and "Vime baseline" not in md
     assert "Existing downstream-native overlays" in md and "the pre-sync baseline:" in md
-    named = render_markdown(_demo(downstream_name="Forky <b>"))
-    assert "Existing Forky \\<b\\>-native overlays" in named
+    named = render_markdown(_demo(downstream_name="Forky <b>\x1b @octocat"))
+    assert "Existing Forky \\<b\\>\\\\x1b <code>@octocat-native</code> overlays" in named  # escaped, no ping
