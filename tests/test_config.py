@@ -181,3 +181,14 @@ def test_verify_tables_are_read_with_their_lines_and_bounded(tmp_path: Path) -> 
     bad_regex = write(tmp_path / "re.toml", "[upstream]\n[[upstream.verify]]\npattern = '(?=x)'\n")
     with pytest.raises(ConfigError, match="not an RE2 regex"):
         load_verify(load_config(bad_regex))
+
+
+def test_the_downstream_has_a_display_name(tmp_path: Path) -> None:
+    # Issue 29 item 14: the report names the fork ("Vime-native") from [downstream] name only.
+    assert load_config(write(tmp_path / "vimesync.toml", "[downstream]\npath = '.'\n")).downstream_name == ""
+    cfg = load_config(write(tmp_path / "vimesync.toml", '[downstream]\nname = "Vime\\u001b[31m"\n'))
+    assert cfg.downstream_name == "Vime\x1b[31m"  # a display name: shown escaped, never acted on
+    with pytest.raises(ConfigError, match="NUL"):
+        load_config(write(tmp_path / "vimesync.toml", '[downstream]\nname = "a\\u0000b"\n'))
+    with pytest.raises(ConfigError, match="must be a string"):
+        load_config(write(tmp_path / "vimesync.toml", "[downstream]\nname = 3\n"))

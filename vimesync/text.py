@@ -11,6 +11,18 @@ def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (words or word + 's')}"
 
 
+def agree(n: int, one: str, many: str) -> str:
+    """The verb (or any word) that agrees with a count: ``agree(1, "needs", "need")``. Beside
+    :func:`plural`: ``f"{plural(n, 'gate')} {agree(n, 'is', 'are')} not met"``."""
+    return one if n == 1 else many
+
+
+def of_total(n: int, total: int, word: str, words: str | None = None) -> str:
+    """``1 of 4 patches``, ``1 of 1 patch``: the noun agrees with the total (the verb after it,
+    with ``n``: use :func:`agree`)."""
+    return f"{n:,} of {plural(total, word, words)}"
+
+
 # C0 and C1 controls (tab and, unless asked, newline excepted), DEL, the bidi embeddings,
 # overrides and isolates, the line/paragraph separators and the BOM: text that a terminal or a
 # renderer would act on (move the cursor, recolour, reorder) instead of showing. Also lone

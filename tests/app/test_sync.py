@@ -38,7 +38,10 @@ def test_sync_runs_every_step_then_a_second_run_is_up_to_date(tmp_path: Path, ca
     ]
     figures = {s["name"]: s["figure"] for s in doc["steps"]}
     assert figures["walk"] == "9 PRs (7 applicable, 1 excluded, 1 mirrored), 1 direct commit"
-    assert figures["carry"] == f"7 carried onto sync/{d.tip[:8]}, 3 skipped"
+    # The policy-excluded PR is excluded, not skipped (only --skip skips).
+    assert figures["carry"] == (
+        f"7 carried onto sync/{d.tip[:8]}, 1 excluded, 1 already downstream, 1 direct (not carried)"
+    )
     assert figures["patches"] == "4 apply, 14 files parse"
     assert figures["audit"] == "10 changed paths, all reviewed or verified"
     assert figures["status"] == "every gate holds (4 held, 3 off)"

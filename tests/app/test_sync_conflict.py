@@ -41,7 +41,8 @@ def test_sync_stops_at_a_conflict_and_continue_goes_on(pair: Pair, capsys) -> No
     assert code == 1, err
     steps = {s["name"]: s for s in doc["steps"]}
     assert steps["walk"]["reused"] and not steps["carry"]["reused"]
-    assert steps["carry"]["figure"] == f"3 carried onto sync/{pair.tip[:8]}, 1 skipped"  # the direct push
+    # the direct push: not carried, not "skipped" (only --skip skips)
+    assert steps["carry"]["figure"] == f"3 carried onto sync/{pair.tip[:8]}, 1 direct (not carried)"
     assert steps["patches"]["figure"] == "no engine pinned: nothing to check"
     assert doc["stopped"] == "audit" and "review" in steps["audit"]["figure"]
     assert doc["next"].startswith(f"in {wt}: vimesync audit review ") and "--by NAME" in doc["next"]

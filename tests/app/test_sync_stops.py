@@ -247,3 +247,13 @@ def test_a_sync_killed_before_any_child_process_resumes_to_the_same_branch(
     assert doc["branch"] == branch and tree(d.checkout, branch) == ref_tree
     code, out, _ = cli(capsys, "sync", *OFFLINE, cwd=d.checkout)
     assert code == 0 and "up to date" in out, out
+
+
+def test_a_sync_with_no_ci_asked_for_stops_without_a_stutter(tmp_path: Path, capsys) -> None:
+    # Issue 29 item 17: "exact-head CI: Exact-head CI was not asked for".
+    d = presync_demo(tmp_path / "d")
+    code, doc, err = sync_json(capsys, d.checkout, "--skip-gate", "images", "--skip-gate", "tests")
+    assert code == 1, (doc, err)
+    assert doc["stopped"] == "status"
+    assert doc["decision"].startswith("exact-head CI was not asked for"), doc["decision"]
+    assert doc["decision"].lower().count("exact-head ci") == 1

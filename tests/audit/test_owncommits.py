@@ -24,7 +24,7 @@ def test_the_maintainers_commits_are_listed_with_their_net_lines(tmp_path: Path)
         ("Remove the spill", 0, 19, 0),
         ("Restore comments", 2, 0, 1),
     ]
-    assert (own.net, own.carried, own.pin_bumps) == (-17, 1, 1)
+    assert (own.net, own.carried, own.pin_bumps, own.bookkeeping) == (-17, 1, 1, 1)
     assert own.commits[0].author  # the commit's author name
     # Without the pin's path, carry's subject on a one-file commit tells the pin bump.
     assert own_commits(down.path, baseline, "HEAD", pin_path=None).pin_bumps == 1
@@ -34,3 +34,14 @@ def test_a_subject_cannot_forge_a_record() -> None:
     out = "\0\0" + "\0".join(["a" * 40, "eve", "x @@ \x1f fake", ""]) + "\n3\t1\tf.py\n"
     own = parse_log(out, pin_path=None)
     assert [(c.subject, c.added, c.removed) for c in own.commits] == [("x @@ \x1f fake", 3, 1)]
+
+
+def test_the_report_says_how_many_bookkeeping_commits_it_leaves_out() -> None:
+    from vimesync.audit.owncommits import OwnChanges, OwnCommit
+    from vimesync.report.auditmd import render_own
+
+    fix = OwnCommit("a" * 40, "Vime Maintainer", "fix", 3, 1)
+    text = "\n".join(render_own(OwnChanges((fix,), carried=2, pin_bumps=1, bookkeeping=2)))
+    assert "2 carried commits, 1 pin bump and 2 bookkeeping commits under sop/ not listed" in text
+    none = "\n".join(render_own(OwnChanges((), carried=1, pin_bumps=1, bookkeeping=1)))
+    assert "(1 carried commit, 1 pin bump and 1 bookkeeping commit under sop/ not listed)" in none

@@ -16,6 +16,7 @@ HUMAN = "Written by a human.\r\n\r\n- keep this\r\n"
 class FakeGitHub:
     def __init__(self) -> None:
         self.body: str | None = HUMAN
+        self.title = "Sync with upstream"  # as a maintainer opened it
         self.requests: list[tuple[str, str, dict | None]] = []
         self.auth: list[str | None] = []
         self.status = 200
@@ -42,7 +43,7 @@ def serve_pull() -> Iterator[tuple[FakeGitHub, str]]:
             base = f"http://{self.headers['Host']}"
             return {
                 "number": 7,
-                "title": "[Sync] Mirror Slime",
+                "title": state.title,
                 "state": "open",
                 "body": state.body,
                 "url": f"{base}/repos/vime/vime/pulls/7",
@@ -62,6 +63,7 @@ def serve_pull() -> Iterator[tuple[FakeGitHub, str]]:
                 return
             if method == "PATCH":
                 state.body = payload["body"]
+                state.title = payload.get("title", state.title)
             self._send(200, self._pull())
 
         def do_GET(self) -> None:

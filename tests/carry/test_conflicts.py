@@ -384,3 +384,21 @@ def test_a_conflict_names_the_left_out_pr_its_lines_come_from(tmp_path: Path, ca
         cwd=pair.down.path,
     )
     assert code == 1 and "hint: the conflicting lines come from #4, excluded by the policy" in out
+
+
+def test_a_carry_counts_what_it_left_out_by_why() -> None:
+    # Issue 29 item 17: "37 carried, 1 skipped" counted the policy-excluded PR as skipped.
+    from vimesync.carry.model import EMPTY, EMPTY_RESOLVED, SKIPPED, SkippedItem, left_out
+
+    items = [
+        SkippedItem(1, "npu", "excluded by the policy: Ascend (rule 1)"),
+        SkippedItem(2, "docs", "already downstream: trailer Upstream-PR in 0123456789ab"),
+        SkippedItem(3, "dup", EMPTY),
+        SkippedItem(4, "gone", EMPTY_RESOLVED),
+        SkippedItem(None, "lint", "direct push (no PR): --direct include carries it"),
+        SkippedItem(5, "hard", SKIPPED),
+    ]
+    assert left_out(items) == (
+        "1 excluded, 2 already downstream, 1 empty, 1 direct (not carried), 1 skipped at a conflict"
+    )
+    assert left_out(items[:1]) == "1 excluded" and left_out([]) == ""

@@ -187,3 +187,27 @@ def test_cli_text_json_markdown_svg_and_merge(
     assert code == 1 and len(doc["releases"]) == 2 and len(doc["cells"]) == 8, err
     code, out, err = run(capsys, "pin", "scan", "--merge", str(files[0]), "--to", "v2")
     assert code == 2 and "not both" in err
+
+
+def test_scan_markdown_pings_nobody_and_closes_nothing() -> None:
+    # Issue 29 item 16: pin scan --format markdown neutralised no mention or closing reference.
+    from tests.builders.gfm import html
+    from vimesync.check.scan import Cell, Release, ScanReport
+
+    name = "eng @octocat fixes vime-org/vime#3"
+    verdict = "conflicts: closes vime-org/vime#4 in @org/team.py"
+    report = ScanReport(
+        name,
+        "series",
+        ("a.patch",),
+        (Release("v2", "v", "git", "/p", "a" * 40),),
+        (Cell("a.patch", "v2", "failed", verdict),),
+    )
+    md = scan_markdown(report)
+    page = html(md)
+    assert "<code>@octocat</code>" in md and "<code>@org</code>/team.py" in md
+    assert md.startswith(
+        "### Patch stack of eng <code>@octocat</code> fixes <code>vime-org/vime#3</code> at 1 release\n"
+    )
+    assert "fixes <code>vime-org/vime#3</code>" in md and "closes <code>vime-org/vime#4</code>" in md
+    assert "@octocat" not in page.replace("<code>@octocat</code>", "")

@@ -116,7 +116,7 @@ def test_demo_runs_end_to_end() -> None:
     out = proc.stdout
     assert "Mirror Slime from " in out and "applicable merged PRs" in out
     assert "| Patch | Purpose / PR |" in out
-    assert "Reviewed all " in out
+    assert "11 changed paths against the Slime tip and the pre-sync baseline: 9 verified" in out
     assert "All 4 patches apply sequentially to the exact pin" in out
 
 

@@ -64,3 +64,13 @@ def test_a_write_error_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr("vimesync.outputs.stepsummary.os.write", full)
     with pytest.raises(BadInput, match="No space left on device"):
         append_summary(tmp_path / "summary.md", "## x\n")
+
+
+def test_the_summary_is_finished_like_every_markdown_we_write(tmp_path: Path) -> None:
+    # Issue 29 item 16: the job summary is Markdown we write too: no mention, closing reference
+    # or publish marker of a path or title in it acts.
+    f = tmp_path / "summary"
+    append_summary(f, "- thanks @octocat: fixes vime-org/vime#3 <!-- vimesync:report:end -->\n")
+    text = f.read_text()
+    assert "<code>@octocat</code>" in text and "fixes <code>vime-org/vime#3</code>" in text
+    assert "<!-- vimesync:report:end -->" not in text

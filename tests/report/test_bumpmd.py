@@ -101,3 +101,27 @@ def test_a_new_pin_outside_the_git_source_has_no_changelog_and_says_so(
 def test_a_bad_engine_repo_is_bad_input(stack: Stack, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, *_bump(stack, "--engine-repo", "not a repo", "--format", "markdown"))
     assert code == 2 and "--engine-repo" in err
+
+
+def test_a_bump_where_no_patch_applies_claims_no_parse_and_names_the_tag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 29 item 17: "2,859 patched files parse" after 0 of 4 patches applied; the target named
+    # by its sha only; "1 of 1 patch need a hand".
+    s = Stack(tmp_path)
+    s.add("only.patch", {"eng/core.py": _core({10: "def f10(x):\n    return x * 10\n\n\n"})})
+    s.repo.branch("up", s.pin)
+    s.repo.commit("Rewrite f10", {"eng/core.py": _core({10: "def f10(x):\n    return x - 10\n\n\n"})})
+    s.repo.git("tag", "v2")
+    s.repo.checkout("main")
+    sha = s.repo.git("rev-parse", "v2").strip()[:12]
+    code, out, err = run(capsys, *_bump(s, "--format", "markdown"))
+    assert code == 1, err
+    assert "1 of 1 patch needs a hand" in out
+    assert f"At `{sha}`: 0 of 1 patch applied: nothing patched to parse, not checked." in out
+    assert "files parse" not in out
+    code, out, err = run(capsys, *_bump(s))
+    assert code == 1, err
+    assert f"to v2 ({sha}): git" in out
+    assert f"At {sha}: 0 of 1 patch applied: nothing patched to parse, not checked.\n" in out
+    assert f"NEEDS WORK: 1 of 1 patch conflicts at v2 ({sha})." in out

@@ -68,8 +68,12 @@ def test_audit_then_review_then_audit_passes(demo: Demo, tmp_path: Path, capsys,
 @pytest.mark.slow
 def test_report_markdown_without_engine_inputs(demo: Demo, tmp_path: Path, capsys) -> None:
     cfg = str(_config_without_engine(demo, tmp_path))
-    code, out, _ = run(["report", "--config", cfg, "--baseline", demo.baseline, "--sync", "none-yet"], capsys)
+    argv = ["report", "--config", cfg, "--baseline", demo.baseline, "--sync", "none-yet"]
+    code, out, err = run(argv, capsys)
     assert code == 1  # paths are unreviewed
+    # What moves each unmet gate goes to the maintainer (stderr), not into the PR body.
+    assert "next" not in out and "next (audit): vimesync audit review" in err
+    assert "next (ci): set GITHUB_TOKEN" in err
     assert out.startswith(f"## Summary\n\nMirror Slime from {demo.base[:8]} through {demo.tip[:8]}: ")
     assert "applicable merged PRs" in out
     assert "No engine source or series was given" in out
@@ -133,7 +137,8 @@ def test_report_publish_through_the_cli(demo: Demo, tmp_path: Path, capsys, monk
     code, out, err = run(["report", "--config", cfg, "--publish", "vime/vime#7"], capsys)
     assert code == 1  # published; but the audit, the stack and CI (the PR has no head here) not checked
     assert "CI not checked: GitHub returned an unexpected answer for /repos/vime/vime/pulls/7" in out
-    assert "updated https://github.com/vime/vime/pull/7" in err
+    assert "updated https://github.com/vime/vime/pull/7 (title: [Sync] Mirror Slime through" in err
+    assert state.title.startswith("[Sync] Mirror Slime through")  # the PR title is the report's
     assert "ghp_cli_token" not in out + err
     assert state.body.startswith("Written by a human.")
     assert out.replace("\n", "\r\n").rstrip() in state.body  # the same markdown, in the body's CRLF

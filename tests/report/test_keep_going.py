@@ -54,4 +54,4 @@ def test_report_on_a_sync_branch_audits_without_a_baseline_flag(
     down.commit("sync", {"slime/a.py": "a = 1\n"})
     code, out, err = run(capsys, *args, "--skip-gate", "patches", "--skip-gate", "ci", "--skip-gate", "tests")
     assert code == 0, err  # classified and audit hold
-    assert "the 1 changed path against the upstream tip and the pre-sync baseline: 1 identical" in out
+    assert "1 changed path against the upstream tip and the pre-sync baseline: 1 verified against" in out

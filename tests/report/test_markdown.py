@@ -35,6 +35,7 @@ def _demo(**kw: object):
         check=samples.check(),
         audit=samples.audit(),
         upstream_name="Slime",
+        downstream_name="Vime",
         upstream_repo="THUDM/slime",
         engine_repo="vllm-project/vllm",
         previous_engine_pin=samples.PIN,
@@ -50,7 +51,13 @@ def test_full_report_golden() -> None:
     _golden("full.md", md)
     assert "Mirror Slime from 4c193f1f through 8c17b676: 5 applicable merged PRs;" in md
     assert f"The vLLM source pin remains {samples.PIN}." in md
-    assert "Reviewed all 6 changed paths against the Slime tip and the pre-sync baseline" in md
+    # Verified paths are not counted as reviewed (issue 29 item 14): each says how it was cleared.
+    assert (
+        "6 changed paths against the Slime tip and the pre-sync Vime baseline: 2 verified against upstream, "
+        "4 reviewed (1 identical, 1 translated-verified, 1 overlay, 1 downstream-only, 1 deleted, "
+        "1 excluded)."
+    ) in md
+    assert "Reviewed all" not in md and "Existing Vime-native overlays" in md
     assert "## Downstream changes in this sync" in md and "net -512 lines" in md
     assert (
         f"All 4 patches apply sequentially to the exact pin {samples.PIN}; 2,533 patched Python files" in md
@@ -96,8 +103,8 @@ def test_failing_patch_golden() -> None:
     assert "; the one after it was not applied; the patched Python files were not parsed." in md
     assert "hunk #2" in md and "nearest match at line 131" in md
     assert "not applied (an earlier patch failed)" in md
-    assert "Audited 6 changed paths against the Slime tip and the pre-sync baseline (" in md
-    assert "); 2 still need review:" in md
+    assert "Audited 6 changed paths against the Slime tip and the pre-sync Vime baseline (" in md
+    assert "): 2 verified against upstream, 2 reviewed; 2 still need review:" in md
     assert render_json(report)["ok"] is False
 
 
@@ -165,8 +172,9 @@ def test_skipped_sections_say_so_in_one_line() -> None:
     assert validation[2].startswith("No engine source") and validation[4].startswith("Exact-head CI was not")
     gates = [line for line in validation if line.startswith("- ")]
     assert [g.split("**")[1] for g in gates] == ["classified", "patches", "audit", "tests", "ci"]
-    nexts = ("(next: `pass --", "(next: `set GITHUB_TOKEN", "(next: `name the suites")
-    assert all("not checked" in g and any(n in g for n in nexts) for g in gates)
+    assert all("not checked" in g for g in gates)
+    # What moves a gate is the maintainer's (stderr, JSON): never in the PR body (issue 29 item 17).
+    assert "next:" not in md and "GITHUB_TOKEN" not in md
     assert "no audit" in md
 
 
@@ -320,3 +328,12 @@ def test_the_engine_is_named_after_its_source_when_no_pin_names_it(tmp_path: Pat
     assert load_engine_pin(pin).name == "sglang"
     opts = check_options(Config(), source=tmp_path / "megatron-lm.git", series=tmp_path / "series")
     assert opts.engine == "megatron-lm"
+
+
+def test_a_fork_with_no_name_is_not_called_vime() -> None:
+    # Issue 29 item 14: "Vime-native" was written for any fork.
+    md = render_markdown(_demo(downstream_name=""))
+    assert "Vime-native" not in md and "Vime baseline" not in md
+    assert "Existing downstream-native overlays" in md and "the pre-sync baseline:" in md
+    named = render_markdown(_demo(downstream_name="Forky <b>\x1b @octocat"))
+    assert "Existing Forky \\<b\\>\\\\x1b <code>@octocat-native</code> overlays" in named  # escaped, no ping

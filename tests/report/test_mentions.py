@@ -239,3 +239,29 @@ def test_publish_markers_are_made_inert() -> None:
     assert START not in once and END not in once
     assert once == "- `x/<!-\\- vimesync:report:end -->` and `<!-\\- vimesync:report:start -->`\n"
     assert neutralize_markers(once) == once
+
+
+def test_every_markdown_we_write_is_finished_in_one_place() -> None:
+    """Issue 29 item 16: one choke point. The neutralisers are called from mentions.py alone;
+    every writer of Markdown (report, pin bump, pin scan, pin radar, publish, the job summary)
+    calls finish_markdown."""
+    from pathlib import Path
+
+    import vimesync
+
+    root = Path(vimesync.__file__).parent
+    callers = {
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if "neutralize_mentions(" in p.read_text() or "neutralize_markers(" in p.read_text()
+    }
+    assert callers == {"report/mentions.py"}
+    finishing = {str(p.relative_to(root)) for p in root.rglob("*.py") if "finish_markdown(" in p.read_text()}
+    assert {
+        "report/markdown.py",
+        "report/bumpmd.py",
+        "report/matrix.py",
+        "report/publish.py",
+        "cli/render/radar.py",
+        "outputs/stepsummary.py",
+    } <= finishing

@@ -191,3 +191,30 @@ def test_a_description_over_githubs_limit_is_never_sent(github, tmp_path: Path) 
         publish("vime/vime#7", "## Summary\n\n" + "r" * 500 + "\n", client)
     assert [m for m, _, _ in state.requests] == ["GET"]
     assert publish("vime/vime#7", "## Summary\n\nshort\n", client).changed is True
+
+
+def test_publish_sets_the_title_with_the_body_and_only_on_change(github, tmp_path: Path) -> None:
+    # Issue 29 item 14: the title was in the JSON only. The sync PR's title is the report's.
+    state, api = github
+    client = _client(api, tmp_path)
+    title = "[Sync] Mirror Slime through 8c17b676 (#2437/#2434)"
+    done = publish("vime/vime#7", "r\n", client, title=title)
+    assert done.changed and done.title == title and state.title == title
+    (patch,) = [p for m, _, p in state.requests if m == "PATCH"]
+    assert patch is not None and set(patch) == {"title", "body"}  # one PATCH for both
+    assert not publish("vime/vime#7", "r\n", client, title=title).changed
+    state.title = "edited by hand"
+    assert publish("vime/vime#7", "r\n", client, title=title).changed and state.title == title
+    assert [p for m, _, p in state.requests if m == "PATCH"][-1] == {"title": title, "body": state.body}
+    # Without a title only the body is sent, the title a human wrote stays.
+    state.title = "kept"
+    publish("vime/vime#7", "r2\n", client)
+    assert state.title == "kept"
+
+
+def test_a_title_cannot_ping_or_break_lines() -> None:
+    from vimesync.report.publish import MAX_TITLE, pr_title
+
+    shown = pr_title("[Sync] Mirror @octocat\nfixes\x1b[31m" + "x" * 400)
+    assert "@octocat" not in shown and "\n" not in shown and "\x1b" not in shown
+    assert "@\u2060octocat" in shown and len(shown) == MAX_TITLE

@@ -51,6 +51,9 @@ def test_status_lists_every_gate_in_order_with_the_command_that_moves_it(demo: D
     code, out, _ = run(["sop", "status", "--baseline", demo.baseline], capsys)
     assert "not run ci" in " ".join(out.split()) and "→ vimesync sop record image" in out
     assert out.rstrip().endswith("NOT READY: 3 gates not met.")
+    skip = ("--skip-gate", "tests", "--skip-gate", "ci")
+    code, out, _ = run(["sop", "status", "--baseline", demo.baseline, *skip], capsys)
+    assert out.rstrip().endswith("NOT READY: 1 gate not met.")  # issue 29 item 17: not "1 gates"
 
 
 @pytest.mark.slow

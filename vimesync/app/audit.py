@@ -26,6 +26,7 @@ from vimesync.outputs.model import Findings
 class AuditOutcome:
     audit: AuditResult
     audit_upstream_name: str = "upstream"  # the config's name of the upstream (CI annotations)
+    audit_downstream_name: str = ""  # and of the downstream ([downstream] name)
     notes: tuple[str, ...] = ()
     kind: Kind = Kind.AUDIT
 
@@ -45,7 +46,9 @@ class AuditOutcome:
     def findings(self) -> Findings:
         from vimesync.outputs.findings import audit_findings
 
-        return audit_findings(self.audit, upstream_name=self.audit_upstream_name)
+        return audit_findings(
+            self.audit, upstream_name=self.audit_upstream_name, downstream_name=self.audit_downstream_name
+        )
 
 
 def audit_sync(ws: Workspace) -> AuditOutcome:
@@ -53,7 +56,12 @@ def audit_sync(ws: Workspace) -> AuditOutcome:
     review ledger."""
     result = steps.audit(ws)
     notes = (*ws.baseline_note, *filter(None, [ws.upstream_range.note]), *ws.notes)
-    return AuditOutcome(audit=result, audit_upstream_name=ws.config.upstream_name, notes=notes)
+    return AuditOutcome(
+        audit=result,
+        audit_upstream_name=ws.config.upstream_name,
+        audit_downstream_name=ws.config.downstream_name,
+        notes=notes,
+    )
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from vimesync.carry.model import (
     DryRunItem,
     Item,
     SkippedItem,
+    left_out,
 )
 from vimesync.carry.run import CarryOptions
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK, BadInput, Interrupted, Terminated
@@ -108,7 +109,7 @@ class CarryResult:
             failure = f"would conflict in {', '.join(p.conflict)}" if p.conflict else None
             cases.append(Case(_label(p.pr, p.upstream_commit, p.title), "carry (dry run)", failure=failure))
         summary = f"## Carry {self.base[:12]}..{self.tip[:12]}\n\n{self.status.value}: "
-        summary += f"{len(self.carried)} carried, {len(self.skipped)} skipped.\n"
+        summary += ", ".join(filter(None, (f"{len(self.carried):,} carried", left_out(self.skipped)))) + ".\n"
         return Findings((Suite(f"carry: {self.base[:12]}..{self.tip[:12]}", tuple(cases)),), (), summary)
 
     @classmethod

@@ -81,6 +81,7 @@ def assemble(
         walk=walked,
         audit=None if missing else steps.audit(ws),
         upstream_name=upstreamsteps.upstream_name(ws),
+        downstream_name=ws.config.downstream_name,
         upstream_repo=upstreamsteps.upstream_repo(ws),
         skipped={
             "summary": "No upstream repository was given (--upstream): no summary.",
@@ -133,7 +134,7 @@ def publish_report(target: str, result: ReportResult, github: GitHubSettings) ->
     from vimesync.report.markdown import render_markdown
     from vimesync.report.publish import publish
 
-    return publish(target, render_markdown(result.report), github)
+    return publish(target, render_markdown(result.report), github, title=result.report.title)
 
 
 def write_output(path: Path, text: str) -> None:

@@ -54,7 +54,7 @@ def engine_sections(ws: Workspace, flags: EngineFlags, progress: ProgressFn | No
         ]
     else:
         sections = [_single_section(ws, flags, progress)]
-    return [(mark_against_baseline(ws, table), check) for table, check in sections]
+    return [(mark_uncommitted(ws, mark_against_baseline(ws, table)), check) for table, check in sections]
 
 
 def _single_section(ws: Workspace, flags: EngineFlags, progress: ProgressFn | None) -> Section:
@@ -138,6 +138,36 @@ def engine_from_series(ws: Workspace, series: Path, *, strip: int, pin: EnginePi
     return replace(table, series=str(series))
 
 
+def mark_uncommitted(ws: Workspace, table: EnginePatches | Skipped) -> EnginePatches | Skipped:
+    """Rows whose patch header in the work tree is not the head's (``vimesync patches describe``
+    wrote it, nobody committed it yet) marked so: the report reads the head, where the Purpose
+    cell would be "—" with no word why. Only when the work tree is at the head."""
+    from vimesync.errors import VimesyncError
+    from vimesync.patches.dep3 import parse_dep3
+    from vimesync.patches.series import load_series, read_patch
+    from vimesync.readers import WORKTREE, CommitReader
+
+    if isinstance(table, Skipped) or table.series is None or not isinstance(ws.reader, CommitReader):
+        return table
+    try:
+        if ws.downstream is None or git.resolve(ws.downstream, "HEAD") != ws.head:
+            return table
+        entries = load_series(Path(table.series), reader=ws.reader).entries
+    except (VimesyncError, git.GitError):
+        return table
+    pending = set()
+    for entry in entries:
+        try:
+            committed, here = read_patch(entry, reader=ws.reader), read_patch(entry, reader=WORKTREE)
+        except VimesyncError:  # gone, a symlink, too large in the work tree: nothing to say
+            continue
+        written = parse_dep3(here) if here != committed else None
+        if written is not None and written != parse_dep3(committed):
+            pending.add(entry.name)
+    rows = tuple(replace(r, header_uncommitted=r.name in pending) for r in table.rows)
+    return replace(table, rows=rows) if pending else table
+
+
 def mark_against_baseline(ws: Workspace, table: EnginePatches | Skipped) -> EnginePatches | Skipped:
     """An Engine patches table marked against the baseline's series (see report.seriesdiff)."""
     from vimesync.report.seriesdiff import mark_series
@@ -146,7 +176,10 @@ def mark_against_baseline(ws: Workspace, table: EnginePatches | Skipped) -> Engi
         return table
     assert ws.head is not None
     rel = pin_relpath(Path(table.series), ws.config.file, ws.downstream)
-    return table if rel is None else mark_series(table, ws.downstream, ws.baseline, ws.head, rel)
+    # The strip of a series line without -pN: its engine pin's.
+    pins = ws.config.engines
+    strip = next((p.strip for p in pins if str(p.series) == table.series), ws.config.engine.strip)
+    return table if rel is None else mark_series(table, ws.downstream, ws.baseline, ws.head, rel, strip=strip)
 
 
 # --- the audit ----------------------------------------------------------------------------------

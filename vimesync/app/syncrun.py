@@ -28,7 +28,7 @@ from vimesync.app.syncresult import (
 from vimesync.app.syncstate import StepRecord, SyncState
 from vimesync.app.syncsteps import CONTINUE, StepOutcome, walk_figure
 from vimesync.app.workspace import Reading, Workspace
-from vimesync.carry.model import CarryStatus
+from vimesync.carry.model import CarryStatus, left_out
 from vimesync.carry.run import CarryOptions, check_direct
 from vimesync.errors import BadInput
 from vimesync.text import plural
@@ -249,7 +249,7 @@ class SyncRun:
             s.branch = result.branch or s.branch
             figure = f"{len(result.carried)} carried onto {s.branch}"
             if result.skipped:
-                figure += f", {len(result.skipped)} skipped"
+                figure += f", {left_out(result.skipped)}"
         self._record(StepOutcome("carry", Kind.CARRY, True, figure), None)
         return None
 
@@ -267,7 +267,7 @@ class SyncRun:
         count = git.run(self.checkout, ["rev-list", "--count", f"{s.onto}..{tip}"]).decode().strip()
         listed = [p for p, at in gitops.worktrees(self.checkout).items() if at == ref]
         s.worktree = str(listed[0]) if listed else s.worktree
-        figure = f"{count} commits onto {s.branch} (the carry had ended)"
+        figure = f"{plural(int(count or 0), 'commit')} onto {s.branch} (the carry had ended)"
         self._record(StepOutcome("carry", Kind.CARRY, True, figure), None)
 
     # -- the gates at the head ----------------------------------------------------------------

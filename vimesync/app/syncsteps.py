@@ -12,7 +12,7 @@ from pathlib import Path
 from vimesync.app.flags import CiFlags, EngineFlags
 from vimesync.app.result import Kind
 from vimesync.app.workspace import Workspace
-from vimesync.text import plural
+from vimesync.text import agree, of_total, plural
 
 CONTINUE = "vimesync sync --continue"
 
@@ -53,10 +53,13 @@ def patches(ws: Workspace, engine: EngineFlags) -> StepOutcome:
     for r in outcome.reports:
         label = f"{r.engine}: " if len(outcome.reports) > 1 else ""
         applied = sum(1 for p in r.patches if p.ok)
-        part = f"{label}{applied} apply"
+        part = f"{label}{applied:,} {agree(applied, 'applies', 'apply')}"
         if skipped := sum(1 for p in r.patches if p.skipped):
-            part += f", {skipped} not tried after a failure"
-        part += f", {r.python.files} files parse" if r.python is not None else ", not parsed"
+            part += f", {skipped:,} not tried after a failure"
+        if r.python is not None:
+            part += f", {plural(r.python.files, 'file')} {agree(r.python.files, 'parses', 'parse')}"
+        else:
+            part += ", not parsed"
         parts.append(part)
         failed += [p.name for p in r.patches if not p.ok and not p.skipped]
         if r.python is not None and not r.parse_ok:
@@ -114,17 +117,20 @@ def status(ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None)
     unmet = [g for g in gates if not g.ok]
     if not unmet:
         off = sum(1 for g in gates if g.state == "off")
-        figure = "every gate holds" + (f" ({len(gates) - off} held, {off} off)" if off else "")
+        figure = "every gate holds" + (f" ({len(gates) - off:,} held, {off:,} off)" if off else "")
         return StepOutcome("status", Kind.STATUS, True, figure)
-    figure = f"{len(gates) - len(unmet)} of {len(gates)} gates hold; not met: " + ", ".join(
+    held = len(gates) - len(unmet)
+    figure = f"{of_total(held, len(gates), 'gate')} {agree(held, 'holds', 'hold')}; not met: " + ", ".join(
         f"{g.name} ({g.state})" for g in unmet
     )
     first = unmet[0]
+    decision = f"{first.name}: {first.detail}"
     if first.name == "ci":
-        decision = f"exact-head CI: {first.detail}"
+        # "exact-head CI: pending at 1a2b3c4d"; a detail that names exact-head CI itself, as it is.
+        named = first.detail.lower().startswith("exact-head ci")
+        decision = "e" + first.detail[1:] if named else f"exact-head CI: {first.detail}"
         next_ = f"re-run later: {CONTINUE} reads it again" + (f" ({first.command})" if first.command else "")
     else:
-        decision = f"{first.name}: {first.detail}"
         next_ = f"{first.command or 'see vimesync sop status'}, then {CONTINUE}"
     return StepOutcome("status", Kind.STATUS, False, figure, decision=decision, next=next_)
 

@@ -45,6 +45,7 @@ class OwnChanges:
     commits: tuple[OwnCommit, ...]  # oldest first
     carried: int = 0  # commits carry made, not listed
     pin_bumps: int = 0  # pin bump commits, not listed
+    bookkeeping: int = 0  # commits of review ledgers and records only (sop/), not listed
 
     @property
     def added(self) -> int:
@@ -81,7 +82,7 @@ def parse_log(out: str, *, pin_path: str | None) -> OwnChanges:
     """``git log --format=<_MARK>...`` with ``--numstat`` (see :func:`own_commits`), newest first,
     into the sync's own commits, oldest first."""
     own: list[OwnCommit] = []
-    carried = pins = 0
+    carried = pins = kept = 0
     for record in out.split(_MARK)[1:]:
         head, _, stats = record.partition("\n")
         fields = head.split("\0")
@@ -108,10 +109,10 @@ def parse_log(out: str, *, pin_path: str | None) -> OwnChanges:
         elif _is_pin_bump(subject, paths, pin_path):
             pins += 1
         elif paths and all(p.startswith(BOOKKEEPING) for p in paths):
-            continue
+            kept += 1
         else:
             own.append(OwnCommit(sha, author, subject, added, removed, binary))
-    return OwnChanges(commits=tuple(reversed(own)), carried=carried, pin_bumps=pins)
+    return OwnChanges(commits=tuple(reversed(own)), carried=carried, pin_bumps=pins, bookkeeping=kept)
 
 
 def own_commits(downstream: Path, baseline: str, head: str, *, pin_path: str | None) -> OwnChanges:

@@ -106,6 +106,42 @@ class SkippedItem:
         }
 
 
+def left_out(skipped: Sequence[SkippedItem]) -> str:
+    """The items a carry did not carry, counted by why: ``1 excluded, 2 already downstream,
+    1 skipped at a conflict`` ("" when none). Only ``--skip`` counts as skipped: a PR the policy
+    excludes is excluded, one the downstream holds already downstream."""
+    counts: dict[str, int] = {}
+    for s in skipped:
+        counts[_why(s.reason)] = counts.get(_why(s.reason), 0) + 1
+    return ", ".join(f"{counts[w]:,} {w}" for w in _LEFT_OUT if w in counts)
+
+
+# The words a carry's summary counts its left-out items by, in this order (reasons are ours:
+# carry.plan and carry.session write them).
+_LEFT_OUT = (
+    "excluded",
+    "already downstream",
+    "empty",
+    "direct (not carried)",
+    "skipped at a conflict",
+    "left out",
+)
+
+
+def _why(reason: str) -> str:
+    if reason.startswith("excluded by the policy"):
+        return "excluded"
+    if reason.startswith(("already downstream", "already in the downstream")):
+        return "already downstream"
+    if reason == EMPTY_RESOLVED:
+        return "empty"
+    if reason.startswith("direct push"):
+        return "direct (not carried)"
+    if reason == SKIPPED:
+        return "skipped at a conflict"
+    return "left out"
+
+
 @dataclass(frozen=True)
 class Carried:
     """An item carried: the downstream paths it changed, the commit it made."""

@@ -38,7 +38,7 @@ from vimesync.patches.tree import MODE_LINK, ScratchTree
 from vimesync.pycheck.model import ParseReport
 from vimesync.safefs import read_input, scratch_dir
 from vimesync.sources import Source, SourceInfo, open_source
-from vimesync.text import clip, file_lines_bytes
+from vimesync.text import agree, clip, file_lines_bytes, of_total, plural
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,31 @@ class BumpReport:
     def ok(self) -> bool:
         py = self.new_python
         return not self.conflicts and (py is None or py.ok)
+
+    def parsed(self, *, new: bool) -> str | None:
+        """What the parse of one side's patched tree says, in words (None: not parsed):
+        ``2,859 patched Python files parse``; with some patches not applied it says how many were,
+        and with none applied there is nothing the parse could vouch for."""
+        py = self.new_python if new else self.old_python
+        if py is None:
+            return None
+        n = len(self.patches)
+        applied = sum(1 for p in self.patches if (p.new if new else p.old).status in ("applied", "offsets"))
+        if n and not applied:
+            return f"{of_total(0, n, 'patch', 'patches')} applied: nothing patched to parse, not checked"
+        bad = len(py.failed) + len(py.conflict_markers)
+        words = f"{plural(py.files, 'patched Python file')} {agree(py.files, 'parses', 'parse')}"
+        if bad:
+            words += f" but {bad:,} {agree(bad, 'does', 'do')} not"
+        if applied < n:
+            words += f" (only {of_total(applied, n, 'patch', 'patches')} applied)"
+        return words
+
+
+def named_apart(to_rev: str | None, new: str) -> bool:
+    """``--to`` named the new pin otherwise than its label (a tag, a branch; not its sha): then
+    both are shown, ``v0.32.0 (1a2b3c4d5e6f)``."""
+    return bool(to_rev) and not (to_rev or "").startswith(new) and not new.startswith(to_rev or "")
 
 
 def label(info: SourceInfo) -> str:
@@ -248,9 +273,9 @@ def verdict(p: PatchResult) -> str:
             by_file.setdefault(f.file, []).append(f"#{f.hunk}" if f.hunk else f"({clip(f.reason, 60)})")
     shown = [f"{file} {' '.join(hunks)}" for file, hunks in list(by_file.items())[:MAX_CONFLICT_FILES]]
     more = len(by_file) - MAX_CONFLICT_FILES
-    conflicts = "conflicts: " + "; ".join(shown) + (f"; and {more} more files" if more > 0 else "")
+    conflicts = "conflicts: " + "; ".join(shown) + (f"; and {plural(more, 'more file')}" if more > 0 else "")
     if status == "partly-applied":
-        return f"partly applied ({len(p.already_applied)} of {p.hunks} hunks); {conflicts}"
+        return f"partly applied ({of_total(len(p.already_applied), p.hunks, 'hunk')}); {conflicts}"
     return conflicts
 
 

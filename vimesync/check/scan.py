@@ -25,7 +25,7 @@ from vimesync.patches.series import load_series
 from vimesync.patches.tree import ScratchTree
 from vimesync.safefs import Range, Size, Text, decode, open_keys, scratch_dir
 from vimesync.sources import SourceInfo, open_source
-from vimesync.text import plural
+from vimesync.text import of_total, plural
 
 # A release scanned: what the flag said, the source it opened, and its rev (None: not git).
 MAX_RELEASES = 64
@@ -168,7 +168,7 @@ def short_verdict(p: PatchResult) -> str:
     files = len({f for f, _ in failed})
     counted = f"{plural(len(failed), 'hunk')} in {plural(files, 'file')}"
     if p.status == "partly-applied":
-        return f"partly applied ({len(p.already_applied)} of {p.hunks} hunks); conflicts: {counted}"
+        return f"partly applied ({of_total(len(p.already_applied), p.hunks, 'hunk')}); conflicts: {counted}"
     return f"conflicts: {counted}"
 
 

@@ -124,6 +124,7 @@ def read_config(path: Path, *, reader: Reader = WORKTREE, engines: bool = True) 
         translate=translations(path, text, up.get("translate")),
         verify=verifications(path, text, up.get("verify")),
         downstream_path=downstream_path,
+        downstream_name=str_or_none(path, "downstream", down, "name") or "",
         engines=pins,
         path_origins=tuple(origins),
         ci_repo=str_or_none(path, "ci", ci, "repo"),

@@ -84,6 +84,7 @@ class Config:
     # [[upstream.verify]] tables (compiled and checked by vimesync.audit.verify).
     verify: tuple[VerifySpec, ...] = ()
     downstream_path: Path | None = None
+    downstream_name: str = ""  # [downstream] name: the fork's display name ("Vime"); "" when unset
     engines: tuple[EnginePin, ...] = ()  # every engine configured, in config order
     ci_repo: str | None = None  # [ci] repo: where the downstream's CI reports (owner/name)
     ci_required: tuple[str, ...] = ()  # [ci] required: contexts that must be green at the head

@@ -14,6 +14,7 @@ class PullInfo:
 
     body: str  # "" when the description is empty
     html_url: str
+    title: str = ""
 
 
 class PullBody(ClientBase):
@@ -26,10 +27,13 @@ class PullBody(ClientBase):
         if not isinstance(item, dict):
             raise shape_error(url, "an object")
         body, html_url = item.get("body") or "", item.get("html_url") or ""
-        if not isinstance(body, str) or not isinstance(html_url, str):
+        title = item.get("title") or ""
+        if not isinstance(body, str) or not isinstance(html_url, str) or not isinstance(title, str):
             raise shape_error(url, "a pull request with a text body")
-        return PullInfo(body=body, html_url=html_url)
+        return PullInfo(body=body, html_url=html_url, title=title)
 
-    def set_pull_body(self, number: int, body: str) -> None:
-        """Replace the description of PR ``number`` (a whole-field PATCH: safe to retry)."""
-        self._request("PATCH", f"/repos/{self.repo}/pulls/{number}", {}, {}, {"body": body})
+    def set_pull_body(self, number: int, body: str, *, title: str | None = None) -> None:
+        """Replace the description of PR ``number`` (and its title, when given): a whole-field
+        PATCH, safe to retry."""
+        fields = {"body": body} if title is None else {"title": title, "body": body}
+        self._request("PATCH", f"/repos/{self.repo}/pulls/{number}", {}, {}, fields)

@@ -12,6 +12,7 @@ from vimesync.patches.dep3 import MAX_HEADER_BYTES
 from vimesync.patches.model import PatchFile
 from vimesync.report.links import find_refs
 from vimesync.safefs import excerpt
+from vimesync.text import plural
 
 MAX_WHITESPACE_FINDINGS = 20  # W002 and W003 per patch, then one line counting the rest
 
@@ -186,14 +187,17 @@ def whitespace_findings(path: str, data: bytes, patch: PatchFile) -> Iterator[Fi
                         )
     if mixed > MAX_WHITESPACE_FINDINGS:
         yield Finding(
-            path, 1, "W002", f"and {mixed - MAX_WHITESPACE_FINDINGS} more hunks with mixed line endings"
+            path,
+            1,
+            "W002",
+            f"and {plural(mixed - MAX_WHITESPACE_FINDINGS, 'more hunk')} with mixed line endings",
         )
     if trailing > MAX_WHITESPACE_FINDINGS:
         yield Finding(
             path,
             1,
             "W003",
-            f"and {trailing - MAX_WHITESPACE_FINDINGS} more added lines with trailing whitespace",
+            f"and {plural(trailing - MAX_WHITESPACE_FINDINGS, 'more added line')} with trailing whitespace",
         )
     if data and not data.endswith(b"\n"):
         yield Finding(path, data.count(b"\n") + 1, "W004", "the patch file does not end with a newline")

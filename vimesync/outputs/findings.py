@@ -144,7 +144,9 @@ def _md(text: str) -> str:
     return escape(text)
 
 
-def audit_findings(result: AuditResult, *, upstream_name: str = "upstream") -> Findings:
+def audit_findings(
+    result: AuditResult, *, upstream_name: str = "upstream", downstream_name: str = ""
+) -> Findings:
     """One case per changed path (failing when unreviewed or stale), an annotation per such path."""
     cases: list[Case] = []
     notes: list[Annotation] = []
@@ -178,7 +180,9 @@ def audit_findings(result: AuditResult, *, upstream_name: str = "upstream") -> F
         cases.append(Case(f"{v.path}:{v.line}", "audit.verify", failure=why, file=v.path, line=line))
         notes.append(Annotation("error", "verification rule broken", why, file=v.path, line=line))
     suite = Suite(f"audit: {result.sync}", tuple(cases))
-    return Findings((suite,), tuple(notes), "\n".join(render_audit(result, upstream_name)) + "\n")
+    return Findings(
+        (suite,), tuple(notes), "\n".join(render_audit(result, upstream_name, downstream_name)) + "\n"
+    )
 
 
 def gate_findings(gates: tuple[Gate, ...], *, summary: str = "") -> Findings:

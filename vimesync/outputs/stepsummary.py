@@ -14,14 +14,16 @@ import stat
 from pathlib import Path
 
 from vimesync.errors import BadInput
+from vimesync.report.mentions import finish_markdown
 from vimesync.safefs import pseudo_area
 
 MAX_SUMMARY = 1024 * 1024 - 4096
 
 
 def append_summary(path: Path, markdown: str) -> None:
-    """Append ``markdown`` (with a blank line before it) to the summary file ``path``."""
-    data = markdown.encode("utf-8", "replace")
+    """Append ``markdown`` (with a blank line before it) to the summary file ``path``, finished
+    as every Markdown we write is (no @mention, closing reference or publish marker acts)."""
+    data = finish_markdown(markdown).encode("utf-8", "replace")
     if len(data) > MAX_SUMMARY:
         cut = data[:MAX_SUMMARY].rsplit(b"\n", 1)[0]
         data = cut + b"\n\n*(summary cut at GitHub's 1 MiB limit)*\n"

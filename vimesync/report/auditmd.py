@@ -4,11 +4,20 @@ and the verification rules broken at the head."""
 
 from __future__ import annotations
 
-from vimesync.audit.model import CLASSES, OVERLAY, STALE, TRANSLATED_VERIFIED, AuditResult, PathAudit
+from vimesync.audit.model import (
+    CLASSES,
+    OVERLAY,
+    REVIEWED,
+    STALE,
+    TRANSLATED_VERIFIED,
+    VERIFIED,
+    AuditResult,
+    PathAudit,
+)
 from vimesync.audit.owncommits import OwnChanges
 from vimesync.report.mdtext import _capped, code, escape
 from vimesync.report.model import Skipped
-from vimesync.text import plural
+from vimesync.text import agree, plural
 
 
 def _audit_line(p: PathAudit) -> str:
@@ -74,23 +83,35 @@ def violation_lines(a: AuditResult) -> list[str]:
     return out
 
 
-def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
+def _proof(a: AuditResult) -> str:
+    """How the paths were cleared: ``9 verified against upstream, 6 reviewed`` (the nonzero ones).
+    Verified paths (same blob, explained by a translation, deleted upstream too) had no review:
+    they are not counted as reviewed."""
+    verified = sum(1 for p in a.paths if p.review == VERIFIED)
+    reviewed = sum(1 for p in a.paths if p.review == REVIEWED)
+    parts = [
+        f"{verified:,} verified against upstream" if verified else "",
+        f"{reviewed:,} reviewed" if reviewed else "",
+    ]
+    return ", ".join(filter(None, parts))
+
+
+def render_audit(a: AuditResult | Skipped, upstream_name: str, downstream_name: str = "") -> list[str]:
+    """The Final audit section; ``downstream_name`` ([downstream] name, "Vime") names the fork."""
     out = ["## Final audit", ""]
     if isinstance(a, Skipped):
         return [*out, escape(a.reason)]
     n = len(a.paths)
+    baseline = f"pre-sync {escape(downstream_name)} baseline" if downstream_name else "pre-sync baseline"
     if n == 0:
-        out.append(
-            f"No paths changed between the pre-sync baseline {a.baseline[:8]} and the head {a.head[:8]}."
-        )
-        return out + _details(a)
+        out.append(f"No paths changed between the {baseline} {a.baseline[:8]} and the head {a.head[:8]}.")
+        return out + _details(a, downstream_name)
     counts = a.counts()
     per_class = ", ".join(f"{counts[c]:,} {c}" for c in CLASSES if counts[c])
-    against = f"against the {escape(upstream_name)} tip and the pre-sync baseline"
+    against = f"against the {escape(upstream_name)} tip and the {baseline}"
     bad = [p for p in a.paths if not p.ok]
     if not bad:
-        what = "the 1 changed path" if n == 1 else f"all {plural(n, 'changed path')}"
-        out.append(f"Reviewed {what} {against}: {per_class}.")
+        out.append(f"{plural(n, 'changed path')} {against}: {_proof(a)} ({per_class}).")
         out += [
             "",
             "Identical paths (and deletions upstream made too) are verified by blob id, translated-verified "
@@ -98,13 +119,15 @@ def render_audit(a: AuditResult | Skipped, upstream_name: str) -> list[str]:
             f"{code(a.ledger_path)}.",
         ]
     else:
+        cleared = _proof(a)
         audited = f"Audited {plural(n, 'changed path')} {against} ({per_class})"
-        out.append(f"{audited}; {len(bad):,} still {'needs' if len(bad) == 1 else 'need'} review:")
+        audited += f": {cleared}" if cleared else ""
+        out.append(f"{audited}; {len(bad):,} still {agree(len(bad), 'needs', 'need')} review:")
         out += ["", *_capped([_audit_line(p) for p in bad], "path")]
-    return out + _details(a)
+    return out + _details(a, downstream_name)
 
 
-def _details(a: AuditResult) -> list[str]:
+def _details(a: AuditResult, downstream_name: str) -> list[str]:
     out: list[str] = []
     rules = translation_lines(a)
     if rules:
@@ -113,7 +136,8 @@ def _details(a: AuditResult) -> list[str]:
     if overlays:
         out += [
             "",
-            f"Existing Vime-native overlays are retained separately from translations "
+            f"Existing {escape(downstream_name or 'downstream')}-native overlays are retained separately "
+            "from translations "
             f"({plural(len(overlays), 'overlay')}; a review covers the residue over the translated "
             "upstream):",
             "",
@@ -147,7 +171,10 @@ def render_own(own: OwnChanges | Skipped) -> list[str]:
     out = ["## Downstream changes in this sync", ""]
     if isinstance(own, Skipped):
         return [*out, escape(own.reason)]
-    besides = f"{plural(own.carried, 'carried commit')} and {plural(own.pin_bumps, 'pin bump')} not listed"
+    left = [plural(own.carried, "carried commit"), plural(own.pin_bumps, "pin bump")]
+    if own.bookkeeping:
+        left.append(f"{plural(own.bookkeeping, 'bookkeeping commit')} under sop/")
+    besides = f"{', '.join(left[:-1])} and {left[-1]} not listed"
     if not own.commits:
         return [*out, f"None: every commit of the sync branch is carry's ({besides})."]
     out.append(

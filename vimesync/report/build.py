@@ -23,6 +23,7 @@ from vimesync.report.model import (
     Summary,
     SyncReport,
 )
+from vimesync.text import of_total
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, MIRRORED, PullRequest, WalkResult
 
 
@@ -158,6 +159,7 @@ class ReportParts:
     ci: CiEvidence | Skipped | None = None
     own: OwnChanges | Skipped | None = None
     head: str | None = None
+    downstream_name: str = ""  # [downstream] name, "" when the config names none
 
 
 def build_report(parts: ReportParts) -> SyncReport:
@@ -192,6 +194,7 @@ def build_report(parts: ReportParts) -> SyncReport:
         validations=tuple(v for _, v in p.engines) or (check if check else Skipped(why["validation"]),),
         ci=p.ci if p.ci is not None else Skipped(CI_NOT_ASKED),
         head=p.head,
+        downstream_name=p.downstream_name,
     )
     return report if p.own is None else replace(report, own=p.own)
 
@@ -221,7 +224,7 @@ def patch_status_note(p: PatchResult, where: str = "the pin") -> str | None:
     if p.status == "already-applied":
         notes.append(f"already applied in {where}: drop it from the series")
     elif p.status == "partly-applied":
-        notes.append(f"partly applied in {where} ({len(p.already_applied)} of {p.hunks} hunks)")
+        notes.append(f"partly applied in {where} ({of_total(len(p.already_applied), p.hunks, 'hunk')})")
     if p.upstreamed:
         notes.append(f"upstreamed at {p.upstreamed[:12]}")
     return "; ".join(notes) or None

@@ -10,13 +10,13 @@ its mentions neutralised, so it pings nobody and closes nothing when the PR merg
 
 from __future__ import annotations
 
-from vimesync.check.bump import BumpReport, PatchBump, label, verdict
+from vimesync.check.bump import BumpReport, PatchBump, label, named_apart, verdict
 from vimesync.report.backports import Backports
 from vimesync.report.backportsmd import commits_table, left_off_line
 from vimesync.report.matrix import STATUS_MARK
 from vimesync.report.mdtext import DASH, cell, code
-from vimesync.report.mentions import neutralize_markers, neutralize_mentions
-from vimesync.text import plural
+from vimesync.report.mentions import finish_markdown
+from vimesync.text import agree, of_total, plural
 
 
 def _side(p: PatchBump, new: bool) -> str:
@@ -43,7 +43,7 @@ def bump_markdown(
     """The body: heading, summary, verdict table, what to do with which patch, changelog.
     ``to_rev``: the revision ``--to`` named (a tag), shown beside its commit."""
     old, new = label(report.old), label(report.new)
-    named = f"{code(to_rev)} ({code(new)})" if to_rev and to_rev != new else code(new)
+    named = f"{code(to_rev or '')} ({code(new)})" if named_apart(to_rev, new) else code(new)
     engine = cell(report.engine or "the engine")
     lines = [
         f"## Bump {engine} from {code(old)} to {code(to_rev or new)}",
@@ -59,16 +59,17 @@ def bump_markdown(
             f"| {code(p.name, in_table=True)} | {_side(p, False)} | {_side(p, True)} | {_offsets(p)} |"
         )
     lines += _actions(report, new)
-    for side, py in ((old, report.old_python), (new, report.new_python)):
-        if py is not None and (side == new or not py.ok):
-            bad = len(py.failed) + len(py.conflict_markers)
-            words = "parse" if not bad else f"parse but {bad} do not"
-            lines += ["", f"At {code(side)}: {plural(py.files, 'patched Python file')} {words}."]
+    for side, py, words in (
+        (old, report.old_python, report.parsed(new=False)),
+        (new, report.new_python, report.parsed(new=True)),
+    ):
+        if py is not None and words is not None and (side == new or not py.ok):
+            lines += ["", f"At {code(side)}: {words}."]
     lines += _changelog(changelog, repo, old, new)
     if notes:
         lines += ["", *(f"- {cell(n)}" for n in notes)]
     lines.append("")
-    return neutralize_markers(neutralize_mentions("\n".join(lines)))
+    return finish_markdown("\n".join(lines))
 
 
 def _summary(report: BumpReport) -> str:
@@ -76,7 +77,8 @@ def _summary(report: BumpReport) -> str:
     if report.ok:
         return f"the stack of {plural(len(report.patches), 'patch', 'patches')} is ready for it"
     if conflicts:
-        return f"{conflicts} of {plural(len(report.patches), 'patch', 'patches')} need a hand"
+        need = agree(conflicts, "needs", "need")
+        return f"{of_total(conflicts, len(report.patches), 'patch', 'patches')} {need} a hand"
     return "the patched Python files do not all parse"
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from vimesync.report.model import Skipped, SyncReport
 from vimesync.sop.gates import GATE_NAMES, Gate, command_of, gate, off_gate
 from vimesync.sop.records import ImageRecord
+from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, PullRequest, WalkResult
 
 
@@ -53,7 +54,7 @@ def carried_gate(uncarried: Uncarried | Skipped) -> Gate:
     if not left:
         return gate("carried", "held", f"no applicable PR of {uncarried.walked:,} left uncarried at the head")
     shown = ", ".join(f"#{n}" for n in left[:10]) + (" …" if len(left) > 10 else "")
-    return gate("carried", "failed", f"{len(left):,} applicable PRs not carried at the head: {shown}")
+    return gate("carried", "failed", f"{plural(len(left), 'applicable PR')} not carried at the head: {shown}")
 
 
 def images_gate(

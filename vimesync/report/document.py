@@ -70,6 +70,7 @@ def engine_json(e: EnginePatches) -> dict[str, Any]:
                 "refs": [_ref(x) for x in r.refs],
                 "status": r.status,
                 "change": r.change,
+                "header_uncommitted": r.header_uncommitted,
             }
             for r in e.rows
         ],
@@ -112,6 +113,7 @@ def own_json(own: OwnChanges) -> dict[str, Any]:
         "net": own.net,
         "carried": own.carried,
         "pin_bumps": own.pin_bumps,
+        "bookkeeping": own.bookkeeping,
     }
 
 

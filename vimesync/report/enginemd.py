@@ -59,6 +59,8 @@ def render_engine(e: EnginePatches | Skipped, *, heading: bool = True) -> list[s
     )
     for row in e.rows:
         purpose = _purpose_cell(row.purpose, row.has_header, row.refs)
+        if row.header_uncommitted:
+            purpose += f" (header in the work tree not committed: run {code('git commit', in_table=True)})"
         if row.status:
             purpose += f" (**{cell(row.status)}**)"
         change = f" {row.change or DASH} |" if marked else ""

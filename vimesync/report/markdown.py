@@ -15,7 +15,7 @@ from vimesync.report.evidencemd import render_ci, render_evidence
 from vimesync.report.imagesmd import render_images
 from vimesync.report.links import Ref
 from vimesync.report.mdtext import code, escape, link
-from vimesync.report.mentions import neutralize_markers, neutralize_mentions
+from vimesync.report.mentions import finish_markdown
 from vimesync.report.model import PrLine, Skipped, Summary, SyncReport
 from vimesync.report.validationmd import render_validations
 from vimesync.sop.gates import Gate
@@ -91,13 +91,11 @@ _GATE_MARK = {"held": "✓", "failed": "✗", "not checked": "?", "off": "–"}
 
 
 def render_gates(gates: Sequence[Gate]) -> list[str]:
-    """The merge gates the report covers, each with its state (and what moves an unmet one)."""
+    """The merge gates the report covers, each with its state. What moves an unmet one is the
+    maintainer's to read (stderr, the JSON's ``command``), not the reviewer's: not in the body."""
     out = ["Merge gates (the report exits 0 only when every one holds):", ""]
     for g in gates:
-        line = f"- {_GATE_MARK[g.state]} **{g.name}**: {g.state} — {escape(g.detail)}"
-        if g.command:
-            line += f" (next: {code(g.command)})"
-        out.append(line)
+        out.append(f"- {_GATE_MARK[g.state]} **{g.name}**: {g.state} — {escape(g.detail)}")
     return out
 
 
@@ -107,7 +105,7 @@ def render_markdown(report: SyncReport) -> str:
     blocks = [
         render_summary(report.summary),
         render_engines(report.engines),
-        render_audit(report.audit, report.upstream_name),
+        render_audit(report.audit, report.upstream_name, report.downstream_name),
         # Only with a downstream range to read: a report without one has no such section.
         *([] if isinstance(report.own, Skipped) else [render_own(report.own)]),
         [
@@ -128,4 +126,4 @@ def render_markdown(report: SyncReport) -> str:
     text = "\n\n".join("\n".join(b) for b in blocks) + "\n"
     # Last, on the final text: no @mention pings anyone and no publish marker can be planted,
     # whether the report is published, written with --output or printed.
-    return neutralize_markers(neutralize_mentions(text))
+    return finish_markdown(text)

@@ -11,6 +11,8 @@ from xml.sax.saxutils import escape as xml_escape
 
 from vimesync.check.scan import ScanReport
 from vimesync.report.mdtext import cell, code
+from vimesync.report.mentions import finish_markdown
+from vimesync.text import plural
 
 # One colour per status (fill, and the word shown in a cell).
 COLOURS = {
@@ -37,8 +39,9 @@ STATUS_MARK = {
 def scan_markdown(report: ScanReport) -> str:
     """A table, patches as rows and releases as columns, then a legend."""
     head = ["Patch", *(code(r.label, in_table=True) for r in report.releases)]
+    at = plural(len(report.releases), "release")
     lines = [
-        f"### Patch stack of {cell(report.engine or 'the engine')} at {len(report.releases)} releases",
+        f"### Patch stack of {cell(report.engine or 'the engine')} at {at}",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
@@ -58,7 +61,9 @@ def scan_markdown(report: ScanReport) -> str:
         " · ".join(f"{STATUS_MARK[s]} {word}" for s, (_, word) in COLOURS.items() if s != "missing"),
         "",
     ]
-    return "\n".join(lines)
+    # A patch's verdict names files, an engine name comes from its pin: no @mention or "fixes #12"
+    # of theirs may act once this is pasted into a PR (the report's own finishing).
+    return finish_markdown("\n".join(lines))
 
 
 def _attr(text: str) -> str:

@@ -124,6 +124,14 @@ END = "<!-- vimesync:report:end -->"
 _INERT = {marker: marker.replace("<!--", "<!-\\-", 1) for marker in (START, END)}
 
 
+def finish_markdown(markdown: str) -> str:
+    """Every Markdown text vimesync writes (the report, ``pin bump``, ``pin scan`` and ``pin
+    radar`` bodies, the job summary, a published description) passes here last: no @mention
+    pings anyone, no closing reference closes an issue when the PR merges, and no publish marker
+    can be planted. Idempotent."""
+    return neutralize_markers(neutralize_mentions(markdown))
+
+
 def neutralize_markers(markdown: str) -> str:
     """``markdown`` with the publish markers' text made inert wherever it occurs."""
     for marker, inert in _INERT.items():

@@ -84,9 +84,13 @@ class PatchRow:
     # What the check found that the maintainer must act on: "already applied in the pin",
     # "partly applied (2 of 5 hunks)", "upstreamed at 1a2b3c4d"; None when nothing to say.
     status: str | None = None
-    # Against the pre-sync baseline's series: "added", "changed" (its file differs) or
-    # "unchanged"; None when the baseline was not read.
+    # Against the pre-sync baseline's series: "added", "changed" (its diff differs), "header
+    # changed" (its DEP-3 header only) or "unchanged", then "; strip -p1 → -p0" when its strip
+    # level moved; None when the baseline was not read.
     change: str | None = None
+    # The work tree holds another DEP-3 header for it than the head (written by `patches
+    # describe`, not committed): the report, which reads the head, says so.
+    header_uncommitted: bool = False
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,7 @@ class SyncReport:
     )
 
     head: str | None = None  # the full sha of the head the report describes (Validation's final commit)
+    downstream_name: str = ""  # [downstream] name ("Vime"): "Vime-native overlays"; "" when unset
 
     @property
     def title(self) -> str:

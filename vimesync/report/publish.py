@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from vimesync.errors import BadInput
 from vimesync.github import REPO_PATTERN, GitHubClient
-from vimesync.report.mentions import END, START, neutralize_markers, neutralize_mentions
+from vimesync.report.mentions import END, START, WORD_JOINER, finish_markdown
 from vimesync.settings import GitHubSettings
+from vimesync.text import visible
 
 __all__ = ["END", "START", "PublishResult", "parse_target", "publish", "require_token", "splice"]
 
@@ -25,11 +26,23 @@ MAX_BODY = 65_536  # characters
 _TARGET = re.compile(rf"(?P<repo>{REPO_PATTERN})#(?P<n>[1-9][0-9]{{0,8}})")
 
 
+# GitHub's longest pull-request title.
+MAX_TITLE = 256  # characters
+
+
 @dataclass(frozen=True)
 class PublishResult:
     target: str  # "owner/repo#N"
     url: str  # the PR's html_url
-    changed: bool  # False: the description already held this report
+    changed: bool  # False: the description (and title) already held this report
+    title: str | None = None  # the title set, when one was given
+
+
+def pr_title(title: str) -> str:
+    """The report's title as a PR title: one line, controls shown as escapes, no @mention (a word
+    joiner after each ``@``: no handle follows it), at most GitHub's 256 characters."""
+    text = visible(title).replace("@", "@" + WORD_JOINER)
+    return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1] + "…"
 
 
 def parse_target(target: str) -> tuple[str, int]:
@@ -51,8 +64,7 @@ def splice(body: str | None, report: str) -> str:
     nl = "\r\n" if "\r\n" in body else "\n"
     # Neutralised again here (the renderer already did: both are idempotent), so that no report,
     # whoever rendered it, can ping anyone or plant a second marker.
-    text = neutralize_mentions(report.replace("\r\n", "\n"))
-    text = neutralize_markers(text).rstrip("\n").replace("\n", nl)
+    text = finish_markdown(report.replace("\r\n", "\n")).rstrip("\n").replace("\n", nl)
     block = f"{START}{nl}{text}{nl}{END}"
     starts, ends = body.count(START), body.count(END)
     if starts == 0 and ends == 0:
@@ -81,12 +93,17 @@ def require_token(github: GitHubSettings) -> str:
     return token
 
 
-def publish(target: str, report: str, github: GitHubSettings | GitHubClient) -> PublishResult:
-    """Put ``report`` into the description of PR ``target`` (``owner/repo#N``); PATCH only on change.
+def publish(
+    target: str, report: str, github: GitHubSettings | GitHubClient, *, title: str | None = None
+) -> PublishResult:
+    """Put ``report`` into the description of PR ``target`` (``owner/repo#N``) and, when given,
+    ``title`` as its title (the sync PR's title is the report's: ``[Sync] Mirror Slime through
+    8c17b676 (#2437/#2434)``); one PATCH, only on change.
 
     ``github``: the settings a client for the target's repository is made with (a token
     required), or such a client.
     """
+    title = None if title is None else pr_title(title)
     repo, number = parse_target(target)
     _check_length(target, splice(None, report))  # before any request: the report alone is too long
     own = isinstance(github, GitHubSettings)
@@ -101,9 +118,11 @@ def publish(target: str, report: str, github: GitHubSettings | GitHubClient) -> 
         pull = client.pull_request(number)
         new = splice(pull.body, report)
         _check_length(target, new)  # never sent: GitHub would refuse it
-        if new != pull.body:
-            client.set_pull_body(number, new)
-        return PublishResult(target=f"{repo}#{number}", url=pull.html_url, changed=new != pull.body)
+        retitle = title is not None and title != pull.title
+        changed = new != pull.body or retitle
+        if changed:
+            client.set_pull_body(number, new, title=title if retitle else None)
+        return PublishResult(target=f"{repo}#{number}", url=pull.html_url, changed=changed, title=title)
     finally:
         if own:
             client.close()

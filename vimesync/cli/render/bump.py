@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli import output
+from vimesync.text import agree, of_total
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,7 +23,7 @@ def render_bump(outcome: BumpOutcome, *, markdown: bool = False) -> None:
         output.stdout.file.write(outcome.markdown())
         output.stdout.file.flush()
         return
-    _render(outcome.report, list(outcome.written), outcome.conflicts, outcome.kept)
+    _render(outcome.report, list(outcome.written), outcome.conflicts, outcome.kept, outcome.to_rev)
 
 
 # Every string below that comes from the source, the series or a patch goes through output.styled.
@@ -38,32 +39,38 @@ _STYLE = {
 _ACTION = {"keep": "kept", "rewrite": "rewritten", "drop": "dropped", "conflict": "CONFLICT"}
 
 
-def _render(report: BumpReport, written: list[str], conflicts: Path | None, kept: tuple[str, ...]) -> None:
-    from vimesync.check.bump import label
+def _render(
+    report: BumpReport, written: list[str], conflicts: Path | None, kept: tuple[str, ...], to_rev: str | None
+) -> None:
+    from vimesync.check.bump import label, named_apart
 
     con = output.stdout
     old, new = label(report.old), label(report.new)
+    # The target as --to named it (a tag) beside the commit it resolved to: v0.32.0 (1a2b3c4d5e6f).
+    named = f"{to_rev} ({new})" if named_apart(to_rev, new) else new
     con.print(output.styled((report.engine, "bold"), f" pin bump: {report.old.kind} {report.old.path}"))
-    con.print(output.styled(f"  from {old} to {report.new.kind} {report.new.path}"))
+    con.print(output.styled(f"  from {old} to {named}: {report.new.kind} {report.new.path}"))
     con.print(_table(report, old, new))
     for p in report.patches:
         _notes(p, new)
-    for side, py in ((old, report.old_python), (new, report.new_python)):
-        if py is not None:
-            bad = len(py.failed) + len(py.conflict_markers)
-            verdict_py = "parse" if not bad else f"parse, {bad} do not"
-            cached = f", {py.cached:,} from cache" if py.cached else ""
-            con.print(output.styled(f"At {side}: {py.files:,} patched Python files {verdict_py}{cached}."))
+    for side, py, words in (
+        (old, report.old_python, report.parsed(new=False)),
+        (new, report.new_python, report.parsed(new=True)),
+    ):
+        if py is not None and words is not None:
+            cached = f", {py.cached:,} from cache" if py.cached and not words.endswith("not checked") else ""
+            con.print(output.styled(f"At {side}: {words}{cached}."))
     if conflicts is not None:
         _conflicts(report, conflicts, kept)
     for path in written:
         con.print(output.styled(f"wrote {path}"))
     need = len(report.conflicts)
     if report.ok:
-        con.print(output.styled(("OK", "bold green"), f": the stack is ready for {new}."))
+        con.print(output.styled(("OK", "bold green"), f": the stack is ready for {named}."))
     else:
         what = (
-            f"{need} of {len(report.patches)} patches conflict at {new}"
+            f"{of_total(need, len(report.patches), 'patch', 'patches')}"
+            f" {agree(need, 'conflicts', 'conflict')} at {named}"
             if need
             else "patched files do not parse"
         )

@@ -27,7 +27,7 @@ def render_carry(result: CarryResult | CarryStatusResult | AbortResult) -> None:
 
 
 def _render_result(result: CarryResult) -> None:
-    from vimesync.carry.model import CarryStatus
+    from vimesync.carry.model import CarryStatus, left_out
 
     print_ = output.stdout.print
     for c in result.carried:
@@ -81,7 +81,7 @@ def _render_result(result: CarryResult) -> None:
         )
     else:
         print_(output.styled(f"branch {result.branch} in worktree {result.worktree}"))
-        output.out(f"{len(result.carried)} carried, {len(result.skipped)} skipped")
+        output.out(", ".join(filter(None, (f"{len(result.carried):,} carried", left_out(result.skipped)))))
 
 
 def _render_status(doc: CarryStatusResult) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli import output
-from vimesync.text import plural, untouched_note
+from vimesync.text import agree, of_total, plural, untouched_note
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -99,11 +99,11 @@ def status_text(p: PatchResult) -> str:
         return "FAILED"
     if p.status == "offsets":
         fuzzed = f" ({len(p.fuzzed)} with fuzz)" if p.fuzzed else ""
-        return f"applied, {len(p.offsets)} at offset{fuzzed}"
+        return f"applied, {plural(len(p.offsets), 'hunk')} at an offset{fuzzed}"
     if p.status == "already-applied":
         return "already applied"
     if p.status == "partly-applied":
-        return f"FAILED, partly applied ({len(p.already_applied)} of {p.hunks} hunks)"
+        return f"FAILED, partly applied ({of_total(len(p.already_applied), p.hunks, 'hunk')})"
     return p.status
 
 
@@ -212,7 +212,8 @@ def _verdict(report: CheckReport) -> Text:
     drop = "drop it from the series" if applied == 1 else "drop them from the series"
     at_pin = _at_pin(report)
     if report.ok and py is not None and applied:  # --keep-going: noted, not failing
-        done = f"{applied} of {n} patches {'is' if applied == 1 else 'are'} already applied in {to}: {drop}"
+        are = agree(applied, "is", "are")
+        done = f"{of_total(applied, n, 'patch', 'patches')} {are} already applied in {to}: {drop}"
         return output.styled(("OK", "bold green"), f": {done}; the others apply{at_pin}.")
     if report.ok and py is not None:
         patches = "the only patch applies" if n == 1 else f"all {n} patches apply sequentially"
@@ -227,9 +228,9 @@ def _verdict(report: CheckReport) -> Text:
     failed = sum(1 for p in report.patches if p.status in ("failed", "partly-applied"))
     skipped = sum(1 for p in report.patches if p.skipped)
     if applied:
-        problems.append(f"{applied} of {n} patches already applied in {to}: {drop}")
+        problems.append(f"{of_total(applied, n, 'patch', 'patches')} already applied in {to}: {drop}")
     if failed:
-        problems.append(f"{failed} of {n} patches failed to apply to {to}")
+        problems.append(f"{of_total(failed, n, 'patch', 'patches')} failed to apply to {to}")
     if skipped:
         problems.append(f"{skipped} not applied after a failure")
     if report.strict and report.fuzzed:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli import output
+from vimesync.text import plural
 
 if TYPE_CHECKING:
     from vimesync.app.ci import CiOutcome
@@ -40,4 +41,4 @@ def render(e: CiEvidence) -> None:
         for r in e.earlier:
             con.print(output.styled(f"  {r.label}: {r.raw} on {r.sha[:8]}"))
     if e.earlier_cut:
-        con.print(output.styled((f"  ({e.earlier_cut} older commits of the PR not read)", "dim")))
+        con.print(output.styled((f"  ({plural(e.earlier_cut, 'older commit')} of the PR not read)", "dim")))

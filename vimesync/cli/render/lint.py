@@ -28,3 +28,5 @@ def render_lint(outcome: LintOutcome) -> None:
 def render_describe(outcome: DescribeOutcome) -> None:
     verb = "updated the header of" if outcome.changed else "already up to date:"
     output.stderr.print(output.styled(f"{verb} {outcome.patch}"))
+    if outcome.changed:  # the report reads the head: until then its Purpose cell says so
+        output.stderr.print(output.styled("next: git commit it: the report reads the committed patch"))

@@ -99,7 +99,7 @@ def _candidates(result: RadarResult) -> None:
 def _markdown(result: RadarResult) -> None:
     from vimesync.report.backportsmd import commits_table, left_off_line
     from vimesync.report.mdtext import cell, code
-    from vimesync.report.mentions import neutralize_mentions
+    from vimesync.report.mentions import finish_markdown
     from vimesync.text import plural
 
     lines = [
@@ -123,5 +123,5 @@ def _markdown(result: RadarResult) -> None:
         if b.candidates:
             lines += ["", *commits_table(b.candidates, result.repo), *left_off_line(b.left_off)]
     lines += ["", *(f"- {cell(n)}" for n in result.notes), ""]
-    output.stdout.file.write(neutralize_mentions("\n".join(lines)))
+    output.stdout.file.write(finish_markdown("\n".join(lines)))
     output.stdout.file.flush()

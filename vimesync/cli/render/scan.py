@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli import output
+from vimesync.text import agree, of_total, plural
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -37,7 +38,8 @@ def render_scan(outcome: ScanOutcome, *, markdown: bool = False) -> None:
     con.print(
         output.styled(
             (report.engine or "engine", "bold"),
-            f" pin scan: {len(report.patches)} patches at {len(report.releases)} releases",
+            f" pin scan: {plural(len(report.patches), 'patch', 'patches')}"
+            f" at {plural(len(report.releases), 'release')}",
         )
     )
     for r in report.releases:
@@ -68,6 +70,7 @@ def render_scan(outcome: ScanOutcome, *, markdown: bool = False) -> None:
         con.print(
             output.styled(
                 ("NEEDS WORK", "bold red"),
-                f": {len(bad)} cells conflict, at {releases} of {len(report.releases)} releases.",
+                f": {plural(len(bad), 'cell')} {agree(len(bad), 'conflicts', 'conflict')},"
+                f" at {of_total(releases, len(report.releases), 'release')}.",
             )
         )
