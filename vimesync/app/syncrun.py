@@ -15,6 +15,7 @@ from vimesync.app import syncstate
 from vimesync.app.carry import CarryMode, CarryRequest, CarryResult, carry
 from vimesync.app.flags import CiFlags, SyncFlags
 from vimesync.app.result import Kind
+from vimesync.app.syncabort import refusal_hint
 from vimesync.app.syncresult import (
     HEAD_STEPS,
     KINDS,
@@ -214,8 +215,7 @@ class SyncRun:
                 # a hint for its own flags; --continue cannot take a new --branch
                 raise BadInput(
                     f"branch {s.branch} already exists; vimesync sync never rewrites a branch",
-                    hint=f"delete it (git branch -D {s.branch}), then {CONTINUE}; or vimesync sync"
-                    " --abort, then start again with --branch NAME",
+                    hint=refusal_hint(self.checkout, s.branch),
                 )
             s.carry_started = True
             syncstate.save(self.checkout, s)
@@ -247,6 +247,7 @@ class SyncRun:
             figure = "nothing to carry"
         else:
             s.branch = result.branch or s.branch
+            s.carried = gitops.branch_at(self.checkout, f"refs/heads/{s.branch}")
             figure = f"{len(result.carried)} carried onto {s.branch}"
             if result.skipped:
                 figure += f", {len(result.skipped)} skipped"

@@ -67,4 +67,10 @@ def _render_abort(result: SyncAbortResult) -> None:
         print_ = output.stdout.print
         print_(output.styled(f"aborted the carry: removed branch {c.branch} and worktree {c.worktree}"))
         output.notes(c.notes)
+    elif result.branch is not None:
+        where = f" and its worktree {result.worktree}" if result.worktree else ""
+        output.out(f"removed the sync branch {result.branch}{where} (nothing was committed on it since)")
+    if result.kept is not None:
+        output.out(result.kept)
+        output.out(f"to remove them: {result.remove}")
     output.out("the sync's state is removed")
