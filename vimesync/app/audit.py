@@ -90,6 +90,11 @@ def review_paths(ws: Workspace, request: ReviewRequest, *, now: datetime | None 
     down = ws.require_downstream()
     assert ws.head is not None
     targets = _targets(ws, request)
+    if not targets:  # --all-unreviewed with nothing left: pasted twice, it records nothing
+        notes.append("nothing to review: no path the audit lists is unreviewed or stale")
+        return ReviewResult(
+            sync=name, ledger=ledger_relpath(name), reviews=(), by=request.by, notes=tuple(notes)
+        )
     reviews = reviews_for(down, targets, by=request.by, at=at, head=ws.head, baseline=ws.require_baseline())
     if request.all_unreviewed:  # exactly the listed paths (a target also names what is under it)
         reviews = [r for r in reviews if r.path in set(targets)]
@@ -116,7 +121,4 @@ def _targets(ws: Workspace, request: ReviewRequest) -> list[str]:
             raise BadInput("no PATH to review", hint="give PATH... or --all-unreviewed")
         return list(request.paths)
     result = steps.audit(ws)
-    left = [p.path for p in (*result.unreviewed, *result.stale)]
-    if not left:
-        raise BadInput("--all-unreviewed: no path is unreviewed or stale", hint="vimesync audit shows them")
-    return sorted(left)
+    return sorted(p.path for p in (*result.unreviewed, *result.stale))
