@@ -184,3 +184,118 @@ def cli_sync(capsys, cwd: Path, *args: str) -> tuple[int, str, str]:
     from tests.builders.pair import cli
 
     return cli(capsys, "sync", *args, cwd=cwd)
+
+
+# -- a PR skipped at a conflict is carried by the command the stop prints (item 18) ---------------
+
+
+def _skipped(tmp_path: Path, capsys, *flags: str) -> tuple[Pair, Path, dict]:
+    """A sync stopped at #2's conflict, `vimesync carry --skip` run as its stop says, then the
+    sync going on: it stops at the carried gate."""
+    pair = build_pair(tmp_path)
+    pair.down.commit("diverge", {"vime/a.py": "from vime import x\nprint(1)\nprint('downstream')\n"})
+    code, doc, _ = sync_json(capsys, pair.down.path, *flags)
+    assert code == 1 and "vimesync carry --skip" in doc["next"]
+    wt = Path(doc["worktree"])
+    skipped = shell("vimesync carry --skip", wt)
+    assert skipped.returncode == 0, skipped.stderr
+    code, doc, err = sync_json(capsys, wt, "--continue")
+    assert code == 1 and doc["stopped"] == "status", (doc, err)
+    assert doc["decision"] == "carried: 1 applicable PRs not carried at the head: #2"
+    assert doc["next"] == f"in {shlex.quote(str(wt))}: vimesync carry --pr 2, then {CONTINUE}"
+    return pair, wt, doc
+
+
+def _carried_gate(capsys, wt: Path) -> str:
+    from tests.builders.pair import cli
+
+    _, out, _ = cli(capsys, "sop", "status", "--json", cwd=wt)
+    return next(g for g in json.loads(out)["gates"] if g["name"] == "carried")["state"]
+
+
+@pytest.mark.parametrize("worktree", [None, "w $(touch PWNED);`touch PWNED`'q"])
+def test_the_printed_carry_brings_the_skipped_pr_onto_the_sync_branch(
+    tmp_path: Path, capsys, worktree: str | None
+) -> None:
+    flags = ("--worktree", str(tmp_path / worktree)) if worktree else ()
+    pair, wt, doc = _skipped(tmp_path, capsys, *flags)
+    assert wt.name == (worktree or wt.name)
+    folder, command = printed(doc["next"])
+    tip = git.resolve(wt, "HEAD")
+    ran = shell(command, folder)
+    # The same conflict as before, now on the sync's own branch, in its worktree; no warning that
+    # #2 is not in the range.
+    assert ran.returncode == 1 and "conflict #2 Change a and util" in ran.stdout, ran.stderr
+    assert "is not a PR of" not in ran.stderr
+    assert git.resolve(wt, "HEAD") == tip and _branches(pair.down.path) == ["main", doc["branch"]]
+    (wt / "vime/a.py").write_text("from vime import x\nprint(2)\nprint('downstream')\n")
+    git.run(wt, ["add", "vime/a.py"])
+    code, doc, err = sync_json(capsys, wt, "--continue")  # the sync goes on with the carry
+    assert code == 1 and doc["stopped"] == "audit", (doc, err)
+    assert (
+        next(s for s in doc["steps"] if s["name"] == "carry")["figure"] == f"1 carried onto {doc['branch']}"
+    )
+    message = git.run(wt, ["log", "-1", "--format=%B", "HEAD"]).decode()
+    assert "Upstream-PR: THUDM/slime#2" in message and "Carry-Resolved: vime/a.py" in message
+    assert _carried_gate(capsys, wt) == "held"
+    assert "vime/a.py" in doc["decision"]  # the hand-resolved file asks for its review
+    assert not list(tmp_path.rglob("PWNED"))
+
+
+def test_the_skipped_pr_carries_cleanly_once_the_maintainer_made_room(tmp_path: Path, capsys) -> None:
+    pair, wt, doc = _skipped(tmp_path, capsys)
+    mine = _commit_in(wt, "vime/a.py")  # the maintainer's own change, committed on the sync branch
+    (wt / "vime/a.py").write_text("from vime import x\nprint(1)\n")
+    git.run(wt, ["-c", "user.name=M", "-c", "user.email=m@x", "commit", "-qam", "make room for #2"])
+    folder, command = printed(doc["next"])
+    ran = shell(command, folder)
+    assert ran.returncode == 0 and "carried #2" in ran.stdout, (ran.stdout, ran.stderr)
+    assert (
+        git.is_ancestor(wt, mine, "HEAD")
+        and (wt / "vime/a.py").read_text() == "from vime import x\nprint(2)\n"
+    )
+    assert _carried_gate(capsys, wt) == "held"
+    code, doc, err = sync_json(capsys, wt, "--continue")
+    # past the carried gate: what stops it now is the pair's missing engine (patches not checked)
+    assert code == 1 and doc["stopped"] == "status" and doc["decision"].startswith("patches:"), (doc, err)
+    # Commits of the maintainer's are on the branch: --abort keeps it, and says how to remove it.
+    code, done, _ = sync_json(capsys, pair.down.path, "--abort")
+    assert code == 0 and done["branch"] is None and done["kept"] and wt.is_dir()
+
+
+def test_carry_abort_of_the_skipped_pr_puts_the_sync_branch_back(tmp_path: Path, capsys) -> None:
+    pair, wt, doc = _skipped(tmp_path, capsys)
+    tip = git.resolve(wt, "HEAD")
+    folder, command = printed(doc["next"])
+    assert shell(command, folder).returncode == 1  # stopped at the conflict
+    aborted = shell("vimesync carry --abort", wt)
+    assert aborted.returncode == 0, aborted.stderr
+    assert "back at" in aborted.stderr and "removed" not in aborted.stdout.replace("nothing removed", "")
+    assert git.resolve(pair.down.path, doc["branch"]) == tip and wt.is_dir()
+    assert git.run(wt, ["status", "--porcelain"]).decode() == ""
+    code, again, _ = sync_json(capsys, wt, "--continue")  # the sync still stands, at the same stop
+    assert code == 1 and again["next"] == doc["next"]
+
+
+def test_carry_pr_into_a_sync_refuses_a_worktree_with_changes(tmp_path: Path, capsys) -> None:
+    _, wt, doc = _skipped(tmp_path, capsys)
+    (wt / "vime/util.py").write_text("edited\n")
+    folder, command = printed(doc["next"])
+    ran = shell(command, folder)
+    assert ran.returncode == 2 and "has changes not committed" in ran.stderr
+    assert (wt / "vime/util.py").read_text() == "edited\n"
+
+
+def test_sync_abort_at_the_skipped_prs_conflict_puts_the_branch_back(tmp_path: Path, capsys) -> None:
+    pair, wt, doc = _skipped(tmp_path, capsys)
+    tip = git.resolve(wt, "HEAD")
+    folder, command = printed(doc["next"])
+    assert shell(command, folder).returncode == 1  # stopped at the conflict
+    code, done, _ = sync_json(capsys, pair.down.path, "--abort")
+    assert code == 0 and done["carry"]["branch"] is None  # the carry onto it removed nothing
+    assert git.resolve(pair.down.path, doc["branch"]) == tip and wt.is_dir()
+    assert git.run(wt, ["status", "--porcelain"]).decode() == ""
+    # The sync's carry was ended by `carry --skip`, outside the sync: where it ended is not
+    # recorded, so the branch is kept, and said how to remove it.
+    assert done["kept"].endswith("the sync did not record where its carry ended") and done["remove"]
+    assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()

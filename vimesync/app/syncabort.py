@@ -7,6 +7,7 @@ out in a worktree: the worktree goes first)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from vimesync.app import syncstate
@@ -27,12 +28,18 @@ def abort(ws: Workspace, checkout: Path) -> SyncAbortResult:
         state: SyncState | None = syncstate.load(checkout)
     except VimesyncError:  # not ours to read: its state is removed, nothing it names is touched
         state = None
+    carried: AbortResult | None = None
     if carry_state.exists(checkout):
         result = carry(ws.elsewhere(checkout), CarryRequest(CarryMode.ABORT))
         assert isinstance(result, AbortResult)
-        syncstate.remove(checkout)
-        return SyncAbortResult(True, result)
+        carried = result
+        done = state.done("carry") if state is not None else None
+        if done is None or not done.ok:  # the sync's own carry: its abort removed what it made
+            syncstate.remove(checkout)
+            return SyncAbortResult(True, carried)
+        # a carry onto the branch after the sync's own ended: put back, then as below
     made = _remove_made(checkout, state) if state is not None else SyncAbortResult(True)
+    made = replace(made, carry=carried)
     syncstate.remove(checkout)
     return made
 

@@ -29,6 +29,7 @@ from vimesync.app.syncresult import (
 from vimesync.app.syncstate import StepRecord, SyncState
 from vimesync.app.syncsteps import CONTINUE, StepOutcome, walk_figure
 from vimesync.app.workspace import Reading, Workspace
+from vimesync.carry import state as carry_state
 from vimesync.carry.model import CarryStatus
 from vimesync.carry.run import CarryOptions, check_direct
 from vimesync.errors import BadInput
@@ -124,7 +125,9 @@ class SyncRun:
         s = self.state
         if not self._done("walk"):
             self._walk()
-        if not self._done("carry"):
+        # A carry in progress goes on first: the sync's own, or one onto its branch (carry --pr N
+        # of a PR its carry left out, after its carry step was done).
+        if carry_state.exists(self.checkout) or not self._done("carry"):
             stop = self._carry()
             if stop is not None:
                 return stop
@@ -196,7 +199,6 @@ class SyncRun:
     def _carry(self) -> SyncResult | None:
         """Start the carry, go on with the one in progress, or find the one that ended."""
         from vimesync.carry import gitops
-        from vimesync.carry import state as carry_state
 
         s = self.state
         assert s.branch is not None
@@ -222,8 +224,11 @@ class SyncRun:
             worktree = Path(s.carry_worktree) if s.carry_worktree else None
             options = CarryOptions(tuple(s.prs), s.branch, s.onto, worktree, s.squash, s.direct)
             req = CarryRequest(CarryMode.START, options)
+        onto_ours = s.done("carry") is not None  # a carry onto the branch after the sync's ended
         result = carry(here, req)
         assert isinstance(result, CarryResult)
+        if onto_ours:  # the record of where the sync's carry ended: as that carry moved it
+            s.carried = syncstate.load(self.checkout).carried
         s.worktree = result.worktree or s.worktree
         if result.status is CarryStatus.CONFLICT:
             syncstate.save(self.checkout, s)
@@ -247,7 +252,8 @@ class SyncRun:
             figure = "nothing to carry"
         else:
             s.branch = result.branch or s.branch
-            s.carried = gitops.branch_at(self.checkout, f"refs/heads/{s.branch}")
+            if not onto_ours:
+                s.carried = gitops.branch_at(self.checkout, f"refs/heads/{s.branch}")
             figure = f"{len(result.carried)} carried onto {s.branch}"
             if result.skipped:
                 figure += f", {len(result.skipped)} skipped"

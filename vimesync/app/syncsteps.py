@@ -6,6 +6,7 @@ Nothing here keeps state: :mod:`vimesync.app.sync` runs the steps in order and r
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,7 +135,13 @@ def status(ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None)
         f"{g.name} ({g.state})" for g in unmet
     )
     first = unmet[0]
-    if first.name == "ci":
+    if first.name == "carried" and (prs := re.findall(r"#(\d+)", first.detail)):
+        # the PRs the head does not carry (a carry --skip left them out): carried onto the sync's
+        # branch, in its worktree (vimesync.app.carrysync)
+        decision = f"carried: {first.detail}"
+        carry = sh("vimesync", "carry", *(w for n in prs for w in ("--pr", n)))
+        next_ = f"{in_dir(ws.require_downstream())} {carry}, then {CONTINUE}"
+    elif first.name == "ci":
         decision = f"exact-head CI: {first.detail}"
         next_ = f"re-run later: {CONTINUE} reads it again" + (f" ({first.command})" if first.command else "")
     else:
