@@ -5,22 +5,18 @@ hostile names (paths a pull request adds, branch names) reach the shell as one q
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import vimesync
 from tests.builders.pair import Pair, build_pair
+from tests.builders.shell import shell
 from tests.builders.syncdemo import sync_json
 from vimesync import git
 
 pytestmark = pytest.mark.slow  # real repositories, a carry and a shell per test
 
-ROOT = Path(vimesync.__file__).parent.parent
 CONTINUE = "vimesync sync --continue"
 # Paths a shell would read as something else: each must reach vimesync as one word, and none runs.
 HOSTILE = [
@@ -32,17 +28,6 @@ HOSTILE = [
     "vime/semi;touch PWNED",
     'vime/q"uote $HOME.py',
 ]
-
-
-def shell(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``command`` as a maintainer pastes it into bash, ``vimesync`` being this clone's."""
-    python = shlex.quote(sys.executable)
-    bin_ = cwd.parent / "bin"
-    bin_.mkdir(exist_ok=True)
-    (bin_ / "vimesync").write_text(f'#!/bin/sh\nexec {python} -m vimesync "$@"\n')
-    (bin_ / "vimesync").chmod(0o755)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True)
 
 
 def printed(next_: str) -> tuple[Path, str]:

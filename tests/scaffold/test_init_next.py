@@ -9,30 +9,23 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import vimesync
 from tests.builders.gitrepo import Repo
-from tests.scaffold.test_init import run
+from tests.builders.shell import shell
 from vimesync import git
+from vimesync.cli.app import main
 from vimesync.config import load_config
 from vimesync.upstream.translate import load_transform
 
-ROOT = Path(vimesync.__file__).parent.parent
 
-
-def shell(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``command`` as pasted into bash, ``vimesync`` being this clone's."""
-    bin_ = cwd.parent / "bin"
-    bin_.mkdir(exist_ok=True)
-    (bin_ / "vimesync").write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m vimesync "$@"\n')
-    (bin_ / "vimesync").chmod(0o755)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True)
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
 
 
 def init_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
