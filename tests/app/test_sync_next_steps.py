@@ -182,6 +182,7 @@ def _skipped(tmp_path: Path, capsys, *flags: str) -> tuple[Pair, Path, dict]:
     code, doc, _ = sync_json(capsys, pair.down.path, *flags)
     assert code == 1 and "vimesync carry --skip" in doc["next"]
     wt = Path(doc["worktree"])
+    assert doc["next"].startswith(f"resolve the files in {shlex.quote(str(wt))}, git add them, ")
     skipped = shell("vimesync carry --skip", wt)
     assert skipped.returncode == 0, skipped.stderr
     code, doc, err = sync_json(capsys, wt, "--continue")

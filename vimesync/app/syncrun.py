@@ -27,7 +27,7 @@ from vimesync.app.syncresult import (
     SyncRunRequest,
 )
 from vimesync.app.syncstate import StepRecord, SyncState
-from vimesync.app.syncsteps import CONTINUE, StepOutcome, walk_figure
+from vimesync.app.syncsteps import CONTINUE, StepOutcome, in_dir, walk_figure
 from vimesync.app.workspace import Reading, Workspace
 from vimesync.carry import state as carry_state
 from vimesync.carry.model import CarryStatus
@@ -242,7 +242,7 @@ class SyncRun:
                 f"{len(result.carried)} carried, stopped at a conflict: {what}",
                 decision=f"a carry conflict in {what}: {files}",
                 next=(
-                    f"resolve the files in {result.worktree}, git add them, then {CONTINUE}"
+                    f"resolve the files {in_dir(result.worktree or '')[:-1]}, git add them, then {CONTINUE}"
                     " (or vimesync carry --skip, then the same)"
                 ),
             )
