@@ -123,7 +123,7 @@ def test_a_branch_of_that_name_already_there_is_refused_with_a_way_on(tmp_path: 
     git.run(d.checkout, ["branch", branch, "HEAD"])
     code, _, err = cli(capsys, "sync", *OFFLINE, cwd=d.checkout)
     assert code == 2 and f"branch {branch} already exists" in err
-    assert f"git branch -D {branch}), then vimesync sync --continue" in err
+    assert f"git branch -D {branch}, then vimesync sync --continue" in err
     git.run(d.checkout, ["branch", "-D", branch])
     code, doc, err = sync_json(capsys, d.checkout, "--continue")
     assert doc["branch"] == branch and [s["name"] for s in doc["steps"]][:2] == ["walk", "carry"], (doc, err)

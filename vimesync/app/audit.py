@@ -68,6 +68,7 @@ def audit_sync(ws: Workspace) -> AuditOutcome:
 class ReviewRequest:
     paths: tuple[str, ...]
     by: str
+    all_unreviewed: bool = False  # every path the audit lists as unreviewed or stale (no paths given)
 
 
 @dataclass(frozen=True)
@@ -96,9 +97,15 @@ def review_paths(ws: Workspace, request: ReviewRequest, *, now: datetime | None 
     at = (now or datetime.now(timezone.utc)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     down = ws.require_downstream()
     assert ws.head is not None
-    reviews = reviews_for(
-        down, list(request.paths), by=request.by, at=at, head=ws.head, baseline=ws.require_baseline()
-    )
+    targets = _targets(ws, request)
+    if not targets:  # --all-unreviewed with nothing left: pasted twice, it records nothing
+        notes.append("nothing to review: no path the audit lists is unreviewed or stale")
+        return ReviewResult(
+            sync=name, ledger=ledger_relpath(name), reviews=(), by=request.by, notes=tuple(notes)
+        )
+    reviews = reviews_for(down, targets, by=request.by, at=at, head=ws.head, baseline=ws.require_baseline())
+    if request.all_unreviewed:  # exactly the listed paths (a target also names what is under it)
+        reviews = [r for r in reviews if r.path in set(targets)]
     if ws.upstream is not None:
         # An overlay's review binds to its residue (it then carries over to later syncs).
         keys = {p.path: p.residue for p in steps.audit(ws).overlays if p.residue}
@@ -108,3 +115,18 @@ def review_paths(ws: Workspace, request: ReviewRequest, *, now: datetime | None 
     return ReviewResult(
         sync=name, ledger=ledger_relpath(name), reviews=tuple(reviews), by=request.by, notes=tuple(notes)
     )
+
+
+def _targets(ws: Workspace, request: ReviewRequest) -> list[str]:
+    """The paths given, or with ``--all-unreviewed`` every path the audit at the head lists as
+    unreviewed or stale (what a stop of ``vimesync sync`` names: no path is pasted into a shell)."""
+    from vimesync.errors import BadInput
+
+    if request.all_unreviewed and request.paths:
+        raise BadInput("--all-unreviewed takes no PATH", hint="give either PATH... or --all-unreviewed")
+    if not request.all_unreviewed:
+        if not request.paths:
+            raise BadInput("no PATH to review", hint="give PATH... or --all-unreviewed")
+        return list(request.paths)
+    result = steps.audit(ws)
+    return sorted(p.path for p in (*result.unreviewed, *result.stale))

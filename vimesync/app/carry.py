@@ -247,7 +247,9 @@ def carry(ws: Workspace, request: CarryRequest) -> CarryResult | CarryStatusResu
     if mode is CarryMode.STATUS:
         return CarryStatusResult.of(session.status(repo))
     if mode is CarryMode.ABORT:
-        return AbortResult.of(session.abort(repo))
+        from vimesync.app.carrysync import put_back
+
+        return AbortResult.of(put_back(repo) or session.abort(repo))
     try:
         return _run(ws, request, repo)
     except (KeyboardInterrupt, Terminated) as exc:
@@ -292,13 +294,22 @@ def _run(ws: Workspace, request: CarryRequest, repo: Path) -> CarryResult:
     mode, cfg = request.mode, ws.config
     transform = load_transform(cfg)
     job = CarryJob(committer(repo, ws.settings), Budget.from_settings(ws.settings))
-    if mode is CarryMode.CONTINUE:
-        return CarryResult.of(session.resume(repo, transform, job))
-    if mode is CarryMode.SKIP:
-        return CarryResult.of(session.skip(repo, transform, job))
+    if mode in (CarryMode.CONTINUE, CarryMode.SKIP):
+        from vimesync.app.carrysync import carried_to, onto_sync
+
+        ours = onto_sync(repo)
+        go_on = session.resume if mode is CarryMode.CONTINUE else session.skip
+        done = go_on(repo, transform, job)
+        if ours is not None:  # onto a sync's branch: the sync's record of its carry moves with it
+            carried_to(*ours, done)
+        return CarryResult.of(done)
     options = request.options
     if state_mod.exists(repo):
         raise state_mod.in_progress(state_mod.state_path(repo))
+    from vimesync.app.carrysync import carry_into_sync
+
+    if (into_sync := carry_into_sync(ws, options, job)) is not None:
+        return CarryResult.of(into_sync)
     carry_run.check_direct(options.direct)
     upstream = ws.upstream
     if upstream is None:

@@ -12,10 +12,8 @@ status, report) is redone when the sync branch has moved since.
 from __future__ import annotations
 
 import signal
-from pathlib import Path
 
 from vimesync.app import syncstate
-from vimesync.app.carry import AbortResult, CarryMode, CarryRequest, carry
 from vimesync.app.syncresult import (
     OnStep,
     SyncAbortResult,
@@ -43,7 +41,9 @@ def sync(
     if r.mode is SyncMode.STATUS:
         return SyncStatusResult(syncstate.load(checkout) if syncstate.exists(checkout) else None)
     if r.mode is SyncMode.ABORT:
-        return _abort(ws, checkout)
+        from vimesync.app.syncabort import abort
+
+        return abort(ws, checkout)
     if r.mode is SyncMode.CONTINUE and (given := r.started_with(ws)):
         raise BadInput(f"{', '.join(given)}: not used by --continue (the sync in progress has its own)")
     run = SyncRun(r, ws, checkout, on_step or (lambda step: None))
@@ -57,17 +57,3 @@ def sync(
         else:
             signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
         raise Interrupted(INTERRUPTED, signum=signum) from None
-
-
-def _abort(ws: Workspace, checkout: Path) -> SyncAbortResult:
-    from vimesync.carry import state as carry_state
-
-    if not syncstate.exists(checkout):
-        syncstate.load(checkout)  # BadInput: no sync is in progress
-    carried = None
-    if carry_state.exists(checkout):
-        result = carry(ws.elsewhere(checkout), CarryRequest(CarryMode.ABORT))
-        assert isinstance(result, AbortResult)
-        carried = result
-    syncstate.remove(checkout)
-    return SyncAbortResult(True, carried)

@@ -169,8 +169,15 @@ class SyncStatusResult:
 
 @dataclass(frozen=True)
 class SyncAbortResult:
+    """``--abort``: the state removed, the carry in progress aborted, or what the finished carry
+    made: removed (``branch``, ``worktree``), or kept (why, and the commands that remove it)."""
+
     removed: bool
     carry: AbortResult | None = None
+    branch: str | None = None  # the sync branch it removed
+    worktree: str | None = None  # and its worktree
+    kept: str | None = None  # what it kept, and why
+    remove: str | None = None  # the shell commands that remove what it kept
     kind: Kind = Kind.SYNC
     exit_code: int = EXIT_OK
     ok: bool = True
@@ -180,6 +187,10 @@ class SyncAbortResult:
             "aborted": True,
             "removed": self.removed,
             "carry": self.carry.to_json() if self.carry else None,
+            "branch": self.branch,
+            "worktree": self.worktree,
+            "kept": self.kept,
+            "remove": self.remove,
         }
         return document(self.kind, self.exit_code, body)
 

@@ -15,6 +15,7 @@ from vimesync.app import syncstate
 from vimesync.app.carry import CarryMode, CarryRequest, CarryResult, carry
 from vimesync.app.flags import CiFlags, SyncFlags
 from vimesync.app.result import Kind
+from vimesync.app.syncabort import refusal_hint
 from vimesync.app.syncresult import (
     HEAD_STEPS,
     KINDS,
@@ -26,8 +27,9 @@ from vimesync.app.syncresult import (
     SyncRunRequest,
 )
 from vimesync.app.syncstate import StepRecord, SyncState
-from vimesync.app.syncsteps import CONTINUE, StepOutcome, walk_figure
+from vimesync.app.syncsteps import CONTINUE, StepOutcome, in_dir, walk_figure
 from vimesync.app.workspace import Reading, Workspace
+from vimesync.carry import state as carry_state
 from vimesync.carry.model import CarryStatus, left_out
 from vimesync.carry.run import CarryOptions, check_direct
 from vimesync.errors import BadInput
@@ -123,7 +125,9 @@ class SyncRun:
         s = self.state
         if not self._done("walk"):
             self._walk()
-        if not self._done("carry"):
+        # A carry in progress goes on first: the sync's own, or one onto its branch (carry --pr N
+        # of a PR its carry left out, after its carry step was done).
+        if carry_state.exists(self.checkout) or not self._done("carry"):
             stop = self._carry()
             if stop is not None:
                 return stop
@@ -195,7 +199,6 @@ class SyncRun:
     def _carry(self) -> SyncResult | None:
         """Start the carry, go on with the one in progress, or find the one that ended."""
         from vimesync.carry import gitops
-        from vimesync.carry import state as carry_state
 
         s = self.state
         assert s.branch is not None
@@ -214,16 +217,18 @@ class SyncRun:
                 # a hint for its own flags; --continue cannot take a new --branch
                 raise BadInput(
                     f"branch {s.branch} already exists; vimesync sync never rewrites a branch",
-                    hint=f"delete it (git branch -D {s.branch}), then {CONTINUE}; or vimesync sync"
-                    " --abort, then start again with --branch NAME",
+                    hint=refusal_hint(self.checkout, s.branch),
                 )
             s.carry_started = True
             syncstate.save(self.checkout, s)
             worktree = Path(s.carry_worktree) if s.carry_worktree else None
             options = CarryOptions(tuple(s.prs), s.branch, s.onto, worktree, s.squash, s.direct)
             req = CarryRequest(CarryMode.START, options)
+        onto_ours = s.done("carry") is not None  # a carry onto the branch after the sync's ended
         result = carry(here, req)
         assert isinstance(result, CarryResult)
+        if onto_ours:  # the record of where the sync's carry ended: as that carry moved it
+            s.carried = syncstate.load(self.checkout).carried
         s.worktree = result.worktree or s.worktree
         if result.status is CarryStatus.CONFLICT:
             syncstate.save(self.checkout, s)
@@ -237,7 +242,7 @@ class SyncRun:
                 f"{len(result.carried)} carried, stopped at a conflict: {what}",
                 decision=f"a carry conflict in {what}: {files}",
                 next=(
-                    f"resolve the files in {result.worktree}, git add them, then {CONTINUE}"
+                    f"resolve the files {in_dir(result.worktree or '')[:-1]}, git add them, then {CONTINUE}"
                     " (or vimesync carry --skip, then the same)"
                 ),
             )
@@ -247,6 +252,8 @@ class SyncRun:
             figure = "nothing to carry"
         else:
             s.branch = result.branch or s.branch
+            if not onto_ours:
+                s.carried = gitops.branch_at(self.checkout, f"refs/heads/{s.branch}")
             figure = f"{len(result.carried)} carried onto {s.branch}"
             if result.skipped:
                 figure += f", {left_out(result.skipped)}"

@@ -50,6 +50,8 @@ class SyncState:
     # sync branch (known once the walk named the tip)
     worktree: AbsolutePath | None = None  # its linked worktree (known once the carry made it)
     carry_started: bool = False
+    carried: Oid | None = None  # the sync branch's tip when the carry this sync ran ended: --abort
+    # removes the branch (and its worktree) only while it is still there (nothing committed since)
     steps: Annotated[list[StepRecord], Size(len(STEPS))] = field(default_factory=list)
     finished: bool = False
     # What the flags said when it started: --continue takes them again unless given anew.

@@ -6,6 +6,8 @@ Nothing here keeps state: :mod:`vimesync.app.sync` runs the steps in order and r
 
 from __future__ import annotations
 
+import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +17,17 @@ from vimesync.app.workspace import Workspace
 from vimesync.text import agree, of_total, plural
 
 CONTINUE = "vimesync sync --continue"
+SHOWN = 5  # paths a stop names and pastes into its command (more: --all-unreviewed)
+
+
+def sh(*words: str) -> str:
+    """Words as one shell command line: each quoted when it needs it (a path, a branch name)."""
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def in_dir(path: Path | str) -> str:
+    """``in PATH:`` before a command, the path quoted as a shell would need it."""
+    return f"in {shlex.quote(str(path))}:"
 
 
 @dataclass(frozen=True)
@@ -93,17 +106,19 @@ def audit(ws: Workspace) -> StepOutcome:
     unreviewed, stale = len(result.unreviewed), len(result.stale)
     verb = "needs" if len(left) == 1 else "need"
     figure = f"{plural(len(left), 'path')} {verb} review ({unreviewed} unreviewed, {stale} stale)"
-    shown = " ".join(left[:5]) + (" ..." if len(left) > 5 else "")
+    shown = " ".join(left[:SHOWN]) + (" ..." if len(left) > SHOWN else "")
+    baseline = ws.require_baseline()[:12]
+    if len(left) > SHOWN:  # every one, as the audit lists them: never a path pasted into a shell
+        review = f"vimesync audit review --all-unreviewed --by NAME --baseline {baseline}"
+    else:  # a path is one quoted word, after `--` (one that starts with '-' is no option)
+        review = f"vimesync audit review --by NAME --baseline {baseline} -- {sh(*left)}"
     return StepOutcome(
         "audit",
         Kind.AUDIT,
         False,
         figure,
         decision=f"{figure}: {shown}",
-        next=(
-            f"in {ws.downstream}: vimesync audit review {shown} --by NAME --baseline"
-            f" {ws.require_baseline()[:12]}, then {CONTINUE}"
-        ),
+        next=f"{in_dir(ws.require_downstream())} {review}, then {CONTINUE}",
     )
 
 
@@ -125,7 +140,12 @@ def status(ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None)
     )
     first = unmet[0]
     decision = f"{first.name}: {first.detail}"
-    if first.name == "ci":
+    if first.name == "carried" and (prs := re.findall(r"#(\d+)", first.detail)):
+        # the PRs the head does not carry (a carry --skip left them out): carried onto the sync's
+        # branch, in its worktree (vimesync.app.carrysync)
+        carry = sh("vimesync", "carry", *(w for n in prs for w in ("--pr", n)))
+        next_ = f"{in_dir(ws.require_downstream())} {carry}, then {CONTINUE}"
+    elif first.name == "ci":
         # "exact-head CI: pending at 1a2b3c4d"; a detail that names exact-head CI itself, as it is.
         named = first.detail.lower().startswith("exact-head ci")
         decision = "e" + first.detail[1:] if named else f"exact-head CI: {first.detail}"

@@ -145,6 +145,53 @@ def start(
     return result
 
 
+def extend(
+    downstream: Path,
+    config: Config,
+    transform: Transform,
+    options: CarryOptions,
+    walk: WalkResult,
+    policy: Policy | None,
+    *,
+    upstream: Path,
+    job: CarryJob,
+) -> CarryRun:
+    """Carry ``options.prs`` of ``walk`` (classified at the branch's tip) onto ``options.branch``,
+    which exists and is checked out (clean) in ``options.worktree``: a sync's, whose carry left them out
+    at a conflict. No new branch, no pin bump (the sync's carry made it); --abort puts the branch
+    and the worktree back at its tip."""
+    if state_mod.exists(downstream):
+        raise state_mod.in_progress(state_mod.state_path(downstream))
+    assert options.branch is not None and options.worktree is not None
+    tip = git.resolve(downstream, f"refs/heads/{options.branch}")
+    plan = build_plan(walk, prs=options.prs, direct="skip", policy=policy)
+    result = CarryRun(
+        status=CarryStatus.NOTHING, base=plan.base, tip=plan.tip, notes=list(walk.notes) + list(plan.notes)
+    )
+    if not plan.items:
+        return result
+    state = State(
+        branch=options.branch,
+        worktree=str(options.worktree.absolute()),
+        downstream=str(downstream.absolute()),
+        upstream=str(upstream.absolute()),
+        upstream_repo=config.upstream_repo,
+        onto=tip,
+        base=plan.base,
+        tip=plan.tip,
+        squash=False,
+        pin=None,
+        items=[replace(i, title=state_mod.kept_title(i.title)) for i in plan.items],
+        last=tip,
+        worktree_tree=gitops.tree_of(downstream, tip),
+        transform=transform_doc(transform),
+    )
+    state_mod.create(downstream, state)
+    done = run(downstream, state, transform, job)
+    done.notes[:0] = result.notes
+    return done
+
+
 def synced_to(walk: WalkResult, prs: Sequence[int]) -> tuple[str, list[str]]:
     """Where the pin's ``synced`` may move: TIP, or with a selection (``--pr``) the last upstream
     commit before the first applicable PR it leaves behind (BASE: it stays), so that the next

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from vimesync.cli.groups import OUTPUT, SYNC
-from vimesync.cli.options import ByOpt, ReviewPathsArg
+from vimesync.cli.options import AllUnreviewedOpt, ByOpt, ReviewPathsArg
 from vimesync.errors import EXIT_OK, BadInput
 
 if TYPE_CHECKING:
@@ -70,14 +70,16 @@ def audit(
 
 def review(
     settings: Settings,
-    paths: ReviewPathsArg,
     by: ByOpt,
+    paths: ReviewPathsArg = None,
+    all_unreviewed: AllUnreviewedOpt = False,
     sync: SyncFlags = SYNC.take(
         "sync", "downstream", "baseline", "head", "upstream", "upstream_tip", "upstream_base", "config"
     ),
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
-    """Record that NAME reviewed PATH... at their content in --head, in sop/reviews/<sync>.toml."""
+    """Record that NAME reviewed PATH... (or, with --all-unreviewed, every path the audit lists as
+    unreviewed or stale) at their content in --head, in sop/reviews/<sync>.toml."""
     from vimesync.app.audit import ReviewRequest, review_paths
     from vimesync.app.workspace import Workspace
     from vimesync.cli.emit import Emit
@@ -97,4 +99,5 @@ def review(
                 hint="give either --sync NAME or the upstream options",
             )
     with Workspace.resolve(sync, settings, reading="head", baseline="required") as ws:
-        return emit.result(review_paths(ws, ReviewRequest(paths=tuple(paths), by=by)), render_review)
+        request = ReviewRequest(tuple(paths or ()), by, all_unreviewed)
+        return emit.result(review_paths(ws, request), render_review)

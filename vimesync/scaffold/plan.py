@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -246,13 +247,56 @@ def plan_init(opts: InitOptions) -> ScaffoldPlan:
         ("sop/gates.toml", templates.GATES),
         ("sop/SYNC.md", templates.sync_md(upstream=up.name, up_pin=up_pin, eng_pin=eng_pin, path=up.path)),
     )
-    fetch = (
-        f"git -C {up.path} fetch origin && " if up.path and (up.branch or "").startswith("origin/") else ""
-    )
     source = "" if eng.source else " --source ENGINE"
     commands = (
-        f"{fetch}vimesync walk",
+        _first_step(opts, up, notes),
         f"vimesync patches check{source}",
         f"vimesync report{source} --output sync.md",
+        "vimesync sync",
     )
+    notes.append("`vimesync sync` runs every step in one go, stopping where a human decides (sop/SYNC.md)")
     return ScaffoldPlan(files=files, notes=tuple(notes), next_commands=commands)
+
+
+def _first_step(opts: InitOptions, up: UpstreamFacts, notes: list[str]) -> str:
+    """The walk, as it runs with what init wrote: with the pin's ``synced``, ``vimesync walk``;
+    without it (a fork with no commit yet), the whole upstream line (``--range TIP``: nothing is
+    carried yet); with no upstream clone, init again once there is one (it reads ``synced``)."""
+    if up.path is None:
+        url = up.url or (f"https://github.com/{up.repo}.git" if up.repo else None)
+        if url is None:
+            notes.append("no upstream clone: init again with --upstream naming one, then run its next steps")
+            return "vimesync init --force --upstream PATH"
+        clone = str(opts.downstream.absolute().parent / _key(up.name))
+        notes.append(f"no upstream clone: clone it to {clone} and init again, then run its next steps")
+        return f"{sh('git', 'clone', url, clone)} && {_init_again(opts, clone)}"
+    fetch = ""
+    if (up.branch or "").startswith("origin/"):
+        fetch = f"{sh('git', '-C', up.path, 'fetch', 'origin')} && "
+    if up.synced is None:
+        notes.append(
+            "the first walk takes the upstream's whole line (--range): once [upstream] synced is set,"
+            " `vimesync walk` starts after it"
+        )
+        return f"{fetch}vimesync walk --range {sh(up.branch or 'HEAD')}"
+    return f"{fetch}vimesync walk"
+
+
+def _init_again(opts: InitOptions, upstream: str) -> str:
+    """``vimesync init --force`` with the flags given, ``--upstream`` the clone: each value quoted."""
+    words = ["vimesync", "init", "--force", "--upstream", upstream]
+    named = (
+        ("--upstream-repo", opts.upstream_repo),
+        ("--engine", opts.engine),
+        ("--engine-repo", opts.engine_repo),
+        ("--rev", opts.rev),
+        ("--source", str(opts.source) if opts.source is not None else None),
+    )
+    words += [w for flag, value in named if value is not None for w in (flag, value)]
+    words += [w for m in opts.maps for w in ("--map", m)]
+    return sh(*words)
+
+
+def sh(*words: str) -> str:
+    """Words as one shell command line, each quoted when it needs it."""
+    return " ".join(shlex.quote(w) for w in words)

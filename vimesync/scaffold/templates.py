@@ -35,6 +35,7 @@ def config_toml(
         if maps
         else '# map = ["slime/=vime/"]  # upstream folder = downstream folder (carry, audit, mirrored PRs)'
     )
+    translate = _renamed_package(maps)
     return f"""\
 # vimesync configuration (docs/config.md documents every key). Every value also has a
 # command-line flag, and flags win. Relative paths are relative to this file. vimesync finds this
@@ -48,13 +49,44 @@ name = {_q(up.name)}  # display name in reports
 pin = {_q(upstream_pin)}  # records the last upstream commit carried here
 policy = "sop/policy.toml"  # which upstream PRs a sync carries
 {map_line}
-
+{translate}
 [downstream]
 path = "."  # this repository
 
 [engine]
 pin = {_q(engine_pin)}  # the exact engine source the patch stack applies to
 {_line("source", eng.source, "../vllm.git", "on this machine: a clone, mirror, folder, wheel or sdist")}
+"""
+
+
+def _package(folder: str, default: str) -> str:
+    """``slime/`` -> ``slime``: a folder's last part when it is a Python name, else ``default``."""
+    name = folder.rstrip("/").rpartition("/")[2]
+    return name if name.isidentifier() and name.isascii() else default
+
+
+def _renamed_package(maps: tuple[tuple[str, str], ...]) -> str:
+    """Commented ``[[upstream.translate]]`` and ``[[upstream.verify]]`` tables for a fork that
+    renamed the upstream's package (``slime/`` -> ``vime/``: ``import slime`` -> ``import vime``),
+    named after the first path map when it names two packages."""
+    up, down = ("slime", "vime")
+    if maps:
+        up, down = _package(maps[0][0], up), _package(maps[0][1], down)
+        if up == down:
+            up, down = ("slime", "vime")
+    return f"""
+# A fork that renamed the upstream's package: every carried file's imports rewritten as carry
+# brings it (after the path map; RE2 regexes, applied in order), and what must not remain at the
+# sync head (the audit fails on a hit, naming file:line). docs/config.md has every key.
+# [[upstream.translate]]
+# pattern = '\\b(from|import) {up}\\b'  # `import {up}`, `from {up}.x import y`
+# replace = '\\1 {down}'
+# paths = ["**/*.py"]
+#
+# [[upstream.verify]]
+# pattern = '\\b(from|import) {up}\\b'
+# paths = ["{down}/**"]
+# must = "not-match"
 """
 
 
@@ -163,6 +195,14 @@ checkout; `vimesync.toml` supplies the paths.
 `vimesync sop status` evaluates every gate below in order and prints a checklist (held, failed,
 not run, off) with the command that moves each unmet gate. Which gates apply, the required CI
 contexts and the image architectures are in `sop/gates.toml`.
+
+## The main path: `vimesync sync`
+`vimesync sync` runs the steps below in one go from this checkout (walk, carry, patches, audit,
+status, report) and stops only where a human must decide: a carry conflict, a patch that no
+longer applies, paths to review, CI still running. Each stop names the decision and prints the
+command that moves on, then `vimesync sync --continue` goes on from there (no finished step is
+redone). `vimesync sync --status` says where it stands; `vimesync sync --abort` drops it. The
+steps below are what it runs, each also a command of its own.
 
 ## 0. Prepare
 - Fetch the upstream: `git -C {clone} fetch origin`.

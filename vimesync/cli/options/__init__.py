@@ -71,7 +71,7 @@ _NAMES = {
         OfflineOpt RefreshOpt ReleasesOpt SvgOpt ToOpt WriteOpt
     """,
     "synccontext": """
-        AcceptSimilarOpt BaselineOpt ByOpt ConfigOpt DownstreamOpt DownstreamRevOpt GithubOpt
+        AcceptSimilarOpt AllUnreviewedOpt BaselineOpt ByOpt ConfigOpt DownstreamOpt DownstreamRevOpt GithubOpt
         HeadOpt InitDownstreamOpt MapOpt PolicyOpt PrMetadataOpt RangeOpt ReviewPathsArg SyncOpt
         UpstreamBaseOpt UpstreamLocationOpt UpstreamOpt UpstreamRepoOpt UpstreamTipOpt
         WalkDownstreamOpt

@@ -141,6 +141,13 @@ MapOpt = Annotated[
 ]
 ByOpt = Annotated[str, typer.Option("--by", metavar="NAME", help="Who reviewed.")]
 ReviewPathsArg = Annotated[
-    list[str],
+    list[str] | None,
     typer.Argument(metavar="PATH...", help="Paths (files, or folders for every changed file under them)."),
+]
+AllUnreviewedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--all-unreviewed",
+        help="Every path the audit lists as unreviewed or stale (no PATH given).",
+    ),
 ]

@@ -104,7 +104,10 @@ def _render_status(doc: CarryStatusResult) -> None:
 
 
 def _render_abort(result: AbortResult) -> None:
-    output.stdout.print(
-        output.styled(f"aborted: removed branch {result.branch} and worktree {result.worktree}")
-    )
+    if result.branch is None and result.worktree is None:
+        output.out("aborted: nothing removed")
+    else:
+        output.stdout.print(
+            output.styled(f"aborted: removed branch {result.branch} and worktree {result.worktree}")
+        )
     output.notes(result.notes)

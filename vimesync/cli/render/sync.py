@@ -64,7 +64,16 @@ def _render_status(result: SyncStatusResult) -> None:
 def _render_abort(result: SyncAbortResult) -> None:
     if result.carry is not None:
         c = result.carry
-        print_ = output.stdout.print
-        print_(output.styled(f"aborted the carry: removed branch {c.branch} and worktree {c.worktree}"))
+        if c.branch is not None or c.worktree is not None:
+            removed = f"removed branch {c.branch} and worktree {c.worktree}"
+            output.stdout.print(output.styled(f"aborted the carry: {removed}"))
+        else:
+            output.out("aborted the carry")
         output.notes(c.notes)
+    if result.branch is not None:
+        where = f" and its worktree {result.worktree}" if result.worktree else ""
+        output.out(f"removed the sync branch {result.branch}{where} (nothing was committed on it since)")
+    if result.kept is not None:
+        output.out(result.kept)
+        output.out(f"to remove them: {result.remove}")
     output.out("the sync's state is removed")
