@@ -187,7 +187,7 @@ def _skipped(tmp_path: Path, capsys, *flags: str) -> tuple[Pair, Path, dict]:
     assert skipped.returncode == 0, skipped.stderr
     code, doc, err = sync_json(capsys, wt, "--continue")
     assert code == 1 and doc["stopped"] == "status", (doc, err)
-    assert doc["decision"] == "carried: 1 applicable PRs not carried at the head: #2"
+    assert doc["decision"] == "carried: 1 applicable PR not carried at the head: #2"
     assert doc["next"] == f"in {shlex.quote(str(wt))}: vimesync carry --pr 2, then {CONTINUE}"
     return pair, wt, doc
 
