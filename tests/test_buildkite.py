@@ -55,6 +55,13 @@ def test_pages_are_followed_and_capped() -> None:
         (200, b'[{"number": 1, "jobs": {}}]', "without a number or a list of jobs"),
         (200, b'[{"number": 1, "jobs": [3]}]', "jobs as objects"),
         (200, b"[" + b"{}," * 100_001 + b"{}]", "JSON objects"),
+        pytest.param(
+            200,
+            b'[{"number": 1, "jobs": [], "state": ' + b"[" * 900 + b"]" * 900 + b"}]",
+            "nested too deeply",
+            id="nested-900",
+        ),
+        pytest.param(200, b"[" * 100_000 + b"]" * 100_000, "nested too deeply", id="nested-100000"),
         (401, b"{}", "BUILDKITE_API_TOKEN was refused"),
         (500, b"{}", "HTTP 500"),
     ],
