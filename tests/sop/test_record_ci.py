@@ -21,10 +21,10 @@ from vimesync.sop.cirecords import ci_phrase, summarise_buildkite, summarise_che
 SHA = "f" * 40
 
 
-def _build(*jobs: dict) -> Build:
+def _build(*jobs: dict, state: str = "passed") -> Build:
     return Build(
         number=7,
-        state="failed",
+        state=state,
         commit=SHA,
         url="",
         jobs=tuple(
@@ -60,14 +60,36 @@ def test_a_test_failure_retried_green_is_called_flaky_and_a_lost_job_left_red_fa
             job("gpu \x1b[2J\u202e", "failed", -1, id="g"),
             job("lint", "running", None, id="l"),
             job("docs", "skipped", None, id="d"),
+            state="failed",
         ),
         SHA,
     )
     assert (rec.passed, rec.failed, rec.pending, rec.retried_failures, rec.ok) == (1, 1, 1, 1, False)
     assert rec.failing == ("gpu ?[2J? (agent lost)",)
     assert ci_phrase(rec) == (
-        "#7: 3 jobs, 1 passed, 1 failed, 1 pending; one job failed a test, then passed on a retry (flaky)"
+        "#7: build failed; 3 jobs, 1 passed, 1 failed, 1 pending;"
+        " one job failed a test, then passed on a retry (flaky)"
     )
+
+
+def test_a_failed_build_whose_script_jobs_all_passed_is_failed() -> None:
+    """A trigger step that failed makes the build "failed" though every script job passed: the
+    build's own state decides, and the trigger step is named."""
+    trigger = job("deploy docs", "failed", None, id="t", type="trigger")
+    rec = summarise_buildkite(_build(job("unit", id="u"), job("lint", id="l"), trigger, state="failed"), SHA)
+    assert (rec.passed, rec.failed, rec.pending, rec.state, rec.ok) == (2, 0, 0, "failed", False)
+    assert rec.failing == ("deploy docs (trigger step)",)
+    assert ci_phrase(rec) == "#7: build failed; 2 jobs, 2 passed"
+
+
+@pytest.mark.parametrize("state", ["canceled", "canceling", "running", "scheduled", "blocked", "failing", ""])
+def test_a_build_not_passed_as_a_whole_is_no_pass(state: str) -> None:
+    rec = summarise_buildkite(_build(job("unit", id="u"), state=state), SHA)
+    assert rec.passed == 1 and not rec.ok
+    assert (
+        ci_phrase(rec) == f"#7: {'build ' + state if state else 'build state not recorded'}; 1 job, 1 passed"
+    )
+    assert summarise_buildkite(_build(job("unit", id="u"), state="passed"), SHA).ok
 
 
 def test_github_check_runs_count_success_and_failures_only() -> None:
@@ -175,3 +197,24 @@ def test_a_checkout_cannot_name_the_api_root_or_the_token(
     )
     code, _, err = run(["sop", "record", "ci"], capsys)
     assert code == 2 and f"unknown key '{key}' in [ci]" in err and TOKEN not in err
+
+
+def test_a_failed_build_is_recorded_failed_and_a_nested_answer_is_a_clear_error(
+    demo: Demo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeBuildkite()
+    build = agent_lost_build(1454, demo.head)
+    build["state"] = "failed"  # its trigger step failed; every script job passed
+    build["jobs"].append({"id": "t", "type": "trigger", "name": "publish", "state": "failed"})
+    fake.builds = [build]
+    with serve(fake) as url:
+        monkeypatch.setenv("VIMESYNC_BUILDKITE_API", url)
+        monkeypatch.setenv("BUILDKITE_API_TOKEN", TOKEN)
+        code, out, err = run(["sop", "record", "ci", "--json"], capsys)
+        assert code == 0, err
+        rec = json.loads(out)["record"]
+        assert (rec["state"], rec["passed"], rec["failed"], rec["ok"]) == ("failed", 49, 0, False)
+        assert rec["failing"] == ["publish (trigger step)"]
+        fake.raw = (200, {}, b'[{"number": 1, "jobs": [], "state": ' + b"[" * 900 + b"]" * 900 + b"}]")
+        code, _, err = run(["sop", "record", "ci"], capsys)
+        assert code == 2 and "nested too deeply" in err and "Traceback" not in err
