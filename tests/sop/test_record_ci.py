@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -218,3 +219,79 @@ def test_a_failed_build_is_recorded_failed_and_a_nested_answer_is_a_clear_error(
         fake.raw = (200, {}, b'[{"number": 1, "jobs": [], "state": ' + b"[" * 900 + b"]" * 900 + b"}]")
         code, _, err = run(["sop", "record", "ci"], capsys)
         assert code == 2 and "nested too deeply" in err and "Traceback" not in err
+
+
+@pytest.fixture
+def topped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Demo, str, str]:
+    """A demo whose [ci] config is committed (the evidence head), with a records-only commit on
+    top (the head): (demo, evidence head, head)."""
+    from tests.builders.gitrepo import commit_env
+    from vimesync import git
+
+    d = build_demo(tmp_path / "d")
+    monkeypatch.chdir(d.downstream)
+    cfg = d.downstream / "vimesync.toml"
+    cfg.write_text(cfg.read_text() + '\n[ci]\nbuildkite = "vime/vime"\n')
+    records = d.downstream / "sop/records"
+    records.mkdir(parents=True)
+    env = commit_env()
+    git.run(d.downstream, ["commit", "-qam", "ci: the Buildkite pipeline"], env=env)
+    bound = git.run(d.downstream, ["rev-parse", "HEAD"]).decode().strip()
+    name = next(iter(_sync_names(d)))
+    (records / f"{name}.toml").write_text(f"# Evidence of sync {name}\n")
+    git.run(d.downstream, ["add", "sop/records"], env=env)
+    git.run(d.downstream, ["commit", "-qm", "sop: records"], env=env)
+    head = git.run(d.downstream, ["rev-parse", "HEAD"]).decode().strip()
+    return d, bound, head
+
+
+def _sync_names(d: Demo) -> list[str]:
+    return [f"{d.base[:8]}..{d.tip[:8]}"]
+
+
+def test_the_build_of_a_records_only_commit_on_the_evidence_head_is_recorded(
+    topped: tuple[Demo, str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ci gate judges the final head, a records-only commit: its build is recorded for the
+    evidence head, found by default or by --build; a build of other code never is."""
+    d, bound, head = topped
+    fake = FakeBuildkite()
+    fake.builds = [
+        agent_lost_build(1454, head),
+        agent_lost_build(1445, bound),
+        agent_lost_build(1429, d.head),  # the code before the config commit: another evidence head
+        agent_lost_build(1400, "e" * 40),  # a commit this repository does not hold
+    ]
+    with serve(fake) as url:
+        monkeypatch.setenv("VIMESYNC_BUILDKITE_API", url)
+        monkeypatch.setenv("BUILDKITE_API_TOKEN", TOKEN)
+        code, out, err = run(["sop", "record", "ci", "--json"], capsys)
+        assert code == 0, err
+        doc = json.loads(out)
+        assert (doc["record"]["build"], doc["evidence_head"], doc["head"]) == ("1454", bound, head)
+        assert doc["notes"] == [
+            f"build #1454 ran on {head[:12]}, which adds only bookkeeping to the evidence head"
+            f" {bound[:12]}: recorded for {bound[:12]}"
+        ]
+        for number in (1454, 1445):
+            code, out, err = run(["sop", "record", "ci", "--build", str(number), "--json"], capsys)
+            assert code == 0 and json.loads(out)["record"]["build"] == str(number), err
+        code, _, err = run(["sop", "record", "ci", "--build", "1429"], capsys)
+        assert code == 2
+        assert (
+            f"build #1429 ran on {d.head[:12]}, whose evidence head is {d.head[:12]}, not {bound[:12]}" in err
+        )
+        code, _, err = run(["sop", "record", "ci", "--build", "1400"], capsys)
+        assert code == 2 and "ran on eeeeeeeeeeee, a commit this repository does not hold" in err
+        code, _, err = run(["sop", "record", "ci", "--build", "1"], capsys)
+        assert code == 2 and "vime/vime: there is no build #1" in err and " of commit " not in err
+        fake.builds = [agent_lost_build(1429, d.head)]
+        code, _, err = run(["sop", "record", "ci"], capsys)
+        assert code == 2
+        assert (
+            f"no build of the head {head[:12]} nor of the commits down to its evidence head {bound[:12]}"
+            in err
+        )
+        assert TOKEN not in err
+    table = tomllib.loads((d.downstream / f"sop/records/{_sync_names(d)[0]}.toml").read_text())["ci"]
+    assert sorted(table) == ["1445", "1454"] and list(table["1454"]) == [bound]
