@@ -22,4 +22,3 @@ def render_record(result: RecordResult) -> None:
     named = () if isinstance(r, PrecommitRecord) else ((r.name, "bold"), ": ")
     output.stdout.print(output.styled("recorded ", *named, f"{describe_record(r)} {at}"))
     output.stdout.print(output.styled(("  in ", "dim"), str(result.file)))
-    output.notes(result.notes)
