@@ -88,7 +88,8 @@ def test_promotion_is_refused_while_ci_is_pending_and_allowed_once_green(
     assert code == 1 and doc["ok"] is False and doc["promoted"] is False and doc["promotion"] is None
     assert [m.split(":")[0] for m in doc["missing"]] == ["ci", "images"]
     assert doc["missing"][0].startswith("ci: pending at ")
-    assert doc["missing"][1] == "images: recorded, but exact-head CI is not green (failed)"
+    # CI still running is pending, not failed (issue 29)
+    assert doc["missing"][1] == "images: recorded, but exact-head CI is not green (pending)"
     assert doc["gates"][2]["command"] == "vimesync ci --pr N"  # CI moves it now, not another record
     records = next((demo.downstream / "sop/records").iterdir())
     assert "promotions" not in records.read_text()

@@ -17,7 +17,7 @@ from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
 from vimesync.github import CheckRun
 from vimesync.safefs import tomllib
-from vimesync.sop.cirecords import ci_phrase, summarise_buildkite, summarise_checks
+from vimesync.sop.cirecords import CiRecord, ci_phrase, summarise_buildkite, summarise_checks
 
 SHA = "f" * 40
 
@@ -91,6 +91,32 @@ def test_a_build_not_passed_as_a_whole_is_no_pass(state: str) -> None:
         ci_phrase(rec) == f"#7: {'build ' + state if state else 'build state not recorded'}; 1 job, 1 passed"
     )
     assert summarise_buildkite(_build(job("unit", id="u"), state="passed"), SHA).ok
+
+
+def test_a_red_snapshot_at_the_evidence_head_fails_the_ci_gate_and_a_running_one_keeps_it_pending() -> None:
+    from vimesync.report.evidence import with_ci_records
+    from vimesync.sop.gates import gate
+    from vimesync.sop.results import Evidence, Results
+
+    def evidence(*recs: CiRecord) -> Evidence:
+        return Evidence("s", SHA, SHA, Results(ci=recs))
+
+    green = gate("ci", "held", f"green at {SHA[:8]}")
+    red = summarise_buildkite(_build(job("unit", id="u"), state="failed"), SHA)
+    running = summarise_buildkite(_build(job("unit", "running", None, id="u"), state="running"), SHA)
+    ok = summarise_buildkite(_build(job("unit", id="u")), SHA)
+    elsewhere = summarise_buildkite(_build(job("unit", id="u"), state="failed"), "e" * 40)
+    assert with_ci_records(green, evidence(ok, elsewhere)) == green  # green, and red at another head
+    failed = with_ci_records(green, evidence(ok, red))
+    assert (failed.state, failed.detail) == (
+        "failed",
+        "green at ffffffff; recorded at ffffffff: #7: build failed; 1 job, 1 passed",
+    )
+    pending = with_ci_records(green, evidence(running))
+    assert (pending.state, pending.ok) == ("pending", False)
+    assert with_ci_records(gate("ci", "not checked", "no token"), evidence(red)).state == "failed"
+    assert with_ci_records(gate("ci", "not checked", "no token"), evidence(ok)).state == "not checked"
+    assert with_ci_records(gate("ci", "off", "skipped"), evidence(red)).state == "off"
 
 
 def test_github_check_runs_count_success_and_failures_only() -> None:
@@ -216,6 +242,15 @@ def test_a_failed_build_is_recorded_failed_and_a_nested_answer_is_a_clear_error(
         rec = json.loads(out)["record"]
         assert (rec["state"], rec["passed"], rec["failed"], rec["ok"]) == ("failed", 49, 0, False)
         assert rec["failing"] == ["publish (trigger step)"]
+        code, out, _ = run(["report", "--baseline", demo.baseline, "--skip-gate", "tests", "--json"], capsys)
+        (ci,) = [g for g in json.loads(out)["gates"] if g["name"] == "ci"]
+        assert (
+            code == 1 and ci["state"] == "failed"
+        )  # a red snapshot at the evidence head: never beside green
+        assert ci["detail"].endswith(
+            f"; recorded at {demo.head[:8]}: #1454: build failed; 49 jobs, 49 passed;"
+            " one agent-lost job passed on an unchanged retry"
+        )
         fake.raw = (200, {}, b'[{"number": 1, "jobs": [], "state": ' + b"[" * 900 + b"]" * 900 + b"}]")
         code, _, err = run(["sop", "record", "ci"], capsys)
         assert code == 2 and "nested too deeply" in err and "Traceback" not in err

@@ -5,6 +5,8 @@
     - amd64: `aosheninferact/vime@sha256:d2d60d7a…`
     - arm64: no candidate image built or validated at f32a36f1; blocked: no approved ARM64 host.
 
+    Images: **blocked** — arm64: no approved ARM64 host.
+
     `vllm/vime:latest` remains unchanged.
 
 Every reason and reference comes from a file a pull request can edit: escaped here."""
@@ -36,6 +38,10 @@ def render_images(e: ImageEvidence) -> list[str]:
         if i > 0:
             why += f" (follows {escape(e.architectures[0])} at the same head)"
         out.append(f"- {escape(arch)}: {why}")
+    blocked = [r for r in (e.at_head(a) for a in e.architectures) if r is not None and r.is_blocked]
+    if blocked:  # its own state, named: never read as done
+        reasons = "; ".join(f"{escape(r.arch)}: {escape(r.blocked)}" for r in blocked)
+        out += ["", f"Images: **blocked** — {reasons}."]
     promotions = [_promotion_line(e, ref) for ref in e.floating]
     return out + (["", *promotions] if promotions else [])
 
