@@ -47,8 +47,12 @@ def render_images(e: ImageEvidence) -> list[str]:
 
 
 def _promotion_line(e: ImageEvidence, ref: str) -> str:
-    """``vllm/vime:latest`` moves to ``sha256:…`` (promoted at this head) or remains unchanged."""
+    """``vllm/vime:latest`` moved to ``sha256:…`` (read in the registry), is to be moved to it
+    (promoted at this head, the tag not read), or remains unchanged: a move never read is
+    never claimed."""
     p = e.promoted(ref)
     if p is None:
         return f"{code(ref)} remains unchanged."
-    return f"{code(ref)} moves to {code(p.digest)}."
+    if p.verified:
+        return f"{code(ref)} moved to {code(p.digest)} (verified in {code(p.verified)})."
+    return f"{code(ref)} to be moved to {code(p.digest)} (recorded, not verified)."

@@ -81,6 +81,9 @@ class Promotion:
     sha: str
     images: tuple[tuple[str, str], ...] = ()  # (arch, digest)
     promoted_at: str = ""
+    # The registry (host[:port]) ``sop promote --verify`` read the tag from, naming ``digest``:
+    # the move is then verified, not only recorded ("" : recorded, the tag not read there).
+    verified: str = ""
 
 
 @dataclass(frozen=True)
