@@ -374,13 +374,9 @@ MAX_DEPTH = 64  # JSON nesting: GitHub, Buildkite and registry answers nest unde
 
 
 def decode_json(body: bytes | str, *, max_objects: int, max_depth: int = MAX_DEPTH) -> Any:
-    """``body`` as JSON: at most ``max_objects`` objects (bytes are capped, but 32 MiB of tiny
-    objects parse into gigabytes of dicts; a "{" in a string counts too) and at most
-    ``max_depth`` levels of arrays and objects. :class:`BadJson` otherwise.
-
-    The bound is ours, not the interpreter's: json's C scanner stops at the recursion limit
-    left to it, which depends on how deep the caller already is, and an answer parsed just under
-    it would be handed to code that recurses on it (a RecursionError there, a traceback)."""
+    """``body`` as JSON: at most ``max_objects`` objects (32 MiB of tiny objects parse into
+    gigabytes of dicts; a "{" in a string counts too) and ``max_depth`` levels (ours: json's
+    scanner stops only at the recursion limit left to the caller). :class:`BadJson` otherwise."""
     brace: Any = b"{" if isinstance(body, bytes) else "{"
     if body.count(brace) > max_objects:
         raise BadJson("objects", max_objects)
@@ -390,22 +386,11 @@ def decode_json(body: bytes | str, *, max_objects: int, max_depth: int = MAX_DEP
         raise BadJson("depth", max_depth) from None
     except ValueError:
         raise BadJson("syntax") from None
-    if _deeper_than(data, max_depth):
-        raise BadJson("depth", max_depth)
+    level, depth = ([data] if isinstance(data, (dict, list)) else []), 0
+    while level:  # one level of containers at a time: linear, no recursion of our own
+        depth += 1
+        if depth > max_depth:
+            raise BadJson("depth", max_depth)
+        children = (c for v in level for c in (v.values() if isinstance(v, dict) else v))
+        level = [c for c in children if isinstance(c, (dict, list))]
     return data
-
-
-def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether parsed JSON nests deeper than ``limit`` levels (iterative and linear: no
-    recursion of our own on a stranger's nesting)."""
-    if not isinstance(value, (dict, list)):
-        return False
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        for child in item.values() if isinstance(item, dict) else item:
-            if isinstance(child, (dict, list)):
-                if depth >= limit:
-                    return True
-                stack.append((child, depth + 1))
-    return False
