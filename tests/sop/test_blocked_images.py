@@ -103,6 +103,13 @@ def test_bad_blocked_records_are_refused(demo: Demo, capsys, args: list[str], ne
         (f'blocked = "{"x" * 300}"', "blocked must be one line of at most 200"),
         ("blocked = 3", "blocked must be one line"),
         (f'blocked = "x"\ndigest = "{A}"', "holds a digest or is blocked, not both"),
+        (f'digest = "{A}"\nverified = "a b"', "verified must name a registry (host[:port]) of an image"),
+        (f'digest = "{A}"\nverified = "ghcr.io\\u001b[2J"', "verified must name a registry"),
+        (f'digest = "{A}"\nverified = 1', "verified must name a registry"),
+        (
+            'blocked = "no host"\nverified = "ghcr.io"',
+            "verified must name a registry (host[:port]) of an image",
+        ),
     ],
 )
 def test_a_hostile_blocked_record_is_refused_when_read(demo: Demo, capsys, value: str, needle: str) -> None:

@@ -51,7 +51,16 @@ def test_the_right_digest_and_revision_pass(demo: Demo, registry: Registry, caps
     code, out, _ = _record(capsys, f"{registry.host}/vime:sync-ok", digest, "--json")
     doc = json.loads(out)
     assert code == 0 and doc["verified"] is True and doc["recorded"] is True, doc
-    assert (demo.downstream / "sop/records").exists()
+    (file,) = (demo.downstream / "sop/records").iterdir()
+    assert f'verified = "{registry.host}"' in file.read_text()
+    md = run(capsys, "report", "--baseline", demo.baseline, "--skip-gate", "ci", "--skip-gate", "tests")[1]
+    line = f"- amd64: `{registry.host}/vime:sync-ok@{digest}` (verified in `{registry.host}`)"
+    assert line in md, md
+    # Recorded again without --verify: typed only, and said so (the claim is not kept).
+    assert run(capsys, "sop", "record", "image", "--arch", "amd64", "--digest", digest)[0] == 0
+    assert "verified" not in file.read_text()
+    md = run(capsys, "report", "--baseline", demo.baseline, "--skip-gate", "ci", "--skip-gate", "tests")[1]
+    assert f"- amd64: `{digest}` (recorded, not verified)" in md
 
 
 def test_a_wrong_digest_is_refused_and_nothing_is_written(demo: Demo, registry: Registry, capsys) -> None:

@@ -2,7 +2,7 @@
 
     Container images of f32a36f1 (`sop/records/4c193f1f..8c17b676.toml`):
 
-    - amd64: `aosheninferact/vime@sha256:d2d60d7a…`
+    - amd64: `aosheninferact/vime@sha256:d2d60d7a…` (verified in `registry-1.docker.io`)
     - arm64: no candidate image built or validated at f32a36f1; blocked: no approved ARM64 host.
 
     Images: **blocked** — arm64: no approved ARM64 host.
@@ -31,7 +31,8 @@ def render_images(e: ImageEvidence) -> list[str]:
             continue
         if rec is not None:
             name = f"{rec.ref}@{rec.digest}" if rec.ref and "@" not in rec.ref else rec.ref or rec.digest
-            out.append(f"- {escape(arch)}: {code(name)}")
+            how = f"verified in {code(rec.verified)}" if rec.verified else "recorded, not verified"
+            out.append(f"- {escape(arch)}: {code(name)} ({how})")
             continue
         older = next((r for r in e.records if r.arch == arch), None)
         why = f"recorded at {rev(older.sha[:8])}, not this head" if older else "not recorded"

@@ -24,6 +24,7 @@ from vimesync.errors import ConfigError
 from vimesync.sop.records import (
     DIGEST,
     IMAGE_REF,
+    REGISTRY,
     SHA,
     ImageEvidence,
     Promotion,
@@ -34,7 +35,6 @@ from vimesync.sop.records import (
 )
 
 MAX_PROMOTIONS = 32
-REGISTRY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?")  # host[:port]
 _ARCH_KEY = r"[a-z0-9_]{1,32}"
 
 
