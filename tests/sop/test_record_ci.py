@@ -117,6 +117,8 @@ def test_a_red_snapshot_at_the_evidence_head_fails_the_ci_gate_and_a_running_one
     assert with_ci_records(gate("ci", "not checked", "no token"), evidence(red)).state == "failed"
     assert with_ci_records(gate("ci", "not checked", "no token"), evidence(ok)).state == "not checked"
     assert with_ci_records(gate("ci", "off", "skipped"), evidence(red)).state == "off"
+    empty = summarise_checks([], SHA)  # nothing ran, nothing failed: no evidence either way
+    assert with_ci_records(gate("ci", "not checked", "no token"), evidence(empty)).state == "not checked"
 
 
 def test_github_check_runs_count_success_and_failures_only() -> None:

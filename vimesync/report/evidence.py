@@ -103,7 +103,10 @@ def with_ci_records(ci: Gate, evidence: Evidence | None) -> Gate:
     in it: one that is red (a failed job, a failed or canceled build, nothing run) fails the
     gate, one still running keeps it from holding (pending), whatever the exact-head CI says:
     red is never masked by green. A green snapshot does not stand in for exact-head CI."""
-    red = [c for c in evidence.ci if not c.ok] if evidence is not None else []
+    # A snapshot in which nothing ran and no build failed says nothing either way: left out.
+    red = (
+        [c for c in evidence.ci if not c.ok and (c.failed or c.pending or c.build_failed)] if evidence else []
+    )
     if not red or ci.state == "off":
         return ci
     failed = [c for c in red if _red(c)]
@@ -120,7 +123,7 @@ _STILL_RUNNING = frozenset({"running", "scheduled", "creating", "blocked"})  # B
 
 def _red(c: CiRecord) -> bool:
     """A snapshot that failed, as against one taken while its build still ran."""
-    if c.failed or c.passed + c.pending == 0:
+    if c.failed:
         return True
     if c.source == "buildkite":
         return c.state not in _STILL_RUNNING and not (c.state == "" and c.pending)
