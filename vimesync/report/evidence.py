@@ -111,7 +111,7 @@ def with_ci_records(ci: Gate, evidence: Evidence | None) -> Gate:
         return ci
     failed = [c for c in red if _red(c)]
     shown = "; ".join(ci_phrase(c) for c in (failed or red)[:3])
-    detail = f"{ci.detail}; recorded at {red[0].sha[:8]}: {shown}"
+    detail = f"{ci.detail.rstrip('.')}; recorded at {red[0].sha[:8]}: {shown}"
     if failed or ci.state == "failed":
         return Gate("ci", "failed", detail, ci.command or RECORD_CI)
     return Gate("ci", "pending", detail, ci.command or RECORD_CI)
