@@ -136,3 +136,18 @@ def test_markdown_in_a_reason_is_escaped_in_the_report(demo: Demo, capsys) -> No
     assert "see <img src=x> [link](http://e)" in " ".join(
         out.split()
     )  # the terminal shows it as text (rich markup escaped)
+
+
+def test_a_sync_done_with_a_blocked_gate_says_so_on_its_last_line(capsys) -> None:
+    """``sync`` ends "done: every gate holds" only when none is blocked."""
+    from vimesync.app.result import Kind
+    from vimesync.app.syncresult import Step, SyncResult
+    from vimesync.cli.render.sync import render_sync
+
+    figure = f"all gates hold but images: blocked — arm64: {WHY}"
+    steps = (Step("status", Kind.STATUS, True, 0, figure), Step("report", Kind.REPORT, True, 0, "written"))
+    render_sync(SyncResult(steps=steps, report="sync.md"))
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"done: {figure}; the report is in sync.md" in out and "every gate holds" not in out
+    render_sync(SyncResult(steps=(Step("status", Kind.STATUS, True, 0, "every gate holds"),), report="s.md"))
+    assert "done: every gate holds; the report is in s.md" in " ".join(capsys.readouterr().out.split())
