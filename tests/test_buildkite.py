@@ -55,6 +55,13 @@ def test_pages_are_followed_and_capped() -> None:
         (200, b'[{"number": 1, "jobs": {}}]', "without a number or a list of jobs"),
         (200, b'[{"number": 1, "jobs": [3]}]', "jobs as objects"),
         (200, b"[" + b"{}," * 100_001 + b"{}]", "JSON objects"),
+        pytest.param(
+            200,
+            b'[{"number": 1, "jobs": [], "state": ' + b"[" * 900 + b"]" * 900 + b"}]",
+            "nested too deeply",
+            id="nested-900",
+        ),
+        pytest.param(200, b"[" * 100_000 + b"]" * 100_000, "nested too deeply", id="nested-100000"),
         (401, b"{}", "BUILDKITE_API_TOKEN was refused"),
         (500, b"{}", "HTTP 500"),
     ],
@@ -132,3 +139,28 @@ def test_the_api_root_is_the_host_and_any_path_below_it() -> None:
         env = {"VIMESYNC_BUILDKITE_API": url + "/proxy/", "BUILDKITE_API_TOKEN": TOKEN}
         assert buildkite.builds_of_commit("vime/vime", SHA, Settings.of(env).buildkite) == []
     assert fake.requests[0][0] == "/proxy/v2/organizations/vime/pipelines/vime/builds"
+
+
+@pytest.mark.parametrize(
+    "status, body, needle",
+    [
+        (200, b"[]", "builds as objects"),
+        (200, b'{"number": 8, "jobs": []}', "the answer is another build"),
+        (200, b'{"number": 7, "jobs": "x"}', "without a number or a list of jobs"),
+        (200, b'{"number": 7, "jobs": [], "x": ' + b"[" * 80 + b"]" * 80 + b"}", "nested too deeply"),
+        (500, b"{}", "HTTP 500"),
+    ],
+)
+def test_a_build_by_number_is_that_build_or_none(status: int, body: bytes, needle: str) -> None:
+    fake = FakeBuildkite()
+    fake.builds = [agent_lost_build(7, SHA)]
+    settings_of = BuildkiteSettings
+    with serve(fake) as url:
+        build = buildkite.build_by_number("vime/vime", 7, settings_of(token=TOKEN, api=url))
+        assert build is not None and (build.number, build.commit, build.state) == (7, SHA, "passed")
+        assert buildkite.build_by_number("vime/vime", 8, settings_of(token=TOKEN, api=url)) is None
+        assert fake.requests[0][0] == "/v2/organizations/vime/pipelines/vime/builds/7"
+        fake.raw = (status, {}, body)
+        with pytest.raises(BuildkiteError, match=needle) as exc:
+            buildkite.build_by_number("vime/vime", 7, settings_of(token=TOKEN, api=url))
+        assert TOKEN not in str(exc.value)

@@ -218,6 +218,20 @@ def test_json_is_decoded_within_bounds(body: bytes, why: str) -> None:
     assert decode_json(b'[{"a": [1]}]', max_objects=10) == [{"a": [1]}]
 
 
+@pytest.mark.parametrize("depth", [65, 900, 990])
+def test_json_nesting_is_bounded_by_our_limit_not_the_callers_stack(depth: int) -> None:
+    """Under the interpreter's limit json's scanner parses 990 levels, and whoever walks the
+    answer afterwards recursed into a RecursionError: the layer refuses past 64, at any stack
+    depth of its caller, arrays and objects alike."""
+    arrays = b"[" * depth + b"]" * depth
+    objects = b'{"a":' * depth + b"1" + b"}" * depth
+    for body in (arrays, objects, b'[{"jobs": ' + arrays + b"}]"):
+        with pytest.raises(BadJson) as exc:
+            decode_json(body, max_objects=10_000)
+        assert exc.value.why == "depth" and str(exc.value) == "an answer nested too deeply"
+    assert decode_json(b"[" * 64 + b"]" * 64, max_objects=10) is not None  # 64 levels are fine
+
+
 # --- the three clients, through the one layer ---------------------------------------------------
 
 SHA = "f" * 40

@@ -1,5 +1,6 @@
-"""THE Buildkite choke point: the builds of one commit, read from Buildkite's REST API
-(``GET /v2/organizations/{org}/pipelines/{pipeline}/builds?commit=SHA``) through the one bounded
+"""THE Buildkite choke point: the builds of one commit, or one build by its number, read from
+Buildkite's REST API (``GET /v2/organizations/{org}/pipelines/{pipeline}/builds?commit=SHA``,
+``.../builds/{number}``) through the one bounded
 HTTP layer (:mod:`vimesync.transport`; one channel per listing, nothing cached):
 
 - the token and the API root are passed in (:class:`vimesync.settings.BuildkiteSettings`:
@@ -81,11 +82,9 @@ def check_pipeline(value: str, where: str) -> tuple[str, str]:
     return org, pipeline
 
 
-def builds_of_commit(pipeline: str, sha: str, settings: BuildkiteSettings) -> list[Build]:
-    """Every build of ``pipeline`` (``org/pipeline``) for exactly the commit ``sha``, newest first."""
+def _channel(pipeline: str, settings: BuildkiteSettings) -> tuple[Channel, str]:
+    """A channel to the API root and the path of ``pipeline``'s builds."""
     org, name = check_pipeline(pipeline, "[ci] buildkite")
-    if not _SHA.fullmatch(sha):
-        raise BuildkiteError(f"{sha[:44]!r} is not a full commit sha")
     if not settings.token:
         raise BuildkiteError(f"{TOKEN_ENV} is not set: Buildkite is not asked")
     path = f"/v2/organizations/{quote(org)}/pipelines/{quote(name)}/builds"
@@ -94,6 +93,33 @@ def builds_of_commit(pipeline: str, sha: str, settings: BuildkiteSettings) -> li
         channel = Channel(settings.api, limits=limits, headers={"Authorization": f"Bearer {settings.token}"})
     except BadAddress:
         raise BuildkiteError("VIMESYNC_BUILDKITE_API must be an http(s) URL") from None
+    return channel, path
+
+
+def build_by_number(pipeline: str, number: int, settings: BuildkiteSettings) -> Build | None:
+    """Build ``number`` of ``pipeline`` (``GET .../builds/{number}``; None: no such build)."""
+    if not 0 <= number < 10**9:
+        raise BuildkiteError(f"build #{number}: expected a build number")
+    channel, path = _channel(pipeline, settings)
+    deadline = time.monotonic() + settings.deadline
+    try:
+        data = _get(channel, f"{path}/{number}", "", deadline, settings.deadline, missing_ok=True)
+    finally:
+        channel.close()
+    if data is None:
+        return None
+    build = _build(data, f"{path}/{number}")
+    if build.number != number:
+        raise BuildkiteError(f"GET {path}/{number}: the answer is another build")
+    return build
+
+
+def builds_of_commit(pipeline: str, sha: str, settings: BuildkiteSettings) -> list[Build]:
+    """Every build of ``pipeline`` (``org/pipeline``) for exactly the commit ``sha``, newest first."""
+    check_pipeline(pipeline, "[ci] buildkite")
+    if not _SHA.fullmatch(sha):
+        raise BuildkiteError(f"{sha[:44]!r} is not a full commit sha")
+    channel, path = _channel(pipeline, settings)
     builds: list[Build] = []
     deadline = time.monotonic() + settings.deadline
     try:
@@ -110,11 +136,14 @@ def builds_of_commit(pipeline: str, sha: str, settings: BuildkiteSettings) -> li
     raise BuildkiteError(f"GET {path}: more than {MAX_PAGES} pages of builds for one commit")
 
 
-def _get(channel: Channel, endpoint: str, query: str, deadline: float, seconds: float) -> Any:
+def _get(
+    channel: Channel, endpoint: str, query: str, deadline: float, seconds: float, *, missing_ok: bool = False
+) -> Any:
+    """The JSON answer to ``GET endpoint?query`` (None for a 404 when ``missing_ok``)."""
     try:
         answer = channel.exchange(
             "GET",
-            f"{channel.prefix}{endpoint}?{query}",
+            f"{channel.prefix}{endpoint}" + (f"?{query}" if query else ""),
             deadline=deadline,
             headers={"Accept": "application/json"},
         )
@@ -128,6 +157,8 @@ def _get(channel: Channel, endpoint: str, query: str, deadline: float, seconds: 
             f"GET {endpoint}: HTTP {status}: {TOKEN_ENV} was refused",
             hint="the token needs the read_builds scope for this organization",
         )
+    if status == 404 and missing_ok:
+        return None
     if status >= 400:
         raise BuildkiteError(f"GET {endpoint}: HTTP {status}")
     try:

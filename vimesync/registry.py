@@ -219,6 +219,17 @@ def _revision(config: dict[str, Any], where: str) -> str:
     return value
 
 
+def tag_digest(registry: str, repository: str, tag: str, *, settings: RegistrySettings) -> str:
+    """The digest ``tag`` names in the registry now (``HEAD /v2/<name>/manifests/<tag>``):
+    what a promotion checks before it says a floating tag moved. :class:`Mismatch` when the
+    registry has no such tag, :class:`RegistryError` when it cannot say."""
+    client = _Client(registry, repository, settings)
+    try:
+        return client.head_manifest(tag)
+    finally:
+        client.close()
+
+
 def verify_image(
     registry: str,
     repository: str,

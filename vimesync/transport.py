@@ -15,7 +15,8 @@ A server is not trusted to end anything, so every exchange has:
 - errors (:class:`TransportError`) in our words only: never a header we sent (the token), never
   a byte the server sent (an exception's text may quote a bad status line), only the kind of
   failure;
-- :func:`decode_json`: an answer decoded within bounds (JSON objects counted, nesting bounded).
+- :func:`decode_json`: an answer decoded within bounds (JSON objects counted, nesting bounded to
+  :data:`MAX_DEPTH` levels, whatever the caller's own stack depth).
 
 The transport is ``requests`` (urllib3 below it): PyGithub uses it already, it keeps a connection
 alive across pages, verifies TLS with its own certificate bundle and decodes gzip as it streams.
@@ -110,6 +111,7 @@ class BadJson(TransportError):
         }[why]
         super().__init__(text)
         self.why = why
+        self.limit = limit
 
 
 def size_text(limit: int) -> str:
@@ -368,16 +370,27 @@ def cause_of(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def decode_json(body: bytes | str, *, max_objects: int) -> Any:
-    """``body`` as JSON: at most ``max_objects`` objects (bytes are capped, but 32 MiB of tiny
-    objects parse into gigabytes of dicts; a "{" in a string counts too) and no deeper than the
-    parser's recursion bound. :class:`BadJson` otherwise."""
+MAX_DEPTH = 64  # JSON nesting: GitHub, Buildkite and registry answers nest under 10 levels
+
+
+def decode_json(body: bytes | str, *, max_objects: int, max_depth: int = MAX_DEPTH) -> Any:
+    """``body`` as JSON: at most ``max_objects`` objects (32 MiB of tiny objects parse into
+    gigabytes of dicts; a "{" in a string counts too) and ``max_depth`` levels (ours: json's
+    scanner stops only at the recursion limit left to the caller). :class:`BadJson` otherwise."""
     brace: Any = b"{" if isinstance(body, bytes) else "{"
     if body.count(brace) > max_objects:
         raise BadJson("objects", max_objects)
     try:
-        return json.loads(body)
+        data = json.loads(body)
     except RecursionError:  # a bomb of nested arrays: no object to count, still too deep
-        raise BadJson("depth") from None
+        raise BadJson("depth", max_depth) from None
     except ValueError:
         raise BadJson("syntax") from None
+    level, depth = ([data] if isinstance(data, (dict, list)) else []), 0
+    while level:  # one level of containers at a time: linear, no recursion of our own
+        depth += 1
+        if depth > max_depth:
+            raise BadJson("depth", max_depth)
+        children = (c for v in level for c in (v.values() if isinstance(v, dict) else v))
+        level = [c for c in children if isinstance(c, (dict, list))]
+    return data

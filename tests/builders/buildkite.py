@@ -1,5 +1,6 @@
 """A loopback server speaking Buildkite's REST API for builds of a commit
-(``GET /v2/organizations/{org}/pipelines/{pipeline}/builds?commit=SHA``, the documented shape:
+(``GET /v2/organizations/{org}/pipelines/{pipeline}/builds?commit=SHA`` and ``.../builds/{number}``,
+the documented shape:
 https://buildkite.com/docs/apis/rest-api/builds), or whatever raw answer a test hands it."""
 
 from __future__ import annotations
@@ -53,6 +54,12 @@ class FakeBuildkite:
     def answer(self, path: str, query: dict[str, list[str]]) -> tuple[int, dict[str, str], bytes]:
         if self.raw is not None:
             return self.raw
+        number = path.rsplit("/builds/", 1)[1] if "/builds/" in path else ""
+        if number:  # GET .../builds/{number}
+            found = [b for b in self.builds if str(b.get("number")) == number]
+            if not found:
+                return 404, {"Content-Type": "application/json"}, b'{"message": "No build found"}'
+            return 200, {"Content-Type": "application/json"}, json.dumps(found[0]).encode()
         commit = query.get("commit", [""])[0]
         page = int(query.get("page", ["1"])[0])
         per = int(query.get("per_page", ["30"])[0])

@@ -67,7 +67,8 @@ def test_report_exits_0_only_with_green_ci_at_the_head(
         "(still running `buildkite/vime #1454`)" in md
     )
     assert (
-        "- ✗ **ci**: failed — pending at" in md and "- – **audit**: off — switched off with --skip-gate" in md
+        "- ⏳ **ci**: pending — pending at" in md
+        and "- – **audit**: off — switched off with --skip-gate" in md
     )
     github.statuses[demo.head][0]["state"] = "success"
     code, md, _ = run([*args, "--format", "json"], capsys)

@@ -88,7 +88,8 @@ def test_promotion_is_refused_while_ci_is_pending_and_allowed_once_green(
     assert code == 1 and doc["ok"] is False and doc["promoted"] is False and doc["promotion"] is None
     assert [m.split(":")[0] for m in doc["missing"]] == ["ci", "images"]
     assert doc["missing"][0].startswith("ci: pending at ")
-    assert doc["missing"][1] == "images: recorded, but exact-head CI is not green (failed)"
+    # CI still running is pending, not failed (issue 29)
+    assert doc["missing"][1] == "images: recorded, but exact-head CI is not green (pending)"
     assert doc["gates"][2]["command"] == "vimesync ci --pr N"  # CI moves it now, not another record
     records = next((demo.downstream / "sop/records").iterdir())
     assert "promotions" not in records.read_text()
@@ -106,7 +107,8 @@ def test_promotion_is_refused_while_ci_is_pending_and_allowed_once_green(
     assert (p["ref"], p["digest"], p["sha"], p["images"]) == (LATEST, A, demo.head, {"amd64": A})
     assert f'[promotions."{LATEST}"]' in records.read_text() and p["promoted_at"] in records.read_text()
     code, md, _ = run(capsys, "report", "--baseline", demo.baseline, "--ci-repo", "vime-org/vime")
-    assert f"`{LATEST}` moves to `{A}`." in md
+    # No registry was read: the move is recorded, never claimed (issue 29).
+    assert f"`{LATEST}` to be moved to `{A}` (recorded, not verified)." in md and "moves to" not in md
     code, out, _ = run(capsys, "report", "--baseline", demo.baseline, "--ci-repo", "vime-org/vime", "--json")
     assert json.loads(out)["images"]["floating"][0]["moves_to"] == A
     # CI turning red later does not rewrite history, but a new promotion is refused.
@@ -172,6 +174,13 @@ def test_a_bad_promote_ref_is_bad_input(demo: Demo, capsys, ref: str, needle: st
             "images must map",
         ),
         ('[promotions."bad\\u001b[2J"]\n', "expected an image reference"),
+        *(
+            (
+                f'[promotions."{LATEST}"]\ndigest = "{A}"\nsha = "{"a" * 40}"\nverified = {v}\n',
+                "verified must name",
+            )
+            for v in ('"ghcr.io/\\u001b[2J"', '"a b"', "true", '"x:99999999"', '"' + "h" * 300 + '"')
+        ),
         ("promotions = 3\n", "[promotions] must be a table"),
     ],
 )
@@ -249,5 +258,6 @@ def test_a_promotion_counts_only_with_the_images_recorded_at_the_head(
     file.write_text(file.read_text() + "\n" + table)
     code, md, err = run(capsys, "report", "--baseline", demo.baseline, "--skip-gate", "ci")
     assert "Traceback" not in err
-    line = f"`{LATEST}` moves to `{INDEX}`." if moves else f"`{LATEST}` remains unchanged."
+    line = f"`{LATEST}` to be moved to `{INDEX}` (recorded, not verified)."
+    line = line if moves else f"`{LATEST}` remains unchanged."
     assert line in md, md

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -16,15 +17,15 @@ from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
 from vimesync.github import CheckRun
 from vimesync.safefs import tomllib
-from vimesync.sop.cirecords import ci_phrase, summarise_buildkite, summarise_checks
+from vimesync.sop.cirecords import CiRecord, ci_phrase, summarise_buildkite, summarise_checks
 
 SHA = "f" * 40
 
 
-def _build(*jobs: dict) -> Build:
+def _build(*jobs: dict, state: str = "passed") -> Build:
     return Build(
         number=7,
-        state="failed",
+        state=state,
         commit=SHA,
         url="",
         jobs=tuple(
@@ -60,14 +61,64 @@ def test_a_test_failure_retried_green_is_called_flaky_and_a_lost_job_left_red_fa
             job("gpu \x1b[2J\u202e", "failed", -1, id="g"),
             job("lint", "running", None, id="l"),
             job("docs", "skipped", None, id="d"),
+            state="failed",
         ),
         SHA,
     )
     assert (rec.passed, rec.failed, rec.pending, rec.retried_failures, rec.ok) == (1, 1, 1, 1, False)
     assert rec.failing == ("gpu ?[2J? (agent lost)",)
     assert ci_phrase(rec) == (
-        "#7: 3 jobs, 1 passed, 1 failed, 1 pending; one job failed a test, then passed on a retry (flaky)"
+        "#7: build failed; 3 jobs, 1 passed, 1 failed, 1 pending;"
+        " one job failed a test, then passed on a retry (flaky)"
     )
+
+
+def test_a_failed_build_whose_script_jobs_all_passed_is_failed() -> None:
+    """A trigger step that failed makes the build "failed" though every script job passed: the
+    build's own state decides, and the trigger step is named."""
+    trigger = job("deploy docs", "failed", None, id="t", type="trigger")
+    rec = summarise_buildkite(_build(job("unit", id="u"), job("lint", id="l"), trigger, state="failed"), SHA)
+    assert (rec.passed, rec.failed, rec.pending, rec.state, rec.ok) == (2, 0, 0, "failed", False)
+    assert rec.failing == ("deploy docs (trigger step)",)
+    assert ci_phrase(rec) == "#7: build failed; 2 jobs, 2 passed"
+
+
+@pytest.mark.parametrize("state", ["canceled", "canceling", "running", "scheduled", "blocked", "failing", ""])
+def test_a_build_not_passed_as_a_whole_is_no_pass(state: str) -> None:
+    rec = summarise_buildkite(_build(job("unit", id="u"), state=state), SHA)
+    assert rec.passed == 1 and not rec.ok
+    assert (
+        ci_phrase(rec) == f"#7: {'build ' + state if state else 'build state not recorded'}; 1 job, 1 passed"
+    )
+    assert summarise_buildkite(_build(job("unit", id="u"), state="passed"), SHA).ok
+
+
+def test_a_red_snapshot_at_the_evidence_head_fails_the_ci_gate_and_a_running_one_keeps_it_pending() -> None:
+    from vimesync.report.evidence import with_ci_records
+    from vimesync.sop.gates import gate
+    from vimesync.sop.results import Evidence, Results
+
+    def evidence(*recs: CiRecord) -> Evidence:
+        return Evidence("s", SHA, SHA, Results(ci=recs))
+
+    green = gate("ci", "held", f"green at {SHA[:8]}")
+    red = summarise_buildkite(_build(job("unit", id="u"), state="failed"), SHA)
+    running = summarise_buildkite(_build(job("unit", "running", None, id="u"), state="running"), SHA)
+    ok = summarise_buildkite(_build(job("unit", id="u")), SHA)
+    elsewhere = summarise_buildkite(_build(job("unit", id="u"), state="failed"), "e" * 40)
+    assert with_ci_records(green, evidence(ok, elsewhere)) == green  # green, and red at another head
+    failed = with_ci_records(green, evidence(ok, red))
+    assert (failed.state, failed.detail) == (
+        "failed",
+        "green at ffffffff; recorded at ffffffff: #7: build failed; 1 job, 1 passed",
+    )
+    pending = with_ci_records(green, evidence(running))
+    assert (pending.state, pending.ok) == ("pending", False)
+    assert with_ci_records(gate("ci", "not checked", "no token"), evidence(red)).state == "failed"
+    assert with_ci_records(gate("ci", "not checked", "no token"), evidence(ok)).state == "not checked"
+    assert with_ci_records(gate("ci", "off", "skipped"), evidence(red)).state == "off"
+    empty = summarise_checks([], SHA)  # nothing ran, nothing failed: no evidence either way
+    assert with_ci_records(gate("ci", "not checked", "no token"), evidence(empty)).state == "not checked"
 
 
 def test_github_check_runs_count_success_and_failures_only() -> None:
@@ -175,3 +226,109 @@ def test_a_checkout_cannot_name_the_api_root_or_the_token(
     )
     code, _, err = run(["sop", "record", "ci"], capsys)
     assert code == 2 and f"unknown key '{key}' in [ci]" in err and TOKEN not in err
+
+
+def test_a_failed_build_is_recorded_failed_and_a_nested_answer_is_a_clear_error(
+    demo: Demo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeBuildkite()
+    build = agent_lost_build(1454, demo.head)
+    build["state"] = "failed"  # its trigger step failed; every script job passed
+    build["jobs"].append({"id": "t", "type": "trigger", "name": "publish", "state": "failed"})
+    fake.builds = [build]
+    with serve(fake) as url:
+        monkeypatch.setenv("VIMESYNC_BUILDKITE_API", url)
+        monkeypatch.setenv("BUILDKITE_API_TOKEN", TOKEN)
+        code, out, err = run(["sop", "record", "ci", "--json"], capsys)
+        assert code == 0, err
+        rec = json.loads(out)["record"]
+        assert (rec["state"], rec["passed"], rec["failed"], rec["ok"]) == ("failed", 49, 0, False)
+        assert rec["failing"] == ["publish (trigger step)"]
+        code, out, _ = run(["report", "--baseline", demo.baseline, "--skip-gate", "tests", "--json"], capsys)
+        (ci,) = [g for g in json.loads(out)["gates"] if g["name"] == "ci"]
+        assert (
+            code == 1 and ci["state"] == "failed"
+        )  # a red snapshot at the evidence head: never beside green
+        assert ci["detail"].endswith(
+            f"; recorded at {demo.head[:8]}: #1454: build failed; 49 jobs, 49 passed;"
+            " one agent-lost job passed on an unchanged retry"
+        )
+        fake.raw = (200, {}, b'[{"number": 1, "jobs": [], "state": ' + b"[" * 900 + b"]" * 900 + b"}]")
+        code, _, err = run(["sop", "record", "ci"], capsys)
+        assert code == 2 and "nested too deeply" in err and "Traceback" not in err
+
+
+@pytest.fixture
+def topped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Demo, str, str]:
+    """A demo whose [ci] config is committed (the evidence head), with a records-only commit on
+    top (the head): (demo, evidence head, head)."""
+    from tests.builders.gitrepo import commit_env
+    from vimesync import git
+
+    d = build_demo(tmp_path / "d")
+    monkeypatch.chdir(d.downstream)
+    cfg = d.downstream / "vimesync.toml"
+    cfg.write_text(cfg.read_text() + '\n[ci]\nbuildkite = "vime/vime"\n')
+    records = d.downstream / "sop/records"
+    records.mkdir(parents=True)
+    env = commit_env()
+    git.run(d.downstream, ["commit", "-qam", "ci: the Buildkite pipeline"], env=env)
+    bound = git.run(d.downstream, ["rev-parse", "HEAD"]).decode().strip()
+    name = next(iter(_sync_names(d)))
+    (records / f"{name}.toml").write_text(f"# Evidence of sync {name}\n")
+    git.run(d.downstream, ["add", "sop/records"], env=env)
+    git.run(d.downstream, ["commit", "-qm", "sop: records"], env=env)
+    head = git.run(d.downstream, ["rev-parse", "HEAD"]).decode().strip()
+    return d, bound, head
+
+
+def _sync_names(d: Demo) -> list[str]:
+    return [f"{d.base[:8]}..{d.tip[:8]}"]
+
+
+def test_the_build_of_a_records_only_commit_on_the_evidence_head_is_recorded(
+    topped: tuple[Demo, str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ci gate judges the final head, a records-only commit: its build is recorded for the
+    evidence head, found by default or by --build; a build of other code never is."""
+    d, bound, head = topped
+    fake = FakeBuildkite()
+    fake.builds = [
+        agent_lost_build(1454, head),
+        agent_lost_build(1445, bound),
+        agent_lost_build(1429, d.head),  # the code before the config commit: another evidence head
+        agent_lost_build(1400, "e" * 40),  # a commit this repository does not hold
+    ]
+    with serve(fake) as url:
+        monkeypatch.setenv("VIMESYNC_BUILDKITE_API", url)
+        monkeypatch.setenv("BUILDKITE_API_TOKEN", TOKEN)
+        code, out, err = run(["sop", "record", "ci", "--json"], capsys)
+        assert code == 0, err
+        doc = json.loads(out)
+        assert (doc["record"]["build"], doc["evidence_head"], doc["head"]) == ("1454", bound, head)
+        assert doc["notes"] == [
+            f"build #1454 ran on {head[:12]}, which adds only bookkeeping to the evidence head"
+            f" {bound[:12]}: recorded for {bound[:12]}"
+        ]
+        for number in (1454, 1445):
+            code, out, err = run(["sop", "record", "ci", "--build", str(number), "--json"], capsys)
+            assert code == 0 and json.loads(out)["record"]["build"] == str(number), err
+        code, _, err = run(["sop", "record", "ci", "--build", "1429"], capsys)
+        assert code == 2
+        assert (
+            f"build #1429 ran on {d.head[:12]}, whose evidence head is {d.head[:12]}, not {bound[:12]}" in err
+        )
+        code, _, err = run(["sop", "record", "ci", "--build", "1400"], capsys)
+        assert code == 2 and "ran on eeeeeeeeeeee, a commit this repository does not hold" in err
+        code, _, err = run(["sop", "record", "ci", "--build", "1"], capsys)
+        assert code == 2 and "vime/vime: there is no build #1" in err and " of commit " not in err
+        fake.builds = [agent_lost_build(1429, d.head)]
+        code, _, err = run(["sop", "record", "ci"], capsys)
+        assert code == 2
+        assert (
+            f"no build of the head {head[:12]} nor of the commits down to its evidence head {bound[:12]}"
+            in err
+        )
+        assert TOKEN not in err
+    table = tomllib.loads((d.downstream / f"sop/records/{_sync_names(d)[0]}.toml").read_text())["ci"]
+    assert sorted(table) == ["1445", "1454"] and list(table["1454"]) == [bound]

@@ -46,6 +46,13 @@ def test_a_suite_is_recorded_for_the_head_and_replaced_there(demo: Demo, capsys,
     argv = ["sop", "record", "tests", "--suite", "CPU regressions", "--junit"]
     code, out, _ = run([*argv, _junit(tmp_path, RED)], capsys)
     assert code == 0 and f"recorded CPU regressions: 1 passed, 1 failed at {demo.head[:8]}" in out
+    # --image names an image recorded at the evidence head, not any digest typed (issue 29).
+    code, _, err = run([*argv, _junit(tmp_path, GREEN), "--image", "sha256:" + "d" * 64], capsys)
+    assert code == 2 and "--image sha256:dddddddddddd…: no image of this digest is recorded at the" in err
+    assert "recorded there: none" in err and "vimesync sop record image --arch ARCH" in err
+    assert (
+        run(["sop", "record", "image", "--arch", "amd64", "--digest", "sha256:" + "d" * 64], capsys)[0] == 0
+    )
     code, out, _ = run([*argv, _junit(tmp_path, GREEN), "--image", "sha256:" + "d" * 64, "--json"], capsys)
     doc = json.loads(out)
     assert code == 0 and doc["kind"] == "sop-record-tests" and doc["evidence_head"] == demo.head
@@ -54,6 +61,20 @@ def test_a_suite_is_recorded_for_the_head_and_replaced_there(demo: Demo, capsys,
     rec = suites[demo.head]
     assert (rec["passed"], rec["failed"], rec["duration"], rec["failing"]) == (2, 0, 83.2, [])
     assert rec["image"] == "sha256:" + "d" * 64
+
+
+def test_an_image_recorded_elsewhere_or_blocked_is_no_image_a_run_ran_in(demo: Demo, capsys) -> None:
+    d = "sha256:" + "d" * 64
+    assert run(["sop", "record", "image", "--arch", "amd64", "--digest", d], capsys)[0] == 0
+    (file,) = (demo.downstream / "sop/records").iterdir()
+    file.write_text(file.read_text().replace(demo.head, "e" * 40))  # recorded at another head
+    run_argv = ["sop", "record", "run", "--name", "gpu", "--exit", "0", "--image", d]
+    code, _, err = run(run_argv, capsys)
+    assert code == 2 and f"no image of this digest is recorded at the evidence head {demo.head[:12]}" in err
+    assert run(["sop", "record", "image", "--arch", "amd64", "--blocked", "no host"], capsys)[0] == 0
+    code, _, err = run(run_argv, capsys)
+    assert code == 2 and "(recorded there: none)" in err
+    assert "runs" not in file.read_text()
 
 
 def test_a_run_is_recorded_with_its_figures(demo: Demo, capsys) -> None:

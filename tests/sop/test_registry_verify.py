@@ -51,7 +51,16 @@ def test_the_right_digest_and_revision_pass(demo: Demo, registry: Registry, caps
     code, out, _ = _record(capsys, f"{registry.host}/vime:sync-ok", digest, "--json")
     doc = json.loads(out)
     assert code == 0 and doc["verified"] is True and doc["recorded"] is True, doc
-    assert (demo.downstream / "sop/records").exists()
+    (file,) = (demo.downstream / "sop/records").iterdir()
+    assert f'verified = "{registry.host}"' in file.read_text()
+    md = run(capsys, "report", "--baseline", demo.baseline, "--skip-gate", "ci", "--skip-gate", "tests")[1]
+    line = f"- amd64: `{registry.host}/vime:sync-ok@{digest}` (verified in `{registry.host}`)"
+    assert line in md, md
+    # Recorded again without --verify: typed only, and said so (the claim is not kept).
+    assert run(capsys, "sop", "record", "image", "--arch", "amd64", "--digest", digest)[0] == 0
+    assert "verified" not in file.read_text()
+    md = run(capsys, "report", "--baseline", demo.baseline, "--skip-gate", "ci", "--skip-gate", "tests")[1]
+    assert f"- amd64: `{digest}` (recorded, not verified)" in md
 
 
 def test_a_wrong_digest_is_refused_and_nothing_is_written(demo: Demo, registry: Registry, capsys) -> None:
@@ -134,6 +143,26 @@ def test_a_multi_arch_index_is_promoted_after_verification(
             doc = json.loads(out)
             assert (
                 code == 0 and doc["verified"] and doc["promotion"]["images"] == {"amd64": amd, "arm64": arm}
+            )
+            # The target is verified, but the tag was read and names nothing yet: "to be moved".
+            latest = f"{registry.host}/vime:latest"
+            assert doc["promotion"]["verified"] is None
+            assert doc["notes"][-1].startswith(f"{latest} is not in the registry, not yet {index[:19]}…")
+            md = run(capsys, "report", "--baseline", demo.baseline, "--ci-repo", "o/r")[1]
+            assert f"`{latest}` to be moved to `{index}` (recorded, not verified)." in md
+            registry.push_index("vime", "latest", {"amd64": amd})  # the tag names another index
+            code, out, _ = run(capsys, *base, "--digest", index, "--verify", "--registry-insecure")
+            doc = json.loads(out)
+            assert code == 0 and doc["promotion"]["verified"] is None and " names sha256:" in doc["notes"][-1]
+            registry.push_index("vime", "latest", {"amd64": amd, "arm64": arm})  # moved: read, then said
+            code, out, _ = run(capsys, *base, "--digest", index, "--verify", "--registry-insecure")
+            doc = json.loads(out)
+            assert code == 0 and doc["promotion"]["verified"] == registry.host, doc
+            md = run(capsys, "report", "--baseline", demo.baseline, "--ci-repo", "o/r")[1]
+            assert f"`{latest}` moved to `{index}` (verified in `{registry.host}`)." in md
+            code, out, _ = run(capsys, *base[:-1], "--digest", index, "--verify", "--registry-insecure")
+            assert f"{latest} moved to {index} at {demo.head[:8]} (verified in {registry.host})" in " ".join(
+                out.split()
             )
         finally:
             gates.unlink()

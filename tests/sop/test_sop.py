@@ -144,7 +144,7 @@ def test_the_report_shows_the_images_recorded_for_its_head(demo: Demo, capsys) -
     assert code == 0  # images are not a gate of the report; sop status holds them
     images = md.split("Container images of ")[1].split("Merge gates")[0]
     assert images.startswith(f"{demo.head[:8]} (`sop/records/")
-    assert f"- amd64: `ghcr.io/vime/vime:s1@{A}`" in images
+    assert f"- amd64: `ghcr.io/vime/vime:s1@{A}` (recorded, not verified)" in images  # typed, not read
     assert "- arm64: not recorded (follows amd64 at the same head)" in images
     code, out, _ = run(
         [

@@ -94,6 +94,7 @@ def record_test_suite(ws: Workspace, request: RecordTestsRequest) -> RecordResul
     name = ws.sync_name
     counts = read_junit(request.junit)
     head, bound = evidence_heads(ws)
+    image = _recorded_image(ws, name, bound, image)
     rec = TestRecord(
         suite=suite,
         sha=bound,
@@ -137,6 +138,7 @@ def record_manual_run(ws: Workspace, request: RecordRunRequest) -> RecordResult:
     image = check_digest(request.image)
     sync = ws.sync_name
     head, bound = evidence_heads(ws)
+    image = _recorded_image(ws, sync, bound, image)
     rec = RunRecord(
         name=name,
         sha=bound,
@@ -150,6 +152,13 @@ def record_manual_run(ws: Workspace, request: RecordRunRequest) -> RecordResult:
     )
     path = record_run(ws.sop_root, sync, rec)
     return RecordResult(sync=sync, record=rec, file=path, head=head, kind=Kind.RECORD_RUN)
+
+
+def _recorded_image(ws: Workspace, sync: str, bound: str, image: str) -> str:
+    """``--image``, refused unless recorded at the evidence head (sop/records.py)."""
+    from vimesync.sop.records import check_recorded_image, load_images
+
+    return check_recorded_image(load_images(ws.sop_root, sync), bound, image) if image else image
 
 
 def evidence_of(ws: Workspace, sync: str) -> Evidence | None:

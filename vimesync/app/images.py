@@ -197,5 +197,11 @@ def record_image_evidence(ws: Workspace, request: RecordImageRequest) -> RecordI
         refused = verify_in_registry(request.ref, None, digest, revisions, request.arch, registry)[0]
     if refused:
         return RecordImageResult(sync=name, record=rec, file=records_file(root, name), refused=refused)
+    if request.verify and request.ref is not None:  # read in the registry, not only typed
+        from dataclasses import replace
+
+        from vimesync.sop.imageref import parse_ref
+
+        rec = replace(rec, verified=parse_ref(request.ref).registry)
     path = record_image(root, name, rec)
     return RecordImageResult(sync=name, record=rec, file=path, verified=request.verify)

@@ -1,5 +1,7 @@
-"""``vimesync sop promote --ref NAME:TAG`` as a use case: move a floating tag (``vllm/vime:latest``)
-to the images of the sync head, and record it, only when the release may move.
+"""``vimesync sop promote --ref NAME:TAG`` as a use case: record that a floating tag
+(``vllm/vime:latest``) is to move to the images of the sync head, only when the release may move.
+vimesync moves no tag itself: the promotion says the tag *moved* only with ``--verify`` once the
+registry's tag is read naming the digest (``verified``); otherwise it is "to be moved".
 
 Three gates must hold, each evaluated by the very code ``sop status`` and the report use: *ci*
 (every required context green at the exact head: the report's CI evidence and gate), *tests*
@@ -74,6 +76,7 @@ class PromoteResult:
                 for g in self.gates
             ],
             "file": str(self.file),
+            "notes": list(self.notes),
         }
         return document(self.kind, self.exit_code, body)
 
@@ -164,8 +167,31 @@ def promote(ws: Workspace, request: PromoteRequest) -> PromoteResult:
         if problem:
             registry = replace(gates[2], name="registry", state="failed", detail=problem, command="")
             return PromoteResult(name, request.ref, head, (*gates, registry), None, file, notes)
+        moved, note = _tag_moved(request.ref, promotion.digest, settings)
+        promotion = replace(promotion, verified=parsed.registry if moved else "")
+        notes = (*notes, note) if note else notes
     path = record_promotion(root, name, promotion)
     return PromoteResult(name, request.ref, head, gates, promotion, path, notes, verified=request.verify)
+
+
+def _tag_moved(ref: str, digest: str, settings: RegistrySettings) -> tuple[bool, str]:
+    """(whether the registry's ``ref`` names ``digest`` now, a note when it does not): vimesync
+    moves no tag, so a move is said only once it is read."""
+    from vimesync.registry import Mismatch, tag_digest
+    from vimesync.sop.imageref import parse_ref
+
+    parsed = parse_ref(ref)
+    try:
+        found = tag_digest(parsed.registry, parsed.repository, parsed.tag, settings=settings)
+    except Mismatch:
+        found = ""
+    if found == digest:
+        return True, ""
+    now = f"names {found[:19]}…" if found else "is not in the registry"
+    return False, (
+        f"{ref} {now}, not yet {digest[:19]}…: recorded as to be moved; once the tag is moved,"
+        f" vimesync sop promote --ref {ref} --verify records the move as verified"
+    )
 
 
 def _verify(

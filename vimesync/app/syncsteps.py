@@ -133,6 +133,10 @@ def status(ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None)
     if not unmet:
         off = sum(1 for g in gates if g.state == "off")
         figure = "every gate holds" + (f" ({len(gates) - off:,} held, {off:,} off)" if off else "")
+        if any(g.state == "blocked" for g in gates):
+            from vimesync.sop.gates import gates_verdict
+
+            figure = gates_verdict(gates)
         return StepOutcome("status", Kind.STATUS, True, figure)
     held = len(gates) - len(unmet)
     figure = f"{of_total(held, len(gates), 'gate')} {agree(held, 'holds', 'hold')}; not met: " + ", ".join(

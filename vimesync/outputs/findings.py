@@ -186,7 +186,8 @@ def audit_findings(
 
 
 def gate_findings(gates: tuple[Gate, ...], *, summary: str = "") -> Findings:
-    """One case per gate of the report: held passes, failed or not checked fails, switched off skips."""
+    """One case per gate of the report: held passes, failed, pending or not checked fails,
+    switched off skips, blocked skips with a warning."""
     cases = []
     notes = []
     for g in gates:
@@ -194,6 +195,9 @@ def gate_findings(gates: tuple[Gate, ...], *, summary: str = "") -> Findings:
             cases.append(Case(g.name, "sync gates", file=None))
         elif g.state == "off":
             cases.append(Case(g.name, "sync gates", skipped=g.detail or "switched off"))
+        elif g.state == "blocked":  # lets the sync go on, and is said so
+            cases.append(Case(g.name, "sync gates", skipped=f"blocked: {g.detail}"))
+            notes.append(Annotation("warning", f"sync gate {g.name}: blocked", g.detail))
         else:
             cases.append(Case(g.name, "sync gates", failure=f"{g.state}: {g.detail}"))
             notes.append(Annotation("error", f"sync gate {g.name}: {g.state}", g.detail))

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from vimesync.report.model import Skipped, SyncReport
-from vimesync.sop.gates import GATE_NAMES, Gate, command_of, gate, off_gate
+from vimesync.sop.gates import GATE_NAMES, Gate, GateState, command_of, gate, off_gate
 from vimesync.sop.records import ImageRecord
 from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, PullRequest, WalkResult
@@ -62,7 +62,8 @@ def images_gate(
 ) -> Gate:
     """Each architecture recorded at the head (an image, or blocked with its reason: accounted
     for, and said so), every image after the first only once the first is, and all of it only
-    once exact-head CI is green."""
+    once exact-head CI is green (pending while CI runs). With an architecture blocked the gate
+    is *blocked*, naming it and its reason: not held, not failed, never "all gates hold"."""
     if isinstance(records, Skipped):
         return gate("images", "not checked", records.reason)
     missing = []
@@ -82,10 +83,17 @@ def images_gate(
         return gate(
             "images", "failed", "every architecture is blocked: " + _images_done(records, architectures)
         )
-    if ci.state != "held" and ci.state != "off":
-        # Every image is there: what moves the gate now is CI, not another record.
+    if ci.state not in ("held", "off"):
+        # Every image is there: what moves the gate now is CI, not another record; CI still
+        # running is pending, not a failure.
+        state: GateState = "pending" if ci.state == "pending" else "failed"
         why = f"recorded, but exact-head CI is not green ({ci.state})"
-        return Gate("images", "failed", why, ci.command or command_of("ci"))
+        return Gate("images", state, why, ci.command or command_of("ci"))
+    blocked = [a for a in architectures if records[a].is_blocked]
+    if blocked:  # accounted for, not done: its own state, named first
+        done = [f"{a} {records[a].digest[:19]}…" for a in architectures if a not in blocked]
+        why = "; ".join(f"{a}: {records[a].blocked}" for a in blocked)
+        return gate("images", "blocked", f"{why} (recorded at {head[:8]}: {', '.join(done)})")
     return gate("images", "held", f"recorded at {head[:8]}: {_images_done(records, architectures)}")
 
 

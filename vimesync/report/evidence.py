@@ -98,6 +98,38 @@ def tests_gate(evidence: Evidence | None, required: tuple[str, ...]) -> Gate:
     return gate("tests", "held", f"at {at}: " + "; ".join(held))
 
 
+def with_ci_records(ci: Gate, evidence: Evidence | None) -> Gate:
+    """The ``ci`` gate with the CI snapshots recorded at the evidence head (``sop record ci``)
+    in it: one that is red (a failed job, a failed or canceled build, nothing run) fails the
+    gate, one still running keeps it from holding (pending), whatever the exact-head CI says:
+    red is never masked by green. A green snapshot does not stand in for exact-head CI."""
+    # A snapshot in which nothing ran and no build failed says nothing either way: left out.
+    red = (
+        [c for c in evidence.ci if not c.ok and (c.failed or c.pending or c.build_failed)] if evidence else []
+    )
+    if not red or ci.state == "off":
+        return ci
+    failed = [c for c in red if _red(c)]
+    shown = "; ".join(ci_phrase(c) for c in (failed or red)[:3])
+    detail = f"{ci.detail.rstrip('.')}; recorded at {red[0].sha[:8]}: {shown}"
+    if failed or ci.state == "failed":
+        return Gate("ci", "failed", detail, ci.command or RECORD_CI)
+    return Gate("ci", "pending", detail, ci.command or RECORD_CI)
+
+
+RECORD_CI = "vimesync sop record ci"
+_STILL_RUNNING = frozenset({"running", "scheduled", "creating", "blocked"})  # Buildkite build states
+
+
+def _red(c: CiRecord) -> bool:
+    """A snapshot that failed, as against one taken while its build still ran."""
+    if c.failed:
+        return True
+    if c.source == "buildkite":
+        return c.state not in _STILL_RUNNING and not (c.state == "" and c.pending)
+    return False
+
+
 def next_command(name: str, kind: type[AnyRecord] | None) -> str:
     """The command that records ``name``, by the kind of record it was seen as (at this head or
     another); a name never recorded is a suite unless it is ``pre-commit``. The name is one of

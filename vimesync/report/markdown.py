@@ -87,7 +87,7 @@ def _ci_lines(report: SyncReport) -> list[str]:
     return render_ci(report.ci)
 
 
-_GATE_MARK = {"held": "✓", "failed": "✗", "not checked": "?", "off": "–"}
+_GATE_MARK = {"held": "✓", "failed": "✗", "pending": "⏳", "blocked": "⛔", "not checked": "?", "off": "–"}
 
 
 def render_gates(gates: Sequence[Gate]) -> list[str]:

@@ -16,7 +16,7 @@ from vimesync.audit.owncommits import OwnChanges
 from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence
 from vimesync.report.links import Ref
-from vimesync.sop.gates import REPORT_GATES, Gate, gate, off_gate
+from vimesync.sop.gates import REPORT_GATES, Gate, GateState, gate, off_gate
 from vimesync.sop.records import ImageEvidence
 from vimesync.sop.results import Evidence
 from vimesync.text import plural
@@ -226,9 +226,11 @@ def _evaluate(report: SyncReport, name: str) -> Gate:
 
         return tests_gate(report.evidence, report.tests_required)
     if name == "ci":
+        from vimesync.report.evidence import with_ci_records
+
         e = report.ci
         if isinstance(e, Skipped):
-            return gate(name, "not checked", e.reason)
-        state = "held" if e.green else "failed"
-        return gate(name, state, f"{e.verdict} at {e.sha[:8]}")  # type: ignore[arg-type]
+            return with_ci_records(gate(name, "not checked", e.reason), report.evidence)
+        state: GateState = "held" if e.green else "pending" if e.verdict == "pending" else "failed"
+        return with_ci_records(gate(name, state, f"{e.verdict} at {e.sha[:8]}"), report.evidence)
     raise AssertionError(name)

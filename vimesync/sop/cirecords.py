@@ -3,7 +3,7 @@
 
     [ci."1445".f32a36f1d8f811260f92c1901e808c35ad13c4ea]
     source = "buildkite"           # or "github" (the head's check runs)
-    state = "passed"               # the build's state
+    state = "passed"               # the build's state: only "passed" is a pass
     passed = 49                    # jobs whose last attempt passed
     failed = 0                     # last attempts failed, timed out or canceled
     pending = 0                    # last attempts not finished
@@ -14,7 +14,10 @@
 
 A retry in Buildkite runs the same job again (the same step, command and commit), so a job lost
 with its agent that passes on its retry passed unchanged; one that failed a test and passed on a
-retry is called out, never counted as a clean pass. Pure: data in, data out."""
+retry is called out, never counted as a clean pass. A Buildkite build passes only when its own
+state is ``passed``: one whose trigger step failed is ``failed`` though every script job passed
+(the failed trigger step is named with the failing jobs), and ``canceled``, ``running`` or
+``scheduled`` is no pass either. Pure: data in, data out."""
 
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ MAX_NAME = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _FAILED = frozenset({"failed", "canceled", "canceling", "timed_out", "timing_out", "expired"})
 _NOT_RUN = frozenset({"skipped", "broken", "not_run"})  # conditions not met: nothing ran
+PASSED = "passed"  # the one build state that is a pass (Buildkite: failed, canceled, running, ...)
 
 
 @dataclass(frozen=True)
@@ -53,9 +57,16 @@ class CiRecord:
         return f"#{self.build}" if self.build.isdigit() else "GitHub check runs"
 
     @property
+    def build_failed(self) -> bool:
+        """A Buildkite build whose own state is not ``passed``: failed (a trigger step, a
+        pipeline upload), canceled, still running or scheduled, whatever its script jobs did."""
+        return self.source == "buildkite" and self.state != PASSED
+
+    @property
     def ok(self) -> bool:
-        """Every last attempt finished and passed, and something ran."""
-        return self.passed > 0 and self.failed == 0 and self.pending == 0
+        """Every last attempt finished and passed, something ran, and a Buildkite build passed
+        as a whole."""
+        return self.passed > 0 and self.failed == 0 and self.pending == 0 and not self.build_failed
 
 
 def job_name(value: str) -> str:
@@ -72,6 +83,9 @@ def summarise_buildkite(build: Any, sha: str, recorded_at: str = "") -> CiRecord
             previous.setdefault(j.retried_in_job_id, []).append(j)
     passed = failed = pending = lost = flaky = 0
     failing: list[str] = []
+    for j in build.jobs:  # a trigger step that failed fails the build: named with the failing
+        if j.type == "trigger" and not j.retried and j.state in _FAILED and len(failing) < MAX_FAILING:
+            failing.append(job_name(j.name) + " (trigger step)")
     for j in (j for j in jobs if not j.retried):
         earlier = _attempts_before(j, previous)
         if j.state == "passed" or (j.soft_failed and j.state == "failed"):
@@ -156,13 +170,11 @@ def ci_phrase(rec: CiRecord) -> str:
     unit = "job" if rec.source == "buildkite" else "check run"
     if rec.ok:
         text = f"{rec.name} passed {plural(rec.passed, unit)}"
+    elif rec.build_failed:  # the build's own word first: its jobs may all have passed
+        state = f"build {rec.state}" if rec.state else "build state not recorded"
+        text = f"{rec.name}: {state}; {_jobs(rec, unit)}"
     else:
-        parts = [f"{rec.passed:,} passed"]
-        if rec.failed:
-            parts.append(f"{rec.failed:,} failed")
-        if rec.pending:
-            parts.append(f"{rec.pending:,} pending")
-        text = f"{rec.name}: {plural(rec.passed + rec.failed + rec.pending, unit)}, " + ", ".join(parts)
+        text = f"{rec.name}: {_jobs(rec, unit)}"
     if rec.agent_lost:
         text += (
             "; one agent-lost job passed on an unchanged retry"
@@ -172,6 +184,16 @@ def ci_phrase(rec: CiRecord) -> str:
     if rec.retried_failures:
         text += f"; {_count(rec.retried_failures, 'job')} failed a test, then passed on a retry (flaky)"
     return text
+
+
+def _jobs(rec: CiRecord, unit: str) -> str:
+    """``49 jobs, 48 passed, 1 failed`` (numbers only)."""
+    parts = [f"{rec.passed:,} passed"]
+    if rec.failed:
+        parts.append(f"{rec.failed:,} failed")
+    if rec.pending:
+        parts.append(f"{rec.pending:,} pending")
+    return f"{plural(rec.passed + rec.failed + rec.pending, unit)}, " + ", ".join(parts)
 
 
 def ci_values(rec: CiRecord) -> dict[str, Any]:

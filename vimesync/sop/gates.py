@@ -1,5 +1,5 @@
 """The gates of the sync procedure (sop/SYNC.md) in order, the command that moves each, and their
-evaluation: held, failed, not checked, or off.
+evaluation: held, failed, pending, blocked, not checked, or off.
 
 ``vimesync report`` covers five of them (REPORT_GATES) and is the SOP's last gate: it holds only
 when every gate it covers was evaluated and holds; ``vimesync sop status`` evaluates all seven.
@@ -12,7 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-GateState = Literal["held", "failed", "not checked", "off"]
+from vimesync.text import plural
+
+# "pending": what it waits for is still running (exact-head CI); "blocked": accounted for but not
+# done, with a reason (an architecture no host can build) -- it lets the sync go on (exit 0), and
+# every summary names it: never "all gates hold" beside it.
+GateState = Literal["held", "failed", "pending", "blocked", "not checked", "off"]
 
 # Every gate of the sync procedure, in its order (sop/SYNC.md), with the command that moves it.
 GATES: tuple[tuple[str, str, str], ...] = (
@@ -68,15 +73,28 @@ class Gate:
 
     @property
     def ok(self) -> bool:
-        return self.state in ("held", "off")
+        """Nothing keeps the sync from going on: held, off, or blocked with its reason said."""
+        return self.state in ("held", "off", "blocked")
 
 
 def gate(name: str, state: GateState, detail: str) -> Gate:
-    """A gate with what moves it when it is not met: the gate's command when it failed, what
-    makes it evaluable when it was not checked."""
+    """A gate with what moves it when it is not met: the gate's command when it failed, is
+    pending or blocked, what makes it evaluable when it was not checked."""
     if state in ("held", "off"):
         return Gate(name, state, detail)
     return Gate(name, state, detail, ENABLE[name] if state == "not checked" else command_of(name))
+
+
+def gates_verdict(gates: tuple[Gate, ...] | list[Gate]) -> str:
+    """``all gates hold``, ``all gates hold but images: blocked — arm64: …`` or ``2 gates not
+    met``: a blocked gate is never summed up as holding."""
+    unmet = sum(not g.ok for g in gates)
+    if unmet:
+        return f"{plural(unmet, 'gate')} not met"
+    blocked = [g for g in gates if g.state == "blocked"]
+    if blocked:
+        return "all gates hold but " + "; ".join(f"{g.name}: blocked — {g.detail}" for g in blocked)
+    return "all gates hold"
 
 
 def off_gate(name: str, why: str) -> Gate:

@@ -6,11 +6,17 @@ by ``vimesync sop promote``, beside the image records (:mod:`vimesync.sop.record
     images = { amd64 = "sha256:…" }           # the architectures' images it was promoted with
     sha = "…"                                 # the evidence head
     promoted_at = "2026-11-30T21:00:00Z"
+    verified = "ghcr.io"                      # optional: the registry read naming digest
 
-Repository content: every value re-checked when read; at most 32 promotions per sync."""
+A promotion says the tag *moved* only with ``verified``: ``sop promote --verify`` read the tag
+in that registry naming the digest. Without it the move is recorded, not verified: the report
+says the tag is "to be moved to" the digest. (Like every record, ``verified`` is the claim of
+whoever commits it.) Repository content: every value re-checked when read; at most 32
+promotions per sync."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +24,7 @@ from vimesync.errors import ConfigError
 from vimesync.sop.records import (
     DIGEST,
     IMAGE_REF,
+    REGISTRY,
     SHA,
     ImageEvidence,
     Promotion,
@@ -33,8 +40,6 @@ _ARCH_KEY = r"[a-z0-9_]{1,32}"
 
 def load_promotions(root: Path, sync: str) -> dict[str, Promotion]:
     """The promotions of ``sync`` by reference ({} when none were recorded)."""
-    import re
-
     path = records_file(root, sync)
     text = read_records_text(path, root)
     if text is None:
@@ -63,9 +68,16 @@ def load_promotions(root: Path, sync: str) -> dict[str, Promotion]:
             )
         ):
             raise ConfigError(str(path), f"{where} images must map architectures to sha256 digests")
-        at = rec.get("promoted_at", "")
+        at, verified = rec.get("promoted_at", ""), rec.get("verified", "")
+        if not isinstance(verified, str) or (verified and not REGISTRY.fullmatch(verified)):
+            raise ConfigError(str(path), f"{where} verified must name a registry (host[:port])")
         out[ref] = Promotion(
-            ref, digest, sha, tuple(images.items()), at if isinstance(at, str) and len(at) < 40 else ""
+            ref,
+            digest,
+            sha,
+            tuple(images.items()),
+            at if isinstance(at, str) and len(at) < 40 else "",
+            verified=verified,
         )
     return out
 
@@ -90,6 +102,8 @@ def record_promotion(root: Path, sync: str, promotion: Promotion) -> Path:
     rec["images"] = images
     rec["sha"] = promotion.sha
     rec["promoted_at"] = promotion.promoted_at
+    if promotion.verified:
+        rec["verified"] = promotion.verified
     table[promotion.ref] = rec
     tomledit.write(path, doc, root=root, mkdirs=True, what="record")
     return path
@@ -102,6 +116,7 @@ def promotion_to_dict(p: Promotion) -> dict[str, Any]:
         "sha": p.sha,
         "images": dict(p.images),
         "promoted_at": p.promoted_at,
+        "verified": p.verified or None,
     }
 
 

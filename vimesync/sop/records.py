@@ -9,6 +9,7 @@ architecture), kept with its comments (``vimesync.tomledit``), written atomicall
     sha = "…"                    # the sync head the image was built from
     recorded_at = "2026-11-30T19:00:00Z"
     host = "build-amd64-01"      # where it was built (checked against [images] allowed_hosts)
+    verified = "ghcr.io"         # --verify read ref there naming digest (absent: typed only)
 
     [images.arm64]
     blocked = "no approved ARM64 host"   # why no image exists: no digest then
@@ -35,6 +36,7 @@ SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 IMAGE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}")
 SYNC = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,99}")
 HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
+REGISTRY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?")  # host[:port]
 MAX_BLOCKED = 200  # a blocked architecture's reason: one line
 # What a reason may not hold: control characters, line and paragraph separators, zero-width and
 # bidirectional marks (shown escaped elsewhere, refused here: the reason is one plain line).
@@ -50,6 +52,7 @@ class ImageRecord:
     recorded_at: str = ""
     blocked: str = ""  # why no image exists for this architecture at ``sha`` (one line)
     host: str = ""  # where the image was built
+    verified: str = ""  # the registry (host[:port]) `--verify` read it in ("": typed, not verified)
 
     @property
     def is_blocked(self) -> bool:
@@ -81,6 +84,9 @@ class Promotion:
     sha: str
     images: tuple[tuple[str, str], ...] = ()  # (arch, digest)
     promoted_at: str = ""
+    # The registry (host[:port]) ``sop promote --verify`` read the tag from, naming ``digest``:
+    # the move is then verified, not only recorded ("" : recorded, the tag not read there).
+    verified: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,6 +174,11 @@ def _image_record(path: Path, arch: str, rec: dict[str, Any]) -> ImageRecord:
     if not isinstance(sha, str) or not SHA.fullmatch(sha):
         raise ConfigError(str(path), f"{where} sha must be a full commit sha")
     ref, at, host = rec.get("ref", ""), rec.get("recorded_at", ""), rec.get("host", "")
+    verified = rec.get("verified", "")
+    if not isinstance(verified, str) or (
+        verified and (not REGISTRY.fullmatch(verified) or blocked is not None)
+    ):
+        raise ConfigError(str(path), f"{where} verified must name a registry (host[:port]) of an image")
     return ImageRecord(
         arch,
         digest,
@@ -176,6 +187,7 @@ def _image_record(path: Path, arch: str, rec: dict[str, Any]) -> ImageRecord:
         at if isinstance(at, str) and len(at) < 40 else str(at)[:40],
         blocked=blocked.strip() if isinstance(blocked, str) else "",
         host=host if isinstance(host, str) and HOST.fullmatch(host) else "",
+        verified=verified,
     )
 
 
@@ -220,6 +232,22 @@ def check_image(
             )
 
 
+def check_recorded_image(images: dict[str, ImageRecord], evidence_head: str, image: str) -> str:
+    """``image`` (a test record's ``--image``) when an image of that digest is recorded at the
+    evidence head (``sop record image``); BadInput otherwise, saying how to record it: a suite
+    "ran in" only an image the records name, not any digest typed."""
+    here = {r.digest: r.arch for r in images.values() if r.sha == evidence_head and r.digest}
+    if not image or image in here:
+        return image
+    shown = ", ".join(f"{a} {d[:19]}…" for d, a in here.items()) or "none"
+    raise BadInput(
+        f"--image {image[:19]}…: no image of this digest is recorded at the evidence head"
+        f" {evidence_head[:12]} (recorded there: {shown})",
+        hint="record it first: vimesync sop record image --arch ARCH --digest sha256:..."
+        " --ref REGISTRY/NAME:TAG --verify",
+    )
+
+
 def new_records_doc(doc: Any, sync: str) -> Any:
     """``doc`` with the file's opening comment when it is new (empty)."""
     import tomlkit
@@ -248,6 +276,7 @@ def record_image(root: Path, sync: str, rec: ImageRecord) -> Path:
         ("blocked", rec.blocked),
         ("ref", rec.ref),
         ("host", rec.host),
+        ("verified", rec.verified),
     ):
         if value:
             table[key] = value

@@ -31,11 +31,14 @@ def render_record_image(result: RecordImageResult) -> None:
 
 
 def render_promote(result: PromoteResult) -> None:
-    """``vllm/vime:latest moves to sha256:…`` or why it remains unchanged (one line per gate)."""
+    """``vllm/vime:latest moved to sha256:… (verified in …)``, ``… to be moved to sha256:…
+    (recorded, not verified)`` or why it remains unchanged (one line per gate)."""
     con = output.stdout
     p = result.promotion
     if p is not None:
-        con.print(output.styled((result.ref, "bold"), " moves to ", (p.digest, "green"), f" at {p.sha[:8]}"))
+        how = f" (verified in {p.verified})" if p.verified else " (recorded, not verified)"
+        verb = " moved to " if p.verified else " to be moved to "
+        con.print(output.styled((result.ref, "bold"), verb, (p.digest, "green"), f" at {p.sha[:8]}{how}"))
         con.print(output.styled(("  recorded in ", "dim"), str(result.file)))
         return
     con.print(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli import output
-from vimesync.text import plural
+from vimesync.sop.gates import gates_verdict
 
 if TYPE_CHECKING:
     from vimesync.app.status import StatusResult
@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 _MARK = {
     "held": ("✓", "bold green"),
     "failed": ("✗", "bold red"),
+    "pending": ("pending", "yellow"),
+    "blocked": ("blocked", "yellow"),
     "not checked": ("not run", "yellow"),
     "off": ("off", "dim"),
 }
@@ -32,8 +34,7 @@ def _render_status(status: SopStatus) -> None:
         con.print(output.styled((f"{mark:>7} ", style), (f"{g.name:<10}", "bold"), " ", g.detail))
         if g.command:
             con.print(output.styled(" " * 19, ("→ ", "dim"), (g.command, "cyan")))
-    unmet = sum(not g.ok for g in status.gates)
-    verdict = "all gates hold" if status.ok else f"{plural(unmet, 'gate')} not met"
+    verdict = gates_verdict(status.gates)
     con.print(
         output.styled(
             ("OK" if status.ok else "NOT READY", "bold green" if status.ok else "bold red"),

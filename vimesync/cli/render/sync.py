@@ -37,9 +37,16 @@ def _render_result(result: SyncResult) -> None:
         print_(output.styled(("next: ", "bold"), result.next or ""))
     elif result.up_to_date:
         where = f" ({result.branch})" if result.branch else ""
-        output.out(f"up to date{where}: nothing left to carry, every gate holds; nothing changed")
+        output.out(f"up to date{where}: nothing left to carry, {_held(result)}; nothing changed")
     else:
-        print_(output.styled(("done: ", "bold green"), f"every gate holds; the report is in {result.report}"))
+        print_(output.styled(("done: ", "bold green"), f"{_held(result)}; the report is in {result.report}"))
+
+
+def _held(result: SyncResult) -> str:
+    """``every gate holds``, or the status step's words when a gate is blocked (never summed up
+    as holding)."""
+    figure = next((s.figure for s in result.steps if s.name == "status"), "")
+    return figure if figure.startswith("all gates hold but ") else "every gate holds"
 
 
 def _render_status(result: SyncStatusResult) -> None:
