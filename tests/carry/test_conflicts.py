@@ -144,7 +144,8 @@ def test_a_killed_carry_is_resumed_or_aborted(tmp_path: Path, capsys, after: int
     root = str(Path(__file__).resolve().parents[2])
     code = subprocess.run(
         [sys.executable, "-c", _KILLER.format(root=root, after=after, cwd=str(pair.down.path))],
-        env={**os.environ, "PYTHONPATH": root},
+        # its scratch folder outlives the kill: keep it under tmp_path, not the machine's /tmp
+        env={**os.environ, "PYTHONPATH": root, "TMPDIR": str(tmp_path)},
         capture_output=True,
     ).returncode
     assert code == -signal.SIGKILL
