@@ -166,7 +166,7 @@ def test_a_killed_carry_is_aborted(tmp_path: Path, capsys) -> None:
     root = str(Path(__file__).resolve().parents[2])
     subprocess.run(
         [sys.executable, "-c", _KILLER.format(root=root, after=1, cwd=str(pair.down.path))],
-        env={**os.environ, "PYTHONPATH": root},
+        env={**os.environ, "PYTHONPATH": root, "TMPDIR": str(tmp_path)},  # as above
         capture_output=True,
     )
     code, out, _ = cli(capsys, "carry", "--abort", cwd=pair.down.path)
