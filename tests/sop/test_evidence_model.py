@@ -11,7 +11,7 @@ import pytest
 
 from tests.builders.gitrepo import Repo, commit_env
 from vimesync import git
-from vimesync.audit.bookkeeping import DEFAULT, Bookkeeping, Change
+from vimesync.audit.bookkeeping import DEFAULT, Bookkeeping, ChangedPath
 from vimesync.audit.compare import classify
 from vimesync.audit.owncommits import own_commits
 from vimesync.safefs import MAX_CONFIG_BYTES
@@ -64,7 +64,7 @@ def test_records_beside_a_config_in_a_sub_folder() -> None:
     assert sub.is_file(f"sub/dir/{REL}") and sub.is_file(LEDGER)  # the ledgers stay at the root
     assert not sub.is_file(REL)
     assert Bookkeeping.beside(".") == Bookkeeping.beside("") == DEFAULT
-    assert DEFAULT.only([]) and not DEFAULT.only([Change("a.py", 0, FILE)])
+    assert DEFAULT.only([]) and not DEFAULT.only([ChangedPath("a.py", 0, FILE)])
 
 
 def test_the_audit_reviews_everything_under_sop_but_the_ledgers_and_records() -> None:
@@ -158,7 +158,7 @@ def test_the_raw_log_parser_takes_each_path_whole() -> None:
     ).encode()
     chunks = [out[i : i + 7] for i in range(0, len(out), 7)]  # split anywhere, even inside a token
     assert list(parse_raw_log(chunks)) == [
-        (sha, [Change(f"x\x01{other}\n", FILE, FILE), Change(other, 0, LINK)]),
+        (sha, [ChangedPath(f"x\x01{other}\n", FILE, FILE), ChangedPath(other, 0, LINK)]),
         (other, []),
     ]
     with pytest.raises(git.GitError):

@@ -32,7 +32,7 @@ STEM = re.compile(r"[0-9A-Za-z_-][0-9A-Za-z._-]{0,199}")
 
 
 @dataclass(frozen=True)
-class Change:
+class ChangedPath:
     """One path a commit changed, with its mode before and after (``NO_FILE``: none)."""
 
     path: str
@@ -65,13 +65,9 @@ class Bookkeeping:
         (a symlink there, a mode made executable, a submodule, are changes like any other)."""
         return self.is_file(path) and old_mode in (NO_FILE, REGULAR) and new_mode in (NO_FILE, REGULAR)
 
-    def only(self, changes: Iterable[Change]) -> bool:
+    def only(self, changes: Iterable[ChangedPath]) -> bool:
         """Every change is bookkeeping (no change at all is too: an empty commit changes no code)."""
         return all(self.is_change(c.path, c.old_mode, c.new_mode) for c in changes)
-
-    def describe(self) -> str:
-        """How the report names them: ``sop/records/ and sop/reviews/``."""
-        return f"{self.records}/ and {self.reviews}/"
 
 
 DEFAULT = Bookkeeping()

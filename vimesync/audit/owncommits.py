@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync import git
-from vimesync.audit.bookkeeping import DEFAULT, Bookkeeping, Change
+from vimesync.audit.bookkeeping import DEFAULT, Bookkeeping, ChangedPath
 
 CARRY_TRAILERS = ("Upstream-PR", "Upstream-Commit")
 MAX_COMMITS = 10_000  # commits read from one sync branch
@@ -61,14 +61,14 @@ class OwnChanges:
         return self.added - self.removed
 
 
-def _raw_change(line: str) -> Change | None:
+def _raw_change(line: str) -> ChangedPath | None:
     """``:100644 100755 <oid> <oid> M<TAB>path`` (a ``--raw`` line; the path as git prints it,
     C-quoted when unusual: a quoted path is never a bookkeeping file's plain name)."""
     meta, _, path = line.partition("\t")
     modes = meta[1:].split(" ")[:2]
     if len(modes) != 2 or not all(m.isdigit() for m in modes):
         return None
-    return Change(path, int(modes[0], 8), int(modes[1], 8))
+    return ChangedPath(path, int(modes[0], 8), int(modes[1], 8))
 
 
 _PIN_SUBJECT = re.compile(r"Sync upstream through [0-9a-f]{7,40}")  # carry.pin's message

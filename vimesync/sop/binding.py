@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from vimesync import git
-from vimesync.audit.bookkeeping import DEFAULT, Bookkeeping, Change
+from vimesync.audit.bookkeeping import DEFAULT, Bookkeeping, ChangedPath
 from vimesync.errors import GitError, VimesyncError
 
 Key = tuple[str, str, str, str]  # resultmodel.key_of: (kind, name, evidence head, the record's value)
@@ -35,14 +35,14 @@ _COMMIT_HEAD = 64 << 10  # bytes of a commit object read for its committer line
 _SHA = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-def parse_raw_log(chunks: Iterable[bytes]) -> Iterator[tuple[str, list[Change]]]:
+def parse_raw_log(chunks: Iterable[bytes]) -> Iterator[tuple[str, list[ChangedPath]]]:
     """``git log --format=%H --raw -z --no-renames`` as ``(commit, its changes)``, newest first.
 
     Tokens are NUL-terminated: a commit's sha, then per change a ``:old new oid oid X`` token and
     one path token. A path token is taken whole whatever it holds; a token where a sha or a
     change is expected that is neither is GitError (never guessed)."""
     sha: str | None = None
-    changes: list[Change] = []
+    changes: list[ChangedPath] = []
     meta: bytes | None = None  # the change whose path token comes next
     rest = b""
     for chunk in chunks:
@@ -68,13 +68,13 @@ def parse_raw_log(chunks: Iterable[bytes]) -> Iterator[tuple[str, list[Change]]]
         yield sha, changes
 
 
-def _change(meta: bytes, path: bytes) -> Change:
+def _change(meta: bytes, path: bytes) -> ChangedPath:
     fields = meta[1:].split(b" ")
     try:
         old, new = int(fields[0], 8), int(fields[1], 8)
     except (IndexError, ValueError):
         raise GitError("git log --raw: a change without its modes") from None
-    return Change(path.decode("utf-8", "surrogateescape"), old, new)
+    return ChangedPath(path.decode("utf-8", "surrogateescape"), old, new)
 
 
 def evidence_head(repo: Path, head: str, where: Bookkeeping = DEFAULT) -> str:
