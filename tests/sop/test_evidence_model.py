@@ -53,6 +53,8 @@ FILE, EXEC, LINK, GITLINK = 0o100644, 0o100755, 0o120000, 0o160000
         (REL, FILE, EXEC, False),  # made executable
         (REL, 0, GITLINK, False),
         ("sop/records/\udcff.toml", 0, FILE, False),  # a non-UTF-8 name
+        ("sop/records", 0, LINK, False),  # the folder itself as a symlink
+        ("sop", 0, LINK, False),
     ],
 )
 def test_only_vimesyncs_own_files_are_bookkeeping(path: str, old: int, new: int, expected: bool) -> None:
@@ -300,3 +302,53 @@ def test_a_huge_or_broken_records_version_claims_nothing(tmp_path: Path) -> None
     (repo.path / REL).write_text(good)
     _commit_as(repo, CONTRIBUTOR, "as it is now")
     assert _named(repo) == {"smoke": _who(CONTRIBUTOR)}
+
+
+# --- a contributor's pull request that floods the history ----------------------------------------
+
+
+def _flood(repo: Repo, count: int, text: str) -> None:
+    """``count`` records-only commits by the contributor, each a new version of the file."""
+    stream = []
+    for i in range(count):
+        data = f"{text}# {i}\n".encode()
+        start = f"from {repo.head()}\n" if i == 0 else ""
+        stream.append(
+            f"commit refs/heads/main\ncommitter Eve <eve@fork.example> {1_900_000_000 + i} +0000\n"
+            f"data 1\nx\n{start}M 100644 inline {REL}\ndata {len(data)}\n".encode()
+            + data
+            + b"\n"
+        )
+    git.run(repo.path, ["fast-import", "--quiet"], input=b"".join(stream))
+
+
+def test_thousands_of_records_only_commits_keep_the_head_and_name_no_one_wrongly(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "r")
+    code = repo.commit("code", {"a.py": "1\n"})
+    _run(repo, "smoke", code, 0)
+    _commit_as(repo, MAINTAINER, "record")
+    _flood(repo, 2_000, (repo.path / REL).read_text())
+    repo.git("reset", "-q", "--hard")
+    assert evidence_head(repo.path, "HEAD") == code
+    # the maintainer's record was made beyond the 200 changes read: not the contributor's
+    assert _named(repo) == {"smoke": binding.UNREAD}
+
+
+def test_history_read_newest_first_stops_at_its_bounds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = Repo(tmp_path / "r")
+    code = repo.commit("code", {"a.py": "1\n"})
+    _run(repo, "old", code, 0)
+    _commit_as(repo, MAINTAINER, "record")
+    for i in range(4):
+        (repo.path / REL).write_text((repo.path / REL).read_text() + f"# {i}\n")
+        _commit_as(repo, CONTRIBUTOR, "a comment")
+    _run(repo, "new", code, 0)
+    _commit_as(repo, CONTRIBUTOR, "record")
+    assert _named(repo) == {"old": _who(MAINTAINER), "new": _who(CONTRIBUTOR)}
+    monkeypatch.setattr(binding, "MAX_HISTORY", 3)
+    assert _named(repo) == {"old": binding.UNREAD, "new": _who(CONTRIBUTOR)}
+    monkeypatch.setattr(binding, "MAX_HISTORY", 200)
+    monkeypatch.setattr(binding, "MAX_PARSED", 3 * len((repo.path / REL).read_bytes()))
+    assert _named(repo) == {"old": binding.UNREAD, "new": _who(CONTRIBUTOR)}

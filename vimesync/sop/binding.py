@@ -31,6 +31,9 @@ Key = tuple[str, str, str, str]  # resultmodel.key_of: (kind, name, evidence hea
 MAX_WALK = 10_000  # first-parent commits looked at for the evidence head
 MAX_HISTORY = 200  # commits of the records file read for its committers
 MAX_WHO = 200  # characters of a committer's "Name <email>" kept
+MAX_PARSED = 2 << 20  # bytes of the records file's versions parsed for its committers
+# Who made a record when its maker lies beyond what is read (MAX_HISTORY, MAX_PARSED): not known.
+UNREAD = "an earlier commit, not read (the file's history is longer than vimesync reads)"
 _COMMIT_HEAD = 64 << 10  # bytes of a commit object read for its committer line
 _SHA = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -108,33 +111,28 @@ def evidence_head(repo: Path, head: str, where: Bookkeeping = DEFAULT) -> str:
 def committers(
     repo: Path, head: str, relpath: str, keys: Callable[[str], set[Key]], *, max_bytes: int
 ) -> dict[Key, str]:
-    """``{key: "Name <email>"}``: for each record (``keys`` of a blob's text, each a record's whole
-    value), the committer of the latest commit reachable from ``head`` that holds it while none
-    of its parents does (a record edited, even to its figures, is claimed anew by who edited it).
-    A version that is malformed, too big or not a regular file holds no record."""
+    """``{key: "Name <email>"}``: for each record the file holds at ``head`` (``keys`` of a blob's
+    text, each a record's whole value), the committer of the latest commit that holds it while
+    none of its parents does (a record edited, even to its figures, is claimed anew by who edited
+    it). A version that is malformed, too big or not a regular file holds no record. The newest
+    changes are read first, until every record is named; one whose maker lies beyond
+    MAX_HISTORY changes or MAX_PARSED bytes of versions is :data:`UNREAD`'s."""
     found: dict[Key, str] = {}
     with git.CatFile(repo) as cat:
-        files = _Files(cat, relpath)
-        held: dict[str, frozenset[Key]] = {}  # blob oid -> the records it holds
-
-        def records_at(commit: str) -> frozenset[Key]:
-            oid = files.blob(commit)
-            if oid is None:
-                return frozenset()
-            if oid not in held:
-                held[oid] = _records(cat, oid, keys, max_bytes)
-            return held[oid]
-
-        for commit, parents in reversed(history(repo, head, relpath)):
+        versions = _Versions(cat, relpath, keys, max_bytes)
+        wanted = set(versions.at(head))
+        for commit, parents in history(repo, head, relpath):
+            if not wanted - found.keys() or versions.parsed > MAX_PARSED:
+                break
             before: set[Key] = set()
             for parent in parents:
-                before |= records_at(parent)
-            made = records_at(commit) - before
-            if made:
+                before |= versions.at(parent)
+            made = (versions.at(commit) - before) & wanted
+            if made - found.keys():
                 who = committer_of(cat, commit)
                 for key in made:
-                    found[key] = who  # oldest first: the latest commit that made it so wins
-    return found
+                    found.setdefault(key, who)  # newest first: the latest commit that made it so
+    return found | dict.fromkeys(wanted - found.keys(), UNREAD)
 
 
 def history(repo: Path, head: str, relpath: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -151,7 +149,7 @@ def history(repo: Path, head: str, relpath: str) -> list[tuple[str, tuple[str, .
             "--no-renames",
             head,
             "--",
-            relpath,
+            f":(literal){relpath}",
         ],
     )
     found = []
@@ -165,19 +163,37 @@ def history(repo: Path, head: str, relpath: str) -> list[tuple[str, tuple[str, .
     return found
 
 
-class _Files:
-    """The regular file ``relpath`` in commits, read through one ``git cat-file`` (its folder's
-    tree object, parsed once per tree)."""
+class _Versions:
+    """The records file ``relpath`` at commits, read through one ``git cat-file``: its folder's
+    tree object (parsed once per tree), then its blob (parsed once per blob)."""
 
-    MAX_TREE = 16 << 20
+    MAX_TREE = 1 << 20  # ~20,000 entries: a records folder holds a few files
 
-    def __init__(self, cat: git.CatFile, relpath: str) -> None:
-        self.cat = cat
+    def __init__(
+        self, cat: git.CatFile, relpath: str, keys: Callable[[str], set[Key]], max_bytes: int
+    ) -> None:
+        self.cat, self.keys, self.max_bytes = cat, keys, max_bytes
         self.folder, _, self.name = relpath.rpartition("/")
         self.trees: dict[str, dict[str, tuple[int, str]]] = {}
+        self.held: dict[str, frozenset[Key]] = {}  # blob oid -> the records it holds
+        self.parsed = 0  # bytes of versions parsed so far
 
-    def blob(self, commit: str) -> str | None:
-        """The file's blob at ``commit`` (None: absent, a symlink, a folder, executable...)."""
+    def at(self, commit: str) -> frozenset[Key]:
+        """The records the file holds at ``commit`` (none: absent, not a regular file, too big,
+        not UTF-8 or malformed)."""
+        oid = self._blob(commit)
+        if oid is None:
+            return frozenset()
+        if oid not in self.held:
+            try:
+                data = self.cat.read(oid, max_size=self.max_bytes)
+                self.parsed += len(data)
+                self.held[oid] = frozenset(self.keys(data.decode("utf-8")))
+            except (UnicodeDecodeError, VimesyncError):
+                self.held[oid] = frozenset()
+        return self.held[oid]
+
+    def _blob(self, commit: str) -> str | None:
         found = self.cat.lookup(f"{commit}:{self.folder}" if self.folder else f"{commit}^{{tree}}")
         if found is None or found[1] != "tree":
             return None
@@ -189,14 +205,6 @@ class _Files:
                 self.trees[oid] = {}  # a folder too big to read holds no records file we trust
         mode, blob = self.trees[oid].get(self.name, (0, ""))
         return blob if mode == git.MODE_FILE else None
-
-
-def _records(cat: git.CatFile, oid: str, keys: Callable[[str], set[Key]], max_bytes: int) -> frozenset[Key]:
-    try:
-        text = cat.read(oid, max_size=max_bytes).decode("utf-8")
-        return frozenset(keys(text))
-    except (UnicodeDecodeError, VimesyncError):
-        return frozenset()  # too big, not UTF-8 or malformed: a version that claims nothing
 
 
 def committer_of(cat: git.CatFile, commit: str) -> str:
