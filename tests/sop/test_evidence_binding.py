@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.gitrepo import Repo
+from vimesync.audit.bookkeeping import Bookkeeping
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
 from vimesync.sop.binding import evidence_head
@@ -37,7 +38,7 @@ def test_records_only_commits_do_not_move_the_evidence_head(tmp_path: Path) -> N
     repo.checkout("main")
     merge = repo.merge("side", "merge records")
     assert evidence_head(repo.path, merge) == other
-    assert evidence_head(repo.path, merge, "sub/sop/records") == merge
+    assert evidence_head(repo.path, merge, Bookkeeping.beside("sub")) == merge
 
 
 @pytest.fixture

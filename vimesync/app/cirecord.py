@@ -128,7 +128,7 @@ def _commits_to(ws: Workspace, head: str, bound: str) -> list[str]:
 def _check_build_commit(ws: Workspace, pipeline: str, build: Build, head: str, bound: str) -> None:
     """BadInput unless ``build`` ran on a commit whose evidence head is ``bound``."""
     from vimesync import git
-    from vimesync.sop.binding import evidence_head, records_prefix
+    from vimesync.sop.binding import evidence_head
 
     where = f"{pipeline}: build #{build.number} ran on"
     if build.commit in (head, bound):
@@ -144,7 +144,7 @@ def _check_build_commit(ws: Workspace, pipeline: str, build: Build, head: str, b
             f" it is not evidence for {bound[:12]}",
             hint="fetch that commit, or record a build of the head",
         )
-    other = evidence_head(ws.downstream, build.commit, records_prefix(ws.downstream, ws.sop_root))
+    other = evidence_head(ws.downstream, build.commit, ws.bookkeeping)
     if other != bound:
         raise BadInput(
             f"{where} {build.commit[:12]}, whose evidence head is {other[:12]}, not {bound[:12]}"

@@ -34,12 +34,12 @@ from vimesync.sop.results import (
 
 def evidence_heads(ws: Workspace) -> tuple[str, str]:
     """(the head, the evidence head it binds to)."""
-    from vimesync.sop.binding import evidence_head, records_prefix
+    from vimesync.sop.binding import evidence_head
 
     head = ws.head or ""
     if ws.downstream is None or not head:
         return head, head
-    return head, evidence_head(ws.downstream, head, records_prefix(ws.downstream, ws.sop_root))
+    return head, evidence_head(ws.downstream, head, ws.bookkeeping)
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ def evidence_of(ws: Workspace, sync: str) -> Evidence | None:
     from vimesync.safefs import MAX_CONFIG_BYTES
     from vimesync.sop.results import record_keys
 
-    relpath = f"{binding.records_prefix(ws.downstream, root)}/{sync}.toml"
+    relpath = f"{ws.bookkeeping.records}/{sync}.toml"
     who = binding.committers(
         ws.downstream, head, relpath, lambda text: record_keys(text, relpath), max_bytes=MAX_CONFIG_BYTES
     )

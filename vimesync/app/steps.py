@@ -209,6 +209,7 @@ def audit(ws: Workspace) -> AuditResult:
         transform=load_transform(cfg, path_map=ws.path_map),
         verify=tuple(load_verify(cfg)),
         upstream_pin=pin_relpath(cfg.upstream_pin.file, cfg.file, downstream),
+        bookkeeping=ws.bookkeeping,
     )
     return run_audit(inputs).relative_to(downstream)
 
@@ -221,7 +222,7 @@ def own_changes(ws: Workspace) -> OwnChanges | Skipped:
         return Skipped("No downstream baseline was given: the sync's own commits are unknown.")
     pin_path = pin_relpath(ws.config.upstream_pin.file, ws.config.file, ws.downstream)
     try:
-        return own_commits(ws.downstream, ws.baseline, ws.head, pin_path=pin_path)
+        return own_commits(ws.downstream, ws.baseline, ws.head, pin_path=pin_path, where=ws.bookkeeping)
     except git.GitError as exc:
         return Skipped(f"The sync's own commits could not be read: {exc.message}")
 

@@ -40,6 +40,7 @@ from vimesync.settings import PIP_TIMEOUT, Settings
 from vimesync.upstream.pipeline import UpstreamRange
 
 if TYPE_CHECKING:  # a walk loads neither the check nor the gates
+    from vimesync.audit.bookkeeping import Bookkeeping
     from vimesync.check.model import CheckOptions, PlanRules
     from vimesync.sop.gatesfile import GatesConfig
 
@@ -259,6 +260,20 @@ class Workspace:
         from vimesync.sop.gatesfile import sop_root
 
         return sop_root(self.checkout, self.cwd)
+
+    @property
+    def bookkeeping(self) -> Bookkeeping:
+        """Where vimesync's own files are in the downstream (records beside vimesync.toml, the
+        ledgers at the root): what does not move the evidence head nor call for a review."""
+        from vimesync.audit.bookkeeping import DEFAULT, Bookkeeping
+
+        if self.downstream is None:
+            return DEFAULT
+        try:
+            rel = self.sop_root.resolve().relative_to(self.downstream.resolve())
+        except ValueError:
+            return DEFAULT
+        return Bookkeeping.beside(rel.as_posix())
 
     # --- the upstream range and the sync's name ------------------------------------------------
     @cached_property

@@ -10,9 +10,9 @@ translated-verified (the counterpart, translated as carry translates it, equals 
 Identical and translated-verified paths count as *verified*: equality with upstream is proven
 (by the oid, or by the translation), so they need no ledger entry. An overlay needs a review of
 its residue, found in this sync's ledger or an earlier sync's; every other path needs a review
-recorded at its head content. The ledgers
-(``sop/reviews/``) and the evidence records (``sop/records/``) are not audited: committing a review
-must not make the audit ask for another.
+recorded at its head content. Bookkeeping (:mod:`vimesync.audit.bookkeeping`: the ledgers
+``sop/reviews/<sync>.toml`` and the evidence records ``sop/records/<sync>.toml``, exactly) is not
+audited: committing a review must not make the audit ask for another. Any other file there is.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync import git
-from vimesync.audit.ledger import LEDGER_DIR
+from vimesync.audit.bookkeeping import DEFAULT, NO_FILE, Bookkeeping
 from vimesync.audit.model import (
     ABSENT,
     DELETED,
@@ -46,8 +46,6 @@ from vimesync.pathmap import PathMap
 from vimesync.upstream.translate import Transform
 
 NO_MAP = PathMap()
-
-RECORDS_DIR = "sop/records"  # vimesync.sop.records.RECORDS: the evidence, not audited
 
 
 def excluded_matcher(globs: Iterable[Sequence[str]]) -> Callable[[str], bool]:
@@ -108,7 +106,7 @@ class Compared:
 class Judging:
     """What a changed path is judged by besides the three listings: the path map, the excluded
     paths, this sync's ledger, the upstream base's listing, the translated comparisons, the
-    earlier syncs' ledgers and the pin bump (see :func:`classify`)."""
+    earlier syncs' ledgers, the pin bump and where bookkeeping is (see :func:`classify`)."""
 
     path_map: PathMap = NO_MAP
     is_excluded: Callable[[str], bool] = lambda _p: False
@@ -117,6 +115,7 @@ class Judging:
     compared: Mapping[str, Compared] | None = None
     earlier: Sequence[Ledger] = ()
     pin_bump: str | None = None
+    bookkeeping: Bookkeeping = DEFAULT
 
 
 def classify(
@@ -141,7 +140,8 @@ def classify(
     earlier = j.earlier
     out = []
     for path in changed_paths(baseline, head):
-        if path.startswith((LEDGER_DIR + "/", RECORDS_DIR + "/")):
+        before, after = baseline.get(path, (NO_FILE, "")), head.get(path, (NO_FILE, ""))
+        if j.bookkeeping.is_change(path, before[0], after[0]):
             # The review ledgers and the evidence records themselves: committing a review (or a
             # test record) must not call for a review.
             continue

@@ -30,13 +30,14 @@ from typing import Annotated, Any
 import tomlkit
 
 from vimesync import safefs, tomledit
+from vimesync.audit.bookkeeping import REVIEWS
 from vimesync.audit.model import Ledger, Review
 from vimesync.config import read_toml
 from vimesync.errors import BadInput
 from vimesync.safefs import Text, open_keys
 from vimesync.text import visible
 
-LEDGER_DIR = "sop/reviews"
+LEDGER_DIR = REVIEWS  # one spelling: audit/bookkeeping.py says what in it is bookkeeping
 
 
 def file_safe(sync: str) -> str:

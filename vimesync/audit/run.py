@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync import git
+from vimesync.audit.bookkeeping import DEFAULT, Bookkeeping
 from vimesync.audit.compare import (
     Judging,
     blobs,
@@ -78,6 +79,7 @@ class AuditInputs:
     ledger_root: Path | None = None
     upstream_base: str | None = None
     upstream_pin: str | None = None
+    bookkeeping: Bookkeeping = DEFAULT  # vimesync's own files, not audited
     transform: Transform | None = None
     verify: Sequence[VerifyRule] = ()
 
@@ -137,6 +139,7 @@ def run_audit(inputs: AuditInputs) -> AuditResult:
         compared=compared,
         earlier=earlier_ledgers(root, sync),
         pin_bump=pin_bump,
+        bookkeeping=i.bookkeeping,
     )
     paths = classify(base_blobs, head_blobs, tip_blobs, judging)
     violations: tuple[Violation, ...] = ()

@@ -71,6 +71,7 @@ from vimesync.git.objects import (
     cat_blobs,
     ls_tree,
     parse_ls_tree,
+    parse_tree,
 )
 from vimesync.git.process import popen, run, run_ok, run_status, stream
 from vimesync.git.repocheck import inspect_repository, parse_config_list, refused_key
@@ -97,6 +98,7 @@ __all__ = [
     "is_repo",
     "ls_tree",
     "parse_ls_tree",
+    "parse_tree",
     "parse_config_list",
     "popen",
     "refused_key",

@@ -107,6 +107,21 @@ class CatFile:
             raise GitError(f"{self.repo}: object {oid} is missing")
         return int(header.split()[2])
 
+    def lookup(self, name: str) -> tuple[str, str] | None:
+        """``(oid, type)`` of the object ``name`` names (any revision, ``<commit>:<folder>`` too;
+        symlinks in it are not followed), None when there is none."""
+        if "\n" in name:
+            raise GitError("an object name with a line break")
+        if self._check is None:
+            self._check = _cat_file_batch(self.repo, "--batch-check")
+        assert self._check.stdin is not None and self._check.stdout is not None
+        self._check.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+        self._check.stdin.flush()
+        fields = self._check.stdout.readline().split()
+        if len(fields) != 3 or not fields[2].isdigit():
+            return None  # "<name> missing", "ambiguous"
+        return fields[0].decode("ascii"), fields[1].decode("ascii")
+
     def read(self, oid: str, *, max_size: int | None = None, head: int | None = None) -> bytes:
         """The object's content. With ``max_size``: GitError (bad input) for a larger object; with
         ``head``: its first ``head`` bytes only. What is not returned is skipped in chunks, never held."""
@@ -147,6 +162,22 @@ class CatFile:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def parse_tree(data: bytes, oid_bytes: int) -> dict[str, tuple[int, str]]:
+    """A tree object's entries (``git cat-file tree``'s raw form: ``<mode> <name>\\0<binary id>``
+    each) as ``{name: (mode, oid)}``; ``oid_bytes`` is 20 (SHA-1) or 32 (SHA-256)."""
+    out: dict[str, tuple[int, str]] = {}
+    at = 0
+    while at < len(data):
+        space, nul = data.find(b" ", at), data.find(b"\0", at)
+        oid = data[nul + 1 : nul + 1 + oid_bytes]
+        mode = data[at:space]
+        if not at < space < nul or len(oid) != oid_bytes or mode.strip(b"01234567"):
+            raise GitError("a tree object that does not parse")
+        out[data[space + 1 : nul].decode("utf-8", "surrogateescape")] = (int(mode, 8), oid.hex())
+        at = nul + 1 + oid_bytes
+    return out
 
 
 def cat_blobs(repo: Path, oids: Sequence[str]) -> Iterator[tuple[str, bytes]]:

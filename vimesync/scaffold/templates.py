@@ -252,7 +252,8 @@ are not evidence). Record each image built from that head:
 
 ## 5b. Evidence bound to the head
 Record the rest of the Validation section in `sop/records/<sync>.toml` and commit it with the PR
-(a commit changing only `sop/records/` keeps the evidence head; any other commit moves it):
+(a commit of only the records and review ledgers, `sop/records/<sync>.toml` and
+`sop/reviews/<sync>.toml`, keeps the evidence head; any other commit moves it):
 `vimesync sop record tests --suite NAME --junit FILE`, `vimesync sop record run --name NAME
 --exit N`, `vimesync sop record ci`, `vimesync sop record precommit` (pre-commit on the changed
 files) and `vimesync sop regress --test NODEID` (before/after matrix). The last two run this

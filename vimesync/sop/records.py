@@ -27,10 +27,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from vimesync.audit.bookkeeping import RECORDS as RECORDS_DIR
 from vimesync.errors import BadInput, ConfigError
 from vimesync.safefs import MAX_CONFIG_BYTES, Missing, loads_toml, read_text_input
 
-RECORDS = Path("sop") / "records"
+RECORDS = Path(RECORDS_DIR)  # one spelling: audit/bookkeeping.py says what in it is bookkeeping
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 IMAGE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}")

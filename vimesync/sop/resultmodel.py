@@ -75,8 +75,9 @@ _KINDS = {TestRecord: "tests", RunRecord: "runs", CiRecord: "ci", PrecommitRecor
 
 
 def key_of(rec: AnyRecord) -> tuple[str, str, str, str]:
-    """A record as written (kind, name, evidence head, recorded_at): what a commit claims."""
-    return (_KINDS.get(type(rec), "regress"), rec.name, rec.sha, rec.recorded_at)
+    """A record as it is, every value of it (kind, name, evidence head, then the whole record):
+    what a commit claims. A record edited in any value, its figures or exit too, is another claim."""
+    return (_KINDS.get(type(rec), "regress"), rec.name, rec.sha, repr(rec))
 
 
 @dataclass(frozen=True)
