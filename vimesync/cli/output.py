@@ -45,6 +45,7 @@ class _Terminal:
     """What the job's environment says of the terminal (set by :func:`configure`)."""
 
     on_runner: bool = False
+    on_ci: bool = False  # a CI job's log: no progress display
     columns: bool = False  # $COLUMNS is set: rich reads it
 
 
@@ -55,6 +56,7 @@ def configure(settings: Settings) -> None:
     """Take what the consoles need from the job's environment (the CLI boundary's snapshot),
     before the first console is made."""
     _TERMINAL.on_runner = settings.on_github_actions
+    _TERMINAL.on_ci = settings.on_ci
     _TERMINAL.columns = settings.columns is not None
     _console.cache_clear()
 
@@ -181,4 +183,5 @@ def _escaped(m: re.Match[str]) -> str:
 
 
 def progress_enabled() -> bool:
-    return _console("stderr").is_terminal
+    """Progress is shown on a terminal's stderr, never in a CI job's log (a job may have one)."""
+    return not _TERMINAL.on_ci and _is_tty(sys.stderr) and _console("stderr").is_terminal
