@@ -140,3 +140,47 @@ def test_a_hostile_name_in_a_fitting_table_stays_whole(capsys: pytest.CaptureFix
     head = next(line for line in out.splitlines() if "Patch" in line)
     assert "[red]v1[/red]" in head
     whole_on_a_line(out, ("[bold]sglang[/bold].patch",))
+
+
+class _Tty:
+    """A terminal as the consoles see one: isatty() is True; what is written is kept."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_long_line_wraps_between_words_at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sync's or sop status's long line on an 80-column terminal: broken between words (the
+    terminal itself would cut one anywhere, "sglang.pa" / "tch"); piped, it stays one line."""
+    line = (
+        "status: 4 of 7 gates hold; not met: audit (unreviewed), tests (not run), ci (pending) -- "
+        "see python/sglang/srt/managers/scheduler.py and sglang.patch at v0.5.15.post1"
+    )
+    tty = _Tty()
+    monkeypatch.setattr("sys.stdout", tty)
+    monkeypatch.setenv("COLUMNS", "80")
+    output.configure(Settings.of({"COLUMNS": "80"}))
+    try:
+        output.stdout.print(output.styled(line))
+    finally:
+        output.configure(Settings.of({}))
+    shown = [ln.rstrip() for ln in "".join(tty.parts).splitlines()]
+    assert len(shown) == 3 and all(len(ln) <= 80 for ln in shown)
+    assert " ".join(shown) == line  # every break at a space: no word cut
+
+
+@pytest.mark.usefixtures("console")
+def test_piped_a_long_line_stays_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    line = "status: " + " ".join(["word"] * 40)
+    output.stdout.print(output.styled(line))
+    assert capsys.readouterr().out == line + "\n"

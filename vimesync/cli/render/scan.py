@@ -46,7 +46,8 @@ def render_scan(outcome: ScanOutcome, *, markdown: bool = False) -> None:
     )
     for r in report.releases:
         where = f"{r.kind} {r.path}" + (f" at {r.rev}" if r.rev else "")
-        con.print(output.styled(f"  {r.label}: ", (where, "dim")))
+        pin = (" (the current pin)", "bold") if r.pinned else ""
+        con.print(output.styled(f"  {r.label}: ", (where, "dim"), pin))
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("Patch", no_wrap=True)
