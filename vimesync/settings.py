@@ -151,6 +151,11 @@ class Settings:
             return True
         if explicit in ("0", "false", "no"):
             return False
+        return self.on_ci
+
+    @cached_property
+    def on_ci(self) -> bool:
+        """A CI system's marker is set (``CI=true``, ``GITHUB_ACTIONS``, ...): a job's log."""
         return any((self.get(m) or "").strip().lower() not in ("", "0", "false") for m in CI_MARKERS)
 
     # --- where things are ------------------------------------------------------------------

@@ -135,7 +135,9 @@ def test_svg_and_markdown_hold_hostile_names_in_exactly_their_cells() -> None:
     from tests.builders.gfm import html, tables
     from vimesync.check.scan import Cell, Release, ScanReport
 
-    releases = tuple(Release(n, "v", "git", "/p", f"{i:040x}") for i, n in enumerate(HOSTILE_NAMES[:4]))
+    releases = tuple(
+        Release(n, "v", "git", "/p", f"{i:040x}", pinned=i == 1) for i, n in enumerate(HOSTILE_NAMES[:4])
+    )
     statuses = ("applied", "offsets", "failed", "already-applied", "partly-applied", "skipped")
     cells = tuple(
         Cell(p, r.label, statuses[(i + j) % len(statuses)], f"conflicts: {p} #1", "c")
@@ -211,3 +213,32 @@ def test_scan_markdown_pings_nobody_and_closes_nothing() -> None:
     )
     assert "fixes <code>vime-org/vime#3</code>" in md and "closes <code>vime-org/vime#4</code>" in md
     assert "@octocat" not in page.replace("<code>@octocat</code>", "")
+
+
+def test_the_current_pin_is_marked_in_the_text_the_json_the_markdown_and_the_svg(
+    history: Stack, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Scanned with the pin itself among the releases, its column says so: "(the current pin)"
+    in the text, ``pinned`` in the JSON (kept by --merge), "(pin)" in the Markdown header, and
+    one framed column in the SVG."""
+    from defusedxml import ElementTree
+
+    s = history
+    base = ["pin", "scan", "--source", str(s.repo.path), "--rev", s.pin, "--series", str(s.dir / "series")]
+    svg = tmp_path / "m.svg"
+    code, out, err = run(capsys, *base, "--to", "v2", "--to", s.pin, "--svg", str(svg))
+    assert code == 0, err  # v2 moved lines only: the stack applies at both
+    lines = out.splitlines()
+    assert "(the current pin)" in next(ln for ln in lines if ln.startswith(f"  {s.pin[:12]}"))
+    assert "(the current pin)" not in next(ln for ln in lines if ln.startswith("  v2:"))
+    root = ElementTree.fromstring(svg.read_bytes())
+    frames = [r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("class") == "pin"]
+    assert len(frames) == 1
+    assert float(frames[0].get("x") or 0) > 150  # the second column's, not the first's
+    code, out, _ = run(capsys, *base, "--to", "v2", "--to", s.pin, "--json")
+    doc = json.loads(out)
+    assert [r["pinned"] for r in doc["releases"]] == [False, True]
+    merged = merge_scans([report_from_dict(doc, where="doc")])
+    assert [r.pinned for r in merged.releases] == [False, True]
+    header = next(ln for ln in scan_markdown(merged).splitlines() if ln.startswith("| Patch"))
+    assert header.count("(pin)") == 1 and header.endswith("(pin) |")

@@ -77,11 +77,22 @@ def test_init_echoes_names_and_paths_as_text(
     assert_inert(out + err)
 
 
-def test_a_piped_table_keeps_each_row_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_piped_table_fits_80_columns_or_columns_when_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Piped with no $COLUMNS a table is laid out for 80 columns (a long title wraps between its
+    words); with $COLUMNS as wide as it needs, each row is one line (for grep); --json is whole."""
     up = Repo(tmp_path / "up")
     up.commit("start", {"a.py": "a\n"})
     title = "fix: " + " ".join(f"word{i}" for i in range(40))  # far wider than 80 columns
     up.commit(f"{title} (#9)", {"a.py": "b\n"})
+    monkeypatch.delenv("COLUMNS", raising=False)
+    code, out, err = run(capsys, "walk", "--upstream", str(up.path), "--range", "HEAD~1..HEAD")
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if "word" in line]
+    assert len(rows) > 1 and all(len(line) <= 80 for line in rows)
+    assert all(f"word{i}" in out.split() for i in range(40))  # no word cut
+    monkeypatch.setenv("COLUMNS", "400")
     code, out, err = run(capsys, "walk", "--upstream", str(up.path), "--range", "HEAD~1..HEAD")
     assert code == 0, err
     assert any(title in line for line in out.splitlines())

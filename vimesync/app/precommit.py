@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync.app.evidence import RecordResult, evidence_heads
+from vimesync.app.progress import Phases, Progress, no_progress
 from vimesync.app.result import Kind
 from vimesync.app.toolruns import (
     check_timeout,
@@ -24,6 +25,7 @@ from vimesync.app.toolruns import (
 )
 from vimesync.app.workspace import Workspace
 from vimesync.errors import BadInput
+from vimesync.text import plural
 
 DEFAULT_TIMEOUT = 600.0
 MAX_FILES = 50_000
@@ -45,8 +47,11 @@ def changed_paths(ws: Workspace) -> tuple[str, ...]:
     return tuple(p.path for p in steps.audit(ws).paths if p.head_oid != ABSENT)
 
 
-def record_precommit(ws: Workspace, request: RecordPrecommitRequest) -> RecordResult:
-    """Run pre-commit on the sync's changed files at the head; record each hook's result."""
+def record_precommit(
+    ws: Workspace, request: RecordPrecommitRequest, *, progress: Progress = no_progress
+) -> RecordResult:
+    """Run pre-commit on the sync's changed files at the head; record each hook's result
+    (``progress``: each of its three steps)."""
     from vimesync.safefs import excerpt, scratch_dir
     from vimesync.sop.precommit import NAME, PrecommitRecord, parse_output, precommit_values
     from vimesync.sop.results import now, write_table
@@ -67,12 +72,15 @@ def record_precommit(ws: Workspace, request: RecordPrecommitRequest) -> RecordRe
     )
     # a path from upstream named "--config=x.yaml" must stay a path, for pre-commit's own options
     # (which config, which hooks) and for the hooks it hands the names to: "./" keeps it one
-    paths = tuple(f"./{p}" if p.startswith("-") else p for p in changed_paths(ws))
+    step = Phases(progress, "sop record precommit", 3)
+    with step("listing the changed paths"):
+        paths = tuple(f"./{p}" if p.startswith("-") else p for p in changed_paths(ws))
     if len(paths) > MAX_FILES or sum(len(p) + 1 for p in paths) > MAX_ARGV_BYTES:
         raise BadInput(f"the sync changed {len(paths):,} paths: too many for one pre-commit command line")
     name = ws.sync_name
-    head, bound = evidence_heads(ws)
-    records_before = records_text(ws.sop_root, name)
+    with step("finding the evidence head"):
+        head, bound = evidence_heads(ws)
+        records_before = records_text(ws.sop_root, name)
     with scratch_dir("vimesync-precommit-") as scratch:
         with temporary_worktree(down, head, Path(scratch) / "head") as tree:
             config = tree / CONFIG
@@ -80,7 +88,9 @@ def record_precommit(ws: Workspace, request: RecordPrecommitRequest) -> RecordRe
                 raise BadInput(f"{CONFIG}: the head {head[:12]} has none (nothing for pre-commit to run)")
             argv = [*cmd, "run", "--verbose", "--color", "never", "--files", *paths]
             env = tool_env({"PRE_COMMIT_COLOR": "never", "SKIP": ""})
-            run = run_tool(argv, cwd=tree, log=Path(scratch) / "pre-commit.log", timeout=timeout, env=env)
+            with step(f"pre-commit at {head[:12]} on {plural(len(paths), 'file')}"):
+                log = Path(scratch) / "pre-commit.log"
+                run = run_tool(argv, cwd=tree, log=log, timeout=timeout, env=env)
     text = run.output.decode("utf-8", "replace")
     if run.code is None:
         raise BadInput(f"pre-commit stopped: it {run.stopped} (--timeout {timeout:g})")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync.app.evidence import RecordResult, evidence_heads
+from vimesync.app.progress import Phases, Progress, no_progress
 from vimesync.app.result import Kind
 from vimesync.app.toolruns import (
     check_timeout,
@@ -31,6 +32,7 @@ from vimesync.app.toolruns import (
 )
 from vimesync.app.workspace import Workspace
 from vimesync.errors import BadInput
+from vimesync.text import plural
 
 MAX_TESTS = 200
 NODEID = re.compile(r"[A-Za-z0-9_./-][^\x00-\x1f\x7f]{0,499}")
@@ -72,8 +74,9 @@ def interpreter(value: str | None, checkout: Path) -> str:
     return program(Path(value), "--python", checkout)
 
 
-def regress(ws: Workspace, request: RegressRequest) -> RecordResult:
-    """Run the tests before and after; record the matrix for the evidence head."""
+def regress(ws: Workspace, request: RegressRequest, *, progress: Progress = no_progress) -> RecordResult:
+    """Run the tests before and after; record the matrix for the evidence head (``progress``:
+    each side as it runs)."""
     from vimesync import git
     from vimesync.safefs import scratch_dir
     from vimesync.sop.regress import DEFAULT_NAME, RegressRecord, matrix, regress_values
@@ -97,12 +100,16 @@ def regress(ws: Workspace, request: RegressRequest) -> RecordResult:
     records_before = records_text(ws.sop_root, sync)
     outcomes: list[dict[str, str]] = []
     held: set[str] = set()  # the named ids either commit holds
+    step = Phases(progress, "sop regress", 2)
     with scratch_dir("vimesync-regress-") as scratch:
         for side, commit in (("before", before), ("after", head)):
             # a folder of its own, named only once the run before it is over: what that run
             # wrote in our scratch folder (a pytest.ini, a conftest.py, a JUnit file) is not here
             own = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=scratch))
-            with temporary_worktree(down, commit, own / "tree") as tree:
+            with (
+                step(f"pytest {side} ({commit[:12]}), {plural(len(tests), 'test')}"),
+                temporary_worktree(down, commit, own / "tree") as tree,
+            ):
                 cases, holds = _pytest(python, tree, tests, own, side, commit, timeout)
                 outcomes.append(cases)
                 held.update(holds)

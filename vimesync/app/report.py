@@ -13,9 +13,9 @@ from typing import Any
 
 from vimesync.app import steps, upstreamsteps
 from vimesync.app.flags import CiFlags, EngineFlags
+from vimesync.app.progress import Phases, Progress, no_progress
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
-from vimesync.check.model import ProgressFn
 from vimesync.errors import EXIT_CHECK_FAILED, EXIT_OK
 from vimesync.outputs.model import Findings
 from vimesync.report.build import ReportParts, build_report
@@ -69,17 +69,35 @@ def _refuse_nothing(ws: Workspace, engine: EngineFlags) -> None:
 
 
 def assemble(
-    ws: Workspace, engine: EngineFlags, ci: steps.CiTarget | None, progress: ProgressFn | None = None
+    ws: Workspace,
+    engine: EngineFlags,
+    ci: steps.CiTarget | None,
+    progress: Progress = no_progress,
+    *,
+    what: str = "report",
 ) -> SyncReport:
     """Walk, check and audit what the workspace allows, then build the report: a section whose
-    inputs are missing becomes a one-line Skipped instead of an error."""
-    walked = upstreamsteps.walk(ws) if ws.upstream is not None else None
+    inputs are missing becomes a one-line Skipped instead of an error. ``progress`` is told each
+    of its five steps (``what 2/5: ...``)."""
+    step = Phases(progress, what, 5)
+    with step("walking the upstream range"):
+        walked = upstreamsteps.walk(ws) if ws.upstream is not None else None
     at_head = walked is not None and ws.downstream is not None and ws.baseline is not None
     given = (("--downstream", ws.downstream), ("--baseline", ws.baseline), ("--upstream", ws.upstream))
     missing = [flag for flag, value in given if value is None]
+    with step("auditing the changed paths"):
+        audit = None if missing else steps.audit(ws)
+    with step("reading what the head carries"):
+        # What the head carries, not what the walk found: mirrored at the head, not the baseline.
+        carried = upstreamsteps.carried(ws, walked) if at_head and walked is not None else None
+        skipped_prs = upstreamsteps.skipped_at_conflict(ws) if at_head else frozenset()
+    with step("checking the patch stack") as update:
+        engines = steps.engine_sections(ws, engine, update)
+    with step("reading CI and the downstream's own commits"):
+        ci_evidence, own = steps.ci_evidence(ws, ci), steps.own_changes(ws)
     parts = ReportParts(
         walk=walked,
-        audit=None if missing else steps.audit(ws),
+        audit=audit,
         upstream_name=upstreamsteps.upstream_name(ws),
         downstream_name=ws.config.downstream_name,
         upstream_repo=upstreamsteps.upstream_repo(ws),
@@ -87,18 +105,17 @@ def assemble(
             "summary": "No upstream repository was given (--upstream): no summary.",
             "audit": f"No {', '.join(missing)} given: no audit of the changed paths.",
         },
-        # What the head carries, not what the walk found: mirrored at the head, not the baseline.
-        carried=upstreamsteps.carried(ws, walked) if at_head and walked is not None else None,
-        skipped_prs=upstreamsteps.skipped_at_conflict(ws) if at_head else frozenset(),
-        engines=steps.engine_sections(ws, engine, progress),
-        ci=steps.ci_evidence(ws, ci),
-        own=steps.own_changes(ws),
+        carried=carried,
+        skipped_prs=skipped_prs,
+        engines=engines,
+        ci=ci_evidence,
+        own=own,
         head=ws.head,
     )
     return build_report(parts)
 
 
-def make_report(ws: Workspace, request: ReportRequest, *, progress: ProgressFn | None = None) -> ReportResult:
+def make_report(ws: Workspace, request: ReportRequest, *, progress: Progress = no_progress) -> ReportResult:
     """Walk, check and audit the sync at its head and build the report (nothing published)."""
     from vimesync.app.evidence import images_of, recorded_evidence
 

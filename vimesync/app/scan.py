@@ -79,7 +79,7 @@ def scan(
 def _scanned(ws: Workspace, engine: EngineFlags, r: ScanRequest, progress: Progress) -> ScanReport:
     from vimesync.app.bump import resolve_target
     from vimesync.check.run import pinned_source
-    from vimesync.check.scan import ScanTarget, run_scan
+    from vimesync.check.scan import ScanTarget, mark_pinned, run_scan
 
     if not r.to:
         raise BadInput("pin scan needs --to REV|SOURCE (once per release), or --merge FILE...")
@@ -91,7 +91,8 @@ def _scanned(ws: Workspace, engine: EngineFlags, r: ScanRequest, progress: Progr
         t = resolve_target(to, opts)
         targets.append(ScanTarget(to, t.source, t.rev))
     with progress() as update:
-        return run_scan(opts, targets, progress=update)
+        report = run_scan(opts, targets, progress=update)
+    return mark_pinned(report, opts.rev)
 
 
 def _merged(files: tuple[Path, ...]) -> ScanReport:

@@ -12,6 +12,7 @@ from typing import Any
 from vimesync.app import steps, upstreamsteps
 from vimesync.app.evidence import recorded_evidence
 from vimesync.app.flags import CiFlags, EngineFlags
+from vimesync.app.progress import Progress, no_progress
 from vimesync.app.report import assemble
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
@@ -65,15 +66,16 @@ def _uncarried(ws: Workspace, report: SyncReport) -> Uncarried | Skipped:
     return Uncarried.of_walk(upstreamsteps.walk(ws, at=ws.head))
 
 
-def sop_status(ws: Workspace, request: StatusRequest) -> StatusResult:
-    """Every gate of the sync at its head, in the SOP's order."""
+def sop_status(ws: Workspace, request: StatusRequest, *, progress: Progress = no_progress) -> StatusResult:
+    """Every gate of the sync at its head, in the SOP's order (``progress``: each step of it)."""
     from vimesync.app.evidence import evidence_heads
     from vimesync.audit.model import AuditResult
 
     off = ws.gates_off(request.ci.skip_gate)
     target = steps.ci_target(ws, request.ci, request.publish, ws.required_ci(request.ci.require))
     # Every engine the config names: one patches gate each (as the report checks them).
-    report = replace(assemble(ws, request.engine, target), gates_off=off, tests_required=ws.gates.evidence)
+    report = assemble(ws, request.engine, target, progress, what="sop status")
+    report = replace(report, gates_off=off, tests_required=ws.gates.evidence)
     report = replace(report, evidence=recorded_evidence(ws, report))
     uncarried = _uncarried(ws, report)
     name = report.audit.sync if isinstance(report.audit, AuditResult) else ws.sync_name

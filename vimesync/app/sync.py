@@ -14,6 +14,7 @@ from __future__ import annotations
 import signal
 
 from vimesync.app import syncstate
+from vimesync.app.progress import Progress, no_progress
 from vimesync.app.syncresult import (
     OnStep,
     SyncAbortResult,
@@ -30,7 +31,7 @@ INTERRUPTED = f"interrupted: `{CONTINUE}` resumes"
 
 
 def sync(
-    ws: Workspace, request: SyncRunRequest, *, on_step: OnStep | None = None
+    ws: Workspace, request: SyncRunRequest, *, on_step: OnStep | None = None, progress: Progress = no_progress
 ) -> SyncResult | SyncStatusResult | SyncAbortResult:
     """Run (or go on with, show, drop) the sync of this downstream."""
     from vimesync.app.syncrun import SyncRun
@@ -46,7 +47,7 @@ def sync(
         return abort(ws, checkout)
     if r.mode is SyncMode.CONTINUE and (given := r.started_with(ws)):
         raise BadInput(f"{', '.join(given)}: not used by --continue (the sync in progress has its own)")
-    run = SyncRun(r, ws, checkout, on_step or (lambda step: None))
+    run = SyncRun(r, ws, checkout, on_step or (lambda step: None), progress)
     try:
         return run.go()
     except (KeyboardInterrupt, Terminated, Interrupted) as exc:

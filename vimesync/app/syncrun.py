@@ -14,6 +14,7 @@ from vimesync import git
 from vimesync.app import syncstate
 from vimesync.app.carry import CarryMode, CarryRequest, CarryResult, carry
 from vimesync.app.flags import CiFlags, SyncFlags
+from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind
 from vimesync.app.syncabort import refusal_hint
 from vimesync.app.syncresult import (
@@ -27,7 +28,7 @@ from vimesync.app.syncresult import (
     SyncRunRequest,
 )
 from vimesync.app.syncstate import StepRecord, SyncState
-from vimesync.app.syncsteps import CONTINUE, StepOutcome, in_dir, walk_figure
+from vimesync.app.syncsteps import CONTINUE, StepOutcome, in_dir, progress_of, walk_figure
 from vimesync.app.workspace import Reading, Workspace
 from vimesync.carry import state as carry_state
 from vimesync.carry.model import CarryStatus, left_out
@@ -39,8 +40,15 @@ from vimesync.text import plural
 class SyncRun:
     """One run of the steps: records each in the state as it finishes."""
 
-    def __init__(self, r: SyncRunRequest, ws: Workspace, checkout: Path, on_step: OnStep) -> None:
-        self.r, self.ws, self.checkout, self.on_step = r, ws, checkout, on_step
+    def __init__(
+        self,
+        r: SyncRunRequest,
+        ws: Workspace,
+        checkout: Path,
+        on_step: OnStep,
+        progress: Progress = no_progress,  # what each step shows while it runs
+    ) -> None:
+        self.r, self.ws, self.checkout, self.on_step, self.progress = r, ws, checkout, on_step, progress
         self.here: Workspace  # the checkout as its working tree holds it (the walk and carry start there)
         self.steps: list[Step] = []
         self.notes: list[str] = []
@@ -192,7 +200,8 @@ class SyncRun:
         from vimesync.app import upstreamsteps
         from vimesync.app.walk import totals
 
-        result = upstreamsteps.walk(self.here, at=self.state.onto)
+        with progress_of(self.progress, "walk"):
+            result = upstreamsteps.walk(self.here, at=self.state.onto)
         self.state.branch = self.state.branch or f"sync/{result.tip[:8]}"
         self._record(StepOutcome("walk", Kind.WALK, True, walk_figure(totals(result))), None)
 
@@ -225,7 +234,8 @@ class SyncRun:
             options = CarryOptions(tuple(s.prs), s.branch, s.onto, worktree, s.squash, s.direct)
             req = CarryRequest(CarryMode.START, options)
         onto_ours = s.done("carry") is not None  # a carry onto the branch after the sync's ended
-        result = carry(here, req)
+        with progress_of(self.progress, "carry"):
+            result = carry(here, req)
         assert isinstance(result, CarryResult)
         if onto_ours:  # the record of where the sync's carry ended: as that carry moved it
             s.carried = syncstate.load(self.checkout).carried
@@ -338,12 +348,13 @@ class SyncRun:
         s = self.state
         engine = self.r.engine
         if name == "patches":
-            return syncsteps.patches(ws, engine)
+            return syncsteps.patches(ws, engine, self.progress)
         if name == "audit":
-            return syncsteps.audit(ws)
+            return syncsteps.audit(ws, self.progress)
         if name == "status":
-            return syncsteps.status(ws, engine, self._ci(), s.publish)
-        outcome, url = syncsteps.report(ws, engine, self._ci(), s.publish, Path(self._output()))
+            return syncsteps.status(ws, engine, self._ci(), s.publish, self.progress)
+        output = Path(self._output())
+        outcome, url = syncsteps.report(ws, engine, self._ci(), s.publish, output, self.progress)
         if url:
             self.notes.append(f"published: {url}")
         return outcome
@@ -373,7 +384,7 @@ class SyncRun:
                 ),
             )
         with self._at_head() as ws:
-            outcome = syncsteps.status(ws, self.r.engine, self._ci(), self.state.publish)
+            outcome = syncsteps.status(ws, self.r.engine, self._ci(), self.state.publish, self.progress)
         step = Step("status", outcome.kind, outcome.ok, outcome.exit_code, outcome.figure)
         self.steps.append(step)
         self.on_step(step)

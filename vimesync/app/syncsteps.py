@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 import shlex
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync.app.flags import CiFlags, EngineFlags
+from vimesync.app.progress import Progress, ProgressFn, no_progress
 from vimesync.app.result import Kind
 from vimesync.app.workspace import Workspace
 from vimesync.text import agree, of_total, plural
@@ -55,13 +57,30 @@ def walk_figure(totals: dict[str, int]) -> str:
     return figure
 
 
-def patches(ws: Workspace, engine: EngineFlags) -> StepOutcome:
+# What each step is doing, as its progress says it ("sync 3/6: checking the patch stack").
+DOING = {
+    "walk": "walking the upstream range",
+    "carry": "carrying the upstream PRs",
+    "patches": "checking the patch stack",
+    "audit": "auditing the changed paths",
+    "status": "evaluating the gates",
+    "report": "writing the report",
+}
+
+
+def progress_of(progress: Progress, name: str) -> AbstractContextManager[ProgressFn | None]:
+    """The progress context of one step of the sync, numbered among them."""
+    return progress(f"sync {list(DOING).index(name) + 1}/{len(DOING)}: {DOING[name]}")
+
+
+def patches(ws: Workspace, engine: EngineFlags, progress: Progress = no_progress) -> StepOutcome:
     """``patches check`` of every engine at its pin, as the sync's head holds the stack."""
     from vimesync.app.check import check
 
     if not ws.config.engines:
         return StepOutcome("patches", Kind.CHECK, True, "no engine pinned: nothing to check")
-    outcome = check(ws, engine)
+    with progress_of(progress, "patches"):
+        outcome = check(ws, engine, progress=progress)
     parts, failed = [], []
     for r in outcome.reports:
         label = f"{r.engine}: " if len(outcome.reports) > 1 else ""
@@ -94,11 +113,12 @@ def patches(ws: Workspace, engine: EngineFlags) -> StepOutcome:
     )
 
 
-def audit(ws: Workspace) -> StepOutcome:
+def audit(ws: Workspace, progress: Progress = no_progress) -> StepOutcome:
     """The changed-path audit of the sync branch against its baseline."""
     from vimesync.app.audit import audit_sync
 
-    result = audit_sync(ws).audit
+    with progress_of(progress, "audit"):
+        result = audit_sync(ws).audit
     if result.ok:
         figure = f"{plural(len(result.paths), 'changed path')}, all reviewed or verified"
         return StepOutcome("audit", Kind.AUDIT, True, figure)
@@ -122,13 +142,16 @@ def audit(ws: Workspace) -> StepOutcome:
     )
 
 
-def status(ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None) -> StepOutcome:
+def status(
+    ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None, progress: Progress = no_progress
+) -> StepOutcome:
     """Every gate of the SOP at the head (``sop status``): CI and images included (the CI of the
     PR it publishes to, when it does)."""
     from vimesync.app.status import StatusRequest, sop_status
 
     request = StatusRequest(engine=engine, ci=ci, publish=publish)
-    gates = sop_status(ws, request).status.gates
+    with progress_of(progress, "status"):
+        gates = sop_status(ws, request, progress=progress).status.gates
     unmet = [g for g in gates if not g.ok]
     if not unmet:
         off = sum(1 for g in gates if g.state == "off")
@@ -160,7 +183,12 @@ def status(ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None)
 
 
 def report(
-    ws: Workspace, engine: EngineFlags, ci: CiFlags, publish: str | None, output: Path
+    ws: Workspace,
+    engine: EngineFlags,
+    ci: CiFlags,
+    publish: str | None,
+    output: Path,
+    progress: Progress = no_progress,
 ) -> tuple[StepOutcome, str | None]:
     """The sync report written to ``output`` (and published); returns the published URL."""
     from vimesync.app.report import ReportRequest, make_report, publish_report
@@ -168,7 +196,8 @@ def report(
     from vimesync.safefs import write_atomic
 
     request = ReportRequest(engine=engine, ci=ci, publish=publish)
-    result = make_report(ws, request)
+    with progress_of(progress, "report"):
+        result = make_report(ws, request, progress=progress)
     # the default folder (.vimesync/) is made, never through a symlink
     write_atomic(output, render_markdown(result.report).encode("utf-8"), mkdirs=True, what="--output")
     figure = f"written to {output}"

@@ -47,6 +47,7 @@ class Release:
     rev: str | None = None
     python_ok: bool | None = None  # None: not parsed
     python_files: int = 0
+    pinned: bool = False  # the commit the engine is pinned to now
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,19 @@ def _label(target: ScanTarget, info: SourceInfo) -> str:
     return label(info)
 
 
+def mark_pinned(report: ScanReport, pin_rev: str | None) -> ScanReport:
+    """The releases at the commit the engine is pinned to now (its sha, or the rev as the pin
+    names it), marked as the current pin."""
+    if not pin_rev:
+        return report
+    pin = pin_rev.lower()
+    at_pin = [
+        r.to == pin_rev or (len(pin) >= 7 and (r.rev or "").lower().startswith(pin)) for r in report.releases
+    ]
+    releases = tuple(replace(r, pinned=p) for r, p in zip(report.releases, at_pin, strict=True))
+    return replace(report, releases=releases)
+
+
 def short_verdict(p: PatchResult) -> str:
     """One patch at one release in a few words: a failure counts its hunks and files."""
     if p.status not in BAD:
@@ -197,6 +211,7 @@ def scan_to_dict(report: ScanReport) -> dict[str, Any]:
                 "path": r.path,
                 "rev": r.rev,
                 "python": None if r.python_ok is None else {"ok": r.python_ok, "files": r.python_files},
+                "pinned": r.pinned,
             }
             for r in report.releases
         ],
@@ -236,6 +251,7 @@ class _ReleaseDoc:
     path: Name = ""
     rev: Name | None = None
     python: _PythonDoc | None = None  # None: not parsed
+    pinned: bool = False
 
 
 @dataclass(frozen=True)
@@ -276,6 +292,7 @@ def report_from_dict(doc: Any, *, where: str) -> ScanReport:
             rev=r.rev,
             python_ok=r.python.ok if r.python else None,
             python_files=r.python.files if r.python else 0,
+            pinned=r.pinned,
         )
         for r in scan.releases
     )

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from vimesync.cli import output
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
-
     from vimesync.app.flags import OutputFlags
+    from vimesync.app.progress import Progress
     from vimesync.outputs.model import Findings
     from vimesync.settings import Settings
 
@@ -40,8 +39,8 @@ class Emit:
         self.json_stdout = self.as_json if json_stdout is None else json_stdout
         self.ci = CiOutputs(out.junit, out.annotations, settings, json_out=self.json_stdout)
 
-    def progress(self) -> Callable[[], AbstractContextManager[Callable[[int, int], None] | None]]:
-        """A use case's progress: a bar on a terminal, never with ``--json``."""
+    def progress(self) -> Progress:
+        """A use case's progress: shown on a terminal, never with ``--json`` or in CI."""
         from vimesync.cli.progress import progress_for
 
         return progress_for(self.as_json)

@@ -32,9 +32,12 @@ if TYPE_CHECKING:
     stderr: Console
 
 
-# Piped (not a terminal, no $COLUMNS): tables are as wide as their content, never wrapped at rich's
-# default of 80 columns, so a log or a grep sees each row whole. On a terminal: its full width.
+# On a GitHub Actions runner: tables as wide as their content, never wrapped (see _width).
 UNWRAPPED = 100_000
+# Piped with no $COLUMNS: the width tables are laid out for (a log read in an 80-column pager,
+# an issue comment). Plain lines are never wrapped when piped, whatever the width: a grep sees
+# each whole.
+PIPED_WIDTH = 80
 
 
 @dataclass
@@ -42,6 +45,7 @@ class _Terminal:
     """What the job's environment says of the terminal (set by :func:`configure`)."""
 
     on_runner: bool = False
+    on_ci: bool = False  # a CI job's log: no progress display
     columns: bool = False  # $COLUMNS is set: rich reads it
 
 
@@ -52,6 +56,7 @@ def configure(settings: Settings) -> None:
     """Take what the consoles need from the job's environment (the CLI boundary's snapshot),
     before the first console is made."""
     _TERMINAL.on_runner = settings.on_github_actions
+    _TERMINAL.on_ci = settings.on_ci
     _TERMINAL.columns = settings.columns is not None
     _console.cache_clear()
 
@@ -63,19 +68,28 @@ def _width(stream: TextIO) -> int | None:
         return UNWRAPPED
     if _TERMINAL.columns:
         return None  # rich reads it
+    return None if _is_tty(stream) else PIPED_WIDTH
+
+
+def _is_tty(stream: TextIO) -> bool:
     try:
-        return None if stream.isatty() else UNWRAPPED
+        return stream.isatty()
     except (AttributeError, ValueError):
-        return UNWRAPPED
+        return False
 
 
 @cache
 def _console(name: str) -> Console:
     from rich.console import Console
 
-    width = _width(sys.stderr if name == "stderr" else sys.stdout)
-    # No emoji codes (":rocket:" in a title stays text), no highlighting of numbers or paths.
-    return Console(stderr=name == "stderr", soft_wrap=True, highlight=False, emoji=False, width=width)
+    stream = sys.stderr if name == "stderr" else sys.stdout
+    # On a terminal rich wraps a long line between words (the terminal would cut one anywhere);
+    # piped, a line stays whole. No emoji codes (":rocket:" in a title stays text), no
+    # highlighting of numbers or paths.
+    wrap = _is_tty(stream) and not _TERMINAL.on_runner
+    return Console(
+        stderr=name == "stderr", soft_wrap=not wrap, highlight=False, emoji=False, width=_width(stream)
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -169,4 +183,5 @@ def _escaped(m: re.Match[str]) -> str:
 
 
 def progress_enabled() -> bool:
-    return _console("stderr").is_terminal
+    """Progress is shown on a terminal's stderr, never in a CI job's log (a job may have one)."""
+    return not _TERMINAL.on_ci and _is_tty(sys.stderr) and _console("stderr").is_terminal

@@ -55,11 +55,8 @@ def report(
     emit = Emit(out, settings, json_stdout=out.as_json and out.output is None)
     refuse_early(out.publish, out.output, settings.github)
     request = ReportRequest(engine=engine, ci=ci, publish=out.publish)
-    with (
-        Workspace.resolve(sync, settings, reading="head", baseline="sync") as ws,
-        emit.progress()() as update,
-    ):
-        result = make_report(ws, request, progress=update)
+    with Workspace.resolve(sync, settings, reading="head", baseline="sync") as ws:
+        result = make_report(ws, request, progress=emit.progress())
     code = emit.result(result, lambda r: show_report(r, out))
     if out.publish is not None:
         render_published(publish_report(out.publish, result, settings.github))

@@ -61,7 +61,8 @@ def status(
 
     emit = Emit(out, settings)
     with Workspace.resolve(sync, settings, reading="head", baseline="sync") as ws:
-        return emit.result(sop_status(ws, StatusRequest(engine=engine, ci=ci)), render_status)
+        result = sop_status(ws, StatusRequest(engine=engine, ci=ci), progress=emit.progress())
+    return emit.result(result, render_status)
 
 
 def record_image(
@@ -131,9 +132,12 @@ def record_precommit(
     hook's result in sop/records/<sync>.toml. Exit 1 when a hook failed."""
     from vimesync.app.precommit import RecordPrecommitRequest
     from vimesync.app.precommit import record_precommit as run
+    from vimesync.cli.progress import progress_for
 
     request = RecordPrecommitRequest(pre_commit=pre_commit, timeout=timeout)
-    return _record(settings, sync, out, lambda ws: run(ws, request), reading="head", baseline="required")
+    progress = progress_for(out.as_json)
+    use_case = lambda ws: run(ws, request, progress=progress)  # noqa: E731
+    return _record(settings, sync, out, use_case, reading="head", baseline="required")
 
 
 def regress(
@@ -150,12 +154,14 @@ def regress(
     worktree (trusted runs only), and record the before/after matrix. Exit 1 when one fails after."""
     from vimesync.app.regress import RegressRequest
     from vimesync.app.regress import regress as run
+    from vimesync.cli.progress import progress_for
 
     request = RegressRequest(
         tests=tuple(test or ()), before=before, python=python, name=name, timeout=timeout
     )
     rule: BaselineRule = "optional" if before is not None else "required"
-    return _record(settings, sync, out, lambda ws: run(ws, request), baseline=rule)
+    progress = progress_for(out.as_json)
+    return _record(settings, sync, out, lambda ws: run(ws, request, progress=progress), baseline=rule)
 
 
 def promote(

@@ -42,5 +42,5 @@ def sync_command(
     emit = Emit(out, settings, json_stdout=out.as_json)
     request = SyncRunRequest(mode=mode, carry=carry, engine=engine, ci=ci, output=out)
     with Workspace.resolve(sync, settings, engines=False) as ws:
-        result = run(ws, request, on_step=None if out.as_json else render_step)
+        result = run(ws, request, on_step=None if out.as_json else render_step, progress=emit.progress())
     return emit.result(result, render_sync)

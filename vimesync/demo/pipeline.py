@@ -74,8 +74,8 @@ def run_demo(request: DemoRequest, settings: Settings, *, progress: Progress = n
             baseline=d.baseline,
             head=d.head,
         )
-        with Workspace.resolve(flags, settings, reading="head", cwd=d.downstream) as ws, progress() as update:
-            report = assemble(ws, EngineFlags(source=d.engine), None, update)
+        with Workspace.resolve(flags, settings, reading="head", cwd=d.downstream) as ws:
+            report = assemble(ws, EngineFlags(source=d.engine), None, progress, what="demo")
         # The example lives on this machine only: no GitHub, so no exact-head CI to read, and it
         # runs no test suite, so it has no evidence to record (sop record tests).
         off = (

@@ -38,7 +38,8 @@ STATUS_MARK = {
 
 def scan_markdown(report: ScanReport) -> str:
     """A table, patches as rows and releases as columns, then a legend."""
-    head = ["Patch", *(code(r.label, in_table=True) for r in report.releases)]
+    pin = {True: " (pin)", False: ""}
+    head = ["Patch", *(code(r.label, in_table=True) + pin[r.pinned] for r in report.releases)]
     at = plural(len(report.releases), "release")
     lines = [
         f"### Patch stack of {cell(report.engine or 'the engine')} at {at}",
@@ -77,9 +78,9 @@ def _visible(text: str, limit: int) -> str:
 
 
 def scan_svg(report: ScanReport) -> str:
-    """A grid: a row per patch, a column per release, a cell coloured by status (its verdict in
-    a tooltip), a legend below."""
-    cw, ch, left, top = 120, 24, 16 + 7 * min(40, max((len(p) for p in report.patches), default=8)), 40
+    """A grid: a row per patch, a column per release (the current pin's framed), a cell coloured
+    by status (its verdict in a tooltip), a legend below."""
+    cw, ch, left, top = 120, 24, 16 + 7 * min(40, max((len(p) for p in report.patches), default=8)), 48
     width = left + cw * max(1, len(report.releases)) + 16
     height = top + ch * len(report.patches) + 60
     out = [
@@ -89,9 +90,15 @@ def scan_svg(report: ScanReport) -> str:
     ]
     for j, r in enumerate(report.releases):
         x = left + j * cw + cw // 2
-        out.append(
-            f'<text x="{x}" y="{top - 12}" text-anchor="middle">{xml_escape(_visible(r.label, 18))}</text>'
-        )
+        label = xml_escape(_visible(r.label, 18))
+        if r.pinned:  # the current pin: its column framed, its label bold with "(pin)" above it
+            out.append(
+                f'<rect class="pin" x="{left + j * cw - 2}" y="{top - 34}" width="{cw + 2}" '
+                f'height="{ch * len(report.patches) + 36}" fill="none" stroke="#0969da" stroke-width="2"/>'
+            )
+            out.append(f'<text x="{x}" y="{top - 24}" text-anchor="middle" fill="#0969da">pin</text>')
+            label = f'<tspan font-weight="bold">{label}</tspan>'
+        out.append(f'<text x="{x}" y="{top - 8}" text-anchor="middle">{label}</text>')
     for i, patch in enumerate(report.patches):
         y = top + i * ch
         out.append(f'<text x="8" y="{y + 16}">{xml_escape(_visible(patch, 40))}</text>')

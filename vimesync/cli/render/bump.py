@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli import output
+from vimesync.cli.render.fit import fit, indented
 from vimesync.text import agree, of_total
 
 if TYPE_CHECKING:
@@ -50,7 +51,12 @@ def _render(
     named = f"{to_rev} ({new})" if named_apart(to_rev, new) else new
     con.print(output.styled((report.engine, "bold"), f" pin bump: {report.old.kind} {report.old.path}"))
     con.print(output.styled(f"  from {old} to {named}: {report.new.kind} {report.new.path}"))
-    con.print(_table(report, old, new))
+    at = to_rev if to_rev is not None and named_apart(to_rev, new) else new  # the tag as given
+    table = _table(report, old, at)
+    if fit(table, con, whole=(0, 1)):
+        con.print(table)
+    else:
+        _listed(report, old, at)
     for p in report.patches:
         _notes(p, new)
     for side, py, words in (
@@ -86,11 +92,11 @@ def _table(report: BumpReport, old: str, new: str) -> Table:
 
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("#", justify="right")
-    table.add_column("Patch")
-    table.add_column(output.styled(f"at {old}"), overflow="fold")  # a source's name: never markup
-    table.add_column(output.styled(f"at {new}"), overflow="fold")
+    table.add_column("Patch", no_wrap=True)
+    table.add_column(output.styled(f"at {old}"))  # a source's name: never markup
+    table.add_column(output.styled(f"at {new}"))
     if any(p.refresh is not None for p in report.patches):
-        table.add_column("Refresh", overflow="fold")
+        table.add_column("Refresh")
     for i, p in enumerate(report.patches, 1):
         row: list[str | Text] = [
             str(i),
@@ -100,9 +106,32 @@ def _table(report: BumpReport, old: str, new: str) -> Table:
         ]
         if p.refresh is not None:
             style = "red" if p.refresh.action == "conflict" else ""
-            row.append(output.styled((f"{_ACTION[p.refresh.action]}: {p.refresh.why}", style)))
+            row.append(output.styled((_refreshed(p), style)))
         table.add_row(*row)
     return table
+
+
+def _refreshed(p: PatchBump) -> str:
+    assert p.refresh is not None
+    return f"{_ACTION[p.refresh.action]}: {p.refresh.why}"
+
+
+def _listed(report: BumpReport, old: str, new: str) -> None:
+    """The table for a terminal too narrow for it: each patch, then its verdict at each pin
+    (names whole)."""
+    from vimesync.check.bump import verdict
+
+    con = output.stdout
+    for i, p in enumerate(report.patches, 1):
+        con.print(output.styled(f"{i:>3}  ", (p.name, "bold")))
+        lines = [
+            output.styled(f"at {side}: ", (verdict(result), _STYLE[result.status]))
+            for side, result in ((old, p.old), (new, p.new))
+        ]
+        if p.refresh is not None:
+            style = "red" if p.refresh.action == "conflict" else ""
+            lines.append(output.styled("refresh: ", (_refreshed(p), style)))
+        con.print(indented(lines))
 
 
 def _notes(p: PatchBump, new: str) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli import output
+from vimesync.cli.render.fit import fit, indented
 from vimesync.text import agree, of_total, plural
 
 if TYPE_CHECKING:
     from rich.text import Text
 
     from vimesync.app.scan import ScanOutcome
+    from vimesync.check.scan import ScanReport
 
 _STYLE = {
     "applied": "green",
@@ -44,19 +46,23 @@ def render_scan(outcome: ScanOutcome, *, markdown: bool = False) -> None:
     )
     for r in report.releases:
         where = f"{r.kind} {r.path}" + (f" at {r.rev}" if r.rev else "")
-        con.print(output.styled(f"  {r.label}: ", (where, "dim")))
+        pin = (" (the current pin)", "bold") if r.pinned else ""
+        con.print(output.styled(f"  {r.label}: ", (where, "dim"), pin))
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("#", justify="right")
-    table.add_column("Patch")
+    table.add_column("Patch", no_wrap=True)
     for r in report.releases:
-        table.add_column(output.styled(r.label), overflow="fold")  # a source's name: never markup
+        table.add_column(output.styled(r.label))  # a source's name: never markup
     for i, patch in enumerate(report.patches, 1):
         row: list[str | Text] = [str(i), output.styled(patch)]
         for r in report.releases:
             c = report.cell(patch, r.label)
             row.append(output.styled((c.short or c.verdict, _STYLE[c.status])))
         table.add_row(*row)
-    con.print(table)
+    if fit(table, con, whole=(0, 1)):
+        con.print(table)
+    else:
+        _listed(report)
     for r in report.releases:
         if r.python_ok is False:
             con.print(output.styled((f"At {r.label}: patched Python files do not parse.", "red")))
@@ -74,3 +80,20 @@ def render_scan(outcome: ScanOutcome, *, markdown: bool = False) -> None:
                 f" at {of_total(releases, len(report.releases), 'release')}.",
             )
         )
+
+
+def _listed(report: ScanReport) -> None:
+    """The matrix for a terminal too narrow for it: each patch, then its verdicts, each with the
+    releases it holds at (names whole, one verdict a line)."""
+    con = output.stdout
+    for i, patch in enumerate(report.patches, 1):
+        con.print(output.styled(f"{i:>3}  ", (patch, "bold")))
+        verdicts: dict[tuple[str, str], list[str]] = {}
+        for r in report.releases:
+            c = report.cell(patch, r.label)
+            verdicts.setdefault((c.short or c.verdict, c.status), []).append(r.label)
+        lines = []
+        for (words, status), labels in verdicts.items():
+            where = "every release" if len(labels) == len(report.releases) > 1 else ", ".join(labels)
+            lines.append(output.styled((words, _STYLE[status]), f" at {where}"))
+        con.print(indented(lines))
