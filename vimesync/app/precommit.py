@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync.app.evidence import RecordResult, evidence_heads
+from vimesync.app.recordchecks import refuse_modified, replaced_record
 from vimesync.app.result import Kind
 from vimesync.app.toolruns import (
     check_timeout,
@@ -35,6 +36,7 @@ CONFIG = ".pre-commit-config.yaml"
 class RecordPrecommitRequest:
     pre_commit: Path | None = None  # the job's pre-commit (default: python3 -I -m pre_commit)
     timeout: float | None = None  # seconds (default 600)
+    replace: bool = False  # the pre-commit record at the evidence head may be replaced
 
 
 def changed_paths(ws: Workspace) -> tuple[str, ...]:
@@ -72,6 +74,9 @@ def record_precommit(ws: Workspace, request: RecordPrecommitRequest) -> RecordRe
         raise BadInput(f"the sync changed {len(paths):,} paths: too many for one pre-commit command line")
     name = ws.sync_name
     head, bound = evidence_heads(ws)
+    # checked before pre-commit runs (minutes), not after
+    refuse_modified(down, ws.sop_root, name, head)
+    old = replaced_record(ws.sop_root, name, "precommit", NAME, bound, replace=request.replace)
     records_before = records_text(ws.sop_root, name)
     with scratch_dir("vimesync-precommit-") as scratch:
         with temporary_worktree(down, head, Path(scratch) / "head") as tree:
@@ -91,11 +96,7 @@ def record_precommit(ws: Workspace, request: RecordPrecommitRequest) -> RecordRe
     refuse_changed_records(ws.sop_root, name, records_before, "pre-commit")
     rec = PrecommitRecord(sha=bound, exit=run.code, files=len(paths), hooks=hooks, recorded_at=now())
     path = write_table(ws.sop_root, name, "precommit", NAME, bound, precommit_values(rec))
-    return RecordResult(
-        sync=name,
-        record=rec,
-        file=path,
-        head=head,
-        kind=Kind.RECORD_PRECOMMIT,
-        judged=True,
+    result = RecordResult(
+        sync=name, record=rec, file=path, head=head, kind=Kind.RECORD_PRECOMMIT, judged=True
     )
+    return result.replacing("precommit", old)
