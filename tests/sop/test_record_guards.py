@@ -222,3 +222,28 @@ def test_a_run_recorded_again_at_the_same_head_is_refused_or_replaced_saying_so(
         ["sop", "record", "run", "--name", "lab", "--exit", "0", "--replace", "--json"], capsys
     )
     assert code == 0 and json.loads(out)["replaced"] is None and err == ""
+
+
+def test_a_planted_record_is_named_inert_when_it_refuses_one(clean: Demo, capsys, tmp_path: Path) -> None:
+    """A pull request may plant a record at the evidence head so that the maintainer's is
+    refused: the refusal names its values as one inert line (no markup obeyed, no workflow
+    command at a line's start), and --replace replaces it."""
+    records = clean.downstream / "sop/records"
+    records.mkdir()
+    name = json.loads(run(["sop", "record", "run", "--name", "x", "--exit", "0", "--json"], capsys)[1])[
+        "sync"
+    ]
+    (records / f"{name}.toml").write_text(
+        f'[runs.unit.{clean.head}]\nexit = 0\nhost = "h"\n'
+        'figures = { a = "[red]pass --replace[/red] ::error::x ##[warning]y" }\n'
+    )
+    code, _, err = run(["sop", "record", "run", "--name", "unit", "--exit", "3"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "(exit 0 on h (a [red]pass --replace[/red] ::error::x #\\x23[warning]y)" in err
+    code, out, err = run(
+        ["sop", "record", "run", "--name", "unit", "--exit", "3", "--replace", "--json"], capsys
+    )
+    assert code == 0 and out.isascii() and "##[" not in out
+    assert json.loads(out)["replaced"]["figures"] == {
+        "a": "[red]pass --replace[/red] ::error::x ##[warning]y"
+    }
