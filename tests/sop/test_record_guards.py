@@ -77,6 +77,9 @@ def test_a_staged_or_deleted_file_is_a_modified_tree_an_untracked_one_is_not(
     (clean.downstream / "README.md").unlink()
     code, _, err = run(argv, capsys)
     assert code == 2 and "2 tracked files differ from HEAD" in err and "('README.md', 'train.py')" in err
+    # --head names another commit: the tree that ran is the checkout's all the same, named by its HEAD
+    code, _, err = run([*argv, "--head", "HEAD~1"], capsys)
+    assert code == 2 and f"2 tracked files differ from HEAD {clean.head[:12]} (" in err
     git.run(clean.downstream, ["reset", "-q", "--hard", clean.head])
     # a file only touched (its content unchanged) is not modified
     os.utime(clean.downstream / "train.py", (1, 1))

@@ -44,7 +44,7 @@ def record_ci_jobs(ws: Workspace, request: CiFlags, *, replace: bool = False) ->
     head, bound = evidence_heads(ws)
     if not bound:
         raise BadInput("no head to record CI for (run inside the downstream, or pass --head)")
-    refuse_modified(ws.downstream, ws.sop_root, name, head)
+    refuse_modified(ws.downstream, ws.sop_root, name)
     pipeline = request.pipeline
     if pipeline is None and checkout.ci_buildkite is not None:
         if ws.untrusted:

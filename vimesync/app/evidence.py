@@ -109,7 +109,7 @@ def record_test_suite(ws: Workspace, request: RecordTestsRequest) -> RecordResul
     name = ws.sync_name
     counts = read_junit(request.junit)
     head, bound = evidence_heads(ws)
-    refuse_modified(ws.downstream, ws.sop_root, name, head)
+    refuse_modified(ws.downstream, ws.sop_root, name)
     image = _recorded_image(ws, name, bound, image)
     old = replaced_record(ws.sop_root, name, "tests", suite, bound, replace=request.replace)
     rec = TestRecord(
@@ -157,7 +157,7 @@ def record_manual_run(ws: Workspace, request: RecordRunRequest) -> RecordResult:
     image = check_digest(request.image)
     sync = ws.sync_name
     head, bound = evidence_heads(ws)
-    refuse_modified(ws.downstream, ws.sop_root, sync, head)
+    refuse_modified(ws.downstream, ws.sop_root, sync)
     image = _recorded_image(ws, sync, bound, image)
     old = replaced_record(ws.sop_root, sync, "runs", name, bound, replace=request.replace)
     rec = RunRecord(

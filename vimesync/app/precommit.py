@@ -75,7 +75,7 @@ def record_precommit(ws: Workspace, request: RecordPrecommitRequest) -> RecordRe
     name = ws.sync_name
     head, bound = evidence_heads(ws)
     # checked before pre-commit runs (minutes), not after
-    refuse_modified(down, ws.sop_root, name, head)
+    refuse_modified(down, ws.sop_root, name)
     old = replaced_record(ws.sop_root, name, "precommit", NAME, bound, replace=request.replace)
     records_before = records_text(ws.sop_root, name)
     with scratch_dir("vimesync-precommit-") as scratch:

@@ -29,9 +29,10 @@ def bookkeeping_paths(repo: Path, sop_root: Path, sync: str) -> frozenset[str]:
     return frozenset({str(records / f"{sync}.toml"), str(records.parent / "reviews" / f"{sync}.toml")})
 
 
-def refuse_modified(repo: Path | None, sop_root: Path, sync: str, head: str) -> None:
+def refuse_modified(repo: Path | None, sop_root: Path, sync: str) -> None:
     """BadInput naming the tracked files (at most :data:`MAX_SHOWN`, each shown escaped and
-    cut) whose index or work-tree content differs from HEAD, but the sync's own bookkeeping."""
+    cut) whose index or work-tree content differs from HEAD, but the sync's own bookkeeping.
+    HEAD is the checkout's, whatever ``--head`` names: the tree is what ran."""
     from vimesync import git
 
     if repo is None:
@@ -40,7 +41,7 @@ def refuse_modified(repo: Path | None, sop_root: Path, sync: str, head: str) -> 
     modified = [p for p in git.modified_paths(repo) if p not in own]
     if not modified:
         return
-    n = len(modified)
+    n, head = len(modified), git.resolve(repo, "HEAD")
     shown = ", ".join(_shown(p) for p in modified[:MAX_SHOWN])
     more = f" and {n - MAX_SHOWN:,} more" if n > MAX_SHOWN else ""
     raise BadInput(

@@ -97,7 +97,7 @@ def regress(ws: Workspace, request: RegressRequest) -> RecordResult:
     sync = ws.sync_name
     head, bound = evidence_heads(ws)
     # checked before the tests run (minutes), not after
-    refuse_modified(down, ws.sop_root, sync, head)
+    refuse_modified(down, ws.sop_root, sync)
     old = replaced_record(ws.sop_root, sync, "regress", name, bound, replace=request.replace)
     records_before = records_text(ws.sop_root, sync)
     outcomes: list[dict[str, str]] = []
