@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
+from vimesync import git
 from vimesync.app.result import CONTRACT_KEYS, Kind
 from vimesync.cli.app import build_app, main
 from vimesync.demo.build import Demo, build_demo
@@ -81,6 +82,17 @@ def _commands() -> list[str]:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     return build_demo(tmp_path_factory.mktemp("contract") / "d")
+
+
+@pytest.fixture(autouse=True)
+def committed_tree(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each command runs on the demo's tracked files as committed: what one wrote into them
+    (``patches describe`` edits a patch's header) is put back after it, since a record is
+    refused while tracked files differ from HEAD."""
+    yield
+    if "demo" in request.fixturenames:
+        demo = request.getfixturevalue("demo")
+        git.run(demo.downstream, ["reset", "-q", "--hard", "HEAD"])
 
 
 @pytest.fixture()

@@ -59,10 +59,54 @@ def test_red_missing_and_stale_records_each_fail_the_gate_by_name() -> None:
     )
 
 
-def test_a_green_record_beside_a_red_one_of_the_same_name_holds() -> None:
-    # A suite and a run may share a name; either green at the head is the evidence asked for.
+def test_a_red_record_is_never_masked_by_a_green_one_of_the_same_name() -> None:
+    """Issue 29 item 4: a suite and a run may share a name; a green run ``smoke`` beside a red
+    suite ``smoke`` (or the other way round) fails the gate, and the detail names the red one."""
+    red_suite = TestRecord("smoke", HEAD, 3, failed=1)
+    green_run = RunRecord("smoke", HEAD, 0)
+    for order in ((red_suite, green_run), (green_run, red_suite)):
+        g = gate_of(_evidence(*order), ("smoke",))
+        assert (g.state, g.detail) == (
+            "failed",
+            "at ffffffff: smoke: red suite 3 passed, 1 failed (not masked by the green run exit 0)",
+        )
+        assert g.command == "vimesync sop record tests --suite smoke --junit FILE"
+    g = gate_of(_evidence(TestRecord("smoke", HEAD, 5), RunRecord("smoke", HEAD, 3)), ("smoke",))
+    assert (g.state, g.detail) == (
+        "failed",
+        "at ffffffff: smoke: red run exit 3 (not masked by the green suite 5 passed)",
+    )
+    assert g.command == "vimesync sop record run --name smoke --exit N"
+    # a suite in which nothing ran is not green either
     g = gate_of(_evidence(TestRecord("smoke", HEAD, 0, errors=1), RunRecord("smoke", HEAD, 0)), ("smoke",))
-    assert g.state == "held"
+    assert g.state == "failed" and "red suite 0 passed, 1 error" in g.detail
+    # every record of the name green: held, each named by its kind
+    g = gate_of(_evidence(TestRecord("smoke", HEAD, 5), RunRecord("smoke", HEAD, 0)), ("smoke",))
+    assert (g.state, g.detail) == ("held", "at ffffffff: smoke: suite 5 passed and run exit 0")
+
+
+def test_a_red_matrix_or_pre_commit_is_not_masked_either() -> None:
+    """Every kind a name selects: a red matrix beside a green suite, a failed pre-commit beside
+    a green suite called pre-commit, a red run beside a green matrix."""
+    failed = (*HOOKS, HookResult("shouts", "shouts", "failed", exit=3))
+    cases = [
+        (
+            (TestRecord("serving", HEAD, 9), RegressRecord("serving", HEAD, EARLIER, STILL_RED)),
+            "serving: red matrix 1 failed before; 1 failed after (not masked by the green suite 9 passed)",
+        ),
+        (
+            (PrecommitRecord(HEAD, 1, 150, failed), TestRecord("pre-commit", HEAD, 3)),
+            "pre-commit: red Changed-file pre-commit fails (exit 1) (3 hooks, 1 skipped; 150 files);"
+            " failed: shouts (not masked by the green suite 3 passed)",
+        ),
+        (
+            (RegressRecord("serving", HEAD, EARLIER, FIXED), RunRecord("serving", HEAD, 1)),
+            "serving: red run exit 1 (not masked by the green matrix",
+        ),
+    ]
+    for records, needle in cases:
+        g = gate_of(_more(*records), (needle.split(":")[0],))
+        assert g.state == "failed" and needle in g.detail, g.detail
 
 
 def _more(*records: object) -> Evidence:

@@ -14,6 +14,7 @@ import pytest
 
 from tests.builders.cli import run
 from tests.builders.fakegithub import TOKEN, FakeGitHub, serve
+from tests.builders.headchange import committed_change
 from vimesync.demo.build import Demo, build_demo
 
 A = "sha256:" + "a" * 64
@@ -39,19 +40,18 @@ def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitH
 
 @pytest.fixture
 def demo(built: Demo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Demo]:
+    """The demo with ``CPU regressions`` required, committed (a record is refused while
+    sop/gates.toml differs from HEAD): its head is that commit."""
     monkeypatch.chdir(built.downstream)
     for name in ("CI", "GITHUB_ACTIONS", "VIMESYNC_UNTRUSTED", "GH_TOKEN"):
         monkeypatch.delenv(name, raising=False)
-    gates = built.downstream / "sop/gates.toml"
-    before = gates.read_bytes()
-    text = gates.read_text() + '\n[evidence]\nrequired = ["CPU regressions"]\n'
+    text = (
+        built.downstream / "sop/gates.toml"
+    ).read_text() + '\n[evidence]\nrequired = ["CPU regressions"]\n'
     assert f'promote = ["{LATEST}"]' in text  # the demo's own gates.toml names it, as the seed's sync
-    gates.unlink()  # never write through a link into the shipped data
-    gates.write_text(text)
-    yield built
+    with committed_change(built, "sop/gates.toml", text) as configured:
+        yield configured
     shutil.rmtree(built.downstream / "sop/records", ignore_errors=True)
-    gates.unlink()
-    gates.write_bytes(before)
 
 
 def _record_tests(capsys, tmp_path: Path) -> None:
@@ -225,11 +225,11 @@ def test_hostile_floating_and_promote_lists_are_refused(tmp_path: Path, value: s
 def test_off_counts_as_it_does_for_sop_status(demo: Demo, capsys, tmp_path: Path) -> None:
     # (An untrusted checkout never honours [off]: skip_flags, as for sop status. The demo's
     # upstream lies outside its checkout, which an untrusted run refuses before any gate.)
+    _record_tests(capsys, tmp_path)  # before the checkout's gates.toml is edited: on HEAD's tree
     gates = demo.downstream / "sop/gates.toml"
     text = gates.read_text().replace("[off]\n", '[off]\nci = "no CI in this lab"\n', 1)
     gates.unlink()
     gates.write_text(text)
-    _record_tests(capsys, tmp_path)
     assert run(capsys, "sop", "record", "image", "--arch", "amd64", "--digest", A)[0] == 0
     code, out, _ = run(capsys, "sop", "promote", "--ref", LATEST, "--json")
     assert code == 1 and json.loads(out)["missing"] == ["images: arm64 not recorded"]

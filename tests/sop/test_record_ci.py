@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.buildkite import TOKEN, FakeBuildkite, agent_lost_build, job, serve
+from tests.builders.headchange import committed_change
 from vimesync.buildkite import Build, BuildkiteJob
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
@@ -140,12 +141,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Demo:
 
 @pytest.fixture
 def demo(built: Demo, monkeypatch: pytest.MonkeyPatch) -> Iterator[Demo]:
+    """The demo with its [ci] pipeline committed (a record is refused while vimesync.toml
+    differs from HEAD): its head is that commit."""
     monkeypatch.chdir(built.downstream)
-    cfg = built.downstream / "vimesync.toml"
-    original = cfg.read_text()
-    cfg.write_text(original + '\n[ci]\nbuildkite = "vime/vime"\n')
-    yield built
-    cfg.write_text(original)
+    cfg = (built.downstream / "vimesync.toml").read_text()
+    with committed_change(built, "vimesync.toml", cfg + '\n[ci]\nbuildkite = "vime/vime"\n') as configured:
+        yield configured
     shutil.rmtree(built.downstream / "sop/records", ignore_errors=True)
 
 
@@ -310,9 +311,19 @@ def test_the_build_of_a_records_only_commit_on_the_evidence_head_is_recorded(
             f"build #1454 ran on {head[:12]}, which adds only bookkeeping to the evidence head"
             f" {bound[:12]}: recorded for {bound[:12]}"
         ]
-        for number in (1454, 1445):
-            code, out, err = run(["sop", "record", "ci", "--build", str(number), "--json"], capsys)
-            assert code == 0 and json.loads(out)["record"]["build"] == str(number), err
+        # the same build again: refused without --replace (issue 29 item 7), named with its values
+        code, _, err = run(["sop", "record", "ci", "--build", "1454"], capsys)
+        assert code == 2 and " ".join(err.split()) == (
+            f"error: CI snapshot of build #1454 is already recorded at {bound[:8]} (passed 49 jobs;"
+            f" one agent-lost job passed on an unchanged retry, recorded {doc['record']['recorded_at']}):"
+            " pass --replace to replace it"
+        )
+        for number, replaced in ((1454, "#1454"), (1445, None)):
+            argv = ["sop", "record", "ci", "--build", str(number), "--replace", "--json"]
+            code, out, err = run(argv, capsys)
+            again = json.loads(out)
+            assert code == 0 and again["record"]["build"] == str(number), err
+            assert (again["replaced"] or {}).get("name") == replaced
         code, _, err = run(["sop", "record", "ci", "--build", "1429"], capsys)
         assert code == 2
         assert (

@@ -1,6 +1,7 @@
 """``vimesync sop record tests`` and ``sop record run`` on the demo's real repositories: what
-they write, that a suite recorded again at the same head replaces its record and at a new head
-adds one, and that every field is checked (flags and the file alike)."""
+they write, that a suite recorded again at the same head replaces its record there only with
+``--replace`` and at a new head adds one, that a record is refused while tracked files differ
+from HEAD, and that every field is checked (flags and the file alike)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.headchange import committed_change
 from vimesync import git
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo
@@ -53,9 +55,23 @@ def test_a_suite_is_recorded_for_the_head_and_replaced_there(demo: Demo, capsys,
     assert (
         run(["sop", "record", "image", "--arch", "amd64", "--digest", "sha256:" + "d" * 64], capsys)[0] == 0
     )
-    code, out, _ = run([*argv, _junit(tmp_path, GREEN), "--image", "sha256:" + "d" * 64, "--json"], capsys)
+    # recorded there already: replaced only with --replace (issue 29 item 7), naming the old one
+    code, _, err = run([*argv, _junit(tmp_path, GREEN), "--image", "sha256:" + "d" * 64], capsys)
+    assert code == 2 and " ".join(err.split()).startswith(
+        f"error: suite 'CPU regressions' is already recorded at {demo.head[:8]}"
+        " (1 passed, 1 failed, recorded "
+    )
+    assert err.rstrip().endswith("pass --replace to replace it") and len(err.strip().splitlines()) == 1
+    green = [*argv, _junit(tmp_path, GREEN), "--image", "sha256:" + "d" * 64, "--replace"]
+    code, out, err = run([*green, "--json"], capsys)
     doc = json.loads(out)
     assert code == 0 and doc["kind"] == "sop-record-tests" and doc["evidence_head"] == demo.head
+    assert (doc["replaced"]["passed"], doc["replaced"]["failed"], doc["replaced"]["ok"]) == (1, 1, False)
+    assert doc["notes"] == [
+        f"replaced the suite 'CPU regressions' recorded at {demo.head[:8]}"
+        f" (1 passed, 1 failed, recorded {doc['replaced']['recorded_at']})"
+    ]
+    assert "warning: replaced the suite 'CPU regressions'" in err
     suites = _records(demo)["tests"]["CPU regressions"]
     assert list(suites) == [demo.head]  # the same head: replaced, not added
     rec = suites[demo.head]
@@ -155,10 +171,13 @@ def test_records_of_an_earlier_head_are_kept(demo: Demo, capsys, tmp_path: Path)
 def test_the_tests_gate_holds_once_every_required_suite_is_green_at_the_head(
     demo: Demo, capsys, tmp_path: Path
 ) -> None:
-    gates = demo.downstream / "sop/gates.toml"
-    shipped = gates.read_text()
-    try:
-        gates.write_text(shipped + '\n[evidence]\nrequired = ["CPU regressions", "lab run"]\n')
+    shipped = (demo.downstream / "sop/gates.toml").read_text()
+    required = shipped + '\n[evidence]\nrequired = ["CPU regressions", "lab run"]\n'
+    with committed_change(demo, "sop/gates.toml", required) as configured:
+        # the committed gates.toml is a changed path like any other: reviewed (the ledger is
+        # bookkeeping, which a record allows to be uncommitted)
+        review = ["audit", "review", "sop/gates.toml", "--by", "maintainer", "--baseline", demo.baseline]
+        assert run(review, capsys)[0] == 0
         run(
             ["sop", "record", "tests", "--suite", "CPU regressions", "--junit", _junit(tmp_path, GREEN)],
             capsys,
@@ -173,9 +192,20 @@ def test_the_tests_gate_holds_once_every_required_suite_is_green_at_the_head(
         assert tests == {
             "name": "tests",
             "state": "held",
-            "detail": f"at {demo.head[:8]}: CPU regressions: 2 passed; lab run: exit 0",
+            "detail": f"at {configured.head[:8]}: CPU regressions: 2 passed; lab run: exit 0",
             "command": "",
         }
-        assert code == 0
-    finally:
-        gates.write_text(shipped)
+        assert code == 0, [g for g in json.loads(out)["gates"] if g["state"] != "held"]
+        # a green run of the suite's name recorded after a red suite does not mask it (issue 29
+        # item 4), nor the other way round
+        red = _junit(tmp_path, RED, "red.xml")
+        argv_red = ["sop", "record", "tests", "--suite", "lab run", "--junit", red]
+        assert run(argv_red, capsys)[0] == 0
+        code, out, _ = run(argv, capsys)
+        tests = next(g for g in json.loads(out)["gates"] if g["name"] == "tests")
+        assert code == 1 and tests["state"] == "failed"
+        assert tests["detail"].endswith(
+            "lab run: red suite 1 passed, 1 failed (not masked by the green run exit 0)"
+        )
+        code, out, _ = run(["sop", "status", "--baseline", demo.baseline, "--skip-gate", "ci"], capsys)
+        assert code == 1 and "lab run: red suite 1 passed, 1 failed" in " ".join(out.split())

@@ -88,6 +88,17 @@ def test_a_passing_run_is_recorded_and_reported(demo: Demo, capsys: pytest.Captu
     assert table["exit"] == 0 and table["files"] == doc["record"]["files"] > 0
     code, out, _ = run(["report", "--baseline", demo.baseline], capsys)
     assert "- Changed-file pre-commit passes (2 hooks, 1 skipped; " in out
+    # again at the same head: refused before pre-commit runs, unless --replace (issue 29 item 7)
+    code, _, err = run(["sop", "record", "precommit"], capsys)
+    assert code == 2 and " ".join(err.split()).startswith(
+        f"error: pre-commit record of the changed files is already recorded at {head[:8]}"
+        " (Changed-file pre-commit passes (2 hooks, 1 skipped; "
+    )
+    assert err.rstrip().endswith("pass --replace to replace it")
+    code, out, err = run(["sop", "record", "precommit", "--replace", "--json"], capsys)
+    again = json.loads(out)
+    assert code == 0 and again["replaced"]["recorded_at"] == doc["record"]["recorded_at"], err
+    assert "warning: replaced the pre-commit record of the changed files recorded at" in err
     gates = demo.downstream / "sop/gates.toml"
     gates.write_text(gates.read_text() + '\n[evidence]\nrequired = ["pre-commit"]\n')
     code, out, _ = run(["report", "--baseline", demo.baseline, "--skip-gate", "ci", "--json"], capsys)

@@ -135,9 +135,21 @@ def test_a_test_failing_after_fails_the_command(fix: tuple[Repo, str, str], caps
     assert f"recorded regression matrix: 1 passed before; 1 failed after (before: {after[:8]})" in out
     stored = tomllib.loads((repo.path / "sop/records/fix.toml").read_text())["regress"]["regression matrix"]
     assert [r["before"] for r in stored.values()] == [after]  # the commit, not the name given
-    code, out, err = run(argv, capsys)  # the file it wrote reads back
-    assert code == 1, err
     assert err == ""  # every test named was found: no note
+    # the same matrix again: refused before any test runs, unless --replace (issue 29 item 7)
+    code, out, err = run(argv, capsys)
+    assert code == 2 and " ".join(err.split()).startswith(
+        f"error: matrix 'regression matrix' is already recorded at {repo.git('rev-parse', 'HEAD')[:8]}"
+        f" (1 passed before; 1 failed after (before: {after[:8]}), recorded "
+    )
+    assert err.rstrip().endswith("pass --replace to replace it")
+    code, out, err = run([*argv, "--replace", "--json"], capsys)  # the file it wrote reads back
+    doc = json.loads(out)
+    assert code == 1 and doc["replaced"]["before"] == after and doc["replaced"]["ok"] is False, err
+    assert doc["notes"] == [
+        f"replaced the matrix 'regression matrix' recorded at {doc['evidence_head'][:8]}"
+        f" (1 passed before; 1 failed after (before: {after[:8]}), recorded {doc['replaced']['recorded_at']})"
+    ]
 
 
 @pytest.mark.slow

@@ -25,12 +25,15 @@ if TYPE_CHECKING:
     from vimesync.buildkite import Build
 
 
-def record_ci_jobs(ws: Workspace, request: CiFlags) -> RecordResult:
+def record_ci_jobs(ws: Workspace, request: CiFlags, *, replace: bool = False) -> RecordResult:
     """Read the evidence head's CI jobs and record their counts for it: ``request.pipeline``
     (default: [ci] buildkite) and ``request.build`` (default: the newest of the head, else of
     the nearest commit down to the evidence head) on
-    Buildkite, else the GitHub check runs of ``request.repo`` (default: [ci] repo)."""
+    Buildkite, else the GitHub check runs of ``request.repo`` (default: [ci] repo). A snapshot
+    of the same build at the evidence head is replaced only with ``replace``; the tree must be
+    HEAD's (:mod:`vimesync.app.recordchecks`)."""
     from vimesync import buildkite
+    from vimesync.app.recordchecks import refuse_modified, replaced_record
     from vimesync.sop.cirecords import ci_values, summarise_buildkite, summarise_checks
     from vimesync.sop.results import write_table
 
@@ -41,6 +44,7 @@ def record_ci_jobs(ws: Workspace, request: CiFlags) -> RecordResult:
     head, bound = evidence_heads(ws)
     if not bound:
         raise BadInput("no head to record CI for (run inside the downstream, or pass --head)")
+    refuse_modified(ws.downstream, ws.bookkeeping, name)
     pipeline = request.pipeline
     if pipeline is None and checkout.ci_buildkite is not None:
         if ws.untrusted:
@@ -79,8 +83,10 @@ def record_ci_jobs(ws: Workspace, request: CiFlags) -> RecordResult:
         finally:
             client.close()
         rec = summarise_checks(checks.check_runs, bound, now())
+    old = replaced_record(ws.sop_root, name, "ci", rec.name, rec.sha, replace=replace)
     path = write_table(ws.sop_root, name, "ci", rec.build, rec.sha, ci_values(rec))
-    return RecordResult(sync=name, record=rec, file=path, head=head, kind=Kind.RECORD_CI, notes=notes)
+    result = RecordResult(sync=name, record=rec, file=path, head=head, kind=Kind.RECORD_CI, notes=notes)
+    return result.replacing("ci", old)
 
 
 MAX_COMMITS = 20  # commits between the head and its evidence head whose builds are looked up

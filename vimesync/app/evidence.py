@@ -2,7 +2,9 @@
 a head as the report and ``sop status`` read it.
 
 Every record is bound to the evidence head (:mod:`vimesync.sop.binding`): the head itself, or the
-commit before a run of commits that only record evidence."""
+commit before a run of commits that only record evidence. Before it is written, every record is
+checked (:mod:`vimesync.app.recordchecks`): the tree is HEAD's, and a record of the same name at
+the same evidence head is replaced only with ``--replace``."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vimesync.app.recordchecks import refuse_modified, replaced_note, replaced_record
 from vimesync.app.result import Kind, document, exit_code_of
 from vimesync.app.workspace import Workspace
 from vimesync.report.model import SyncReport
@@ -47,6 +50,7 @@ class RecordTestsRequest:
     suite: str
     junit: Path
     image: str | None = None
+    replace: bool = False  # a suite of the same name at the evidence head may be replaced
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class RecordResult:
     kind: Kind
     judged: bool = False  # the command ran the check itself (pre-commit, regress): its verdict counts
     notes: tuple[str, ...] = ()
+    replaced: AnyRecord | None = None  # the record of the same name and head it replaced (--replace)
 
     @property
     def ok(self) -> bool:
@@ -70,6 +75,15 @@ class RecordResult:
     @property
     def exit_code(self) -> int:
         return exit_code_of(self.ok)
+
+    def replacing(self, kind: str, old: AnyRecord | None) -> RecordResult:
+        """This result as having replaced ``old`` (a record of table ``kind``), said in a note
+        with its old values; itself when nothing was replaced."""
+        from dataclasses import replace
+
+        if old is None:
+            return self
+        return replace(self, replaced=old, notes=(*self.notes, replaced_note(kind, old)))
 
     def to_json(self) -> dict[str, Any]:
         from vimesync.sop.results import record_to_dict
@@ -81,6 +95,7 @@ class RecordResult:
             "record": record_to_dict(self.record),
             "file": str(self.file),
             "notes": list(self.notes),
+            "replaced": record_to_dict(self.replaced) if self.replaced is not None else None,
         }
         return document(self.kind, self.exit_code, body)
 
@@ -94,7 +109,9 @@ def record_test_suite(ws: Workspace, request: RecordTestsRequest) -> RecordResul
     name = ws.sync_name
     counts = read_junit(request.junit)
     head, bound = evidence_heads(ws)
+    refuse_modified(ws.downstream, ws.bookkeeping, name)
     image = _recorded_image(ws, name, bound, image)
+    old = replaced_record(ws.sop_root, name, "tests", suite, bound, replace=request.replace)
     rec = TestRecord(
         suite=suite,
         sha=bound,
@@ -108,7 +125,8 @@ def record_test_suite(ws: Workspace, request: RecordTestsRequest) -> RecordResul
         recorded_at=now(),
     )
     path = record_tests(ws.sop_root, name, rec)
-    return RecordResult(sync=name, record=rec, file=path, head=head, kind=Kind.RECORD_TESTS)
+    result = RecordResult(sync=name, record=rec, file=path, head=head, kind=Kind.RECORD_TESTS)
+    return result.replacing("tests", old)
 
 
 @dataclass(frozen=True)
@@ -120,6 +138,7 @@ class RecordRunRequest:
     image: str | None = None
     figures: tuple[str, ...] = ()
     note: str | None = None
+    replace: bool = False  # a run of the same name at the evidence head may be replaced
 
 
 def record_manual_run(ws: Workspace, request: RecordRunRequest) -> RecordResult:
@@ -138,7 +157,9 @@ def record_manual_run(ws: Workspace, request: RecordRunRequest) -> RecordResult:
     image = check_digest(request.image)
     sync = ws.sync_name
     head, bound = evidence_heads(ws)
+    refuse_modified(ws.downstream, ws.bookkeeping, sync)
     image = _recorded_image(ws, sync, bound, image)
+    old = replaced_record(ws.sop_root, sync, "runs", name, bound, replace=request.replace)
     rec = RunRecord(
         name=name,
         sha=bound,
@@ -151,7 +172,8 @@ def record_manual_run(ws: Workspace, request: RecordRunRequest) -> RecordResult:
         recorded_at=now(),
     )
     path = record_run(ws.sop_root, sync, rec)
-    return RecordResult(sync=sync, record=rec, file=path, head=head, kind=Kind.RECORD_RUN)
+    result = RecordResult(sync=sync, record=rec, file=path, head=head, kind=Kind.RECORD_RUN)
+    return result.replacing("runs", old)
 
 
 def _recorded_image(ws: Workspace, sync: str, bound: str, image: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from vimesync.app.evidence import RecordResult, evidence_heads
 from vimesync.app.progress import Phases, Progress, no_progress
+from vimesync.app.recordchecks import refuse_modified, replaced_record
 from vimesync.app.result import Kind
 from vimesync.app.toolruns import (
     check_timeout,
@@ -37,6 +38,7 @@ CONFIG = ".pre-commit-config.yaml"
 class RecordPrecommitRequest:
     pre_commit: Path | None = None  # the job's pre-commit (default: python3 -I -m pre_commit)
     timeout: float | None = None  # seconds (default 600)
+    replace: bool = False  # the pre-commit record at the evidence head may be replaced
 
 
 def changed_paths(ws: Workspace) -> tuple[str, ...]:
@@ -80,6 +82,9 @@ def record_precommit(
     name = ws.sync_name
     with step("finding the evidence head"):
         head, bound = evidence_heads(ws)
+        # checked before pre-commit runs (minutes), not after
+        refuse_modified(down, ws.bookkeeping, name)
+        old = replaced_record(ws.sop_root, name, "precommit", NAME, bound, replace=request.replace)
         records_before = records_text(ws.sop_root, name)
     with scratch_dir("vimesync-precommit-") as scratch:
         with temporary_worktree(down, head, Path(scratch) / "head") as tree:
@@ -101,11 +106,7 @@ def record_precommit(
     refuse_changed_records(ws.sop_root, name, records_before, "pre-commit")
     rec = PrecommitRecord(sha=bound, exit=run.code, files=len(paths), hooks=hooks, recorded_at=now())
     path = write_table(ws.sop_root, name, "precommit", NAME, bound, precommit_values(rec))
-    return RecordResult(
-        sync=name,
-        record=rec,
-        file=path,
-        head=head,
-        kind=Kind.RECORD_PRECOMMIT,
-        judged=True,
+    result = RecordResult(
+        sync=name, record=rec, file=path, head=head, kind=Kind.RECORD_PRECOMMIT, judged=True
     )
+    return result.replacing("precommit", old)

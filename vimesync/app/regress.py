@@ -22,6 +22,7 @@ from pathlib import Path
 
 from vimesync.app.evidence import RecordResult, evidence_heads
 from vimesync.app.progress import Phases, Progress, no_progress
+from vimesync.app.recordchecks import refuse_modified, replaced_record
 from vimesync.app.result import Kind
 from vimesync.app.toolruns import (
     check_timeout,
@@ -48,6 +49,7 @@ class RegressRequest:
     python: str | None = None  # X.Y (found outside the checkout) or an absolute path; default: this one
     name: str | None = None  # the matrix's name in the report (default "regression matrix")
     timeout: float | None = None  # seconds per pytest run
+    replace: bool = False  # a matrix of the same name at the evidence head may be replaced
 
 
 def check_nodeid(test: str) -> str:
@@ -97,6 +99,9 @@ def regress(ws: Workspace, request: RegressRequest, *, progress: Progress = no_p
     before = git.resolve(down, request.before if request.before is not None else ws.require_baseline())
     sync = ws.sync_name
     head, bound = evidence_heads(ws)
+    # checked before the tests run (minutes), not after
+    refuse_modified(down, ws.bookkeeping, sync)
+    old = replaced_record(ws.sop_root, sync, "regress", name, bound, replace=request.replace)
     records_before = records_text(ws.sop_root, sync)
     outcomes: list[dict[str, str]] = []
     held: set[str] = set()  # the named ids either commit holds
@@ -126,15 +131,10 @@ def regress(ws: Workspace, request: RegressRequest, *, progress: Progress = no_p
     path = write_table(ws.sop_root, sync, "regress", name, bound, regress_values(rec))
     # a typo in a node id is not a test gone at the head: said, not silently dropped
     notes = tuple(f"{t}: not found before or after" for t in tests if t not in held)
-    return RecordResult(
-        sync=sync,
-        record=rec,
-        file=path,
-        head=head,
-        kind=Kind.REGRESS,
-        judged=True,
-        notes=notes,
+    result = RecordResult(
+        sync=sync, record=rec, file=path, head=head, kind=Kind.REGRESS, judged=True, notes=notes
     )
+    return result.replacing("regress", old)
 
 
 # The collection run: pytest in process with a plugin writing the node ids it collected as JSON

@@ -114,6 +114,19 @@ RUN: Any = Group(
         "image": Flag("ImageDigestOpt"),
         "figures": Flag("FigureOpt"),
         "note": Flag("NoteOpt"),
+        "replace": Flag("ReplaceOpt", False),
     },
     builds("vimesync.app.evidence:RecordRunRequest", tuples=("figures",)),
+)
+REGRESS: Any = Group(
+    "regress",
+    {
+        "tests": Flag("TestIdOpt"),
+        "before": Flag("BeforeOpt"),
+        "python": Flag("TestPythonOpt"),
+        "name": Flag("MatrixNameOpt"),
+        "timeout": Flag("RegressTimeoutOpt"),
+        "replace": Flag("ReplaceOpt", False),
+    },
+    builds("vimesync.app.regress:RegressRequest", tuples=("tests",)),
 )

@@ -10,27 +10,24 @@ from typing import TYPE_CHECKING, Any
 
 from vimesync.cli.groups import CI, ENGINE, OUTPUT, SYNC
 from vimesync.cli.options import (
-    BeforeOpt,
     ImageDigestOpt,
     JunitInOpt,
-    MatrixNameOpt,
     PreCommitOpt,
     PrecommitTimeoutOpt,
     PromoteDigestOpt,
     PromoteRefOpt,
     RegistryInsecureOpt,
-    RegressTimeoutOpt,
+    ReplaceOpt,
     SuiteOpt,
-    TestIdOpt,
-    TestPythonOpt,
     VerifyImageOpt,
 )
-from vimesync.cli.ownoptions import IMAGE, RUN
+from vimesync.cli.ownoptions import IMAGE, REGRESS, RUN
 
 if TYPE_CHECKING:
     from vimesync.app.evidence import RecordRunRequest
     from vimesync.app.flags import CiFlags, EngineFlags, OutputFlags, SyncFlags
     from vimesync.app.images import RecordImageRequest
+    from vimesync.app.regress import RegressRequest
     from vimesync.app.syncpoint import BaselineRule
     from vimesync.app.workspace import Reading
     from vimesync.settings import Settings
@@ -84,14 +81,15 @@ def record_tests(
     suite: SuiteOpt,
     junit_file: JunitInOpt,
     image: ImageDigestOpt = None,
+    replace: ReplaceOpt = False,
     sync: SyncFlags = SYNC.take(*HEAD),
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Record a test suite's JUnit XML (counts, duration, failing ids) for the sync head in
-    sop/records/<sync>.toml."""
+    sop/records/<sync>.toml (refused while tracked files differ from HEAD)."""
     from vimesync.app.evidence import RecordTestsRequest, record_test_suite
 
-    request = RecordTestsRequest(suite=suite, junit=junit_file, image=image)
+    request = RecordTestsRequest(suite=suite, junit=junit_file, image=image, replace=replace)
     return _record(settings, sync, out, lambda ws: record_test_suite(ws, request))
 
 
@@ -111,6 +109,7 @@ def record_run(
 def record_ci(
     settings: Settings,
     ci: CiFlags = CI.take("pipeline", "build", "repo"),
+    replace: ReplaceOpt = False,
     sync: SyncFlags = SYNC.take(*HEAD),
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
@@ -118,13 +117,14 @@ def record_ci(
     BUILDKITE_API_TOKEN, else its GitHub check runs) in sop/records/<sync>.toml."""
     from vimesync.app.cirecord import record_ci_jobs
 
-    return _record(settings, sync, out, lambda ws: record_ci_jobs(ws, ci))
+    return _record(settings, sync, out, lambda ws: record_ci_jobs(ws, ci, replace=replace))
 
 
 def record_precommit(
     settings: Settings,
     pre_commit: PreCommitOpt = None,
     timeout: PrecommitTimeoutOpt = None,
+    replace: ReplaceOpt = False,
     sync: SyncFlags = SYNC.take(*HEAD),
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
@@ -134,7 +134,7 @@ def record_precommit(
     from vimesync.app.precommit import record_precommit as run
     from vimesync.cli.progress import progress_for
 
-    request = RecordPrecommitRequest(pre_commit=pre_commit, timeout=timeout)
+    request = RecordPrecommitRequest(pre_commit=pre_commit, timeout=timeout, replace=replace)
     progress = progress_for(out.as_json)
     use_case = lambda ws: run(ws, request, progress=progress)  # noqa: E731
     return _record(settings, sync, out, use_case, reading="head", baseline="required")
@@ -142,24 +142,16 @@ def record_precommit(
 
 def regress(
     settings: Settings,
-    test: TestIdOpt = None,
-    before: BeforeOpt = None,
-    python: TestPythonOpt = None,
-    name: MatrixNameOpt = None,
-    timeout: RegressTimeoutOpt = None,
+    request: RegressRequest = REGRESS,
     sync: SyncFlags = SYNC.take(*HEAD),
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Run the named tests at the baseline (or --before) and at the head, each in a temporary
     worktree (trusted runs only), and record the before/after matrix. Exit 1 when one fails after."""
-    from vimesync.app.regress import RegressRequest
     from vimesync.app.regress import regress as run
     from vimesync.cli.progress import progress_for
 
-    request = RegressRequest(
-        tests=tuple(test or ()), before=before, python=python, name=name, timeout=timeout
-    )
-    rule: BaselineRule = "optional" if before is not None else "required"
+    rule: BaselineRule = "optional" if request.before is not None else "required"
     progress = progress_for(out.as_json)
     return _record(settings, sync, out, lambda ws: run(ws, request, progress=progress), baseline=rule)
 

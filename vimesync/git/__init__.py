@@ -75,7 +75,16 @@ from vimesync.git.objects import (
 )
 from vimesync.git.process import popen, run, run_ok, run_status, stream
 from vimesync.git.repocheck import inspect_repository, parse_config_list, refused_key
-from vimesync.git.repos import common_dir, git_dir, is_ancestor, is_repo, repo_at, resolve
+from vimesync.git.repos import (
+    common_dir,
+    git_dir,
+    is_ancestor,
+    is_repo,
+    modified_paths,
+    parse_status_z,
+    repo_at,
+    resolve,
+)
 
 __all__ = [
     "MODE_DIR",
@@ -97,9 +106,11 @@ __all__ = [
     "is_ancestor",
     "is_repo",
     "ls_tree",
+    "modified_paths",
     "parse_ls_tree",
     "parse_tree",
     "parse_config_list",
+    "parse_status_z",
     "popen",
     "refused_key",
     "repo_at",

@@ -1,5 +1,6 @@
 """Which repository a path is in (:func:`git_dir`, :func:`common_dir`, :func:`is_repo`,
-:func:`repo_at`) and what a revision names there (:func:`resolve`, :func:`is_ancestor`)."""
+:func:`repo_at`), what a revision names there (:func:`resolve`, :func:`is_ancestor`), and which
+tracked files its work tree or index holds otherwise than HEAD (:func:`modified_paths`)."""
 
 from __future__ import annotations
 
@@ -86,3 +87,42 @@ def repo_at(path: Path) -> Path | None:
         return gitdir if gitdir.resolve() == path.resolve() else None
     cdup = lines[2] if len(lines) > 2 else ""
     return gitdir if cdup == "" else None
+
+
+# ``git status`` refreshes the index in memory (a file only touched is not modified), writes
+# nothing (GIT_OPTIONAL_LOCKS=0), and with ``dirty`` reads a submodule's HEAD without running git
+# in it (a submodule's own config is never inspected). Porcelain v1: paths from the root, stable.
+_STATUS = (
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=no",
+    "--no-renames",
+    "--ignore-submodules=dirty",
+)
+
+
+def modified_paths(repo: Path) -> tuple[str, ...]:
+    """The tracked paths (from the repository root, surrogate-escaped) whose index or work-tree
+    content differs from HEAD: staged, modified, deleted or unmerged. Untracked files are not
+    looked at. Through the disarmed git: no filter, hook or fsmonitor named by the repository runs
+    (a filter driver is refused, git-lfs's switched off)."""
+    return parse_status_z(run(repo, list(_STATUS)))
+
+
+def parse_status_z(out: bytes) -> tuple[str, ...]:
+    """The paths of ``git status --porcelain=v1 -z`` output (``XY PATH\\0``; a rename or copy,
+    ``XY TO\\0FROM\\0``, gives both)."""
+    fields = out.split(b"\0")
+    paths: list[str] = []
+    i = 0
+    while i < len(fields):
+        entry = fields[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        paths.append(entry[3:].decode("utf-8", "surrogateescape"))
+        if entry[:1] in (b"R", b"C") or entry[1:2] in (b"R", b"C"):
+            paths.append(fields[i].decode("utf-8", "surrogateescape"))
+            i += 1
+    return tuple(dict.fromkeys(paths))

@@ -64,8 +64,11 @@ def tests_gate(evidence: Evidence | None, required: tuple[str, ...]) -> Gate:
     """The ``tests`` gate: every record ``sop/gates.toml [evidence] required`` names is recorded
     green at the evidence head. A name is matched against every kind a name can select: a suite
     (something passed, nothing failed or errored), a run (exit 0), a regression matrix by its
-    ``--name`` (every test passes after) and ``pre-commit`` (every hook passed). Nothing
-    required, or no records read, is *not checked*: a gate holds on evidence only."""
+    ``--name`` (every test passes after) and ``pre-commit`` (every hook passed). A name holds when
+    it is recorded there and *every* record of it there is green: red is never masked by a green
+    record of another kind (a run ``unit`` at exit 0 beside a red suite ``unit``), and the detail
+    names the red one. Nothing required, or no records read, is *not checked*: a gate holds on
+    evidence only."""
     if not required:
         return gate("tests", "not checked", "sop/gates.toml [evidence] required names no suite or run")
     if evidence is None:
@@ -77,13 +80,14 @@ def tests_gate(evidence: Evidence | None, required: tuple[str, ...]) -> Gate:
     first: tuple[str, type[AnyRecord] | None] | None = None  # the first unmet name, its kind if known
     for name in required:
         here = [r for r in recorded if _named(r, name)]
-        green = next((r for r in here if r.ok), None)
-        if green is not None:
-            held.append(f"{name}: {_phrase(green)}")
+        red = [r for r in here if not r.ok]
+        if here and not red:
+            held.append(f"{name}: {_phrases(here)}")
             continue
         elsewhere = [r for r in evidence.not_evidence if not isinstance(r, CiRecord) and _named(r, name)]
-        if here:
-            unmet.append(f"{name}: {_phrase(here[0])}")
+        if red:
+            unmet.append(f"{name}: {_red_phrase(red, here)}")
+            here = red  # the next command records the red one again
         elif elsewhere:
             unmet.append(f"{name} recorded only at other heads, not {at}")
         else:
@@ -154,6 +158,32 @@ def _named(rec: AnyRecord, name: str) -> bool:
     if isinstance(rec, PrecommitRecord):
         return name in (PRECOMMIT, rec.name)
     return rec.name == name
+
+
+# What each kind a required name selects is called beside another kind of the same name.
+_KIND_WORD: dict[type, str] = {
+    TestRecord: "suite",
+    RunRecord: "run",
+    RegressRecord: "matrix",
+    PrecommitRecord: "",  # its phrase names it ("Changed-file pre-commit fails ...")
+}
+
+
+def _red_phrase(red: list[Required], here: list[Required]) -> str:
+    """A name's red records at the evidence head; beside records of other kinds of the same name
+    there, each is named by its kind, and the green ones are said not to mask it."""
+    if len(here) == 1:
+        return _phrase(red[0])
+    green = [r for r in here if r.ok]
+    shown = f"red {_phrases(red, kinds=True)}"
+    return shown + (f" (not masked by the green {_phrases(green, kinds=True)})" if green else "")
+
+
+def _phrases(recs: list[Required], *, kinds: bool = False) -> str:
+    """The records' phrases; each named by its kind when there are several (or ``kinds``)."""
+    if len(recs) == 1 and not kinds:
+        return _phrase(recs[0])
+    return " and ".join(f"{_KIND_WORD[type(r)]} {_phrase(r)}".lstrip() for r in recs)
 
 
 def _phrase(rec: Required) -> str:

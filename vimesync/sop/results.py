@@ -18,8 +18,9 @@
     figures = { rollouts = "3", flush_interval = "2" }
     note = "one trainer, three rollout engines"
 
-A suite recorded again at the same head replaces its record there; at another head it is a new
-record and the earlier ones stay (the report lists them as not evidence for the head). Every value
+A suite recorded again at the same head replaces its record there (the record commands allow it
+only with ``--replace``: :mod:`vimesync.app.recordchecks`); at another head it is a new record and
+the earlier ones stay (the report lists them as not evidence for the head). Every value
 is checked when it is written and again when it is read (decoded by the field types of
 ``_TestDoc``, ``_RunDoc``, ``_CiDoc``): the file is repository content. The records themselves are
 :mod:`vimesync.sop.resultmodel`; what a value may be, :mod:`vimesync.sop.resultvalues`."""

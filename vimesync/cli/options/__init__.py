@@ -56,7 +56,7 @@ _NAMES = {
     "headevidence": """
         BeforeOpt BuildOpt CiPrOpt CiRepoOpt CiShaOpt DurationOpt ExitOpt FigureOpt HeadPrOpt
         HostOpt ImageDigestOpt JunitInOpt MatrixNameOpt NoteOpt PipelineOpt PreCommitOpt
-        PrecommitTimeoutOpt RegressTimeoutOpt RepoOpt RequireOpt RunNameOpt ShaOpt SkipGateOpt
+        PrecommitTimeoutOpt RegressTimeoutOpt ReplaceOpt RepoOpt RequireOpt RunNameOpt ShaOpt SkipGateOpt
         SuiteOpt TestIdOpt TestPythonOpt
     """,
     "patchheaders": """

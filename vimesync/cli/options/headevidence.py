@@ -101,6 +101,13 @@ FigureOpt = Annotated[
     typer.Option("--figure", metavar="KEY=VALUE", help="A figure the run produced, repeatable."),
 ]
 NoteOpt = Annotated[str | None, typer.Option("--note", metavar="TEXT", help="One line about the run.")]
+ReplaceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--replace",
+        help="Replace the record of the same name already at the evidence head (else refused).",
+    ),
+]
 PreCommitOpt = Annotated[
     Path | None,
     typer.Option(
