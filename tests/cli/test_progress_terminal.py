@@ -49,7 +49,18 @@ def _home(tmp_path: Path) -> dict[str, str]:
     return {"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "VIMESYNC_CACHE_DIR": str(tmp_path / "c")}
 
 
-REGRESS = ("sop", "regress", "--sync", "fix", "--before", "HEAD~1", "--test", "tests/test_calc.py")
+# Each record command runs twice in one module-scoped workspace (terminal, pipe): --replace.
+REGRESS = (
+    "sop",
+    "regress",
+    "--sync",
+    "fix",
+    "--before",
+    "HEAD~1",
+    "--test",
+    "tests/test_calc.py",
+    "--replace",
+)
 # (the command, where it runs, what its progress says on a terminal)
 CASES = {
     "report": (("report", "--baseline", "main"), "demo", ("report 1/5: walking the upstream range",)),
@@ -59,7 +70,7 @@ CASES = {
         ("sop status 2/5: auditing the changed paths", "sop status 4/5: checking the patch stack"),
     ),
     "sop record precommit": (
-        ("sop", "record", "precommit", "--baseline", "main"),
+        ("sop", "record", "precommit", "--baseline", "main", "--replace"),
         "demo",
         ("sop record precommit 1/3: listing the changed paths", "sop record precommit 3/3: pre-commit at"),
     ),
