@@ -84,6 +84,7 @@ def test_full_report_json_holds_the_same_facts() -> None:
         "downstream-only": 1,
         "deleted": 1,
         "excluded": 1,
+        "resolved": 0,
     }
 
 

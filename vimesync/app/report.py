@@ -73,7 +73,9 @@ def assemble(
 ) -> SyncReport:
     """Walk, check and audit what the workspace allows, then build the report: a section whose
     inputs are missing becomes a one-line Skipped instead of an error."""
-    walked = upstreamsteps.walk(ws) if ws.upstream is not None else None
+    from vimesync.app.resolved import resolutions
+
+    walked = upstreamsteps.walked(ws) if ws.upstream is not None else None
     at_head = walked is not None and ws.downstream is not None and ws.baseline is not None
     given = (("--downstream", ws.downstream), ("--baseline", ws.baseline), ("--upstream", ws.upstream))
     missing = [flag for flag, value in given if value is None]
@@ -88,7 +90,9 @@ def assemble(
             "audit": f"No {', '.join(missing)} given: no audit of the changed paths.",
         },
         # What the head carries, not what the walk found: mirrored at the head, not the baseline.
-        carried=upstreamsteps.carried(ws, walked) if at_head and walked is not None else None,
+        carried=upstreamsteps.carried_at_head(ws) if at_head else None,
+        # The conflicts the carry resolved, replayed (what the resolution dropped of upstream).
+        resolutions=resolutions(ws) if at_head else None,
         skipped_prs=upstreamsteps.skipped_at_conflict(ws) if at_head else frozenset(),
         engines=steps.engine_sections(ws, engine, progress),
         ci=steps.ci_evidence(ws, ci),

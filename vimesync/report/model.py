@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from vimesync.audit.model import AuditResult
 from vimesync.audit.owncommits import OwnChanges
+from vimesync.carry.resolutions import Resolution, Resolutions
 from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence
 from vimesync.report.links import Ref
@@ -69,6 +70,15 @@ class Summary:
     # then ``not_carried`` holds the applicable PRs the head does not carry, each with its reason.
     head_known: bool = False
     not_carried: tuple[PrLine, ...] = ()
+    # The carried items whose conflicts the maintainer resolved (replayed: carry/replay.py);
+    # None when the carry was not replayed (the head not looked at).
+    resolutions: Resolutions | None = None
+
+    def with_changes(self, pr: PrLine) -> Resolution | None:
+        """The resolution of a carried PR: it is "carried with changes"."""
+        if self.resolutions is None or pr.number is None:
+            return None
+        return self.resolutions.of_pr(pr.number)
 
     @property
     def classified(self) -> int:
