@@ -81,3 +81,56 @@ def test_a_clean_carry_has_nothing_resolved(pair: Pair, capsys) -> None:
     doc = json.loads(out)
     assert doc["summary"]["resolved"]["items"] == [] and doc["summary"]["resolved"]["replayed"] == 3
     assert "resolved" not in {p["class"] for p in doc["audit"]["paths"]}
+
+
+def _resolved(pair: Pair, capsys: pytest.CaptureFixture[str]) -> dict[int, dict[str, dict]]:
+    _, out = _report(pair, capsys, "--format", "json")
+    items = json.loads(out)["summary"]["resolved"]["items"]
+    return {i["pr"]: {f["path"]: f for f in i["files"]} for i in items}
+
+
+def test_a_conflict_resolved_to_nothing_is_carried_with_every_line_dropped(pair: Pair, capsys) -> None:
+    # Both files of #2 kept as the downstream had them: the item makes no commit ("empty after
+    # the conflict was resolved"), and the pin bump names it carried (Upstream-PR).
+    pair.down.commit("diverge util", {"vime/util.py": "def f():\n    return 3\n"})
+    code, doc = pair.carry(capsys)
+    assert code == 1 and {f["path"] for f in doc["conflict"]["files"]} == {"vime/a.py", "vime/util.py"}
+    wt = pair.worktree()
+    git.run(wt, ["checkout", "--ours", "--", "vime/a.py", "vime/util.py"])
+    git.run(wt, ["add", "vime/a.py", "vime/util.py"])
+    code, doc = pair.carry(capsys, "--continue", cwd=wt)
+    assert code == 0 and [c["pr"] for c in doc["carried"]] == [1, 3]
+    files = _resolved(pair, capsys)[2]
+    assert files["vime/a.py"]["dropped"] == ["print(2)"]
+    assert files["vime/util.py"]["dropped"] == ["    return 2"]
+
+
+def test_an_edit_made_during_continue_is_resolved_too(pair: Pair, capsys) -> None:
+    code, _ = pair.carry(capsys)
+    wt = pair.worktree()
+    (wt / "vime/a.py").write_text("from vime import x\nprint(2)\nprint('downstream')\n")  # both sides
+    (wt / "vime/extra.py").write_text("slipped in\n")
+    git.run(wt, ["add", "vime/a.py", "vime/extra.py"])
+    code, doc = pair.carry(capsys, "--continue", cwd=wt)
+    assert code == 0
+    files = _resolved(pair, capsys)[2]
+    assert files["vime/a.py"]["why"] == "conflict: content" and files["vime/a.py"]["dropped"] == []
+    assert files["vime/a.py"]["added_count"] == 1  # every upstream line kept: still a resolution
+    assert files["vime/extra.py"]["why"] == "edited outside the upstream change"
+
+
+def test_a_hand_made_commit_naming_a_pr_is_replayed(pair: Pair, capsys) -> None:
+    # #2 skipped at its conflict, then "carried" by a commit made by hand with its trailer and
+    # only part of its change: the trailer counts it carried, the replay shows what is missing.
+    code, _ = pair.carry(capsys)
+    code, doc = pair.carry(capsys, "--skip")
+    assert code == 0
+    wt = pair.worktree()
+    (wt / "vime/util.py").write_text("def f():\n    return 2\n")
+    git.run(wt, ["add", "vime/util.py"])
+    message = "Change a and util\n\nUpstream-PR: THUDM/slime#2\n"
+    git.run(wt, ["-c", "user.name=M", "-c", "user.email=m@x", "commit", "-q", "-m", message])
+    _, out = _report(pair, capsys, "--format", "json")
+    assert 2 in [p["number"] for p in json.loads(out)["summary"]["applicable"]]
+    files = _resolved(pair, capsys)[2]
+    assert set(files) == {"vime/a.py"} and files["vime/a.py"]["dropped"] == ["print(2)"]

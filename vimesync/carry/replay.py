@@ -214,7 +214,7 @@ class _Replay:
             return ResolvedFile(path, why, note="too large to compare lines")
         data = [blobs.read(e.oid) if e is not None else b"" for e in (base, theirs, entry)]
         if any(is_binary(d) for d in data):
-            return ResolvedFile(path, why, note="binary")
+            return ResolvedFile(path, why, note="binary: not compared line by line")
         dropped, count, added = dropped_lines(*data)
         note = "" if entry is not None else "deleted by the resolution"
         return ResolvedFile(path, why, dropped, count, added, note)
