@@ -3,7 +3,8 @@ file and the upstream lines the committed file does not hold, in fenced code blo
 upstream content can close (a longer fence than any backtick run it holds).
 
 Bounded for a PR description (GitHub keeps 65,536 characters): at most MAX_PRS PRs, MAX_FILES
-files per PR and MAX_LINES lines in all are shown; what is left out is counted.
+files per PR and MAX_LINES lines in all are shown; once the lines are shown, each later PR gets
+one line naming its files; what is left out is counted (the JSON report holds every line kept).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from vimesync.text import of_total, plural
 MAX_PRS = 30
 MAX_FILES = 10  # per PR
 MAX_LINES = 120  # dropped lines shown in all (each file: at most carry.resolutions.MAX_LINES)
+BRIEF_FILES = 5  # files named per PR once MAX_LINES are shown
 
 _TICKS = re.compile(r"`+")
 
@@ -53,8 +55,6 @@ def _file_lines(f: ResolvedFile, budget: int) -> tuple[list[str], int]:
         f" {'is' if f.dropped_count == 1 else 'are'} not in it (dropped or changed)"
     )
     shown = list(f.dropped[: max(0, budget)])
-    if not shown:
-        return [head + " (not shown: the report's limit)."], 0
     more = f.dropped_count - len(shown)
     out = [head + ":", "", *fenced([f"-{line}" for line in shown], "diff")]
     if more:
@@ -80,6 +80,11 @@ def render_resolutions(s: Summary) -> list[str]:
     budget = MAX_LINES
     for r in done.items[:MAX_PRS]:
         out += ["", _pr_head(r, by_number.get(r.pr) if r.pr is not None else None, s.upstream_repo), ""]
+        if budget <= 0:  # the report's limit: the files named, their lines left to the JSON
+            names = ", ".join(code(f.path) for f in r.files[:BRIEF_FILES])
+            more = " …" if len(r.files) > BRIEF_FILES else ""
+            out.append(f"- {plural(len(r.files), 'file')} resolved by hand: {names}{more} (lines not shown).")
+            continue
         for f in r.files[:MAX_FILES]:
             lines, used = _file_lines(f, budget)
             budget -= used
