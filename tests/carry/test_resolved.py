@@ -134,3 +134,12 @@ def test_a_hand_made_commit_naming_a_pr_is_replayed(pair: Pair, capsys) -> None:
     assert 2 in [p["number"] for p in json.loads(out)["summary"]["applicable"]]
     files = _resolved(pair, capsys)[2]
     assert set(files) == {"vime/a.py"} and files["vime/a.py"]["dropped"] == ["print(2)"]
+
+
+def test_a_clean_squashed_carry_has_nothing_resolved(pair: Pair, capsys) -> None:
+    pair.down.commit("undo", {"vime/a.py": "from vime import x\nprint(1)\n"})
+    code, _ = pair.carry(capsys, "--squash")
+    assert code == 0
+    _, out = _report(pair, capsys, "--format", "json")
+    resolved = json.loads(out)["summary"]["resolved"]
+    assert resolved["items"] == [] and resolved["replayed"] == 3 and resolved["notes"] == []

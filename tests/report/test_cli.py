@@ -38,6 +38,12 @@ pin = "{demo.downstream}/pins/slime.toml"
 policy = "{demo.downstream}/sop/policy.toml"
 map = ["slime/=vime/"]
 
+# as the demo's own config: the replay of its carry translates as the carry did
+[[upstream.translate]]
+pattern = '\\b(from|import) slime\\b'
+replace = '\\1 vime'
+paths = ["**/*.py"]
+
 [downstream]
 path = "{demo.downstream}"
 """

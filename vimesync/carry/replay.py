@@ -236,6 +236,9 @@ def replay(inputs: ReplayInputs) -> Resolutions:
         )
         run = _Replay(inputs, engine)
         try:
+            named = {n for c in commits for n in c.names}
+            wanted = [i for i in inputs.items if i.upstream_commit in named or f"#{i.pr}" in named]
+            engine.prefetch(wanted[:MAX_ITEMS])  # their upstream changes: one git diff-tree --stdin
             for c in commits:
                 items = list({id(i): i for i in (by_name[n] for n in c.names if n in by_name)}.values())
                 items = [i for i in items if i.upstream_commit not in seen]
