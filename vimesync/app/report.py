@@ -90,7 +90,7 @@ def assemble(
             "audit": f"No {', '.join(missing)} given: no audit of the changed paths.",
         },
         # What the head carries, not what the walk found: mirrored at the head, not the baseline.
-        carried=upstreamsteps.carried_at_head(ws) if at_head else None,
+        carried=upstreamsteps.carried_at_head(ws, walked) if at_head and walked is not None else None,
         # The conflicts the carry resolved, replayed (what the resolution dropped of upstream).
         resolutions=resolutions(ws) if at_head else None,
         skipped_prs=upstreamsteps.skipped_at_conflict(ws) if at_head else frozenset(),

@@ -47,7 +47,7 @@ def _replayed(ws: Workspace) -> Resolutions | None:
         walked = upstreamsteps.walked(ws)
     except BadInput:  # no range to walk: the report and the audit say so themselves
         return None
-    carried = upstreamsteps.carried_at_head(ws)
+    carried = upstreamsteps.carried_at_head(ws, walked)
     policy = load_policy(ws.policy, ws.reader) if ws.policy else None
     plan = build_plan(walked, direct="include", policy=policy)
     items = tuple(i for i in plan.items if i.pr is None or i.pr in carried)

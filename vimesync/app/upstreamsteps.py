@@ -51,10 +51,11 @@ def walked(ws: Workspace) -> WalkResult:
     return _WALKED[ws]
 
 
-def carried_at_head(ws: Workspace) -> frozenset[int]:
-    """:func:`carried` of :func:`walked`, once per workspace (needs a downstream and a head)."""
+def carried_at_head(ws: Workspace, walk_result: WalkResult) -> frozenset[int]:
+    """:func:`carried` of the workspace's :func:`walked` (``walk_result``), once per workspace
+    (needs a downstream and a head)."""
     if ws not in _CARRIED:
-        _CARRIED[ws] = carried(ws, walked(ws))
+        _CARRIED[ws] = carried(ws, walk_result)
     return _CARRIED[ws]
 
 
