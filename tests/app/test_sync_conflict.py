@@ -59,3 +59,39 @@ def test_abort_at_a_conflict_aborts_the_carry(pair: Pair, capsys) -> None:
     )
     assert not (git.git_dir(pair.down.path) / "vimesync-sync.json").exists()
     assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()
+
+
+def test_a_kept_downstream_side_is_reviewed_and_reported(pair: Pair, capsys, monkeypatch) -> None:
+    # issue 29, item 8: the maintainer keeps the downstream side of the conflict; the sync then
+    # asks for a review of that file (unchanged against the baseline) and the report names it.
+    from vimesync.carry import replay as replay_mod
+
+    runs: list[int] = []
+    real = replay_mod.replay
+
+    def counted(inputs: replay_mod.ReplayInputs) -> object:
+        runs.append(1)
+        return real(inputs)
+
+    monkeypatch.setattr(replay_mod, "replay", counted)
+    code, doc, _ = sync_json(capsys, pair.down.path)
+    wt = Path(doc["worktree"])
+    git.run(wt, ["checkout", "--ours", "--", "vime/a.py"])
+    git.run(wt, ["add", "vime/a.py"])
+    runs.clear()
+    code, doc, err = sync_json(capsys, wt, "--continue")
+    assert code == 1 and doc["stopped"] == "audit", err
+    assert "vime/a.py" in doc["decision"]
+    assert len(runs) == 1  # the replay ran once for the audit step
+    code, _, err = cli(capsys, "audit", "review", "--all-unreviewed", "--by", "Maint", cwd=wt)
+    assert code == 0, err
+    runs.clear()
+    skips = [w for g in ("patches", "tests", "ci", "images") for w in ("--skip-gate", g)]
+    code, doc, err = sync_json(capsys, wt, "--continue", *skips)
+    assert len(runs) == 1  # audit, status and report share one workspace: one replay
+    steps = {s["name"]: s for s in doc["steps"]}
+    assert steps["audit"]["ok"], err
+    assert code == 0 and steps["report"]["ok"], err
+    report = Path(steps["report"]["figure"].removeprefix("written to ")).read_text()
+    assert "carried with changes (1 file resolved by hand)" in report
+    assert "```diff\n-print(2)\n```" in report

@@ -95,3 +95,26 @@ def test_not_carried_fails_the_report_whatever_else_passes() -> None:
         "not yet carried"
     ]
     assert not bad.checks_ok
+
+
+def test_a_range_with_applicable_prs_not_carried_fails_the_carried_gate(tmp_path: Path, capsys) -> None:
+    # issue 29, item 9: with --range given and every other gate switched off, the report said
+    # ok (exit 0) with 2 of 3 applicable PRs not carried, and its title claimed the whole range.
+    pair = build_pair(tmp_path)
+    code, doc = pair.carry(capsys, "--pr", "1")
+    assert code == 0
+    skips = [w for g in ("patches", "audit", "tests", "ci") for w in ("--skip-gate", g)]
+    args = ["report", "--range", f"{pair.base}..{pair.tip}", "--baseline", "main", "--head", doc["branch"]]
+    code, out, _ = cli(capsys, *args, "--format", "json", *skips, cwd=pair.down.path)
+    doc = json.loads(out)
+    assert code == 1 and doc["ok"] is False and doc["gates_ok"] is False
+    gate = next(g for g in doc["gates"] if g["name"] == "carried")
+    assert gate["state"] == "failed" and gate["detail"] == "2 applicable PRs not carried at the head: #2, #3"
+    assert doc["title"] == (
+        f"[Sync] Mirror Slime through {pair.tip[:8]}, partly: 1 of 3 applicable PRs carried (#1)"
+    )
+    code, md, _ = cli(capsys, *args, *skips, cwd=pair.down.path)
+    assert code == 1 and "- ✗ **carried**: failed — 2 applicable PRs not carried at the head" in md
+    # switched off, it holds as the others do
+    code, _, _ = cli(capsys, *args, *skips, "--skip-gate", "carried", cwd=pair.down.path)
+    assert code == 0

@@ -138,7 +138,7 @@ def test_report_junit_has_one_case_per_gate(demo: Demo, capsys, monkeypatch, tmp
     assert code == 1
     (suite,) = list(JUnitXml.fromfile(str(junit)))
     cases = {c.name: c for c in suite}
-    assert list(cases) == ["classified", "patches", "audit", "tests", "ci"]
+    assert list(cases) == ["classified", "carried", "patches", "audit", "tests", "ci"]
     assert suite.failures == 2 and suite.skipped == 1  # ci and tests not checked; audit switched off
     assert "not checked" in cases["ci"].result[0].message
     assert "::error title=sync gate ci%3A not checked::" in out

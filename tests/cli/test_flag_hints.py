@@ -65,6 +65,10 @@ ONLY_WITH: dict[tuple[str, str], tuple[frozenset[str] | None, str]] = {
         "caught there: no name, no evidence read",
     ),
     ("cli.demo:demo", "demo.pipeline:run_demo"): (None, "the demo builds every input itself"),
+    ("app.resolved:_replayed", "app.upstreamsteps:walked"): (
+        None,
+        "caught there: no range to walk, no replay (the report and the audit say why themselves)",
+    ),
     ("app.promote:promote", "report.model:gates"): (
         frozenset({"--source"}),
         "promote shows the ci and tests gates only, never the patches gate's hint",

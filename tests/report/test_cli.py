@@ -38,6 +38,12 @@ pin = "{demo.downstream}/pins/slime.toml"
 policy = "{demo.downstream}/sop/policy.toml"
 map = ["slime/=vime/"]
 
+# as the demo's own config: the replay of its carry translates as the carry did
+[[upstream.translate]]
+pattern = '\\b(from|import) slime\\b'
+replace = '\\1 vime'
+paths = ["**/*.py"]
+
 [downstream]
 path = "{demo.downstream}"
 """
@@ -94,6 +100,7 @@ def test_report_json_to_file(demo: Demo, tmp_path: Path, capsys) -> None:
     states = {g["name"]: g["state"] for g in doc["gates"]}
     assert states == {
         "classified": "held",
+        "carried": "held",  # every applicable PR of the range is on the sync branch
         "patches": "not checked",
         "audit": "held",  # the baseline found from the sync branch; the demo reviewed every path
         "tests": "not checked",  # no suite named in sop/gates.toml [evidence] required
@@ -105,8 +112,8 @@ def test_report_json_to_file(demo: Demo, tmp_path: Path, capsys) -> None:
     code, _, _ = run(["report", "--config", cfg, "--format", "json", "--output", str(target), *skips], capsys)
     doc = json.loads(target.read_text())
     assert code == 0 and doc["gates_ok"] is True
-    assert [g["state"] for g in doc["gates"]] == ["held", "off", "held", "off", "off"]
-    assert doc["gates"][1]["detail"] == "switched off with --skip-gate"
+    assert [g["state"] for g in doc["gates"]] == ["held", "held", "off", "held", "off", "off"]
+    assert doc["gates"][2]["detail"] == "switched off with --skip-gate"
 
 
 def test_report_terminal_messages_show_names_as_text(demo: Demo, tmp_path: Path, capsys) -> None:

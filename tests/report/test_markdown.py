@@ -84,6 +84,7 @@ def test_full_report_json_holds_the_same_facts() -> None:
         "downstream-only": 1,
         "deleted": 1,
         "excluded": 1,
+        "resolved": 0,
     }
 
 
@@ -171,7 +172,7 @@ def test_skipped_sections_say_so_in_one_line() -> None:
     validation = sections[3].strip().splitlines()
     assert validation[2].startswith("No engine source") and validation[4].startswith("Exact-head CI was not")
     gates = [line for line in validation if line.startswith("- ")]
-    assert [g.split("**")[1] for g in gates] == ["classified", "patches", "audit", "tests", "ci"]
+    assert [g.split("**")[1] for g in gates] == ["classified", "carried", "patches", "audit", "tests", "ci"]
     assert all("not checked" in g for g in gates)
     # What moves a gate is the maintainer's (stderr, JSON): never in the PR body (issue 29 item 17).
     assert "next:" not in md and "GITHUB_TOKEN" not in md

@@ -103,7 +103,12 @@ def review_paths(ws: Workspace, request: ReviewRequest, *, now: datetime | None 
         return ReviewResult(
             sync=name, ledger=ledger_relpath(name), reviews=(), by=request.by, notes=tuple(notes)
         )
-    reviews = reviews_for(down, targets, by=request.by, at=at, head=ws.head, baseline=ws.require_baseline())
+    from vimesync.app.resolved import resolved_paths
+
+    also = resolved_paths(ws) if ws.upstream is not None else {}
+    reviews = reviews_for(
+        down, targets, by=request.by, at=at, head=ws.head, baseline=ws.require_baseline(), also=also
+    )
     if request.all_unreviewed:  # exactly the listed paths (a target also names what is under it)
         reviews = [r for r in reviews if r.path in set(targets)]
     if ws.upstream is not None:

@@ -79,9 +79,11 @@ def assemble(
     """Walk, check and audit what the workspace allows, then build the report: a section whose
     inputs are missing becomes a one-line Skipped instead of an error. ``progress`` is told each
     of its five steps (``what 2/5: ...``)."""
+    from vimesync.app.resolved import resolutions
+
     step = Phases(progress, what, 5)
     with step("walking the upstream range"):
-        walked = upstreamsteps.walk(ws) if ws.upstream is not None else None
+        walked = upstreamsteps.walked(ws) if ws.upstream is not None else None
     at_head = walked is not None and ws.downstream is not None and ws.baseline is not None
     given = (("--downstream", ws.downstream), ("--baseline", ws.baseline), ("--upstream", ws.upstream))
     missing = [flag for flag, value in given if value is None]
@@ -89,7 +91,9 @@ def assemble(
         audit = None if missing else steps.audit(ws)
     with step("reading what the head carries"):
         # What the head carries, not what the walk found: mirrored at the head, not the baseline.
-        carried = upstreamsteps.carried(ws, walked) if at_head and walked is not None else None
+        carried = upstreamsteps.carried_at_head(ws, walked) if at_head and walked is not None else None
+        # The conflicts the carry resolved, replayed (what the resolution dropped of upstream).
+        resolved = resolutions(ws) if at_head else None
         skipped_prs = upstreamsteps.skipped_at_conflict(ws) if at_head else frozenset()
     with step("checking the patch stack") as update:
         engines = steps.engine_sections(ws, engine, update)
@@ -106,6 +110,7 @@ def assemble(
             "audit": f"No {', '.join(missing)} given: no audit of the changed paths.",
         },
         carried=carried,
+        resolutions=resolved,
         skipped_prs=skipped_prs,
         engines=engines,
         ci=ci_evidence,

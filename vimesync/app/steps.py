@@ -189,6 +189,7 @@ def audit(ws: Workspace) -> AuditResult:
     """Every path changed between the baseline and the head, classified against the upstream tip
     (translated as carry translates it) and checked against the review ledger; the config's files
     named relative to the downstream, as a PR description says them (``vimesync.toml:9``)."""
+    from vimesync.app.resolved import resolved_paths
     from vimesync.audit.run import AuditInputs, load_excluded_globs, run_audit
     from vimesync.audit.verify import load_verify
     from vimesync.upstream.translate import load_transform
@@ -210,6 +211,8 @@ def audit(ws: Workspace) -> AuditResult:
         verify=tuple(load_verify(cfg)),
         upstream_pin=pin_relpath(cfg.upstream_pin.file, cfg.file, downstream),
         bookkeeping=ws.bookkeeping,
+        # the paths a maintainer resolved during the carry: each needs a review
+        resolved=resolved_paths(ws),
     )
     return run_audit(inputs).relative_to(downstream)
 

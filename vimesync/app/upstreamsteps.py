@@ -10,6 +10,7 @@ of a whole upstream history is a command run often, and its start-up counts (ben
 from __future__ import annotations
 
 import re
+from weakref import WeakKeyDictionary
 
 from vimesync import git
 from vimesync.app.workspace import Workspace
@@ -36,6 +37,26 @@ def walk(ws: Workspace, *, at: str | None = None) -> WalkResult:
         accept_similar=ws.flags.accept_similar,
     )
     return walk_and_classify(spec, ws.config, reader=ws.reader)
+
+
+_WALKED: WeakKeyDictionary[Workspace, WalkResult] = WeakKeyDictionary()
+_CARRIED: WeakKeyDictionary[Workspace, frozenset[int]] = WeakKeyDictionary()
+
+
+def walked(ws: Workspace) -> WalkResult:
+    """:func:`walk` of the sync's range at the baseline, once per workspace: the report, ``sop
+    status`` and the replay of the carry (:mod:`vimesync.app.resolved`) share it."""
+    if ws not in _WALKED:
+        _WALKED[ws] = walk(ws)
+    return _WALKED[ws]
+
+
+def carried_at_head(ws: Workspace, walk_result: WalkResult) -> frozenset[int]:
+    """:func:`carried` of the workspace's :func:`walked` (``walk_result``), once per workspace
+    (needs a downstream and a head)."""
+    if ws not in _CARRIED:
+        _CARRIED[ws] = carried(ws, walk_result)
+    return _CARRIED[ws]
 
 
 def carried(ws: Workspace, walked: WalkResult) -> frozenset[int]:

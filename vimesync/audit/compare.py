@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vimesync import git
@@ -31,6 +31,7 @@ from vimesync.audit.model import (
     EXCLUDED,
     IDENTICAL,
     OVERLAY,
+    RESOLVED,
     REVIEWED,
     STALE,
     TRANSLATED_VERIFIED,
@@ -116,6 +117,7 @@ class Judging:
     earlier: Sequence[Ledger] = ()
     pin_bump: str | None = None
     bookkeeping: Bookkeeping = DEFAULT
+    resolved: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # path -> PRs ("#N")
 
 
 def classify(
@@ -131,7 +133,9 @@ def classify(
     (see :func:`compare_translated`); a path missing from it is an overlay without a residue.
     ``earlier`` are the ledgers of earlier syncs, where an overlay's review may be found.
     ``pin_bump`` names the upstream pin file when its only change is ``synced`` moved to the
-    upstream tip (see :func:`is_pin_bump`): carry's own bump, verified.
+    upstream tip (see :func:`is_pin_bump`): carry's own bump, verified. A ``resolved`` path (a
+    conflict of the carry resolved by hand) is listed whether it changed or not, as *resolved*:
+    reviewed only by a review of its head content in this sync's ledger.
     """
     j = judging or Judging()
     ledger = j.ledger or Ledger(sync="")
@@ -139,7 +143,7 @@ def classify(
     path_map, is_excluded, upstream_base, pin_bump = j.path_map, j.is_excluded, j.upstream_base, j.pin_bump
     earlier = j.earlier
     out = []
-    for path in changed_paths(baseline, head):
+    for path in sorted({*changed_paths(baseline, head), *j.resolved}):
         before, after = baseline.get(path, (NO_FILE, "")), head.get(path, (NO_FILE, ""))
         if j.bookkeeping.is_change(path, before[0], after[0]):
             # The review ledgers and the evidence records themselves: committing a review (or a
@@ -162,6 +166,9 @@ def classify(
                 cls = TRANSLATED_VERIFIED if comparison.equal else OVERLAY
             else:
                 cls = DOWNSTREAM_ONLY
+        if path in j.resolved:  # whatever it would be, the resolution is what needs a review
+            cls = RESOLVED
+            head_oid = head[path][1] if path in head else ABSENT
         mirrors_upstream_deletion = (
             cls == DELETED and upstream_base is not None and up_path in upstream_base and up_oid is None
         )
@@ -196,6 +203,7 @@ def classify(
                 dropped_comments=res.dropped_comments if res else (),
                 reviewed_residue=(review.residue or None) if review and cls == OVERLAY else None,
                 reviewed_in=found_in,
+                resolved_in=j.resolved.get(path, ()),
             )
         )
     return tuple(out)

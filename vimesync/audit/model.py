@@ -18,7 +18,10 @@ OVERLAY = "overlay"
 DOWNSTREAM_ONLY = "downstream-only"  # no upstream counterpart: the fork's own file
 DELETED = "deleted"  # present at the baseline, absent at the head
 EXCLUDED = "excluded"  # the upstream counterpart lies under a path the policy excludes
-CLASSES = (IDENTICAL, TRANSLATED_VERIFIED, OVERLAY, DOWNSTREAM_ONLY, DELETED, EXCLUDED)
+# A conflict of the carry resolved by hand (or a file edited during --continue): whatever else it
+# is, what the resolution kept or dropped of the upstream change needs a review of its head content.
+RESOLVED = "resolved"
+CLASSES = (IDENTICAL, TRANSLATED_VERIFIED, OVERLAY, DOWNSTREAM_ONLY, DELETED, EXCLUDED, RESOLVED)
 
 # Review states.
 REVIEWED = "reviewed"  # the ledger records a review of exactly the head content (an overlay: of
@@ -74,6 +77,7 @@ class PathAudit:
     dropped_comments: tuple[str, ...] = ()  # upstream comment/docstring lines the overlay lost
     reviewed_residue: str | None = None  # the residue key the review recorded
     reviewed_in: str | None = None  # the earlier sync whose ledger holds the review, when not this one
+    resolved_in: tuple[str, ...] = ()  # resolved: the carried PRs ("#N") whose conflict it was
 
     @property
     def ok(self) -> bool:

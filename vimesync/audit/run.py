@@ -5,8 +5,8 @@ checked; and reviews of paths at their head content, for the ledger.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vimesync import git
@@ -82,6 +82,7 @@ class AuditInputs:
     bookkeeping: Bookkeeping = DEFAULT  # vimesync's own files, not audited
     transform: Transform | None = None
     verify: Sequence[VerifyRule] = ()
+    resolved: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # path -> the PRs ("#N")
 
 
 def run_audit(inputs: AuditInputs) -> AuditResult:
@@ -94,7 +95,9 @@ def run_audit(inputs: AuditInputs) -> AuditResult:
     ``path_map`` is); without it, a path that differs from its counterpart is an overlay whose
     residue is the whole difference. ``verify`` rules are checked on the head's changed files.
     ``upstream_pin`` (the pin file's path in the downstream): a change that only moves its
-    ``synced`` to the upstream tip is carry's pin bump, verified.
+    ``synced`` to the upstream tip is carry's pin bump, verified. ``resolved`` paths (a conflict
+    of the carry resolved by hand, :mod:`vimesync.app.resolved`) are audited whether they changed
+    or not: each needs a review of its head content.
     """
     i = inputs
     downstream, upstream, sync, upstream_base = i.downstream, i.upstream, i.sync, i.upstream_base
@@ -140,6 +143,7 @@ def run_audit(inputs: AuditInputs) -> AuditResult:
         earlier=earlier_ledgers(root, sync),
         pin_bump=pin_bump,
         bookkeeping=i.bookkeeping,
+        resolved=i.resolved,
     )
     paths = classify(base_blobs, head_blobs, tip_blobs, judging)
     violations: tuple[Violation, ...] = ()
@@ -192,11 +196,13 @@ def reviews_for(
     at: str,
     head: str = "HEAD",
     baseline: str | None = None,
+    also: Iterable[str] = (),
 ) -> list[Review]:
     """Reviews of ``targets`` (files, or folders meaning every file under them) at ``head`` content.
 
-    With ``baseline``, folders expand only to paths changed since it, and a path deleted since it
-    is reviewed as a deletion. A target matching nothing is BadInput (a typo must not pass silently).
+    With ``baseline``, folders expand only to paths changed since it and to ``also`` (the paths
+    the audit lists unchanged: resolved during the carry), and a path deleted since it is
+    reviewed as a deletion. A target matching nothing is BadInput (a typo must not pass silently).
     """
     if not by.strip():
         raise BadInput("--by must name the reviewer")
@@ -205,7 +211,7 @@ def reviews_for(
     if baseline is not None:
         base_sha, _ = check_baseline(downstream, baseline, head)
         base_blobs = blobs(git.ls_tree(downstream, base_sha))
-        changed = set(changed_paths(base_blobs, head_blobs))
+        changed = set(changed_paths(base_blobs, head_blobs)) | set(also)
         candidates = {p: head_blobs.get(p, (0, ABSENT)) for p in changed}
     reviews: dict[str, Review] = {}
     for target in targets:

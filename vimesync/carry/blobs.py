@@ -105,6 +105,13 @@ class Blobs:
         self.cache_bytes = 0
         self.upstream_oids.clear()
 
+    def forget(self) -> None:
+        """Drop what this run produced and wanted written (a replay, which writes nothing,
+        between two items: what it holds stays bounded by one item's files)."""
+        self.wanted.clear()
+        self.cache.clear()
+        self.cache_bytes = 0
+
     def release(self) -> None:
         """Forget the blobs written so far (call once the downstream can read them: after a
         synchronised fast-import checkpoint)."""

@@ -60,6 +60,9 @@ class Change:
     left_out: list[str] = field(default_factory=list)  # upstream paths excluded
     hits: int = 0  # translation matches
     parent: str | None = None  # the upstream commit the conflicting step was merged against
+    # downstream path -> (translated upstream pre-image, post-image) of the change (None: absent);
+    # what a replay (carry/replay.py) compares a committed resolution with
+    sides: dict[str, tuple[Leaf | None, Leaf | None]] = field(default_factory=dict)
 
 
 def _hunks(base: bytes, theirs: bytes, ours: bytes) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
@@ -175,6 +178,7 @@ class Merger:
             d_new = to_downstream(new) if new is not None else None
             base = self._side(d_old, raw.old_mode, raw.old_oid, change) if d_old is not None else None
             theirs = self._side(d_new, raw.new_mode, raw.new_oid, change) if d_new is not None else None
+            self._sides(change, d_old, d_new, base, theirs)
             if d_old is not None and d_new is not None and d_old != d_new:  # a rename
                 change.paths.update((d_old, d_new))
                 ours_old = self._current(change, d_old)
@@ -202,6 +206,18 @@ class Merger:
             change.paths.add(path)
             self._merge(change, path, base, self._current(change, path), theirs, label)
         return change
+
+    @staticmethod
+    def _sides(
+        change: Change, d_old: str | None, d_new: str | None, base: Leaf | None, theirs: Leaf | None
+    ) -> None:
+        """The upstream's two sides per downstream path (a rename: the old name goes away); over
+        several steps of one item, the first step's pre-image and the last one's post-image."""
+        if d_old is not None and d_old != d_new:
+            change.sides[d_old] = (change.sides.get(d_old, (base, None))[0], None)
+        if d_new is not None:
+            first = change.sides.get(d_new, (base, None))[0]  # a rename's: the old name's
+            change.sides[d_new] = (first, theirs)
 
     def _current(self, change: Change, path: str) -> Leaf | None:
         if path in change.updates:

@@ -4,10 +4,11 @@ Runs the upstream walk, the patch-stack check and the changed-path audit (each o
 inputs are given: flags win over vimesync.toml and the pins), then renders markdown or JSON to
 stdout or ``--output``, and with ``--publish owner/repo#N`` puts it into that PR's description.
 
-Exit codes: 0 the report was generated and every gate it covers (classified, patches, audit,
-tests, ci) was evaluated and holds; 1 the report was generated (and written/published) but a gate
-failed (a patch does not apply, a patched Python file does not parse, a changed path is
-unreviewed or stale, a required suite is not recorded green, exact-head CI is not green) or was
+Exit codes: 0 the report was generated and every gate it covers (classified, carried, patches,
+audit, tests, ci) was evaluated and holds; 1 the report was generated (and written/published) but
+a gate failed (an applicable PR of the range is not carried, a patch does not apply, a patched
+Python file does not parse, a changed path is unreviewed or stale, a required suite is not
+recorded green, exact-head CI is not green) or was
 not checked (no upstream, no source, no baseline, no token, no suite required) and not switched
 off in sop/gates.toml or with ``--skip-gate``; 2 bad input.
 """

@@ -24,6 +24,10 @@ def _audit_line(p: PathAudit) -> str:
     line = f"- {code(p.path)} ({p.cls}"
     if p.cls == OVERLAY:
         line += f", {_size(p)}"
+    if p.resolved_in:  # a conflict of the carry resolved by hand (the Summary shows what it dropped)
+        line += (
+            " in " + ", ".join(code(n) for n in p.resolved_in[:5]) + (" …" if len(p.resolved_in) > 5 else "")
+        )
     line += f"): {p.review}"
     if p.review == STALE:
         what = "its residue" if p.cls == OVERLAY else "it"

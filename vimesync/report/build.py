@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from vimesync.audit.model import AuditResult
 from vimesync.audit.owncommits import OwnChanges
+from vimesync.carry.resolutions import Resolutions
 from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence
 from vimesync.patches.model import Dep3, PatchResult
@@ -53,6 +54,7 @@ def build_summary(
     upstream_repo: str | None,
     carried: frozenset[int] | None = None,
     skipped: frozenset[int] = frozenset(),
+    resolutions: Resolutions | None = None,
 ) -> Summary:
     """The Summary facts of a walk. A PR without a decision counts as applicable.
 
@@ -92,6 +94,7 @@ def build_summary(
         notes=tuple(getattr(walk, "notes", ())),
         head_known=carried is not None,
         not_carried=tuple(missing),
+        resolutions=resolutions if carried is not None else None,
     )
 
 
@@ -155,6 +158,7 @@ class ReportParts:
     skipped: dict[str, str] | None = None  # one-line reasons over the defaults, by section
     carried: frozenset[int] | None = None  # the applicable PRs the head carries (None: not looked)
     skipped_prs: frozenset[int] = frozenset()  # those a carry skipped at a conflict
+    resolutions: Resolutions | None = None  # the carried items' conflicts resolved by hand
     engines: Sequence[tuple[EnginePatches | Skipped, CheckReport | Skipped]] = ()
     ci: CiEvidence | Skipped | None = None
     own: OwnChanges | Skipped | None = None
@@ -180,6 +184,7 @@ def build_report(parts: ReportParts) -> SyncReport:
             upstream_repo=p.upstream_repo,
             carried=p.carried,
             skipped=p.skipped_prs,
+            resolutions=p.resolutions,
         )
         if p.walk
         else Skipped(why["summary"])

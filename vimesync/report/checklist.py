@@ -1,10 +1,11 @@
 """The sync's gates in the SOP's order, each evaluated: ``vimesync sop status``.
 
-The report's gates (classified, patches, audit, tests, ci) come from the report itself; this adds
-what the report does not cover: *carried* (the applicable PRs of the range the head does not
-carry: the report's Summary when it looked at the head, else a walk of the range at the head) and
-*images* (the records of sop/records/<sync>.toml: each architecture recorded at the head, every
-one after the first only once the first is, and only once exact-head CI is green)."""
+The report's gates (classified, carried, patches, audit, tests, ci) come from the report itself,
+but *carried* is evaluated here (the applicable PRs of the range the head does not carry: the
+report's Summary when it looked at the head, else a walk of the range at the head); this adds
+what the report does not cover: *images* (the records of sop/records/<sync>.toml: each
+architecture recorded at the head, every one after the first only once the first is, and only
+once exact-head CI is green)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from dataclasses import dataclass
 
 from vimesync.report.model import Skipped, SyncReport
 from vimesync.sop.gates import GATE_NAMES, Gate, GateState, command_of, gate, off_gate
+from vimesync.sop.gates import carried_gate as uncarried_gate
 from vimesync.sop.records import ImageRecord
-from vimesync.text import plural
 from vimesync.upstream.model import APPLICABLE, PullRequest, WalkResult
 
 
@@ -50,11 +51,7 @@ class Uncarried:
 def carried_gate(uncarried: Uncarried | Skipped) -> Gate:
     if isinstance(uncarried, Skipped):
         return gate("carried", "not checked", uncarried.reason)
-    left = uncarried.numbers
-    if not left:
-        return gate("carried", "held", f"no applicable PR of {uncarried.walked:,} left uncarried at the head")
-    shown = ", ".join(f"#{n}" for n in left[:10]) + (" …" if len(left) > 10 else "")
-    return gate("carried", "failed", f"{plural(len(left), 'applicable PR')} not carried at the head: {shown}")
+    return uncarried_gate(uncarried.numbers, uncarried.walked)
 
 
 def images_gate(
@@ -124,10 +121,11 @@ def evaluate(
     for name in GATE_NAMES:
         if name in switched:
             gates.append(off_gate(name, switched[name]))
+        elif name == "carried":
+            # the report's own, unless it did not look at the head: then a walk at the head
+            gates.append(carried_gate(uncarried))
         elif name in covered:
             gates.append(covered[name])
-        elif name == "carried":
-            gates.append(carried_gate(uncarried))
         else:
             ci = next(g for g in gates if g.name == "ci")
             # Images bind to the evidence head: committing their record does not make them stale.

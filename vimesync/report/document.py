@@ -50,6 +50,8 @@ def summary_json(s: Summary) -> dict[str, Any]:
         "notes": list(s.notes),
         "head_known": s.head_known,
         "not_carried": [_pr(p) for p in s.not_carried],
+        # null: the carry was not replayed; else each carried item with resolved paths
+        "resolved": s.resolutions.to_json() if s.resolutions is not None else None,
     }
 
 

@@ -17,6 +17,7 @@ from vimesync.report.links import Ref
 from vimesync.report.mdtext import code, escape, link
 from vimesync.report.mentions import finish_markdown
 from vimesync.report.model import PrLine, Skipped, Summary, SyncReport
+from vimesync.report.resolvedmd import render_resolutions
 from vimesync.report.validationmd import render_validations
 from vimesync.sop.gates import Gate
 from vimesync.text import plural
@@ -24,8 +25,10 @@ from vimesync.text import plural
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # the head as git resolved it, nothing else
 
 
-def _pr_item(pr: PrLine, repo: str | None, *, reason: bool = False) -> str:
+def _pr_item(pr: PrLine, repo: str | None, *, reason: bool = False, changed: int = 0) -> str:
     line = f"- {link(pr.ref)} {escape(pr.title, repo=repo)}".rstrip()
+    if changed:
+        line += f" — carried with changes ({plural(changed, 'file')} resolved by hand)"
     if pr.reverted_by is not None:
         line += f" (reverted by {link(pr.reverted_by)})"
     if pr.partial_paths:
@@ -37,15 +40,24 @@ def _pr_item(pr: PrLine, repo: str | None, *, reason: bool = False) -> str:
     return line
 
 
+def _applicable_fact(s: Summary, changed: int) -> str:
+    """``3 applicable merged PRs (3 carried, 1 of them with changes, 1 not carried)``: the PRs walk
+    lists, the applicable ones split into what the head carries (resolved by hand or not) and not."""
+    fact = plural(len(s.applicable) + len(s.not_carried), "applicable merged PR")
+    counts = [f"{len(s.applicable):,} carried"] if s.not_carried or changed else []
+    if changed:
+        counts.append(f"{changed:,} of them with changes")
+    if s.not_carried:
+        counts.append(f"{len(s.not_carried):,} not carried")
+    return fact + (f" ({', '.join(counts)})" if counts else "")
+
+
 def render_summary(s: Summary | Skipped) -> list[str]:
     out = ["## Summary", ""]
     if isinstance(s, Skipped):
         return [*out, escape(s.reason)]
-    # Counts of the PRs walk lists: the applicable ones split into what the head carries and not.
-    applicable = len(s.applicable) + len(s.not_carried)
-    facts = [plural(applicable, "applicable merged PR")]
-    if s.not_carried:
-        facts[0] += f" ({len(s.applicable):,} carried, {len(s.not_carried):,} not carried)"
+    changed = {pr.number: len(r.files) for pr in s.applicable if (r := s.with_changes(pr)) is not None}
+    facts = [_applicable_fact(s, len(changed))]
     if s.excluded:
         facts.append(f"{len(s.excluded):,} excluded")
     if s.mirrored:
@@ -58,7 +70,7 @@ def render_summary(s: Summary | Skipped) -> list[str]:
     )
     repo = s.upstream_repo
     if s.applicable:
-        out += ["", *(_pr_item(pr, repo) for pr in s.applicable)]
+        out += ["", *(_pr_item(pr, repo, changed=changed.get(pr.number, 0)) for pr in s.applicable)]
     if s.not_carried:
         out += ["", "Not carried:", "", *(_pr_item(pr, repo, reason=True) for pr in s.not_carried)]
     if s.excluded:
@@ -75,6 +87,7 @@ def render_summary(s: Summary | Skipped) -> list[str]:
         for c in s.direct_commits:
             sha = link(Ref(text=c.sha[:8], url=c.url)) if c.url else code(c.sha[:8])
             out.append(f"- {sha} {escape(c.title, repo=repo)}".rstrip())
+    out += render_resolutions(s)
     if s.notes:
         out += ["", "Notes:", "", *(f"- {escape(n)}" for n in s.notes)]
     return out

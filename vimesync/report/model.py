@@ -13,16 +13,19 @@ from dataclasses import dataclass
 
 from vimesync.audit.model import AuditResult
 from vimesync.audit.owncommits import OwnChanges
+from vimesync.carry.resolutions import Resolution, Resolutions
 from vimesync.check.model import CheckReport
 from vimesync.ci.verdict import CiEvidence
 from vimesync.report.links import Ref
-from vimesync.sop.gates import REPORT_GATES, Gate, GateState, gate, off_gate
+from vimesync.sop.gates import REPORT_GATES, Gate, GateState, carried_gate, gate, off_gate
 from vimesync.sop.records import ImageEvidence
 from vimesync.sop.results import Evidence
-from vimesync.text import plural
+from vimesync.text import of_total, plural
 
 TITLE_PRS = 2  # PR numbers the title names
 CI_NOT_ASKED = "Exact-head CI was not asked for (--ci-repo, or [ci] repo): not checked."
+NOT_AT_HEAD = "No --downstream and --baseline: what the head carries was not looked at."
+ENABLE_AT_HEAD = "pass --downstream PATH and --baseline <pre-sync commit>"
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,15 @@ class Summary:
     # then ``not_carried`` holds the applicable PRs the head does not carry, each with its reason.
     head_known: bool = False
     not_carried: tuple[PrLine, ...] = ()
+    # The carried items whose conflicts the maintainer resolved (replayed: carry/replay.py);
+    # None when the carry was not replayed (the head not looked at).
+    resolutions: Resolutions | None = None
+
+    def with_changes(self, pr: PrLine) -> Resolution | None:
+        """The resolution of a carried PR: it is "carried with changes"."""
+        if self.resolutions is None or pr.number is None:
+            return None
+        return self.resolutions.of_pr(pr.number)
 
     @property
     def classified(self) -> int:
@@ -141,10 +153,15 @@ class SyncReport:
     @property
     def title(self) -> str:
         """A PR title: ``[Sync] Mirror Slime through 8c17b676 (#2437/#2434)``, naming the newest
-        PRs carried (at most two, newest first)."""
-        if isinstance(self.summary, Summary):
-            title = f"[Sync] Mirror {self.summary.upstream_name} through {self.summary.tip[:8]}"
-            newest = [pr.ref.text.rpartition("#")[2] for pr in reversed(self.summary.applicable)][:TITLE_PRS]
+        PRs carried (at most two, newest first); with applicable PRs the head does not carry,
+        ``[Sync] Mirror Slime through 8c17b676, partly: 1 of 7 applicable PRs carried (#2410)``."""
+        s = self.summary
+        if isinstance(s, Summary):
+            title = f"[Sync] Mirror {s.upstream_name} through {s.tip[:8]}"
+            if s.not_carried:
+                total = len(s.applicable) + len(s.not_carried)
+                title += f", partly: {of_total(len(s.applicable), total, 'applicable PR')} carried"
+            newest = [pr.ref.text.rpartition("#")[2] for pr in reversed(s.applicable)][:TITLE_PRS]
             return title + (f" ({'/'.join('#' + n for n in newest)})" if newest else "")
         return f"[Sync] {self.upstream_name}"
 
@@ -179,12 +196,21 @@ class SyncReport:
         return ok
 
 
-def _evaluate(report: SyncReport, name: str) -> Gate:
+def _summary_gate(s: Summary | Skipped, name: str) -> Gate:
+    """``classified`` (every PR of the range has a status) and ``carried`` (none applicable is
+    left out of the head), both from the Summary."""
+    if isinstance(s, Skipped):
+        return gate(name, "not checked", s.reason)
     if name == "classified":
-        s = report.summary
-        if isinstance(s, Skipped):
-            return gate(name, "not checked", s.reason)
         return gate(name, "held", f"{plural(s.classified, 'PR')} of {s.base[:8]}..{s.tip[:8]} classified")
+    if not s.head_known:
+        return Gate(name, "not checked", NOT_AT_HEAD, ENABLE_AT_HEAD)
+    return carried_gate(tuple(p.number or 0 for p in s.not_carried), s.classified)
+
+
+def _evaluate(report: SyncReport, name: str) -> Gate:
+    if name in ("classified", "carried"):
+        return _summary_gate(report.summary, name)
     if name == "patches":  # every engine's check, each at its exact pin
         checks = report.validations
         for c in checks:

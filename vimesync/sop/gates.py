@@ -1,7 +1,7 @@
 """The gates of the sync procedure (sop/SYNC.md) in order, the command that moves each, and their
 evaluation: held, failed, pending, blocked, not checked, or off.
 
-``vimesync report`` covers five of them (REPORT_GATES) and is the SOP's last gate: it holds only
+``vimesync report`` covers six of them (REPORT_GATES) and is the SOP's last gate: it holds only
 when every gate it covers was evaluated and holds; ``vimesync sop status`` evaluates all seven.
 A section that could not be computed (no upstream, no source, no baseline, no token) is *not
 checked* — which fails the report as surely as a failure does, unless that gate is switched off
@@ -42,7 +42,8 @@ GATES: tuple[tuple[str, str, str], ...] = (
     ),
 )
 GATE_NAMES = tuple(name for name, _, _ in GATES)
-REPORT_GATES = ("classified", "patches", "audit", "tests", "ci")  # what `vimesync report` evaluates
+# what `vimesync report` evaluates
+REPORT_GATES = ("classified", "carried", "patches", "audit", "tests", "ci")
 
 # What makes a gate that could not be evaluated evaluable.
 ENABLE = {
@@ -95,6 +96,15 @@ def gates_verdict(gates: tuple[Gate, ...] | list[Gate]) -> str:
     if blocked:
         return "all gates hold but " + "; ".join(f"{g.name}: blocked — {g.detail}" for g in blocked)
     return "all gates hold"
+
+
+def carried_gate(left: tuple[int, ...], walked: int) -> Gate:
+    """``carried``: the applicable PRs of a walk of ``walked`` PRs that the head does not carry
+    (``left``, their numbers) fail it; none left, it holds."""
+    if not left:
+        return gate("carried", "held", f"no applicable PR of {walked:,} left uncarried at the head")
+    shown = ", ".join(f"#{n}" for n in left[:10]) + (" …" if len(left) > 10 else "")
+    return gate("carried", "failed", f"{plural(len(left), 'applicable PR')} not carried at the head: {shown}")
 
 
 def off_gate(name: str, why: str) -> Gate:
