@@ -8,11 +8,13 @@ import random
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
-from tests.builders.gitrepo import Repo
+from tests.builders.gitrepo import Repo, commit_env
+from vimesync import git
 from vimesync.upstream.diffkeys import MAX_LINE_KEYS
 from vimesync.upstream.difflog import split_commits, stream_commits
 from vimesync.upstream.downstreamindex import scan_downstream, trailers_of
@@ -172,3 +174,22 @@ def test_downstream_history_git_is_slow_to_diff_is_read_for_trailers_only(tmp_pa
     index = scan_downstream(down.path, upstream_repo="o/r", content_seconds=0.3)
     assert index.timed_out
     assert 7 in index.prs and index.scanned == 4
+
+
+@pytest.mark.parametrize("on_top", [0, 1_000_000_000])  # no skew; a commit dated 2001 on top
+def test_a_commit_with_an_old_clock_on_top_hides_no_carry_below_it(tmp_path: Path, on_top: int) -> None:
+    # git's --since stops its walk at the first older commit: the scan judges each commit by its
+    # own date, so a maintainer's skewed clock (or a stranger's set one) hides no carried PR.
+    down = Repo(tmp_path / "down")
+    down.commit("start", {"s": "s\n"})
+    down.commit("carry\n\nUpstream-PR: o/r#7", {"a.py": "a = 1\n"})
+    recent = int(down.git("log", "-1", "--format=%ct").strip())
+    if on_top:
+        down.write({"b.py": "b = 1\n"})
+        git.run(down.path, ["commit", "-q", "-m", "configure"], env=commit_env(on_top))
+    else:
+        down.commit("configure", {"b.py": "b = 1\n"})
+    since = datetime.fromtimestamp(recent - 30, timezone.utc).isoformat()
+    index = scan_downstream(down.path, upstream_repo="o/r", since=since)
+    assert set(index.prs) == {7}
+    assert index.scanned == (1 if on_top else 2)  # the old-dated commit itself is out of range

@@ -99,14 +99,19 @@ def scan_downstream(
         _LOG_FMT,
         f"--max-count={max_count}",
     ]
-    if since:
-        args.append(f"--since={since}")
     scan = _Scan(upstream_repo.lower() if upstream_repo else None)
     tip = git.resolve(repo, rev)
+    revs, stdin = [tip], None
+    if since:
+        stdin = _committed_since(repo, tip, since, max_count)
+        if not stdin:
+            return scan.index(repo, timed_out=False)
+        revs = ["--no-walk=unsorted", "--stdin"]
     timed_out = False
     current = None
     try:
-        for sha, text, whole in stream_commits(git.stream(repo, [*args, tip], deadline=content_seconds)):
+        log = git.stream(repo, [*args, *revs], deadline=content_seconds, input=stdin)
+        for sha, text, whole in stream_commits(log):
             current = sha
             scan.read(sha, text, whole)
     except GitTimeout:
@@ -116,11 +121,31 @@ def scan_downstream(
         if current is not None:
             scan.forget_content(current)
         rest = [a for a in args if a not in ("-p", *BIG_FILES)]
-        for sha, text, _ in stream_commits(git.stream(repo, [*rest, tip])):
+        for sha, text, _ in stream_commits(git.stream(repo, [*rest, *revs], input=stdin)):
             if sha not in scan.seen:
                 scan.scanned += 1
                 scan.read_trailers(sha, text)
     return scan.index(repo, timed_out=timed_out)
+
+
+def _committed_since(repo: Path, tip: str, since: str, max_count: int) -> bytes:
+    """The commits of ``tip``'s history (its newest ``max_count``) committed at or after ``since``,
+    one sha per line (for ``--stdin``). Each commit is judged by its own date: git's ``--since``
+    stops the walk at the first older commit, so one commit with a skewed or set clock on top
+    would hide every carry below it."""
+    from datetime import datetime
+
+    try:
+        floor = datetime.fromisoformat(since).timestamp()
+    except ValueError:
+        floor = 0.0
+    out = git.run(repo, ["log", "--format=%H %ct", f"--max-count={max_count}", tip])
+    keep = []
+    for line in out.splitlines():
+        sha, _, when = line.partition(b" ")
+        if when.isdigit() and int(when) >= floor:
+            keep.append(sha)
+    return b"".join(sha + b"\n" for sha in keep)
 
 
 class _Scan:
