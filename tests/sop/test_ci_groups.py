@@ -292,3 +292,20 @@ def test_github_check_runs_are_recorded_by_workflow(
         groups = [(g["name"], g["passed"]) for g in doc["record"]["groups"]]
         assert groups == [("CPU checks", 1), ("GPU jobs", 0), ("GitHub Actions", 2)]
         assert doc["record"]["ok"] is False  # the required GPU jobs group ran nothing
+
+
+def test_the_most_groups_a_record_may_hold_are_written_and_read_back(tmp_path: Path) -> None:
+    """50 configured groups (the most [[ci.groups]] may name) and 100 steps of their own: the
+    record holds at most MAX_RECORDED groups, and the file it is written to reads back."""
+    from vimesync.sop.cirecords import ci_values
+    from vimesync.sop.results import load_results, write_table
+
+    rules = tuple(GroupRule(f"g{i}", (f"k{i}",), required=i == 0) for i in range(50))
+    jobs = [job(f"j{i}", id=f"j{i}", step_key=f"k{i}") for i in range(150)]
+    data = {"number": 3, "state": "passed", "commit": SHA, "web_url": "", "jobs": jobs}
+    rec = summarise_buildkite(_build(data), SHA, rules=rules)
+    assert len(rec.groups) == MAX_RECORDED and rec.groups[-1].name == OTHER and rec.ok
+    (tmp_path / "sop").mkdir()
+    write_table(tmp_path, "s", "ci", rec.build, rec.sha, ci_values(rec))
+    (back,) = load_results(tmp_path, "s").ci
+    assert back.groups == rec.groups

@@ -22,7 +22,7 @@ from vimesync.config.cigroups import GroupRule
 
 MAX_NAME = 200
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-MAX_RECORDED = 50  # groups kept in one record
+MAX_RECORDED = 60  # groups kept in one record (more than [[ci.groups]] may name: 50)
 MAX_GROUP_NAME = 80
 OTHER = "other jobs"
 Outcome = Literal["passed", "lost", "flaky", "failed", "pending", "not run"]
@@ -95,8 +95,8 @@ def group_name(value: str) -> str:
 def tally(
     rules: Sequence[GroupRule], jobs: Sequence[tuple[Sequence[str], str, Outcome]]
 ) -> tuple[CiGroup, ...]:
-    """The groups of ``jobs`` (labels, own step's group, outcome): every configured group first
-    (in config order, even one no job fell in: a required group that ran nothing is unmet), then
+    """The groups of ``jobs`` (labels, own step's group, outcome): the configured groups first
+    (in config order; a required one even when no job fell in it: then it is unmet), then
     the steps' own groups in order of first appearance, at most :data:`MAX_RECORDED`. No rule and
     no job naming its step: no groups (a record of numbered jobs is counted as a whole)."""
     if not rules and not any(own for _, own, _ in jobs):
@@ -112,7 +112,7 @@ def tally(
             bucket[key] = bucket.get(key, 0) + 1
     required = {r.name for r in rules if r.required}
     groups = [CiGroup(name, **c, required=name in required) for name, c in counts.items()]
-    return tuple(g for g in groups if g.total or g.required or any(r.name == g.name for r in rules))
+    return tuple(g for g in groups if g.total or g.required)
 
 
 def groups_phrase(groups: Sequence[CiGroup], shown: Callable[[str], str] = str) -> str:
