@@ -7,7 +7,9 @@ it down to the evidence head (the records-only commits on top of it hold its cod
 ``--build N`` when it ran on a commit whose evidence head is the head's; its jobs counted by
 their last attempt, an agent lost (exit -1) told apart from a failed test, the build's own state
 deciding whether it passed. Else from the evidence head's GitHub check runs (``--ci-repo``,
-else ``[ci] repo``; ``GITHUB_TOKEN``)."""
+else ``[ci] repo``; ``GITHUB_TOKEN``), each named with its workflow. Either way counted by step
+too (:mod:`vimesync.sop.cigroups`: ``[[ci.groups]]`` of the checkout's config, else the jobs'
+own group or step keys, or workflows)."""
 
 from __future__ import annotations
 
