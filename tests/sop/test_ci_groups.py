@@ -127,6 +127,7 @@ def test_hostile_step_keys_are_one_line_bounded_and_escaped_in_markdown() -> Non
         ({"groups": {"name": "x"}}, "must be an array of tables"),
         ({"groups": [{"name": "x", "match": ["("]}]}, "not an RE2 pattern"),
         ({"groups": [{"name": "x", "match": ["(?=x)"]}]}, "not an RE2 pattern"),  # no lookaround in RE2
+        ({"groups": [{"name": "x", "match": ["((a{100}){100}){100}"]}]}, "not an RE2 pattern"),  # too big
         ({"groups": [{"name": "x", "match": ["a" * 201]}]}, "each pattern is one line of 1-200"),
         ({"groups": [{"name": "x", "match": ["a\nb"]}]}, "each pattern is one line"),
         ({"groups": [{"name": "x", "match": ["a"] * 51}]}, "a list of 1-50 patterns"),
