@@ -63,6 +63,8 @@ class BuildkiteJob:
     retried_in_job_id: str = ""
     retries_count: int = 0
     soft_failed: bool = False
+    step_key: str = ""  # the step's ``key`` (every attempt and parallel shard of a step shares it)
+    group_key: str = ""  # the key of the group step holding it ("" when none, or an older API)
 
 
 @dataclass(frozen=True)
@@ -220,4 +222,6 @@ def _job(j: dict[str, Any]) -> BuildkiteJob:
         retried_in_job_id=_text(j.get("retried_in_job_id")),
         retries_count=max(_int(j.get("retries_count")) or 0, 0),
         soft_failed=j.get("soft_failed") is True,
+        step_key=_text(j.get("step_key")),
+        group_key=_text(j.get("group_key")),
     )

@@ -45,6 +45,25 @@ def agent_lost_build(number: int, commit: str, passing: int = 48) -> dict[str, A
     }
 
 
+def grouped_build(number: int, commit: str) -> dict[str, Any]:
+    """Buildkite's shapes for steps in groups: 9 CPU checks (group ``cpu``, a step key each), 40
+    GPU jobs (one parallel step ``gpu-e2e`` in group ``gpu``), one of them lost with its agent and
+    passed on its retry; every job carries ``step_key`` and ``group_key`` as the API gives them."""
+    jobs = [job(f"CPU check {i}", id=f"c{i}", step_key=f"cpu-{i}", group_key="cpu") for i in range(9)]
+    gpu = {"step_key": "gpu-e2e", "group_key": "gpu"}
+    jobs += [job(f"GPU e2e {i}", id=f"g{i}", **gpu) for i in range(39)]
+    jobs.append(job("GPU e2e 39", "failed", -1, id="lost", retried=True, retried_in_job_id="retry", **gpu))
+    jobs.append(job("GPU e2e 39", id="retry", retries_count=1, **gpu))
+    jobs.append({"id": "w", "type": "waiter", "state": "passed"})
+    return {
+        "number": number,
+        "state": "passed",
+        "commit": commit,
+        "web_url": f"https://buildkite.com/vime/vime/builds/{number}",
+        "jobs": jobs,
+    }
+
+
 class FakeBuildkite:
     def __init__(self) -> None:
         self.builds: list[dict[str, Any]] = []

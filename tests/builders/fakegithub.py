@@ -52,6 +52,9 @@ class FakeGitHub:
         # a number in ``missing`` is 404 (an issue, or no such PR).
         self.pull_states: dict[int, dict[str, Any]] = {}
         self.missing: set[int] = set()
+        # GitHub Actions' workflow runs per head sha (``GET /repos/o/r/actions/runs?head_sha=``):
+        # each names its workflow (``name``) and its check suite (``check_suite_id``).
+        self.workflow_runs: dict[str, list[Any]] | None = {}  # None: the route answers 404
 
     def handle(
         self,
@@ -66,20 +69,16 @@ class FakeGitHub:
         if self.script:
             status, extra = self.script.pop(0)
             return status, extra, {"message": "API rate limit exceeded" if status in (403, 429) else "boom"}
-        if self.redirect is not None:
-            return 301, {"Location": self.redirect}, {"message": "Moved Permanently"}
-        if self.lists is not None and (path.endswith("/pulls") or path.endswith("/files")):
-            return 200, {}, self.lists
-        if self.endless and path.endswith("/pulls"):
-            page = int(query.get("page", ["1"])[0])
-            first = 10**6 * page
-            next_page = f'<http://127.0.0.1/repos/o/r/pulls?page={page + 1}>; rel="next"'
-            return 200, {"Link": next_page}, [_pr(n) for n in range(first + 100, first, -1)]
+        misbehaving = self._misbehave(path, query)
+        if misbehaving is not None:
+            return misbehaving
         per = int(query.get("per_page", ["30"])[0])
         page = int(query.get("page", ["1"])[0])
         commit = re.fullmatch(r"/repos/[^/]+/[^/]+/commits/([0-9a-f]+)/(status|check-runs)", path)
         pr_commits = re.fullmatch(r"/repos/[^/]+/[^/]+/pulls/([0-9]+)/commits", path)
         one = re.fullmatch(r"/repos/[^/]+/[^/]+/pulls/([0-9]+)", path)
+        if path.endswith("/actions/runs") and method == "GET":
+            return self._workflow_runs(query, page, per)
         if commit and method == "GET":
             sha, what = commit[1], commit[2]
             items = (self.statuses if what == "status" else self.check_runs).get(sha, [])
@@ -116,6 +115,25 @@ class FakeGitHub:
         if headers.get("if-none-match") == etag:
             return 304, {"ETag": etag}, None
         return 200, {"ETag": etag}, body
+
+    def _misbehave(self, path: str, query: dict[str, list[str]]) -> tuple[int, dict, Any] | None:
+        """The scripted misbehaviour's answer, if one applies."""
+        if self.redirect is not None:
+            return 301, {"Location": self.redirect}, {"message": "Moved Permanently"}
+        if self.lists is not None and (path.endswith("/pulls") or path.endswith("/files")):
+            return 200, {}, self.lists
+        if self.endless and path.endswith("/pulls"):
+            page = int(query.get("page", ["1"])[0])
+            first = 10**6 * page
+            next_page = f'<http://127.0.0.1/repos/o/r/pulls?page={page + 1}>; rel="next"'
+            return 200, {"Link": next_page}, [_pr(n) for n in range(first + 100, first, -1)]
+        return None
+
+    def _workflow_runs(self, query: dict[str, list[str]], page: int, per: int) -> tuple[int, dict, Any]:
+        if self.workflow_runs is None:
+            return 404, {}, {"message": "Not Found"}
+        items = self.workflow_runs.get(query.get("head_sha", [""])[0], [])
+        return 200, {}, {"total_count": len(items), "workflow_runs": items[(page - 1) * per : page * per]}
 
 
 @contextmanager

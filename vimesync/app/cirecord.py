@@ -7,7 +7,9 @@ it down to the evidence head (the records-only commits on top of it hold its cod
 ``--build N`` when it ran on a commit whose evidence head is the head's; its jobs counted by
 their last attempt, an agent lost (exit -1) told apart from a failed test, the build's own state
 deciding whether it passed. Else from the evidence head's GitHub check runs (``--ci-repo``,
-else ``[ci] repo``; ``GITHUB_TOKEN``)."""
+else ``[ci] repo``; ``GITHUB_TOKEN``), each named with its workflow. Either way counted by step
+too (:mod:`vimesync.sop.cigroups`: ``[[ci.groups]]`` of the checkout's config, else the jobs'
+own group or step keys, or workflows)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from vimesync.sop.results import now
 
 if TYPE_CHECKING:
     from vimesync.buildkite import Build
+    from vimesync.github import CheckRun, GitHubClient
 
 
 def record_ci_jobs(ws: Workspace, request: CiFlags, *, replace: bool = False) -> RecordResult:
@@ -58,7 +61,7 @@ def record_ci_jobs(ws: Workspace, request: CiFlags, *, replace: bool = False) ->
     if pipeline is not None and ws.settings.buildkite.token is not None:
         buildkite.check_pipeline(pipeline, "--pipeline")
         build = _chosen_build(ws, pipeline, request.build, head, bound)
-        rec = summarise_buildkite(build, bound, now())
+        rec = summarise_buildkite(build, bound, now(), checkout.ci_groups)
         if build.commit != bound:
             notes = (
                 f"build #{build.number} ran on {build.commit[:12]}, which adds only bookkeeping to the"
@@ -79,14 +82,30 @@ def record_ci_jobs(ws: Workspace, request: CiFlags, *, replace: bool = False) ->
             )
         client = GitHubClient(repo, ws.settings.github)
         try:
-            checks = client.commit_checks(bound)
+            runs, notes = _runs_by_workflow(client, bound)
         finally:
             client.close()
-        rec = summarise_checks(checks.check_runs, bound, now())
+        rec = summarise_checks(runs, bound, now(), checkout.ci_groups)
     old = replaced_record(ws.sop_root, name, "ci", rec.name, rec.sha, replace=replace)
     path = write_table(ws.sop_root, name, "ci", rec.build, rec.sha, ci_values(rec))
     result = RecordResult(sync=name, record=rec, file=path, head=head, kind=Kind.RECORD_CI, notes=notes)
     return result.replacing("ci", old)
+
+
+def _runs_by_workflow(client: GitHubClient, sha: str) -> tuple[list[CheckRun], tuple[str, ...]]:
+    """The check runs of ``sha``, each with its workflow's name (GitHub Actions' workflow runs of
+    ``sha``); when those cannot be read, by their app, said in a note."""
+    from dataclasses import replace
+
+    from vimesync.errors import GitHubError
+
+    runs = client.commit_checks(sha).check_runs
+    try:
+        names = client.workflow_names(sha) if runs else {}
+    except GitHubError:
+        return list(runs), ("the workflow runs could not be read: check runs are grouped by their app",)
+    named = [replace(r, workflow=names.get(r.suite, "")) if r.suite is not None else r for r in runs]
+    return named, ()
 
 
 MAX_COMMITS = 20  # commits between the head and its evidence head whose builds are looked up

@@ -90,7 +90,7 @@ def radar(ws: Workspace, engine: EngineFlags, request: RadarRequest) -> RadarRes
     from vimesync.github import is_repo_name
     from vimesync.patches.dep3 import parse_dep3
     from vimesync.patches.series import load_series, read_patch
-    from vimesync.report.radar import GitPin, scan_patches
+    from vimesync.report.radar import GitPin, scan_patches, upstream_refs
 
     r = request
     opts = ws.engine_plan_one(engine)
@@ -101,7 +101,9 @@ def radar(ws: Workspace, engine: EngineFlags, request: RadarRequest) -> RadarRes
             hint="set repo in the engine pin, or pass --engine-repo OWNER/NAME",
         )
     series = load_series(opts.series, default_strip=opts.strip, reader=opts.reader)
-    patches = [(e.name, parse_dep3(read_patch(e, reader=opts.reader))) for e in series.entries]
+    patches = [
+        (e.name, upstream_refs(parse_dep3(read_patch(e, reader=opts.reader)), repo)) for e in series.entries
+    ]
     pin = None
     if opts.source is not None and opts.rev is not None and git.repo_at(opts.source) is not None:
         pin = GitPin(opts.source, git.resolve(opts.source, opts.rev))
@@ -133,9 +135,7 @@ def radar(ws: Workspace, engine: EngineFlags, request: RadarRequest) -> RadarRes
 
         client = GitHubClient(repo, ws.settings.github)
     try:
-        rows = scan_patches(
-            patches, repo, ask=client.pull_state if client else None, why_not=why_not, pin=pin
-        )
+        rows = scan_patches(patches, ask=client.pull_state if client else None, why_not=why_not, pin=pin)
     finally:
         if client is not None:
             client.close()

@@ -54,7 +54,10 @@ def engine_sections(ws: Workspace, flags: EngineFlags, progress: ProgressFn | No
         ]
     else:
         sections = [_single_section(ws, flags, progress)]
-    return [(mark_uncommitted(ws, mark_against_baseline(ws, table)), check) for table, check in sections]
+    from vimesync.app.enginestate import with_upstream_state
+
+    marked = [(mark_uncommitted(ws, mark_against_baseline(ws, table)), check) for table, check in sections]
+    return [(with_upstream_state(ws, table, check), check) for table, check in marked]
 
 
 def _single_section(ws: Workspace, flags: EngineFlags, progress: ProgressFn | None) -> Section:

@@ -114,7 +114,8 @@ def record_ci(
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Record a snapshot of the CI jobs of the sync head (Buildkite with [ci] buildkite and
-    BUILDKITE_API_TOKEN, else its GitHub check runs) in sop/records/<sync>.toml."""
+    BUILDKITE_API_TOKEN, else its GitHub check runs) in sop/records/<sync>.toml, counted by step
+    (group or step key, workflow) or by [[ci.groups]]."""
     from vimesync.app.cirecord import record_ci_jobs
 
     return _record(settings, sync, out, lambda ws: record_ci_jobs(ws, ci, replace=replace))

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from vimesync.config.arrays import translations, verifications
+from vimesync.config.cigroups import ci_groups
 from vimesync.config.discovery import CONFIG_ENV, discover_config
 from vimesync.config.enginetables import load_engines
 from vimesync.config.files import confined, read_text
@@ -130,4 +131,5 @@ def read_config(path: Path, *, reader: Reader = WORKTREE, engines: bool = True) 
         ci_repo=str_or_none(path, "ci", ci, "repo"),
         ci_required=tuple(required),
         ci_buildkite=buildkite,
+        ci_groups=ci_groups(path, ci.get("groups")),
     )

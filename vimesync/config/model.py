@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vimesync.config.cigroups import GroupRule
 from vimesync.config.discovery import CONFIG_NAME
 from vimesync.errors import BadInput
 
@@ -89,6 +90,7 @@ class Config:
     ci_repo: str | None = None  # [ci] repo: where the downstream's CI reports (owner/name)
     ci_required: tuple[str, ...] = ()  # [ci] required: contexts that must be green at the head
     ci_buildkite: str | None = None  # [ci] buildkite: org/pipeline, where `sop record ci` reads jobs
+    ci_groups: tuple[GroupRule, ...] = ()  # [[ci.groups]]: how `sop record ci` counts jobs by step
     # Which file and key named each repository path above ("upstream_path", "downstream_path",
     # "engine_source"): those are repository content; vimesync.repopaths decides whether to trust them.
     path_origins: tuple[tuple[str, Path, str], ...] = ()

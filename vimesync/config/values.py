@@ -22,7 +22,7 @@ KNOWN_KEYS: dict[str, frozenset[str]] = {
     "vimesync.toml [[upstream.translate]]": frozenset({"pattern", "replace", "paths"}),
     "vimesync.toml [[upstream.verify]]": frozenset({"pattern", "paths", "must"}),
     "vimesync.toml [downstream]": frozenset({"name", "path"}),
-    "vimesync.toml [ci]": frozenset({"repo", "required", "buildkite"}),
+    "vimesync.toml [ci]": frozenset({"repo", "required", "buildkite", "groups"}),
     "vimesync.toml [engine]": frozenset({"pin", "source"}),
     "vimesync.toml [[engine]]": frozenset({"name", "pin", "source"}),
     "engine pin [engine]": frozenset(

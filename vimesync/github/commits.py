@@ -36,6 +36,7 @@ class CheckRun:
     conclusion: str | None  # success | failure | neutral | cancelled | skipped | timed_out | ...
     url: str = ""
     suite: int | None = None  # its check suite (a workflow run): two suites may hold one name
+    workflow: str = ""  # its workflow's name (``workflow_names``), "" when not looked up
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,25 @@ class CommitResults(ClientBase):
         """The combined status and the check runs of exactly the commit ``sha``."""
         return CommitChecks(sha=sha, statuses=tuple(self._statuses(sha)), check_runs=tuple(self._runs(sha)))
 
-    def _paged_object(self, url: str, key: str) -> Iterable[dict[str, Any]]:
+    def workflow_names(self, sha: str) -> dict[int, str]:
+        """The workflow name of each check suite run on exactly ``sha`` (GitHub Actions' workflow
+        runs: ``check_suite_id`` -> ``name``); runs of another commit or of odd shape are left out."""
+        url = f"/repos/{self.repo}/actions/runs"
+        names: dict[int, str] = {}
+        for i in self._paged_object(url, "workflow_runs", {"head_sha": sha}):
+            suite, name = i.get("check_suite_id"), field(i.get("name"))
+            if i.get("head_sha") not in (sha, None) or isinstance(suite, bool) or not isinstance(suite, int):
+                continue
+            if name:
+                names.setdefault(suite, name)
+        return names
+
+    def _paged_object(
+        self, url: str, key: str, query: dict[str, Any] | None = None
+    ) -> Iterable[dict[str, Any]]:
         seen = 0
         for page in range(1, self.max_pages + 1):
-            data = self.get(url, {"per_page": PER_PAGE, "page": page})
+            data = self.get(url, {**(query or {}), "per_page": PER_PAGE, "page": page})
             if not isinstance(data, dict):
                 raise shape_error(url, "an object")
             items = list_of_objects(data.get(key, []), url)

@@ -116,6 +116,7 @@ def build_engine(
         previous_pin=previous_pin,
         source=source,
         rows=tuple(_row(name, dep3, engine_repo) for name, dep3 in patches),
+        repo=engine_repo,
     )
 
 

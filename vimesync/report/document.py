@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vimesync.audit.document import audit_json
 from vimesync.audit.owncommits import OwnChanges
@@ -13,6 +13,9 @@ from vimesync.ci.verdict import evidence_to_dict
 from vimesync.report.links import Ref
 from vimesync.report.model import EnginePatches, PrLine, Skipped, Summary, SyncReport
 from vimesync.sop.results import Evidence
+
+if TYPE_CHECKING:
+    from vimesync.report.radar import RefState
 
 SCHEMA = 1
 
@@ -73,10 +76,23 @@ def engine_json(e: EnginePatches) -> dict[str, Any]:
                 "status": r.status,
                 "change": r.change,
                 "header_uncommitted": r.header_uncommitted,
+                "upstream": [_ref_state(s) for s in r.upstream],
             }
             for r in e.rows
         ],
         "removed": list(e.removed),
+        "upstream_not_checked": e.upstream_not_checked,
+    }
+
+
+def _ref_state(s: RefState) -> dict[str, Any]:
+    """One engine PR's (or commit's) state, as ``pin radar --json`` gives it."""
+    return {
+        "ref": s.ref.text,
+        "state": s.state,
+        "merge_commit": s.merge_commit,
+        "in_pin": s.in_pin,
+        "why": s.why or None,
     }
 
 

@@ -4,11 +4,15 @@ and bugs it names, what changed since the baseline)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from vimesync.report.links import Ref
+from vimesync.report.links import Ref, pr_ref
 from vimesync.report.mdtext import DASH, MAX_REFS, cell, code, escape, link, rev
 from vimesync.report.model import EnginePatches, Skipped
 from vimesync.text import plural
+
+if TYPE_CHECKING:
+    from vimesync.report.radar import RefState
 
 
 def _purpose_cell(row_purpose: str | None, has_header: bool, refs: Sequence[Ref]) -> str:
@@ -24,6 +28,31 @@ def _purpose_cell(row_purpose: str | None, has_header: bool, refs: Sequence[Ref]
     if purpose and refs_text:
         return f"{purpose}: {refs_text}"
     return purpose or refs_text or DASH
+
+
+def _upstream_cell(states: Sequence[RefState], repo: str | None) -> str:
+    """``merged [owner/name#47933](…), absent from the pin; open [owner/name#48001](…)``: the
+    state of each engine PR (or commit) the header names, at most MAX_REFS; a PR's title is
+    never shown (its author's text)."""
+    parts = []
+    for s in states[:MAX_REFS]:
+        ref = (
+            link(pr_ref(repo, s.ref.number))
+            if s.ref.number is not None and repo
+            else code(s.ref.text, in_table=True)
+        )
+        if s.state == "merged":
+            where = {True: ", in the pin", False: ", absent from the pin", None: ""}[s.in_pin]
+            parts.append(f"merged {ref}{where}")
+        elif s.state == "closed":
+            parts.append(f"closed unmerged {ref}")
+        elif s.state == "open":
+            parts.append(f"open {ref}")
+        else:
+            parts.append(f"{ref} not checked")
+    if len(states) > MAX_REFS:
+        parts.append(f"and {len(states) - MAX_REFS:,} more")
+    return "; ".join(parts)
 
 
 def shown_source(path: str) -> str:
@@ -63,10 +92,17 @@ def render_engine(e: EnginePatches | Skipped, *, heading: bool = True) -> list[s
             purpose += f" (header in the work tree not committed: run {code('git commit', in_table=True)})"
         if row.status:
             purpose += f" (**{cell(row.status)}**)"
+        if row.upstream:
+            purpose += f" Upstream: {_upstream_cell(row.upstream, e.repo)}."
         change = f" {row.change or DASH} |" if marked else ""
         out.append(f"| {code(row.name, in_table=True)} | {purpose} |{change}")
     for name in e.removed:
         out.append(f"| {code(name, in_table=True)} | {DASH} | removed |")
+    if e.upstream_not_checked:
+        out += [
+            "",
+            f"Upstream state of the engine PRs named: not checked ({escape(e.upstream_not_checked)}).",
+        ]
     return out
 
 

@@ -14,12 +14,13 @@ here hold numbers only, and each renderer escapes the rest for its output."""
 
 from __future__ import annotations
 
+from vimesync.sop.cigroups import groups_phrase
 from vimesync.sop.cirecords import CiRecord, ci_phrase
 from vimesync.sop.gates import Gate, gate
 from vimesync.sop.precommit import PrecommitRecord, precommit_phrase
 from vimesync.sop.regress import RegressRecord, regress_phrase
 from vimesync.sop.results import AnyRecord, Evidence, RunRecord, TestRecord, format_duration
-from vimesync.text import plural
+from vimesync.text import agree, plural
 
 
 def tests_phrase(t: TestRecord) -> str:
@@ -48,7 +49,7 @@ def describe_record(rec: AnyRecord) -> str:
         return regress_phrase(rec) + f" (before: {rec.before[:8]})"
     if isinstance(rec, CiRecord):
         failing = f" (failing: {', '.join(rec.failing)})" if rec.failing else ""
-        return ci_phrase(rec).removeprefix(rec.name).lstrip(": ") + failing  # the name is shown beside
+        return ci_phrase(rec, str).removeprefix(rec.name).lstrip(": ") + failing  # the name is shown beside
     if isinstance(rec, TestRecord):
         return tests_phrase(rec)
     extra = [f"{k} {v}" for k, v in rec.figures]
@@ -108,13 +109,15 @@ def with_ci_records(ci: Gate, evidence: Evidence | None) -> Gate:
     gate, one still running keeps it from holding (pending), whatever the exact-head CI says:
     red is never masked by green. A green snapshot does not stand in for exact-head CI."""
     # A snapshot in which nothing ran and no build failed says nothing either way: left out.
-    red = (
-        [c for c in evidence.ci if not c.ok and (c.failed or c.pending or c.build_failed)] if evidence else []
-    )
+    red = [
+        c
+        for c in (evidence.ci if evidence else ())
+        if not c.ok and (c.failed or c.pending or c.build_failed or c.unmet_groups)
+    ]
     if not red or ci.state == "off":
         return ci
     failed = [c for c in red if _red(c)]
-    shown = "; ".join(ci_phrase(c) for c in (failed or red)[:3])
+    shown = "; ".join(ci_phrase(c) + _unmet(c) for c in (failed or red)[:3])
     detail = f"{ci.detail.rstrip('.')}; recorded at {red[0].sha[:8]}: {shown}"
     if failed or ci.state == "failed":
         return Gate("ci", "failed", detail, ci.command or RECORD_CI)
@@ -125,9 +128,19 @@ RECORD_CI = "vimesync sop record ci"
 _STILL_RUNNING = frozenset({"running", "scheduled", "creating", "blocked"})  # Buildkite build states
 
 
+def _unmet(c: CiRecord) -> str:
+    """``; required groups not all green: GPU jobs 38/40`` (the caller escapes the names)."""
+    if not c.unmet_groups:
+        return ""
+    return f"; required {agree(len(c.unmet_groups), 'group', 'groups')} not all green: " + groups_phrase(
+        c.unmet_groups[:5]
+    )
+
+
 def _red(c: CiRecord) -> bool:
-    """A snapshot that failed, as against one taken while its build still ran."""
-    if c.failed:
+    """A snapshot that failed, as against one taken while its build still ran (or one whose
+    required group ran no job, or failed one)."""
+    if c.failed or any(g.failed or not g.total for g in c.unmet_groups):
         return True
     if c.source == "buildkite":
         return c.state not in _STILL_RUNNING and not (c.state == "" and c.pending)

@@ -95,7 +95,7 @@ def _who(e: Evidence, records: tuple[AnyRecord, ...]) -> str:
 def _ci_line(c: CiRecord) -> str:
     """``- Buildkite #1445 passed 49 jobs; one agent-lost job passed on an unchanged retry.``"""
     where = "Buildkite " if c.source == "buildkite" else ""
-    name = ci_phrase(c)  # numbers and fixed words only
+    name = ci_phrase(c, escape)  # numbers, fixed words and the groups' names escaped
     url = safe_url(c.url) if c.url else None
     if url is not None:
         name = name.replace(c.name, f"[{c.name}]({url})", 1)

@@ -10,6 +10,7 @@ audit); markdown.py and document.py render it. A section whose inputs were not g
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from vimesync.audit.model import AuditResult
 from vimesync.audit.owncommits import OwnChanges
@@ -21,6 +22,9 @@ from vimesync.sop.gates import REPORT_GATES, Gate, GateState, carried_gate, gate
 from vimesync.sop.records import ImageEvidence
 from vimesync.sop.results import Evidence
 from vimesync.text import of_total, plural
+
+if TYPE_CHECKING:
+    from vimesync.report.radar import RefState
 
 TITLE_PRS = 2  # PR numbers the title names
 CI_NOT_ASKED = "Exact-head CI was not asked for (--ci-repo, or [ci] repo): not checked."
@@ -103,6 +107,9 @@ class PatchRow:
     # The work tree holds another DEP-3 header for it than the head (written by `patches
     # describe`, not committed): the report, which reads the head, says so.
     header_uncommitted: bool = False
+    # Where the engine PRs (and commits) its header names stand upstream, and whether the pin
+    # holds them (report/radar.py); () when it names none or they were not asked about.
+    upstream: tuple[RefState, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,10 @@ class EnginePatches:
     sha256: str | None = None  # an archive source verified against its pin's digest
     series: str | None = None  # the series file the rows come from
     removed: tuple[str, ...] = ()  # patches of the baseline's series the head's no longer lists
+    repo: str | None = None  # the engine's GitHub repository (owner/name), when known
+    # Why the engine PRs the headers name were not asked about ("no GITHUB_TOKEN ..."): the
+    # table says their state was not checked. None: asked, or no header names one.
+    upstream_not_checked: str | None = None
 
 
 @dataclass(frozen=True)

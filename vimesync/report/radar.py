@@ -18,7 +18,7 @@ from vimesync import git
 from vimesync.errors import GitError, GitHubError
 from vimesync.github import PullState
 from vimesync.patches.model import Dep3
-from vimesync.report.links import dep3_refs
+from vimesync.report.links import Ref, dep3_refs
 
 Verdict = Literal["in-pin", "merged", "merged-unknown", "open", "closed", "unknown", "none"]
 WORDS: dict[str, str] = {
@@ -81,9 +81,15 @@ class GitPin:
 
 def upstream_refs(dep3: Dep3 | None, repo: str) -> tuple[UpstreamRef, ...]:
     """The references of ``dep3`` to PRs or commits of ``repo`` (others are not the engine's)."""
+    return engine_refs(dep3_refs(dep3, default_repo=repo), repo)
+
+
+def engine_refs(refs: Sequence[Ref], repo: str) -> tuple[UpstreamRef, ...]:
+    """Those of ``refs`` (a header's, :func:`vimesync.report.links.dep3_refs`) that name a PR or
+    a commit of ``repo``."""
     out: list[UpstreamRef] = []
     owner = repo.lower()
-    for ref in dep3_refs(dep3, default_repo=repo):
+    for ref in refs:
         name, sep, rest = ref.text.partition("#")
         if sep and name.lower() == owner and rest.isdigit():
             out.append(UpstreamRef(f"{repo}#{int(rest)}", number=int(rest)))
@@ -113,29 +119,30 @@ def _first_tag(pin: GitPin, sha: str) -> str | None:
 
 
 def scan_patches(
-    patches: Sequence[tuple[str, Dep3 | None]],
-    repo: str,
+    patches: Sequence[tuple[str, Sequence[UpstreamRef]]],
     *,
     ask: Callable[[int], PullState] | None,
     why_not: str = "",
     pin: GitPin | None = None,
+    max_asked: int = MAX_ASKED,
 ) -> tuple[PatchRadar, ...]:
-    """Every patch's references, their states, and a verdict per patch. ``ask`` is None when
-    GitHub may not be asked (``why_not`` says why); after a failure other than a 404, nothing
-    more is asked and the rest say so."""
+    """Every patch's references to the engine (:func:`upstream_refs`), their states, and a
+    verdict per patch. ``ask`` is None when GitHub may not be asked (``why_not`` says why); at
+    most ``max_asked`` PRs are asked about; after a failure other than a 404, nothing more is
+    asked and the rest say so."""
     asked: dict[int, PullState | str] = {}
     stop = why_not
     rows = []
-    for name, dep3 in patches:
+    for name, refs in patches:
         states = []
-        for ref in upstream_refs(dep3, repo):
+        for ref in refs:
             if ref.commit is not None:
                 states.append(_commit_state(ref, pin))
                 continue
             assert ref.number is not None
             if ref.number not in asked:
-                if ask is None or stop or len(asked) >= MAX_ASKED:
-                    reason = stop or (f"over {MAX_ASKED} PRs" if ask is not None else "no client")
+                if ask is None or stop or len(asked) >= max_asked:
+                    reason = stop or (f"over {max_asked} PRs" if ask is not None else "no client")
                     states.append(
                         RefState(ref, "unknown", why=f"could not ask GitHub about {ref.text}: {reason}")
                     )

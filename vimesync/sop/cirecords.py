@@ -22,16 +22,16 @@ state is ``passed``: one whose trigger step failed is ``failed`` though every sc
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vimesync.config.cigroups import GroupRule
+from vimesync.sop.cigroups import CONTROL, CiGroup, Outcome, groups_phrase, job_name, tally
 from vimesync.text import plural
 
 BUILD = re.compile(r"[0-9]{1,9}|github")
 MAX_FAILING = 20
-MAX_NAME = 200
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _FAILED = frozenset({"failed", "canceled", "canceling", "timed_out", "timing_out", "expired"})
 _NOT_RUN = frozenset({"skipped", "broken", "not_run"})  # conditions not met: nothing ran
 PASSED = "passed"  # the one build state that is a pass (Buildkite: failed, canceled, running, ...)
@@ -51,6 +51,7 @@ class CiRecord:
     failing: tuple[str, ...] = ()
     url: str = ""
     recorded_at: str = ""
+    groups: tuple[CiGroup, ...] = ()  # the jobs by step (sop/cigroups.py)
 
     @property
     def name(self) -> str:
@@ -66,54 +67,73 @@ class CiRecord:
     def ok(self) -> bool:
         """Every last attempt finished and passed, something ran, and a Buildkite build passed
         as a whole."""
-        return self.passed > 0 and self.failed == 0 and self.pending == 0 and not self.build_failed
+        ok = self.passed > 0 and self.failed == 0 and self.pending == 0 and not self.build_failed
+        return ok and not self.unmet_groups
+
+    @property
+    def unmet_groups(self) -> tuple[CiGroup, ...]:
+        """Required groups ([[ci.groups]] required) not all green."""
+        return tuple(g for g in self.groups if g.unmet)
 
 
-def job_name(value: str) -> str:
-    """A job's name as it may be stored: one line, control characters shown as ``?``, capped."""
-    return _CONTROL.sub("?", value).strip()[:MAX_NAME] or "(unnamed)"
-
-
-def summarise_buildkite(build: Any, sha: str, recorded_at: str = "") -> CiRecord:
-    """A :class:`vimesync.buildkite.Build`'s script jobs, each counted once by its last attempt."""
+def summarise_buildkite(
+    build: Any, sha: str, recorded_at: str = "", rules: Sequence[GroupRule] = ()
+) -> CiRecord:
+    """A :class:`vimesync.buildkite.Build`'s script jobs, each counted once by its last attempt,
+    and by its group (``rules``, else its step's group or key: :mod:`vimesync.sop.cigroups`)."""
     jobs = [j for j in build.jobs if j.type in ("script", "")]
     previous: dict[str, list[Any]] = {}
     for j in jobs:
         if j.retried and j.retried_in_job_id:
             previous.setdefault(j.retried_in_job_id, []).append(j)
-    passed = failed = pending = lost = flaky = 0
     failing: list[str] = []
     for j in build.jobs:  # a trigger step that failed fails the build: named with the failing
         if j.type == "trigger" and not j.retried and j.state in _FAILED and len(failing) < MAX_FAILING:
             failing.append(job_name(j.name) + " (trigger step)")
+    outcomes: list[tuple[tuple[str, ...], str, Outcome]] = []
     for j in (j for j in jobs if not j.retried):
-        earlier = _attempts_before(j, previous)
-        if j.state == "passed" or (j.soft_failed and j.state == "failed"):
-            passed += 1
-            if earlier and all(e.exit_status == -1 for e in earlier):
-                lost += 1
-            elif earlier:
-                flaky += 1
-        elif j.state in _FAILED:
-            failed += 1
-            why = " (agent lost)" if j.exit_status == -1 else ""
-            if len(failing) < MAX_FAILING:
-                failing.append(job_name(j.name) + why)
-        elif j.state not in _NOT_RUN:
-            pending += 1
-    return CiRecord(
+        outcome = _outcome(j, _attempts_before(j, previous))
+        if outcome == "failed" and len(failing) < MAX_FAILING:
+            failing.append(job_name(j.name) + (" (agent lost)" if j.exit_status == -1 else ""))
+        outcomes.append(((j.group_key, j.step_key, j.name), j.group_key or j.step_key, outcome))
+    return _record(
+        outcomes,
+        rules,
         build=str(build.number),
         sha=sha,
         source="buildkite",
         state=job_name(build.state) if build.state else "",
-        passed=passed,
-        failed=failed,
-        pending=pending,
-        agent_lost=lost,
-        retried_failures=flaky,
         failing=tuple(failing),
         url=build.url if _plain_url(build.url) else "",
         recorded_at=recorded_at,
+    )
+
+
+def _outcome(j: Any, earlier: list[Any]) -> Outcome:
+    """A job's last attempt, as counted: an agent lost before it (exit -1 every time) and a
+    failed test before it are told apart."""
+    if j.state == "passed" or (j.soft_failed and j.state == "failed"):
+        if earlier and all(e.exit_status == -1 for e in earlier):
+            return "lost"
+        return "flaky" if earlier else "passed"
+    if j.state in _FAILED:
+        return "failed"
+    return "not run" if j.state in _NOT_RUN else "pending"
+
+
+def _record(
+    outcomes: Sequence[tuple[tuple[str, ...], str, Outcome]], rules: Sequence[GroupRule], **fields: Any
+) -> CiRecord:
+    """The record of ``outcomes``: the counts of the whole, and of each group."""
+    count = {k: sum(o == k for _, _, o in outcomes) for k in ("passed", "lost", "flaky", "failed", "pending")}
+    return CiRecord(
+        passed=count["passed"] + count["lost"] + count["flaky"],
+        failed=count["failed"],
+        pending=count["pending"],
+        agent_lost=count["lost"],
+        retried_failures=count["flaky"],
+        groups=tally(rules, outcomes),
+        **fields,
     )
 
 
@@ -127,46 +147,54 @@ def _attempts_before(job: Any, previous: dict[str, list[Any]]) -> list[Any]:
     return out
 
 
-def summarise_checks(runs: Sequence[Any], sha: str, recorded_at: str = "") -> CiRecord:
-    """The head's GitHub check runs (:class:`vimesync.github.CheckRun`): no agent loss can be
-    told from them, and a re-run replaces the run it re-runs."""
-    passed = failed = pending = 0
+def summarise_checks(
+    runs: Sequence[Any], sha: str, recorded_at: str = "", rules: Sequence[GroupRule] = ()
+) -> CiRecord:
+    """The head's GitHub check runs (:class:`vimesync.github.CheckRun`), by workflow (a run's
+    ``workflow``, else its app): no agent loss can be told from them, and a re-run replaces the
+    run it re-runs."""
     failing: list[str] = []
+    outcomes: list[tuple[tuple[str, ...], str, Outcome]] = []
     for r in runs:
+        outcome: Outcome
         if r.status != "completed":
-            pending += 1
+            outcome = "pending"
         elif r.conclusion == "success":
-            passed += 1
+            outcome = "passed"
         elif r.conclusion in ("neutral", "skipped"):
-            continue
+            outcome = "not run"
         else:
-            failed += 1
+            outcome = "failed"
             if len(failing) < MAX_FAILING:
                 failing.append(job_name(r.name))
-    return CiRecord(
+        workflow = getattr(r, "workflow", "") or r.app
+        labels = (workflow, f"{workflow} / {r.name}" if workflow else r.name, r.name)
+        outcomes.append((labels, workflow, outcome))
+    return _record(
+        outcomes,
+        rules,
         build="github",
         sha=sha,
         source="github",
         state="",
-        passed=passed,
-        failed=failed,
-        pending=pending,
         failing=tuple(failing),
         recorded_at=recorded_at,
     )
 
 
 def _plain_url(url: str) -> bool:
-    return url.startswith(("https://", "http://")) and len(url) <= 1024 and not _CONTROL.search(url)
+    return url.startswith(("https://", "http://")) and len(url) <= 1024 and not CONTROL.search(url)
 
 
 def _count(n: int, word: str) -> str:
     return f"one {word}" if n == 1 else plural(n, word)
 
 
-def ci_phrase(rec: CiRecord) -> str:
+def ci_phrase(rec: CiRecord, shown: Callable[[str], str] | None = None) -> str:
     """``#1445 passed 49 jobs; one agent-lost job passed on an unchanged retry`` (the name is
-    a number or fixed text; the failing jobs' names are the caller's to show, escaped)."""
+    a number or fixed text; the failing jobs' names are the caller's to show, escaped). With
+    ``shown`` (how a group's name is escaped for the output) the groups follow the counts:
+    ``#1445 passed 49 jobs (CPU checks 9/9; GPU jobs 40/40); ...``."""
     unit = "job" if rec.source == "buildkite" else "check run"
     if rec.ok:
         text = f"{rec.name} passed {plural(rec.passed, unit)}"
@@ -175,6 +203,8 @@ def ci_phrase(rec: CiRecord) -> str:
         text = f"{rec.name}: {state}; {_jobs(rec, unit)}"
     else:
         text = f"{rec.name}: {_jobs(rec, unit)}"
+    if shown is not None and rec.groups:
+        text += f" ({groups_phrase(rec.groups, shown)})"
     if rec.agent_lost:
         text += (
             "; one agent-lost job passed on an unchanged retry"
@@ -209,4 +239,14 @@ def ci_values(rec: CiRecord) -> dict[str, Any]:
         "failing": list(rec.failing),
         "url": rec.url,
         "recorded_at": rec.recorded_at,
+        "groups": {g.name: _group_values(g) for g in rec.groups},
     }
+
+
+def _group_values(g: CiGroup) -> dict[str, Any]:
+    """A group's table as written: its nonzero counts, and ``required`` when it is."""
+    values: dict[str, Any] = {k: getattr(g, k) for k in _COUNTS if getattr(g, k)}
+    return {**values, "required": True} if g.required else values
+
+
+_COUNTS = ("passed", "failed", "pending", "agent_lost", "retried_failures")

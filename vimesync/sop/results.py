@@ -34,6 +34,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from vimesync.errors import ConfigError
 from vimesync.safefs import Range, Size, Text, decode, open_keys
+from vimesync.sop.cigroups import MAX_GROUP_NAME, MAX_RECORDED, CiGroup
 from vimesync.sop.cirecords import BUILD, MAX_FAILING, CiRecord
 from vimesync.sop.precommit import PrecommitRecord
 from vimesync.sop.records import DIGEST, SHA, records_file
@@ -106,6 +107,21 @@ class _RunDoc:
 
 
 @dataclass(frozen=True)
+class _GroupDoc:
+    """``[ci.BUILD.SHA.groups.NAME]``: one group's jobs (sop/cigroups.py)."""
+
+    passed: Count = 0
+    failed: Count = 0
+    pending: Count = 0
+    agent_lost: Count = 0
+    retried_failures: Count = 0
+    required: bool = False
+
+
+GroupName = Annotated[str, Text(max=MAX_GROUP_NAME, forbid=UNPRINTABLE.pattern, what="one line")]
+
+
+@dataclass(frozen=True)
 class _CiDoc:
     """``[ci.BUILD.SHA]`` as the file holds it."""
 
@@ -119,6 +135,7 @@ class _CiDoc:
     failing: Annotated[tuple[Value, ...], Size(MAX_FAILING)] = ()
     url: Url = ""
     recorded_at: At = ""
+    groups: Annotated[dict[GroupName, _GroupDoc], Size(MAX_RECORDED)] = field(default_factory=dict)
 
 
 # Each kind's tables, by name then evidence head; pre-commit and regress records are read by
@@ -147,7 +164,8 @@ def _run(name: str, sha: str, d: _RunDoc) -> RunRecord:
 
 def _ci(build: str, sha: str, d: _CiDoc) -> CiRecord:
     counts = (d.passed, d.failed, d.pending, d.agent_lost, d.retried_failures)
-    return CiRecord(build, sha, d.source, d.state, *counts, d.failing, d.url, d.recorded_at)
+    groups = tuple(CiGroup(n, **vars(g)) for n, g in d.groups.items())
+    return CiRecord(build, sha, d.source, d.state, *counts, d.failing, d.url, d.recorded_at, groups)
 
 
 def _precommit(path: Path, name: str, sha: str, rec: dict[str, Any]) -> PrecommitRecord:
