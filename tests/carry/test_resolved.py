@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders.pair import Pair, build_pair, cli
+from tests.builders.gitrepo import Repo
+from tests.builders.pair import CONFIG, PIN, Pair, build_pair, cli
 from vimesync import git
 
 pytestmark = pytest.mark.slow  # carries with conflicts in real repositories
@@ -143,3 +144,35 @@ def test_a_clean_squashed_carry_has_nothing_resolved(pair: Pair, capsys) -> None
     _, out = _report(pair, capsys, "--format", "json")
     resolved = json.loads(out)["summary"]["resolved"]
     assert resolved["items"] == [] and resolved["replayed"] == 3 and resolved["notes"] == []
+
+
+def test_two_prs_of_one_file_both_resolved_to_nothing_are_each_carried_with_changes(
+    tmp_path: Path, capsys
+) -> None:
+    # Both make no commit, so the pin bump names both (Upstream-PR): the file's resolution is
+    # each one's, not only the last one's (seen on a real slime sync: #1609 read "carried").
+    up = Repo(tmp_path / "up")
+    up.commit("init", {"slime/a.py": "from slime import x\nprint(1)\n"})
+    base = up.head()
+    up.commit("One (#1)", {"slime/a.py": "from slime import x\nprint(2)\n"})
+    up.commit("Two (#2)", {"slime/a.py": "from slime import x\nprint(2)\nprint(3)\n"})
+    down = Repo(tmp_path / "down")
+    down.commit(
+        "import",
+        {"vime/a.py": DOWNSTREAM_A, "vimesync.toml": CONFIG, "pins/slime.toml": PIN.format(base=base)},
+    )
+    pair = Pair(root=tmp_path, up=up, down=down, base=base, tip=up.head())
+    code, doc = pair.carry(capsys)
+    assert code == 1 and doc["conflict"]["pr"] == 1
+    wt = pair.worktree()
+    for _ in range(2):
+        git.run(wt, ["checkout", "--ours", "--", "vime/a.py"])
+        git.run(wt, ["add", "vime/a.py"])
+        code, doc = pair.carry(capsys, "--continue", cwd=wt)
+        if code == 0:
+            break
+    assert code == 0 and doc["carried"] == []
+    files = _resolved(pair, capsys)
+    assert set(files) == {1, 2}
+    assert files[1]["vime/a.py"]["dropped"] == ["print(2)"]
+    assert "print(3)" in files[2]["vime/a.py"]["dropped"]

@@ -115,6 +115,11 @@ class _Merged:
     conflicted: dict[str, tuple[Item, str]] = field(default_factory=dict)
     touched: dict[str, Item] = field(default_factory=dict)
     sides: dict[str, tuple[Leaf | None, Leaf | None]] = field(default_factory=dict)
+    # every item that touched a path, with its own upstream sides (a commit of the pin bump
+    # names several PRs: one that touched a path before the last one did is named too)
+    each: dict[str, dict[str, tuple[Item, tuple[Leaf | None, Leaf | None] | None]]] = field(
+        default_factory=dict
+    )
 
 
 class _Replay:
@@ -165,6 +170,10 @@ class _Replay:
             else:
                 detail = ResolvedFile(path, kind, note=f"not compared (over {MAX_FILES} files)")
             by_item.setdefault(item.upstream_commit, []).append(detail)
+            for other, side in merged.each.get(path, {}).values():
+                if other.upstream_commit != item.upstream_commit and n < MAX_FILES:
+                    earlier = self._file(path, kind, side, entry)
+                    by_item.setdefault(other.upstream_commit, []).append(earlier)
         for item in items:
             if files := by_item.get(item.upstream_commit):
                 self.found.append(
@@ -186,6 +195,7 @@ class _Replay:
                 out.conflicted[c.path] = (item, c.why)
             for path in (*change.paths, *change.updates, *change.sides):
                 out.touched[path] = item
+                out.each.setdefault(path, {})[item.upstream_commit] = (item, change.sides.get(path))
             out.sides.update(change.sides)
             moved = dict(change.updates)
             moved.update({c.path: diff.get(c.path, self._now(c.path)) for c in change.conflicts})
