@@ -172,6 +172,8 @@ def test_two_prs_of_one_file_both_resolved_to_nothing_are_each_carried_with_chan
         if code == 0:
             break
     assert code == 0 and doc["carried"] == []
+    bump = git.run(pair.down.path, ["log", "-1", "--format=%B", doc["branch"]]).decode()
+    assert ": 0 carried, 0 already in the downstream, 2 empty after the conflict was resolved," in bump
     files = _resolved(pair, capsys)
     assert set(files) == {1, 2}
     assert files[1]["vime/a.py"]["dropped"] == ["print(2)"]

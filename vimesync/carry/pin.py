@@ -79,11 +79,14 @@ def _message(state: State) -> str:
     repo = state.upstream_repo or ""
     empty = [s for s in state.skipped if s.pr is not None and s.reason in EMPTY_REASONS]
     skipped = [s for s in state.skipped if s.pr is not None and s.reason == SKIPPED]
+    resolved = sum(1 for s in empty if s.reason == EMPTY_RESOLVED)
+    # a conflict resolved to nothing is not "already in the downstream": its change was dropped
+    emptied = f", {resolved} empty after the conflict was resolved" if resolved else ""
     lines = [
         f"Sync upstream through {(state.synced or state.tip)[:12]}",
         "",
         f"vimesync carry {state.base[:12]}..{state.tip[:12]}: {len(state.carried)} carried,"
-        f" {len(empty)} already in the downstream, {len(skipped)} skipped at a conflict.",
+        f" {len(empty) - resolved} already in the downstream{emptied}, {len(skipped)} skipped at a conflict.",
     ]
     trailers = [f"Upstream-PR: {repo}#{s.pr}" for s in empty]
     trailers += [f"Carry-Skipped: {repo}#{s.pr}" for s in skipped]
