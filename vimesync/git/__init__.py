@@ -74,6 +74,7 @@ from vimesync.git.objects import (
     parse_tree,
 )
 from vimesync.git.process import popen, run, run_ok, run_status, stream
+from vimesync.git.push import Pushed, push
 from vimesync.git.repocheck import inspect_repository, parse_config_list, refused_key
 from vimesync.git.repos import (
     common_dir,
@@ -96,6 +97,7 @@ __all__ = [
     "CatFile",
     "GitError",
     "GitTimeout",
+    "Pushed",
     "TreeEntry",
     "blob_oid",
     "cat_blobs",
@@ -111,6 +113,7 @@ __all__ = [
     "parse_tree",
     "parse_config_list",
     "parse_status_z",
+    "push",
     "popen",
     "refused_key",
     "repo_at",
