@@ -12,9 +12,10 @@ import pytest
 
 from tests.builders.fakefork import FakeFork
 from tests.builders.fakegithub import TOKEN, serve
+from tests.builders.gitrepo import EPOCH, Repo, commit_env
 from tests.builders.pair import Pair, build_pair, cli
 from vimesync import git
-from vimesync.report.mentions import BOT_STATE, DASHBOARD, START
+from vimesync.report.mentions import BOT_END, BOT_STATE, DASHBOARD, START
 
 pytestmark = pytest.mark.slow  # real syncs in real repositories
 
@@ -64,3 +65,114 @@ def test_first_run_opens_the_pr_and_the_dashboard_and_a_second_writes_nothing(fo
     assert code == 0, err
     assert doc["case"] == "current" and doc["writes"] == [] and doc["pushed"] is None
     assert len(fake.writes) == writes and fake.head_of(branch) == head
+
+
+def maintainer_commit(pair: Pair, remote: Path, branch: str) -> str:
+    """A maintainer's fix pushed on top of the bot's branch (a clone of their own)."""
+    work = Repo(pair.root / "maintainer")
+    env = {**commit_env(EPOCH + 10**6), "GIT_ALLOW_PROTOCOL": "file"}
+    git.run(work.path, ["fetch", "-q", str(remote), f"{branch}:{branch}"], env=env)
+    work.checkout(branch)
+    sha = work.commit("a maintainer's fix", {"FIX.md": "fixed by hand\n"})
+    git.run(work.path, ["push", "-q", str(remote), f"{branch}:{branch}"], env=env)
+    return sha
+
+
+def test_upstream_moves_the_pr_follows_then_a_maintainer_commit_is_never_rewritten(fork, capsys) -> None:
+    pair, fake = fork
+    code, doc, err = bot(capsys, pair)
+    assert code == 0, err
+    branch = doc["branch"]
+    first = fake.head_of(branch)
+    # upstream moves: the bot syncs again from main and pushes with a lease on what it pushed
+    pair.up.commit("Add e (#4)", {"slime/e.py": "from slime import x\n"})
+    tip2 = pair.up.head()
+    code, doc, err = bot(capsys, pair)
+    assert code == 0, err
+    assert doc["case"] == "follow" and doc["lease"] == first and doc["pushed"] == "pushed"
+    second = fake.head_of(branch)
+    assert second != first and doc["sync"]["head"] == second
+    pull = fake.open_pull()
+    assert f"pushed={second} tip={tip2}" in pull["body"] and len(fake.pulls) == 1
+    assert [w[0] for w in fake.writes].count("POST") == 3  # the PR, its label, the dashboard: once
+    # a maintainer commits on the branch, then upstream moves again
+    fix = maintainer_commit(pair, fake.remote, branch)
+    pair.up.commit("Add f (#5)", {"slime/f.py": "from slime import x\n"})
+    code, doc, err = bot(capsys, pair)
+    assert code == 0, err
+    assert doc["case"] == "hold" and doc["pushed"] is None
+    assert fake.head_of(branch) == fix  # the maintainer's commit survives
+    body = fake.open_pull()["body"]
+    pending = body.split("Pending upstream PRs:")[1].split(BOT_END)[0]
+    assert "#5 Add f" in pending and "#4" not in pending
+    assert "vimesync carry --onto" in body and "--pr 5" in body
+    assert "#5 Add f" in fake.dashboard()["body"]
+    # nothing new: no write at all
+    writes = len(fake.writes)
+    code, doc, err = bot(capsys, pair)
+    assert code == 0 and doc["writes"] == [] and len(fake.writes) == writes
+
+
+def test_a_push_racing_the_bot_refuses_its_lease(fork, capsys) -> None:
+    pair, fake = fork
+    code, doc, err = bot(capsys, pair)
+    branch = doc["branch"]
+    pair.up.commit("Add e (#4)", {"slime/e.py": "from slime import x\n"})
+    # the bot's state says it pushed X; the remote moves between the listing and the push
+    real = git.push
+
+    def racing(*args, **kwargs):
+        maintainer_commit(pair, fake.remote, branch)
+        return real(*args, **kwargs)
+
+    import vimesync.git as vgit
+
+    vgit.push = racing
+    try:
+        code, doc, err = bot(capsys, pair)
+    finally:
+        vgit.push = real
+    assert code == 1 and doc["pushed"] == "lease refused"
+    assert "someone pushed meanwhile" in " ".join(doc["notes"])
+    assert fake.head_of(branch) != doc["sync"]["head"]
+
+
+def test_a_conflict_opens_a_draft_naming_the_next_command(fork, capsys) -> None:
+    pair, fake = fork
+    pair.down.commit("diverge", {"vime/a.py": "from vime import x\nprint(1)\nprint('downstream')\n"})
+    maintainer_push(pair.down.path, "main")
+    code, doc, err = bot(capsys, pair)
+    assert code == 0, err
+    assert doc["sync"]["stopped"] == "carry"
+    pull = fake.open_pull()
+    assert pull["draft"] is True
+    assert "stopped at **carry**" in pull["body"] and "vime/a.py" in pull["body"]
+    assert f"vimesync sync --branch {doc['branch']}" in pull["body"]
+    assert "git push --force-with-lease origin" in pull["body"]
+    assert "/tmp/vimesync-bot-" not in pull["body"]
+    assert "stopped at **carry**" in fake.dashboard()["body"]
+    assert not (git.git_dir(pair.down.path) / "vimesync-carry.json").exists()
+
+
+def test_the_token_is_nowhere_on_disk_or_in_output(fork, capsys, tmp_path) -> None:
+    pair, fake = fork
+    code, out, err = cli(capsys, "bot", "--repo", "vime-org/vime", cwd=pair.down.path)
+    assert code == 0, err
+    assert TOKEN not in out + err
+    for path in tmp_path.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            assert TOKEN.encode() not in path.read_bytes(), path
+    assert all(TOKEN not in json.dumps(w) for w in fake.writes)
+    assert fake.headers[0]["authorization"].endswith(TOKEN)  # GitHub got it, in a header
+
+
+def test_the_push_authenticates_through_the_environment_only() -> None:
+    from vimesync.git.push import auth_env
+
+    env = auth_env(TOKEN)
+    assert env["GIT_CONFIG_KEY_0"] == "http.extraheader"
+    assert TOKEN not in env["GIT_CONFIG_VALUE_0"]  # base64 of x-access-token:TOKEN
+    import base64
+
+    assert TOKEN in base64.b64decode(env["GIT_CONFIG_VALUE_0"].split()[-1]).decode()
+    assert "GIT_CONFIG_COUNT" not in auth_env(None)

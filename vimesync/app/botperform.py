@@ -88,6 +88,7 @@ def run_sync(ws: Workspace, checkout: Path, base: str, branch: str) -> tuple[Syn
     from vimesync.app.syncabort import abort
 
     # the upstream as this checkout found it: a relative [upstream] path means nothing in the scratch worktree
+    given = ws  # --abort takes no --upstream: the carry in progress has its own
     ws = replace(ws, flags=replace(ws.flags, upstream=ws.require_upstream().absolute()))
     scratch = Path(tempfile.mkdtemp(prefix="vimesync-bot-"))
     worktree, output = scratch / "sync", scratch / "report.md"
@@ -106,7 +107,7 @@ def run_sync(ws: Workspace, checkout: Path, base: str, branch: str) -> tuple[Syn
         from vimesync.app import syncstate
 
         if syncstate.exists(checkout):
-            abort(ws, checkout)
+            abort(given, checkout)
         shutil.rmtree(scratch, ignore_errors=True)
 
 

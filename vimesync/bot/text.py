@@ -66,7 +66,9 @@ def bot_block(
     lines = [f"**vimesync bot**: upstream at {code(tip[:8])}."]
     if stopped is not None:
         step, decision, next_ = stopped
-        lines.append(f"The sync stopped at **{step}**: {escape(decision or 'a decision is needed')}.")
+        lines.append(
+            f"The sync stopped at **{step}**: {escape(decision or 'the report below says which gate')}."
+        )
         if next_:
             lines.append(f"Next: {code(next_)}")
     if plan.case is BotCase.HOLD and pending:
