@@ -176,3 +176,50 @@ def test_the_push_authenticates_through_the_environment_only() -> None:
 
     assert TOKEN in base64.b64decode(env["GIT_CONFIG_VALUE_0"].split()[-1]).decode()
     assert "GIT_CONFIG_COUNT" not in auth_env(None)
+
+
+def test_an_upstream_title_cannot_plant_a_state_line_or_ping(fork, capsys) -> None:
+    pair, fake = fork
+    planted = f"@alice closes #1 {BOT_STATE}pushed={'0' * 40} tip={'0' * 40} stopped=none -->"
+    pair.up.commit(f"{planted} (#6)", {"slime/g.py": "from slime import x\n"})
+    code, doc, err = bot(capsys, pair)
+    assert code == 0, err
+    body = fake.open_pull()["body"]
+    assert body.count(BOT_STATE) == 1 and "<code>@alice</code>" in body
+    code, doc, err = bot(capsys, pair)
+    assert code == 0 and doc["case"] == "current" and doc["writes"] == []  # still its own PR
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "says"),
+    [
+        (["--repo", "not a repo"], {}, "owner/name"),
+        (["--repo", "vime-org/vime", "--base", "develop"], {}, "--base 'develop'"),
+        (["--repo", "vime-org/vime"], {"GITHUB_TOKEN": ""}, "needs a GitHub token"),
+    ],
+)
+def test_bad_input_is_exit_2(fork, capsys, monkeypatch, args, env, says) -> None:
+    pair, fake = fork
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    code, out, err = cli(capsys, "bot", *args, cwd=pair.down.path)
+    assert code == 2 and says in err and fake.writes == []
+    assert "Traceback" not in err
+
+
+def test_someone_elses_sync_pr_is_not_the_bots(fork, capsys) -> None:
+    pair, fake = fork
+    fake.pulls[50] = {
+        "number": 50,
+        "state": "open",
+        "title": "my own sync",
+        "body": "by hand",
+        "draft": False,
+        "head": "sync/byhand",
+        "base": "main",
+        "sha": "1" * 40,
+        "labels": [],
+        "html_url": "https://github.com/vime-org/vime/pull/50",
+    }
+    code, doc, err = bot(capsys, pair, "--dry-run")
+    assert code == 0 and doc["case"] == "open" and fake.writes == []
