@@ -113,28 +113,24 @@ def test_upstream_moves_the_pr_follows_then_a_maintainer_commit_is_never_rewritt
     assert code == 0 and doc["writes"] == [] and len(fake.writes) == writes
 
 
-def test_a_push_racing_the_bot_refuses_its_lease(fork, capsys) -> None:
+def test_a_push_racing_the_bot_refuses_its_lease(fork, capsys, monkeypatch) -> None:
     pair, fake = fork
     code, doc, err = bot(capsys, pair)
     branch = doc["branch"]
     pair.up.commit("Add e (#4)", {"slime/e.py": "from slime import x\n"})
-    # the bot's state says it pushed X; the remote moves between the listing and the push
+    # the bot's state says it pushed X; a maintainer pushes between the listing and the push
     real = git.push
 
     def racing(*args, **kwargs):
         maintainer_commit(pair, fake.remote, branch)
         return real(*args, **kwargs)
 
-    import vimesync.git as vgit
-
-    vgit.push = racing
-    try:
-        code, doc, err = bot(capsys, pair)
-    finally:
-        vgit.push = real
+    monkeypatch.setattr(git, "push", racing)
+    writes = len(fake.writes)
+    code, doc, err = bot(capsys, pair)
     assert code == 1 and doc["pushed"] == "lease refused"
     assert "someone pushed meanwhile" in " ".join(doc["notes"])
-    assert fake.head_of(branch) != doc["sync"]["head"]
+    assert fake.head_of(branch) != doc["sync"]["head"] and len(fake.writes) == writes
 
 
 def test_a_conflict_opens_a_draft_naming_the_next_command(fork, capsys) -> None:

@@ -156,8 +156,6 @@ def _write_pull(
     """Open the sync PR, or edit it when its description (or title) would change."""
     mark, stopped, outcome, report, pending = done.mark, done.stopped, done.outcome, done.report, done.pending
     stop = (outcome.stopped, outcome.decision, outcome.next) if outcome and outcome.stopped else None
-    if stop is None and stopped is not None and outcome is None:
-        stop = (stopped, None, None)
     assert plan.branch is not None
     bring = sh(
         "vimesync", "carry", "--onto", plan.branch, *(a for p in pending for a in ("--pr", str(p.number)))

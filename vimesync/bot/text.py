@@ -64,7 +64,9 @@ def bot_block(
     """The bot's words in its PR (before the state line): where the sync stands, and on a branch
     it may not push to, what upstream has that the branch does not and the command that brings it in."""
     lines = [f"**vimesync bot**: upstream at {code(tip[:8])}."]
-    if stopped is not None:
+    if (
+        stopped is not None and plan.case is not BotCase.HOLD
+    ):  # held: the maintainer's branch, not the bot's stop
         step, decision, next_ = stopped
         lines.append(
             f"The sync stopped at **{step}**: {escape(decision or 'the report below says which gate')}."
