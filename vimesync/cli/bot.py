@@ -25,7 +25,7 @@ def bot_command(
     remote: RemoteOpt = "origin",
     base: BaseOpt = None,
     dry_run: BotDryRunOpt = False,
-    sync: SyncFlags = SYNC.take("config", "upstream"),
+    sync: SyncFlags = SYNC.take("config", "upstream", "downstream"),
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
     """Keep one sync PR open and current and one dashboard issue (a scheduled job runs it)."""
