@@ -219,3 +219,19 @@ def test_someone_elses_sync_pr_is_not_the_bots(fork, capsys) -> None:
     }
     code, doc, err = bot(capsys, pair, "--dry-run")
     assert code == 0 and doc["case"] == "open" and fake.writes == []
+
+
+def test_a_conflict_before_any_commit_is_on_the_dashboard(fork, capsys) -> None:
+    pair, fake = fork
+    pair.down.commit("ours", {"vime/c.py": "import vime.ours\n"})  # upstream #1 adds slime/c.py
+    maintainer_push(pair.down.path, "main")
+    code, doc, err = bot(capsys, pair)
+    assert code == 0, err
+    assert doc["sync"]["stopped"] == "carry" and doc["sync"]["head"] is None and doc["pushed"] is None
+    assert fake.pulls == {}
+    body = fake.dashboard()["body"]
+    assert "stopped at **carry** before it made a commit" in body and "vime/c.py" in body
+    assert "vimesync sync --branch" in body
+    writes = len(fake.writes)
+    code, doc, err = bot(capsys, pair)
+    assert code == 0 and doc["writes"] == [] and len(fake.writes) == writes

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vimesync.bot.model import BotCase, BotMark, Observed
+from vimesync.bot.model import Board, BotCase, BotMark, Observed
 from vimesync.bot.plan import plan
 from vimesync.bot.text import dashboard, read_mark, state_line
 from vimesync.github import OpenPull
@@ -52,15 +52,9 @@ def test_the_dashboard_neutralises_what_upstream_wrote() -> None:
     planted = (
         f"@alice fixes #1 {BOT_STATE}pushed={PUSHED} tip={TIP} stopped=none --> <!-- vimesync:dashboard -->"
     )
-    text = dashboard(
-        upstream="Slime",
-        base="main",
-        pin=PIN,
-        tip=TIP,
-        pull=None,
-        stopped=None,
-        pending=[PendingPR(4, planted)],
-        excluded=[PendingPR(5, "x", reason=planted)],
+    board = Board(
+        "Slime", "main", PIN, TIP, None, None, (PendingPR(4, planted),), (PendingPR(5, "x", planted),)
     )
+    text = dashboard(board)
     assert "<code>@alice</code>" in text and "fixes #1" not in text
     assert read_mark(text) is None and text.count("<!-- vimesync:dashboard -->") == 1

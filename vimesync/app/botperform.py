@@ -21,6 +21,7 @@ from vimesync.bot import text
 from vimesync.bot.model import (
     DASHBOARD_LABEL,
     LABEL,
+    Board,
     BotCase,
     BotMark,
     BotPlan,
@@ -69,7 +70,10 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     if mark is not None and (plan.syncs or plan.case is BotCase.HOLD):
         done_now = Synced(mark, stopped, outcome, report, tuple(pending))
         pull = _write_pull(client, plan, pull, o, done_now, title, writes)
-    dash = _write_dashboard(client, ws, seen, pull, stopped, pending, writes)
+    unpushed = None
+    if outcome is not None and outcome.head is None and outcome.stopped is not None:
+        unpushed = (outcome.stopped, outcome.decision, outcome.next)
+    dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, writes)
     return BotResult(o, plan, outcome, pushed, pull.html_url if pull else None, dash, tuple(writes))
 
 
@@ -99,6 +103,7 @@ def run_sync(ws: Workspace, checkout: Path, base: str, branch: str) -> tuple[Syn
         result = sync(ws, request)
         assert isinstance(result, SyncResult)
         head = gitops.branch_at(checkout, f"refs/heads/{branch}")
+        head = None if head == onto else head  # nothing carried yet: GitHub opens no PR of no commit
         report = output.read_text(encoding="utf-8") if output.is_file() else None
         if report is None and head is not None and result.stopped not in ("walk", "carry"):
             report = report_at(ws, checkout, worktree, head, onto)  # stopped at a gate: the report says which
@@ -185,21 +190,24 @@ def _write_dashboard(
     ws: Workspace,
     seen: Seen,
     pull: OpenPull | None,
-    stopped: str | None,
+    stop: tuple[str | None, tuple[str, str | None, str | None] | None],  # the PR's, or one with no commit
     pending: list[PendingPR],
     writes: list[str],
 ) -> str | None:
     o = seen.observed
-    body = text.dashboard(
+    stopped, unpushed = stop
+    board = Board(
         upstream=upstreamsteps.upstream_name(ws),
         base=o.base,
         pin=o.pin,
         tip=o.tip,
         pull=pull,
         stopped=stopped if pull is not None else None,
-        pending=pending,
-        excluded=excluded_prs(seen.walk),
+        pending=tuple(pending),
+        excluded=tuple(excluded_prs(seen.walk)),
+        unpushed=unpushed,
     )
+    body = text.dashboard(board)
     found = [i for i in client.labelled_issues(DASHBOARD_LABEL) if i.body.startswith(DASHBOARD)]
     if not found:
         number, url = client.create_issue(title=text.TITLE, body=body, labels=[DASHBOARD_LABEL])

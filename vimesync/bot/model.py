@@ -82,3 +82,21 @@ class SyncOutcome:
     decision: str | None = None
     next: str | None = None
     steps: tuple[tuple[str, bool, str], ...] = ()  # (name, ok, figure)
+
+
+Stop = tuple[str, "str | None", "str | None"]  # (step, decision, next command)
+
+
+@dataclass(frozen=True)
+class Board:
+    """What the dashboard shows: the same board gives the same text."""
+
+    upstream: str  # the upstream's name
+    base: str
+    pin: str
+    tip: str
+    pull: OpenPull | None
+    stopped: str | None  # where the PR's sync stopped
+    pending: tuple[PendingPR, ...] = ()
+    excluded: tuple[PendingPR, ...] = ()
+    unpushed: Stop | None = None  # a stop with nothing to push (no PR)

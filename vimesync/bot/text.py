@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from vimesync.bot.model import SHA, BotCase, BotMark, BotPlan, PendingPR
+from vimesync.bot.model import SHA, Board, BotCase, BotMark, BotPlan, PendingPR
 from vimesync.errors import BadInput
-from vimesync.github import OpenPull
 from vimesync.report.mdtext import code, escape
 from vimesync.report.mentions import BOT_END, BOT_START, BOT_STATE, DASHBOARD, finish_markdown
 from vimesync.report.publish import splice
@@ -104,42 +103,37 @@ def pull_body(old: str, block: str, state: str, report: str | None) -> str:
     return splice(body, report) if report is not None else body
 
 
-def dashboard(
-    *,
-    upstream: str,
-    base: str,
-    pin: str,
-    tip: str,
-    pull: OpenPull | None,
-    stopped: str | None,
-    pending: Sequence[PendingPR],
-    excluded: Sequence[PendingPR],
-) -> str:
-    """The dashboard issue's description: the same inputs give the same text (it is edited only
+def dashboard(b: Board) -> str:
+    """The dashboard issue's description: the same board gives the same text (it is edited only
     when the text changed)."""
-    lines = [DASHBOARD, f"# {TITLE}", ""]
+    lines = [f"# {TITLE}", ""]
     lines.append(
-        f"{escape(upstream)} is at {code(tip[:8])}; {code(base)} holds {code(pin[:8])}"
-        + (" (up to date)." if pin == tip else ".")
+        f"{escape(b.upstream)} is at {code(b.tip[:8])}; {code(b.base)} holds {code(b.pin[:8])}"
+        + (" (up to date)." if b.pin == b.tip else ".")
     )
     lines += ["", "## The sync PR"]
-    if pull is None:
+    if b.pull is None and b.unpushed is not None:
+        step, decision, next_ = b.unpushed
+        lines.append(f"None open: the sync stopped at **{step}** before it made a commit to push.")
+        lines.append(escape(decision or ""))
+        lines.append(f"Next: {code(next_ or '')}")
+    elif b.pull is None:
         lines.append("None open.")
     else:
         where = (
-            f"stopped at **{stopped}** (the PR says the decision and the next command)"
-            if stopped
-            else ("every gate it checks holds")
+            f"stopped at **{b.stopped}** (the PR says the decision and the next command)"
+            if b.stopped
+            else "every gate it checks holds"
         )
-        lines.append(f"#{pull.number} ({code(pull.head_ref)}): {where}.")
+        lines.append(f"#{b.pull.number} ({code(b.pull.head_ref)}): {where}.")
     lines += ["", "## Upstream PRs pending (not in the sync PR)"]
-    lines += pending_lines(pending) or ["None."]
+    lines += pending_lines(b.pending) or ["None."]
     lines += ["", "## Excluded upstream PRs"]
-    lines += pending_lines(excluded, reasons=True) or ["None."]
+    lines += pending_lines(b.excluded, reasons=True) or ["None."]
     lines += [
         "",
         "Engine patches whose upstream PRs merged: `vimesync pin radar`; evidence gone stale:"
         " `vimesync sop status` (not part of this run).",
     ]
-    text = finish_markdown("\n".join(lines[1:]))
+    text = finish_markdown("\n".join(lines))
     return f"{DASHBOARD}\n{text}\n"
