@@ -110,6 +110,19 @@ def test_docs_workflow_and_buildkite_step_are_valid_yaml(block: int) -> None:
         assert "vimesync patches check" in step["command"] and step["artifact_paths"] == "vimesync-junit.xml"
 
 
+def test_docs_sync_bot_schedules_are_valid_yaml() -> None:
+    text = (ROOT / "docs/ci.md").read_text()
+    actions, buildkite = (yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", text, re.S)[-2:])
+    on = actions[True]  # YAML 1.1 reads the key "on" as true
+    assert set(on) == {"schedule", "workflow_dispatch"} and on["schedule"][0]["cron"]
+    assert actions["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write"}
+    (job,) = actions["jobs"].values()
+    assert any("vimesync bot" in s.get("run", "") for s in job["steps"])
+    assert all("GITHUB_TOKEN" not in s.get("run", "") for s in job["steps"])  # only in env:
+    (step,) = buildkite["steps"]
+    assert "schedule" in step["if"] and "vimesync bot" in step["command"]
+
+
 def test_python_dash_m_in_the_checkout_imports_the_checkouts_module_unless_isolated(tmp_path: Path) -> None:
     """Why every ``python -m`` in the action (and the docs' workflows) has ``-I``: its working
     folder is the pull request's checkout, and ``-m`` looks there first."""

@@ -38,6 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lint",),
     ("scaffold",),
     ("outputs",),
+    ("bot",),  # the sync bot's plan and text, over the report's
     ("app",),  # one use case per command, over every step above
     ("demo",),
     ("cli",),  # with vimesync.__main__

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow  # one command per example on the demo's real repo
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 # Examples that need what a test does not have: GitHub (a token, a PR), a wheel, a newer engine
 # tag, a registry (tests/sop/test_registry_verify.py runs --verify against the real one).
-NOT_RUN = ("--publish", " ci ", "vllm-0.33.0.whl", "v0.33.0", "--verify")
+NOT_RUN = ("--publish", " ci ", " bot ", "vllm-0.33.0.whl", "v0.33.0", "--verify")
 # ...or a carry in progress (they are exit 2 without one, as they should be).
 NOT_RUN += ("--continue", "--skip", "--abort")
 README_REV = "e9757321527ca1ecd514c07c1418dd2c53da3d19"  # the real vLLM pin the README names

@@ -24,6 +24,8 @@ def _pr(n: int, merged: bool = True) -> dict[str, Any]:
         "merge_commit_sha": f"{n:040x}",
         "merged_at": "2026-01-01T00:00:00Z" if merged else None,
         "state": "closed",
+        "head": {"ref": f"feature-{n}", "sha": f"{n:040x}"},
+        "base": {"ref": "main"},
     }
 
 
@@ -137,8 +139,8 @@ class FakeGitHub:
 
 
 @contextmanager
-def serve(fake: FakeGitHub) -> Iterator[str]:
-    """Serve ``fake`` on 127.0.0.1; yields the base URL."""
+def serve(fake: Any) -> Iterator[str]:
+    """Serve ``fake`` (anything with FakeGitHub's ``handle``) on 127.0.0.1; yields the base URL."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802
@@ -146,6 +148,9 @@ def serve(fake: FakeGitHub) -> Iterator[str]:
 
         def do_PATCH(self) -> None:  # noqa: N802
             self._answer("PATCH")
+
+        def do_POST(self) -> None:  # noqa: N802
+            self._answer("POST")
 
         def _answer(self, method: str) -> None:
             url = urlparse(self.path)
@@ -165,7 +170,7 @@ def serve(fake: FakeGitHub) -> Iterator[str]:
             for k, v in extra.items():
                 self.send_header(k, v)
             self.end_headers()
-            if fake.trickle is None:
+            if getattr(fake, "trickle", None) is None:
                 self.wfile.write(data)
                 return
             try:

@@ -24,6 +24,30 @@ PASS = re.compile(r"\bpass (--[a-z][a-z0-9-]*)")
 # short: a message that names a flag some command reaching it lacks is a bug to fix, not list.
 PIN_FLAGS = frozenset({"--source", "--rev", "--series", "--strip", "--python", "--export"})
 ONLY_WITH: dict[tuple[str, str], tuple[frozenset[str] | None, str]] = {
+    ("app.botperform:report_at", "app.report:make_report"): (
+        None,
+        "the bot's report is of its sync's head, downstream and baseline (a gate's hint: the report's text)",
+    ),
+    ("app.botperform:report_at", "report.markdown:render_markdown"): (
+        None,
+        "the report's text, for the PR's reader: what a gate says of vimesync report's flags",
+    ),
+    ("app.botperform:run_sync", "app.syncabort:abort"): (
+        None,
+        "the bot aborts the sync it started itself: a carry's abort, never a start",
+    ),
+    ("app.botperform:run_sync", "app.sync:sync"): (
+        None,
+        "the bot runs vimesync sync's use case: a stop names sync's flags, in the command the bot writes",
+    ),
+    ("app.botperform:_outcome", "app.report:ok"): (
+        None,
+        "the ok of a sync's step, not of a report",
+    ),
+    ("app.botobserve:observe", "app.upstreamsteps:walk"): (
+        None,
+        "the bot refuses a default branch without an upstream pin before it walks",
+    ),
     ("app.workspace:resolve", "app.syncpoint:find_baseline"): (
         frozenset({"--head"}),
         "a workspace looks for the baseline only when the command's rule asks (audit, report, sop)",

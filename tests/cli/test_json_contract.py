@@ -59,6 +59,8 @@ def _args(d: Demo, tmp: Path) -> dict[str, list[str]]:
         "sop regress": ["--test", "tests/test_flush.py", "--baseline", "main"],
         "sop promote": ["--ref", "vllm/vime:latest", "--ci-repo", "vime-org/vime", "--baseline", "main"],
         "sync": ["--status"],
+        # a plan only: the open PRs read from the loopback GitHub, nothing synced or written
+        "bot": ["--dry-run", "--repo", "vime-org/vime"],
     }
 
 
@@ -112,7 +114,7 @@ NAMES = (
     + ["pin bump", "pin scan", "pin radar"]
     + ["sop status", "sop record image", "sop record tests", "sop record run", "sop record ci"]
     + ["sop record precommit", "sop regress", "sop promote"]
-    + ["sync"]
+    + ["sync", "bot"]
 )
 
 

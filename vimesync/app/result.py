@@ -41,6 +41,7 @@ class Kind(str, Enum):
     PROMOTE = "sop-promote"
     INIT = "init"
     SYNC = "sync"
+    BOT = "bot"
     ERROR = "error"
 
 

@@ -67,6 +67,7 @@ TREE = (
     Node("demo", "demo", "demo"),
     Node("ci", "ci", "ci"),
     Node("sync", "sync", "sync_command"),
+    Node("bot", "bot", "bot_command"),
     Node("patches", help="Work with the engine patch stack."),
     Node("patches check", "patches", "check"),
     Node("patches lint", "lint", "lint"),

@@ -33,7 +33,10 @@ log.showSignature, gpg.program, gpg.<fmt>.program   disarmed  -c showSignature=f
 credential.helper, core.askPass                     disarmed  -c credential.helper= (resets), askPass=
 core.sshCommand, core.gitProxy, remote.<x>.vcs,     disarmed  transports only: GIT_ALLOW_PROTOCOL=""
 remote.<x>.uploadpack/receivepack, url.<x>.*,                 allows none (``clone``: ``file`` only),
-protocol.<x>.allow, core.alternateRefsCommand                 and no lazy fetch (refused above)
+protocol.<x>.allow, core.alternateRefsCommand                 and no lazy fetch (refused above);
+                                                              ``push`` (the bot's one write):
+                                                              ``https`` and ``file``, its token
+                                                              in the child's environment only
 core.attributesFile                                 disarmed  -c core.attributesFile=/dev/null
 refs/replace/*, core.useReplaceRefs, info/grafts    disarmed  GIT_NO_REPLACE_OBJECTS, GIT_GRAFT_FILE
 color.*                                             disarmed  -c color.ui=false (output we parse)
@@ -51,7 +54,8 @@ repositories and are not inspected (their target is ours).
 The package, by concern: ``disarm`` (the command line and environment), ``repocheck`` (refusing
 a repository before its first use), ``process`` (running git), ``objects`` (ids, modes, trees,
 blobs), ``repos`` (finding a repository, resolving a revision). Callers use this package's names
-(``git.run``, ``git.resolve``, ``git.CatFile``...), never a submodule's.
+(``git.run``, ``git.resolve``, ``git.CatFile``...), never a submodule's; ``push`` is the one
+push (a lease, the token through the environment).
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ from vimesync.git.objects import (
     parse_tree,
 )
 from vimesync.git.process import popen, run, run_ok, run_status, stream
+from vimesync.git.push import Pushed, push
 from vimesync.git.repocheck import inspect_repository, parse_config_list, refused_key
 from vimesync.git.repos import (
     common_dir,
@@ -96,6 +101,7 @@ __all__ = [
     "CatFile",
     "GitError",
     "GitTimeout",
+    "Pushed",
     "TreeEntry",
     "blob_oid",
     "cat_blobs",
@@ -111,6 +117,7 @@ __all__ = [
     "parse_tree",
     "parse_config_list",
     "parse_status_z",
+    "push",
     "popen",
     "refused_key",
     "repo_at",

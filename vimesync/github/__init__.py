@@ -28,6 +28,7 @@ is read: ``prmeta``, ``prbody``, ``commits``, ``pullstate``.
 
 from __future__ import annotations
 
+from vimesync.github.botwrites import OpenIssue, OpenPull
 from vimesync.github.client import ClientLimits, GitHubClient, fetch_metadata
 from vimesync.github.commits import MAX_PR_COMMITS, CheckRun, CommitChecks, CommitStatus
 from vimesync.github.names import REPO_PATTERN, is_repo_name
@@ -51,6 +52,8 @@ __all__ = [
     "CommitChecks",
     "CommitStatus",
     "GitHubClient",
+    "OpenIssue",
+    "OpenPull",
     "PRMeta",
     "PullInfo",
     "PullState",

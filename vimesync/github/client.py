@@ -16,6 +16,7 @@ from typing import Any
 
 from vimesync.errors import GitHubError
 from vimesync.github import etagcache
+from vimesync.github.botwrites import BotWrites
 from vimesync.github.commits import CommitResults
 from vimesync.github.names import is_repo_name
 from vimesync.github.prbody import PullBody
@@ -40,7 +41,7 @@ class ClientLimits:
     max_pages: int = MAX_PAGES  # of one listing
 
 
-class GitHubClient(MergedPRs, PullBody, CommitResults, PullStates):
+class GitHubClient(MergedPRs, PullBody, CommitResults, PullStates, BotWrites):
     """One repository on GitHub: merged-PR metadata, reading/editing a PR description, CI results,
     one PR's state. ``settings`` give the token, the API root, the call deadline, the rate-limit
     budget and the cache folder; ``wait_budget`` is shared by every client of the process unless

@@ -119,9 +119,17 @@ _BLANK = re.compile(r"^[ \t]*\r?\n?$")
 WORD_JOINER = "\u2060"  # U+2060: no width, no break, not a handle character
 START = "<!-- vimesync:report:start -->"
 END = "<!-- vimesync:report:end -->"
+# The sync bot's own block in its PR, its state line, and its dashboard issue (vimesync bot).
+BOT_START = "<!-- vimesync:bot:start -->"
+BOT_END = "<!-- vimesync:bot:end -->"
+BOT_STATE = "<!-- vimesync:bot:state "
+DASHBOARD = "<!-- vimesync:dashboard -->"
 # Inside a code span (a file name, a hunk line) the marker text would be read back as a marker
 # by the next --publish. "<!-\-" shows the same words and is no marker.
-_INERT = {marker: marker.replace("<!--", "<!-\\-", 1) for marker in (START, END)}
+_INERT = {
+    marker: marker.replace("<!--", "<!-\\-", 1)
+    for marker in (START, END, BOT_START, BOT_END, BOT_STATE, DASHBOARD)
+}
 
 
 def finish_markdown(markdown: str) -> str:

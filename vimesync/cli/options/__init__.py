@@ -41,8 +41,9 @@ if TYPE_CHECKING:  # the names as mypy reads them (a run imports a module on fir
 # Each module's names: the one listing of the package's aliases.
 _NAMES = {
     "carrying": """
-        AbortOpt BranchOpt ContinueOpt DirectOpt DryRunOpt OntoOpt PrOpt SkipOpt SquashOpt
-        StatusOpt SyncAbortOpt SyncContinueOpt SyncStatusOpt WorktreeOpt
+        AbortOpt BaseOpt BotDryRunOpt BotRepoOpt BranchOpt ContinueOpt DirectOpt DryRunOpt OntoOpt
+        PrOpt RemoteOpt SkipOpt SquashOpt StatusOpt SyncAbortOpt SyncContinueOpt SyncStatusOpt
+        WorktreeOpt
     """,
     "containers": """
         ArchOpt BlockedOpt BuildHostOpt DigestOpt ImageRefOpt PromoteDigestOpt PromoteRefOpt

@@ -58,3 +58,21 @@ SyncAbortOpt = Annotated[
 SyncStatusOpt = Annotated[
     bool, typer.Option("--status", help="Say which steps of the sync are done, with their figures.")
 ]
+
+# vimesync bot: the fork on GitHub, where it pushes, and the default branch it syncs.
+BotRepoOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--repo", metavar="OWNER/NAME", help="The fork on GitHub (default: the job's GITHUB_REPOSITORY)."
+    ),
+]
+RemoteOpt = Annotated[
+    str, typer.Option("--remote", metavar="NAME", help="The git remote the sync branch is pushed to.")
+]
+BaseOpt = Annotated[
+    str | None,
+    typer.Option("--base", metavar="BRANCH", help="The default branch (default: the one checked out)."),
+]
+BotDryRunOpt = Annotated[
+    bool, typer.Option("--dry-run", help="Print the plan; sync, push and write nothing.")
+]

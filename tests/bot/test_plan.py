@@ -1,0 +1,60 @@
+"""The bot's plan from what it observed (pure), and its state line read back (issue 32)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vimesync.bot.model import Board, BotCase, BotMark, Observed
+from vimesync.bot.plan import plan
+from vimesync.bot.text import dashboard, read_mark, state_line
+from vimesync.github import OpenPull
+from vimesync.report.mentions import BOT_STATE
+
+PIN, TIP, NEW, PUSHED, OTHER = ("a" * 40, "b" * 40, "c" * 40, "d" * 40, "e" * 40)
+
+
+def pull(head: str) -> OpenPull:
+    return OpenPull(7, f"sync/{TIP[:8]}", head, "main", "", "[Sync]", False, "https://x/7")
+
+
+@pytest.mark.parametrize(
+    ("seen", "case", "lease"),
+    [
+        (Observed("main", PIN, PIN), BotCase.UP_TO_DATE, None),
+        (Observed("main", PIN, TIP), BotCase.OPEN, ""),
+        (Observed("main", PIN, TIP, pull(PUSHED), BotMark(PUSHED, TIP)), BotCase.CURRENT, None),
+        (Observed("main", PIN, NEW, pull(PUSHED), BotMark(PUSHED, TIP)), BotCase.FOLLOW, PUSHED),
+        (Observed("main", PIN, NEW, pull(OTHER), BotMark(PUSHED, TIP)), BotCase.HOLD, None),
+        (Observed("main", PIN, TIP, pull(OTHER), BotMark(PUSHED, TIP)), BotCase.HOLD, None),
+    ],
+)
+def test_the_plan_of_each_case(seen: Observed, case: BotCase, lease: str | None) -> None:
+    p = plan(seen)
+    assert p.case is case and p.lease == lease
+    if case is BotCase.OPEN:
+        assert p.branch == f"sync/{TIP[:8]}"
+    if case is BotCase.FOLLOW:
+        assert p.branch == seen.pull.head_ref and p.since == TIP  # type: ignore[union-attr]
+
+
+def test_the_state_line_reads_back_and_two_are_none() -> None:
+    line = state_line(BotMark(PUSHED, TIP), "carry")
+    assert read_mark(f"text\n{line}\nmore") == (BotMark(PUSHED, TIP), "carry")
+    assert read_mark(f"{line}\n{line}") is None  # planted twice: not the bot's to trust
+    assert read_mark(line.replace("carry", "rm -rf")) is None
+    assert read_mark(f"{BOT_STATE}pushed={'g' * 40} tip={TIP} stopped=none -->") is None
+    assert read_mark(state_line(BotMark(PUSHED, TIP), None)) == (BotMark(PUSHED, TIP), None)
+
+
+def test_the_dashboard_neutralises_what_upstream_wrote() -> None:
+    from vimesync.bot.model import PendingPR
+
+    planted = (
+        f"@alice fixes #1 {BOT_STATE}pushed={PUSHED} tip={TIP} stopped=none --> <!-- vimesync:dashboard -->"
+    )
+    board = Board(
+        "Slime", "main", PIN, TIP, None, None, (PendingPR(4, planted),), (PendingPR(5, "x", planted),)
+    )
+    text = dashboard(board)
+    assert "<code>@alice</code>" in text and "fixes #1" not in text
+    assert read_mark(text) is None and text.count("<!-- vimesync:dashboard -->") == 1

@@ -1,0 +1,122 @@
+"""The fork's repository on a GitHub stand-in (tests only): open pull requests and issues that the
+sync bot lists, opens and edits, each write recorded; served by :func:`tests.builders.fakegithub.serve`."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from vimesync import git
+
+
+class FakeFork:
+    """``/repos/<owner>/<name>``: GET pulls and issues (ETags), POST pulls/issues/labels, PATCH
+    pulls/issues. ``writes``: every request other than a GET, as (method, path, payload)."""
+
+    def __init__(self, remote: Path, repo: str = "vime-org/vime") -> None:
+        self.remote = remote  # the bare repository the bot pushes to: a PR's head is its branch there
+        self.repo = repo
+        self.pulls: dict[int, dict[str, Any]] = {}
+        self.issues: dict[int, dict[str, Any]] = {}
+        self.writes: list[tuple[str, str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._next = 1
+
+    def head_of(self, branch: str) -> str | None:
+        out = git.run(self.remote, ["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], check=False)
+        return out.decode().strip() or None
+
+    def _number(self) -> int:
+        n, self._next = self._next, self._next + 1
+        return n
+
+    def open_pull(self) -> dict[str, Any]:
+        """The one open pull request (tests assume one)."""
+        (pull,) = [p for p in self.pulls.values() if p["state"] == "open"]
+        return pull
+
+    def dashboard(self) -> dict[str, Any]:
+        (issue,) = self.issues.values()
+        return issue
+
+    def handle(
+        self,
+        path: str,
+        query: dict[str, list[str]],
+        headers: dict[str, str],
+        method: str = "GET",
+        payload: Any = None,
+    ) -> tuple[int, dict, Any]:
+        self.headers.append(headers)
+        prefix = f"/repos/{self.repo}"
+        if not path.startswith(prefix):
+            return 404, {}, {"message": "Not Found"}
+        rest = path[len(prefix) :]
+        if method != "GET":
+            self.writes.append((method, rest, payload))
+            return self._write(method, rest, payload)
+        if rest == "/pulls":
+            body: Any = [self._pull_json(p) for p in sorted(self.pulls.values(), key=lambda p: -p["number"])]
+            body = [p for p in body if p["state"] == "open"]
+        elif rest == "/issues":
+            label = query.get("labels", [""])[0]
+            items = [*self.issues.values(), *({**p, "pull_request": {}} for p in self.pulls.values())]
+            body = [i for i in items if label in [x["name"] for x in i["labels"]] and i["state"] == "open"]
+            body = sorted(body, key=lambda i: -i["number"])
+        else:
+            return 404, {}, {"message": "Not Found"}
+        etag = f'W/"{hash(json.dumps(body, sort_keys=True)) & 0xFFFFFFFF:x}"'
+        if headers.get("if-none-match") == etag:
+            return 304, {"ETag": etag}, None
+        return 200, {"ETag": etag}, body
+
+    def _pull_json(self, p: dict[str, Any]) -> dict[str, Any]:
+        head = {"ref": p["head"], "sha": self.head_of(p["head"]) or p["sha"]}
+        return {**p, "head": head, "base": {"ref": p["base"]}}
+
+    def _write(self, method: str, rest: str, payload: Any) -> tuple[int, dict, Any]:
+        one = re.fullmatch(r"/(pulls|issues)/([0-9]+)", rest)
+        labels = re.fullmatch(r"/issues/([0-9]+)/labels", rest)
+        if method == "POST" and rest == "/pulls":
+            n = self._number()
+            url = f"https://github.com/{self.repo}/pull/{n}"
+            pull = {
+                "number": n,
+                "state": "open",
+                "title": payload["title"],
+                "body": payload["body"],
+                "draft": payload.get("draft", False),
+                "head": payload["head"],
+                "base": payload["base"],
+                "sha": self.head_of(payload["head"]) or "0" * 40,
+                "labels": [],
+                "html_url": url,
+            }
+            self.pulls[n] = pull
+            return 201, {}, self._pull_json(pull)
+        if method == "POST" and rest == "/issues":
+            n = self._number()
+            url = f"https://github.com/{self.repo}/issues/{n}"
+            issue = {
+                "number": n,
+                "state": "open",
+                "title": payload["title"],
+                "body": payload["body"],
+                "labels": [{"name": x} for x in payload.get("labels", [])],
+                "html_url": url,
+            }
+            self.issues[n] = issue
+            return 201, {}, issue
+        if method == "POST" and labels:
+            n = int(labels[1])
+            item = self.pulls.get(n) or self.issues[n]
+            item["labels"] += [{"name": x} for x in payload["labels"]]
+            return 200, {}, item["labels"]
+        if method == "PATCH" and one:
+            items = self.pulls if one[1] == "pulls" else self.issues
+            item = items[int(one[2])]
+            item.update({k: v for k, v in payload.items() if k in ("title", "body")})
+            return 200, {}, self._pull_json(item) if one[1] == "pulls" else item
+        return 404, {}, {"message": "Not Found"}

@@ -1,0 +1,220 @@
+"""The side effects of one bot run, in order: the sync (``vimesync sync``'s use case, in a
+worktree under a scratch folder, removed again with ``sync --abort``), the push with its lease,
+the sync PR, the dashboard. A GitHub write is sent only when its text differs from what was read."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from vimesync import git
+from vimesync.app import upstreamsteps
+from vimesync.app.botobserve import Seen, excluded_prs, pending_prs
+from vimesync.app.botresult import BotResult
+from vimesync.app.flags import OutputFlags
+from vimesync.app.syncresult import SyncMode, SyncResult, SyncRunRequest
+from vimesync.app.syncsteps import sh
+from vimesync.app.workspace import Workspace
+from vimesync.bot import text
+from vimesync.bot.model import (
+    DASHBOARD_LABEL,
+    LABEL,
+    Board,
+    BotCase,
+    BotMark,
+    BotPlan,
+    Observed,
+    PendingPR,
+    SyncOutcome,
+)
+from vimesync.carry import gitops
+from vimesync.carry.run import CarryOptions
+from vimesync.github import GitHubClient, OpenPull
+from vimesync.report.mentions import DASHBOARD
+from vimesync.report.publish import pr_title
+
+
+@dataclass(frozen=True)
+class Synced:
+    """What this run's sync left for the PR: the state to keep, the stop, the report, the pending PRs."""
+
+    mark: BotMark
+    stopped: str | None
+    outcome: SyncOutcome | None
+    report: str | None
+    pending: tuple[PendingPR, ...]
+
+
+def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: BotPlan) -> BotResult:
+    o = seen.observed
+    checkout = gitops.main_repository(ws.require_downstream())
+    writes: list[str] = []
+    outcome, report, pushed = None, None, None
+    mark, stopped, pull = o.mark, seen.stopped, o.pull
+    if plan.syncs:
+        assert plan.branch is not None and plan.lease is not None
+        outcome, report = run_sync(ws, checkout, o.base, plan.branch)
+        if outcome.head is not None:
+            done = git.push(
+                checkout, remote, outcome.head, plan.branch, lease=plan.lease, token=ws.settings.github.token
+            )
+            pushed = done.status
+            if pushed == "lease refused":
+                return BotResult(o, plan, outcome, pushed, notes=(_refused(plan, remote),))
+            mark, stopped = BotMark(outcome.head, o.tip), outcome.stopped
+    since = mark.tip if mark is not None and (pull is not None or pushed) else None
+    pending = pending_prs(ws.require_upstream(), seen.walk, since)
+    title = pr_title(f"[Sync] {upstreamsteps.upstream_name(ws)} through {o.tip[:8]}")
+    if mark is not None and (plan.syncs or plan.case is BotCase.HOLD):
+        done_now = Synced(mark, stopped, outcome, report, tuple(pending))
+        pull = _write_pull(client, plan, pull, o, done_now, title, writes)
+    unpushed = None
+    if outcome is not None and outcome.head is None and outcome.stopped is not None:
+        unpushed = (outcome.stopped, outcome.decision, outcome.next)
+    dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, writes)
+    return BotResult(o, plan, outcome, pushed, pull.html_url if pull else None, dash, tuple(writes))
+
+
+def _refused(plan: BotPlan, remote: str) -> str:
+    return (
+        f"the push to {remote} {plan.branch} was refused: the branch is no longer at"
+        f" {(plan.lease or 'nothing')[:12]} (someone pushed meanwhile); nothing was written"
+    )
+
+
+def run_sync(ws: Workspace, checkout: Path, base: str, branch: str) -> tuple[SyncOutcome, str | None]:
+    """``vimesync sync`` into ``branch`` from ``base``, in a worktree under a scratch folder; what it
+    reached (the branch's commit, where it stopped) and its report, read before ``--abort`` removes
+    the sync's state, worktree and local branch (the remote holds the branch once pushed)."""
+    from vimesync.app.sync import sync
+    from vimesync.app.syncabort import abort
+
+    # the upstream as this checkout found it: a relative [upstream] path means nothing in the scratch worktree
+    given = ws  # --abort takes no --upstream: the carry in progress has its own
+    ws = replace(ws, flags=replace(ws.flags, upstream=ws.require_upstream().absolute()))
+    scratch = Path(tempfile.mkdtemp(prefix="vimesync-bot-"))
+    worktree, output = scratch / "sync", scratch / "report.md"
+    onto = git.resolve(checkout, base)
+    carry = CarryOptions(branch=branch, onto=base, worktree=worktree)
+    request = SyncRunRequest(mode=SyncMode.START, carry=carry, output=OutputFlags(output=output))
+    try:
+        result = sync(ws, request)
+        assert isinstance(result, SyncResult)
+        head = gitops.branch_at(checkout, f"refs/heads/{branch}")
+        head = None if head == onto else head  # nothing carried yet: GitHub opens no PR of no commit
+        report = output.read_text(encoding="utf-8") if output.is_file() else None
+        if report is None and head is not None and result.stopped not in ("walk", "carry"):
+            report = report_at(ws, checkout, worktree, head, onto)  # stopped at a gate: the report says which
+        return _outcome(result, head, base, branch, worktree), report
+    finally:
+        from vimesync.app import syncstate
+
+        if syncstate.exists(checkout):
+            abort(given, checkout)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def report_at(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline: str) -> str:
+    """The report of the sync's head as ``report --publish`` makes it (its config as the head has it)."""
+    from vimesync.app.flags import SyncFlags
+    from vimesync.app.report import ReportRequest, make_report
+    from vimesync.report.markdown import render_markdown
+
+    config = ws.checkout.file
+    if config is not None and Path(config).absolute().is_relative_to(checkout):
+        config = worktree / Path(config).absolute().relative_to(checkout)
+    flags = SyncFlags(
+        config=config, upstream=ws.flags.upstream, downstream=worktree, head=head, baseline=baseline
+    )
+    with Workspace.resolve(flags, ws.settings, reading="head", cwd=worktree) as at_head:
+        return render_markdown(make_report(at_head, ReportRequest()).report)
+
+
+def _outcome(result: SyncResult, head: str | None, base: str, branch: str, worktree: Path) -> SyncOutcome:
+    """The sync's stop as a maintainer meets it: the bot's scratch worktree is theirs to make again."""
+
+    def theirs(words: str | None) -> str | None:
+        return None if words is None else words.replace(str(worktree), "<the sync's worktree>")
+
+    next_ = None
+    if result.stopped is not None:
+        next_ = (
+            f"in a checkout of {base}: {sh('vimesync', 'sync', '--branch', branch)}, then"
+            f" {theirs(result.next) or 'decide as it says'}; then"
+            f" {sh('git', 'push', '--force-with-lease', 'origin', branch)}"
+        )
+    steps = tuple((s.name, s.ok, s.figure) for s in result.steps)
+    return SyncOutcome(head, result.stopped, theirs(result.decision), next_, steps)
+
+
+def _write_pull(
+    client: GitHubClient,
+    plan: BotPlan,
+    pull: OpenPull | None,
+    o: Observed,
+    done: Synced,
+    title: str,
+    writes: list[str],
+) -> OpenPull | None:
+    """Open the sync PR, or edit it when its description (or title) would change."""
+    mark, stopped, outcome, report, pending = done.mark, done.stopped, done.outcome, done.report, done.pending
+    stop = (outcome.stopped, outcome.decision, outcome.next) if outcome and outcome.stopped else None
+    assert plan.branch is not None
+    bring = sh(
+        "vimesync", "carry", "--onto", plan.branch, *(a for p in pending for a in ("--pr", str(p.number)))
+    )
+    base, tip = o.base, o.tip
+    block = text.bot_block(plan, tip, stopped=stop, pending=pending, bring_in=bring)
+    state = text.state_line(mark, stopped)
+    if plan.case is BotCase.OPEN:
+        body = text.pull_body("", block, state, report)
+        number, url = client.create_pull(
+            head=plan.branch, base=base, title=title, body=body, draft=stop is not None
+        )
+        client.add_labels(number, [LABEL])
+        writes += [f"opened #{number}" + (" (a draft)" if stop else ""), f"labelled #{number} {LABEL}"]
+        return OpenPull(number, plan.branch, mark.pushed, base, body, title, stop is not None, url, (LABEL,))
+    assert pull is not None
+    body = text.pull_body(pull.body, block, state, report)
+    new_title = title if plan.case is BotCase.FOLLOW and title != pull.title else None
+    if body != pull.body or new_title is not None:
+        client.set_pull_body(pull.number, body, title=new_title)
+        writes.append(f"edited #{pull.number}")
+    return pull
+
+
+def _write_dashboard(
+    client: GitHubClient,
+    ws: Workspace,
+    seen: Seen,
+    pull: OpenPull | None,
+    stop: tuple[str | None, tuple[str, str | None, str | None] | None],  # the PR's, or one with no commit
+    pending: list[PendingPR],
+    writes: list[str],
+) -> str | None:
+    o = seen.observed
+    stopped, unpushed = stop
+    board = Board(
+        upstream=upstreamsteps.upstream_name(ws),
+        base=o.base,
+        pin=o.pin,
+        tip=o.tip,
+        pull=pull,
+        stopped=stopped if pull is not None else None,
+        pending=tuple(pending),
+        excluded=tuple(excluded_prs(seen.walk)),
+        unpushed=unpushed,
+    )
+    body = text.dashboard(board)
+    found = [i for i in client.labelled_issues(DASHBOARD_LABEL) if i.body.startswith(DASHBOARD)]
+    if not found:
+        number, url = client.create_issue(title=text.TITLE, body=body, labels=[DASHBOARD_LABEL])
+        writes.append(f"opened the dashboard #{number}")
+        return url
+    issue = found[-1]  # the oldest: the one the bot made first
+    if issue.body != body:
+        client.set_issue_body(issue.number, body)
+        writes.append(f"edited the dashboard #{issue.number}")
+    return issue.html_url

@@ -1,0 +1,102 @@
+"""What one run of the sync bot observed, and the plan it makes of it: plain frozen data."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from vimesync.github import OpenPull
+
+SHA = re.compile(r"[0-9a-f]{40}")
+BRANCH_PREFIX = "sync/"
+LABEL = "vimesync-sync"  # the bot's PR carries it
+DASHBOARD_LABEL = "vimesync-dashboard"  # and its dashboard issue this one
+
+
+@dataclass(frozen=True)
+class BotMark:
+    """What the bot keeps in its PR's description: the sha it last pushed to the PR's branch and
+    the upstream tip that push synced."""
+
+    pushed: str
+    tip: str
+
+
+@dataclass(frozen=True)
+class Observed:
+    """The state a run starts from: the default branch, the upstream pin it holds, the upstream's
+    tip, and the bot's open PR (its mark read from its description) if any."""
+
+    base: str  # the default branch's name
+    pin: str  # the upstream commit the default branch says it synced
+    tip: str  # the upstream tip (as the job fetched it)
+    pull: OpenPull | None = None
+    mark: BotMark | None = None
+
+
+class BotCase(str, Enum):
+    """What the run does (the issue's cases)."""
+
+    UP_TO_DATE = "up-to-date"  # nothing pending and no PR: the dashboard only
+    OPEN = "open"  # no PR: sync, push a new branch, open the PR
+    FOLLOW = "follow"  # the PR's branch is the bot's own and upstream moved: sync again, push with a lease
+    HOLD = (
+        "hold"  # the PR's branch has someone else's commits: never rewritten, the body says what is pending
+    )
+    CURRENT = "current"  # the PR already holds the tip: nothing to sync
+
+
+@dataclass(frozen=True)
+class BotPlan:
+    """The actions of one run, before any is performed."""
+
+    case: BotCase
+    branch: str | None = None  # the PR's head branch (to push, or pushed by someone else)
+    lease: str | None = None  # the sha the remote branch must be at for the push ("": absent)
+    pull: int | None = None  # the open PR the run updates
+    since: str | None = None  # the upstream tip the PR holds (what is pending is after it)
+    why: str = ""
+
+    @property
+    def syncs(self) -> bool:
+        return self.case in (BotCase.OPEN, BotCase.FOLLOW)
+
+
+@dataclass(frozen=True)
+class PendingPR:
+    """An upstream PR in the dashboard: its number, title and, when excluded, why."""
+
+    number: int
+    title: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SyncOutcome:
+    """Where the bot's sync stood when it ended: the step it stopped at (None: every gate holds),
+    the decision and the next command, the figures of its steps."""
+
+    head: str | None  # the sync branch's commit (None: the carry made none)
+    stopped: str | None = None
+    decision: str | None = None
+    next: str | None = None
+    steps: tuple[tuple[str, bool, str], ...] = ()  # (name, ok, figure)
+
+
+Stop = tuple[str, "str | None", "str | None"]  # (step, decision, next command)
+
+
+@dataclass(frozen=True)
+class Board:
+    """What the dashboard shows: the same board gives the same text."""
+
+    upstream: str  # the upstream's name
+    base: str
+    pin: str
+    tip: str
+    pull: OpenPull | None
+    stopped: str | None  # where the PR's sync stopped
+    pending: tuple[PendingPR, ...] = ()
+    excluded: tuple[PendingPR, ...] = ()
+    unpushed: Stop | None = None  # a stop with nothing to push (no PR)

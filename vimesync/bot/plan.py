@@ -1,0 +1,42 @@
+"""The plan of one bot run, from what it observed: pure (the issue's cases 2, 3 and 4)."""
+
+from __future__ import annotations
+
+from vimesync.bot.model import BRANCH_PREFIX, BotCase, BotPlan, Observed
+
+
+def plan(seen: Observed) -> BotPlan:
+    """The one thing this run does.
+
+    - no bot PR: nothing pending is the dashboard only; else sync into ``sync/<tip8>`` and push it
+      as a new branch (the lease: it must not exist yet), then open the PR;
+    - a bot PR whose branch is where the bot last pushed it (its mark): when upstream moved, sync
+      again from the default branch and push with a lease on that sha; else nothing to sync;
+    - a bot PR whose branch moved since (a maintainer's resolution or fix): never pushed to.
+    """
+    pull, mark = seen.pull, seen.mark
+    if pull is None:
+        if seen.tip == seen.pin:
+            return BotPlan(BotCase.UP_TO_DATE, why="the default branch holds the upstream tip")
+        branch = f"{BRANCH_PREFIX}{seen.tip[:8]}"
+        return BotPlan(BotCase.OPEN, branch=branch, lease="", why="no sync PR is open")
+    since = mark.tip if mark is not None else None
+    if mark is None or pull.head_sha != mark.pushed:
+        why = f"#{pull.number}'s branch {pull.head_ref} has commits the bot did not push: never rewritten"
+        return BotPlan(BotCase.HOLD, branch=pull.head_ref, pull=pull.number, since=since, why=why)
+    if mark.tip == seen.tip:
+        return BotPlan(
+            BotCase.CURRENT,
+            branch=pull.head_ref,
+            pull=pull.number,
+            since=since,
+            why="the PR holds the upstream tip",
+        )
+    return BotPlan(
+        BotCase.FOLLOW,
+        branch=pull.head_ref,
+        lease=mark.pushed,
+        pull=pull.number,
+        since=since,
+        why=f"upstream moved from {mark.tip[:8]} to {seen.tip[:8]}",
+    )

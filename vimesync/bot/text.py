@@ -1,0 +1,139 @@
+"""What the bot writes to GitHub, pure: its block in the sync PR's description (the state it
+reads back on the next run), the PR's whole description, and the dashboard issue.
+
+Every text passes :func:`vimesync.report.mentions.finish_markdown` (no @mention pings, no closing
+keyword closes, no marker can be planted); the state line is added after it, from shas and a step
+name only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from vimesync.bot.model import SHA, Board, BotCase, BotMark, BotPlan, PendingPR
+from vimesync.errors import BadInput
+from vimesync.report.mdtext import code, escape
+from vimesync.report.mentions import BOT_END, BOT_START, BOT_STATE, DASHBOARD, finish_markdown
+from vimesync.report.publish import splice
+
+TITLE = "Sync dashboard"
+SHOWN = 50  # PRs listed in one section of the dashboard (more: a count)
+STEPS = ("walk", "carry", "patches", "audit", "status", "report")
+_STATE = re.compile(
+    re.escape(BOT_STATE) + r"pushed=(?P<pushed>[0-9a-f]{40}) tip=(?P<tip>[0-9a-f]{40})"
+    r" stopped=(?P<stopped>[a-z]{1,16}) -->"
+)
+
+
+def read_mark(body: str) -> tuple[BotMark, str | None] | None:
+    """The bot's state in a PR description (and the step its sync stopped at), or None: the
+    description holds no state line, or more than one (then it is not the bot's to trust)."""
+    found = list(_STATE.finditer(body))
+    if len(found) != 1:
+        return None
+    m = found[0]
+    stopped = m["stopped"] if m["stopped"] in STEPS else None
+    return BotMark(m["pushed"], m["tip"]), stopped
+
+
+def state_line(mark: BotMark, stopped: str | None) -> str:
+    assert SHA.fullmatch(mark.pushed) and SHA.fullmatch(mark.tip)
+    return f"{BOT_STATE}pushed={mark.pushed} tip={mark.tip} stopped={stopped or 'none'} -->"
+
+
+def pending_lines(prs: Sequence[PendingPR], *, reasons: bool = False) -> list[str]:
+    lines = []
+    for pr in prs[:SHOWN]:
+        why = f": {escape(pr.reason)}" if reasons and pr.reason else ""
+        lines.append(f"- #{pr.number} {escape(pr.title)}{why}")
+    if len(prs) > SHOWN:
+        lines.append(f"- and {len(prs) - SHOWN} more")
+    return lines
+
+
+def bot_block(
+    plan: BotPlan,
+    tip: str,
+    *,
+    stopped: tuple[str, str | None, str | None] | None,  # (step, decision, next command)
+    pending: Sequence[PendingPR],
+    bring_in: str,
+) -> str:
+    """The bot's words in its PR (before the state line): where the sync stands, and on a branch
+    it may not push to, what upstream has that the branch does not and the command that brings it in."""
+    lines = [f"**vimesync bot**: upstream at {code(tip[:8])}."]
+    if (
+        stopped is not None and plan.case is not BotCase.HOLD
+    ):  # held: the maintainer's branch, not the bot's stop
+        step, decision, next_ = stopped
+        lines.append(
+            f"The sync stopped at **{step}**: {escape(decision or 'the report below says which gate')}."
+        )
+        if next_:
+            lines.append(f"Next: {code(next_)}")
+    if plan.case is BotCase.HOLD and pending:
+        lines += [
+            "",
+            f"Upstream moved past {code((plan.since or '')[:8])}; this branch has commits the bot"
+            " did not push, so it is left alone. Pending upstream PRs:",
+            *pending_lines(pending),
+        ]
+        lines.append(f"Bring them in: {code(bring_in)}")
+    return finish_markdown("\n".join(lines))
+
+
+def splice_bot(body: str, block: str, state: str) -> str:
+    """``body`` with the bot's block (and its state line) between the bot markers: replaced when
+    they are there once, else put first."""
+    inner = f"{BOT_START}\n{block}\n{state}\n{BOT_END}"
+    starts, ends = body.count(BOT_START), body.count(BOT_END)
+    if starts == 0 and ends == 0:
+        return f"{inner}\n\n{body}" if body else f"{inner}\n"
+    i, j = body.find(BOT_START), body.find(BOT_END)
+    if starts != 1 or ends != 1 or j < i:
+        raise BadInput("the sync PR's description has more than one vimesync bot block: expected one")
+    return body[:i] + inner + body[j + len(BOT_END) :]
+
+
+def pull_body(old: str, block: str, state: str, report: str | None) -> str:
+    """The sync PR's description: the bot's block, then the report between its markers as
+    ``report --publish`` writes it (kept as it was when this run made none)."""
+    body = splice_bot(old, block, state)
+    return splice(body, report) if report is not None else body
+
+
+def dashboard(b: Board) -> str:
+    """The dashboard issue's description: the same board gives the same text (it is edited only
+    when the text changed)."""
+    lines = [f"# {TITLE}", ""]
+    lines.append(
+        f"{escape(b.upstream)} is at {code(b.tip[:8])}; {code(b.base)} holds {code(b.pin[:8])}"
+        + (" (up to date)." if b.pin == b.tip else ".")
+    )
+    lines += ["", "## The sync PR"]
+    if b.pull is None and b.unpushed is not None:
+        step, decision, next_ = b.unpushed
+        lines.append(f"None open: the sync stopped at **{step}** before it made a commit to push.")
+        lines.append(escape(decision or ""))
+        lines.append(f"Next: {code(next_ or '')}")
+    elif b.pull is None:
+        lines.append("None open.")
+    else:
+        where = (
+            f"stopped at **{b.stopped}** (the PR says the decision and the next command)"
+            if b.stopped
+            else "every gate it checks holds"
+        )
+        lines.append(f"#{b.pull.number} ({code(b.pull.head_ref)}): {where}.")
+    lines += ["", "## Upstream PRs pending (not in the sync PR)"]
+    lines += pending_lines(b.pending) or ["None."]
+    lines += ["", "## Excluded upstream PRs"]
+    lines += pending_lines(b.excluded, reasons=True) or ["None."]
+    lines += [
+        "",
+        "Engine patches whose upstream PRs merged: `vimesync pin radar`; evidence gone stale:"
+        " `vimesync sop status` (not part of this run).",
+    ]
+    text = finish_markdown("\n".join(lines))
+    return f"{DASHBOARD}\n{text}\n"

@@ -1,0 +1,74 @@
+"""Pushing one commit to one branch of a remote, with a lease: the sync bot's one write to git.
+
+The push names the exact sha the remote branch must be at (``--force-with-lease=<ref>:<sha>``, an
+empty sha: the branch must not exist), so a push racing a maintainer's is refused, never
+overwrites. The token reaches git only through the child's environment: ``GIT_CONFIG_COUNT`` /
+``GIT_CONFIG_KEY_0`` / ``GIT_CONFIG_VALUE_0`` set ``http.extraheader`` for this one process
+(as actions/checkout's header, without writing it to ``.git/config``), never argv, the remote's
+URL, a config file or a log line. Transports: https and local files only.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from vimesync.errors import GitError
+from vimesync.git.process import run_status
+
+PushStatus = Literal["pushed", "up to date", "lease refused"]
+
+
+@dataclass(frozen=True)
+class Pushed:
+    status: PushStatus
+    ref: str
+
+
+def auth_env(token: str | None) -> dict[str, str]:
+    """The environment that authenticates one push over https: an extra header holding the token,
+    as command-scope config from the environment (nothing on disk, nothing in argv)."""
+    env = {"GIT_ALLOW_PROTOCOL": "https:file"}
+    if token:
+        basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+        env |= {
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "http.extraheader",
+            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
+        }
+    return env
+
+
+def _scrub(text: str, token: str | None) -> str:
+    """git's message with the token (and its header form) taken out, should git ever echo one."""
+    if token:
+        text = text.replace(token, "***")
+        text = text.replace(base64.b64encode(f"x-access-token:{token}".encode()).decode(), "***")
+    return text
+
+
+def push(repo: Path, remote: str, sha: str, branch: str, *, lease: str, token: str | None) -> Pushed:
+    """Push ``sha`` to ``refs/heads/<branch>`` of ``remote`` if the remote branch is at ``lease``
+    ("" : absent). ``lease refused``: it is elsewhere (someone pushed meanwhile); GitError for any
+    other failure (its message without the token)."""
+    ref = f"refs/heads/{branch}"
+    args = [
+        "push",
+        "--porcelain",
+        "--no-verify",
+        f"--force-with-lease={ref}:{lease}",
+        "--end-of-options",
+        remote,
+        f"{sha}:{ref}",
+    ]
+    code, out, err = run_status(repo, args, env=auth_env(token))
+    lines = [ln for ln in out.decode("utf-8", "replace").splitlines() if "\t" in ln]
+    flag = lines[0][0] if lines else ""
+    if code == 0:
+        return Pushed("up to date" if flag == "=" else "pushed", ref)
+    said = out.decode("utf-8", "replace") + err.decode("utf-8", "replace")
+    if flag == "!" and ("stale info" in said or "fetch first" in said or "already exists" in said):
+        return Pushed("lease refused", ref)
+    raise GitError(f"{repo}: git push to {remote} failed: {_scrub(said.strip()[:1000], token)}")
