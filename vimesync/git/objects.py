@@ -122,6 +122,27 @@ class CatFile:
             return None  # "<name> missing", "ambiguous"
         return fields[0].decode("ascii"), fields[1].decode("ascii")
 
+    def blob(self, name: str, *, max_size: int | None = None) -> bytes | None:
+        """The content of the blob ``name`` names (``<commit>:<path>``: the path as the tree holds
+        it, no symlink followed) through this one process; None when it names nothing or no blob.
+        GitError for a blob larger than ``max_size``."""
+        if "\n" in name:
+            return None
+        self._in.write(name.encode("utf-8", "surrogateescape") + b"\n")
+        self._in.flush()
+        fields = self._out.readline().split()
+        if len(fields) != 3 or not fields[2].isdigit():
+            return None  # "<name> missing", "<name> ambiguous"
+        size = int(fields[2])
+        if fields[1] != b"blob" or (max_size is not None and size > max_size):
+            self._skip(size + 1)
+            if fields[1] != b"blob":
+                return None
+            raise GitError(f"{self.repo}: {name} is {size:,} bytes, more than the {max_size:,} allowed")
+        data = self._out.read(size)
+        self._skip(1)
+        return data
+
     def read(self, oid: str, *, max_size: int | None = None, head: int | None = None) -> bytes:
         """The object's content. With ``max_size``: GitError (bad input) for a larger object; with
         ``head``: its first ``head`` bytes only. What is not returned is skipped in chunks, never held."""

@@ -121,6 +121,21 @@ def inspect_repository(cwd: Path, extra: dict[str, str] | None = None) -> None:
                 hint="use a clone that holds its own objects (git repack -a -d, then remove the file)",
             )
     _checked[slot] = (common, stamp)
+    _git_dirs[slot] = git_dir
+
+
+# the folder -> its git directory, as the inspection found it (git_dir asks no second time)
+_git_dirs: dict[tuple[str, str], Path] = {}
+
+
+def inspected_git_dir(cwd: Path) -> Path | None:
+    """The absolute git directory of ``cwd`` as :func:`inspect_repository` found it, when that
+    inspection still holds (None: not inspected, not a repository, or changed since)."""
+    slot = (str(cwd), "")
+    seen, found = _checked.get(slot), _git_dirs.get(slot)
+    if seen is None or found is None or _stamp(seen[0]) != seen[1] or not found.is_dir():
+        return None
+    return found
 
 
 def _stamp(common: Path) -> tuple[object, ...]:
