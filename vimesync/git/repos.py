@@ -11,7 +11,7 @@ from pathlib import Path
 from vimesync.errors import GitError
 from vimesync.git.disarm import argv, git_env
 from vimesync.git.process import run, run_ok
-from vimesync.git.repocheck import guard, inspect_repository, inspected_git_dir
+from vimesync.git.repocheck import guard, inspect_repository, inspected_common_dir, inspected_git_dir
 from vimesync.procrun import Command, capture
 
 
@@ -70,6 +70,12 @@ def is_repo(path: Path) -> bool:
     return True
 
 
+def object_store(repo: Path) -> str:
+    """What holds ``repo``'s objects, as a key for facts about them: its common git dir when the
+    repository check found it (the worktrees of one repository share it), else the path."""
+    return str(inspected_common_dir(repo) or repo)
+
+
 # (repository, full sha, kind) that resolved to itself: an object does not go away while a command
 # runs, so a sha a step resolved is not asked of git again by the steps after it (a ref is).
 _RESOLVED: set[tuple[str, str, str]] = set()
@@ -80,7 +86,7 @@ def resolve(repo: Path, rev: str, *, kind: str = "commit") -> str:
     """The full sha of ``rev`` peeled to ``kind``; GitError naming the rev when unknown."""
     if not rev or rev.startswith("-"):
         raise GitError(f"{repo}: {rev!r} is not a revision")
-    known = (str(repo), rev, kind)
+    known = (object_store(repo), rev, kind)
     if known in _RESOLVED:
         return rev
     out = run(
@@ -102,7 +108,7 @@ _ANCESTRY: dict[tuple[str, str, str], bool] = {}
 
 
 def is_ancestor(repo: Path, ancestor: str, descendant: str) -> bool:
-    key = (str(repo), ancestor, descendant)
+    key = (object_store(repo), ancestor, descendant)
     if (known := _ANCESTRY.get(key)) is not None:
         return known
     answer = run_ok(repo, ["merge-base", "--is-ancestor", ancestor, descendant])
