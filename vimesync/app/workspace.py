@@ -73,8 +73,6 @@ class Workspace:
     notes: tuple[str, ...] = ()
     baseline_how: str | None = None  # how the baseline was found when --baseline was not given
     cwd: Path = field(default_factory=Path.cwd)
-    # what a step worked out at this head, for the steps after it (:meth:`once`); a workspace made
-    # by replace() starts with none
     _done: dict[Hashable, object] = field(init=False, default_factory=dict, repr=False, compare=False)
 
     # --- resolving -----------------------------------------------------------------------------
@@ -144,13 +142,10 @@ class Workspace:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- the facts worked out once -----------------------------------------------------------
     def once(self, key: Hashable, make: Callable[[], T]) -> T:
-        """What ``make()`` returns, worked out the first time ``key`` is asked for and kept for
-        the workspace's life: its head, baseline and config are fixed, so a later step (``sync``
-        runs patches, audit, status and report on one workspace) takes what an earlier one
-        computed instead of walking, listing and checking again. Nothing is kept when ``make``
-        raises."""
+        """``make()``, worked out the first time ``key`` is asked and kept (not when it raises):
+        the head, baseline and config are fixed, so a later step (``sync`` runs its gates on one
+        workspace) takes what an earlier one computed. None are kept after ``replace()``."""
         if key not in self._done:
             self._done[key] = make()
         return self._done[key]  # type: ignore[return-value]
@@ -215,10 +210,8 @@ class Workspace:
         config, or the one --engine names."""
         from vimesync.check.model import check_plan
 
-        return self.once(
-            ("engine plan", flags, require_exact),
-            lambda: check_plan(self.config, flags, self._plan_rules(require_exact)),
-        )
+        rules = self._plan_rules(require_exact)
+        return self.once(("engine plan", flags, require_exact), lambda: check_plan(self.config, flags, rules))
 
     def engine_plan_one(self, flags: EngineFlags) -> CheckOptions:
         """The check of one engine; BadInput when the config names several and neither --engine
