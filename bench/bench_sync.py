@@ -3,6 +3,7 @@
     python bench/bench_sync.py              # 5 runs each, a fresh pre-sync demo per run
     python bench/bench_sync.py --runs 10
     python bench/bench_sync.py --root /path/to/another/vimesync/checkout   # bench that code
+    python bench/bench_sync.py --slime 38   # a real range: 38 first-parent commits of the slime mirror
 
 Target (issue 30): the one ``sync`` process <= 0.5x the six processes ``walk``, ``carry``,
 ``patches check``, ``audit``, ``sop status`` and ``report`` run one after the other, as SYNC.md
@@ -59,12 +60,45 @@ def timed(commands: list[tuple[list[str], Path]], env: dict[str, str] | None = N
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
+# --slime N: a real range instead of the demo (None: the demo), and its upstream clone
+SLIME: tuple[str, Path] | None = None
+MIRROR = Path("/work/.mirror/THUDM+slime/repo")
+
+
+def slime_presync(root: Path) -> tuple[Path, Path]:
+    """The slime mirror's range mapped into a vime-like downstream at its base (bench_carry's):
+    (checkout, the sync worktree's folder)."""
+    from bench_carry import make_downstream
+
+    assert SLIME is not None
+    rng, upstream = SLIME
+    root.mkdir(parents=True)
+    make_downstream(upstream, rng.split("..")[0], root / "vime")
+    return root / "vime", root / "vime.sync"
+
+
 def sync_alone(tmp: Path, name: str) -> list[tuple[list[str], Path]]:
+    out = ["--output", str(tmp / f"{name}.md")]
+    if SLIME is not None:  # no engine pinned: the patches gate is off (its step checks nothing)
+        checkout, wt = slime_presync(tmp / name)
+        real = ["--range", SLIME[0], "--direct", "include", "--worktree", str(wt), "--skip-gate", "patches"]
+        return [(["sync", *real, *OFF, *out], checkout)]
     checkout, _ = presync(tmp / name)
-    return [(["sync", *OFF, "--output", str(tmp / f"{name}.md")], checkout)]
+    return [(["sync", *OFF, *out], checkout)]
 
 
 def six_steps(tmp: Path, name: str) -> list[tuple[list[str], Path]]:
+    out = ["--output", str(tmp / f"{name}.md")]
+    if SLIME is not None:  # five: with no engine pinned, patches check has nothing to check
+        checkout, wt = slime_presync(tmp / name)
+        rng, off = ["--range", SLIME[0]], [*OFF, "--skip-gate", "patches"]
+        return [
+            (["walk", *rng], checkout),
+            (["carry", *rng, "--direct", "include", "--worktree", str(wt)], checkout),
+            (["audit", "--baseline", "main"], wt),
+            (["sop", "status", "--baseline", "main", *off], wt),
+            (["report", "--baseline", "main", *off, *out], wt),
+        ]
     checkout, wt = presync(tmp / name)
     return [
         (["walk"], checkout),
@@ -72,7 +106,7 @@ def six_steps(tmp: Path, name: str) -> list[tuple[list[str], Path]]:
         (["patches", "check"], wt),
         (["audit", "--baseline", "main"], wt),
         (["sop", "status", "--baseline", "main", *OFF], wt),
-        (["report", "--baseline", "main", *OFF, "--output", str(tmp / f"{name}.md")], wt),
+        (["report", "--baseline", "main", *OFF, *out], wt),
     ]
 
 
@@ -92,16 +126,23 @@ def git_processes(tmp: Path, commands: list[tuple[list[str], Path]]) -> int:
 
 
 def main() -> None:
-    global ENV
+    global ENV, SLIME
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--root", type=Path, default=ROOT, help="the vimesync checkout whose code is benched")
+    parser.add_argument("--slime", type=int, metavar="N", help="N slime commits: a real range")
     opts = parser.parse_args()
     ENV = {**os.environ, "PYTHONPATH": str(opts.root.resolve())}
     one: list[tuple[float, float]] = []
     steps: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory(prefix="bench-sync-") as name:
         tmp = Path(name)
+        if opts.slime:
+            from bench_carry import default_range
+
+            upstream = tmp / "slime.git"  # a clone: the mirror is read-only
+            subprocess.run(["git", "clone", "-q", "--bare", str(MIRROR), str(upstream)], check=True)
+            SLIME = (default_range(upstream, steps=opts.slime), upstream)
         for i in range(opts.runs + 1):  # the first pair warms the page cache and the parse cache
             a = timed(sync_alone(tmp, f"a{i}"))
             b = timed(six_steps(tmp, f"b{i}"))
@@ -112,7 +153,8 @@ def main() -> None:
         git_steps = git_processes(tmp, six_steps(tmp, "gb"))
     a_wall, a_cpu = (statistics.median(x) for x in zip(*one, strict=True))
     b_wall, b_cpu = (statistics.median(x) for x in zip(*steps, strict=True))
-    print(f"code benched: {opts.root.resolve()}, {opts.runs} runs, {os.cpu_count()} cores")
+    what = f"slime {SLIME[0]}" if SLIME else "the demo"
+    print(f"code benched: {opts.root.resolve()} on {what}, {opts.runs} runs, {os.cpu_count()} cores")
     print(f"vimesync sync           wall {a_wall:6.2f} s   cpu {a_cpu:6.2f} s   git processes {git_sync:5,}")
     print(f"six steps one by one    wall {b_wall:6.2f} s   cpu {b_cpu:6.2f} s   git processes {git_steps:5,}")
     ratio = a_wall / b_wall
