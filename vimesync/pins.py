@@ -16,13 +16,12 @@ def _toml_at(repo: Path, rev: str, file: Path | None) -> dict[str, Any] | None:
         return None
     try:
         rel = file.resolve().relative_to(repo.resolve()).as_posix()
-        entries = git.ls_tree(repo, rev, [rel])
+        with git.CatFile(repo) as cat:  # one process: the blob at rev:path, or none
+            data = cat.blob(f"{rev}:{rel}")
     except (ValueError, git.GitError):
         return None
-    if len(entries) != 1 or entries[0].kind != "blob":
+    if data is None:
         return None
-    with git.CatFile(repo) as cat:
-        data = cat.read(entries[0].oid)
     try:
         return loads_toml(data.decode("utf-8"), where=rel)  # bounded nesting and integers
     except (UnicodeDecodeError, ConfigError):

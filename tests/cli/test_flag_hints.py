@@ -80,7 +80,7 @@ ONLY_WITH: dict[tuple[str, str], tuple[frozenset[str] | None, str]] = {
         frozenset({"--sync"}),
         "sync's status step runs after its walk: an upstream, so a name, is known",
     ),
-    ("app.steps:audit", "app.workspace:sync_name"): (
+    ("app.steps:_audit", "app.workspace:sync_name"): (
         frozenset({"--sync"}),
         "the audit asks for the upstream first (pass --upstream): with one, the name is known",
     ),

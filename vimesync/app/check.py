@@ -10,7 +10,7 @@ from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind, document, exit_code_of
 from vimesync.app.workspace import Workspace
 from vimesync.check.flags import EngineFlags
-from vimesync.check.model import CheckReport
+from vimesync.check.model import CheckOptions, CheckReport, ProgressFn
 from vimesync.outputs.model import Findings
 
 
@@ -49,12 +49,18 @@ class CheckOutcome:
 
 def check(ws: Workspace, flags: EngineFlags, *, progress: Progress = no_progress) -> CheckOutcome:
     """Every engine the flags (or the config) name, checked one after the other."""
-    from vimesync.check.run import run_check
-
     plan = ws.engine_plan(flags, require_exact=True)
     reports = []
     for opts in plan:
         with progress() as update:
-            reports.append(run_check(opts, progress=update))
+            reports.append(checked(ws, opts, update))
     notes = tuple(note for opts in plan for note in opts.notes)
     return CheckOutcome(tuple(reports), notes, flags.export)
+
+
+def checked(ws: Workspace, opts: CheckOptions, progress: ProgressFn | None = None) -> CheckReport:
+    """The patch stack of one engine applied and parsed (``run_check``), once per workspace and
+    options: the patches step of a sync, its status and its report share it."""
+    from vimesync.check.run import run_check
+
+    return ws.once(("check", opts), lambda: run_check(opts, progress=progress))

@@ -36,13 +36,14 @@ from vimesync.sop.results import (
 
 
 def evidence_heads(ws: Workspace) -> tuple[str, str]:
-    """(the head, the evidence head it binds to)."""
+    """(the head, the evidence head it binds to), once per workspace."""
     from vimesync.sop.binding import evidence_head
 
     head = ws.head or ""
     if ws.downstream is None or not head:
         return head, head
-    return head, evidence_head(ws.downstream, head, ws.bookkeeping)
+    downstream = ws.downstream
+    return head, ws.once("evidence head", lambda: evidence_head(downstream, head, ws.bookkeeping))
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,14 @@ def assemble(
 ) -> SyncReport:
     """Walk, check and audit what the workspace allows, then build the report: a section whose
     inputs are missing becomes a one-line Skipped instead of an error. ``progress`` is told each
-    of its five steps (``what 2/5: ...``)."""
+    of its five steps (``what 2/5: ...``). Once per workspace, engine flags and CI target: the
+    status step of a sync builds it, its report step takes it."""
+    return ws.once(("report", engine, ci), lambda: _assemble(ws, engine, ci, progress, what))
+
+
+def _assemble(
+    ws: Workspace, engine: EngineFlags, ci: steps.CiTarget | None, progress: Progress, what: str
+) -> SyncReport:
     from vimesync.app.resolved import resolutions
 
     step = Phases(progress, what, 5)

@@ -8,7 +8,6 @@ command (``vimesync sync`` runs them on one workspace) share it.
 from __future__ import annotations
 
 from dataclasses import replace
-from weakref import WeakKeyDictionary
 
 from vimesync.app import upstreamsteps
 from vimesync.app.workspace import Workspace
@@ -17,15 +16,11 @@ from vimesync.errors import BadInput
 
 REPLAY_SECONDS = 600.0  # wall time of one replay's merging (the carry's own budget may be lower)
 
-_DONE: WeakKeyDictionary[Workspace, Resolutions | None] = WeakKeyDictionary()
-
 
 def resolutions(ws: Workspace) -> Resolutions | None:
     """The carried items of the sync with resolved paths (None: no upstream, downstream or
     baseline to replay them with, or no range to walk)."""
-    if ws not in _DONE:
-        _DONE[ws] = _replayed(ws)
-    return _DONE[ws]
+    return ws.once("resolutions", lambda: _replayed(ws))
 
 
 def resolved_paths(ws: Workspace) -> dict[str, tuple[str, ...]]:

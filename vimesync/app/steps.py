@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vimesync import git
+from vimesync.app.check import checked
 from vimesync.app.flags import CiFlags
 from vimesync.app.workspace import Workspace
 from vimesync.audit.model import AuditResult
@@ -61,14 +62,12 @@ def engine_sections(ws: Workspace, flags: EngineFlags, progress: ProgressFn | No
 
 
 def _single_section(ws: Workspace, flags: EngineFlags, progress: ProgressFn | None) -> Section:
-    from vimesync.check.run import run_check
-
     cfg, pin = ws.config, ws.config.engine
     has_source = (flags.source or pin.source or pin.package) is not None
     series = flags.series or pin.series
     if has_source and series is not None:
         (opts,) = ws.engine_plan(replace(flags, engine=None), require_exact=True)
-        check = run_check(opts, progress=progress)
+        check = checked(ws, opts, progress)
         return engine_of_check(check, cfg.engine.repo, previous_pin(ws, pin)), check
     if series is None:
         return (
@@ -105,11 +104,9 @@ def _engine_section(
     ws: Workspace, pin: EnginePin, opts: CheckOptions | None, flags: EngineFlags, progress: ProgressFn | None
 ) -> Section:
     """One engine's Engine patches table and Validation line."""
-    from vimesync.check.run import run_check
-
     previous = previous_pin(ws, pin)
     if opts is not None:
-        check = run_check(opts, progress=progress)
+        check = checked(ws, opts, progress)
         return engine_of_check(check, pin.repo, previous), check
     series = flags.series or pin.series
     if series is not None:
@@ -191,7 +188,12 @@ def mark_against_baseline(ws: Workspace, table: EnginePatches | Skipped) -> Engi
 def audit(ws: Workspace) -> AuditResult:
     """Every path changed between the baseline and the head, classified against the upstream tip
     (translated as carry translates it) and checked against the review ledger; the config's files
-    named relative to the downstream, as a PR description says them (``vimesync.toml:9``)."""
+    named relative to the downstream, as a PR description says them (``vimesync.toml:9``). Once
+    per workspace: the audit step of a sync, its status and its report share it."""
+    return ws.once("audit", lambda: _audit(ws))
+
+
+def _audit(ws: Workspace) -> AuditResult:
     from vimesync.app.resolved import resolved_paths
     from vimesync.audit.run import AuditInputs, load_excluded_globs, run_audit
     from vimesync.audit.verify import load_verify

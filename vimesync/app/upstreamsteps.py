@@ -10,7 +10,6 @@ of a whole upstream history is a command run often, and its start-up counts (ben
 from __future__ import annotations
 
 import re
-from weakref import WeakKeyDictionary
 
 from vimesync import git
 from vimesync.app.workspace import Workspace
@@ -20,7 +19,12 @@ from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
 def walk(ws: Workspace, *, at: str | None = None) -> WalkResult:
     """The upstream range of the sync, classified by the policy and marked mirrored where the
     downstream at ``at`` (default: the baseline: PRs this sync carries are applicable, not
-    "already mirrored") carries them."""
+    "already mirrored") carries them. Once per workspace and ``at``: the walk step of a sync and
+    its carry share it."""
+    return ws.once(("walk", at or ws.baseline), lambda: _walk(ws, at))
+
+
+def _walk(ws: Workspace, at: str | None) -> WalkResult:
     from vimesync.upstream.pipeline import WalkSpec, parse_range, walk_and_classify
 
     upstream = ws.require_upstream()
@@ -39,24 +43,16 @@ def walk(ws: Workspace, *, at: str | None = None) -> WalkResult:
     return walk_and_classify(spec, ws.config, reader=ws.reader)
 
 
-_WALKED: WeakKeyDictionary[Workspace, WalkResult] = WeakKeyDictionary()
-_CARRIED: WeakKeyDictionary[Workspace, frozenset[int]] = WeakKeyDictionary()
-
-
 def walked(ws: Workspace) -> WalkResult:
-    """:func:`walk` of the sync's range at the baseline, once per workspace: the report, ``sop
-    status`` and the replay of the carry (:mod:`vimesync.app.resolved`) share it."""
-    if ws not in _WALKED:
-        _WALKED[ws] = walk(ws)
-    return _WALKED[ws]
+    """:func:`walk` of the sync's range at the baseline (once per workspace, as every walk): the
+    report, ``sop status`` and the replay of the carry (:mod:`vimesync.app.resolved`) share it."""
+    return walk(ws)
 
 
 def carried_at_head(ws: Workspace, walk_result: WalkResult) -> frozenset[int]:
     """:func:`carried` of the workspace's :func:`walked` (``walk_result``), once per workspace
     (needs a downstream and a head)."""
-    if ws not in _CARRIED:
-        _CARRIED[ws] = carried(ws, walk_result)
-    return _CARRIED[ws]
+    return ws.once("carried at head", lambda: carried(ws, walk_result))
 
 
 def carried(ws: Workspace, walked: WalkResult) -> frozenset[int]:

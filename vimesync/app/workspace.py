@@ -22,10 +22,11 @@ records (``vimesync sync``/``carry`` state), or refuses, naming ``--head`` and `
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from vimesync import git
 from vimesync.app.flags import SyncFlags
@@ -53,6 +54,7 @@ Reading = Literal["worktree", "head"]
 # ("here": a carry in progress belongs to the repository it runs in, and in its worktree the config
 # is the sync branch's, which carried upstream changes may have written).
 DownstreamDefault = Literal["cwd", "none", "here"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,6 +73,7 @@ class Workspace:
     notes: tuple[str, ...] = ()
     baseline_how: str | None = None  # how the baseline was found when --baseline was not given
     cwd: Path = field(default_factory=Path.cwd)
+    _done: dict[Hashable, object] = field(init=False, default_factory=dict, repr=False, compare=False)
 
     # --- resolving -----------------------------------------------------------------------------
     @classmethod
@@ -139,6 +142,14 @@ class Workspace:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def once(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()``, worked out the first time ``key`` is asked and kept (not when it raises):
+        the head, baseline and config are fixed, so a later step (``sync`` runs its gates on one
+        workspace) takes what an earlier one computed. None are kept after ``replace()``."""
+        if key not in self._done:
+            self._done[key] = make()
+        return self._done[key]  # type: ignore[return-value]
+
     @property
     def baseline_note(self) -> tuple[str, ...]:
         """How the baseline was found, when --baseline was not given (for the commands that must
@@ -199,7 +210,8 @@ class Workspace:
         config, or the one --engine names."""
         from vimesync.check.model import check_plan
 
-        return check_plan(self.config, flags, self._plan_rules(require_exact))
+        rules = self._plan_rules(require_exact)
+        return self.once(("engine plan", flags, require_exact), lambda: check_plan(self.config, flags, rules))
 
     def engine_plan_one(self, flags: EngineFlags) -> CheckOptions:
         """The check of one engine; BadInput when the config names several and neither --engine

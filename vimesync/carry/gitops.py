@@ -248,6 +248,13 @@ def upstream_commits_of(repo: Path, old: str, new: str) -> list[tuple[str, str |
     return found
 
 
+_FORMATS: dict[str, str] = {}
+
+
 def object_format(repo: Path) -> str:
-    out = git.run(repo, ["rev-parse", "--show-object-format"], check=False).decode().strip()
-    return out or "sha1"
+    """sha1 or sha256: asked once per object store (the carry and the replay of it both ask)."""
+    store = git.object_store(repo)
+    if store not in _FORMATS:
+        out = git.run(repo, ["rev-parse", "--show-object-format"], check=False).decode().strip()
+        _FORMATS[store] = out or "sha1"
+    return _FORMATS[store]

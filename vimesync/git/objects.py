@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from vimesync.errors import GitError
 from vimesync.git.disarm import argv, git_env
 from vimesync.git.process import run
 from vimesync.git.repocheck import guard
+from vimesync.git.repos import object_store
 
 NULL_SHA = "0" * 40  # git's "no object": a root commit's base, a deleted file's oid
 
@@ -64,10 +66,26 @@ def parse_ls_tree(out: bytes) -> list[TreeEntry]:
 
 
 def ls_tree(repo: Path, rev: str, paths: Sequence[str] = ()) -> list[TreeEntry]:
+    """Every blob (and submodule) under ``rev``, or under ``paths`` of it. A whole tree named by a
+    full sha is listed once per process (its last few kept): a sync's replay and its audit both
+    list the baseline."""
     args = ["ls-tree", "-r", "-z", "--long", "--full-tree", rev]
     if paths:
         args += ["--", *paths]
-    return parse_ls_tree(run(repo, args))
+        return parse_ls_tree(run(repo, args))
+    key = (object_store(repo), rev)
+    if (known := _LISTED.get(key)) is None:
+        known = tuple(parse_ls_tree(run(repo, args)))
+        if _FULL_SHA.fullmatch(rev):
+            _LISTED[key] = known
+            while len(_LISTED) > _LISTINGS_KEPT:
+                del _LISTED[next(iter(_LISTED))]
+    return list(known)
+
+
+_LISTINGS_KEPT = 8
+_LISTED: dict[tuple[str, str], tuple[TreeEntry, ...]] = {}
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
 
 def _cat_file_batch(repo: Path, mode: str = "--batch") -> subprocess.Popen[bytes]:
@@ -121,6 +139,27 @@ class CatFile:
         if len(fields) != 3 or not fields[2].isdigit():
             return None  # "<name> missing", "ambiguous"
         return fields[0].decode("ascii"), fields[1].decode("ascii")
+
+    def blob(self, name: str, *, max_size: int | None = None) -> bytes | None:
+        """The content of the blob ``name`` names (``<commit>:<path>``: the path as the tree holds
+        it, no symlink followed) through this one process; None when it names nothing or no blob.
+        GitError for a blob larger than ``max_size``."""
+        if "\n" in name:
+            return None
+        self._in.write(name.encode("utf-8", "surrogateescape") + b"\n")
+        self._in.flush()
+        fields = self._out.readline().split()
+        if len(fields) != 3 or not fields[2].isdigit():
+            return None  # "<name> missing", "<name> ambiguous"
+        size = int(fields[2])
+        if fields[1] != b"blob" or (max_size is not None and size > max_size):
+            self._skip(size + 1)
+            if fields[1] != b"blob":
+                return None
+            raise GitError(f"{self.repo}: {name} is {size:,} bytes, more than the {max_size:,} allowed")
+        data = self._out.read(size)
+        self._skip(1)
+        return data
 
     def read(self, oid: str, *, max_size: int | None = None, head: int | None = None) -> bytes:
         """The object's content. With ``max_size``: GitError (bad input) for a larger object; with

@@ -85,6 +85,9 @@ def inspect_repository(cwd: Path, extra: dict[str, str] | None = None) -> None:
     slot = (str(cwd), (extra or {}).get("GIT_CEILING_DIRECTORIES", ""))
     if (seen := _checked.get(slot)) is not None and _stamp(seen[0]) == seen[1]:
         return
+    if (same := _found_here(cwd)) is not None:  # at its own root: no ceiling changes what git finds
+        _checked[slot], _git_dirs[slot] = same
+        return
     env = git_env(extra)
 
     def query(args: list[str]) -> ProcessRun:
@@ -121,6 +124,43 @@ def inspect_repository(cwd: Path, extra: dict[str, str] | None = None) -> None:
                 hint="use a clone that holds its own objects (git repack -a -d, then remove the file)",
             )
     _checked[slot] = (common, stamp)
+    _git_dirs[slot] = git_dir
+
+
+# the folder -> its git directory, as the inspection found it (git_dir asks no second time)
+_git_dirs: dict[tuple[str, str], Path] = {}
+
+
+def _found_here(cwd: Path) -> tuple[tuple[Path, tuple[object, ...]], Path] | None:
+    """An inspection of ``cwd`` under another ceiling that found the repository at ``cwd`` itself
+    (``cwd/.git``, or ``cwd`` a bare repository) and still holds."""
+    for (where, _), seen in list(_checked.items()):
+        if where != str(cwd):
+            continue
+        found = _git_dirs.get((where, _))
+        if found is not None and found in (cwd / ".git", cwd) and _stamp(seen[0]) == seen[1]:
+            return seen, found
+    return None
+
+
+def inspected_common_dir(cwd: Path) -> Path | None:
+    """The common git directory of ``cwd`` as :func:`inspect_repository` found it (worktrees of one
+    repository share it, and their objects), when that inspection still holds."""
+    slot = (str(cwd), "")
+    seen = _checked.get(slot)
+    if seen is None or _stamp(seen[0]) != seen[1]:
+        return None
+    return seen[0]
+
+
+def inspected_git_dir(cwd: Path) -> Path | None:
+    """The absolute git directory of ``cwd`` as :func:`inspect_repository` found it, when that
+    inspection still holds (None: not inspected, not a repository, or changed since)."""
+    slot = (str(cwd), "")
+    seen, found = _checked.get(slot), _git_dirs.get(slot)
+    if seen is None or found is None or _stamp(seen[0]) != seen[1] or not found.is_dir():
+        return None
+    return found
 
 
 def _stamp(common: Path) -> tuple[object, ...]:

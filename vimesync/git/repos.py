@@ -5,12 +5,13 @@ tracked files its work tree or index holds otherwise than HEAD (:func:`modified_
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from vimesync.errors import GitError
 from vimesync.git.disarm import argv, git_env
 from vimesync.git.process import run, run_ok
-from vimesync.git.repocheck import guard, inspect_repository
+from vimesync.git.repocheck import guard, inspect_repository, inspected_common_dir, inspected_git_dir
 from vimesync.procrun import Command, capture
 
 
@@ -21,6 +22,8 @@ def git_dir(path: Path) -> Path:
     if not path.is_dir():
         raise GitError(f"{path}: not a directory")
     inspect_repository(path)  # a refused repository says why, not "not a git repository"
+    if (found := inspected_git_dir(path)) is not None:  # the inspection asked git already
+        return found
     try:
         out = run(path, ["rev-parse", "--absolute-git-dir"])
     except GitError as exc:
@@ -28,10 +31,34 @@ def git_dir(path: Path) -> Path:
     return Path(out.decode().strip())
 
 
+# repository -> (its common git dir, the stamp it was found under): a sync saves its state after
+# every step, and each save asked git again where the state file goes.
+_COMMON: dict[str, tuple[Path, tuple[object, ...]]] = {}
+
+
 def common_dir(repo: Path) -> Path:
-    """The git directory every worktree of ``repo`` shares (where a state file is kept)."""
+    """The git directory every worktree of ``repo`` shares (where a state file is kept); asked of
+    git again when ``repo/.git``, the common dir or its config is not the one it was found with."""
+    seen = _COMMON.get(str(repo))
+    if seen is not None and _stamp(repo, seen[0]) == seen[1]:
+        return seen[0]
     out = run(repo, ["rev-parse", "--git-common-dir"]).decode().strip()
-    return (repo / out).resolve() if not os.path.isabs(out) else Path(out)
+    found = (repo / out).resolve() if not os.path.isabs(out) else Path(out)
+    _COMMON[str(repo)] = (found, _stamp(repo, found))
+    return found
+
+
+def _stamp(repo: Path, common: Path) -> tuple[object, ...]:
+    """Which ``.git`` and which config (a folder's time moves with every file written in it)."""
+
+    def one(path: Path, *, when: bool) -> object:
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_dev, st.st_mtime_ns if when else 0)
+
+    return (one(repo / ".git", when=False), one(common, when=False), one(common / "config", when=True))
 
 
 def is_repo(path: Path) -> bool:
@@ -43,10 +70,25 @@ def is_repo(path: Path) -> bool:
     return True
 
 
+def object_store(repo: Path) -> str:
+    """What holds ``repo``'s objects, as a key for facts about them: its common git dir when the
+    repository check found it (the worktrees of one repository share it), else the path."""
+    return str(inspected_common_dir(repo) or repo)
+
+
+# (repository, full sha, kind) that resolved to itself: an object does not go away while a command
+# runs, so a sha a step resolved is not asked of git again by the steps after it (a ref is).
+_RESOLVED: set[tuple[str, str, str]] = set()
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
+
+
 def resolve(repo: Path, rev: str, *, kind: str = "commit") -> str:
     """The full sha of ``rev`` peeled to ``kind``; GitError naming the rev when unknown."""
     if not rev or rev.startswith("-"):
         raise GitError(f"{repo}: {rev!r} is not a revision")
+    known = (object_store(repo), rev, kind)
+    if known in _RESOLVED:
+        return rev
     out = run(
         repo, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{{kind}}}"], check=False
     )
@@ -55,11 +97,24 @@ def resolve(repo: Path, rev: str, *, kind: str = "commit") -> str:
         if not is_repo(repo):  # say that, not "unknown revision 'HEAD'" (run in /tmp, say)
             raise GitError(f"{repo}: not a git repository")
         raise GitError(f"{repo}: unknown revision {rev!r}")
+    if sha == rev and _FULL_SHA.fullmatch(rev):
+        _RESOLVED.add(known)
     return sha
 
 
+# (repository, ancestor, descendant) of full shas -> the answer: commits do not change, so a pair
+# one step asked about (the audit's baseline and head, the walk's range) is not asked again.
+_ANCESTRY: dict[tuple[str, str, str], bool] = {}
+
+
 def is_ancestor(repo: Path, ancestor: str, descendant: str) -> bool:
-    return run_ok(repo, ["merge-base", "--is-ancestor", ancestor, descendant])
+    key = (object_store(repo), ancestor, descendant)
+    if (known := _ANCESTRY.get(key)) is not None:
+        return known
+    answer = run_ok(repo, ["merge-base", "--is-ancestor", ancestor, descendant])
+    if _FULL_SHA.fullmatch(ancestor) and _FULL_SHA.fullmatch(descendant):
+        _ANCESTRY[key] = answer
+    return answer
 
 
 def repo_at(path: Path) -> Path | None:
@@ -74,6 +129,34 @@ def repo_at(path: Path) -> Path | None:
         return None
     extra = {"GIT_CEILING_DIRECTORIES": str(path.parent)}
     guard(path, ["rev-parse"], extra)
+    stamp = _where(path)
+    seen = _REPO_AT.get(str(path))
+    if seen is not None and seen[1] == stamp:
+        return seen[0]
+    found = _repo_at(path, extra)
+    _REPO_AT[str(path)] = (found, stamp)
+    return found
+
+
+# path -> (repo_at's answer, the stamp it was found under): the engine's source is asked whether
+# it is a repository by the check's plan and again by the source it opens.
+_REPO_AT: dict[str, tuple[Path | None, tuple[object, ...]]] = {}
+
+
+def _where(path: Path) -> tuple[object, ...]:
+    """Which folder, ``.git``, ``HEAD`` and ``objects`` ``path`` holds (none made or replaced)."""
+
+    def one(p: Path) -> object:
+        try:
+            st = os.stat(p, follow_symlinks=False)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_dev)
+
+    return tuple(one(path / name) for name in ("", ".git", "HEAD", "objects"))
+
+
+def _repo_at(path: Path, extra: dict[str, str]) -> Path | None:
     args = ["rev-parse", "--absolute-git-dir", "--is-bare-repository", "--show-cdup"]
     out = capture(Command(argv(args), path, git_env(extra)))
     if out.code != 0:

@@ -100,7 +100,7 @@ def refine(
 _Series = tuple[dict[str, int | None], dict[str, str]]
 
 
-def _series_at(downstream: Path, rev: str, rel: str) -> _Series | None:
+def _series_at(downstream: Path, rev: str, rel: str, cat: git.CatFile) -> _Series | None:
     """The series file ``rel`` (or ``rel/series``) at ``rev``: its names with their ``-pN``, and
     their blob ids."""
     entries = {e.path: e for e in git.ls_tree(downstream, rev, [rel])}
@@ -111,8 +111,7 @@ def _series_at(downstream: Path, rev: str, rel: str) -> _Series | None:
         entry = entries.get(rel)
     if entry is None or entry.kind != "blob":
         return None
-    with git.CatFile(downstream) as cat:
-        text = cat.read(entry.oid, max_size=MAX_SERIES_BYTES).decode("utf-8", "replace")
+    text = cat.read(entry.oid, max_size=MAX_SERIES_BYTES).decode("utf-8", "replace")
     strips = series_strips(text.removeprefix("\ufeff"))
     folder = posixpath.dirname(rel)
     paths = [posixpath.join(folder, n) if folder else n for n in strips]
@@ -143,17 +142,17 @@ def mark_series(
     """``table``'s rows marked against the baseline's series (unmarked when the head's series is
     not in the downstream; every row "added" when the baseline had none). ``strip``: the pin's,
     for entries without ``-pN``."""
-    try:
-        now = _series_at(downstream, head, rel)
-        before = _series_at(downstream, baseline, rel)
-    except git.GitError:
-        return table
-    if now is None:
-        return table
-    strips, oids = now
-    old_strips, old_oids = before if before is not None else ({}, {})
-    marks, removed = series_changes(list(strips), list(old_strips), oids, old_oids)
-    with git.CatFile(downstream) as cat:
+    with git.CatFile(downstream) as cat:  # one reader of both commits' series and patches
+        try:
+            now = _series_at(downstream, head, rel, cat)
+            before = _series_at(downstream, baseline, rel, cat)
+        except git.GitError:
+            return table
+        if now is None:
+            return table
+        strips, oids = now
+        old_strips, old_oids = before if before is not None else ({}, {})
+        marks, removed = series_changes(list(strips), list(old_strips), oids, old_oids)
         marks = refine(marks, (strips, old_strips), _same_diff(cat, (oids, old_oids)), strip)
     rows = tuple(replace(r, change=marks.get(r.name)) for r in table.rows)
     return replace(table, rows=rows, removed=removed)

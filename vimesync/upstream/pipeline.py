@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,12 +89,28 @@ def _since(repo: Path, base: str) -> str | None:
 
     if base == git.NULL_SHA:
         return None
-    date = git.run(repo, ["log", "-1", "--format=%cI", base]).decode().strip()
+    date = _committed(repo, base)
     try:
         # Margin for clock skew between machines that committed upstream and downstream.
         return (datetime.fromisoformat(date) - timedelta(days=2)).isoformat()
     except ValueError:
         return None
+
+
+_DATES: dict[tuple[str, str], str] = {}
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def _committed(repo: Path, sha: str) -> str:
+    """The committer date of ``sha`` (a commit's never changes: the walk of the sync's range and
+    the reading of its head ask once)."""
+    key = (str(repo), sha)
+    if (known := _DATES.get(key)) is not None:
+        return known
+    date = git.run(repo, ["log", "-1", "--format=%cI", sha]).decode().strip()
+    if _FULL_SHA.fullmatch(sha):  # a ref moves
+        _DATES[key] = date
+    return date
 
 
 def _unborn(repo: Path) -> bool:

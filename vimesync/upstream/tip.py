@@ -23,26 +23,30 @@ def _sha(repo: Path, ref: str) -> str | None:
     return sha if len(sha) == 40 else None
 
 
-def _local_branch(repo: Path, branch: str) -> str | None:
-    """The local branch ``branch`` names (``HEAD`` -> the checked-out one), or None."""
+def _local_branch(repo: Path, branch: str) -> tuple[str, str | None] | None:
+    """The local branch ``branch`` names (``HEAD`` -> the checked-out one) and its commit when
+    it was read on the way, or None."""
     if branch == "HEAD":
         name = git.run(repo, ["symbolic-ref", "-q", "--short", "HEAD"], check=False).decode().strip()
-        return name or None
+        return (name, None) if name else None
     if branch.startswith("refs/heads/"):
         branch = branch.removeprefix("refs/heads/")
-    return branch if _sha(repo, f"refs/heads/{branch}") else None
+    sha = _sha(repo, f"refs/heads/{branch}")
+    return (branch, sha) if sha else None
 
 
 def configured_tip(repo: Path, branch: str) -> tuple[str, str | None]:
     """The rev to use for ``branch`` in the upstream clone ``repo``, and a note when it is not
     ``branch`` itself. BadInput when the local branch and its remote-tracking one have diverged."""
-    local = _local_branch(repo, branch)
-    if local is None:
+    found = _local_branch(repo, branch)
+    if found is None:
         if _sha(repo, branch) is None and _sha(repo, f"refs/remotes/origin/{branch}"):
             return f"origin/{branch}", None  # only a remote-tracking branch by that name
         return branch, None
+    local, local_sha = found
     remote = f"origin/{local}"
-    local_sha, remote_sha = _sha(repo, f"refs/heads/{local}"), _sha(repo, f"refs/remotes/{remote}")
+    local_sha = local_sha or _sha(repo, f"refs/heads/{local}")
+    remote_sha = _sha(repo, f"refs/remotes/{remote}")
     if local_sha is None or remote_sha is None or local_sha == remote_sha:
         return branch, None
     if git.is_ancestor(repo, local_sha, remote_sha):

@@ -1,0 +1,76 @@
+"""One ``vimesync sync`` of the demo does each piece of work once (issue 30): the git processes it
+starts are counted (a counter, not a timing), and so are its walks of the upstream range and its
+listings of the engine pin's and the upstream tip's trees. Before, one sync started 227 git
+processes, walked the range 4 times and listed each of those trees 3 times: the status step built
+the report, the report step built it again, after the patches and audit steps did their own."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.builders.syncdemo import OFFLINE, presync_demo, sync_json
+
+pytestmark = pytest.mark.slow  # a real demo, carried and reported
+
+MAX_GIT = 113  # half of the 227 one sync started before
+
+
+@dataclass
+class Spawned:
+    """Every git process started, as (the folder it ran in, its arguments after git's options)."""
+
+    runs: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+
+    def full_listings(self, rev: str) -> int:
+        """``git ls-tree -r`` of all of ``rev`` (no path limit)."""
+        return sum(1 for _, a in self.runs if a[:2] == ("ls-tree", "-r") and a[-1] == rev)
+
+    def walks(self, upstream: Path) -> int:
+        """Walks of the upstream range: the first-parent log with the files of each commit."""
+        here = os.path.realpath(upstream)
+        logs = [a for cwd, a in self.runs if os.path.realpath(cwd) == here and a[0] == "log"]
+        return sum(1 for a in logs if "--name-only" in a and "--first-parent" in a)
+
+
+def _command(argv: list[str]) -> tuple[str, ...]:
+    """The arguments from git's subcommand on (vimesync puts ``-c key=value`` pairs before it)."""
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):
+        i += 2 if argv[i] in ("-c", "-C") else 1
+    return tuple(argv[i:])
+
+
+@pytest.fixture
+def spawned(monkeypatch: pytest.MonkeyPatch) -> Iterator[Spawned]:
+    """Counts the git processes started while the test runs (each still runs: nothing is faked)."""
+    seen = Spawned()
+    real = subprocess.Popen.__init__
+
+    def counting(self: subprocess.Popen[bytes], args: object, *a: object, **kw: object) -> None:
+        if isinstance(args, (list, tuple)) and args and os.path.basename(str(args[0])) == "git":
+            seen.runs.append((str(kw.get("cwd") or os.getcwd()), _command([str(x) for x in args])))
+        real(self, args, *a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", counting)
+    yield seen
+
+
+def test_one_sync_does_each_piece_of_work_once(tmp_path: Path, capsys, spawned: Spawned) -> None:
+    d = presync_demo(tmp_path / "d")
+    spawned.runs.clear()  # the demo's own build is not the sync's
+    code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
+    assert code == 0 and doc["ok"] is True, (doc, err)
+    assert [s["name"] for s in doc["steps"]] == ["walk", "carry", "patches", "audit", "status", "report"]
+    # the walk step's walk is the carry's; the report, the status and the replay of the carry
+    # share the head's (the same range, read with the head's config and policy)
+    assert spawned.walks(d.upstream) == 2
+    # the patch stack is applied to the engine pin's tree once, the audit lists the upstream tip once
+    assert spawned.full_listings(d.engine_rev) == 1
+    assert spawned.full_listings(d.tip) == 1
+    assert len(spawned.runs) <= MAX_GIT, sorted(a[0] for _, a in spawned.runs)
