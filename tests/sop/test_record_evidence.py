@@ -100,7 +100,8 @@ def test_a_run_is_recorded_with_its_figures(demo: Demo, capsys) -> None:
         capsys,
     )
     assert (
-        code == 0 and "recorded PipelineRL four-GPU: exit 0 in 4m03s on h200-01 (rollouts 3, flush 2)" in out
+        code == 0
+        and "recorded PipelineRL four-GPU: exit 0 in 4m03s on h200-01 (rollouts 3, flush 2), typed" in out
     )
     rec = _records(demo)["runs"]["PipelineRL four-GPU"][demo.head]
     assert rec["exit"] == 0 and rec["duration"] == 243.0 and rec["figures"] == {"rollouts": "3", "flush": "2"}
