@@ -330,3 +330,52 @@ def test_a_gigabyte_of_output_keeps_memory_and_the_record_bounded(demo: Demo) ->
     assert m is not None and m.log_bytes == (1 << 30) + len("last line\n")
     assert m.tail[-1] == "last line" and len(m.tail) <= 40 and all(len(t) <= 300 for t in m.tail)
     assert _records(demo).stat().st_size  # type: ignore[union-attr] < 64 * 1024
+
+
+def test_a_control_run_that_reproduces_the_failure_exits_0_one_that_does_not_exits_1(
+    demo: Demo, capsys, tmp_path: Path
+) -> None:
+    job = "import sys; print('OSError: [Errno 24] Too many open files'); sys.exit(1)"
+    control = ["sop", "record", "run", "--name", "FD control", "--expect-exit", "1"]
+    code, out, err = run(capsys, *control, "--expect-output", r"Errno 24\] Too many", "--", PY, "-c", job)
+    assert code == 0 and "expected failure reproduced" in out, err
+    code, out, _ = run(capsys, *control, "--again", "--expect-output", "never printed", "--", PY, "-c", job)
+    assert code == 1 and "not as expected (the expected output not found)" in out
+    assert [r.ok for r in _runs(demo)] == [True, False]  # written either way
+    marker = tmp_path / "ran"
+    code, _, err = run(
+        capsys, *control, "--again", "--expect-output", "(unclosed", "--", "touch", str(marker)
+    )
+    assert code == 2 and "--expect-output: not an RE2 pattern" in err and not marker.exists()
+
+
+def test_retries_rerun_the_job_unchanged_and_keep_every_attempt(demo: Demo, capsys, tmp_path: Path) -> None:
+    count = tmp_path / "count"
+    job = (
+        f"import os, pathlib; p = pathlib.Path({str(count)!r});"
+        " n = int(p.read_text() or 0) if p.exists() else 0; p.write_text(str(n + 1));"
+        " os.kill(os.getpid(), 9) if n == 0 else print('passed')"
+    )
+    code, out, err = run(
+        capsys, "sop", "record", "run", "--name", "GPU", "--retries", "2", "--", PY, "-c", job
+    )
+    assert code == 0, err
+    assert "passed on an unchanged retry (attempt 1: exit -9 (SIGKILL))" in out
+    (rec,) = _runs(demo)
+    assert (
+        rec.measured is not None
+        and [a.exit for a in rec.measured.attempts] == [-9]
+        and count.read_text() == "2"
+    )
+    code, _, err = run(capsys, "sop", "record", "run", "--name", "x", "--retries", "11", "--", "true")
+    assert code == 2 and "--retries 11" in err
+
+
+def test_the_report_says_what_was_measured_and_what_was_typed(demo: Demo, capsys) -> None:
+    assert run(capsys, "sop", "record", "run", "--name", "smoke", "--", "true")[0] == 0
+    assert run(capsys, "sop", "record", "run", "--name", "smoke", "--again", "--", "true")[0] == 0
+    assert run(capsys, "sop", "record", "run", "--name", "lab", "--exit", "0", "--duration", "4m03s")[0] == 0
+    code, out, _ = run(capsys, "report", "--baseline", demo.baseline)
+    assert "- smoke: two independent complete runs, both exit 0, " in out
+    assert "  - run 2: exit 0 in " in out and ", measured on `" in out
+    assert "- lab: exit 0 in 4m03s, typed." in out
