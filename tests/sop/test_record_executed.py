@@ -379,3 +379,113 @@ def test_the_report_says_what_was_measured_and_what_was_typed(demo: Demo, capsys
     assert "- smoke: two independent complete runs, both exit 0, " in out
     assert "  - run 2: exit 0 in " in out and ", measured on `" in out
     assert "- lab: exit 0 in 4m03s, typed." in out
+
+
+JUNIT = (
+    '<testsuite><testcase classname="t" name="a"/>'
+    '<testcase classname="t" name="b"><failure/></testcase></testsuite>'
+)
+
+
+def _writer(path: Path, data: bytes) -> list[str]:
+    """A job that writes ``data`` to ``path`` (a copy of a file beside it: no argv limit)."""
+    source = path.with_name(path.name + ".src")
+    source.write_bytes(data)
+    return ["cp", str(source), str(path)]
+
+
+def test_junit_the_job_wrote_is_counted_and_a_failing_test_makes_the_run_red(
+    demo: Demo, capsys, tmp_path: Path
+) -> None:
+    xml = tmp_path / "out.xml"
+    argv = ["sop", "record", "run", "--name", "pytest", "--junit", str(xml), "--"]
+    code, out, err = run(capsys, *argv, *_writer(xml, JUNIT.encode()))
+    assert code == 1, err  # the job exited 0, a test failed: not green
+    (rec,) = _runs(demo)
+    assert rec.measured is not None and rec.measured.tests == (1, 1, 0, 0) and not rec.ok
+    os.utime(xml, (1, 1))  # a file from an earlier run
+    code, _, err = run(capsys, *argv[:-1], "--again", "--", "true")
+    assert code == 2 and "not written by this run; nothing recorded" in err and len(_runs(demo)) == 1
+
+
+def test_figures_the_job_wrote_are_recorded_and_escaped_in_the_report(
+    demo: Demo, capsys, tmp_path: Path
+) -> None:
+    figures = tmp_path / "figures.json"
+    data = json.dumps(
+        {"observed FD count": 1614, "soft FD limit": 1024, "engine": "vllm *0.11* <b>"}
+    ).encode()
+    code, _, err = run(
+        capsys,
+        "sop",
+        "record",
+        "run",
+        "--name",
+        "FD",
+        "--figures",
+        str(figures),
+        "--",
+        *_writer(figures, data),
+    )
+    assert code == 0, err
+    assert _runs(demo)[0].measured.figures == (  # type: ignore[union-attr]
+        ("observed FD count", "1614"),
+        ("soft FD limit", "1024"),
+        ("engine", "vllm *0.11* <b>"),
+    )
+    _, out, _ = run(capsys, "report", "--baseline", demo.baseline)
+    assert "; observed FD count 1614, soft FD limit 1024, engine vllm \\*0.11\\* \\<b\\>." in out
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (
+            b"[" * 100_000 + b"]" * 100_000,
+            "invalid JSON: nested deeper than 64 levels",
+        ),  # deep nesting: refused, no recursion error
+        (b'{"a": {"b": 1}}', "figure #1: expected a number or a short string"),
+        (b'{"a": [1]}', "figure #1: expected a number or a short string"),
+        (b'{"a\\nb": 1}', "figure #1: expected a name"),
+        (b'{"[x](http://e)": 1}', "figure #1: expected a name"),
+        (b'{"a": "two\\nlines"}', "figure #1: expected one line"),
+        (b'{"a": true}', "figure #1: expected a number"),
+        (b'{"a": 1e999}', "figure #1: expected a finite number"),
+        (b'{"a": "\xff\xfe"}', "not UTF-8"),
+        (json.dumps({f"k{i}": i for i in range(10_000)}).encode(), "10,000 figures, at most 100"),
+    ],
+    ids=["nested", "object", "list", "newline-name", "markdown-name", "newline-value", "bool", "inf"]
+    + ["not-utf8", "10k-keys"],  # short ids: pytest puts the id in the job's environment
+)
+def test_a_hostile_figures_file_records_nothing_and_echoes_nothing(
+    demo: Demo, capsys, tmp_path: Path, data: bytes, why: str
+) -> None:
+    figures = tmp_path / "figures.json"
+    code, _, err = run(
+        capsys,
+        "sop",
+        "record",
+        "run",
+        "--name",
+        "F",
+        "--figures",
+        str(figures),
+        "--",
+        *_writer(figures, data),
+    )
+    assert code == 2 and why in err and err.count("\n") == 1, err
+    assert "http://e" not in err and "two" not in err and _runs(demo) == ()
+
+
+def test_a_figures_file_of_a_gigabyte_or_behind_a_symlink_is_refused(
+    demo: Demo, capsys, tmp_path: Path
+) -> None:
+    big = tmp_path / "big.json"
+    job = [PY, "-c", f"open({str(big)!r}, 'wb').truncate(1 << 30)"]  # sparse: a gigabyte, not read
+    code, _, err = run(capsys, "sop", "record", "run", "--name", "F", "--figures", str(big), "--", *job)
+    assert code == 2 and "over the 1048576-byte limit" in err
+    link = tmp_path / "link.json"
+    (tmp_path / "real.json").write_text('{"a": 1}')
+    link.symlink_to(tmp_path / "real.json")
+    code, _, err = run(capsys, "sop", "record", "run", "--name", "F", "--figures", str(link), "--", "true")
+    assert code == 2 and _runs(demo) == ()

@@ -147,6 +147,8 @@ class RecordRunRequest:
     expect_output: str | None = None
     retries: int = 0
     again: bool = False
+    junit: tuple[Path, ...] = ()
+    figures_file: Path | None = None
     command: tuple[str, ...] = ()
 
 

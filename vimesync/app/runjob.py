@@ -18,6 +18,7 @@ someone typed.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +60,8 @@ class ExecuteRequest:
     retries: int = 0
     again: bool = False
     replace: bool = False
+    junit: tuple[Path, ...] = ()  # JUnit XML the job writes (relative: from the checkout root)
+    figures_file: Path | None = None  # a flat JSON object of figures the job writes
     note: str = ""
     figures: tuple[tuple[str, str], ...] = ()  # --figure (typed beside the measured facts)
 
@@ -69,10 +72,13 @@ class _Outcome:
     seconds: float
     started_at: str
     matched: bool
+    began: float  # time.time() when it started
 
 
 _TYPED_ONLY = ("exit", "duration", "host", "image")
-_EXECUTED_ONLY = ("timeout", "keep_env", "expect_exit", "expect_output", "retries", "again")
+_EXECUTED_ONLY = (
+    *("timeout", "keep_env", "expect_exit", "expect_output", "retries", "again", "junit", "figures_file"),
+)
 _UNSET = (None, (), 0, False)
 
 
@@ -95,6 +101,8 @@ def record_run(ws: Workspace, request: RecordRunRequest, *, tee: Tee | None = No
             retries=request.retries,
             again=request.again,
             replace=request.replace,
+            junit=request.junit,
+            figures_file=request.figures_file,
             note=note,
             figures=check_figures(list(request.figures)),
         )
@@ -141,6 +149,10 @@ def execute_run(ws: Workspace, request: ExecuteRequest, *, tee: Tee | None = Non
             break
     refuse_changed_records(ws.sop_root, sync, before, "the job")
     last = attempts[-1]
+    from vimesync.sop.jobfigures import read_job_figures, read_job_junit
+
+    tests = read_job_junit(request.junit, down, last.began) if request.junit else None
+    figures = read_job_figures(request.figures_file, down) if request.figures_file is not None else ()
     expect = None
     if request.expect_exit is not None or pattern is not None:
         expect = Expectation(_expected_exit(request), request.expect_output or "", last.matched)
@@ -159,6 +171,8 @@ def execute_run(ws: Workspace, request: ExecuteRequest, *, tee: Tee | None = Non
         tail=log.tail_lines(secrets),
         attempts=tuple(Attempt(a.code, round(a.seconds, 3), a.started_at) for a in attempts[:-1]),
         expect=expect,
+        tests=tests,
+        figures=figures,
     )
     rec = RunRecord(
         name=name,
@@ -192,12 +206,12 @@ def _attempt(
     """One run of the job, to its end (JobStopped when it passed its deadline)."""
     from vimesync.procrun import Bounds, Command, follow
 
-    started_at = now()
+    started_at, began = now(), time.time()
     run = follow(Command(argv, cwd, env), Bounds(timeout=timeout, max_output=None, orphans=True), log)
     if run.code is None:
         raise JobStopped(f"the job stopped: it {run.stopped} (--timeout {timeout:g}); nothing recorded")
     matched = True if pattern is None else pattern.search(log.text()) is not None
-    return _Outcome(run.code, run.seconds, started_at, matched)
+    return _Outcome(run.code, run.seconds, started_at, matched, began)
 
 
 def _pattern(text: str | None) -> Any:

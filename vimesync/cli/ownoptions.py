@@ -121,9 +121,11 @@ RUN: Any = Group(
         "expect_output": Flag("ExpectOutputOpt"),
         "retries": Flag("RetriesOpt", 0),
         "again": Flag("AgainOpt", False),
+        "junit": Flag("RunJunitOpt"),
+        "figures_file": Flag("FiguresFileOpt"),
         "command": Flag("RunCommandArg"),
     },
-    builds("vimesync.app.evidence:RecordRunRequest", tuples=("figures", "keep_env", "command")),
+    builds("vimesync.app.evidence:RecordRunRequest", tuples=("figures", "keep_env", "junit", "command")),
 )
 REGRESS: Any = Group(
     "regress",

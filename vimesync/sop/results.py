@@ -49,7 +49,15 @@ from vimesync.sop.resultmodel import RunRecord as RunRecord
 from vimesync.sop.resultmodel import TestRecord as TestRecord
 from vimesync.sop.resultmodel import key_of as key_of
 from vimesync.sop.resultmodel import record_to_dict as record_to_dict
-from vimesync.sop.resultvalues import FIGURE_KEY, MAX_COUNT, MAX_FIGURES, MAX_SECONDS, MAX_VALUE, UNPRINTABLE
+from vimesync.sop.resultvalues import (
+    FIGURE_KEY,
+    FIGURE_NAME,
+    MAX_COUNT,
+    MAX_FIGURES,
+    MAX_SECONDS,
+    MAX_VALUE,
+    UNPRINTABLE,
+)
 from vimesync.sop.resultvalues import HOST as HOST
 from vimesync.sop.resultvalues import MAX_NOTE as MAX_NOTE
 from vimesync.sop.resultvalues import NAME as NAME
@@ -149,7 +157,7 @@ class _MeasuredDoc:
         default_factory=dict
     )
     figures: Annotated[
-        dict[Annotated[str, Text(pattern=FIGURE_KEY.pattern, what="a figure name")], Value], Size(MAX_FIGURES)
+        dict[Annotated[str, Text(pattern=FIGURE_NAME.pattern, what="a figure name")], Value], Size(100)
     ] = field(default_factory=dict)
 
 

@@ -124,6 +124,18 @@ ExpectOutputOpt = Annotated[
 RetriesOpt = Annotated[
     int, typer.Option("--retries", metavar="N", help="Rerun a job that did not do as expected, unchanged.")
 ]
+RunJunitOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--junit", metavar="PATH", help="Read after the job: a JUnit XML file it wrote, repeatable (counted)."
+    ),
+]
+FiguresFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--figures", metavar="PATH", help="Read after the job: a flat JSON object of figures it wrote."
+    ),
+]
 AgainOpt = Annotated[
     bool,
     typer.Option("--again", help="Record another independent run of the same name at the same head."),
