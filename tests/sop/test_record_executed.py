@@ -489,3 +489,22 @@ def test_a_figures_file_of_a_gigabyte_or_behind_a_symlink_is_refused(
     link.symlink_to(tmp_path / "real.json")
     code, _, err = run(capsys, "sop", "record", "run", "--name", "F", "--figures", str(link), "--", "true")
     assert code == 2 and _runs(demo) == ()
+
+
+def test_worktree_runs_the_job_in_a_temporary_worktree_of_the_head(
+    demo: Demo, capsys, tmp_path: Path
+) -> None:
+    where = tmp_path / "cwd"
+    job = (
+        "import os, pathlib; pathlib.Path('train.py').write_text('# the job edits its tree');"
+        " pathlib.Path('out.xml').write_text('<testsuite><testcase name=\"a\"/></testsuite>');"
+        f" open({str(where)!r}, 'w').write(os.getcwd())"
+    )
+    argv = ["sop", "record", "run", "--name", "wt", "--worktree", "--junit", "out.xml", "--", PY, "-c", job]
+    code, _, err = run(capsys, *argv)
+    assert code == 0, err
+    ran = Path(where.read_text())
+    assert ran.resolve() != demo.downstream.resolve() and not ran.exists()  # removed afterwards
+    assert "the job edits" not in (demo.downstream / "train.py").read_text()
+    assert not (demo.downstream / "out.xml").exists()
+    assert _runs(demo)[0].measured.tests == (1, 0, 0, 0)  # type: ignore[union-attr]

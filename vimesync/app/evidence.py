@@ -149,6 +149,7 @@ class RecordRunRequest:
     again: bool = False
     junit: tuple[Path, ...] = ()
     figures_file: Path | None = None
+    worktree: bool = False
     command: tuple[str, ...] = ()
 
 

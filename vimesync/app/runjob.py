@@ -4,8 +4,9 @@ someone typed.
 
 - What runs is the argv given, never a shell line nor anything the repository's content names; a
   bare program name is looked up on the job's PATH without the checkout's folders. It runs in the
-  checkout root, refused (exit 2) while tracked files differ from HEAD, and refused in an
-  untrusted checkout (it runs the repository's code, as ``sop record precommit`` does).
+  checkout root (``--worktree``: a temporary detached worktree of the head, as ``sop regress``
+  does), refused (exit 2) while tracked files differ from HEAD, and refused in an untrusted
+  checkout (it runs the repository's code, as ``sop record precommit`` does).
 - Through the one process runner (:func:`vimesync.procrun.follow`): its own process group, a
   deadline (``--timeout``), and on its end, the deadline, Ctrl-C or SIGTERM its whole group killed
   and what left it ended; a stopped run records nothing. Its output is teed live, hashed whole and
@@ -19,7 +20,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,8 +62,9 @@ class ExecuteRequest:
     retries: int = 0
     again: bool = False
     replace: bool = False
-    junit: tuple[Path, ...] = ()  # JUnit XML the job writes (relative: from the checkout root)
+    junit: tuple[Path, ...] = ()  # JUnit XML the job writes (relative: from where it ran)
     figures_file: Path | None = None  # a flat JSON object of figures the job writes
+    worktree: bool = False  # run in a temporary worktree of the head, not the checkout root
     note: str = ""
     figures: tuple[tuple[str, str], ...] = ()  # --figure (typed beside the measured facts)
 
@@ -77,7 +80,17 @@ class _Outcome:
 
 _TYPED_ONLY = ("exit", "duration", "host", "image")
 _EXECUTED_ONLY = (
-    *("timeout", "keep_env", "expect_exit", "expect_output", "retries", "again", "junit", "figures_file"),
+    *(
+        "timeout",
+        "keep_env",
+        "expect_exit",
+        "expect_output",
+        "retries",
+        "again",
+        "junit",
+        "figures_file",
+        "worktree",
+    ),
 )
 _UNSET = (None, (), 0, False)
 
@@ -103,6 +116,7 @@ def record_run(ws: Workspace, request: RecordRunRequest, *, tee: Tee | None = No
             replace=request.replace,
             junit=request.junit,
             figures_file=request.figures_file,
+            worktree=request.worktree,
             note=note,
             figures=check_figures(list(request.figures)),
         )
@@ -136,23 +150,18 @@ def execute_run(ws: Workspace, request: ExecuteRequest, *, tee: Tee | None = Non
     before = records_text(ws.sop_root, sync)
     env, secrets = _job_env(ws, request.keep_env)
     from vimesync.sop.hostfacts import host_facts
-    from vimesync.sop.joblog import JobLog, clean, mask
+    from vimesync.sop.joblog import clean, mask
 
     facts = host_facts(path=env.get("PATH", ""), checkout=down, env=env)
-    attempts: list[_Outcome] = []
-    log = JobLog(tee)
-    for _ in range(request.retries + 1):
-        log = JobLog(tee)
-        outcome = _attempt(argv, down, env, timeout, log, pattern)
-        attempts.append(outcome)
-        if _as_expected(outcome, request):
-            break
-    refuse_changed_records(ws.sop_root, sync, before, "the job")
-    last = attempts[-1]
-    from vimesync.sop.jobfigures import read_job_figures, read_job_junit
+    with _job_folder(down, head, request.worktree) as cwd:
+        attempts, log = _attempts(argv, cwd, env, timeout, pattern, request, tee)
+        refuse_changed_records(ws.sop_root, sync, before, "the job")
+        last = attempts[-1]
+        from vimesync.sop.jobfigures import read_job_figures, read_job_junit
 
-    tests = read_job_junit(request.junit, down, last.began) if request.junit else None
-    figures = read_job_figures(request.figures_file, down) if request.figures_file is not None else ()
+        tests = read_job_junit(request.junit, cwd, last.began) if request.junit else None
+        files = request.figures_file
+        figures = read_job_figures(files, cwd) if files is not None else ()
     expect = None
     if request.expect_exit is not None or pattern is not None:
         expect = Expectation(_expected_exit(request), request.expect_output or "", last.matched)
@@ -190,6 +199,44 @@ def execute_run(ws: Workspace, request: ExecuteRequest, *, tee: Tee | None = Non
     path = record_run(ws.sop_root, sync, rec)
     result = RecordResult(sync=sync, record=rec, file=path, head=head, kind=Kind.RECORD_RUN, judged=True)
     return result.replacing("runs", old)
+
+
+@contextmanager
+def _job_folder(checkout: Path, head: str, worktree: bool) -> Iterator[Path]:
+    """Where the job runs: the checkout root, or (``--worktree``) a temporary detached worktree
+    of the head, removed afterwards however it is left."""
+    if not worktree:
+        yield checkout
+        return
+    from vimesync.safefs import scratch_dir
+    from vimesync.sop.worktree import temporary_worktree
+
+    with (
+        scratch_dir("vimesync-run-") as scratch,
+        temporary_worktree(checkout, head, Path(scratch) / "head") as tree,
+    ):
+        yield tree
+
+
+def _attempts(
+    argv: tuple[str, ...],
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    pattern: Any,
+    request: ExecuteRequest,
+    tee: Tee | None,
+) -> tuple[list[_Outcome], JobLog]:
+    """Every attempt (more with ``--retries`` while it does not do as expected), the last one's log."""
+    from vimesync.sop.joblog import JobLog
+
+    attempts: list[_Outcome] = []
+    for _ in range(request.retries + 1):
+        log = JobLog(tee)
+        attempts.append(_attempt(argv, cwd, env, timeout, log, pattern))
+        if _as_expected(attempts[-1], request):
+            break
+    return attempts, log
 
 
 def _expected_exit(request: ExecuteRequest) -> int:

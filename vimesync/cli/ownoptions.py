@@ -123,6 +123,7 @@ RUN: Any = Group(
         "again": Flag("AgainOpt", False),
         "junit": Flag("RunJunitOpt"),
         "figures_file": Flag("FiguresFileOpt"),
+        "worktree": Flag("RunWorktreeOpt", False),
         "command": Flag("RunCommandArg"),
     },
     builds("vimesync.app.evidence:RecordRunRequest", tuples=("figures", "keep_env", "junit", "command")),

@@ -58,7 +58,7 @@ _NAMES = {
         HostOpt ImageDigestOpt JunitInOpt MatrixNameOpt NoteOpt PipelineOpt PreCommitOpt
         PrecommitTimeoutOpt RegressTimeoutOpt ReplaceOpt RepoOpt RequireOpt RunNameOpt ShaOpt SkipGateOpt
         SuiteOpt TestIdOpt TestPythonOpt RunTimeoutOpt KeepEnvOpt ExpectExitOpt ExpectOutputOpt
-        RetriesOpt AgainOpt RunCommandArg RunJunitOpt FiguresFileOpt
+        RetriesOpt AgainOpt RunCommandArg RunJunitOpt FiguresFileOpt RunWorktreeOpt
     """,
     "patchheaders": """
         AppliedUpstreamOpt BugOpt DescriptionOpt ForwardedOpt OriginKindOpt OriginOpt PatchNameArg

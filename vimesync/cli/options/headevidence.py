@@ -136,6 +136,12 @@ FiguresFileOpt = Annotated[
         "--figures", metavar="PATH", help="Read after the job: a flat JSON object of figures it wrote."
     ),
 ]
+RunWorktreeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--worktree", help="Run the job in a temporary worktree of the head, not the checkout root."
+    ),
+]
 AgainOpt = Annotated[
     bool,
     typer.Option("--again", help="Record another independent run of the same name at the same head."),
