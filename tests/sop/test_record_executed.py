@@ -500,7 +500,20 @@ def test_worktree_runs_the_job_in_a_temporary_worktree_of_the_head(
         " pathlib.Path('out.xml').write_text('<testsuite><testcase name=\"a\"/></testsuite>');"
         f" open({str(where)!r}, 'w').write(os.getcwd())"
     )
-    argv = ["sop", "record", "run", "--name", "wt", "--worktree", "--junit", "out.xml", "--", PY, "-c", job]
+    argv = [
+        "sop",
+        "record",
+        "run",
+        "--name",
+        "wt",
+        "--in-worktree",
+        "--junit",
+        "out.xml",
+        "--",
+        PY,
+        "-c",
+        job,
+    ]
     code, _, err = run(capsys, *argv)
     assert code == 0, err
     ran = Path(where.read_text())

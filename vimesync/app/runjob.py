@@ -4,7 +4,7 @@ someone typed.
 
 - What runs is the argv given, never a shell line nor anything the repository's content names; a
   bare program name is looked up on the job's PATH without the checkout's folders. It runs in the
-  checkout root (``--worktree``: a temporary detached worktree of the head, as ``sop regress``
+  checkout root (``--in-worktree``: a temporary detached worktree of the head, as ``sop regress``
   does), refused (exit 2) while tracked files differ from HEAD, and refused in an untrusted
   checkout (it runs the repository's code, as ``sop record precommit`` does).
 - Through the one process runner (:func:`vimesync.procrun.follow`): its own process group, a

@@ -139,7 +139,7 @@ FiguresFileOpt = Annotated[
 RunWorktreeOpt = Annotated[
     bool,
     typer.Option(
-        "--worktree", help="Run the job in a temporary worktree of the head, not the checkout root."
+        "--in-worktree", help="Run the job in a temporary worktree of the head, not the checkout root."
     ),
 ]
 AgainOpt = Annotated[
