@@ -193,7 +193,7 @@ def test_the_tests_gate_holds_once_every_required_suite_is_green_at_the_head(
         assert tests == {
             "name": "tests",
             "state": "held",
-            "detail": f"at {configured.head[:8]}: CPU regressions: 2 passed; lab run: exit 0",
+            "detail": f"at {configured.head[:8]}: CPU regressions: 2 passed; lab run: exit 0, typed",
             "command": "",
         }
         assert code == 0, [g for g in json.loads(out)["gates"] if g["state"] != "held"]
