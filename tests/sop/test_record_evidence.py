@@ -206,7 +206,7 @@ def test_the_tests_gate_holds_once_every_required_suite_is_green_at_the_head(
         tests = next(g for g in json.loads(out)["gates"] if g["name"] == "tests")
         assert code == 1 and tests["state"] == "failed"
         assert tests["detail"].endswith(
-            "lab run: red suite 1 passed, 1 failed (not masked by the green run exit 0)"
+            "lab run: red suite 1 passed, 1 failed (not masked by the green run exit 0, typed)"
         )
         code, out, _ = run(["sop", "status", "--baseline", demo.baseline, "--skip-gate", "ci"], capsys)
         assert code == 1 and "lab run: red suite 1 passed, 1 failed" in " ".join(out.split())
