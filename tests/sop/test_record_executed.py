@@ -521,3 +521,14 @@ def test_worktree_runs_the_job_in_a_temporary_worktree_of_the_head(
     assert "the job edits" not in (demo.downstream / "train.py").read_text()
     assert not (demo.downstream / "out.xml").exists()
     assert _runs(demo)[0].measured.tests == (1, 0, 0, 0)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("marker", [("VIMESYNC_UNTRUSTED", "1"), ("CI", "true")])
+def test_an_untrusted_checkout_runs_no_job(
+    demo: Demo, capsys, tmp_path: Path, monkeypatch, marker: tuple[str, str]
+) -> None:
+    monkeypatch.setenv(*marker)
+    ran = tmp_path / "ran"
+    code, _, err = run(capsys, "sop", "record", "run", "--name", "x", "--", "touch", str(ran))
+    assert code == 2 and "refused in an untrusted checkout" in err
+    assert not ran.exists() and _runs(demo) == ()
