@@ -36,7 +36,7 @@ def test_every_required_suite_and_run_green_at_the_evidence_head_holds() -> None
     )
     assert (g.state, g.detail) == (
         "held",
-        "at ffffffff: CPU regressions: 292 passed, 3 skipped; PipelineRL: exit 0 in 4m03s",
+        "at ffffffff: CPU regressions: 292 passed, 3 skipped; PipelineRL: exit 0 in 4m03s, typed",
     )
 
 
@@ -54,7 +54,7 @@ def test_red_missing_and_stale_records_each_fail_the_gate_by_name() -> None:
     # the first unmet one (a red suite) names its command; the others are counted
     assert g.command == "vimesync sop record tests --suite 'CPU regressions' --junit FILE (4 more unmet)"
     assert g.detail == (
-        "at ffffffff: CPU regressions: 290 passed, 2 failed; PipelineRL: exit 1;"
+        "at ffffffff: CPU regressions: 290 passed, 2 failed; PipelineRL: exit 1, typed;"
         " image checks recorded only at other heads, not ffffffff; smoke not recorded; nothing ran: 0 passed"
     )
 
@@ -68,21 +68,21 @@ def test_a_red_record_is_never_masked_by_a_green_one_of_the_same_name() -> None:
         g = gate_of(_evidence(*order), ("smoke",))
         assert (g.state, g.detail) == (
             "failed",
-            "at ffffffff: smoke: red suite 3 passed, 1 failed (not masked by the green run exit 0)",
+            "at ffffffff: smoke: red suite 3 passed, 1 failed (not masked by the green run exit 0, typed)",
         )
         assert g.command == "vimesync sop record tests --suite smoke --junit FILE"
     g = gate_of(_evidence(TestRecord("smoke", HEAD, 5), RunRecord("smoke", HEAD, 3)), ("smoke",))
     assert (g.state, g.detail) == (
         "failed",
-        "at ffffffff: smoke: red run exit 3 (not masked by the green suite 5 passed)",
+        "at ffffffff: smoke: red run exit 3, typed (not masked by the green suite 5 passed)",
     )
-    assert g.command == "vimesync sop record run --name smoke --exit N"
+    assert g.command == "vimesync sop record run --name smoke -- CMD [ARG...]"
     # a suite in which nothing ran is not green either
     g = gate_of(_evidence(TestRecord("smoke", HEAD, 0, errors=1), RunRecord("smoke", HEAD, 0)), ("smoke",))
     assert g.state == "failed" and "red suite 0 passed, 1 error" in g.detail
     # every record of the name green: held, each named by its kind
     g = gate_of(_evidence(TestRecord("smoke", HEAD, 5), RunRecord("smoke", HEAD, 0)), ("smoke",))
-    assert (g.state, g.detail) == ("held", "at ffffffff: smoke: suite 5 passed and run exit 0")
+    assert (g.state, g.detail) == ("held", "at ffffffff: smoke: suite 5 passed and run exit 0, typed")
 
 
 def test_a_red_matrix_or_pre_commit_is_not_masked_either() -> None:
@@ -101,7 +101,7 @@ def test_a_red_matrix_or_pre_commit_is_not_masked_either() -> None:
         ),
         (
             (RegressRecord("serving", HEAD, EARLIER, FIXED), RunRecord("serving", HEAD, 1)),
-            "serving: red run exit 1 (not masked by the green matrix",
+            "serving: red run exit 1, typed (not masked by the green matrix",
         ),
     ]
     for records, needle in cases:
@@ -189,9 +189,9 @@ def test_the_next_command_is_the_one_for_what_is_missing_first() -> None:
         (
             (red_run,),
             ("PipelineRL four-GPU",),
-            "vimesync sop record run --name 'PipelineRL four-GPU' --exit N",
+            "vimesync sop record run --name 'PipelineRL four-GPU' -- CMD [ARG...]",
         ),
-        ((RunRecord("lab", EARLIER, 0),), ("lab",), "vimesync sop record run --name lab --exit N"),
+        ((RunRecord("lab", EARLIER, 0),), ("lab",), "vimesync sop record run --name lab -- CMD [ARG...]"),
         (
             (RegressRecord("serving regressions", HEAD, EARLIER, STILL_RED),),
             ("serving regressions",),

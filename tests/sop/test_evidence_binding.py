@@ -81,7 +81,7 @@ def test_committed_records_stay_evidence_and_name_their_committer(demo: Demo, ca
     head8, bound8 = out.split("Recorded evidence for ")[1][:8], demo.head[:8]
     assert f"Recorded evidence for {head8} (recorded at {bound8}):" in out
     assert "- CPU regressions: 2 passed; baked runtime image checks: 2 passed." in out
-    assert "- GPU smoke: exit 0 in 4m03s." in out
+    assert "- GPU smoke: exit 0 in 4m03s, typed." in out
     assert (
         "CPU regressions, GPU smoke committed by vimesync \\<vimesync@localhost\\>; "
         "baked runtime image checks not committed yet (the working tree's claim)."
@@ -115,4 +115,4 @@ def test_hostile_names_reach_the_report_escaped(demo: Demo, capsys, tmp_path: Pa
     assert "@here" not in out.replace("<code>@here</code>", "")
     # a test id is shown as code (inert), the only place the raw "<img" appears
     assert "- Failing in GPU (`#1`) smoke: ``t::x<img src=x>|`" in out and out.count("<img") == 1
-    assert "- manual: exit 1. see \\<script\\> \\| \\`x\\`" in out
+    assert "- manual: exit 1, typed. see \\<script\\> \\| \\`x\\`" in out

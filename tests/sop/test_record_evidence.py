@@ -100,7 +100,8 @@ def test_a_run_is_recorded_with_its_figures(demo: Demo, capsys) -> None:
         capsys,
     )
     assert (
-        code == 0 and "recorded PipelineRL four-GPU: exit 0 in 4m03s on h200-01 (rollouts 3, flush 2)" in out
+        code == 0
+        and "recorded PipelineRL four-GPU: exit 0 in 4m03s on h200-01 (rollouts 3, flush 2), typed" in out
     )
     rec = _records(demo)["runs"]["PipelineRL four-GPU"][demo.head]
     assert rec["exit"] == 0 and rec["duration"] == 243.0 and rec["figures"] == {"rollouts": "3", "flush": "2"}
@@ -192,7 +193,7 @@ def test_the_tests_gate_holds_once_every_required_suite_is_green_at_the_head(
         assert tests == {
             "name": "tests",
             "state": "held",
-            "detail": f"at {configured.head[:8]}: CPU regressions: 2 passed; lab run: exit 0",
+            "detail": f"at {configured.head[:8]}: CPU regressions: 2 passed; lab run: exit 0, typed",
             "command": "",
         }
         assert code == 0, [g for g in json.loads(out)["gates"] if g["state"] != "held"]
@@ -205,7 +206,7 @@ def test_the_tests_gate_holds_once_every_required_suite_is_green_at_the_head(
         tests = next(g for g in json.loads(out)["gates"] if g["name"] == "tests")
         assert code == 1 and tests["state"] == "failed"
         assert tests["detail"].endswith(
-            "lab run: red suite 1 passed, 1 failed (not masked by the green run exit 0)"
+            "lab run: red suite 1 passed, 1 failed (not masked by the green run exit 0, typed)"
         )
         code, out, _ = run(["sop", "status", "--baseline", demo.baseline, "--skip-gate", "ci"], capsys)
         assert code == 1 and "lab run: red suite 1 passed, 1 failed" in " ".join(out.split())

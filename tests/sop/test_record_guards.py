@@ -201,7 +201,7 @@ def test_a_run_recorded_again_at_the_same_head_is_refused_or_replaced_saying_so(
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert " ".join(err.split()).startswith(
         f"error: run 'unit' is already recorded at {clean.head[:8]}"
-        " (exit 0 in 4m03s on h200-01 (rollouts 3), recorded "
+        " (exit 0 in 4m03s on h200-01 (rollouts 3), typed, recorded "
     )
     assert err.rstrip().endswith("): pass --replace to replace it")
     (file,) = (clean.downstream / "sop/records").iterdir()
@@ -212,11 +212,15 @@ def test_a_run_recorded_again_at_the_same_head_is_refused_or_replaced_saying_so(
     old = doc["replaced"]
     assert (old["kind"], old["exit"], old["figures"], old["host"]) == ("run", 0, {"rollouts": "3"}, "h200-01")
     assert doc["notes"] == [
-        f"replaced the run 'unit' recorded at {clean.head[:8]} (exit 0 in 4m03s on h200-01 (rollouts 3),"
-        f" recorded {old['recorded_at']})"
+        f"replaced the run 'unit' recorded at {clean.head[:8]}"
+        f" (exit 0 in 4m03s on h200-01 (rollouts 3), typed, recorded {old['recorded_at']})"
     ]
     code, out, err = run([*again, "--replace"], capsys)
-    assert code == 0 and "warning: replaced the run 'unit' recorded at" in err and "(exit 3, recorded" in err
+    assert (
+        code == 0
+        and "warning: replaced the run 'unit' recorded at" in err
+        and "(exit 3, typed, recorded" in err
+    )
     # a suite of the same name is another record: neither refused nor replacing
     code, out, err = run(_records(tmp_path)["tests"], capsys)
     assert code == 0 and err == ""
@@ -242,7 +246,7 @@ def test_a_planted_record_is_named_inert_when_it_refuses_one(clean: Demo, capsys
     )
     code, _, err = run(["sop", "record", "run", "--name", "unit", "--exit", "3"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "(exit 0 on h (a [red]pass --replace[/red] ::error::x #\\x23[warning]y)" in err
+    assert "(exit 0 on h (a [red]pass --replace[/red] ::error::x #\\x23[warning]y), typed" in err
     code, out, err = run(
         ["sop", "record", "run", "--name", "unit", "--exit", "3", "--replace", "--json"], capsys
     )

@@ -12,6 +12,7 @@ from vimesync.sop.results import RunRecord, TestRecord, parse_results
 SHA = "f32a36f1d8f811260f92c1901e808c35ad13c4ea"
 DIGEST = "sha256:" + "a" * 64
 WHERE = "sop/records/a..b.toml"
+MEASURED = f'[runs."R".{SHA}]\nexit = 0\n[runs."R".{SHA}.measured]\nstarted_at = "x"\n'
 
 GOOD = f"""
 [tests."CPU regressions".{SHA}]
@@ -52,6 +53,36 @@ def test_the_records_as_written_are_read() -> None:
     assert results.ci[0].passed == 49 and results.ci[0].source == "buildkite"
 
 
+def test_a_measured_run_and_its_independent_runs_are_written_and_read_back(tmp_path) -> None:
+    """A record vimesync measured round-trips, its second independent run beside it (``SHA/2``)."""
+    from vimesync.sop.measured import Attempt, Expectation, Measured
+    from vimesync.sop.results import load_results, record_run
+
+    m = Measured(
+        started_at="2026-12-07T00:00:00Z",
+        host="h200-01",
+        os="Linux",
+        kernel="6.8.0",
+        cpus=224,
+        python="CPython 3.12.3",
+        gpus=("NVIDIA H200",) * 4,
+        command=("python3", "train.py"),
+        log_sha256="a" * 64,
+        log_bytes=123,
+        tail=("last line",),
+        attempts=(Attempt(-9, 30.0, "2026-12-07T00:00:00Z"),),
+        expect=Expectation(1, "Too many open files", True),
+        tests=(3, 0, 0, 1),
+        figures=(("observed FD count", "1614"),),
+    )
+    first = RunRecord("FD control", SHA, 1, 12.0, recorded_at="2026-12-07T00:01:00Z", measured=m)
+    second = RunRecord("FD control", SHA, 1, 13.0, recorded_at="2026-12-07T00:02:00Z", measured=m, run=2)
+    (tmp_path / ".git").mkdir()
+    record_run(tmp_path, "a..b", first)
+    record_run(tmp_path, "a..b", second)
+    assert load_results(tmp_path, "a..b").runs == (first, second)
+
+
 @pytest.mark.parametrize(
     "table, needle",
     [
@@ -74,6 +105,31 @@ def test_the_records_as_written_are_read() -> None:
         (f'[runs."R".{SHA}]\nexit = 0\nhost = "bad host hunter2"\n', "host: expected a host name"),
         (f'[runs."R".{SHA}]\nexit = 0\nfigures = {{ "a b" = "1" }}\n', "figures: key #1: expected a figure"),
         (f'[runs."R".{SHA}]\nexit = 0\nnote = "a\\u202ehunter2"\n', "note: expected one line (no control"),
+        (
+            f'[runs."R"."{SHA}/1"]\nexit = 0\n',
+            "runs['R']: key #1: expected a full commit sha (/N: its Nth run)",
+        ),
+        (f'[runs."R"."{SHA}/100"]\nexit = 0\n', "runs['R']: key #1: expected a full commit sha"),
+        (
+            f'[runs."R".{SHA}]\nexit = 0\n[runs."R".{SHA}.measured]\nhost = "h"\n',
+            "measured.started_at: missing",
+        ),
+        (
+            f'{MEASURED}tail = ["a\\nhunter2"]\n',
+            "tail[0]: expected one line",
+        ),
+        (
+            f"{MEASURED}tail = {['t'] * 41}\n",
+            "tail: expected at most 40 items",
+        ),
+        (
+            f'{MEASURED}log_sha256 = "hunter2"\n',
+            "log_sha256: expected a sha256",
+        ),
+        (
+            f"{MEASURED}hunter2 = 1\n",
+            "unknown key 'hunter2'",
+        ),
         (f'[ci."1".{SHA}]\nsource = "hunter2"\n', "source: expected one of buildkite, github"),
         (f'[ci."1".{SHA}]\nsource = "github"\nurl = "file:///hunter2"\n', "url: expected an http(s) URL"),
         (f'[ci."x".{SHA}]\nsource = "github"\n', "ci: key #1: expected a build number (or github)"),

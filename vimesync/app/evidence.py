@@ -132,21 +132,36 @@ def record_test_suite(ws: Workspace, request: RecordTestsRequest) -> RecordResul
 
 @dataclass(frozen=True)
 class RecordRunRequest:
+    """``sop record run``: typed (``--exit``...) or, with ``command``, run and measured by us."""
+
     name: str
-    exit: int
+    exit: int | None = None
     duration: str | None = None
     host: str | None = None
     image: str | None = None
     figures: tuple[str, ...] = ()
     note: str | None = None
     replace: bool = False  # a run of the same name at the evidence head may be replaced
+    timeout: float | None = None
+    keep_env: tuple[str, ...] = ()
+    expect_exit: int | None = None
+    expect_output: str | None = None
+    retries: int = 0
+    again: bool = False
+    junit: tuple[Path, ...] = ()
+    figures_file: Path | None = None
+    worktree: bool = False
+    command: tuple[str, ...] = ()
 
 
 def record_manual_run(ws: Workspace, request: RecordRunRequest) -> RecordResult:
-    """Record a run no CI sees (a four-GPU job on a lab host) for the evidence head."""
+    """Record a run no CI sees, typed by hand (a four-GPU job on a lab host), for the evidence
+    head; a job vimesync runs itself is :func:`vimesync.app.runjob.record_run`'s."""
     from vimesync.errors import BadInput
     from vimesync.sop.results import HOST
 
+    if request.exit is None:
+        raise BadInput("sop record run: give the job after -- (vimesync runs it), or --exit N (typed)")
     name = check_name(request.name, "--name")
     if not -255 <= request.exit <= 255:
         raise BadInput(f"--exit {request.exit}: expected an exit status from -255 to 255")

@@ -185,3 +185,19 @@ def _escaped(m: re.Match[str]) -> str:
 def progress_enabled() -> bool:
     """Progress is shown on a terminal's stderr, never in a CI job's log (a job may have one)."""
     return not _TERMINAL.on_ci and _is_tty(sys.stderr) and _console("stderr").is_terminal
+
+
+_TEE_BROKEN: list[bool] = [False]
+
+
+def tee_stderr(chunk: bytes) -> None:
+    """A job's output as it comes, on stderr as the job wrote it (stdout keeps our one result);
+    a closed stderr stops the tee, never the job."""
+    if _TEE_BROKEN[0]:
+        return
+    try:
+        sys.stderr.flush()
+        sys.stderr.buffer.write(chunk)
+        sys.stderr.buffer.flush()
+    except (OSError, ValueError, AttributeError):
+        _TEE_BROKEN[0] = True

@@ -99,11 +99,13 @@ def record_run(
     sync: SyncFlags = SYNC.take(*HEAD),
     out: OutputFlags = OUTPUT.take("format", "json"),
 ) -> int:
-    """Record a run no CI sees (its exit status, duration, host, figures) for the sync head in
-    sop/records/<sync>.toml."""
-    from vimesync.app.evidence import record_manual_run
+    """Record a run no CI sees for the sync head in sop/records/<sync>.toml: run the job given
+    after -- at the head and record what was measured (its output teed to stderr; exit 1 when it
+    did not do as expected), or, with --exit, a run typed by hand."""
+    from vimesync.app.runjob import record_run as run
+    from vimesync.cli.output import tee_stderr
 
-    return _record(settings, sync, out, lambda ws: record_manual_run(ws, request))
+    return _record(settings, sync, out, lambda ws: run(ws, request, tee=tee_stderr))
 
 
 def record_ci(

@@ -7,6 +7,7 @@ each has the same bounds and the same interrupt handling.
   from the same snapshot, :mod:`vimesync.git.disarm`).
 - A process group of its own; one deadline, one output cap and an optional watch
   (:class:`Bounds`); why a run was stopped is data (:class:`Stop` in :class:`ProcessRun`).
+- A job's output followed as it comes, not kept (:func:`follow`: ``sop record run -- CMD``).
 - Its whole group killed and the process reaped (:func:`end`) when the run ends, when a bound
   is passed, and on Ctrl-C (KeyboardInterrupt) or SIGTERM (:class:`vimesync.errors.Terminated`)
   before the exception goes on; for a trusted tool run, what left the group is ended too
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from vimesync.procrun.follow import follow
 from vimesync.procrun.runner import (
     MAX_OUTPUT,
     UNBOUNDED,
@@ -62,6 +64,7 @@ __all__ = [
     "capture",
     "child_env",
     "end",
+    "follow",
     "last_line",
     "run",
     "start",

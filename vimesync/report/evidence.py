@@ -36,8 +36,81 @@ def tests_phrase(t: TestRecord) -> str:
 
 
 def run_phrase(r: RunRecord) -> str:
-    """``exit 0 in 4m03s`` (numbers only)."""
-    return f"exit {r.exit}" + (f" in {format_duration(r.duration)}" if r.duration is not None else "")
+    """``exit 0 in 4m03s`` and, for a run vimesync executed, what was expected of it and its
+    retries: ``exit 1 in 12s, expected failure reproduced``, ``exit 0 in 4m03s, passed on an
+    unchanged retry (attempt 1: exit -9 (SIGKILL))`` (numbers and fixed words only)."""
+    from vimesync.sop.measured import exit_phrase
+
+    phrase = exit_phrase(r.exit) + (f" in {format_duration(r.duration)}" if r.duration is not None else "")
+    m = r.measured
+    if m is None:
+        return phrase
+    if m.expect is not None:
+        phrase += ", " + _expectation(r)
+    if m.attempts:
+        earlier = "; ".join(f"attempt {i}: {exit_phrase(a.exit)}" for i, a in enumerate(m.attempts, 1))
+        if r.ok:
+            phrase += f", passed on an unchanged retry ({earlier})"
+        else:
+            phrase += f", {len(m.attempts) + 1} attempts ({earlier})"
+    return phrase
+
+
+def _expectation(r: RunRecord) -> str:
+    assert r.measured is not None and r.measured.expect is not None
+    e = r.measured.expect
+    if r.ok:
+        return "expected failure reproduced" if e.exit != 0 else "output as expected"
+    why = [f"expected exit {e.exit}"] if r.exit != e.exit else []
+    if not e.matched:
+        why.append("the expected output not found")
+    return "not as expected (" + ", ".join(why) + ")"
+
+
+_COUNTS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+
+
+def independent_phrase(runs: list[RunRecord]) -> str:
+    """Several independent runs of one name at one head, summed up: ``two independent complete
+    runs, both exit 0, 4m03s and 4m10s`` (``complete``: every one ended by itself, exit 0; typed
+    ones said so)."""
+    n = len(runs)
+    count = _COUNTS.get(n, f"{n:,}")
+    exits = sorted({r.exit for r in runs})
+    complete = "complete " if exits == [0] and all(r.ok for r in runs) else ""
+    if len(exits) == 1:
+        both = "both" if n == 2 else "all"
+        how = f"{both} exit {exits[0]}"
+    else:
+        how = "exits " + ", ".join(str(r.exit) for r in runs)
+    times = [format_duration(r.duration) for r in runs if r.duration is not None]
+    if times:
+        how += ", " + (" and ".join(times) if len(times) == 2 else ", ".join(times))
+    typed = sum(1 for r in runs if r.measured is None)
+    kind = "measured" if not typed else "typed" if typed == n else f"{typed:,} typed"
+    return f"{count} independent {complete}runs, {how} ({kind})"
+
+
+def provenance(r: RunRecord) -> str:
+    """``typed`` (someone wrote it down) or ``measured`` (vimesync ran it)."""
+    return "typed" if r.measured is None else "measured"
+
+
+def run_facts(r: RunRecord) -> str:
+    """What vimesync measured of the host, plain: ``Linux 6.8.0, 224 CPUs, 4 GPUs (NVIDIA H200)``
+    (the caller escapes it; "" for a typed run)."""
+    m = r.measured
+    if m is None:
+        return ""
+    parts = [f"{m.os} {m.kernel}".strip()] if m.os or m.kernel else []
+    if m.cpus:
+        parts.append(plural(m.cpus, "CPU"))
+    if m.gpus:
+        kinds = sorted(set(m.gpus))
+        parts.append(f"{plural(len(m.gpus), 'GPU')} ({', '.join(kinds[:3])})")
+    if m.python:
+        parts.append(m.python)
+    return ", ".join(parts)
 
 
 def describe_record(rec: AnyRecord) -> str:
@@ -52,9 +125,11 @@ def describe_record(rec: AnyRecord) -> str:
         return ci_phrase(rec, str).removeprefix(rec.name).lstrip(": ") + failing  # the name is shown beside
     if isinstance(rec, TestRecord):
         return tests_phrase(rec)
-    extra = [f"{k} {v}" for k, v in rec.figures]
-    host = f" on {rec.host}" if rec.host else ""
-    return run_phrase(rec) + host + (f" ({', '.join(extra)})" if extra else "")
+    extra = [f"{k} {v}" for k, v in (*rec.figures, *(rec.measured.figures if rec.measured else ()))]
+    shown = f" ({', '.join(extra)})" if extra else ""
+    if rec.measured is not None:
+        return f"{run_phrase(rec)}, measured on {rec.measured.host}{shown}"
+    return run_phrase(rec) + (f" on {rec.host}" if rec.host else "") + shown + ", typed"
 
 
 PRECOMMIT = "pre-commit"  # what [evidence] required calls the changed-file pre-commit record
@@ -158,7 +233,7 @@ def next_command(name: str, kind: type[AnyRecord] | None) -> str:
     if kind is PrecommitRecord or (kind is None and name == PRECOMMIT):
         return "vimesync sop record precommit"
     if kind is RunRecord:
-        return f"vimesync sop record run --name {quoted} --exit N"
+        return f"vimesync sop record run --name {quoted} -- CMD [ARG...]"
     if kind is RegressRecord:
         return f"vimesync sop regress --name {quoted} --test ..."
     suite = f"vimesync sop record tests --suite {quoted} --junit FILE"
@@ -205,4 +280,6 @@ def _phrase(rec: Required) -> str:
         return precommit_phrase(rec) + (f"; failed: {failed}" if failed else "")
     if isinstance(rec, RegressRecord):
         return regress_phrase(rec)
-    return tests_phrase(rec) if isinstance(rec, TestRecord) else run_phrase(rec)
+    if isinstance(rec, TestRecord):
+        return tests_phrase(rec)
+    return f"{run_phrase(rec)}, {provenance(rec)}"

@@ -5,7 +5,7 @@ pre-commit, regression matrices) with who claims it. The phrases are :mod:`vimes
 from __future__ import annotations
 
 from vimesync.ci.verdict import CiEvidence, Result
-from vimesync.report.evidence import run_phrase, tests_phrase
+from vimesync.report.evidence import independent_phrase, provenance, run_facts, run_phrase, tests_phrase
 from vimesync.report.mdtext import MAX_LIST, _capped, code, escape, rev, safe_url
 from vimesync.report.model import Skipped
 from vimesync.sop.cirecords import CiRecord, ci_phrase
@@ -66,17 +66,44 @@ def _image(digest: str) -> str:
     return f" (image {code(digest[:19] + '…')})" if digest else ""
 
 
-def _run_line(r: RunRecord) -> str:
-    line = f"- {escape(r.name)}: {run_phrase(r)}"
-    if r.host:
-        line += f" on {code(r.host)}"
+def _run_line(r: RunRecord, label: str = "") -> str:
+    """``- PipelineRL: exit 0 in 4m03s, measured on `h200-01` (Linux 6.8.0, 224 CPUs).`` or, typed,
+    ``- PipelineRL: exit 0 in 4m03s on `h200-01`, typed.``"""
+    line = f"- {label or escape(r.name)}: {run_phrase(r)}"
+    m = r.measured
+    if m is not None:
+        line += f", measured on {code(m.host)}"
+        facts = run_facts(r)
+        line += f" ({escape(facts)})" if facts else ""
+        if m.tests is not None:
+            passed, failed, errors, skipped = m.tests
+            line += "; JUnit: " + tests_phrase(TestRecord("", "", passed, failed, errors, skipped))
+    else:
+        line += (f" on {code(r.host)}" if r.host else "") + ", typed"
     line += _image(r.image)
-    if r.figures:
-        line += " (" + ", ".join(f"{escape(k)} {escape(v)}" for k, v in r.figures) + ")"
+    figures = (*r.figures, *(m.figures if m is not None else ()))
+    if figures:
+        line += "; " + ", ".join(f"{escape(k)} {escape(v)}" for k, v in figures)
     line += "."
     if r.note:
         line += f" {escape(r.note)}"
     return line
+
+
+def _run_lines(runs: tuple[RunRecord, ...]) -> list[str]:
+    """One line a run; several independent runs of one name (``--again``) under one line that
+    sums them up: ``- PipelineRL: two independent complete runs, both exit 0, 4m03s and 4m10s.``"""
+    by_name: dict[str, list[RunRecord]] = {}
+    for r in runs:
+        by_name.setdefault(r.name, []).append(r)
+    out: list[str] = []
+    for name, group in by_name.items():
+        if len(group) == 1:
+            out.append(_run_line(group[0]))
+            continue
+        out.append(f"- {escape(name)}: {independent_phrase(group)}.")
+        out += ["  " + _run_line(r, f"run {r.run}") for r in sorted(group, key=lambda r: r.run)]
+    return out
 
 
 def _who(e: Evidence, records: tuple[AnyRecord, ...]) -> str:
@@ -156,7 +183,7 @@ def render_evidence(e: Evidence) -> list[str]:
                     + (f" and {more:,} more" if more > 0 else "")
                     + "."
                 )
-        out += [_run_line(r) for r in runs]
+        out += _run_lines(runs)
         out += [_ci_line(c) for c in ci]
         out += [_precommit_line(p) for p in pre]
         out += [line for r in matrices for line in _regress_line(r)]
@@ -177,7 +204,11 @@ def render_evidence(e: Evidence) -> list[str]:
             if isinstance(rec, RegressRecord):
                 what = regress_phrase(rec)
             else:
-                what = tests_phrase(rec) if isinstance(rec, TestRecord) else run_phrase(rec)
+                what = (
+                    tests_phrase(rec)
+                    if isinstance(rec, TestRecord)
+                    else f"{run_phrase(rec)}, {provenance(rec)}"
+                )
             lines.append(f"- {escape(rec.name)} at {rev(rec.sha[:8])}: {what}.")
         if len(others) > MAX_LIST:
             lines.append(f"- … and {plural(len(others) - MAX_LIST, 'more record')}")

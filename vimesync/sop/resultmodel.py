@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vimesync.sop.cirecords import CiRecord
+from vimesync.sop.measured import Measured
 from vimesync.sop.precommit import PrecommitRecord
 from vimesync.sop.regress import RegressRecord
 
@@ -49,10 +50,17 @@ class RunRecord:
     figures: tuple[tuple[str, str], ...] = ()
     note: str = ""
     recorded_at: str = ""
+    measured: Measured | None = None  # vimesync ran it and saw this (None: typed by a person)
+    run: int = 1  # its index among the independent runs of its name at its head (--again)
 
     @property
     def ok(self) -> bool:
-        return self.exit == 0
+        """Passed, or for a control run (--expect-exit/--expect-output), did what was expected."""
+        return self.measured.as_expected(self.exit) if self.measured is not None else self.exit == 0
+
+    @property
+    def typed(self) -> bool:
+        return self.measured is None
 
 
 @dataclass(frozen=True)

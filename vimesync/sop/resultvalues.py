@@ -13,6 +13,8 @@ from vimesync.sop.records import DIGEST
 # A suite's or a run's name: words people write ("CPU regressions", "baked runtime image checks").
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._+:/()#,-]{0,79}")
 FIGURE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,39}")
+# a figure a job wrote (sop record run --figures): "observed FD count"
+FIGURE_NAME = re.compile(r"[A-Za-z](?:[A-Za-z0-9 _.()/%#:,+-]{0,78}[A-Za-z0-9_.()/%#:,+-])?")
 HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
 MAX_VALUE = 200  # a figure's value, a test id
 MAX_NOTE = 500

@@ -58,7 +58,8 @@ _NAMES = {
         BeforeOpt BuildOpt CiPrOpt CiRepoOpt CiShaOpt DurationOpt ExitOpt FigureOpt HeadPrOpt
         HostOpt ImageDigestOpt JunitInOpt MatrixNameOpt NoteOpt PipelineOpt PreCommitOpt
         PrecommitTimeoutOpt RegressTimeoutOpt ReplaceOpt RepoOpt RequireOpt RunNameOpt ShaOpt SkipGateOpt
-        SuiteOpt TestIdOpt TestPythonOpt
+        SuiteOpt TestIdOpt TestPythonOpt RunTimeoutOpt KeepEnvOpt ExpectExitOpt ExpectOutputOpt
+        RetriesOpt AgainOpt RunCommandArg RunJunitOpt FiguresFileOpt RunWorktreeOpt
     """,
     "patchheaders": """
         AppliedUpstreamOpt BugOpt DescriptionOpt ForwardedOpt OriginKindOpt OriginOpt PatchNameArg

@@ -91,7 +91,61 @@ ImageDigestOpt = Annotated[
 RunNameOpt = Annotated[
     str, typer.Option("--name", metavar="NAME", help="The run's name as the report shows it.")
 ]
-ExitOpt = Annotated[int, typer.Option("--exit", metavar="N", help="The run's exit status (0: it passed).")]
+ExitOpt = Annotated[
+    int | None,
+    typer.Option("--exit", metavar="N", help="Typed: the run's exit status (0: it passed); no job after --."),
+]
+RunCommandArg = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="[-- CMD [ARG...]]",
+        help="The job vimesync runs itself at the head (no shell) and records as measured.",
+        show_default=False,
+    ),
+]
+RunTimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", metavar="SECONDS", help="Stop the job (its process group) after this long."),
+]
+KeepEnvOpt = Annotated[
+    list[str] | None,
+    typer.Option("--keep-env", metavar="NAME", help="Pass this secret-like variable to the job, repeatable."),
+]
+ExpectExitOpt = Annotated[
+    int | None,
+    typer.Option("--expect-exit", metavar="N", help="A control run: the exit status it must end with."),
+]
+ExpectOutputOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--expect-output", metavar="REGEX", help="A control run: an RE2 pattern its output's tail must match."
+    ),
+]
+RetriesOpt = Annotated[
+    int, typer.Option("--retries", metavar="N", help="Rerun a job that did not do as expected, unchanged.")
+]
+RunJunitOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--junit", metavar="PATH", help="Read after the job: a JUnit XML file it wrote, repeatable (counted)."
+    ),
+]
+FiguresFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--figures", metavar="PATH", help="Read after the job: a flat JSON object of figures it wrote."
+    ),
+]
+RunWorktreeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--in-worktree", help="Run the job in a temporary worktree of the head, not the checkout root."
+    ),
+]
+AgainOpt = Annotated[
+    bool,
+    typer.Option("--again", help="Record another independent run of the same name at the same head."),
+]
 DurationOpt = Annotated[
     str | None, typer.Option("--duration", metavar="TIME", help="How long it ran: 4m03s, 1h2m, 45s, 243.")
 ]
