@@ -37,7 +37,8 @@ from vimesync.errors import ConfigError
 from vimesync.safefs import Range, Size, Text, decode, open_keys
 from vimesync.sop.cigroups import MAX_GROUP_NAME, MAX_RECORDED, CiGroup
 from vimesync.sop.cirecords import BUILD, MAX_FAILING, CiRecord
-from vimesync.sop.measured import MAX_ARGS, MAX_ATTEMPTS, MAX_LINE, MAX_TAIL_LINES, Measured
+from vimesync.sop.measureddoc import At, Count, MeasuredDoc, Seconds, Value, measured_values
+from vimesync.sop.measureddoc import measured as measured_of
 from vimesync.sop.precommit import PrecommitRecord
 from vimesync.sop.records import DIGEST, SHA, records_file
 
@@ -52,11 +53,7 @@ from vimesync.sop.resultmodel import key_of as key_of
 from vimesync.sop.resultmodel import record_to_dict as record_to_dict
 from vimesync.sop.resultvalues import (
     FIGURE_KEY,
-    FIGURE_NAME,
-    MAX_COUNT,
     MAX_FIGURES,
-    MAX_SECONDS,
-    MAX_VALUE,
     UNPRINTABLE,
 )
 from vimesync.sop.resultvalues import HOST as HOST
@@ -80,10 +77,6 @@ R = TypeVar("R")
 RecordName = Annotated[str, Text(pattern=NAME.pattern, what="a name of 1-80 plain characters")]
 Sha = Annotated[str, Text(pattern=SHA.pattern, what="a full commit sha")]
 RunKey = Annotated[str, Text(pattern=RUN_KEY.pattern, what="a full commit sha (/N: its Nth run)")]
-Count = Annotated[int, Range(0, MAX_COUNT)]
-Seconds = Annotated[float, Range(0, MAX_SECONDS)]
-Value = Annotated[str, Text(max=MAX_VALUE, forbid=UNPRINTABLE.pattern, what="one line")]
-At = Annotated[str, Text(max=40, forbid=UNPRINTABLE.pattern, what="one line")]
 Image = Annotated[str, Text(pattern=f"(?:{DIGEST.pattern})?", what="sha256:<64 hex digits>")]
 Url = Annotated[
     str, Text(max=1024, forbid=UNPRINTABLE.pattern, pattern="(?:https?://.*)?", what="an http(s) URL")
@@ -117,49 +110,7 @@ class _RunDoc:
     ] = field(default_factory=dict)
     note: Annotated[str, Text(max=MAX_NOTE, forbid=UNPRINTABLE.pattern, what="one line")] = ""
     recorded_at: At = ""
-    measured: _MeasuredDoc | None = None  # executed by vimesync (absent: typed)
-
-
-Line = Annotated[str, Text(max=MAX_LINE, forbid=UNPRINTABLE.pattern, what="one line")]
-
-
-@dataclass(frozen=True)
-class _AttemptDoc:
-    exit: Annotated[int, Range(-255, 255)]
-    duration: Seconds = 0.0
-    started_at: At = ""
-
-
-@dataclass(frozen=True)
-class _ExpectDoc:
-    exit: Annotated[int, Range(-255, 255)] = 0
-    output: Annotated[str, Text(max=MAX_VALUE, forbid=UNPRINTABLE.pattern, what="one line")] = ""
-    matched: bool = True
-
-
-@dataclass(frozen=True)
-class _MeasuredDoc:
-    """``[runs.NAME.SHA.measured]``: what vimesync saw when it ran the job (sop/measured.py)."""
-
-    started_at: At
-    host: Annotated[str, Text(pattern=f"(?:{HOST.pattern})?", what="a host name")] = ""
-    os: At = ""
-    kernel: Annotated[str, Text(max=MAX_VALUE, forbid=UNPRINTABLE.pattern, what="one line")] = ""
-    cpus: Annotated[int, Range(0, 1 << 20)] = 0
-    python: At = ""
-    gpus: Annotated[tuple[Value, ...], Size(64)] = ()
-    command: Annotated[tuple[Line, ...], Size(MAX_ARGS)] = ()
-    log_sha256: Annotated[str, Text(pattern="(?:[0-9a-f]{64})?", what="a sha256")] = ""
-    log_bytes: Annotated[int, Range(0, 1 << 62)] = 0
-    tail: Annotated[tuple[Line, ...], Size(MAX_TAIL_LINES)] = ()
-    attempts: Annotated[tuple[_AttemptDoc, ...], Size(MAX_ATTEMPTS)] = ()
-    expect: _ExpectDoc | None = None
-    tests: Annotated[dict[Literal["passed", "failed", "errors", "skipped"], Count], Size(4)] = field(
-        default_factory=dict
-    )
-    figures: Annotated[
-        dict[Annotated[str, Text(pattern=FIGURE_NAME.pattern, what="a figure name")], Value], Size(100)
-    ] = field(default_factory=dict)
+    measured: MeasuredDoc | None = None  # executed by vimesync (absent: typed)
 
 
 @dataclass(frozen=True)
@@ -217,34 +168,9 @@ def _test(name: str, sha: str, d: _TestDoc) -> TestRecord:
 def _run(name: str, key: str, d: _RunDoc) -> RunRecord:
     figures = tuple(d.figures.items())
     sha, _, index = key.partition("/")
-    measured = _measured(d.measured) if d.measured is not None else None
+    measured = measured_of(d.measured) if d.measured is not None else None
     values = (d.exit, d.duration, d.host, d.image, figures, d.note, d.recorded_at)
     return RunRecord(name, sha, *values, measured=measured, run=int(index or 1))
-
-
-def _measured(d: _MeasuredDoc) -> Measured:
-    from vimesync.sop.measured import Attempt, Expectation
-
-    t = d.tests
-    tests = (t.get("passed", 0), t.get("failed", 0), t.get("errors", 0), t.get("skipped", 0)) if t else None
-    expect = Expectation(d.expect.exit, d.expect.output, d.expect.matched) if d.expect is not None else None
-    return Measured(
-        started_at=d.started_at,
-        host=d.host,
-        os=d.os,
-        kernel=d.kernel,
-        cpus=d.cpus,
-        python=d.python,
-        gpus=d.gpus,
-        command=d.command,
-        log_sha256=d.log_sha256,
-        log_bytes=d.log_bytes,
-        tail=d.tail,
-        attempts=tuple(Attempt(a.exit, a.duration, a.started_at) for a in d.attempts),
-        expect=expect,
-        tests=tests,
-        figures=tuple(d.figures.items()),
-    )
 
 
 def _ci(build: str, sha: str, d: _CiDoc) -> CiRecord:
@@ -384,31 +310,3 @@ def record_run(root: Path, sync: str, rec: RunRecord) -> Path:
         values["measured"] = measured_values(rec.measured)
     key = rec.sha if rec.run == 1 else f"{rec.sha}/{rec.run}"
     return write_table(root, sync, "runs", rec.name, key, values)
-
-
-def measured_values(m: Measured) -> dict[str, Any]:
-    """The ``measured`` table of a run (empty values left out by the writer)."""
-    values: dict[str, Any] = {
-        "started_at": m.started_at,
-        "host": m.host,
-        "os": m.os,
-        "kernel": m.kernel,
-        "cpus": m.cpus,
-        "python": m.python,
-        "gpus": list(m.gpus),
-        "command": list(m.command),
-        "log_sha256": m.log_sha256,
-        "log_bytes": m.log_bytes,
-        "tail": list(m.tail),
-    }
-    if m.attempts:
-        values["attempts"] = [
-            {"exit": a.exit, "duration": a.duration, "started_at": a.started_at} for a in m.attempts
-        ]
-    if m.expect is not None:
-        values["expect"] = {"exit": m.expect.exit, "output": m.expect.output, "matched": m.expect.matched}
-    if m.tests is not None:
-        values["tests"] = dict(zip(("passed", "failed", "errors", "skipped"), m.tests, strict=True))
-    if m.figures:
-        values["figures"] = dict(m.figures)
-    return {k: v for k, v in values.items() if v not in ("", [], 0) or k == "log_bytes"}
