@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from vimesync import git
 from vimesync.app import upstreamsteps
@@ -17,6 +18,7 @@ from vimesync.app.flags import OutputFlags
 from vimesync.app.syncresult import SyncMode, SyncResult, SyncRunRequest
 from vimesync.app.syncsteps import sh
 from vimesync.app.workspace import Workspace
+from vimesync.audit.syncname import default_sync_name
 from vimesync.bot import text
 from vimesync.bot.model import (
     DASHBOARD_LABEL,
@@ -73,8 +75,20 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     unpushed = None
     if outcome is not None and outcome.head is None and outcome.stopped is not None:
         unpushed = (outcome.stopped, outcome.decision, outcome.next)
-    dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, writes)
+    pr_head = None if pull is None else (mark.pushed if pushed and mark is not None else pull.head_sha)
+    held = mark.tip if mark is not None else o.tip
+    news = _news(ws, pr_head, default_sync_name(o.pin, held))
+    dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, news, writes)
     return BotResult(o, plan, outcome, pushed, pull.html_url if pull else None, dash, tuple(writes))
+
+
+def _news(ws: Workspace, pr_head: str | None, sync: str) -> dict[str, Any]:
+    """The dashboard's engine patches whose PRs merged and the sync PR's stale records."""
+    from vimesync.app.botboard import merged_patches, stale_records
+
+    merged, unchecked = merged_patches(ws)
+    stale, unread = stale_records(ws, pr_head, sync)
+    return {"merged": merged, "merged_unchecked": unchecked, "stale": stale, "stale_unread": unread}
 
 
 def _refused(plan: BotPlan, remote: str) -> str:
@@ -192,6 +206,7 @@ def _write_dashboard(
     pull: OpenPull | None,
     stop: tuple[str | None, tuple[str, str | None, str | None] | None],  # the PR's, or one with no commit
     pending: list[PendingPR],
+    news: dict[str, Any],
     writes: list[str],
 ) -> str | None:
     o = seen.observed
@@ -206,6 +221,7 @@ def _write_dashboard(
         pending=tuple(pending),
         excluded=tuple(excluded_prs(seen.walk)),
         unpushed=unpushed,
+        **news,
     )
     body = text.dashboard(board)
     found = [i for i in client.labelled_issues(DASHBOARD_LABEL) if i.body.startswith(DASHBOARD)]
