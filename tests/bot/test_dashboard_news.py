@@ -6,6 +6,7 @@ sits in, and a second run with nothing new writes nothing."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from tests.bot import test_bot_runs as runs
 from tests.bot.test_bot_runs import bot, maintainer_push
 from tests.builders.fakefork import FakeFork
 from tests.builders.gitrepo import Repo
-from tests.builders.pair import Pair
+from tests.builders.pair import Pair, cli
 from vimesync.audit.syncname import default_sync_name
 from vimesync.bot.model import Board, MergedPatch, StaleRecord
 from vimesync.bot.text import SHOWN, dashboard
@@ -172,3 +173,29 @@ def test_not_checked_and_none_are_said() -> None:
     assert "Not checked: no GITHUB\\_TOKEN or GH\\_TOKEN in the environment." in merged
     assert "None." in text.split("## Evidence gone stale")[1]
     assert "No sync PR is open." in dashboard(board(stale_unread="No sync PR is open."))
+
+
+def report_title(capsys: pytest.CaptureFixture[str], pair: Pair, head: str) -> str:
+    """The title ``report`` gives the sync's head (what ``report --publish`` sets)."""
+    code, out, err = cli(
+        capsys, "report", "--format", "json", "--head", head, "--baseline", "main", cwd=pair.down.path
+    )
+    assert code in (0, 1), err
+    return str(json.loads(out)["title"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("conflict", [False, True])
+def test_the_pr_title_is_the_reports(
+    fork: tuple[Pair, FakeFork], capsys: pytest.CaptureFixture[str], conflict: bool
+) -> None:
+    pair, fake = fork
+    if conflict:  # upstream #2 changes vime/a.py too: the carry stops there, #1 is carried
+        pair.down.commit("diverge", {"vime/a.py": "from vime import x\nprint(1)\nprint('downstream')\n"})
+        maintainer_push(pair.down.path, "main")
+    code, doc, err = bot(capsys, pair)
+    assert code == 0, err
+    title = fake.open_pull()["title"]
+    assert title == report_title(capsys, pair, doc["sync"]["head"])
+    assert title.startswith(f"[Sync] Mirror Slime through {pair.tip[:8]}")
+    assert ("partly:" in title) is conflict

@@ -68,7 +68,9 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
             mark, stopped = BotMark(outcome.head, o.tip), outcome.stopped
     since = mark.tip if mark is not None and (pull is not None or pushed) else None
     pending = pending_prs(ws.require_upstream(), seen.walk, since)
-    title = pr_title(f"[Sync] {upstreamsteps.upstream_name(ws)} through {o.tip[:8]}")
+    # the report's own title, as report --publish sets it ("partly: K of N ..." when PRs are missing)
+    fallback = f"[Sync] {upstreamsteps.upstream_name(ws)} through {o.tip[:8]}"
+    title = pr_title(outcome.title if outcome is not None and outcome.title else fallback)
     if mark is not None and (plan.syncs or plan.case is BotCase.HOLD):
         done_now = Synced(mark, stopped, outcome, report, tuple(pending))
         pull = _write_pull(client, plan, pull, o, done_now, title, writes)
@@ -121,7 +123,8 @@ def run_sync(ws: Workspace, checkout: Path, base: str, branch: str) -> tuple[Syn
         report = output.read_text(encoding="utf-8") if output.is_file() else None
         if report is None and head is not None and result.stopped not in ("walk", "carry"):
             report = report_at(ws, checkout, worktree, head, onto)  # stopped at a gate: the report says which
-        return _outcome(result, head, base, branch, worktree), report
+        title = title_at(ws, checkout, worktree, head, onto) if head is not None else None
+        return replace(_outcome(result, head, base, branch, worktree), title=title), report
     finally:
         from vimesync.app import syncstate
 
@@ -130,11 +133,9 @@ def run_sync(ws: Workspace, checkout: Path, base: str, branch: str) -> tuple[Syn
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def report_at(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline: str) -> str:
-    """The report of the sync's head as ``report --publish`` makes it (its config as the head has it)."""
+def _at_head(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline: str) -> Workspace:
+    """The sync's head read as ``report`` reads it (its config as the head has it)."""
     from vimesync.app.flags import SyncFlags
-    from vimesync.app.report import ReportRequest, make_report
-    from vimesync.report.markdown import render_markdown
 
     config = ws.checkout.file
     if config is not None and Path(config).absolute().is_relative_to(checkout):
@@ -142,8 +143,37 @@ def report_at(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline
     flags = SyncFlags(
         config=config, upstream=ws.flags.upstream, downstream=worktree, head=head, baseline=baseline
     )
-    with Workspace.resolve(flags, ws.settings, reading="head", cwd=worktree) as at_head:
+    return Workspace.resolve(flags, ws.settings, reading="head", cwd=worktree)
+
+
+def report_at(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline: str) -> str:
+    """The report of the sync's head as ``report --publish`` makes it."""
+    from vimesync.app.report import ReportRequest, make_report
+    from vimesync.report.markdown import render_markdown
+
+    with _at_head(ws, checkout, worktree, head, baseline) as at_head:
         return render_markdown(make_report(at_head, ReportRequest()).report)
+
+
+def title_at(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline: str) -> str | None:
+    """The title ``report --publish`` gives the sync PR (:attr:`SyncReport.title`): it is made of
+    the Summary alone (the walk and what the head carries), so only that part is built. None when
+    the head cannot be read so (a sync stopped early): the PR keeps the bot's own title."""
+    from vimesync.errors import VimesyncError
+    from vimesync.report.build import ReportParts, build_report
+
+    try:
+        with _at_head(ws, checkout, worktree, head, baseline) as at_head:
+            walked = upstreamsteps.walked(at_head)
+            parts = ReportParts(
+                walk=walked,
+                upstream_name=upstreamsteps.upstream_name(at_head),
+                upstream_repo=upstreamsteps.upstream_repo(at_head),
+                carried=upstreamsteps.carried_at_head(at_head, walked),
+            )
+            return build_report(parts).title
+    except VimesyncError:
+        return None
 
 
 def _outcome(result: SyncResult, head: str | None, base: str, branch: str, worktree: Path) -> SyncOutcome:

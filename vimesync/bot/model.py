@@ -82,6 +82,7 @@ class SyncOutcome:
     decision: str | None = None
     next: str | None = None
     steps: tuple[tuple[str, bool, str], ...] = ()  # (name, ok, figure)
+    title: str | None = None  # the report's title for the head (None: no head)
 
 
 Stop = tuple[str, "str | None", "str | None"]  # (step, decision, next command)
