@@ -20,6 +20,7 @@ from tests.builders.pair import Pair, cli
 from vimesync.audit.syncname import default_sync_name
 from vimesync.bot.model import Board, MergedPatch, StaleRecord
 from vimesync.bot.text import SHOWN, dashboard
+from vimesync.safefs import MAX_CONFIG_BYTES
 
 ENGINE = "eng-org/eng"
 ENGINE_PIN = """\
@@ -199,3 +200,53 @@ def test_the_pr_title_is_the_reports(
     assert title == report_title(capsys, pair, doc["sync"]["head"])
     assert title.startswith(f"[Sync] Mirror Slime through {pair.tip[:8]}")
     assert ("partly:" in title) is conflict
+
+
+def stale_at(pair: Pair, head: str | None, sync: str) -> tuple[tuple[StaleRecord, ...], str | None]:
+    from vimesync.app.botboard import stale_records
+    from vimesync.app.flags import SyncFlags
+    from vimesync.app.workspace import Workspace
+    from vimesync.settings import Settings
+
+    flags = SyncFlags(downstream=pair.down.path)
+    with Workspace.resolve(flags, Settings.of({}), cwd=pair.down.path, engines=False) as ws:
+        return stale_records(ws, head, sync)
+
+
+@pytest.mark.parametrize(
+    ("records", "says"),
+    [
+        (None, "The sync PR's sync has no records."),
+        ("", "The sync PR's sync has no records."),
+        ("[tests.x." + "a" * 40 + "]\npassed = 1\n" + "#" * (MAX_CONFIG_BYTES + 1), "could not be read"),
+        ("[tests.x]\npassed = 'closes #1 @alice'\n", "could not be read"),  # malformed
+    ],
+    ids=["absent", "empty", "too big", "malformed"],
+)
+def test_the_records_at_the_pr_head_are_read_bounded(tmp_path: Path, records: str | None, says: str) -> None:
+    from tests.builders.pair import build_pair
+
+    pair = build_pair(tmp_path)
+    sync = "12345678..9abcdef0"
+    head = pair.down.commit("records", {f"sop/records/{sync}.toml": records} if records is not None else None)
+    stale, why = stale_at(pair, head, sync)
+    assert stale == () and why is not None and says in why
+    assert "@alice" not in why and "closes" not in why  # never echoed
+
+
+def test_a_symlinked_records_file_or_an_absent_head_is_not_followed(tmp_path: Path) -> None:
+    from tests.builders.pair import build_pair
+
+    pair = build_pair(tmp_path)
+    sync = "12345678..9abcdef0"
+    secret = tmp_path / "secret.toml"
+    secret.write_text("[tests.x." + "a" * 40 + "]\npassed = 1\n")
+    (pair.down.path / "sop" / "records").mkdir(parents=True)
+    (pair.down.path / "sop" / "records" / f"{sync}.toml").symlink_to(secret)
+    pair.down.git("add", "-A")
+    pair.down.git("commit", "-qm", "a link")
+    head = pair.down.head()
+    assert stale_at(pair, head, sync) == ((), "Not read: the sync PR's records could not be read.")
+    assert stale_at(pair, "f" * 40, sync) == ((), "Not read: the sync PR's head is not in this checkout.")
+    assert stale_at(pair, None, sync) == ((), "No sync PR is open.")
+    assert stale_at(pair, head, "../x") == ((), "Not read: the sync has no name records can have.")
