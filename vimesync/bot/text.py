@@ -157,7 +157,7 @@ def dashboard(b: Board) -> str:
     lines += pending_lines(b.excluded, reasons=True) or ["None."]
     lines += ["", "## Engine patches whose upstream PRs merged (the radar)"]
     lines += merged_lines(b.merged, b.merged_unchecked)
-    lines += ["", "## Evidence gone stale (recorded at an earlier head of the sync PR)"]
+    lines += ["", "## Evidence gone stale (recorded at another head than the sync PR's evidence head)"]
     lines += stale_lines(b.stale, b.stale_unread)
     text = finish_markdown("\n".join(lines))
     return f"{DASHBOARD}\n{text}\n"
