@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot import test_bot_runs as runs
-from tests.bot.test_bot_runs import bot, maintainer_push
+from tests.builders.botrun import bot, maintainer_push
 from tests.builders.fakefork import FakeFork
 from tests.builders.gitrepo import Repo
 from tests.builders.pair import Pair, cli
@@ -42,7 +41,6 @@ diff --git a/x.py b/x.py
 +b
 """
 HOSTILE = "@alice closes #1 <img src=x>"
-fork = runs.fork  # the fixture: the fork's remote and its loopback GitHub
 
 
 def patch(pr: int) -> str:
