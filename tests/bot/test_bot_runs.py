@@ -5,42 +5,18 @@ maintainer's commit on the branch, a conflict, and the token nowhere but in the 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.builders.fakefork import FakeFork
-from tests.builders.fakegithub import TOKEN, serve
+from tests.builders.botrun import bot, maintainer_push
+from tests.builders.fakegithub import TOKEN
 from tests.builders.gitrepo import EPOCH, Repo, commit_env
-from tests.builders.pair import Pair, build_pair, cli
+from tests.builders.pair import Pair, cli
 from vimesync import git
 from vimesync.report.mentions import BOT_END, BOT_STATE, DASHBOARD, START
 
 pytestmark = pytest.mark.slow  # real syncs in real repositories
-
-
-@pytest.fixture()
-def fork(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Pair, FakeFork]]:
-    pair = build_pair(tmp_path)
-    remote = tmp_path / "remote.git"
-    git.run(tmp_path, ["init", "-q", "--bare", str(remote)])
-    pair.down.git("remote", "add", "origin", str(remote))
-    maintainer_push(pair.down.path, "main")
-    fake = FakeFork(remote)
-    with serve(fake) as url:
-        monkeypatch.setenv("VIMESYNC_GITHUB_API", url)
-        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-        yield pair, fake
-
-
-def maintainer_push(repo: Path, *refspec: str) -> None:
-    git.run(repo, ["push", "-q", "origin", *refspec], env={"GIT_ALLOW_PROTOCOL": "file"})
-
-
-def bot(capsys: pytest.CaptureFixture[str], pair: Pair, *args: str) -> tuple[int, dict, str]:
-    code, out, err = cli(capsys, "bot", "--json", "--repo", "vime-org/vime", *args, cwd=pair.down.path)
-    return code, json.loads(out), err
 
 
 def test_first_run_opens_the_pr_and_the_dashboard_and_a_second_writes_nothing(fork, capsys) -> None:

@@ -13,7 +13,9 @@ from vimesync import git
 
 class FakeFork:
     """``/repos/<owner>/<name>``: GET pulls and issues (ETags), POST pulls/issues/labels, PATCH
-    pulls/issues. ``writes``: every request other than a GET, as (method, path, payload)."""
+    pulls/issues. ``writes``: every request other than a GET, as (method, path, payload).
+    ``engine``: another repository's PRs (``/repos/<engine>/pulls/<n>``, the radar's one GET per
+    PR, with ETags), their state fields by number; ``asked`` the paths of those GETs."""
 
     def __init__(self, remote: Path, repo: str = "vime-org/vime") -> None:
         self.remote = remote  # the bare repository the bot pushes to: a PR's head is its branch there
@@ -23,6 +25,8 @@ class FakeFork:
         self.writes: list[tuple[str, str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._next = 1
+        self.engine: dict[str, dict[int, dict[str, Any]]] = {}
+        self.asked: list[str] = []
 
     def head_of(self, branch: str) -> str | None:
         out = git.run(self.remote, ["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], check=False)
@@ -51,6 +55,9 @@ class FakeFork:
     ) -> tuple[int, dict, Any]:
         self.headers.append(headers)
         prefix = f"/repos/{self.repo}"
+        other = re.fullmatch(r"/repos/([^/]+/[^/]+)/pulls/([0-9]+)", path)
+        if method == "GET" and other and other[1] != self.repo:
+            return self._engine_pull(other[1], int(other[2]), path, headers)
         if not path.startswith(prefix):
             return 404, {}, {"message": "Not Found"}
         rest = path[len(prefix) :]
@@ -67,6 +74,17 @@ class FakeFork:
             body = sorted(body, key=lambda i: -i["number"])
         else:
             return 404, {}, {"message": "Not Found"}
+        etag = f'W/"{hash(json.dumps(body, sort_keys=True)) & 0xFFFFFFFF:x}"'
+        if headers.get("if-none-match") == etag:
+            return 304, {"ETag": etag}, None
+        return 200, {"ETag": etag}, body
+
+    def _engine_pull(self, repo: str, n: int, path: str, headers: dict[str, str]) -> tuple[int, dict, Any]:
+        self.asked.append(path)
+        state = self.engine.get(repo, {}).get(n)
+        if state is None:
+            return 404, {}, {"message": "Not Found"}
+        body = {"number": n, "title": f"PR {n}", **state}
         etag = f'W/"{hash(json.dumps(body, sort_keys=True)) & 0xFFFFFFFF:x}"'
         if headers.get("if-none-match") == etag:
             return 304, {"ETag": etag}, None

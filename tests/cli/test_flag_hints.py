@@ -44,6 +44,10 @@ ONLY_WITH: dict[tuple[str, str], tuple[frozenset[str] | None, str]] = {
         None,
         "the ok of a sync's step, not of a report",
     ),
+    ("app.botperform:title_at", "app.upstreamsteps:walked"): (
+        None,
+        "the title walks the sync's head from the pin observe required; a failure keeps the bot's title",
+    ),
     ("app.botobserve:observe", "app.upstreamsteps:walk"): (
         None,
         "the bot refuses a default branch without an upstream pin before it walks",

@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from vimesync import git
 from vimesync.app import upstreamsteps
@@ -17,6 +18,7 @@ from vimesync.app.flags import OutputFlags
 from vimesync.app.syncresult import SyncMode, SyncResult, SyncRunRequest
 from vimesync.app.syncsteps import sh
 from vimesync.app.workspace import Workspace
+from vimesync.audit.syncname import default_sync_name
 from vimesync.bot import text
 from vimesync.bot.model import (
     DASHBOARD_LABEL,
@@ -66,15 +68,29 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
             mark, stopped = BotMark(outcome.head, o.tip), outcome.stopped
     since = mark.tip if mark is not None and (pull is not None or pushed) else None
     pending = pending_prs(ws.require_upstream(), seen.walk, since)
-    title = pr_title(f"[Sync] {upstreamsteps.upstream_name(ws)} through {o.tip[:8]}")
+    # the report's own title, as report --publish sets it ("partly: K of N ..." when PRs are missing)
+    fallback = f"[Sync] {upstreamsteps.upstream_name(ws)} through {o.tip[:8]}"
+    title = pr_title(outcome.title if outcome is not None and outcome.title else fallback)
     if mark is not None and (plan.syncs or plan.case is BotCase.HOLD):
         done_now = Synced(mark, stopped, outcome, report, tuple(pending))
         pull = _write_pull(client, plan, pull, o, done_now, title, writes)
     unpushed = None
     if outcome is not None and outcome.head is None and outcome.stopped is not None:
         unpushed = (outcome.stopped, outcome.decision, outcome.next)
-    dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, writes)
+    pr_head = None if pull is None else (mark.pushed if pushed and mark is not None else pull.head_sha)
+    held = mark.tip if mark is not None else o.tip
+    news = _news(ws, pr_head, default_sync_name(o.pin, held))
+    dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, news, writes)
     return BotResult(o, plan, outcome, pushed, pull.html_url if pull else None, dash, tuple(writes))
+
+
+def _news(ws: Workspace, pr_head: str | None, sync: str) -> dict[str, Any]:
+    """The dashboard's engine patches whose PRs merged and the sync PR's stale records."""
+    from vimesync.app.botboard import merged_patches, stale_records
+
+    merged, unchecked = merged_patches(ws)
+    stale, unread = stale_records(ws, pr_head, sync)
+    return {"merged": merged, "merged_unchecked": unchecked, "stale": stale, "stale_unread": unread}
 
 
 def _refused(plan: BotPlan, remote: str) -> str:
@@ -107,7 +123,8 @@ def run_sync(ws: Workspace, checkout: Path, base: str, branch: str) -> tuple[Syn
         report = output.read_text(encoding="utf-8") if output.is_file() else None
         if report is None and head is not None and result.stopped not in ("walk", "carry"):
             report = report_at(ws, checkout, worktree, head, onto)  # stopped at a gate: the report says which
-        return _outcome(result, head, base, branch, worktree), report
+        title = title_at(ws, checkout, worktree, head, onto) if head is not None else None
+        return replace(_outcome(result, head, base, branch, worktree), title=title), report
     finally:
         from vimesync.app import syncstate
 
@@ -116,11 +133,9 @@ def run_sync(ws: Workspace, checkout: Path, base: str, branch: str) -> tuple[Syn
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def report_at(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline: str) -> str:
-    """The report of the sync's head as ``report --publish`` makes it (its config as the head has it)."""
+def _at_head(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline: str) -> Workspace:
+    """The sync's head read as ``report`` reads it (its config as the head has it)."""
     from vimesync.app.flags import SyncFlags
-    from vimesync.app.report import ReportRequest, make_report
-    from vimesync.report.markdown import render_markdown
 
     config = ws.checkout.file
     if config is not None and Path(config).absolute().is_relative_to(checkout):
@@ -128,8 +143,37 @@ def report_at(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline
     flags = SyncFlags(
         config=config, upstream=ws.flags.upstream, downstream=worktree, head=head, baseline=baseline
     )
-    with Workspace.resolve(flags, ws.settings, reading="head", cwd=worktree) as at_head:
+    return Workspace.resolve(flags, ws.settings, reading="head", cwd=worktree)
+
+
+def report_at(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline: str) -> str:
+    """The report of the sync's head as ``report --publish`` makes it."""
+    from vimesync.app.report import ReportRequest, make_report
+    from vimesync.report.markdown import render_markdown
+
+    with _at_head(ws, checkout, worktree, head, baseline) as at_head:
         return render_markdown(make_report(at_head, ReportRequest()).report)
+
+
+def title_at(ws: Workspace, checkout: Path, worktree: Path, head: str, baseline: str) -> str | None:
+    """The title ``report --publish`` gives the sync PR (:attr:`SyncReport.title`): it is made of
+    the Summary alone (the walk and what the head carries), so only that part is built. None when
+    the head cannot be read so (a sync stopped early): the PR keeps the bot's own title."""
+    from vimesync.errors import VimesyncError
+    from vimesync.report.build import ReportParts, build_report
+
+    try:
+        with _at_head(ws, checkout, worktree, head, baseline) as at_head:
+            walked = upstreamsteps.walked(at_head)
+            parts = ReportParts(
+                walk=walked,
+                upstream_name=upstreamsteps.upstream_name(at_head),
+                upstream_repo=upstreamsteps.upstream_repo(at_head),
+                carried=upstreamsteps.carried_at_head(at_head, walked),
+            )
+            return build_report(parts).title
+    except VimesyncError:
+        return None
 
 
 def _outcome(result: SyncResult, head: str | None, base: str, branch: str, worktree: Path) -> SyncOutcome:
@@ -192,6 +236,7 @@ def _write_dashboard(
     pull: OpenPull | None,
     stop: tuple[str | None, tuple[str, str | None, str | None] | None],  # the PR's, or one with no commit
     pending: list[PendingPR],
+    news: dict[str, Any],
     writes: list[str],
 ) -> str | None:
     o = seen.observed
@@ -206,6 +251,7 @@ def _write_dashboard(
         pending=tuple(pending),
         excluded=tuple(excluded_prs(seen.walk)),
         unpushed=unpushed,
+        **news,
     )
     body = text.dashboard(board)
     found = [i for i in client.labelled_issues(DASHBOARD_LABEL) if i.body.startswith(DASHBOARD)]

@@ -22,10 +22,15 @@ NO_TOKEN = "no GITHUB_TOKEN or GH_TOKEN in the environment"
 
 
 def with_upstream_state(
-    ws: Workspace, table: EnginePatches | Skipped, check: CheckReport | Skipped
+    ws: Workspace,
+    table: EnginePatches | Skipped,
+    check: CheckReport | Skipped,
+    *,
+    git_pin: GitPin | None = None,
 ) -> EnginePatches | Skipped:
     """``table`` with each row's engine PRs' state (``PatchRow.upstream``), or the reason they
-    were not checked (``upstream_not_checked``); unchanged when no header names one."""
+    were not checked (``upstream_not_checked``); unchanged when no header names one. The pin the
+    merges are placed against is the checked source's, else ``git_pin`` (the bot's dashboard)."""
     from vimesync.errors import VimesyncError
     from vimesync.report.radar import engine_refs, scan_patches
 
@@ -45,7 +50,7 @@ def with_upstream_state(
     except VimesyncError as exc:  # a bad API root or cache folder: said, never an error here
         return replace(table, upstream_not_checked=exc.message)
     try:
-        found = scan_patches(refs, ask=client.pull_state, pin=_git_pin(check), max_asked=MAX_ASKED)
+        found = scan_patches(refs, ask=client.pull_state, pin=_git_pin(check) or git_pin, max_asked=MAX_ASKED)
     finally:
         client.close()
     rows = tuple(replace(row, upstream=f.refs) for row, f in zip(table.rows, found, strict=True))

@@ -82,9 +82,30 @@ class SyncOutcome:
     decision: str | None = None
     next: str | None = None
     steps: tuple[tuple[str, bool, str], ...] = ()  # (name, ok, figure)
+    title: str | None = None  # the report's title for the head (None: no head)
 
 
 Stop = tuple[str, "str | None", "str | None"]  # (step, decision, next command)
+
+
+@dataclass(frozen=True)
+class MergedPatch:
+    """An engine patch whose header names an upstream PR that merged: the engine, the patch, the
+    PR (``owner/name#N``) and whether the engine pin holds the merge (None: not known)."""
+
+    engine: str
+    patch: str
+    pr: str
+    in_pin: bool | None
+
+
+@dataclass(frozen=True)
+class StaleRecord:
+    """A record of the sync made at a head other than its evidence head: its kind, name, head."""
+
+    kind: str
+    name: str
+    sha: str
 
 
 @dataclass(frozen=True)
@@ -100,3 +121,7 @@ class Board:
     pending: tuple[PendingPR, ...] = ()
     excluded: tuple[PendingPR, ...] = ()
     unpushed: Stop | None = None  # a stop with nothing to push (no PR)
+    merged: tuple[MergedPatch, ...] = ()
+    merged_unchecked: str | None = None  # why the engine PRs were not (all) asked about
+    stale: tuple[StaleRecord, ...] = ()
+    stale_unread: str | None = None  # why the sync PR's records say nothing (no PR, no records)

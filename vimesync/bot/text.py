@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from vimesync.bot.model import SHA, Board, BotCase, BotMark, BotPlan, PendingPR
+from vimesync.bot.model import SHA, Board, BotCase, BotMark, BotPlan, MergedPatch, PendingPR, StaleRecord
 from vimesync.errors import BadInput
 from vimesync.report.mdtext import code, escape
 from vimesync.report.mentions import BOT_END, BOT_START, BOT_STATE, DASHBOARD, finish_markdown
@@ -19,6 +19,7 @@ from vimesync.report.publish import splice
 
 TITLE = "Sync dashboard"
 SHOWN = 50  # PRs listed in one section of the dashboard (more: a count)
+NAME = 120  # characters of a patch, engine or record name shown
 STEPS = ("walk", "carry", "patches", "audit", "status", "report")
 _STATE = re.compile(
     re.escape(BOT_STATE) + r"pushed=(?P<pushed>[0-9a-f]{40}) tip=(?P<tip>[0-9a-f]{40})"
@@ -50,6 +51,30 @@ def pending_lines(prs: Sequence[PendingPR], *, reasons: bool = False) -> list[st
     if len(prs) > SHOWN:
         lines.append(f"- and {len(prs) - SHOWN} more")
     return lines
+
+
+def merged_lines(merged: Sequence[MergedPatch], unchecked: str | None) -> list[str]:
+    """Each patch whose named engine PR merged, and whether the pin holds the merge (bounded)."""
+    lines = []
+    held = {True: "in the pin: drop the patch", False: "not yet in the pin", None: "in the pin: not known"}
+    for m in merged[:SHOWN]:
+        what = f"{code(m.patch[:NAME])} ({escape(m.engine[:NAME])})"
+        lines.append(f"- {what}: {code(m.pr[:NAME])} merged, {held[m.in_pin]}")
+    if len(merged) > SHOWN:
+        lines.append(f"- and {len(merged) - SHOWN} more")
+    if unchecked:
+        lines.append(f"Not checked: {escape(unchecked)}.")
+    return lines or ["None."]
+
+
+def stale_lines(stale: Sequence[StaleRecord], unread: str | None) -> list[str]:
+    """Each record not at the evidence head, by kind and name (bounded)."""
+    if unread:
+        return [escape(unread)]
+    lines = [f"- {escape(r.kind[:NAME])} {code(r.name[:NAME])} at {code(r.sha[:8])}" for r in stale[:SHOWN]]
+    if len(stale) > SHOWN:
+        lines.append(f"- and {len(stale) - SHOWN} more")
+    return lines or ["None."]
 
 
 def bot_block(
@@ -130,10 +155,9 @@ def dashboard(b: Board) -> str:
     lines += pending_lines(b.pending) or ["None."]
     lines += ["", "## Excluded upstream PRs"]
     lines += pending_lines(b.excluded, reasons=True) or ["None."]
-    lines += [
-        "",
-        "Engine patches whose upstream PRs merged: `vimesync pin radar`; evidence gone stale:"
-        " `vimesync sop status` (not part of this run).",
-    ]
+    lines += ["", "## Engine patches whose upstream PRs merged (the radar)"]
+    lines += merged_lines(b.merged, b.merged_unchecked)
+    lines += ["", "## Evidence gone stale (recorded at another head than the sync PR's evidence head)"]
+    lines += stale_lines(b.stale, b.stale_unread)
     text = finish_markdown("\n".join(lines))
     return f"{DASHBOARD}\n{text}\n"
