@@ -9,7 +9,7 @@ from vimesync.report.evidence import describe_record, independent_phrase, run_ph
 from vimesync.report.evidence import tests_gate as gate_of  # (not a test function)
 from vimesync.report.evidencemd import render_evidence
 from vimesync.sop.measured import Attempt, Expectation, Measured
-from vimesync.sop.results import Evidence, Results, RunRecord
+from vimesync.sop.results import Evidence, Results, RunRecord, key_of
 
 HEAD = "f" * 40
 
@@ -67,5 +67,10 @@ def test_independent_runs_of_one_name_are_summed_up() -> None:
     i = lines.index("- PipelineRL: two independent complete runs, both exit 0, 4m03s and 4m10s (measured).")
     assert lines[i + 1].startswith("  - run 1: exit 0 in 4m03s, measured on")
     assert lines[i + 2].startswith("  - run 2: exit 0 in 4m10s, measured on")
+    # the records line names each name once, whoever committed its runs
+    who = {key_of(r): "Maint <m@x>" for r in runs}
+    evidence = Evidence("a..b", HEAD, HEAD, Results(runs=runs)).with_committers(who)
+    (claim,) = [ln for ln in render_evidence(evidence) if "committed by" in ln]
+    assert ": PipelineRL committed by Maint" in claim and "PipelineRL, PipelineRL" not in claim
     mixed = (runs[0], RunRecord("PipelineRL", HEAD, 1, 9.0, run=2))
     assert independent_phrase(list(mixed)) == "two independent runs, exits 0, 1, 4m03s and 9s (1 typed)"

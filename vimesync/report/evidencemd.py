@@ -112,7 +112,9 @@ def _who(e: Evidence, records: tuple[AnyRecord, ...]) -> str:
     by: dict[str, list[str]] = {}
     for r in records:
         label = "pre-commit" if isinstance(r, PrecommitRecord) else r.name
-        by.setdefault(e.committer(r) or "", []).append(escape(label))
+        names = by.setdefault(e.committer(r) or "", [])
+        if escape(label) not in names:  # several runs of one name (--again): named once
+            names.append(escape(label))
     parts = [f"{', '.join(names)} committed by {escape(who)}" for who, names in by.items() if who]
     if "" in by:
         parts.append(f"{', '.join(by[''])} not committed yet (the working tree's claim)")
