@@ -50,26 +50,6 @@ class JobStopped(VimesyncError):
 
 
 @dataclass(frozen=True)
-class ExecuteRequest:
-    """What ``sop record run -- CMD`` was asked to run, and how to judge it."""
-
-    name: str
-    command: tuple[str, ...]
-    timeout: float | None = None
-    keep_env: tuple[str, ...] = ()
-    expect_exit: int | None = None
-    expect_output: str | None = None
-    retries: int = 0
-    again: bool = False
-    replace: bool = False
-    junit: tuple[Path, ...] = ()  # JUnit XML the job writes (relative: from where it ran)
-    figures_file: Path | None = None  # a flat JSON object of figures the job writes
-    worktree: bool = False  # run in a temporary worktree of the head, not the checkout root
-    note: str = ""
-    figures: tuple[tuple[str, str], ...] = ()  # --figure (typed beside the measured facts)
-
-
-@dataclass(frozen=True)
 class _Outcome:
     code: int
     seconds: float
@@ -103,24 +83,7 @@ def record_run(ws: Workspace, request: RecordRunRequest, *, tee: Tee | None = No
         typed = [_flag(k) for k in _TYPED_ONLY if getattr(request, k) is not None]
         if typed:
             raise BadInput(f"{', '.join(typed)}: measured when vimesync runs the job; not with a job")
-        note = one_line(request.note, "--note", MAX_NOTE) if request.note is not None else ""
-        run = ExecuteRequest(
-            name=request.name,
-            command=request.command,
-            timeout=request.timeout,
-            keep_env=request.keep_env,
-            expect_exit=request.expect_exit,
-            expect_output=request.expect_output,
-            retries=request.retries,
-            again=request.again,
-            replace=request.replace,
-            junit=request.junit,
-            figures_file=request.figures_file,
-            worktree=request.worktree,
-            note=note,
-            figures=check_figures(list(request.figures)),
-        )
-        return execute_run(ws, run, tee=tee)
+        return execute_run(ws, request, tee=tee)
     ran = [_flag(k) for k in _EXECUTED_ONLY if getattr(request, k) not in _UNSET]
     if ran:
         raise BadInput(f"{', '.join(ran)}: only with a job to run (after --)")
@@ -131,9 +94,11 @@ def _flag(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-def execute_run(ws: Workspace, request: ExecuteRequest, *, tee: Tee | None = None) -> RecordResult:
+def execute_run(ws: Workspace, request: RecordRunRequest, *, tee: Tee | None = None) -> RecordResult:
     """Run the job at the head and record what was measured (see the module)."""
     name = check_name(request.name, "--name")
+    note = one_line(request.note, "--note", MAX_NOTE) if request.note is not None else ""
+    typed_figures = check_figures(list(request.figures))  # --figure, beside the measured facts
     refuse_untrusted(ws.untrusted, "sop record run -- CMD", "record it in a trusted checkout (a lab host)")
     if request.again and request.replace:
         raise BadInput("--again and --replace: give one of them")
@@ -188,8 +153,8 @@ def execute_run(ws: Workspace, request: ExecuteRequest, *, tee: Tee | None = Non
         sha=bound,
         exit=last.code,
         duration=round(last.seconds, 3),
-        figures=request.figures,
-        note=request.note,
+        figures=typed_figures,
+        note=note,
         recorded_at=now(),
         measured=measured,
         run=index,
@@ -224,7 +189,7 @@ def _attempts(
     env: dict[str, str],
     timeout: float,
     pattern: Any,
-    request: ExecuteRequest,
+    request: RecordRunRequest,
     tee: Tee | None,
 ) -> tuple[list[_Outcome], JobLog]:
     """Every attempt (more with ``--retries`` while it does not do as expected), the last one's log."""
@@ -239,11 +204,11 @@ def _attempts(
     return attempts, log
 
 
-def _expected_exit(request: ExecuteRequest) -> int:
+def _expected_exit(request: RecordRunRequest) -> int:
     return request.expect_exit if request.expect_exit is not None else 0
 
 
-def _as_expected(o: _Outcome, request: ExecuteRequest) -> bool:
+def _as_expected(o: _Outcome, request: RecordRunRequest) -> bool:
     return o.code == _expected_exit(request) and o.matched
 
 
@@ -307,7 +272,7 @@ def _job_env(ws: Workspace, keep: tuple[str, ...]) -> tuple[dict[str, str], tupl
 
 
 def _run_index(
-    ws: Workspace, sync: str, name: str, bound: str, request: ExecuteRequest
+    ws: Workspace, sync: str, name: str, bound: str, request: RecordRunRequest
 ) -> tuple[AnyRecord | None, int]:
     """(the record replaced, the index of this run among its name's runs at the head)."""
     from vimesync.sop.results import load_results
