@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from vimesync.pycheck import plan
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import Interpreter, find_interpreter, running
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
-from vimesync.pycheck.scan import ParseLimits, conflict_markers, parse_tree
+from vimesync.pycheck.scan import WORKER_REV, ParseLimits, conflict_markers, parse_tree
 from vimesync.pycheck.target import FROM_FLAG, Target
 from vimesync.sources import open_source
 
@@ -273,8 +274,8 @@ def test_unchanged_files_on_disk_are_not_read_again(tmp_path: Path, monkeypatch:
         os.utime(tree / name, ns=(1_000_000_000, 1_000_000_000))  # long before the cache's write time
     files = _listed(tree, "a.py", "b.py", "c.py")
     first = parse(files, cache=ParseCache(tmp_path / "cache"))
-    assert sorted(reads) == ["a.py", "b.py", "c.py"] and [f.path for f in first.failed] == ["b.py"]
-    reads.clear()
+    # A cold cache: the workers read and key the files; this process reads none.
+    assert reads == [] and [f.path for f in first.failed] == ["b.py"]
     second = parse(files, cache=ParseCache(tmp_path / "cache"))
     assert reads == [] and second.cached == 3 and second.failed == first.failed
     (tree / "c.py").write_bytes(b"y = (2\n")  # changed: new size and mtime
@@ -316,3 +317,45 @@ def test_racy_file_changed_within_the_cache_time_is_caught(
     report = parse(files, cache=ParseCache(tmp_path / "cache"))
     assert reads == ["racy.py"]  # re-hashed; old.py is older than the cache time: trusted, unread
     assert [(f.path, f.line) for f in report.failed] == [("racy.py", 1)]
+
+
+def test_a_cold_run_keys_files_in_the_workers_and_records_what_they_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No result of this interpreter cached: this process reads no file, the workers read, key and
+    parse them; the blob ids and stats they report make the next run read nothing at all."""
+    reads = _counting_reads(monkeypatch)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    texts = {"a.py": b"x = 1\n", "b.py": b"def (:\n", "pkg/__init__.py": b"", "pkg/c.py": b""}
+    for name, text in texts.items():
+        (tree / name).parent.mkdir(exist_ok=True)
+        (tree / name).write_bytes(text)
+        os.utime(tree / name, ns=(1_000_000_000, 1_000_000_000))
+    files = _listed(tree, *texts)
+    first = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert reads == [] and first.cached == 0 and [f.path for f in first.failed] == ["b.py"]
+    second = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert reads == [] and second.cached == 4 and second.failed == first.failed
+    # The same contents elsewhere (a new scratch copy) hit by content: now this process keys them.
+    copy = tmp_path / "copy"
+    shutil.copytree(tree, copy)
+    third = parse(_listed(copy, *texts), cache=ParseCache(tmp_path / "cache"))
+    assert sorted(reads) == sorted(texts) and third.cached == 4 and [f.path for f in third.failed] == ["b.py"]
+
+
+def test_a_cold_run_reports_a_file_swapped_for_a_symlink_and_caches_nothing_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listed as a regular file, a symlink when its worker opens it: read through by no one."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_bytes(b"x = 1\n")
+    (tmp_path / "outside.py").write_bytes(b"def (:\n")
+    files = _listed(tree, "a.py")
+    (tree / "a.py").unlink()
+    (tree / "a.py").symlink_to(tmp_path / "outside.py")
+    cache = ParseCache(tmp_path / "cache")
+    report = parse(files, cache=cache)
+    assert [(f.path, f.message.split(":")[0]) for f in report.failed] == [("a.py", "cannot read file")]
+    assert not cache.has_results(f"{running().cache_id}/w{WORKER_REV}")

@@ -4,9 +4,11 @@ own checks), under any interpreter it runs on."""
 from __future__ import annotations
 
 import json
+import os
 import struct
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -136,3 +138,47 @@ def test_compiler_only_errors_are_caught_with_their_line() -> None:
     assert "nonlocal declaration not allowed at module level" in got["nonlocal_at_module_level"][3]
     assert "used prior to global declaration" in got["used_before_global"][3]
     assert "assigned to before global declaration" in got["assigned_before_global"][3]
+
+
+def _keyed(exe: str, paths: list[bytes]) -> list[tuple[int, str, bytes, tuple[int, int, int]]]:
+    """K requests for ``paths``: (status, message, blob id, (size, mtime_ns, inode)) per path."""
+    req = b"".join(struct.pack(">cII", b"K", i, len(p)) + p for i, p in enumerate(paths))
+    proc = subprocess.run(
+        [exe, "-I", "-S", str(WORKER)], input=req, capture_output=True, check=True, timeout=60
+    )
+    out, pos, results = proc.stdout, 0, []
+    while pos < len(out):
+        ident, status, _, _, n = struct.unpack_from(">IBiiI", out, pos)
+        pos += 17
+        msg = out[pos : pos + n].decode()
+        pos += n
+        if ident == 0xFFFFFFFF:
+            continue
+        oid, size, mtime, inode = struct.unpack_from(">20sQqQ", out, pos)
+        pos += struct.calcsize(">20sQqQ")
+        results.append((status, msg, oid, (size, mtime, inode)))
+    return results
+
+
+def test_a_keyed_file_job_says_what_it_read_as_git_does(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_bytes(b"x = 1\n")
+    bad.write_bytes(b"def (:\n")
+    got = _keyed(sys.executable, [os.fsencode(good), os.fsencode(bad)])
+    for (_, _, oid, stat), path in zip(got, (good, bad), strict=True):
+        hashed = subprocess.run(
+            ["git", "hash-object", "--no-filters", str(path)], capture_output=True, text=True
+        )
+        st = path.stat()
+        assert oid.hex() == hashed.stdout.strip() and stat == (st.st_size, st.st_mtime_ns, st.st_ino)
+    assert [g[0] for g in got] == [0, 1]
+
+
+def test_a_keyed_file_job_never_follows_a_symlink_nor_waits_on_a_fifo(tmp_path: Path) -> None:
+    (tmp_path / "target.py").write_bytes(b"x = 1\n")
+    (tmp_path / "link.py").symlink_to(tmp_path / "target.py")
+    os.mkfifo(tmp_path / "fifo.py")
+    got = _keyed(sys.executable, [os.fsencode(tmp_path / n) for n in ("link.py", "fifo.py", "gone.py")])
+    assert [(status, oid) for status, _, oid, _ in got] == [(1, bytes(20))] * 3
+    assert got[1][1] == "cannot read file: not a regular file"
+    assert all(msg.startswith("cannot read file: ") for _, msg, _, _ in got)

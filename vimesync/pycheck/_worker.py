@@ -11,11 +11,15 @@ AST with ``_feature_version``, then that AST is compiled.
 Protocol, all integers big-endian, over stdin/stdout:
 
 - request:  ``kind:1 id:u32 length:u32`` then ``length`` bytes; kind ``D`` = source bytes,
-  ``P`` = a file path (bytes) for the worker to read, ``Q`` = quit.
+  ``P`` = a file path (bytes) for the worker to read, ``K`` = the same, and key what was read,
+  ``Q`` = quit. A file is opened without following a symlink and read only when regular.
 - response: ``id:u32 status:u8 line:i32 col:i32 msglen:u32`` then a UTF-8 message;
   status 0 = parses, 1 = does not (message "SyntaxError: invalid syntax", "ValueError: ...").
   line/col are -1 when unknown. One response per request, in request order, flushed at once,
-  so the parent knows which file a crash or hang belongs to.
+  so the parent knows which file a crash or hang belongs to. A ``K`` response goes on with
+  ``oid:20 size:u64 mtime_ns:i64 inode:u64``: the git blob id of the bytes parsed and the
+  ``fstat`` of the file they were read from (all zero when it could not be read), so a cold run's
+  parent reads no file at all: the workers read, key and compile in parallel.
 - at start-up the worker sends a response with id 0xFFFFFFFF whose message is
   "<implementation> <major>.<minor>.<micro>": the handshake.
 """
@@ -25,6 +29,8 @@ Protocol, all integers big-endian, over stdin/stdout:
 from __future__ import annotations
 
 import gc
+import os
+import stat
 import struct
 import sys
 import warnings
@@ -37,6 +43,8 @@ if TYPE_CHECKING:
 
 REQUEST = struct.Struct(">cII")
 RESPONSE = struct.Struct(">IBiiI")
+KEY = struct.Struct(">20sQqQ")  # after a K response: blob id, size, mtime_ns, inode
+NO_KEY = KEY.pack(bytes(20), 0, 0, 0)
 HANDSHAKE_ID = 0xFFFFFFFF
 PyCF_ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
 NAME = "<unknown>"  # the file name compile() puts in messages; ours carry no path (the parent knows it)
@@ -77,6 +85,37 @@ def parse(data: bytes, feature_version: int) -> Outcome:
     return 0, None, None, ""
 
 
+def read_file(path: bytes, max_size: int | None) -> tuple[bytes, os.stat_result] | str:
+    """A regular file's bytes and its fstat, or why not: never through a symlink, never waiting on
+    a FIFO, at most ``max_size`` + 1 bytes (the caller sees a file that is too large)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "cannot read file: not a regular file"
+        want = st.st_size + 1 if max_size is None else min(st.st_size, max_size) + 1
+        parts = [os.read(fd, want)]
+        while parts[-1] and (max_size is None or sum(map(len, parts)) <= max_size):
+            parts.append(os.read(fd, 1 << 20))
+        return b"".join(parts), st
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
+
+
+def blob_key(data: bytes, st: os.stat_result) -> bytes:
+    """The KEY record of bytes read from a file: git's blob id of them, and the file's fstat."""
+    import hashlib  # only K requests need it: a worker of D and P requests starts without it
+
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return KEY.pack(h.digest(), st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 def _read_exact(stream: BinaryIO, n: int) -> bytes:
     data = stream.read(n)
     if len(data) != n:
@@ -105,11 +144,13 @@ def main(argv: list[str]) -> int:
     gc.disable()  # code objects and AST nodes hold no cycles; skipping the collector is faster
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 
-    def reply(ident: int, status: int, line: int | None, col: int | None, message: str) -> None:
+    def reply(
+        ident: int, status: int, line: int | None, col: int | None, message: str, key: bytes = b""
+    ) -> None:
         msg = message.encode("utf-8", "replace")[:MAX_MESSAGE]
         line = -1 if line is None else max(min(line, 2**31 - 1), -1)
         col = -1 if col is None else max(min(col, 2**31 - 1), -1)
-        stdout.write(RESPONSE.pack(ident, status, line, col, len(msg)) + msg)
+        stdout.write(RESPONSE.pack(ident, status, line, col, len(msg)) + msg + key)
         stdout.flush()
 
     impl = sys.implementation.name
@@ -123,23 +164,32 @@ def main(argv: list[str]) -> int:
             return 0
         if kind == b"Q":
             return 0
-        if kind == b"P":
-            try:
-                with open(payload, "rb") as fh:
-                    data = fh.read() if max_size is None else fh.read(max_size + 1)
-            except OSError as exc:
-                reply(ident, 1, None, None, f"cannot read file: {exc.strerror or exc}")
+        key = b""
+        if kind in (b"P", b"K"):
+            got = read_file(payload, max_size)
+            if isinstance(got, str):
+                reply(ident, 1, None, None, got, NO_KEY if kind == b"K" else b"")
                 continue
+            data = got[0]
             if max_size is not None and len(data) > max_size:
-                reply(ident, 1, None, None, f"file too large to parse (over {max_size} bytes)")
+                reply(
+                    ident,
+                    1,
+                    None,
+                    None,
+                    f"file too large to parse (over {max_size} bytes)",
+                    NO_KEY if kind == b"K" else b"",
+                )
                 continue
+            if kind == b"K":
+                key = blob_key(data, got[1])
         else:
             data = payload
         try:
             result = parse(data, feature_version)
         except Exception as exc:  # noqa: BLE001 - whatever happens, report it against this file and go on
             result = (1, None, None, f"parser error: {type(exc).__name__}: {exc}")
-        reply(ident, *result)
+        reply(ident, *result, key)
         del data, payload  # drop the source before waiting for the next request
         done += 1
         if done % 500 == 0:

@@ -146,6 +146,17 @@ class ParseCache:
             return {}
         return found
 
+    def has_results(self, env: str) -> bool:
+        """Whether any outcome of interpreter/grammar ``env`` is cached (False when off or failing)."""
+        if self._conn is None:
+            return False
+        try:
+            row = self._conn.execute("SELECT 1 FROM results WHERE env = ? LIMIT 1", [env]).fetchone()
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return False
+        return row is not None
+
     def known_oids(self, files: Mapping[bytes, StatKey]) -> dict[bytes, str]:
         """Blob ids of the ``files`` (absolute path -> its lstat key now) whose record matches that
         key and is older than the cache's write time that came with it (the racy-git rule)."""

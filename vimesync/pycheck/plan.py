@@ -7,6 +7,11 @@ computed with sha1 for anything else, so an untouched file hits the same entry w
 tree was provided. A file parsed in place from disk whose (absolute path, size, mtime_ns, inode),
 as its source listed it (``PyFile.stat``), the cache already knows (and that passes the racy-git
 rule, see ``cache``) is not even read: its blob id comes from the cache.
+
+A cold run (no cache, or none of its results made with this interpreter and grammar) could hit
+nothing by content, so its files on disk are not read here at all: they are left *unkeyed*, and
+the workers read, key and compile them in parallel (a keyed file job), while this process only
+hands out paths.
 """
 
 from __future__ import annotations
@@ -85,6 +90,9 @@ class ParseInputs:
     data: dict[str, bytes] = field(default_factory=dict)  # in memory (given, or read to be hashed)
     keys: dict[str, str] = field(default_factory=dict)  # path -> content key
     by_stat: list[str] = field(default_factory=list)  # keyed by their lstat record, unread
+    # On disk, unread and unkeyed (a cold run): the worker that parses one keys it. Each maps to
+    # the absolute path its stat is recorded under, or None (a scratch copy: nothing to record).
+    unkeyed: dict[str, bytes | None] = field(default_factory=dict)
 
     def fail(self, path: str, message: str) -> None:
         self.failures[path] = ParseFailure(path, None, message)
@@ -108,7 +116,7 @@ class ParsePlan:
     env: str  # the cache's name for the interpreter and worker
     hits: dict[str, Cached]
     same: dict[str, list[str]]  # content key -> its paths, for the contents to parse
-    misses: list[str]
+    misses: list[str]  # one path per content to parse, and every unkeyed path; largest first
     total: int  # *.py files
     cached: int  # answered by the cache
 
@@ -136,10 +144,10 @@ def plan_parse(
         elif f.oid is None:
             need_key.append(f)
     if on_disk:
-        _key_on_disk(found, on_disk, cache)
+        _key_on_disk(found, on_disk, cache, cold=_cold(cache, env))
     _key_loaded(found, need_key, loader)
     for f in python:  # the rest: given bytes, or a blob id their source knew
-        if f.path in found.failures or f.path in found.keys:
+        if f.path in found.failures or f.path in found.keys or f.path in found.unkeyed:
             continue
         if f.path in found.data and len(found.data[f.path]) > cap:
             found.fail(f.path, _too_large(len(found.data[f.path]), cap))
@@ -153,14 +161,21 @@ def plan_parse(
             same.setdefault(key, []).append(path)
         elif not hit.ok:
             found.failures[path] = ParseFailure(path, hit.line, hit.message or "", hit.column)
-    misses = sorted((paths[0] for paths in same.values()), key=lambda p: -_size(by_path[p], found.data))
+    firsts = [paths[0] for paths in same.values()]
+    misses = sorted([*firsts, *found.unkeyed], key=lambda p: -_size(by_path[p], found.data))
     waiting = sum(map(len, same.values()))
     return ParsePlan(found, env, hits, same, misses, len(python), len(found.keys) - waiting)
 
 
-def _key_on_disk(found: ParseInputs, on_disk: list[PyFile], cache: ParseCache | None) -> None:
+def _cold(cache: ParseCache | None, env: str) -> bool:
+    """Whether no file can hit the cache by its content: no cache, or no result of ``env`` in it."""
+    return cache is None or not cache.enabled or not cache.has_results(env)
+
+
+def _key_on_disk(found: ParseInputs, on_disk: list[PyFile], cache: ParseCache | None, *, cold: bool) -> None:
     """Files read in place: keyed by the cache's record of their lstat when it still holds (not
-    read), else read and hashed, and their stat recorded for the next run."""
+    read), else read and hashed, and their stat recorded for the next run; in a cold run, left
+    unread and unkeyed for the worker that parses them."""
     keyed = cache is not None and cache.enabled
     where = {f.path: _abs(f.file) for f in on_disk if f.stat is not None and f.file} if keyed else {}
     now = {where[f.path]: f.stat for f in on_disk if f.path in where and f.stat is not None}
@@ -171,6 +186,9 @@ def _key_on_disk(found: ParseInputs, on_disk: list[PyFile], cache: ParseCache | 
         if at in known and now[at].size <= found.cap:
             found.keys[f.path] = known[at]  # unchanged since hashed: not read
             found.by_stat.append(f.path)
+            continue
+        if cold:
+            found.unkeyed[f.path] = at
             continue
         got = read_file_stat(f, found.cap)
         if isinstance(got, str):

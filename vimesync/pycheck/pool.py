@@ -23,10 +23,12 @@ from pathlib import Path
 from vimesync.errors import BadInput
 from vimesync.procrun import Command, end, start
 from vimesync.pycheck.interp import Interpreter, child_env
+from vimesync.pycheck.model import StatKey
 
 WORKER = Path(__file__).with_name("_worker.py")
 REQUEST = struct.Struct(">cII")  # mirrors _worker.py
 RESPONSE = struct.Struct(">IBiiI")
+KEY = struct.Struct(">20sQqQ")  # after the response to a keyed file job: blob id, size, mtime_ns, inode
 HANDSHAKE_ID = 0xFFFFFFFF
 
 DEFAULT_TIMEOUT = 30.0  # seconds allowed for one file, plus SECONDS_PER_MIB for its size
@@ -46,6 +48,7 @@ class ParseJob:
     data: bytes | None = None  # the source, or
     file: str | Path | None = None  # a file the worker reads itself
     size: int = -1  # of a file job, when known (for its time allowance)
+    keyed: bool = False  # a file job whose outcome also says what was read (ParseOutcome.key)
 
     @property
     def nbytes(self) -> int:
@@ -59,6 +62,9 @@ class ParseOutcome:
     column: int | None = None
     message: str = ""
     cacheable: bool = True  # False for crashes and timeouts: they say nothing lasting about the content
+    # Of a keyed job: the blob id of the bytes the worker parsed, and the fstat of the file it read
+    # them from; None when it could not read the file (or crashed first).
+    key: tuple[str, StatKey] | None = None
 
 
 OnResult = Callable[[int, ParseOutcome], None]  # a job's ident and its outcome
@@ -132,7 +138,7 @@ class _Worker:
             kind, payload = b"D", job.data
         else:
             assert job.file is not None
-            kind, payload = b"P", os.fsencode(job.file)
+            kind, payload = (b"K" if job.keyed else b"P"), os.fsencode(job.file)
         self.out.append(memoryview(REQUEST.pack(kind, job.ident, len(payload))))
         self.out.append(memoryview(payload))
         self.inflight.append(job)
@@ -153,14 +159,25 @@ class _Worker:
             self.out.popleft()
 
     def frames(self) -> Iterator[tuple[int, ParseOutcome]]:
-        """Complete responses in the read buffer."""
+        """Complete responses in the read buffer. Lazily: the caller takes each response's job off
+        ``inflight`` before the next is read, so the head of ``inflight`` is the job the next
+        response answers (after the handshake), and says whether a key follows it."""
         while len(self.rbuf) >= RESPONSE.size:
             ident, status, line, col, n = RESPONSE.unpack_from(self.rbuf)
-            if len(self.rbuf) < RESPONSE.size + n:
+            keyed = self.ready and bool(self.inflight) and self.inflight[0].keyed
+            end = RESPONSE.size + n + (KEY.size if keyed else 0)
+            if len(self.rbuf) < end:
                 return
             msg = bytes(self.rbuf[RESPONSE.size : RESPONSE.size + n]).decode("utf-8", "replace")
-            del self.rbuf[: RESPONSE.size + n]
-            yield ident, ParseOutcome(status == 0, None if line < 0 else line, None if col < 0 else col, msg)
+            key = None
+            if keyed:
+                oid, size, mtime_ns, inode = KEY.unpack_from(self.rbuf, RESPONSE.size + n)
+                key = (oid.hex(), StatKey(size, mtime_ns, inode)) if any(oid) else None
+            del self.rbuf[:end]
+            yield (
+                ident,
+                ParseOutcome(status == 0, None if line < 0 else line, None if col < 0 else col, msg, key=key),
+            )
 
     def drain_stderr(self) -> None:
         if self.efd is None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from vimesync.git import blob_oid
 from vimesync.pycheck.cache import Cached, ParseCache
 from vimesync.pycheck.interp import Interpreter
-from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile
+from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
 from vimesync.pycheck.plan import FileInput, Loader, ParsePlan, load, plan_parse, read_file
 from vimesync.pycheck.pool import DEFAULT_TIMEOUT, ParseJob, ParseOutcome, ParsePool
 from vimesync.pycheck.target import Target
@@ -120,16 +120,28 @@ def _parse_misses(
     if not plan.misses:
         return []
     fresh: dict[str, Cached] = {}
+    stats: list[tuple[bytes, StatKey, str]] = []  # unkeyed files as their worker read them
 
     def on_result(ident: int, outcome: ParseOutcome) -> None:
         nonlocal done
-        key = inputs.keys[plan.misses[ident]]
-        for path in same[key]:
+        first = plan.misses[ident]
+        if first in inputs.unkeyed:  # its worker read and keyed it
+            paths = [first]
+            key = outcome.key[0] if outcome.key is not None else None
+            where = inputs.unkeyed[first]
+            if key is not None:
+                inputs.keys[first] = key
+                if where is not None and outcome.key is not None:
+                    stats.append((where, outcome.key[1], key))
+        else:
+            key = inputs.keys[first]
+            paths = same[key]
+        for path in paths:
             if not outcome.ok:
                 inputs.failures[path] = ParseFailure(path, outcome.line, outcome.message, outcome.column)
-        if _lasting(outcome):
+        if key is not None and _lasting(outcome):
             fresh[key] = Cached(None if outcome.ok else outcome.message, outcome.line, outcome.column)
-        done += len(same[key])
+        done += len(paths)
         if progress:
             progress(done, plan.total)
 
@@ -140,9 +152,11 @@ def _parse_misses(
         mem_limit=limits.mem_limit,
         max_size=limits.max_size,
     )
-    pool.run(_jobs(plan.misses, inputs.by_path, inputs.data, loader), len(plan.misses), on_result)
+    jobs = _jobs(plan.misses, inputs.by_path, inputs.data, loader, inputs.unkeyed)
+    pool.run(jobs, len(plan.misses), on_result)
     notes = []
     if cache is not None:
+        cache.put_stats(stats)  # after every read: the write time recorded with them is now
         cache.put_many(plan.env, fresh.items())
         if cache.note:
             notes.append(cache.note)
@@ -160,16 +174,22 @@ def _lasting(outcome: ParseOutcome) -> bool:
 
 
 def _jobs(
-    misses: list[str], by_path: dict[str, PyFile], data: dict[str, bytes], loader: Loader | None
+    misses: list[str],
+    by_path: dict[str, PyFile],
+    data: dict[str, bytes],
+    loader: Loader | None,
+    unkeyed: Collection[str] = (),
 ) -> Iterator[ParseJob]:
-    """Jobs in ``misses`` order; blobs not yet in memory are streamed from the loader as needed."""
+    """Jobs in ``misses`` order; blobs not yet in memory are streamed from the loader as needed;
+    unkeyed files go to the workers as keyed file jobs."""
     lazy = [p for p in misses if p not in data and by_path[p].file is None]
     stream = load(loader, lazy)
     for ident, path in enumerate(misses):
         if path in data:
             yield ParseJob(ident, data=data[path])
         elif by_path[path].file is not None:
-            yield ParseJob(ident, file=by_path[path].file, size=by_path[path].size)
+            f = by_path[path]
+            yield ParseJob(ident, file=f.file, size=f.size, keyed=path in unkeyed)
         else:
             _, content = next(stream)
             yield ParseJob(ident, data=content)
