@@ -343,6 +343,30 @@ def test_a_walk_loads_only_what_a_walk_needs(upstream: Path) -> None:
     assert not wrong, wrong
 
 
+# What a patch-stack check must not load (bench/bench_check.py: the warm check is mostly
+# start-up): the upstream walk, GNU patch's rules when git's are asked for, the mail decoder.
+NOT_IN_A_CHECK = (
+    "vimesync.upstream",
+    "vimesync.patches.gnuapply",
+    "vimesync.report",
+    "vimesync.sop",
+    "email",
+)
+
+
+def test_a_check_loads_only_what_a_check_needs(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "a.py").write_text("x = 1\n")
+    (tmp_path / "p.patch").write_text("--- a/pkg/a.py\n+++ b/pkg/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n")
+    (tmp_path / "series").write_text("p.patch\n")
+    args = ("patches", "check", "--source", str(tree), "--series", str(tmp_path / "series"), "--json")
+    out, loaded = _modules_after(*args)
+    assert json.loads(out)["ok"] and "vimesync.pycheck.scan" in loaded  # the check did run here
+    wrong = [m for m in loaded if m.startswith(NOT_IN_A_CHECK)]
+    assert not wrong, wrong
+
+
 @pytest.mark.parametrize(
     "args",
     [

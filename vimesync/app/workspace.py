@@ -38,12 +38,12 @@ from vimesync.readers import WORKTREE, CommitReader, Reader
 from vimesync.repopaths import repository_path
 from vimesync.safefs import lexical
 from vimesync.settings import PIP_TIMEOUT, Settings
-from vimesync.upstream.pipeline import UpstreamRange
 
-if TYPE_CHECKING:  # a walk loads neither the check nor the gates
+if TYPE_CHECKING:  # a walk loads neither the check nor the gates; a check loads no walk
     from vimesync.audit.bookkeeping import Bookkeeping
     from vimesync.check.model import CheckOptions, PlanRules
     from vimesync.sop.gatesfile import GatesConfig
+    from vimesync.upstream.pipeline import UpstreamRange
 
 # What the workspace reads: the working tree (walk, carry, patches, pin), or the head commit
 # (audit, report, sop: what they say is about a commit).
@@ -296,7 +296,7 @@ class Workspace:
         --upstream-tip, else ``synced`` as committed at the head when the sync moved it (a carry
         that stopped early is audited against what it carried), else the configured branch's tip
         (its fetched remote-tracking branch when that is ahead of it)."""
-        from vimesync.upstream.pipeline import parse_range
+        from vimesync.upstream.pipeline import UpstreamRange, parse_range
 
         given = self.flags.range_
         if given is not None:

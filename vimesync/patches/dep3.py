@@ -12,7 +12,6 @@ of a line; a longer value keeps its raw text).
 from __future__ import annotations
 
 import re
-from email.header import decode_header, make_header
 
 from vimesync.patches.model import Dep3
 
@@ -31,6 +30,8 @@ def _decode_mime(value: str) -> str:
     """Decode "=?UTF-8?q?Caf=C3=A9?=" -> "Café" in mail headers; other values unchanged."""
     if "=?" not in value or len(value) > MAX_MIME_CHARS:
         return value
+    from email.header import decode_header, make_header  # only for the rare encoded word
+
     try:
         return str(make_header(decode_header(value)))
     except Exception:  # malformed encoded-words: keep the raw text

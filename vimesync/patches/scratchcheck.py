@@ -18,7 +18,6 @@ from vimesync import nofollow
 from vimesync.errors import PatchError
 from vimesync.git import MODE_DIR, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_LINK
 from vimesync.patches.apply import apply_content
-from vimesync.patches.gnuapply import apply_content_gnu
 from vimesync.patches.model import FilePatch, HunkFailure, HunkOffset, PatchFile
 from vimesync.patches.scratchview import MissingFile, Refused, ScratchView, Unsafe, mode_kind
 from vimesync.safefs import excerpt
@@ -145,6 +144,8 @@ class PatchCheck(ScratchView):
         mode = self.mode
         creating = pre.path is None
         if mode.applier == "gnu-patch":
+            from vimesync.patches.gnuapply import apply_content_gnu  # GNU's rules: only when asked for
+
             applied = apply_content_gnu(pre.data, fp, creating=creating, fuzz=mode.fuzz, forward=mode.forward)
         else:
             applied = apply_content(pre.data, fp, creating=creating, all_hunks=all_hunks, diagnose=diagnose)
