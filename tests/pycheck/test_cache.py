@@ -124,3 +124,20 @@ def test_stat_records_racy_rule_and_garbage(tmp_path: Path) -> None:
     conn.close()
     with ParseCache(tmp_path) as c:
         assert c.known_oids({b"/t/a.py": key}) == {}
+
+
+def test_a_stat_record_comes_with_its_outcome_for_that_interpreter_only(tmp_path: Path) -> None:
+    key = StatKey(6, 1_000, 42)
+    with ParseCache(tmp_path) as c:
+        c.put_stats([(b"/t/a.py", key, "a" * 40), (b"/t/b.py", key._replace(inode=43), "b" * 40)])
+        c.put_many("py3.12", [("a" * 40, BAD)])
+        files = {b"/t/a.py": key, b"/t/b.py": key._replace(inode=43)}
+        assert c.known(files, "py3.12") == {b"/t/a.py": ("a" * 40, BAD), b"/t/b.py": ("b" * 40, None)}
+        assert c.known(files, "py3.11") == {b"/t/a.py": ("a" * 40, None), b"/t/b.py": ("b" * 40, None)}
+        assert c.has_results("py3.12") and not c.has_results("py3.11")
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("UPDATE results SET message = x'ff'")  # a damaged row: no outcome, the file is parsed
+    conn.commit()
+    conn.close()
+    with ParseCache(tmp_path) as c:
+        assert c.known({b"/t/a.py": key}, "py3.12") == {b"/t/a.py": ("a" * 40, None)}

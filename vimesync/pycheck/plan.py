@@ -93,6 +93,7 @@ class ParseInputs:
     # On disk, unread and unkeyed (a cold run): the worker that parses one keys it. Each maps to
     # the absolute path its stat is recorded under, or None (a scratch copy: nothing to record).
     unkeyed: dict[str, bytes | None] = field(default_factory=dict)
+    hits: dict[str, Cached] = field(default_factory=dict)  # content key -> outcome, found with a stat
 
     def fail(self, path: str, message: str) -> None:
         self.failures[path] = ParseFailure(path, None, message)
@@ -144,7 +145,7 @@ def plan_parse(
         elif f.oid is None:
             need_key.append(f)
     if on_disk:
-        _key_on_disk(found, on_disk, cache, cold=_cold(cache, env))
+        _key_on_disk(found, on_disk, cache, env, cold=_cold(cache, env))
     _key_loaded(found, need_key, loader)
     for f in python:  # the rest: given bytes, or a blob id their source knew
         if f.path in found.failures or f.path in found.keys or f.path in found.unkeyed:
@@ -172,20 +173,25 @@ def _cold(cache: ParseCache | None, env: str) -> bool:
     return cache is None or not cache.enabled or not cache.has_results(env)
 
 
-def _key_on_disk(found: ParseInputs, on_disk: list[PyFile], cache: ParseCache | None, *, cold: bool) -> None:
+def _key_on_disk(
+    found: ParseInputs, on_disk: list[PyFile], cache: ParseCache | None, env: str, *, cold: bool
+) -> None:
     """Files read in place: keyed by the cache's record of their lstat when it still holds (not
     read), else read and hashed, and their stat recorded for the next run; in a cold run, left
     unread and unkeyed for the worker that parses them."""
     keyed = cache is not None and cache.enabled
     where = {f.path: _abs(f.file) for f in on_disk if f.stat is not None and f.file} if keyed else {}
     now = {where[f.path]: f.stat for f in on_disk if f.path in where and f.stat is not None}
-    known = cache.known_oids(now) if cache is not None and now else {}
+    known = cache.known(now, env) if cache is not None and now else {}
     stats: list[tuple[bytes, StatKey, str]] = []  # files read and hashed now, for the next run
     for f in on_disk:
         at = where.get(f.path)
         if at in known and now[at].size <= found.cap:
-            found.keys[f.path] = known[at]  # unchanged since hashed: not read
+            oid, hit = known[at]
+            found.keys[f.path] = oid  # unchanged since hashed: not read
             found.by_stat.append(f.path)
+            if hit is not None:
+                found.hits[oid] = hit
             continue
         if cold:
             found.unkeyed[f.path] = at
@@ -202,7 +208,8 @@ def _key_on_disk(found: ParseInputs, on_disk: list[PyFile], cache: ParseCache | 
 
 
 def _abs(file: str | Path) -> bytes:
-    return os.fsencode(os.path.abspath(file))
+    path = os.fspath(file)
+    return os.fsencode(path if os.path.isabs(path) else os.path.abspath(path))
 
 
 def _key_loaded(found: ParseInputs, need_key: list[PyFile], loader: Loader | None) -> None:
@@ -222,7 +229,8 @@ def _lookup(found: ParseInputs, cache: ParseCache | None, env: str) -> dict[str,
     read, in case it changed since the lstat."""
     if cache is None:
         return {}
-    hits = cache.get_many(env, set(found.keys.values()))
+    hits = dict(found.hits)
+    hits.update(cache.get_many(env, set(found.keys.values()) - hits.keys()))
     unread = [path for path in found.by_stat if found.keys[path] not in hits]
     for path in unread:
         text = read_file(found.by_path[path], found.cap)
