@@ -100,7 +100,7 @@ def read_file(path: bytes, max_size: int | None) -> tuple[bytes, os.stat_result]
         parts = [os.read(fd, want)]
         while parts[-1] and (max_size is None or sum(map(len, parts)) <= max_size):
             parts.append(os.read(fd, 1 << 20))
-        return b"".join(parts), st
+        return (b"".join(parts) if len(parts) > 2 else parts[0]), st
     except OSError as exc:
         return f"cannot read file: {exc.strerror or exc}"
     finally:
