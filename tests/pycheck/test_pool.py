@@ -106,3 +106,34 @@ def test_workers_get_a_minimal_environment(tmp_path: Path, monkeypatch: pytest.M
     results = run(ParsePool(Interpreter(str(wrapper), here.version), jobs=1), sources(b"x = 1\n"))
     assert results[0].ok
     assert "ghs_secret_for_the_test" not in dump.read_text() and "PATH=" in dump.read_text()
+
+
+def _alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that are still running (a zombie is not)."""
+    out = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                state = fh.read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            continue
+        if state not in ("Z", "X"):
+            out.append(pid)
+    return out
+
+
+def test_workers_started_early_are_taken_by_the_run_and_spares_stopped() -> None:
+    with ParsePool(running(), jobs=3) as pool:
+        pool.start()
+        pids = [w.proc.pid for w in pool._started]
+        results = run(pool, sources(b"x = 1\n"))  # one job: one worker taken, two spare
+    assert results[0].ok and len(pids) == 3 and _alive(pids) == []
+
+
+def test_workers_started_early_do_not_outlive_a_failure_before_the_run() -> None:
+    pool = ParsePool(running(), jobs=2)
+    with pytest.raises(RuntimeError), pool:
+        pool.start()
+        pids = [w.proc.pid for w in pool._started]
+        raise RuntimeError("the plan failed")
+    assert _alive(pids) == []

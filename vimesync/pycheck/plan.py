@@ -123,10 +123,17 @@ class ParsePlan:
 
 
 def plan_parse(
-    files: Iterable[FileInput], env: str, cache: ParseCache | None, loader: Loader | None, cap: int
+    files: Iterable[FileInput],
+    env: str,
+    cache: ParseCache | None,
+    loader: Loader | None,
+    cap: int,
+    *,
+    cold: bool | None = None,
 ) -> ParsePlan:
     """Each ``*.py`` input keyed by its content (read and hashed only where no key is known),
-    looked up in ``cache`` under ``env``, the rest grouped by content."""
+    looked up in ``cache`` under ``env``, the rest grouped by content. ``cold``: whether the
+    cache holds nothing of ``env`` (None: ask it)."""
     by_path: dict[str, PyFile] = {}
     for item in files:
         f = _as_pyfile(item)
@@ -145,7 +152,7 @@ def plan_parse(
         elif f.oid is None:
             need_key.append(f)
     if on_disk:
-        _key_on_disk(found, on_disk, cache, env, cold=_cold(cache, env))
+        _key_on_disk(found, on_disk, cache, env, cold=cold_cache(cache, env) if cold is None else cold)
     _key_loaded(found, need_key, loader)
     for f in python:  # the rest: given bytes, or a blob id their source knew
         if f.path in found.failures or f.path in found.keys or f.path in found.unkeyed:
@@ -168,7 +175,7 @@ def plan_parse(
     return ParsePlan(found, env, hits, same, misses, len(python), len(found.keys) - waiting)
 
 
-def _cold(cache: ParseCache | None, env: str) -> bool:
+def cold_cache(cache: ParseCache | None, env: str) -> bool:
     """Whether no file can hit the cache by its content: no cache, or no result of ``env`` in it."""
     return cache is None or not cache.enabled or not cache.has_results(env)
 

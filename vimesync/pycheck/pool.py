@@ -230,6 +230,7 @@ class ParsePool:
             argv += ["--max-size", str(max_size)]
         self._argv = argv
         self.restarts = 0
+        self._started: list[_Worker] = []  # by start(), before run() had jobs for them
 
     def _spawn(self) -> _Worker:
         try:
@@ -237,13 +238,31 @@ class ParsePool:
         except OSError as exc:
             raise BadInput(f"cannot start the parse worker {self.interpreter.executable}: {exc}") from exc
 
+    def start(self) -> None:
+        """Start the workers now, so that they start up while the caller still plans; :meth:`run`
+        takes them. Leave the pool (``with``) to stop those no run took."""
+        while len(self._started) < self.jobs:
+            self._started.append(self._spawn())
+
+    def __enter__(self) -> ParsePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        started, self._started = self._started, []
+        for w in started:
+            w.kill()
+
     def run(self, jobs: Iterable[ParseJob], total: int, on_result: OnResult) -> None:
         """Parse ``total`` jobs (pulled lazily from ``jobs``); ``on_result(ident, outcome)`` once per job."""
         if total <= 0:
             return
         source = iter(jobs)
         requeued: deque[ParseJob] = deque()
-        workers = [self._spawn() for _ in range(min(self.jobs, total))]
+        want = min(self.jobs, total)
+        workers, spare = self._started[:want], self._started[want:]
+        self._started = []
+        self._stop_all(spare)
+        workers += [self._spawn() for _ in range(want - len(workers))]
         remaining = total
         exhausted = False
         try:
@@ -262,8 +281,7 @@ class ParsePool:
             for w in workers:  # unwinding (SIGTERM, Ctrl-C, an error): no polite 2 s wait per worker
                 w.kill()
             raise
-        for w in workers:
-            self._stop(w)
+        self._stop_all(workers)
 
     def _step(self, workers: list[_Worker], requeued: deque[ParseJob], on_result: OnResult) -> int:
         """One poll round; returns how many jobs got their outcome."""
@@ -363,13 +381,19 @@ class ParsePool:
         return blamed
 
     @staticmethod
-    def _stop(w: _Worker) -> None:
-        # Closing stdin is the polite quit; kill() reaps whatever does not leave at once.
-        try:
-            os.set_blocking(w.wfd, True)
-            if w.proc.stdin:
-                w.proc.stdin.close()
-            w.proc.wait(timeout=2)
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            pass
-        w.kill()
+    def _stop_all(workers: list[_Worker]) -> None:
+        # Closing stdin is the polite quit, said to every worker before waiting for any (they
+        # leave together); kill() reaps whatever does not leave at once.
+        for w in workers:
+            try:
+                os.set_blocking(w.wfd, True)
+                if w.proc.stdin:
+                    w.proc.stdin.close()
+            except (OSError, ValueError):
+                pass
+        for w in workers:
+            try:
+                w.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+            w.kill()

@@ -19,7 +19,7 @@ from vimesync.git import blob_oid
 from vimesync.pycheck.cache import Cached, ParseCache
 from vimesync.pycheck.interp import Interpreter
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
-from vimesync.pycheck.plan import FileInput, Loader, ParsePlan, load, plan_parse, read_file
+from vimesync.pycheck.plan import FileInput, Loader, ParsePlan, cold_cache, load, plan_parse, read_file
 from vimesync.pycheck.pool import DEFAULT_TIMEOUT, ParseJob, ParseOutcome, ParsePool
 from vimesync.pycheck.target import Target
 
@@ -87,9 +87,21 @@ def parse_tree(
     Two steps: the plan (each file's content key, the cache's answers, one parse per content
     left) and its performance (the worker pool on what is left, its lasting outcomes cached).
     """
-    plan = plan_parse(files, f"{interpreter.cache_id}/w{WORKER_REV}", cache, loader, limits.max_size)
-    notes = [cache.note] if cache is not None and cache.note else []
-    notes += [n for n in _parse_misses(plan, interpreter, cache, loader, limits, progress) if n not in notes]
+    env = f"{interpreter.cache_id}/w{WORKER_REV}"
+    pool = ParsePool(
+        interpreter,
+        jobs=limits.jobs,
+        timeout=limits.timeout,
+        mem_limit=limits.mem_limit,
+        max_size=limits.max_size,
+    )
+    with pool:
+        cold = cold_cache(cache, env)
+        if cold:  # every file will be parsed: the workers start up while the plan is made
+            pool.start()
+        plan = plan_parse(files, env, cache, loader, limits.max_size, cold=cold)
+        notes = [cache.note] if cache is not None and cache.note else []
+        notes += [n for n in _parse_misses(plan, pool, cache, loader, progress) if n not in notes]
     inputs = plan.inputs
     return ParseReport(
         files=plan.total,
@@ -105,10 +117,9 @@ def parse_tree(
 
 def _parse_misses(
     plan: ParsePlan,
-    interpreter: Interpreter,
+    pool: ParsePool,
     cache: ParseCache | None,
     loader: Loader | None,
-    limits: ParseLimits,
     progress: Progress | None,
 ) -> list[str]:
     """The plan performed: its misses parsed by the worker pool, each outcome given to every
@@ -145,13 +156,6 @@ def _parse_misses(
         if progress:
             progress(done, plan.total)
 
-    pool = ParsePool(
-        interpreter,
-        jobs=limits.jobs,
-        timeout=limits.timeout,
-        mem_limit=limits.mem_limit,
-        max_size=limits.max_size,
-    )
     jobs = _jobs(plan.misses, inputs.by_path, inputs.data, loader, inputs.unkeyed)
     pool.run(jobs, len(plan.misses), on_result)
     notes = []
