@@ -7,7 +7,7 @@ someone typed.
   checkout root (``--in-worktree``: a temporary detached worktree of the head, as ``sop regress``
   does), refused (exit 2) while tracked files differ from HEAD, and refused in an untrusted
   checkout (it runs the repository's code, as ``sop record precommit`` does).
-- Through the one process runner (:func:`vimesync.procrun.follow`): its own process group, a
+- Through the one job runner (:func:`vimesync.sop.toolrun.follow_job`): its own process group, a
   deadline (``--timeout``), and on its end, the deadline, Ctrl-C or SIGTERM its whole group killed
   and what left it ended; a stopped run records nothing. Its output is teed live, hashed whole and
   only its tail kept (:mod:`vimesync.sop.joblog`).
@@ -216,10 +216,10 @@ def _attempt(
     argv: tuple[str, ...], cwd: Path, env: dict[str, str], timeout: float, log: JobLog, pattern: Any
 ) -> _Outcome:
     """One run of the job, to its end (JobStopped when it passed its deadline)."""
-    from vimesync.procrun import Bounds, Command, follow
+    from vimesync.sop.toolrun import follow_job
 
     started_at, began = now(), time.time()
-    run = follow(Command(argv, cwd, env), Bounds(timeout=timeout, max_output=None, orphans=True), log)
+    run = follow_job(argv, cwd=cwd, env=env, timeout=timeout, sink=log)
     if run.code is None:
         raise JobStopped(f"the job stopped: it {run.stopped} (--timeout {timeout:g}); nothing recorded")
     matched = True if pattern is None else pattern.search(log.text()) is not None
