@@ -198,17 +198,17 @@ def test_what_a_hook_left_outside_its_group_ends_at_the_precommit_timeout(tmp_pa
         "VS_PIDS": str(pids),
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
     }
-    started = time.monotonic()
+    started = time.monotonic()  # 20 s: pre-commit reaches the hook in time on a loaded machine
     done = subprocess.run(
-        [sys.executable, "-m", "vimesync", "sop", "record", "precommit", "--timeout", "3"],
+        [sys.executable, "-m", "vimesync", "sop", "record", "precommit", "--timeout", "20"],
         cwd=demo.downstream,
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert done.returncode == 2 and time.monotonic() - started < 60, done.stderr
-    assert done.stderr.strip() == "error: pre-commit stopped: it took more than 3 s (--timeout 3)"
+    assert done.returncode == 2 and time.monotonic() - started < 90, done.stderr
+    assert done.stderr.strip() == "error: pre-commit stopped: it took more than 20 s (--timeout 20)"
     found = [int(p) for p in pids.read_text().split()]
     assert len(found) == 2
     assert [p for p in found if _alive(p)] == []  # at once: nothing to wait for
