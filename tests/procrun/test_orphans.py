@@ -54,7 +54,7 @@ def _gone(pid: int) -> bool:
 def _escape(tmp_path: Path, how: str = "plain", end: str = "exit", timeout: float = 30) -> tuple[int, object]:
     pidfile = tmp_path / "pid"
     argv = [sys.executable, "-c", ESCAPES, str(pidfile), how, end]
-    run = run_tool(argv, cwd=tmp_path, log=tmp_path / "log", timeout=timeout)
+    run = run_tool(argv, cwd=tmp_path, timeout=timeout)
     return int(pidfile.read_text()), run
 
 

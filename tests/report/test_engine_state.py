@@ -164,3 +164,29 @@ def test_the_cell_is_bounded_and_names_each_state() -> None:
         "[o/r#4](https://github.com/o/r/pull/4) not checked",
     ]
     assert parts[-1] == "and 2 more" and len(parts) == 11
+
+
+FOOTER = (
+    "Upstream state of the engine PRs named: not checked (a GitHub lookup failed, not with a 404,"
+    " and the PRs after it were not asked about)."
+)
+
+
+@pytest.mark.slow
+def test_after_a_failed_lookup_the_footer_says_why_once(
+    demo: Demo, github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 404 is one PR's answer (no footer); a failure other than a 404 stops the lookups, the
+    rows after it read "not checked", and the footer says why once, in a fixed phrase (never
+    GitHub's words)."""
+    github.pull_states[PR] = {"state": "open", "merged": False}
+    github.script = [(404, {})]  # the first PR asked: not a pull request
+    _, md = report(demo, capsys)
+    assert FOOTER not in md and _row(md).endswith(f" Upstream: open {LINK}.")
+    github.script = [(404, {}), (401, {})]  # then GitHub refuses: nothing more is asked
+    _, md = report(demo, capsys)
+    assert _row(md).endswith(f" Upstream: {LINK} not checked.")
+    assert md.count(FOOTER) == 1 and "boom" not in md
+    assert [p for p, _ in github.requests if "/pulls/" in p][
+        -1
+    ] == f"/repos/vllm-project/vllm/pulls/{OTHERS[1]}"

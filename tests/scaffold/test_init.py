@@ -234,3 +234,16 @@ def test_an_upstream_named_like_the_engine_gets_two_pins(
     assert cfg.upstream_pin.file != cfg.engine.file
     assert cfg.upstream_pin.synced == world["second"] and cfg.engine.rev == world["pin"]
     assert "pins/slime-engine.toml" in out
+
+
+def test_the_scaffolded_sop_shows_the_executed_run_first_and_typed_as_the_fallback() -> None:
+    from vimesync.scaffold.templates import sync_md
+
+    text = sync_md(upstream="Slime", up_pin="pins/slime.toml", eng_pin="pins/vllm.toml", path=None)
+    flat = " ".join(text.split())  # the SOP wraps its lines
+    executed = flat.index(
+        "vimesync sop record run --name NAME [--junit FILE] [--figures FILE] -- CMD [ARG...]"
+    )
+    typed = flat.index("vimesync sop record run --name NAME --exit N --duration 4m03s")
+    assert executed < typed and flat.count("--exit N") == 1
+    assert "typed as a fallback" in flat[executed : typed + 100]

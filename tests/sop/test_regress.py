@@ -493,3 +493,32 @@ def test_a_before_that_is_not_a_commit_is_refused(fix: tuple[Repo, str, str], ca
     code, _, err = run(argv, capsys)
     assert code == 2 and ("is not a revision" in err or "unknown revision" in err), err
     assert "Traceback" not in err and not (fix[0].path / "sop").exists() and not (fix[0].path / "x").exists()
+
+
+LOUD_CONFTEST = """\
+import os
+import time
+
+
+def pytest_terminal_summary():  # the real stdout (capture is off): 40 MiB, over a second or two
+    for _ in range(40):
+        os.write(1, b"x" * (1 << 20) + b"\\n")
+        time.sleep(0.03)
+"""
+QUIET_TEST = "def test_quiet():\n    assert NOW\n"
+
+
+@pytest.mark.slow
+def test_a_suite_printing_without_end_is_not_stopped(tmp_path: Path, monkeypatch, capsys) -> None:
+    """pytest's output goes through the one runner's bounded tail: 40 MiB of it (past the 32 MiB
+    cap of a tool run) is not a reason to stop the matrix."""
+    repo = Repo(tmp_path / "r")
+    files = {"conftest.py": LOUD_CONFTEST, "tests/test_quiet.py": QUIET_TEST.replace("NOW", "False")}
+    repo.commit("a failing test, a loud suite", files)
+    after = repo.commit("the fix", {"tests/test_quiet.py": QUIET_TEST.replace("NOW", "True")})
+    monkeypatch.chdir(repo.path)
+    code, out, err = run([*REGRESS, "--test", "tests/test_quiet.py", "--json"], capsys)
+    assert code == 0, err
+    rec = json.loads(out)["record"]
+    assert rec["sha"] == after
+    assert [(c["before"], c["after"]) for c in rec["cases"]] == [("failed", "passed")]

@@ -5,6 +5,7 @@ scratch folder are gone, and so is every process the tool started (its whole gro
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -86,7 +87,7 @@ def _worktrees(repo: Path) -> int:
 
 def _signal_mid_run(
     tmp_path: Path, repo: Path, argv: list[str], sig: signal.Signals
-) -> tuple[subprocess.Popen[str], str]:
+) -> tuple[subprocess.Popen[str], str, str]:
     """Run ``vimesync argv`` in ``repo``; once its tool is asleep in our worktree, signal it."""
     pids = tmp_path / "pids"
     scratch = tmp_path / "tmp"
@@ -115,12 +116,12 @@ def _signal_mid_run(
         assert proc.poll() is None and pids.exists(), proc.communicate()
         assert _worktrees(repo) == worktrees + 1  # ours, at the commit it runs
         proc.send_signal(sig)
-        _, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert _worktrees(repo) == worktrees  # the temporary worktree is gone
-    return proc, err
+    return proc, out, err
 
 
 def _check_cleaned(tmp_path: Path, proc: subprocess.Popen[str], err: str, code: int) -> None:
@@ -144,20 +145,73 @@ def test_a_signal_during_regress_cleans_up(tmp_path: Path, sig: signal.Signals, 
     repo.commit("a test that sleeps", {"tests/test_sleep.py": SLEEPING_TEST})
     repo.commit("the fix", {"README": "fixed\n"})
     argv = ["sop", "regress", "--sync", "fix", "--before", "HEAD~1", "--test", "tests/test_sleep.py"]
-    proc, err = _signal_mid_run(tmp_path, repo.path, argv, sig)
+    argv.append("--json")
+    proc, out, err = _signal_mid_run(tmp_path, repo.path, argv, sig)
     _check_cleaned(tmp_path, proc, err, code)
     assert err.strip() == f"error: {line}"
+    assert line in json.dumps(json.loads(out))  # one JSON document, nothing around it
     assert not (repo.path / "sop").exists()  # nothing recorded
 
 
-def test_sigterm_during_record_precommit_cleans_up(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("sig", "code", "line"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
+)
+def test_a_signal_during_record_precommit_cleans_up(
+    tmp_path: Path, sig: signal.Signals, code: int, line: str
+) -> None:
+    """The hook's child in its group and the daemon it left in a session of its own both die;
+    with ``--json`` the one line comes with one JSON document on stdout."""
     demo = build_demo(tmp_path / "d")
     repo = Repo.__new__(Repo)  # the demo's sync worktree as it is
     repo.path = demo.downstream
     repo.commit("a hook that sleeps", {".pre-commit-config.yaml": SLEEPING_HOOK})
-    proc, err = _signal_mid_run(tmp_path, demo.downstream, ["sop", "record", "precommit"], signal.SIGTERM)
-    _check_cleaned(tmp_path, proc, err, 143)
-    assert err.strip() == "error: terminated"
+    argv = ["sop", "record", "precommit", "--json"]
+    proc, out, err = _signal_mid_run(tmp_path, demo.downstream, argv, sig)
+    _check_cleaned(tmp_path, proc, err, code)
+    assert err.strip() == f"error: {line}"
+    doc = json.loads(out)  # one document, nothing around it
+    assert isinstance(doc, dict) and line in json.dumps(doc)
+    assert not (demo.downstream / "sop/records").exists()
+
+
+# a hook that leaves a sleeper in a session of its own, then hangs past the timeout
+ESCAPING_HOOK = """repos:
+- repo: local
+  hooks:
+  - id: escapes
+    name: escapes
+    entry: >-
+      sh -c 'setsid sleep 300 & echo "$!" > "$VS_PIDS"; sleep 300 & echo "$!" >> "$VS_PIDS"; wait' --
+    language: system
+"""
+
+
+def test_what_a_hook_left_outside_its_group_ends_at_the_precommit_timeout(tmp_path: Path) -> None:
+    demo = build_demo(tmp_path / "d")
+    repo = Repo.__new__(Repo)
+    repo.path = demo.downstream
+    repo.commit("a hook that escapes and hangs", {".pre-commit-config.yaml": ESCAPING_HOOK})
+    pids = tmp_path / "pids"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "VS_PIDS": str(pids),
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+    }
+    started = time.monotonic()  # 20 s: pre-commit reaches the hook in time on a loaded machine
+    done = subprocess.run(
+        [sys.executable, "-m", "vimesync", "sop", "record", "precommit", "--timeout", "20"],
+        cwd=demo.downstream,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and time.monotonic() - started < 90, done.stderr
+    assert done.stderr.strip() == "error: pre-commit stopped: it took more than 20 s (--timeout 20)"
+    found = [int(p) for p in pids.read_text().split()]
+    assert len(found) == 2
+    assert [p for p in found if _alive(p)] == []  # at once: nothing to wait for
     assert not (demo.downstream / "sop/records").exists()
 
 

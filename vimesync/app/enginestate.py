@@ -2,7 +2,8 @@
 merged (and whether the pin holds the merge), open or closed, asked of GitHub as ``pin radar``
 asks (:func:`vimesync.report.radar.scan_patches`: one GET per PR through the ETag cache), at
 most :data:`MAX_ASKED` PRs per report. Without a token, or when GitHub cannot be reached, the
-table says "not checked" and why: never an error."""
+table says "not checked" and why, once under it (:data:`LOOKUP_FAILED` after a failed lookup):
+never an error."""
 
 from __future__ import annotations
 
@@ -15,10 +16,14 @@ from vimesync.check.model import CheckReport
 from vimesync.report.model import EnginePatches, Skipped
 
 if TYPE_CHECKING:
+    from vimesync.github import PullState
     from vimesync.report.radar import GitPin
 
 MAX_ASKED = 50  # PRs asked about for one report (pin radar asks up to 200)
 NO_TOKEN = "no GITHUB_TOKEN or GH_TOKEN in the environment"
+# Said once under the table (the rows each read "not checked"), never GitHub's words: after a
+# failure other than a 404 nothing more is asked (an unreachable or refusing GitHub, once).
+LOOKUP_FAILED = "a GitHub lookup failed, not with a 404, and the PRs after it were not asked about"
 
 
 def with_upstream_state(
@@ -31,7 +36,7 @@ def with_upstream_state(
     """``table`` with each row's engine PRs' state (``PatchRow.upstream``), or the reason they
     were not checked (``upstream_not_checked``); unchanged when no header names one. The pin the
     merges are placed against is the checked source's, else ``git_pin`` (the bot's dashboard)."""
-    from vimesync.errors import VimesyncError
+    from vimesync.errors import GitHubError, VimesyncError
     from vimesync.report.radar import engine_refs, scan_patches
 
     if isinstance(table, Skipped) or not table.repo:
@@ -49,12 +54,22 @@ def with_upstream_state(
         client = GitHubClient(table.repo, ws.settings.github)
     except VimesyncError as exc:  # a bad API root or cache folder: said, never an error here
         return replace(table, upstream_not_checked=exc.message)
+    failed: list[int] = []
+
+    def ask(number: int) -> PullState:
+        try:
+            return client.pull_state(number)
+        except GitHubError as exc:  # after one failure but a 404, scan_patches asks nothing more
+            if "(404)" not in exc.message:
+                failed.append(number)
+            raise
+
     try:
-        found = scan_patches(refs, ask=client.pull_state, pin=_git_pin(check) or git_pin, max_asked=MAX_ASKED)
+        found = scan_patches(refs, ask=ask, pin=_git_pin(check) or git_pin, max_asked=MAX_ASKED)
     finally:
         client.close()
     rows = tuple(replace(row, upstream=f.refs) for row, f in zip(table.rows, found, strict=True))
-    return replace(table, rows=rows)
+    return replace(table, rows=rows, upstream_not_checked=LOOKUP_FAILED if failed else None)
 
 
 def _git_pin(check: CheckReport | Skipped) -> GitPin | None:

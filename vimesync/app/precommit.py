@@ -94,8 +94,7 @@ def record_precommit(
             argv = [*cmd, "run", "--verbose", "--color", "never", "--files", *paths]
             env = tool_env({"PRE_COMMIT_COLOR": "never", "SKIP": ""})
             with step(f"pre-commit at {head[:12]} on {plural(len(paths), 'file')}"):
-                log = Path(scratch) / "pre-commit.log"
-                run = run_tool(argv, cwd=tree, log=log, timeout=timeout, env=env)
+                run = run_tool(argv, cwd=tree, timeout=timeout, env=env)
     text = run.output.decode("utf-8", "replace")
     if run.code is None:
         raise BadInput(f"pre-commit stopped: it {run.stopped} (--timeout {timeout:g})")

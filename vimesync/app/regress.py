@@ -210,7 +210,7 @@ def _collect(run: _RegressRun, files: Sequence[str]) -> tuple[str, ...]:
     out = run.scratch / f"{run.side}-nodeids.json"
     argv = [run.python, "-c", _COLLECT, str(out)]
     argv += run.argv("--collect-only", "--continue-on-collection-errors", "--", *files)
-    code, output = _tool(run, argv, run.scratch / f"{run.side}-collect.log")
+    code, output = _tool(run, argv)
     if code not in (*_RAN, 5) or not out.is_file():
         raise _did_not_run(run, code, output, "collect")
     text = read_input(out, max_bytes=MAX_COLLECTED_BYTES, what="collected node ids").decode(
@@ -227,7 +227,7 @@ def _run_tests(run: _RegressRun, tests: Sequence[str], cases: dict[str, str]) ->
 
     junit = run.scratch / f"{run.side}.xml"
     argv = [run.python, "-m", "pytest", *run.argv(f"--junitxml={junit}", "--", *tests)]
-    code, output = _tool(run, argv, junit.with_suffix(".log"))
+    code, output = _tool(run, argv)
     if code == 5:  # collected a moment ago, none now (a collection that varies): nothing ran
         return
     if code not in _RAN or not junit.is_file():
@@ -238,13 +238,14 @@ def _run_tests(run: _RegressRun, tests: Sequence[str], cases: dict[str, str]) ->
         raise BadInput(f"{run.what}: its exit status ({code}) and its JUnit file disagree; not recorded")
 
 
-def _tool(run: _RegressRun, argv: list[str], log: Path) -> tuple[int, bytes]:
-    """pytest's exit status and output; BadInput when the run was stopped (timeout, output cap)."""
+def _tool(run: _RegressRun, argv: list[str]) -> tuple[int, bytes]:
+    """pytest's exit status and the tail of its output (a suite may print without end: only the
+    tail is kept, never a cap that stops it); BadInput when the run passed its deadline."""
     from vimesync.sop.toolrun import run_tool, tool_env
 
     # PYTEST_ADDOPTS is the job's environment, not the commit's: it would change what is run
     env = {k: v for k, v in tool_env({"PYTHONDONTWRITEBYTECODE": "1"}).items() if k != "PYTEST_ADDOPTS"}
-    done = run_tool(argv, cwd=run.tree, log=log, timeout=run.timeout, env=env)
+    done = run_tool(argv, cwd=run.tree, timeout=run.timeout, env=env, max_output=None)
     if done.code is None:
         raise BadInput(f"{run.what} stopped: it {done.stopped} (--timeout {run.timeout:g})")
     return done.code, done.output

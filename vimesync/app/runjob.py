@@ -7,7 +7,7 @@ someone typed.
   checkout root (``--in-worktree``: a temporary detached worktree of the head, as ``sop regress``
   does), refused (exit 2) while tracked files differ from HEAD, and refused in an untrusted
   checkout (it runs the repository's code, as ``sop record precommit`` does).
-- Through the one process runner (:func:`vimesync.procrun.follow`): its own process group, a
+- Through the one job runner (:func:`vimesync.sop.toolrun.follow_job`): its own process group, a
   deadline (``--timeout``), and on its end, the deadline, Ctrl-C or SIGTERM its whole group killed
   and what left it ended; a stopped run records nothing. Its output is teed live, hashed whole and
   only its tail kept (:mod:`vimesync.sop.joblog`).
@@ -32,7 +32,7 @@ from vimesync.app.result import Kind
 from vimesync.app.toolruns import check_timeout, records_text, refuse_changed_records, refuse_untrusted
 from vimesync.app.workspace import Workspace
 from vimesync.errors import BadInput, VimesyncError
-from vimesync.sop.measured import MAX_ARGS, MAX_RUNS, Attempt, Expectation, Measured
+from vimesync.sop.measured import MAX_ARGS, MAX_RUNS, Attempt, Expectation, Measured, MeasuredImage
 from vimesync.sop.results import MAX_NOTE, AnyRecord, RunRecord, check_figures, check_name, now, one_line
 
 if TYPE_CHECKING:
@@ -118,6 +118,7 @@ def execute_run(ws: Workspace, request: RecordRunRequest, *, tee: Tee | None = N
     from vimesync.sop.joblog import clean, mask
 
     facts = host_facts(path=env.get("PATH", ""), checkout=down, env=env)
+    image, image_notes = _image(ws, sync, bound)
     with _job_folder(down, head, request.worktree) as cwd:
         attempts, log = _attempts(argv, cwd, env, timeout, pattern, request, tee)
         refuse_changed_records(ws.sop_root, sync, before, "the job")
@@ -147,6 +148,7 @@ def execute_run(ws: Workspace, request: RecordRunRequest, *, tee: Tee | None = N
         expect=expect,
         tests=tests,
         figures=figures,
+        image=image,
     )
     rec = RunRecord(
         name=name,
@@ -162,8 +164,23 @@ def execute_run(ws: Workspace, request: RecordRunRequest, *, tee: Tee | None = N
     from vimesync.sop.results import record_run
 
     path = record_run(ws.sop_root, sync, rec)
-    result = RecordResult(sync=sync, record=rec, file=path, head=head, kind=Kind.RECORD_RUN, judged=True)
+    result = RecordResult(
+        sync=sync, record=rec, file=path, head=head, kind=Kind.RECORD_RUN, judged=True, notes=image_notes
+    )
     return result.replacing("runs", old)
+
+
+def _image(ws: Workspace, sync: str, bound: str) -> tuple[MeasuredImage | None, tuple[str, ...]]:
+    """The image the container declares (:mod:`vimesync.sop.imagefacts`), compared with the images
+    ``sop record image`` recorded at the evidence head; notes on a declaration not usable."""
+    from vimesync.sop.imagefacts import IMAGE_ENV, image_facts
+    from vimesync.sop.records import load_images, recorded_digests
+
+    declared, notes = image_facts(ws.settings.get(IMAGE_ENV))
+    if declared is None:
+        return None, notes
+    here = recorded_digests(load_images(ws.sop_root, sync), bound) if declared.digest else {}
+    return MeasuredImage(declared, checked=bool(here), arch=here.get(declared.digest, "")), notes
 
 
 @contextmanager
@@ -216,10 +233,10 @@ def _attempt(
     argv: tuple[str, ...], cwd: Path, env: dict[str, str], timeout: float, log: JobLog, pattern: Any
 ) -> _Outcome:
     """One run of the job, to its end (JobStopped when it passed its deadline)."""
-    from vimesync.procrun import Bounds, Command, follow
+    from vimesync.sop.toolrun import follow_job
 
     started_at, began = now(), time.time()
-    run = follow(Command(argv, cwd, env), Bounds(timeout=timeout, max_output=None, orphans=True), log)
+    run = follow_job(argv, cwd=cwd, env=env, timeout=timeout, sink=log)
     if run.code is None:
         raise JobStopped(f"the job stopped: it {run.stopped} (--timeout {timeout:g}); nothing recorded")
     matched = True if pattern is None else pattern.search(log.text()) is not None

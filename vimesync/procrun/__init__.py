@@ -1,13 +1,15 @@
 """THE process runner: every child process we run to its end goes through :func:`run` (output to
-a file we own: tools, pip) or :func:`capture` (output through pipes: git, interpreter probes), so
-each has the same bounds and the same interrupt handling.
+a file we own: pip), :func:`follow` (output through a pipe to a sink, not kept: the jobs and tools
+of ``sop``, :mod:`vimesync.sop.toolrun`) or :func:`capture` (output through pipes: git,
+interpreter probes), so each has the same bounds and the same interrupt handling.
 
 - An explicit argument list (no shell), folder and environment (:class:`Command`); the
   environment is built from the job's settings snapshot (:func:`child_env`; git builds its own
   from the same snapshot, :mod:`vimesync.git.disarm`).
 - A process group of its own; one deadline, one output cap and an optional watch
   (:class:`Bounds`); why a run was stopped is data (:class:`Stop` in :class:`ProcessRun`).
-- A job's output followed as it comes, not kept (:func:`follow`: ``sop record run -- CMD``).
+- A job's output followed as it comes, not kept (:func:`follow`: ``sop record run -- CMD``,
+  ``sop regress``, ``sop record precommit``).
 - Its whole group killed and the process reaped (:func:`end`) when the run ends, when a bound
   is passed, and on Ctrl-C (KeyboardInterrupt) or SIGTERM (:class:`vimesync.errors.Terminated`)
   before the exception goes on; for a trusted tool run, what left the group is ended too

@@ -113,6 +113,23 @@ def run_facts(r: RunRecord) -> str:
     return ", ".join(parts)
 
 
+def measured_image(r: RunRecord) -> tuple[str, str]:
+    """The image a run was measured in, plain: (``registry/x:1@sha256:abcd1234``, what the records
+    say of it: ``, the recorded amd64 image`` or ``, not an image recorded at the head``); ("", "")
+    when none was declared. The caller escapes both and writes ``in image X, measured`` + the
+    second."""
+    from vimesync.sop.imagefacts import image_phrase
+
+    image = r.measured.image if r.measured is not None else None
+    if image is None:
+        return "", ""
+    f = image.facts
+    if not image.checked:
+        return image_phrase(f.ref, f.digest, f.id), ""
+    said = f", the recorded {image.arch} image" if image.arch else ", not an image recorded at the head"
+    return image_phrase(f.ref, f.digest, f.id), said
+
+
 def describe_record(rec: AnyRecord) -> str:
     """One plain line (the CLI's; the caller escapes it for its output)."""
     if isinstance(rec, PrecommitRecord):
@@ -128,7 +145,9 @@ def describe_record(rec: AnyRecord) -> str:
     extra = [f"{k} {v}" for k, v in (*rec.figures, *(rec.measured.figures if rec.measured else ()))]
     shown = f" ({', '.join(extra)})" if extra else ""
     if rec.measured is not None:
-        return f"{run_phrase(rec)}, measured on {rec.measured.host}{shown}"
+        image, said = measured_image(rec)
+        in_image = f", in image {image}, measured{said}" if image else ""
+        return f"{run_phrase(rec)}, measured on {rec.measured.host}{shown}{in_image}"
     return run_phrase(rec) + (f" on {rec.host}" if rec.host else "") + shown + ", typed"
 
 

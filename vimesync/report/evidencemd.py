@@ -5,7 +5,14 @@ pre-commit, regression matrices) with who claims it. The phrases are :mod:`vimes
 from __future__ import annotations
 
 from vimesync.ci.verdict import CiEvidence, Result
-from vimesync.report.evidence import independent_phrase, provenance, run_facts, run_phrase, tests_phrase
+from vimesync.report.evidence import (
+    independent_phrase,
+    measured_image,
+    provenance,
+    run_facts,
+    run_phrase,
+    tests_phrase,
+)
 from vimesync.report.mdtext import MAX_LIST, _capped, code, escape, rev, safe_url
 from vimesync.report.model import Skipped
 from vimesync.sop.cirecords import CiRecord, ci_phrase
@@ -75,6 +82,8 @@ def _run_line(r: RunRecord, label: str = "") -> str:
         line += f", measured on {code(m.host)}"
         facts = run_facts(r)
         line += f" ({escape(facts)})" if facts else ""
+        image, said = measured_image(r)
+        line += f", in image {code(image)}, measured{escape(said)}" if image else ""
         if m.tests is not None:
             passed, failed, errors, skipped = m.tests
             line += "; JUnit: " + tests_phrase(TestRecord("", "", passed, failed, errors, skipped))

@@ -254,10 +254,19 @@ are not evidence). Record each image built from that head:
 Record the rest of the Validation section in `sop/records/<sync>.toml` and commit it with the PR
 (a commit of only the records and review ledgers, `sop/records/<sync>.toml` and
 `sop/reviews/<sync>.toml`, keeps the evidence head; any other commit moves it):
-`vimesync sop record tests --suite NAME --junit FILE`, `vimesync sop record run --name NAME
---exit N`, `vimesync sop record ci`, `vimesync sop record precommit` (pre-commit on the changed
-files) and `vimesync sop regress --test NODEID` (before/after matrix). The last two run this
-repository's code and are refused in CI.
+- a job vimesync runs and measures itself (exit, duration, host, GPUs, the image its container
+  declares, the tail of its output): `vimesync sop record run --name NAME [--junit FILE]
+  [--figures FILE] -- CMD [ARG...]`; a control that must fail adds `--expect-exit N
+  --expect-output REGEX`, a second independent run `--again`;
+- test suites: `vimesync sop record tests --suite NAME --junit FILE`;
+- the CI jobs behind the head: `vimesync sop record ci`;
+- pre-commit on the changed files: `vimesync sop record precommit`, and a before/after matrix:
+  `vimesync sop regress --test NODEID`;
+- only for a run that cannot be repeated here, typed as a fallback (it reads "typed" wherever it
+  is shown): `vimesync sop record run --name NAME --exit N --duration 4m03s`.
+
+`sop record run -- CMD`, `sop record precommit` and `sop regress` run this repository's code
+and are refused in CI.
 
 **Gate `tests`:** the suites, runs, regression matrices and `pre-commit` that
 `sop/gates.toml [evidence] required` names are recorded green at the head (off until it names one).

@@ -52,10 +52,13 @@ class JobLog:
     def sha256(self) -> str:
         return self.digest.hexdigest()
 
+    def kept(self) -> bytes:
+        """The kept end of the output (its last :data:`TAIL_BYTES`), as the job wrote it."""
+        return bytes(self.tail[-TAIL_BYTES:])
+
     def text(self) -> str:
         """The kept end of the output, decoded (unmasked: for ``--expect-output`` only)."""
-        kept = bytes(self.tail[-TAIL_BYTES:])
-        return kept.decode("utf-8", "replace")
+        return self.kept().decode("utf-8", "replace")
 
     def tail_lines(self, secrets: Iterable[str]) -> tuple[str, ...]:
         """The last lines of the output, masked and cleaned (see the module)."""

@@ -19,6 +19,13 @@ vimesync, one without it was typed (``--exit``/``--duration``)::
     log_bytes = 1048576
     tail = ["…", "…"]               # its last lines, secrets masked, one line each
 
+    [runs."PipelineRL four-GPU".f32a36f1d8f811260f92c1901e808c35ad13c4ea.measured.image]
+    ref = "ghcr.io/acme/slime:v7@sha256:…"   # as the container declared it (sop/imagefacts.py)
+    digest = "sha256:…"
+    source = "VIMESYNC_IMAGE"
+    checked = true                  # image records at the head to compare with
+    arch = "amd64"                  # the recorded image of this digest
+
 A second independent run of the same name at the same head is ``[runs.NAME."SHA/2"]`` (``--again``);
 earlier attempts of a retried run are ``attempts`` in its measured part. Pure: data in, data out
 (:mod:`vimesync.sop.joblog` gathers the output, :mod:`vimesync.sop.results` reads and writes)."""
@@ -26,6 +33,8 @@ earlier attempts of a retried run are ``attempts`` in its measured part. Pure: d
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from vimesync.sop.imagefacts import ImageFacts
 
 MAX_TAIL_LINES = 40
 MAX_LINE = 300  # characters of a tail line, of an argument
@@ -53,6 +62,16 @@ class Expectation:
 
 
 @dataclass(frozen=True)
+class MeasuredImage:
+    """The image the job ran in, as declared to it, and whether ``sop record image`` records at
+    the evidence head hold its digest (when the run was recorded)."""
+
+    facts: ImageFacts
+    checked: bool = False  # image records at the head held digests to compare it with
+    arch: str = ""  # the architecture whose recorded image has this digest ("": none)
+
+
+@dataclass(frozen=True)
 class Measured:
     """The facts vimesync saw while it ran the job (the record's exit and duration are its own)."""
 
@@ -71,6 +90,7 @@ class Measured:
     expect: Expectation | None = None
     tests: tuple[int, int, int, int] | None = None  # --junit: passed, failed, errors, skipped
     figures: tuple[tuple[str, str], ...] = ()  # --figures: what the job wrote
+    image: MeasuredImage | None = None  # the image the container declared (sop/imagefacts.py)
 
     def as_expected(self, exit: int) -> bool:
         """The run did what was expected of it (without an expectation: it passed)."""

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from vimesync.safefs import Range, Size, Text
-from vimesync.sop.measured import MAX_ARGS, MAX_ATTEMPTS, MAX_LINE, MAX_TAIL_LINES, Measured
+from vimesync.sop.imagefacts import ImageFacts
+from vimesync.sop.measured import MAX_ARGS, MAX_ATTEMPTS, MAX_LINE, MAX_TAIL_LINES, Measured, MeasuredImage
+from vimesync.sop.records import DIGEST, IMAGE_REF
 from vimesync.sop.resultvalues import FIGURE_NAME, HOST, MAX_COUNT, MAX_SECONDS, MAX_VALUE, UNPRINTABLE
 
 Line = Annotated[str, Text(max=MAX_LINE, forbid=UNPRINTABLE.pattern, what="one line")]
@@ -35,6 +37,21 @@ class _ExpectDoc:
     matched: bool = True
 
 
+_Sha256 = Annotated[str, Text(pattern=f"(?:{DIGEST.pattern})?", what="a sha256 digest")]
+
+
+@dataclass(frozen=True)
+class _ImageDoc:
+    ref: Annotated[str, Text(pattern=f"(?:{IMAGE_REF.pattern})?", what="an image reference")] = ""
+    digest: _Sha256 = ""
+    id: _Sha256 = ""
+    source: Annotated[
+        str, Text(pattern=r"VIMESYNC_IMAGE|/run/\.containerenv", what="where it was declared")
+    ] = "VIMESYNC_IMAGE"
+    checked: bool = False
+    arch: Annotated[str, Text(pattern="[a-z0-9_]{0,32}", what="an architecture")] = ""
+
+
 @dataclass(frozen=True)
 class MeasuredDoc:
     """``[runs.NAME.SHA.measured]``: what vimesync saw when it ran the job (sop/measured.py)."""
@@ -58,6 +75,7 @@ class MeasuredDoc:
     figures: Annotated[
         dict[Annotated[str, Text(pattern=FIGURE_NAME.pattern, what="a figure name")], Value], Size(100)
     ] = field(default_factory=dict)
+    image: _ImageDoc | None = None
 
 
 def measured(d: MeasuredDoc) -> Measured:
@@ -82,7 +100,15 @@ def measured(d: MeasuredDoc) -> Measured:
         expect=expect,
         tests=tests,
         figures=tuple(d.figures.items()),
+        image=_image(d.image),
     )
+
+
+def _image(d: _ImageDoc | None) -> MeasuredImage | None:
+    if d is None or not (d.ref or d.digest or d.id):
+        return None
+    facts = ImageFacts(d.ref, d.digest, d.id, d.source)
+    return MeasuredImage(facts, d.checked, d.arch if d.checked and d.digest else "")
 
 
 def measured_values(m: Measured) -> dict[str, Any]:
@@ -110,4 +136,8 @@ def measured_values(m: Measured) -> dict[str, Any]:
         values["tests"] = dict(zip(("passed", "failed", "errors", "skipped"), m.tests, strict=True))
     if m.figures:
         values["figures"] = dict(m.figures)
+    if m.image is not None:
+        f = m.image.facts
+        values["image"] = {"ref": f.ref, "digest": f.digest, "id": f.id, "source": f.source}
+        values["image"].update(checked=m.image.checked, arch=m.image.arch)
     return {k: v for k, v in values.items() if v not in ("", [], 0) or k == "log_bytes"}

@@ -233,11 +233,17 @@ def check_image(
             )
 
 
+def recorded_digests(images: dict[str, ImageRecord], evidence_head: str) -> dict[str, str]:
+    """The digests of the images recorded at the evidence head (``sop record image``), each with
+    its architecture: what a run "ran in" is checked against (typed or measured)."""
+    return {r.digest: r.arch for r in images.values() if r.sha == evidence_head and r.digest}
+
+
 def check_recorded_image(images: dict[str, ImageRecord], evidence_head: str, image: str) -> str:
     """``image`` (a test record's ``--image``) when an image of that digest is recorded at the
     evidence head (``sop record image``); BadInput otherwise, saying how to record it: a suite
     "ran in" only an image the records name, not any digest typed."""
-    here = {r.digest: r.arch for r in images.values() if r.sha == evidence_head and r.digest}
+    here = recorded_digests(images, evidence_head)
     if not image or image in here:
         return image
     shown = ", ".join(f"{a} {d[:19]}…" for d, a in here.items()) or "none"
