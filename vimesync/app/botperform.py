@@ -74,14 +74,38 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     if mark is not None and (plan.syncs or plan.case is BotCase.HOLD):
         done_now = Synced(mark, stopped, outcome, report, tuple(pending))
         pull = _write_pull(client, plan, pull, o, done_now, title, writes)
+    if plan.case is BotCase.FOLLOW and pushed and pull is not None:
+        _set_draft(client, pull, outcome is not None and outcome.stopped is not None, writes)
     unpushed = None
     if outcome is not None and outcome.head is None and outcome.stopped is not None:
         unpushed = (outcome.stopped, outcome.decision, outcome.next)
     pr_head = None if pull is None else (mark.pushed if pushed and mark is not None else pull.head_sha)
     held = mark.tip if mark is not None else o.tip
     news = _news(ws, pr_head, default_sync_name(o.pin, held))
-    dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, news, writes)
+    dash = _write_dashboard(
+        client, ws, seen, pull, (stopped, unpushed), pending, news | _left(plan, o, remote), writes
+    )
     return BotResult(o, plan, outcome, pushed, pull.html_url if pull else None, dash, tuple(writes))
+
+
+def _left(plan: BotPlan, o: Observed, remote: str) -> dict[str, Any]:
+    """What the dashboard says of a tip the bot leaves alone: its PR closed unmerged, or a
+    ``sync/<tip8>`` branch it cannot vouch for."""
+    stale = (
+        (plan.branch, o.branch_at)
+        if plan.case is BotCase.STALE_BRANCH and plan.branch and o.branch_at
+        else None
+    )
+    declined = o.declined if plan.case is BotCase.DECLINED else None
+    return {"declined": declined, "stale_branch": stale, "remote": remote}
+
+
+def _set_draft(client: GitHubClient, pull: OpenPull, draft: bool, writes: list[str]) -> None:
+    """The followed PR a draft exactly when its new sync stopped at a decision (GraphQL: REST cannot)."""
+    if pull.draft == draft or not pull.node_id:
+        return
+    client.set_draft(pull.node_id, draft)
+    writes.append(f"made #{pull.number} " + ("a draft" if draft else "ready for review"))
 
 
 def _news(ws: Workspace, pr_head: str | None, sync: str) -> dict[str, Any]:
@@ -254,12 +278,17 @@ def _write_dashboard(
         **news,
     )
     body = text.dashboard(board)
-    found = [i for i in client.labelled_issues(DASHBOARD_LABEL) if i.body.startswith(DASHBOARD)]
+    found = [
+        i
+        for i in seen.items
+        if not i.is_pull and i.open and DASHBOARD_LABEL in i.labels and i.body.startswith(DASHBOARD)
+    ]
     if not found:
-        number, url = client.create_issue(title=text.TITLE, body=body, labels=[DASHBOARD_LABEL])
+        # both labels: the run's one listing (by the bot's label) finds it with the bot's PRs
+        number, url = client.create_issue(title=text.TITLE, body=body, labels=[LABEL, DASHBOARD_LABEL])
         writes.append(f"opened the dashboard #{number}")
         return url
-    issue = found[-1]  # the oldest: the one the bot made first
+    issue = min(found, key=lambda i: i.number)  # the oldest: the one the bot made first
     if issue.body != body:
         client.set_issue_body(issue.number, body)
         writes.append(f"edited the dashboard #{issue.number}")

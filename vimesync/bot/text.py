@@ -9,6 +9,7 @@ name only.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 
 from vimesync.bot.model import SHA, Board, BotCase, BotMark, BotPlan, MergedPatch, PendingPR, StaleRecord
@@ -142,6 +143,22 @@ def dashboard(b: Board) -> str:
         lines.append(f"None open: the sync stopped at **{step}** before it made a commit to push.")
         lines.append(escape(decision or ""))
         lines.append(f"Next: {code(next_ or '')}")
+    elif b.pull is None and b.declined is not None:
+        n, tip = b.declined.number, code(b.declined.tip[:8])
+        lines.append(
+            f"None open: #{n} for upstream {tip} was closed unmerged, so the bot leaves that tip alone"
+        )
+        lines.append("(it does not reopen the PR or push the tip again). A new PR comes when upstream moves.")
+        reopen = code(f"gh pr reopen {n}")
+        lines.append(f"To sync this tip anyway, reopen #{n} (restore its branch first if deleted): {reopen}")
+    elif b.pull is None and b.stale_branch is not None:
+        branch, sha = b.stale_branch
+        lines.append(
+            f"None open: {code(branch)} is on {code(b.remote)} at {code(sha[:8])} with no sync PR, and not"
+            " where the bot last pushed it, so it is left alone."
+        )
+        delete = shlex.join(["git", "push", b.remote, "--delete", branch])
+        lines.append(f"Delete it and the next run opens the PR: {code(delete)}")
     elif b.pull is None:
         lines.append("None open.")
     else:
