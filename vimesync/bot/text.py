@@ -93,9 +93,8 @@ def bot_block(
         stopped is not None and plan.case is not BotCase.HOLD
     ):  # held: the maintainer's branch, not the bot's stop
         step, decision, next_ = stopped
-        lines.append(
-            f"The sync stopped at **{step}**: {escape(decision or 'the report below says which gate')}."
-        )
+        said = (decision or "the report below says which gate").rstrip(".")
+        lines.append(f"The sync stopped at **{step}**: {escape(said)}.")
         if next_:
             lines.append(f"Next: {code(next_)}")
     if plan.case is BotCase.HOLD and pending:
