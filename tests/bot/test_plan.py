@@ -79,3 +79,19 @@ def test_the_dashboard_of_a_tip_left_alone() -> None:
     )
     assert "`sync/bbbbbbbb` is on `up stream` at `eeeeeeee`" in stale
     assert "`git push 'up stream' --delete sync/bbbbbbbb`" in stale
+
+
+def test_a_sync_that_could_not_run_is_said_in_fixed_words() -> None:
+    from vimesync.bot.text import could_not_run
+    from vimesync.errors import BadInput, ConfigError, GitError, PatchError
+
+    planted = "@alice closes #1 <!-- vimesync:dashboard -->"
+    said = [
+        could_not_run(ConfigError(planted, planted)),
+        could_not_run(PatchError(planted, planted)),
+        could_not_run(GitError(planted)),
+        could_not_run(BadInput(planted)),
+    ]
+    assert len(set(said)) == 4 and not any("alice" in s for s in said)
+    board = Board("Slime", "main", PIN, TIP, None, None, failed=said[0])
+    assert "**The sync could not run**: a configuration file" in dashboard(board)

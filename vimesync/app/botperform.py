@@ -33,6 +33,7 @@ from vimesync.bot.model import (
 )
 from vimesync.carry import gitops
 from vimesync.carry.run import CarryOptions
+from vimesync.errors import BadInput
 from vimesync.github import GitHubClient, OpenPull
 from vimesync.report.mentions import DASHBOARD
 from vimesync.report.publish import pr_title
@@ -55,10 +56,14 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     writes: list[str] = []
     outcome, report, pushed = None, None, None
     mark, stopped, pull = o.mark, seen.stopped, o.pull
+    failed: BadInput | None = None  # the sync could not run: the dashboard says so, then exit 2
     if plan.syncs:
         assert plan.branch is not None and plan.lease is not None
-        outcome, report = run_sync(ws, checkout, o.base, plan.branch)
-        if outcome.head is not None:
+        try:
+            outcome, report = run_sync(ws, checkout, o.base, plan.branch)
+        except BadInput as exc:  # a config, pin, records file or input the sync refused
+            failed = exc
+        if outcome is not None and outcome.head is not None:
             done = git.push(
                 checkout, remote, outcome.head, plan.branch, lease=plan.lease, token=ws.settings.github.token
             )
@@ -71,7 +76,7 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     # the report's own title, as report --publish sets it ("partly: K of N ..." when PRs are missing)
     fallback = f"[Sync] {upstreamsteps.upstream_name(ws)} through {o.tip[:8]}"
     title = pr_title(outcome.title if outcome is not None and outcome.title else fallback)
-    if mark is not None and (plan.syncs or plan.case is BotCase.HOLD):
+    if mark is not None and failed is None and (plan.syncs or plan.case is BotCase.HOLD):
         done_now = Synced(mark, stopped, outcome, report, tuple(pending))
         pull = _write_pull(client, plan, pull, o, done_now, title, writes)
     if plan.case is BotCase.FOLLOW and pushed and pull is not None:
@@ -82,9 +87,10 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     pr_head = None if pull is None else (mark.pushed if pushed and mark is not None else pull.head_sha)
     held = mark.tip if mark is not None else o.tip
     news = _news(ws, pr_head, default_sync_name(o.pin, held))
-    dash = _write_dashboard(
-        client, ws, seen, pull, (stopped, unpushed), pending, news | _left(plan, o, remote), writes
-    )
+    news |= _left(plan, o, remote) | {"failed": None if failed is None else text.could_not_run(failed)}
+    dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, news, writes)
+    if failed is not None:
+        raise failed  # exit 2, as the sync itself says it; the dashboard already shows it
     return BotResult(o, plan, outcome, pushed, pull.html_url if pull else None, dash, tuple(writes))
 
 

@@ -139,6 +139,7 @@ class Board:
     declined: Declined | None = None  # no PR: the one for this tip was closed unmerged
     stale_branch: tuple[str, str] | None = None  # no PR: (branch, sha) left alone on the remote
     remote: str = "origin"
+    failed: str | None = None  # the sync could not run: why, in the bot's fixed words
     merged: tuple[MergedPatch, ...] = ()
     merged_unchecked: str | None = None  # why the engine PRs were not (all) asked about
     stale: tuple[StaleRecord, ...] = ()

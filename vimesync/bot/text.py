@@ -128,6 +128,22 @@ def pull_body(old: str, block: str, state: str, report: str | None) -> str:
     return splice(body, report) if report is not None else body
 
 
+# Why a sync could not run, by the error's class (most specific first): fixed words, never the
+# error's own text (it can quote a file of the checkout).
+_COULD_NOT_RUN = (
+    ("ConfigError", "a configuration file (vimesync.toml, a pin, a ledger or a records file) was refused"),
+    ("PatchError", "a patch of the engine series was refused"),
+    ("GitError", "a git command failed"),
+    ("BadInput", "an input the sync needs is missing or refused (such as an engine source)"),
+)
+
+
+def could_not_run(error: BaseException) -> str:
+    """The dashboard's words for a sync that could not run: a fixed phrase per error class."""
+    names = {c.__name__ for c in type(error).__mro__}
+    return next((words for name, words in _COULD_NOT_RUN if name in names), "the sync failed")
+
+
 def dashboard(b: Board) -> str:
     """The dashboard issue's description: the same board gives the same text (it is edited only
     when the text changed)."""
@@ -136,6 +152,9 @@ def dashboard(b: Board) -> str:
         f"{escape(b.upstream)} is at {code(b.tip[:8])}; {code(b.base)} holds {code(b.pin[:8])}"
         + (" (up to date)." if b.pin == b.tip else ".")
     )
+    if b.failed:
+        why = f"`vimesync sync` in a checkout of {code(b.base)} says why"
+        lines += ["", f"**The sync could not run**: {escape(b.failed)}. {why}."]
     lines += ["", "## The sync PR"]
     if b.pull is None and b.unpushed is not None:
         step, decision, next_ = b.unpushed
