@@ -81,16 +81,43 @@ def _bot_pull(
     return None, None, None
 
 
-def pending_prs(upstream: Path, walk: WalkResult | None, since: str | None) -> list[PendingPR]:
-    """The applicable upstream PRs not in ``since`` (the upstream tip the sync PR holds)."""
+def pending_prs(
+    upstream: Path, walk: WalkResult | None, since: str | None, carried: frozenset[int] = frozenset()
+) -> list[PendingPR]:
+    """The applicable upstream PRs not in ``since`` (the upstream tip the sync PR holds) nor
+    ``carried`` (brought onto the PR's branch since, by a maintainer)."""
     if walk is None:
         return []
     out = []
     for pr in walk.by_status(APPLICABLE):
-        if since is not None and git.is_ancestor(upstream, pr.merge_commit, since):
+        if pr.number in carried or (since is not None and git.is_ancestor(upstream, pr.merge_commit, since)):
             continue
         out.append(PendingPR(pr.number, pr.title))
     return out
+
+
+MAX_BRANCH_COMMITS = 1000  # of a held PR's branch read for its Upstream-PR trailers
+
+
+def carried_on(checkout: Path, base: str, head: str, repo: str | None) -> frozenset[int]:
+    """The upstream PRs that ``head`` (a held PR's branch) carries past ``base``, by its commits'
+    ``Upstream-PR: <repo>#N`` trailers as git parses them (the carry writes them); none when the
+    head is not in this checkout (a shallow one: the PR then lists them as pending)."""
+    if not git.run_ok(checkout, ["cat-file", "-e", f"{head}^{{commit}}"]):
+        return frozenset()
+    fmt = "--format=%(trailers:key=Upstream-PR,valueonly,separator=%x00)%x00"
+    out = git.run(checkout, ["log", f"--max-count={MAX_BRANCH_COMMITS}", fmt, f"{base}..{head}", "--"])
+    found = set()
+    for value in out.decode("utf-8", "replace").split("\0"):
+        name, hash_, number = value.strip().rpartition("#")
+        if (
+            hash_
+            and number.isdigit()
+            and len(number) < 10
+            and (not name or name.lower() == (repo or "").lower())
+        ):
+            found.add(int(number))
+    return frozenset(found)
 
 
 def excluded_prs(walk: WalkResult | None) -> list[PendingPR]:

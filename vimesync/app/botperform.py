@@ -12,7 +12,7 @@ from typing import Any
 
 from vimesync import git
 from vimesync.app import upstreamsteps
-from vimesync.app.botobserve import Seen, excluded_prs, pending_prs
+from vimesync.app.botobserve import Seen, carried_on, excluded_prs, pending_prs
 from vimesync.app.botresult import BotResult
 from vimesync.app.flags import OutputFlags
 from vimesync.app.syncresult import SyncMode, SyncResult, SyncRunRequest
@@ -72,7 +72,10 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
                 return BotResult(o, plan, outcome, pushed, notes=(_refused(plan, remote),))
             mark, stopped = BotMark(outcome.head, o.tip), outcome.stopped
     since = mark.tip if mark is not None and (pull is not None or pushed) else None
-    pending = pending_prs(ws.require_upstream(), seen.walk, since)
+    carried = frozenset[int]()
+    if plan.case is BotCase.HOLD and pull is not None:  # what the maintainer brought in is not pending
+        carried = carried_on(checkout, o.base, pull.head_sha, upstreamsteps.upstream_repo(ws))
+    pending = pending_prs(ws.require_upstream(), seen.walk, since, carried)
     # the report's own title, as report --publish sets it ("partly: K of N ..." when PRs are missing)
     fallback = f"[Sync] {upstreamsteps.upstream_name(ws)} through {o.tip[:8]}"
     title = pr_title(outcome.title if outcome is not None and outcome.title else fallback)
@@ -236,8 +239,13 @@ def _write_pull(
     mark, stopped, outcome, report, pending = done.mark, done.stopped, done.outcome, done.report, done.pending
     stop = (outcome.stopped, outcome.decision, outcome.next) if outcome and outcome.stopped else None
     assert plan.branch is not None
-    bring = sh(
-        "vimesync", "carry", "--onto", plan.branch, *(a for p in pending for a in ("--pr", str(p.number)))
+    # in a clone of the fork: the PR's branch as the remote has it, the pending PRs carried onto it
+    # in a branch of their own, then the PR's branch fast-forwarded to it (by them: never the bot)
+    prs, ahead = [a for p in pending for a in ("--pr", str(p.number))], f"{plan.branch}-pending"
+    bring = (
+        f"{sh('git', 'fetch', 'origin', plan.branch)}, then"
+        f" {sh('vimesync', 'carry', '--onto', f'origin/{plan.branch}', '--branch', ahead, *prs)}, then"
+        f" {sh('git', 'push', 'origin', f'{ahead}:{plan.branch}')}"
     )
     base, tip = o.base, o.tip
     block = text.bot_block(plan, tip, stopped=stop, pending=pending, bring_in=bring)
