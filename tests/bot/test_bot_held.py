@@ -9,8 +9,7 @@ import shlex
 
 import pytest
 
-from tests.bot.test_bot_runs import maintainer_commit
-from tests.builders.botrun import bot
+from tests.builders.botrun import bot, maintainer_commit
 from tests.builders.pair import cli
 from vimesync import git
 from vimesync.report.mentions import BOT_END
