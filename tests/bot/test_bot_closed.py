@@ -10,7 +10,7 @@ import pytest
 
 from tests.builders.botrun import bot, maintainer_push
 from tests.builders.fakefork import FakeFork
-from tests.builders.pair import Pair
+from tests.builders.pair import Pair, cli
 from vimesync.report.mentions import BOT_STATE
 
 pytestmark = pytest.mark.slow  # real syncs in real repositories
@@ -135,3 +135,17 @@ def test_each_run_makes_one_listing(fork, capsys) -> None:
         assert code == 0, err
         assert runs_listed(fake, listed) == ["/issues"], doc["case"]
     assert doc["case"] == "follow"
+
+
+def test_a_pr_that_could_not_be_opened_leaves_no_branch_behind(fork, capsys) -> None:
+    """The push went through, opening the PR did not: the branch goes again (a lease on what was
+    pushed), so the next run opens the PR instead of meeting a branch with no PR."""
+    pair, fake = fork
+    fake.fail[("POST", "/pulls")] = 422
+    code, out, err = cli(capsys, "bot", "--repo", "vime-org/vime", cwd=pair.down.path)
+    assert code == 2 and "422" in err and "Traceback" not in err
+    branch = f"sync/{pair.tip[:8]}"
+    assert fake.head_of(branch) is None and fake.pulls == {}  # today: the branch stays, every run held
+    code, doc, err = bot(capsys, pair)
+    assert code == 0 and doc["case"] == "open" and doc["pushed"] == "pushed", err
+    assert fake.open_pull()["head"] == branch

@@ -99,6 +99,13 @@ def test_the_push_and_its_lease_go_over_https_with_the_token_in_a_header_only(
         assert "push" in argv and "ls-remote" in argv  # the shim saw the runs
         nowhere([work.path], [argv, *said])
         assert git.run(served / "fork.git", ["rev-parse", "sync/x"]).decode().strip() == second
+        # the undo of a push: only while the branch is where this run pushed it
+        undo = git.unpush(work.path, "bot-push", "sync/x", pushed=first, back="", token=TOKEN)
+        assert undo.status == "lease refused"
+        undo = git.unpush(work.path, "bot-push", "sync/x", pushed=second, back="", token=TOKEN)
+        assert (
+            undo.status == "pushed" and git.remote_head(work.path, "bot-push", "sync/x", token=TOKEN) is None
+        )
 
 
 def test_the_bot_opens_and_follows_its_pr_over_https(fork, capsys, tmp_path, monkeypatch) -> None:

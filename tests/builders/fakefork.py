@@ -30,6 +30,7 @@ class FakeFork:
         self.engine: dict[str, dict[int, dict[str, Any]]] = {}
         self.asked: list[str] = []
         self.listings: list[tuple[str, dict[str, list[str]]]] = []
+        self.fail: dict[tuple[str, str], int] = {}  # (method, path under the repo): status, once
 
     def close(self, number: int, *, merged: bool = False) -> None:
         """A maintainer closes pull ``number`` (merged or not)."""
@@ -71,6 +72,8 @@ class FakeFork:
         if not path.startswith(prefix):
             return 404, {}, {"message": "Not Found"}
         rest = path[len(prefix) :]
+        if (method, rest) in self.fail:
+            return self.fail.pop((method, rest)), {}, {"message": "Validation Failed"}
         if method != "GET":
             self.writes.append((method, rest, payload))
             return self._write(method, rest, payload)

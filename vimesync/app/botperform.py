@@ -33,7 +33,7 @@ from vimesync.bot.model import (
 )
 from vimesync.carry import gitops
 from vimesync.carry.run import CarryOptions
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, GitError, GitHubError
 from vimesync.github import GitHubClient, OpenPull
 from vimesync.report.mentions import DASHBOARD
 from vimesync.report.publish import pr_title
@@ -81,7 +81,12 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     title = pr_title(outcome.title if outcome is not None and outcome.title else fallback)
     if mark is not None and failed is None and (plan.syncs or plan.case is BotCase.HOLD):
         done_now = Synced(mark, stopped, outcome, report, tuple(pending))
-        pull = _write_pull(client, plan, pull, o, done_now, title, writes)
+        try:
+            pull = _write_pull(client, plan, pull, o, done_now, title, writes)
+        except GitHubError:
+            if plan.case is BotCase.OPEN and plan.lease == "" and pushed == "pushed":
+                _undo_push(ws, checkout, remote, plan, mark.pushed)
+            raise
     if plan.case is BotCase.FOLLOW and pushed and pull is not None:
         _set_draft(client, pull, outcome is not None and outcome.stopped is not None, writes)
     unpushed = None
@@ -95,6 +100,16 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     if failed is not None:
         raise failed  # exit 2, as the sync itself says it; the dashboard already shows it
     return BotResult(o, plan, outcome, pushed, pull.html_url if pull else None, dash, tuple(writes))
+
+
+def _undo_push(ws: Workspace, checkout: Path, remote: str, plan: BotPlan, pushed: str) -> None:
+    """The PR could not be opened: the branch this run created goes again (if it is still where
+    this run pushed it), so the next run starts clean rather than meet a branch with no PR."""
+    assert plan.branch is not None
+    try:
+        git.unpush(checkout, remote, plan.branch, pushed=pushed, back="", token=ws.settings.github.token)
+    except GitError:
+        pass  # the GitHub error is the one to report; the next run holds the branch and says so
 
 
 def _left(plan: BotPlan, o: Observed, remote: str) -> dict[str, Any]:

@@ -79,7 +79,7 @@ from vimesync.git.objects import (
     parse_tree,
 )
 from vimesync.git.process import popen, run, run_ok, run_status, stream
-from vimesync.git.push import Pushed, push, remote_head
+from vimesync.git.push import Pushed, push, remote_head, unpush
 from vimesync.git.repocheck import inspect_repository, parse_config_list, refused_key
 from vimesync.git.repos import (
     common_dir,
@@ -122,6 +122,7 @@ __all__ = [
     "parse_status_z",
     "push",
     "remote_head",
+    "unpush",
     "popen",
     "refused_key",
     "repo_at",

@@ -69,6 +69,17 @@ def push(repo: Path, remote: str, sha: str, branch: str, *, lease: str, token: s
     """Push ``sha`` to ``refs/heads/<branch>`` of ``remote`` if the remote branch is at ``lease``
     ("" : absent). ``lease refused``: it is elsewhere (someone pushed meanwhile); GitError for any
     other failure (its message without the token)."""
+    return _push(repo, remote, f"{sha}:refs/heads/{branch}", branch, lease=lease, token=token)
+
+
+def unpush(repo: Path, remote: str, branch: str, *, pushed: str, back: str, token: str | None) -> Pushed:
+    """Put ``refs/heads/<branch>`` of ``remote`` back at ``back`` ("": delete it) if it is still at
+    ``pushed`` (what this run pushed): the undo of a push whose pull request could not be opened."""
+    spec = f"{back}:refs/heads/{branch}" if back else f":refs/heads/{branch}"
+    return _push(repo, remote, spec, branch, lease=pushed, token=token)
+
+
+def _push(repo: Path, remote: str, spec: str, branch: str, *, lease: str, token: str | None) -> Pushed:
     ref = f"refs/heads/{branch}"
     args = [
         "push",
@@ -77,7 +88,7 @@ def push(repo: Path, remote: str, sha: str, branch: str, *, lease: str, token: s
         f"--force-with-lease={ref}:{lease}",
         "--end-of-options",
         remote,
-        f"{sha}:{ref}",
+        spec,
     ]
     code, out, err = run_status(repo, args, env=auth_env(token))
     lines = [ln for ln in out.decode("utf-8", "replace").splitlines() if "\t" in ln]
