@@ -84,7 +84,8 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
         try:
             pull = _write_pull(client, plan, pull, o, done_now, title, writes)
         except GitHubError:
-            if plan.case is BotCase.OPEN and plan.lease == "" and pushed == "pushed":
+            opened = any(w.startswith("opened #") for w in writes)  # then its branch is the PR's
+            if plan.case is BotCase.OPEN and plan.lease == "" and pushed == "pushed" and not opened:
                 _undo_push(ws, checkout, remote, plan, mark.pushed)
             raise
     if plan.case is BotCase.FOLLOW and pushed and pull is not None:

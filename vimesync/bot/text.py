@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Sequence
 
 from vimesync.bot.model import SHA, Board, BotCase, BotMark, BotPlan, MergedPatch, PendingPR, StaleRecord
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, ConfigError, GitError, PatchError
 from vimesync.report.mdtext import code, escape
 from vimesync.report.mentions import BOT_END, BOT_START, BOT_STATE, DASHBOARD, finish_markdown
 from vimesync.report.publish import splice
@@ -130,18 +130,17 @@ def pull_body(old: str, block: str, state: str, report: str | None) -> str:
 
 # Why a sync could not run, by the error's class (most specific first): fixed words, never the
 # error's own text (it can quote a file of the checkout).
-_COULD_NOT_RUN = (
-    ("ConfigError", "a configuration file (vimesync.toml, a pin, a ledger or a records file) was refused"),
-    ("PatchError", "a patch of the engine series was refused"),
-    ("GitError", "a git command failed"),
-    ("BadInput", "an input the sync needs is missing or refused (such as an engine source)"),
+_COULD_NOT_RUN: tuple[tuple[type[BadInput], str], ...] = (
+    (ConfigError, "a configuration file (vimesync.toml, a pin, a ledger or a records file) was refused"),
+    (PatchError, "a patch of the engine series was refused"),
+    (GitError, "a git command failed"),
+    (BadInput, "an input the sync needs is missing or refused (such as an engine source)"),
 )
 
 
 def could_not_run(error: BaseException) -> str:
     """The dashboard's words for a sync that could not run: a fixed phrase per error class."""
-    names = {c.__name__ for c in type(error).__mro__}
-    return next((words for name, words in _COULD_NOT_RUN if name in names), "the sync failed")
+    return next((words for kind, words in _COULD_NOT_RUN if isinstance(error, kind)), "the sync failed")
 
 
 def dashboard(b: Board) -> str:
