@@ -5,14 +5,12 @@ maintainer's commit on the branch, a conflict, and the token nowhere but in the 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from tests.builders.botrun import bot, maintainer_push
+from tests.builders.botrun import bot, maintainer_commit, maintainer_push
 from tests.builders.fakegithub import TOKEN
-from tests.builders.gitrepo import EPOCH, Repo, commit_env
-from tests.builders.pair import Pair, cli
+from tests.builders.pair import cli
 from vimesync import git
 from vimesync.report.mentions import BOT_END, BOT_STATE, DASHBOARD, START
 
@@ -41,17 +39,6 @@ def test_first_run_opens_the_pr_and_the_dashboard_and_a_second_writes_nothing(fo
     assert code == 0, err
     assert doc["case"] == "current" and doc["writes"] == [] and doc["pushed"] is None
     assert len(fake.writes) == writes and fake.head_of(branch) == head
-
-
-def maintainer_commit(pair: Pair, remote: Path, branch: str) -> str:
-    """A maintainer's fix pushed on top of the bot's branch (a clone of their own)."""
-    work = Repo(pair.root / "maintainer")
-    env = {**commit_env(EPOCH + 10**6), "GIT_ALLOW_PROTOCOL": "file"}
-    git.run(work.path, ["fetch", "-q", str(remote), f"{branch}:{branch}"], env=env)
-    work.checkout(branch)
-    sha = work.commit("a maintainer's fix", {"FIX.md": "fixed by hand\n"})
-    git.run(work.path, ["push", "-q", str(remote), f"{branch}:{branch}"], env=env)
-    return sha
 
 
 def test_upstream_moves_the_pr_follows_then_a_maintainer_commit_is_never_rewritten(fork, capsys) -> None:

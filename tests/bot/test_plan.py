@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vimesync.bot.model import Board, BotCase, BotMark, Observed
+from vimesync.bot.model import Board, BotCase, BotMark, Declined, Observed
 from vimesync.bot.plan import plan
 from vimesync.bot.text import dashboard, read_mark, state_line
 from vimesync.github import OpenPull
@@ -26,13 +26,22 @@ def pull(head: str) -> OpenPull:
         (Observed("main", PIN, NEW, pull(PUSHED), BotMark(PUSHED, TIP)), BotCase.FOLLOW, PUSHED),
         (Observed("main", PIN, NEW, pull(OTHER), BotMark(PUSHED, TIP)), BotCase.HOLD, None),
         (Observed("main", PIN, TIP, pull(OTHER), BotMark(PUSHED, TIP)), BotCase.HOLD, None),
+        # no PR open: the bot's PR for this tip closed unmerged, a branch it left, one it cannot vouch for
+        (Observed("main", PIN, TIP, declined=Declined(7, TIP)), BotCase.DECLINED, None),
+        (Observed("main", PIN, TIP, branch_at=PUSHED, bot_pushed=frozenset({PUSHED})), BotCase.OPEN, PUSHED),
+        (
+            Observed("main", PIN, TIP, branch_at=OTHER, bot_pushed=frozenset({PUSHED})),
+            BotCase.STALE_BRANCH,
+            None,
+        ),
+        (Observed("main", PIN, PIN, declined=Declined(7, PIN)), BotCase.UP_TO_DATE, None),
     ],
 )
 def test_the_plan_of_each_case(seen: Observed, case: BotCase, lease: str | None) -> None:
     p = plan(seen)
     assert p.case is case and p.lease == lease
-    if case is BotCase.OPEN:
-        assert p.branch == f"sync/{TIP[:8]}"
+    if case in (BotCase.OPEN, BotCase.DECLINED, BotCase.STALE_BRANCH):
+        assert p.branch == f"sync/{TIP[:8]}" and not (p.syncs and case is not BotCase.OPEN)
     if case is BotCase.FOLLOW:
         assert p.branch == seen.pull.head_ref and p.since == TIP  # type: ignore[union-attr]
 
@@ -58,3 +67,31 @@ def test_the_dashboard_neutralises_what_upstream_wrote() -> None:
     text = dashboard(board)
     assert "<code>@alice</code>" in text and "fixes #1" not in text
     assert read_mark(text) is None and text.count("<!-- vimesync:dashboard -->") == 1
+
+
+def test_the_dashboard_of_a_tip_left_alone() -> None:
+    declined = dashboard(Board("Slime", "main", PIN, TIP, None, None, declined=Declined(7, TIP)))
+    assert "#7 for upstream `bbbbbbbb` was closed unmerged" in declined and "`gh pr reopen 7`" in declined
+    stale = dashboard(
+        Board(
+            "Slime", "main", PIN, TIP, None, None, stale_branch=("sync/bbbbbbbb", OTHER), remote="up stream"
+        )
+    )
+    assert "`sync/bbbbbbbb` is on `up stream` at `eeeeeeee`" in stale
+    assert "`git push 'up stream' --delete sync/bbbbbbbb`" in stale
+
+
+def test_a_sync_that_could_not_run_is_said_in_fixed_words() -> None:
+    from vimesync.bot.text import could_not_run
+    from vimesync.errors import BadInput, ConfigError, GitError, PatchError
+
+    planted = "@alice closes #1 <!-- vimesync:dashboard -->"
+    said = [
+        could_not_run(ConfigError(planted, planted)),
+        could_not_run(PatchError(planted, planted)),
+        could_not_run(GitError(planted)),
+        could_not_run(BadInput(planted)),
+    ]
+    assert len(set(said)) == 4 and not any("alice" in s for s in said)
+    board = Board("Slime", "main", PIN, TIP, None, None, failed=said[0])
+    assert "**The sync could not run**: a configuration file" in dashboard(board)

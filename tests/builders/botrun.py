@@ -13,6 +13,7 @@ import pytest
 
 from tests.builders.fakefork import FakeFork
 from tests.builders.fakegithub import TOKEN, serve
+from tests.builders.gitrepo import EPOCH, Repo, commit_env
 from tests.builders.pair import Pair, build_pair, cli
 from vimesync import git
 
@@ -38,3 +39,14 @@ def maintainer_push(repo: Path, *refspec: str) -> None:
 def bot(capsys: pytest.CaptureFixture[str], pair: Pair, *args: str) -> tuple[int, dict, str]:
     code, out, err = cli(capsys, "bot", "--json", "--repo", "vime-org/vime", *args, cwd=pair.down.path)
     return code, json.loads(out), err
+
+
+def maintainer_commit(pair: Pair, remote: Path, branch: str) -> str:
+    """A maintainer's fix pushed on top of the bot's branch (a clone of their own)."""
+    work = Repo(pair.root / "maintainer")
+    env = {**commit_env(EPOCH + 10**6), "GIT_ALLOW_PROTOCOL": "file"}
+    git.run(work.path, ["fetch", "-q", str(remote), f"{branch}:{branch}"], env=env)
+    work.checkout(branch)
+    sha = work.commit("a maintainer's fix", {"FIX.md": "fixed by hand\n"})
+    git.run(work.path, ["push", "-q", str(remote), f"{branch}:{branch}"], env=env)
+    return sha

@@ -30,7 +30,8 @@ def _pr(n: int, merged: bool = True) -> dict[str, Any]:
 
 
 class FakeGitHub:
-    """Routes: the pulls list (newest first, paged), PR files, one PR (GET, PATCH of its body);
+    """Routes: the pulls list (newest first, paged), an empty issues list, PR files, one PR (GET,
+    PATCH of its body);
     scripted failures; ETags."""
 
     def __init__(self, numbers: range) -> None:
@@ -109,6 +110,8 @@ class FakeGitHub:
             return 404, {}, {"message": "Not Found"}
         elif path.endswith("/pulls"):
             body = self.prs[(page - 1) * per : page * per]
+        elif path.endswith("/issues"):
+            body = []  # no issue carries a label here (the sync bot's one listing finds none)
         elif "/files" in path:
             body = [{"filename": "slime/a.py"}, {"filename": "docs/b.md"}]
         else:

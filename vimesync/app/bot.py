@@ -39,7 +39,7 @@ def run_bot(ws: Workspace, request: BotRequest) -> BotResult:
     base = _base_branch(checkout, request.base)
     client = GitHubClient(repo, ws.settings.github)
     try:
-        seen = observe(ws, client, base)
+        seen = observe(ws, client, base, request.remote)
         the_plan = plan(seen.observed)
         if request.dry_run:
             return BotResult(seen.observed, the_plan, dry_run=True)

@@ -1,5 +1,7 @@
 """What one bot run reads before it plans: the upstream pin and tip, the walk between them, the
-bot's open PR (one listing) and the state its description keeps; and what is pending of it."""
+issues and PRs of the bot's label (one listing: its PRs open and closed, its dashboard), its open
+PR's head (one GET) and the state its description keeps; with no PR open, where ``sync/<tip8>``
+is on the remote; and what is pending of it."""
 
 from __future__ import annotations
 
@@ -9,10 +11,11 @@ from pathlib import Path
 from vimesync import git
 from vimesync.app import upstreamsteps
 from vimesync.app.workspace import Workspace
-from vimesync.bot.model import BRANCH_PREFIX, BotMark, Observed, PendingPR
+from vimesync.bot.model import BRANCH_PREFIX, LABEL, BotMark, Declined, Observed, PendingPR
 from vimesync.bot.text import read_mark
+from vimesync.carry.gitops import main_repository
 from vimesync.errors import BadInput
-from vimesync.github import GitHubClient, OpenPull
+from vimesync.github import GitHubClient, LabelledItem, OpenPull
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, WalkResult
 
 
@@ -22,44 +25,99 @@ class Seen:
 
     observed: Observed
     walk: WalkResult | None
-    pulls: list[OpenPull] = field(default_factory=list)
+    items: list[LabelledItem] = field(default_factory=list)  # the run's one listing
     stopped: str | None = None  # where the PR's last sync stopped (its state line)
 
 
-def observe(ws: Workspace, client: GitHubClient, base: str) -> Seen:
-    """The upstream tip, the pin, the walk between them, and the bot's open PR (one listing)."""
+def observe(ws: Workspace, client: GitHubClient, base: str, remote: str) -> Seen:
+    """The upstream tip, the pin, the walk between them, the bot's open PR (one listing, one GET);
+    with none open, its PR for this tip closed unmerged, or else where ``sync/<tip8>`` is."""
     upstream = ws.require_upstream()
     rng = ws.upstream_range
     if rng.base is None:
         raise BadInput("the default branch has no upstream pin: nothing to sync from", hint="vimesync init")
     pin, tip = git.resolve(upstream, rng.base), git.resolve(upstream, rng.tip)
     walk = upstreamsteps.walk(ws) if pin != tip else None
-    pulls = client.open_pulls()
-    pull, mark, stopped = _bot_pull(pulls, base)
-    return Seen(Observed(base=base, pin=pin, tip=tip, pull=pull, mark=mark), walk, pulls, stopped)
+    items = client.labelled(LABEL)
+    marks = [(i, m[0]) for i in items if i.is_pull and (m := read_mark(i.body)) is not None]
+    pull, mark, stopped = _bot_pull(client, items, base)
+    declined, branch_at = None, None
+    if pull is None and pin != tip:
+        closed = [i for i, m in marks if not i.open and not i.merged and m.tip == tip]
+        if closed:
+            declined = Declined(max(i.number for i in closed), tip)
+        else:
+            checkout, token = main_repository(ws.require_downstream()), ws.settings.github.token
+            branch_at = git.remote_head(checkout, remote, f"{BRANCH_PREFIX}{tip[:8]}", token=token)
+    observed = Observed(
+        base=base,
+        pin=pin,
+        tip=tip,
+        pull=pull,
+        mark=mark,
+        declined=declined,
+        branch_at=branch_at,
+        # closed PRs only: an open PR's branch is in use (another base's bot may have it open)
+        bot_pushed=frozenset(m.pushed for i, m in marks if not i.open),
+    )
+    return Seen(observed, walk, items, stopped)
 
 
-def _bot_pull(pulls: list[OpenPull], base: str) -> tuple[OpenPull | None, BotMark | None, str | None]:
-    """The bot's PR: into ``base``, from a ``sync/`` branch, with the bot's state in its body."""
-    for pull in pulls:
-        if pull.base_ref != base or not pull.head_ref.startswith(BRANCH_PREFIX):
+def _bot_pull(
+    client: GitHubClient, items: list[LabelledItem], base: str
+) -> tuple[OpenPull | None, BotMark | None, str | None]:
+    """The bot's PR: open, with the bot's state in its body (as listed), into ``base`` from a
+    ``sync/`` branch (as its GET says); the newest such."""
+    for item in sorted(items, key=lambda i: -i.number):
+        found = read_mark(item.body) if item.is_pull and item.open else None
+        if found is None:
             continue
-        found = read_mark(pull.body)
+        pull = client.open_pull(item.number)
+        if pull is None or pull.base_ref != base or not pull.head_ref.startswith(BRANCH_PREFIX):
+            continue
+        found = read_mark(pull.body)  # as the GET has it (the listing may be a moment older)
         if found is not None:
             return pull, found[0], found[1]
     return None, None, None
 
 
-def pending_prs(upstream: Path, walk: WalkResult | None, since: str | None) -> list[PendingPR]:
-    """The applicable upstream PRs not in ``since`` (the upstream tip the sync PR holds)."""
+def pending_prs(
+    upstream: Path, walk: WalkResult | None, since: str | None, carried: frozenset[int] = frozenset()
+) -> list[PendingPR]:
+    """The applicable upstream PRs not in ``since`` (the upstream tip the sync PR holds) nor
+    ``carried`` (brought onto the PR's branch since, by a maintainer)."""
     if walk is None:
         return []
     out = []
     for pr in walk.by_status(APPLICABLE):
-        if since is not None and git.is_ancestor(upstream, pr.merge_commit, since):
+        if pr.number in carried or (since is not None and git.is_ancestor(upstream, pr.merge_commit, since)):
             continue
         out.append(PendingPR(pr.number, pr.title))
     return out
+
+
+MAX_BRANCH_COMMITS = 1000  # of a held PR's branch read for its Upstream-PR trailers
+
+
+def carried_on(checkout: Path, base: str, head: str, repo: str | None) -> frozenset[int]:
+    """The upstream PRs that ``head`` (a held PR's branch) carries past ``base``, by its commits'
+    ``Upstream-PR: <repo>#N`` trailers as git parses them (the carry writes them); none when the
+    head is not in this checkout (a shallow one: the PR then lists them as pending)."""
+    if not git.run_ok(checkout, ["cat-file", "-e", f"{head}^{{commit}}"]):
+        return frozenset()
+    fmt = "--format=%(trailers:key=Upstream-PR,valueonly,separator=%x00)%x00"
+    out = git.run(checkout, ["log", f"--max-count={MAX_BRANCH_COMMITS}", fmt, f"{base}..{head}", "--"])
+    found = set()
+    for value in out.decode("utf-8", "replace").split("\0"):
+        name, hash_, number = value.strip().rpartition("#")
+        if (
+            hash_
+            and number.isdigit()
+            and len(number) < 10
+            and (not name or name.lower() == (repo or "").lower())
+        ):
+            found.add(int(number))
+    return frozenset(found)
 
 
 def excluded_prs(walk: WalkResult | None) -> list[PendingPR]:

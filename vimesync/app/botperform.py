@@ -12,7 +12,7 @@ from typing import Any
 
 from vimesync import git
 from vimesync.app import upstreamsteps
-from vimesync.app.botobserve import Seen, excluded_prs, pending_prs
+from vimesync.app.botobserve import Seen, carried_on, excluded_prs, pending_prs
 from vimesync.app.botresult import BotResult
 from vimesync.app.flags import OutputFlags
 from vimesync.app.syncresult import SyncMode, SyncResult, SyncRunRequest
@@ -33,6 +33,7 @@ from vimesync.bot.model import (
 )
 from vimesync.carry import gitops
 from vimesync.carry.run import CarryOptions
+from vimesync.errors import BadInput, GitError, GitHubError
 from vimesync.github import GitHubClient, OpenPull
 from vimesync.report.mentions import DASHBOARD
 from vimesync.report.publish import pr_title
@@ -55,10 +56,14 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     writes: list[str] = []
     outcome, report, pushed = None, None, None
     mark, stopped, pull = o.mark, seen.stopped, o.pull
+    failed: BadInput | None = None  # the sync could not run: the dashboard says so, then exit 2
     if plan.syncs:
         assert plan.branch is not None and plan.lease is not None
-        outcome, report = run_sync(ws, checkout, o.base, plan.branch)
-        if outcome.head is not None:
+        try:
+            outcome, report = run_sync(ws, checkout, o.base, plan.branch)
+        except BadInput as exc:  # a config, pin, records file or input the sync refused
+            failed = exc
+        if outcome is not None and outcome.head is not None:
             done = git.push(
                 checkout, remote, outcome.head, plan.branch, lease=plan.lease, token=ws.settings.github.token
             )
@@ -67,21 +72,65 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
                 return BotResult(o, plan, outcome, pushed, notes=(_refused(plan, remote),))
             mark, stopped = BotMark(outcome.head, o.tip), outcome.stopped
     since = mark.tip if mark is not None and (pull is not None or pushed) else None
-    pending = pending_prs(ws.require_upstream(), seen.walk, since)
+    carried = frozenset[int]()
+    if plan.case is BotCase.HOLD and pull is not None:  # what the maintainer brought in is not pending
+        carried = carried_on(checkout, o.base, pull.head_sha, upstreamsteps.upstream_repo(ws))
+    pending = pending_prs(ws.require_upstream(), seen.walk, since, carried)
     # the report's own title, as report --publish sets it ("partly: K of N ..." when PRs are missing)
     fallback = f"[Sync] {upstreamsteps.upstream_name(ws)} through {o.tip[:8]}"
     title = pr_title(outcome.title if outcome is not None and outcome.title else fallback)
-    if mark is not None and (plan.syncs or plan.case is BotCase.HOLD):
+    if mark is not None and failed is None and (plan.syncs or plan.case is BotCase.HOLD):
         done_now = Synced(mark, stopped, outcome, report, tuple(pending))
-        pull = _write_pull(client, plan, pull, o, done_now, title, writes)
+        try:
+            pull = _write_pull(client, plan, pull, o, done_now, title, writes)
+        except GitHubError:
+            opened = any(w.startswith("opened #") for w in writes)  # then its branch is the PR's
+            if plan.case is BotCase.OPEN and plan.lease == "" and pushed == "pushed" and not opened:
+                _undo_push(ws, checkout, remote, plan, mark.pushed)
+            raise
+    if plan.case is BotCase.FOLLOW and pushed and pull is not None:
+        _set_draft(client, pull, outcome is not None and outcome.stopped is not None, writes)
     unpushed = None
     if outcome is not None and outcome.head is None and outcome.stopped is not None:
         unpushed = (outcome.stopped, outcome.decision, outcome.next)
     pr_head = None if pull is None else (mark.pushed if pushed and mark is not None else pull.head_sha)
     held = mark.tip if mark is not None else o.tip
     news = _news(ws, pr_head, default_sync_name(o.pin, held))
+    news |= _left(plan, o, remote) | {"failed": None if failed is None else text.could_not_run(failed)}
     dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, news, writes)
+    if failed is not None:
+        raise failed  # exit 2, as the sync itself says it; the dashboard already shows it
     return BotResult(o, plan, outcome, pushed, pull.html_url if pull else None, dash, tuple(writes))
+
+
+def _undo_push(ws: Workspace, checkout: Path, remote: str, plan: BotPlan, pushed: str) -> None:
+    """The PR could not be opened: the branch this run created goes again (if it is still where
+    this run pushed it), so the next run starts clean rather than meet a branch with no PR."""
+    assert plan.branch is not None
+    try:
+        git.unpush(checkout, remote, plan.branch, pushed=pushed, back="", token=ws.settings.github.token)
+    except GitError:
+        pass  # the GitHub error is the one to report; the next run holds the branch and says so
+
+
+def _left(plan: BotPlan, o: Observed, remote: str) -> dict[str, Any]:
+    """What the dashboard says of a tip the bot leaves alone: its PR closed unmerged, or a
+    ``sync/<tip8>`` branch it cannot vouch for."""
+    stale = (
+        (plan.branch, o.branch_at)
+        if plan.case is BotCase.STALE_BRANCH and plan.branch and o.branch_at
+        else None
+    )
+    declined = o.declined if plan.case is BotCase.DECLINED else None
+    return {"declined": declined, "stale_branch": stale, "remote": remote}
+
+
+def _set_draft(client: GitHubClient, pull: OpenPull, draft: bool, writes: list[str]) -> None:
+    """The followed PR a draft exactly when its new sync stopped at a decision (GraphQL: REST cannot)."""
+    if pull.draft == draft or not pull.node_id:
+        return
+    client.set_draft(pull.node_id, draft)
+    writes.append(f"made #{pull.number} " + ("a draft" if draft else "ready for review"))
 
 
 def _news(ws: Workspace, pr_head: str | None, sync: str) -> dict[str, Any]:
@@ -206,8 +255,13 @@ def _write_pull(
     mark, stopped, outcome, report, pending = done.mark, done.stopped, done.outcome, done.report, done.pending
     stop = (outcome.stopped, outcome.decision, outcome.next) if outcome and outcome.stopped else None
     assert plan.branch is not None
-    bring = sh(
-        "vimesync", "carry", "--onto", plan.branch, *(a for p in pending for a in ("--pr", str(p.number)))
+    # in a clone of the fork: the PR's branch as the remote has it, the pending PRs carried onto it
+    # in a branch of their own, then the PR's branch fast-forwarded to it (by them: never the bot)
+    prs, ahead = [a for p in pending for a in ("--pr", str(p.number))], f"{plan.branch}-pending"
+    bring = (
+        f"{sh('git', 'fetch', 'origin', plan.branch)}, then"
+        f" {sh('vimesync', 'carry', '--onto', f'origin/{plan.branch}', '--branch', ahead, *prs)}, then"
+        f" {sh('git', 'push', 'origin', f'{ahead}:{plan.branch}')}"
     )
     base, tip = o.base, o.tip
     block = text.bot_block(plan, tip, stopped=stop, pending=pending, bring_in=bring)
@@ -254,12 +308,17 @@ def _write_dashboard(
         **news,
     )
     body = text.dashboard(board)
-    found = [i for i in client.labelled_issues(DASHBOARD_LABEL) if i.body.startswith(DASHBOARD)]
+    found = [
+        i
+        for i in seen.items
+        if not i.is_pull and i.open and DASHBOARD_LABEL in i.labels and i.body.startswith(DASHBOARD)
+    ]
     if not found:
-        number, url = client.create_issue(title=text.TITLE, body=body, labels=[DASHBOARD_LABEL])
+        # both labels: the run's one listing (by the bot's label) finds it with the bot's PRs
+        number, url = client.create_issue(title=text.TITLE, body=body, labels=[LABEL, DASHBOARD_LABEL])
         writes.append(f"opened the dashboard #{number}")
         return url
-    issue = found[-1]  # the oldest: the one the bot made first
+    issue = min(found, key=lambda i: i.number)  # the oldest: the one the bot made first
     if issue.body != body:
         client.set_issue_body(issue.number, body)
         writes.append(f"edited the dashboard #{issue.number}")

@@ -24,15 +24,28 @@ class BotMark:
 
 
 @dataclass(frozen=True)
+class Declined:
+    """A sync PR of the bot closed unmerged: its number and the upstream tip it held."""
+
+    number: int
+    tip: str
+
+
+@dataclass(frozen=True)
 class Observed:
     """The state a run starts from: the default branch, the upstream pin it holds, the upstream's
-    tip, and the bot's open PR (its mark read from its description) if any."""
+    tip, and the bot's open PR (its mark read from its description) if any; with no PR open, the
+    bot's PR closed unmerged for this very tip, where ``sync/<tip8>`` is on the remote, and the
+    shas the bot's state lines say it pushed (in any of its PRs the listing holds)."""
 
     base: str  # the default branch's name
     pin: str  # the upstream commit the default branch says it synced
     tip: str  # the upstream tip (as the job fetched it)
     pull: OpenPull | None = None
     mark: BotMark | None = None
+    declined: Declined | None = None  # the maintainers said no to this tip
+    branch_at: str | None = None  # sync/<tip8> on the remote (None: absent, or not asked)
+    bot_pushed: frozenset[str] = frozenset()
 
 
 class BotCase(str, Enum):
@@ -45,6 +58,8 @@ class BotCase(str, Enum):
         "hold"  # the PR's branch has someone else's commits: never rewritten, the body says what is pending
     )
     CURRENT = "current"  # the PR already holds the tip: nothing to sync
+    DECLINED = "declined"  # the bot's PR for this tip was closed unmerged: not pushed again
+    STALE_BRANCH = "stale-branch"  # sync/<tip8> exists with no PR, not as the bot left it: left alone
 
 
 @dataclass(frozen=True)
@@ -121,6 +136,10 @@ class Board:
     pending: tuple[PendingPR, ...] = ()
     excluded: tuple[PendingPR, ...] = ()
     unpushed: Stop | None = None  # a stop with nothing to push (no PR)
+    declined: Declined | None = None  # no PR: the one for this tip was closed unmerged
+    stale_branch: tuple[str, str] | None = None  # no PR: (branch, sha) left alone on the remote
+    remote: str = "origin"
+    failed: str | None = None  # the sync could not run: why, in the bot's fixed words
     merged: tuple[MergedPatch, ...] = ()
     merged_unchecked: str | None = None  # why the engine PRs were not (all) asked about
     stale: tuple[StaleRecord, ...] = ()

@@ -8,8 +8,12 @@ from vimesync.bot.model import BRANCH_PREFIX, BotCase, BotPlan, Observed
 def plan(seen: Observed) -> BotPlan:
     """The one thing this run does.
 
-    - no bot PR: nothing pending is the dashboard only; else sync into ``sync/<tip8>`` and push it
-      as a new branch (the lease: it must not exist yet), then open the PR;
+    - no bot PR: nothing pending is the dashboard only; the bot's PR for this very tip closed
+      unmerged is the maintainers' no (the dashboard says so, a new PR comes when upstream
+      moves); else sync into ``sync/<tip8>`` and push it as a new branch (the lease: it must not
+      exist yet), or over that branch when it is where one of the bot's state lines says the
+      bot pushed it (the lease: that sha); a branch of that name the bot cannot vouch for is
+      left alone, and the dashboard says so;
     - a bot PR whose branch is where the bot last pushed it (its mark): when upstream moved, sync
       again from the default branch and push with a lease on that sha; else nothing to sync;
     - a bot PR whose branch moved since (a maintainer's resolution or fix): never pushed to.
@@ -19,7 +23,17 @@ def plan(seen: Observed) -> BotPlan:
         if seen.tip == seen.pin:
             return BotPlan(BotCase.UP_TO_DATE, why="the default branch holds the upstream tip")
         branch = f"{BRANCH_PREFIX}{seen.tip[:8]}"
-        return BotPlan(BotCase.OPEN, branch=branch, lease="", why="no sync PR is open")
+        if seen.declined is not None:
+            n = seen.declined.number
+            why = f"#{n} for upstream {seen.tip[:8]} was closed unmerged: that tip is not pushed again"
+            return BotPlan(BotCase.DECLINED, branch=branch, pull=n, why=why)
+        if seen.branch_at is None:
+            return BotPlan(BotCase.OPEN, branch=branch, lease="", why="no sync PR is open")
+        if seen.branch_at in seen.bot_pushed:
+            why = f"no sync PR is open; {branch} is where the bot last pushed it: replaced with a lease"
+            return BotPlan(BotCase.OPEN, branch=branch, lease=seen.branch_at, why=why)
+        why = f"{branch} exists with no sync PR and not as the bot pushed it: left alone"
+        return BotPlan(BotCase.STALE_BRANCH, branch=branch, why=why)
     since = mark.tip if mark is not None else None
     if mark is None or pull.head_sha != mark.pushed:
         why = f"#{pull.number}'s branch {pull.head_ref} has commits the bot did not push: never rewritten"

@@ -9,10 +9,11 @@ name only.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 
 from vimesync.bot.model import SHA, Board, BotCase, BotMark, BotPlan, MergedPatch, PendingPR, StaleRecord
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, ConfigError, GitError, PatchError
 from vimesync.report.mdtext import code, escape
 from vimesync.report.mentions import BOT_END, BOT_START, BOT_STATE, DASHBOARD, finish_markdown
 from vimesync.report.publish import splice
@@ -92,9 +93,8 @@ def bot_block(
         stopped is not None and plan.case is not BotCase.HOLD
     ):  # held: the maintainer's branch, not the bot's stop
         step, decision, next_ = stopped
-        lines.append(
-            f"The sync stopped at **{step}**: {escape(decision or 'the report below says which gate')}."
-        )
+        said = (decision or "the report below says which gate").rstrip(".")
+        lines.append(f"The sync stopped at **{step}**: {escape(said)}.")
         if next_:
             lines.append(f"Next: {code(next_)}")
     if plan.case is BotCase.HOLD and pending:
@@ -128,6 +128,21 @@ def pull_body(old: str, block: str, state: str, report: str | None) -> str:
     return splice(body, report) if report is not None else body
 
 
+# Why a sync could not run, by the error's class (most specific first): fixed words, never the
+# error's own text (it can quote a file of the checkout).
+_COULD_NOT_RUN: tuple[tuple[type[BadInput], str], ...] = (
+    (ConfigError, "a configuration file (vimesync.toml, a pin, a ledger or a records file) was refused"),
+    (PatchError, "a patch of the engine series was refused"),
+    (GitError, "a git command failed"),
+    (BadInput, "an input the sync needs is missing or refused (such as an engine source)"),
+)
+
+
+def could_not_run(error: BaseException) -> str:
+    """The dashboard's words for a sync that could not run: a fixed phrase per error class."""
+    return next((words for kind, words in _COULD_NOT_RUN if isinstance(error, kind)), "the sync failed")
+
+
 def dashboard(b: Board) -> str:
     """The dashboard issue's description: the same board gives the same text (it is edited only
     when the text changed)."""
@@ -136,12 +151,31 @@ def dashboard(b: Board) -> str:
         f"{escape(b.upstream)} is at {code(b.tip[:8])}; {code(b.base)} holds {code(b.pin[:8])}"
         + (" (up to date)." if b.pin == b.tip else ".")
     )
+    if b.failed:
+        why = f"`vimesync sync` in a checkout of {code(b.base)} says why"
+        lines += ["", f"**The sync could not run**: {escape(b.failed)}. {why}."]
     lines += ["", "## The sync PR"]
     if b.pull is None and b.unpushed is not None:
         step, decision, next_ = b.unpushed
         lines.append(f"None open: the sync stopped at **{step}** before it made a commit to push.")
         lines.append(escape(decision or ""))
         lines.append(f"Next: {code(next_ or '')}")
+    elif b.pull is None and b.declined is not None:
+        n, tip = b.declined.number, code(b.declined.tip[:8])
+        lines.append(
+            f"None open: #{n} for upstream {tip} was closed unmerged, so the bot leaves that tip alone"
+        )
+        lines.append("(it does not reopen the PR or push the tip again). A new PR comes when upstream moves.")
+        reopen = code(f"gh pr reopen {n}")
+        lines.append(f"To sync this tip anyway, reopen #{n} (restore its branch first if deleted): {reopen}")
+    elif b.pull is None and b.stale_branch is not None:
+        branch, sha = b.stale_branch
+        lines.append(
+            f"None open: {code(branch)} is on {code(b.remote)} at {code(sha[:8])} with no sync PR, and not"
+            " where the bot last pushed it, so it is left alone."
+        )
+        delete = shlex.join(["git", "push", b.remote, "--delete", branch])
+        lines.append(f"Delete it and the next run opens the PR: {code(delete)}")
     elif b.pull is None:
         lines.append("None open.")
     else:

@@ -34,9 +34,10 @@ credential.helper, core.askPass                     disarmed  -c credential.help
 core.sshCommand, core.gitProxy, remote.<x>.vcs,     disarmed  transports only: GIT_ALLOW_PROTOCOL=""
 remote.<x>.uploadpack/receivepack, url.<x>.*,                 allows none (``clone``: ``file`` only),
 protocol.<x>.allow, core.alternateRefsCommand                 and no lazy fetch (refused above);
-                                                              ``push`` (the bot's one write):
-                                                              ``https`` and ``file``, its token
-                                                              in the child's environment only
+                                                              ``push`` (the bot's one write)
+                                                              and its ``ls-remote``: ``https``
+                                                              and ``file``, the token in the
+                                                              child's environment only
 core.attributesFile                                 disarmed  -c core.attributesFile=/dev/null
 refs/replace/*, core.useReplaceRefs, info/grafts    disarmed  GIT_NO_REPLACE_OBJECTS, GIT_GRAFT_FILE
 color.*                                             disarmed  -c color.ui=false (output we parse)
@@ -55,7 +56,7 @@ The package, by concern: ``disarm`` (the command line and environment), ``repoch
 a repository before its first use), ``process`` (running git), ``objects`` (ids, modes, trees,
 blobs), ``repos`` (finding a repository, resolving a revision). Callers use this package's names
 (``git.run``, ``git.resolve``, ``git.CatFile``...), never a submodule's; ``push`` is the one
-push (a lease, the token through the environment).
+push (a lease, the token through the environment), ``remote_head`` its one question of a remote.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ from vimesync.git.objects import (
     parse_tree,
 )
 from vimesync.git.process import popen, run, run_ok, run_status, stream
-from vimesync.git.push import Pushed, push
+from vimesync.git.push import Pushed, push, remote_head, unpush
 from vimesync.git.repocheck import inspect_repository, parse_config_list, refused_key
 from vimesync.git.repos import (
     common_dir,
@@ -120,6 +121,8 @@ __all__ = [
     "parse_config_list",
     "parse_status_z",
     "push",
+    "remote_head",
+    "unpush",
     "popen",
     "refused_key",
     "repo_at",

@@ -49,10 +49,37 @@ def _scrub(text: str, token: str | None) -> str:
     return text
 
 
+def remote_head(repo: Path, remote: str, branch: str, *, token: str | None) -> str | None:
+    """Where ``refs/heads/<branch>`` of ``remote`` is (None: absent), asked as the push asks
+    (the token through the environment only); GitError when the remote cannot be asked."""
+    ref = f"refs/heads/{branch}"
+    args = ["ls-remote", "--heads", "--end-of-options", remote, ref]
+    code, out, err = run_status(repo, args, env=auth_env(token))
+    if code != 0:
+        said = _scrub(err.decode("utf-8", "replace").strip()[:1000], token)
+        raise GitError(f"{repo}: git ls-remote {remote} failed: {said}")
+    for line in out.decode("utf-8", "replace").splitlines():
+        sha, _, name = line.partition("\t")
+        if name == ref and len(sha) in (40, 64):
+            return sha
+    return None
+
+
 def push(repo: Path, remote: str, sha: str, branch: str, *, lease: str, token: str | None) -> Pushed:
     """Push ``sha`` to ``refs/heads/<branch>`` of ``remote`` if the remote branch is at ``lease``
     ("" : absent). ``lease refused``: it is elsewhere (someone pushed meanwhile); GitError for any
     other failure (its message without the token)."""
+    return _push(repo, remote, f"{sha}:refs/heads/{branch}", branch, lease=lease, token=token)
+
+
+def unpush(repo: Path, remote: str, branch: str, *, pushed: str, back: str, token: str | None) -> Pushed:
+    """Put ``refs/heads/<branch>`` of ``remote`` back at ``back`` ("": delete it) if it is still at
+    ``pushed`` (what this run pushed): the undo of a push whose pull request could not be opened."""
+    spec = f"{back}:refs/heads/{branch}" if back else f":refs/heads/{branch}"
+    return _push(repo, remote, spec, branch, lease=pushed, token=token)
+
+
+def _push(repo: Path, remote: str, spec: str, branch: str, *, lease: str, token: str | None) -> Pushed:
     ref = f"refs/heads/{branch}"
     args = [
         "push",
@@ -61,7 +88,7 @@ def push(repo: Path, remote: str, sha: str, branch: str, *, lease: str, token: s
         f"--force-with-lease={ref}:{lease}",
         "--end-of-options",
         remote,
-        f"{sha}:{ref}",
+        spec,
     ]
     code, out, err = run_status(repo, args, env=auth_env(token))
     lines = [ln for ln in out.decode("utf-8", "replace").splitlines() if "\t" in ln]

@@ -28,7 +28,7 @@ is read: ``prmeta``, ``prbody``, ``commits``, ``pullstate``.
 
 from __future__ import annotations
 
-from vimesync.github.botwrites import OpenIssue, OpenPull
+from vimesync.github.botwrites import LabelledItem, OpenPull
 from vimesync.github.client import ClientLimits, GitHubClient, fetch_metadata
 from vimesync.github.commits import MAX_PR_COMMITS, CheckRun, CommitChecks, CommitStatus
 from vimesync.github.names import REPO_PATTERN, is_repo_name
@@ -52,7 +52,7 @@ __all__ = [
     "CommitChecks",
     "CommitStatus",
     "GitHubClient",
-    "OpenIssue",
+    "LabelledItem",
     "OpenPull",
     "PRMeta",
     "PullInfo",

@@ -11,6 +11,11 @@ class ClientBase:
     repo: str
     max_pages: int
 
+    @property
+    def graphql_url(self) -> str:
+        """The GraphQL endpoint beside the REST root (``/graphql``, ``/api/graphql`` on a server)."""
+        raise NotImplementedError
+
     def get(self, url: str, params: dict[str, Any] | None = None) -> Any:
         raise NotImplementedError
 

@@ -81,6 +81,10 @@ class GitHubClient(MergedPRs, PullBody, CommitResults, PullStates, BotWrites):
                 "the GitHub API root (VIMESYNC_GITHUB_API or GITHUB_API_URL) is not an http(s) URL"
             ) from None
 
+    @property
+    def graphql_url(self) -> str:
+        return self._session.graphql_url
+
     def close(self) -> None:
         """Release the HTTP connection."""
         self._session.close()

@@ -7,6 +7,7 @@ What vimesync uses of PyGithub, all of it public:
   seconds_between_requests=None, seconds_between_writes=None, user_agent=)``: the token is only
   ever handed to ``Auth.Token``; ``retry=None`` because the retry loop is ours (see
   :mod:`vimesync.github.ratelimit`), no throttles because their waits are a real ``time.sleep``;
+- ``Requester.graphql_url``: where the GraphQL mutations the bot sends go (beside the REST root);
 - ``Github.requester`` ("to make requests to API endpoints not yet supported by PyGithub") and
   ``Requester.requestJson(verb, url, parameters, headers, input, cnx=...)``: one request, through
   the connection ``cnx`` names.
@@ -66,6 +67,8 @@ def missing_hooks() -> list[str]:
     missing += [f"Github({p}=)" for p in sorted(wanted - params)]
     if not isinstance(getattr(Github, "requester", None), property):
         missing.append("Github.requester")
+    if not isinstance(getattr(Requester, "graphql_url", None), property):
+        missing.append("Requester.graphql_url")
     if "cnx" not in inspect.signature(Requester.requestJson).parameters:
         missing.append("Requester.requestJson(cnx=)")
     if not hasattr(Auth, "Token"):
@@ -159,6 +162,10 @@ class Session:
     @property
     def base_url(self) -> str:
         return str(self._gh.requester.base_url)
+
+    @property
+    def graphql_url(self) -> str:
+        return str(self._gh.requester.graphql_url)
 
     def start(self, seconds: float) -> None:
         """Give the call in progress ``seconds`` from now."""
