@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.syncdemo import OFFLINE, presync_demo, sync_json
+from vimesync import git
 
 pytestmark = pytest.mark.slow  # a real demo, carried and reported
 
@@ -30,6 +31,11 @@ class Spawned:
     def full_listings(self, rev: str) -> int:
         """``git ls-tree -r`` of all of ``rev`` (no path limit)."""
         return sum(1 for _, a in self.runs if a[:2] == ("ls-tree", "-r") and a[-1] == rev)
+
+    def diff_trees(self, *repos: Path) -> int:
+        """``git diff-tree`` processes run in any of ``repos``."""
+        here = {os.path.realpath(r) for r in repos}
+        return sum(1 for cwd, a in self.runs if os.path.realpath(cwd) in here and a[0] == "diff-tree")
 
     def walks(self, upstream: Path) -> int:
         """Walks of the upstream range: the first-parent log with the files of each commit."""
@@ -74,3 +80,18 @@ def test_one_sync_does_each_piece_of_work_once(tmp_path: Path, capsys, spawned: 
     assert spawned.full_listings(d.engine_rev) == 1
     assert spawned.full_listings(d.tip) == 1
     assert len(spawned.runs) <= MAX_GIT, sorted(a[0] for _, a in spawned.runs)
+
+
+def test_the_replay_reads_the_sync_commits_in_one_git_process(
+    tmp_path: Path, capsys, spawned: Spawned
+) -> None:
+    """The replay of the carry (the conflicts resolved by hand) compares each commit of the sync
+    with its parent: one ``git diff-tree --stdin`` for them all, not one process per commit (a
+    real 37-commit sync started 37)."""
+    d = presync_demo(tmp_path / "d")
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
+    assert code == 0, (doc, err)
+    commits = git.run(d.checkout, ["rev-list", "--count", f"main..sync/{d.tip[:8]}"]).decode().strip()
+    assert int(commits) >= 2
+    assert spawned.diff_trees(d.checkout, d.downstream) == 1
