@@ -73,9 +73,9 @@ def test_one_sync_does_each_piece_of_work_once(tmp_path: Path, capsys, spawned: 
     code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
     assert code == 0 and doc["ok"] is True, (doc, err)
     assert [s["name"] for s in doc["steps"]] == ["walk", "carry", "patches", "audit", "status", "report"]
-    # the walk step's walk is the carry's; the report, the status and the replay of the carry
-    # share the head's (the same range, read with the head's config and policy)
-    assert spawned.walks(d.upstream) == 2
+    # one walk: the walk step's is the carry's, and the head's (the report, the status, the replay
+    # of the carry) once the head holds the same config and policy bytes over the same range
+    assert spawned.walks(d.upstream) == 1
     # the patch stack is applied to the engine pin's tree once, the audit lists the upstream tip once
     assert spawned.full_listings(d.engine_rev) == 1
     assert spawned.full_listings(d.tip) == 1
@@ -95,3 +95,34 @@ def test_the_replay_reads_the_sync_commits_in_one_git_process(
     commits = git.run(d.checkout, ["rev-list", "--count", f"main..sync/{d.tip[:8]}"]).decode().strip()
     assert int(commits) >= 2
     assert spawned.diff_trees(d.checkout, d.downstream) == 1
+
+
+def test_a_checkout_policy_never_stands_in_for_the_heads(tmp_path: Path, capsys, spawned: Spawned) -> None:
+    """The checkout's working tree excludes #2430 (an edit not committed): the walk step and the
+    carry leave it out, but the head commit's policy makes it applicable. The head walks again
+    with its own policy and finds #2430 not carried; taking the checkout's walk would have
+    passed the gate on a file the head does not hold."""
+    d = presync_demo(tmp_path / "d")
+    policy = d.checkout / "sop" / "policy.toml"
+    rule = '[[rule]]\naction = "exclude"\nreason = "not now"\nprs = [2430]\n\n'
+    policy.write_text(rule + policy.read_text())
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
+    assert spawned.walks(d.upstream) == 2
+    assert code == 1 and doc["stopped"] == "status", (doc, err)
+    assert "#2430" in doc["decision"]
+
+
+@pytest.mark.parametrize("name", ["sop/policy.toml", "vimesync.toml"])
+def test_the_same_meaning_in_other_bytes_is_walked_again(
+    tmp_path: Path, capsys, spawned: Spawned, name: str
+) -> None:
+    """A policy or config that means the same but is not the same bytes (a comment added in the
+    checkout): the head walks again. Equal is byte-equal, never "parses the same"."""
+    d = presync_demo(tmp_path / "d")
+    file = d.checkout / name
+    file.write_text(file.read_text() + "# a comment\n")
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
+    assert code == 0, (doc, err)
+    assert spawned.walks(d.upstream) == 2

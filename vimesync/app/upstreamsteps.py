@@ -24,6 +24,12 @@ def walk(ws: Workspace, *, at: str | None = None) -> WalkResult:
     return ws.once(("walk", at or ws.baseline), lambda: _walk(ws, at))
 
 
+def take_walk(ws: Workspace, result: WalkResult, *, at: str) -> None:
+    """``result`` as ``ws``'s walk at ``at`` (:mod:`vimesync.app.syncwalk` decides when another
+    workspace's walk is the one ``ws`` would make)."""
+    ws.once(("walk", at), lambda: result)
+
+
 def _walk(ws: Workspace, at: str | None) -> WalkResult:
     from vimesync.upstream.pipeline import WalkSpec, parse_range, walk_and_classify
 
