@@ -204,7 +204,7 @@ class SyncRun:
         from vimesync.app.walk import totals
 
         with progress_of(self.progress, "walk"):
-            result = upstreamsteps.walk(self.here, at=self.state.onto)
+            result = upstreamsteps.walk(self.here, at=self.state.onto, progress=self.progress)
         self.walked = walked_here(self.here, result, self.state.onto)
         self.state.branch = self.state.branch or f"sync/{result.tip[:8]}"
         self._record(StepOutcome("walk", Kind.WALK, True, walk_figure(totals(result))), None)
@@ -239,7 +239,7 @@ class SyncRun:
             req = CarryRequest(CarryMode.START, options)
         onto_ours = s.done("carry") is not None  # a carry onto the branch after the sync's ended
         with progress_of(self.progress, "carry"):
-            result = carry(here, req)
+            result = carry(here, req, progress=self.progress)
         assert isinstance(result, CarryResult)
         if onto_ours:  # the record of where the sync's carry ended: as that carry moved it
             s.carried = syncstate.load(self.checkout).carried
