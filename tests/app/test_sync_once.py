@@ -2,7 +2,9 @@
 starts are counted (a counter, not a timing), and so are its walks of the upstream range and its
 listings of the engine pin's and the upstream tip's trees. Before, one sync started 227 git
 processes, walked the range 4 times and listed each of those trees 3 times: the status step built
-the report, the report step built it again, after the patches and audit steps did their own."""
+the report, the report step built it again, after the patches and audit steps did their own. Now
+one walk: the head's steps take the walk step's when the head holds the same inputs, byte for
+byte; else they walk again (the tests of a checkout policy that differs from the head's)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,9 @@ from vimesync import git
 
 pytestmark = pytest.mark.slow  # a real demo, carried and reported
 
-MAX_GIT = 113  # half of the 227 one sync started before
+# Half of the 227 one sync started before was the goal; it starts 92 since it walks once and
+# the replay reads the sync's commits in one process: a few more (a ~/.gitconfig read) are allowed.
+MAX_GIT = 98
 
 
 @dataclass
