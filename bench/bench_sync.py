@@ -8,7 +8,8 @@
 Target (issue 30): the one ``sync`` process <= 0.5x the six processes ``walk``, ``carry``,
 ``patches check``, ``audit``, ``sop status`` and ``report`` run one after the other, as SYNC.md
 has a maintainer run them (``ci``, ``images`` and ``tests`` switched off in both: the demo is
-offline); and one sync starts at most half the git processes it did before (227). Shown: median
+offline); and one sync starts at most half the git processes it did before (227 on the demo, 208
+on ``--slime 38``). Shown: median
 wall and median CPU (user + sys of the children), and the git processes each started, counted in
 one more run (untimed) through a ``git`` on PATH that logs each start and runs the real one. The
 demo's build is not timed.

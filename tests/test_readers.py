@@ -123,3 +123,19 @@ def test_missing_is_missing(repo: Repo) -> None:
     assert reader.kind(repo.path / "nothing/here") == "missing"
     with pytest.raises(Missing):
         reader.read(repo.path / "nothing", max_bytes=1)
+
+
+def test_a_recording_reader_keeps_the_blob_id_of_what_it_read(tmp_path: Path) -> None:
+    """What a result rests on, as it was read: the blob id git would give the bytes; a file read
+    twice with two contents vouches for neither (None), nor does a file never read."""
+    from vimesync.readers import RecordingReader
+
+    f = tmp_path / "policy.toml"
+    f.write_bytes(b"a = 1\n")
+    reader = RecordingReader()
+    assert reader.read_text(f) == "a = 1\n"
+    assert reader.blob_read(f) == git.blob_oid(b"a = 1\n")
+    assert reader.blob_read(tmp_path / "other.toml") is None
+    f.write_bytes(b"a = 2\n")
+    reader.read_text(f)
+    assert reader.blob_read(f) is None

@@ -105,6 +105,43 @@ class WorkTreeReader:
 WORKTREE = WorkTreeReader()  # the default of every loader: what the checkout holds on disk
 
 
+class RecordingReader:
+    """A reader that keeps the blob id of every file read through it, as it was read: what a
+    result worked out from these files rests on, compared later with what another reader holds
+    (``vimesync sync`` shares its walk with the head only when the head holds the same bytes)."""
+
+    def __init__(self, inner: Reader = WORKTREE) -> None:
+        self.inner = inner
+        self._read: dict[Path, str | None] = {}
+
+    def read(self, path: Path, *, max_bytes: int, root: Path | None = None, what: str = "file") -> bytes:
+        data = self.inner.read(path, max_bytes=max_bytes, root=root, what=what)
+        oid = git.blob_oid(data)
+        key = lexical(path)
+        if self._read.setdefault(key, oid) != oid:
+            self._read[key] = None  # read twice, two contents: it vouches for neither
+        return data
+
+    def read_text(self, path: Path, *, max_bytes: int = MAX_CONFIG_BYTES, root: Path | None = None) -> str:
+        return _text(self.read(path, max_bytes=max_bytes, root=root), str(path))
+
+    def blob_read(self, path: Path) -> str | None:
+        """The blob id of ``path`` as it was read (None: not read, or read with two contents)."""
+        return self._read.get(lexical(path))
+
+    def kind(self, path: Path, *, root: Path | None = None) -> Kind:
+        return self.inner.kind(path, root=root)
+
+    def identity(self, path: Path, *, root: Path | None = None) -> tuple[object, int]:
+        return self.inner.identity(path, root=root)
+
+    def repository_root(self, path: Path) -> Path:
+        return self.inner.repository_root(path)
+
+    def where(self) -> str:
+        return self.inner.where()
+
+
 @dataclass(frozen=True)
 class _TreeItem:
     mode: int

@@ -75,11 +75,22 @@ CASES = {
         ("sop record precommit 1/3: listing the changed paths", "sop record precommit 3/3: pre-commit at"),
     ),
     "sop regress": (REGRESS, "fix", ("sop regress 1/2: pytest before", "sop regress 2/2: pytest after")),
+    # run alone as inside sync (issue 30)
+    "walk": (
+        ("walk",),
+        "checkout",
+        ("walk 1/2: walking the upstream range", "walk 2/2: finding the PRs already downstream"),
+    ),
+    "audit": (
+        ("audit", "--baseline", "main"),
+        "demo",
+        ("audit 1/2: walking the range and replaying the carry", "audit 2/2: classifying the changed paths"),
+    ),
 }
 
 
 def _where(name: str, demo: Demo, fix: Path) -> Path:
-    return demo.downstream if name == "demo" else fix
+    return {"demo": demo.downstream, "checkout": demo.checkout}.get(name, fix)
 
 
 def _plain(text: str) -> str:
@@ -114,14 +125,52 @@ def test_piped_a_long_step_says_nothing_of_its_progress(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("case", ["sop status", "walk", "audit"])
 @pytest.mark.parametrize("how", ["--json", "CI"])
-def test_with_json_or_in_ci_a_terminal_shows_no_progress(how: str, demo: Demo, tmp_path: Path) -> None:
-    args = ("sop", "status", "--baseline", "main") + (("--json",) if how == "--json" else ())
+def test_with_json_or_in_ci_a_terminal_shows_no_progress(
+    how: str, case: str, demo: Demo, fix: Path, tmp_path: Path
+) -> None:
+    args, where, says = CASES[case]
+    args += ("--json",) if how == "--json" else ()
     env = {"CI": "true", "VIMESYNC_UNTRUSTED": "0"} if how == "CI" else {}
-    screen = run_in_terminal(*args, cwd=demo.downstream, timeout=180, **env, **_home(tmp_path))
+    screen = run_in_terminal(*args, cwd=_where(where, demo, fix), timeout=180, **env, **_home(tmp_path))
     assert screen.code in (0, 1), screen.text[-2000:]
-    assert "sop status 1/5" not in _plain(screen.text)
+    assert not any(words.split(":")[0] in _plain(screen.text) for words in says)
     assert "\r\x1b[2K" not in screen.text  # nothing drawn in place
+
+
+CARRY_SAYS = ("carry 1/2: walking the upstream range", "carry 2/2: carrying the upstream PRs")
+
+
+@pytest.mark.slow
+def test_carry_alone_shows_its_walk_and_how_many_items_are_carried(tmp_path: Path) -> None:
+    d = presync_demo(tmp_path / "d")
+    screen = run_in_terminal("carry", cwd=d.checkout, timeout=180, **_home(tmp_path))
+    text = _plain(screen.text)
+    assert screen.code == 0, text[-2000:]
+    for words in CARRY_SAYS:
+        assert words in text, f"{words!r} not shown:\n{text[-3000:]}"
+    assert re.search(r"carry 2/2: carrying the upstream PRs .*\d+/\d+", text)  # how far
+    assert "\r" in screen.text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["pipe", "--json", "CI"])
+def test_carry_piped_with_json_or_in_ci_shows_no_progress(how: str, tmp_path: Path) -> None:
+    d = presync_demo(tmp_path / "d")
+    if how == "pipe":
+        done = run_cli("carry", cwd=d.checkout, **_home(tmp_path))
+        assert done.returncode == 0, done.stderr
+        both = done.stdout + done.stderr
+        assert "\r" not in both and "\x1b" not in both
+    else:
+        args = ("carry", "--json") if how == "--json" else ("carry",)
+        env = {"CI": "true", "VIMESYNC_UNTRUSTED": "0"} if how == "CI" else {}
+        screen = run_in_terminal(*args, cwd=d.checkout, timeout=180, **env, **_home(tmp_path))
+        assert screen.code == 0, screen.text[-2000:]
+        both = _plain(screen.text)
+        assert "\r\x1b[2K" not in screen.text
+    assert "carry 1/2" not in both and "carry 2/2" not in both
 
 
 @pytest.mark.slow

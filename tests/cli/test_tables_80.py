@@ -104,9 +104,10 @@ def bump_report(names: tuple[str, ...] = PATCHES) -> BumpReport:
 @pytest.mark.parametrize("console", [None, 80, 40], indirect=True)
 @pytest.mark.usefixtures("console")
 def test_bump_keeps_every_name_whole(capsys: pytest.CaptureFixture[str]) -> None:
-    from vimesync.cli.render.bump import _render
+    from vimesync.app.bump import BumpOutcome
+    from vimesync.cli.render.bump import render_bump
 
-    _render(bump_report(), [], None, (), "v0.5.15.post1")
+    render_bump(BumpOutcome(bump_report(), to_rev="v0.5.15.post1"))
     out = capsys.readouterr().out
     whole_on_a_line(out, (*PATCHES, "v0.5.15.post1", "111111111111"))
     assert "…" not in out

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vimesync.app import steps
+from vimesync.app.progress import Phases, Progress, no_progress
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
 from vimesync.audit.ledger import ledger_relpath, read_ledger, record, write_ledger
@@ -51,10 +52,16 @@ class AuditOutcome:
         )
 
 
-def audit_sync(ws: Workspace) -> AuditOutcome:
+def audit_sync(ws: Workspace, *, progress: Progress = no_progress) -> AuditOutcome:
     """Every path changed between the baseline and the head, classified and checked against the
-    review ledger."""
-    result = steps.audit(ws)
+    review ledger; ``progress``: told each of its two parts."""
+    from vimesync.app.resolved import resolved_paths
+
+    step = Phases(progress, "audit", 2)
+    with step("walking the range and replaying the carry"):
+        resolved_paths(ws)  # kept by the workspace: the audit takes it
+    with step("classifying the changed paths"):
+        result = steps.audit(ws)
     notes = (*ws.baseline_note, *filter(None, [ws.upstream_range.note]), *ws.notes)
     return AuditOutcome(
         audit=result,

@@ -44,6 +44,7 @@ class BumpOutcome:
     repo: str | None = None  # the engine's GitHub repository, when the pin or config says it
     notes: tuple[str, ...] = ()
     to_rev: str | None = None  # --to as given, when it named a revision (a tag, a branch)
+    to_pinned: bool = False  # --to is the current pin: its commit, or its archive's bytes
     kind: Kind = Kind.BUMP
 
     @property
@@ -126,7 +127,19 @@ def bump(
         repo=repo,
         notes=notes,
         to_rev=r.to if target.rev is not None else None,
+        to_pinned=(report.new.rev is not None and report.new.rev == report.old.rev)
+        or (report.new.kind == "archive" and same_archive(to_source, current, opts.sha256)),
     )
+
+
+def same_archive(source: Path, pinned: Path, sha: str | None) -> bool:
+    """``source`` holds the bytes of the pinned archive (a wheel, an sdist: no commit to compare):
+    the same sha256, the pin's (else the archive's); sizes first, so another release is not read."""
+    if not (source.is_file() and pinned.is_file()) or source.stat().st_size != pinned.stat().st_size:
+        return False
+    from vimesync.sources.pinned import sha256_of
+
+    return sha256_of(source) == (sha or sha256_of(pinned)).lower()
 
 
 def _repo(name: str | None) -> str | None:

@@ -7,12 +7,13 @@ case, its request and its results, which write that model as the command's JSON 
 from __future__ import annotations
 
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vimesync import git
+from vimesync.app.progress import Phases, Progress, no_progress
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
 from vimesync.carry.model import (
@@ -235,8 +236,11 @@ class CarryRequest:
     options: CarryOptions = field(default_factory=CarryOptions)
 
 
-def carry(ws: Workspace, request: CarryRequest) -> CarryResult | CarryStatusResult | AbortResult:
-    """Start a carry, or act on the one in progress (``request.mode``)."""
+def carry(
+    ws: Workspace, request: CarryRequest, *, progress: Progress = no_progress
+) -> CarryResult | CarryStatusResult | AbortResult:
+    """Start a carry, or act on the one in progress (``request.mode``); ``progress``: told the walk
+    and how many items are carried."""
     from vimesync.carry import session
     from vimesync.carry import state as state_mod
 
@@ -251,7 +255,7 @@ def carry(ws: Workspace, request: CarryRequest) -> CarryResult | CarryStatusResu
 
         return AbortResult.of(put_back(repo) or session.abort(repo))
     try:
-        return _run(ws, request, repo)
+        return _run(ws, request, repo, progress)
     except (KeyboardInterrupt, Terminated) as exc:
         # A carry stopped by a signal (Ctrl-C, a CI timeout, ``timeout``) resumes like a killed
         # one: --continue reconciles the state with the branch. Said only when there is a carry.
@@ -280,7 +284,7 @@ def _new_carry_flags(ws: Workspace, options: CarryOptions) -> list[str]:
     return sorted(given, key=order.index)
 
 
-def _run(ws: Workspace, request: CarryRequest, repo: Path) -> CarryResult:
+def _run(ws: Workspace, request: CarryRequest, repo: Path, progress: Progress) -> CarryResult:
     """Start, continue or skip on a carry (the modes that carry items)."""
     from vimesync.app import upstreamsteps
     from vimesync.carry import run as carry_run
@@ -299,7 +303,8 @@ def _run(ws: Workspace, request: CarryRequest, repo: Path) -> CarryResult:
 
         ours = onto_sync(repo)
         go_on = session.resume if mode is CarryMode.CONTINUE else session.skip
-        done = go_on(repo, transform, job)
+        with progress(f"carry: {CARRYING}") as update:
+            done = go_on(repo, transform, replace(job, progress=update))
         if ours is not None:  # onto a sync's branch: the sync's record of its carry moves with it
             carried_to(*ours, done)
         return CarryResult.of(done)
@@ -314,11 +319,17 @@ def _run(ws: Workspace, request: CarryRequest, repo: Path) -> CarryResult:
     upstream = ws.upstream
     if upstream is None:
         raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
-    walked = upstreamsteps.walk(ws, at=git.resolve(repo, options.onto))
+    step = Phases(progress, "carry", 2)
+    with step("walking the upstream range"):
+        walked = upstreamsteps.walk(ws, at=git.resolve(repo, options.onto))
     policy = load_policy(ws.policy, ws.reader) if ws.policy else None
-    return CarryResult.of(
-        carry_run.start(repo, cfg, transform, options, walked, policy, upstream=upstream, job=job)
-    )
+    with step(CARRYING) as update:
+        job = replace(job, progress=update)
+        done = carry_run.start(repo, cfg, transform, options, walked, policy, upstream=upstream, job=job)
+    return CarryResult.of(done)
+
+
+CARRYING = "carrying the upstream PRs"
 
 
 def committer(repo: Path, settings: Settings) -> dict[str, str]:

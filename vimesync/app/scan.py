@@ -11,7 +11,7 @@ from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind, document, exit_code_of
 from vimesync.app.workspace import Workspace
 from vimesync.check.flags import EngineFlags
-from vimesync.check.scan import ScanReport
+from vimesync.check.scan import ScanReport, ScanTarget
 from vimesync.errors import BadInput
 
 MAX_MERGE_BYTES = 16 << 20  # one per-release document: a few KiB per patch
@@ -79,7 +79,7 @@ def scan(
 def _scanned(ws: Workspace, engine: EngineFlags, r: ScanRequest, progress: Progress) -> ScanReport:
     from vimesync.app.bump import resolve_target
     from vimesync.check.run import pinned_source
-    from vimesync.check.scan import ScanTarget, mark_pinned, run_scan
+    from vimesync.check.scan import mark_pinned, run_scan
 
     if not r.to:
         raise BadInput("pin scan needs --to REV|SOURCE (once per release), or --merge FILE...")
@@ -92,7 +92,20 @@ def _scanned(ws: Workspace, engine: EngineFlags, r: ScanRequest, progress: Progr
         targets.append(ScanTarget(to, t.source, t.rev))
     with progress() as update:
         report = run_scan(opts, targets, progress=update)
-    return mark_pinned(report, opts.rev)
+    return _same_archive(mark_pinned(report, opts.rev), targets, current, opts.sha256)
+
+
+def _same_archive(report: ScanReport, targets: list[ScanTarget], pinned: Path, sha: str | None) -> ScanReport:
+    """The archive releases holding the bytes of the pinned archive, marked as the current pin."""
+    from vimesync.app.bump import same_archive
+
+    if len(targets) != len(report.releases):
+        return report
+    releases = tuple(
+        replace(r, pinned=True) if r.kind == "archive" and same_archive(t.source, pinned, sha) else r
+        for r, t in zip(report.releases, targets, strict=True)
+    )
+    return replace(report, releases=releases)
 
 
 def _merged(files: tuple[Path, ...]) -> ScanReport:

@@ -29,11 +29,13 @@ from vimesync.app.syncresult import (
 )
 from vimesync.app.syncstate import StepRecord, SyncState
 from vimesync.app.syncsteps import CONTINUE, StepOutcome, in_dir, progress_of, walk_figure
+from vimesync.app.syncwalk import Walked, share, walked_here
 from vimesync.app.workspace import Reading, Workspace
 from vimesync.carry import state as carry_state
 from vimesync.carry.model import CarryStatus, left_out
 from vimesync.carry.run import CarryOptions, check_direct
 from vimesync.errors import BadInput
+from vimesync.readers import RecordingReader
 from vimesync.text import plural
 
 
@@ -50,6 +52,7 @@ class SyncRun:
     ) -> None:
         self.r, self.ws, self.checkout, self.on_step, self.progress = r, ws, checkout, on_step, progress
         self.here: Workspace  # the checkout as its working tree holds it (the walk and carry start there)
+        self.walked: Walked | None = None  # this run's walk step, for the head to take (syncwalk)
         self.steps: list[Step] = []
         self.notes: list[str] = []
         self.state: SyncState
@@ -105,7 +108,7 @@ class SyncRun:
         s = self.state
         upstream = Path(s.upstream) if s.upstream else None
         self.ws = replace(self.ws, flags=replace(self.ws.flags, range_=s.range, upstream=upstream))
-        self.here = self.ws.elsewhere(self.checkout)
+        self.here = self.ws.elsewhere(self.checkout, worktree=RecordingReader())
 
     def _flags_anew(self) -> None:
         """Report flags given to --continue replace the ones the sync started with."""
@@ -125,9 +128,8 @@ class SyncRun:
     def _refuse_early(self, publish: str | None, output: Path | None) -> None:
         from vimesync.app.report import refuse_early
 
-        refuse_early(
-            publish, output, self.ws.settings.github
-        )  # the default's folder is made when the report is written
+        # the default's folder is made when the report is written
+        refuse_early(publish, output, self.ws.settings.github)
 
     def _steps(self) -> SyncResult:
         s = self.state
@@ -141,6 +143,7 @@ class SyncRun:
                 return stop
         with self._at_head() as ws:
             assert ws.head is not None
+            share(self.walked, ws)  # one walk per sync, when the head's is provably the same
             for name in HEAD_STEPS:
                 if self._done(name, head=ws.head):
                     continue
@@ -201,7 +204,8 @@ class SyncRun:
         from vimesync.app.walk import totals
 
         with progress_of(self.progress, "walk"):
-            result = upstreamsteps.walk(self.here, at=self.state.onto)
+            result = upstreamsteps.walk(self.here, at=self.state.onto, progress=self.progress)
+        self.walked = walked_here(self.here, result, self.state.onto)
         self.state.branch = self.state.branch or f"sync/{result.tip[:8]}"
         self._record(StepOutcome("walk", Kind.WALK, True, walk_figure(totals(result))), None)
 
@@ -235,7 +239,7 @@ class SyncRun:
             req = CarryRequest(CarryMode.START, options)
         onto_ours = s.done("carry") is not None  # a carry onto the branch after the sync's ended
         with progress_of(self.progress, "carry"):
-            result = carry(here, req)
+            result = carry(here, req, progress=self.progress)
         assert isinstance(result, CarryResult)
         if onto_ours:  # the record of where the sync's carry ended: as that carry moved it
             s.carried = syncstate.load(self.checkout).carried

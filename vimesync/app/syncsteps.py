@@ -118,7 +118,7 @@ def audit(ws: Workspace, progress: Progress = no_progress) -> StepOutcome:
     from vimesync.app.audit import audit_sync
 
     with progress_of(progress, "audit"):
-        result = audit_sync(ws).audit
+        result = audit_sync(ws, progress=progress).audit
     if result.ok:
         figure = f"{plural(len(result.paths), 'changed path')}, all reviewed or verified"
         return StepOutcome("audit", Kind.AUDIT, True, figure)

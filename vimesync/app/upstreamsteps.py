@@ -12,19 +12,26 @@ from __future__ import annotations
 import re
 
 from vimesync import git
+from vimesync.app.progress import Phases, Progress, no_progress
 from vimesync.app.workspace import Workspace
 from vimesync.upstream.model import APPLICABLE, MIRRORED, WalkResult
 
 
-def walk(ws: Workspace, *, at: str | None = None) -> WalkResult:
+def walk(ws: Workspace, *, at: str | None = None, progress: Progress = no_progress) -> WalkResult:
     """The upstream range of the sync, classified by the policy and marked mirrored where the
     downstream at ``at`` (default: the baseline: PRs this sync carries are applicable, not
     "already mirrored") carries them. Once per workspace and ``at``: the walk step of a sync and
-    its carry share it."""
-    return ws.once(("walk", at or ws.baseline), lambda: _walk(ws, at))
+    its carry share it. ``progress``: told each part (``walk 1/2: walking the upstream range``)."""
+    return ws.once(("walk", at or ws.baseline), lambda: _walk(ws, at, progress))
 
 
-def _walk(ws: Workspace, at: str | None) -> WalkResult:
+def take_walk(ws: Workspace, result: WalkResult, *, at: str) -> None:
+    """``result`` as ``ws``'s walk at ``at`` (:mod:`vimesync.app.syncwalk` decides when another
+    workspace's walk is the one ``ws`` would make)."""
+    ws.once(("walk", at), lambda: result)
+
+
+def _walk(ws: Workspace, at: str | None, progress: Progress) -> WalkResult:
     from vimesync.upstream.pipeline import WalkSpec, parse_range, walk_and_classify
 
     upstream = ws.require_upstream()
@@ -40,7 +47,8 @@ def _walk(ws: Workspace, at: str | None) -> WalkResult:
         github=ws.settings.github if ws.flags.github else None,
         accept_similar=ws.flags.accept_similar,
     )
-    return walk_and_classify(spec, ws.config, reader=ws.reader)
+    phase = Phases(progress, "walk", 2 if ws.downstream is not None else 1)
+    return walk_and_classify(spec, ws.config, reader=ws.reader, phase=phase)
 
 
 def walked(ws: Workspace) -> WalkResult:

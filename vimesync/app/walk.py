@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vimesync.app.progress import Progress, no_progress
 from vimesync.app.result import Kind, document
 from vimesync.app.workspace import Workspace
 from vimesync.errors import EXIT_OK
@@ -46,12 +47,13 @@ class WalkOutcome:
         return document(self.kind, self.exit_code, body)
 
 
-def walk(ws: Workspace) -> WalkOutcome:
+def walk(ws: Workspace, *, progress: Progress = no_progress) -> WalkOutcome:
     """Walk the range into merged PRs and classify them (applicable/excluded/mirrored), mirrored
-    where the downstream (when one is given) carries them at --downstream-rev, else its HEAD."""
+    where the downstream (when one is given) carries them at --downstream-rev, else its HEAD.
+    ``progress``: told each part of the walk."""
     from vimesync.app import upstreamsteps
 
-    return WalkOutcome(upstreamsteps.walk(ws, at=ws.flags.downstream_rev))
+    return WalkOutcome(upstreamsteps.walk(ws, at=ws.flags.downstream_rev, progress=progress))
 
 
 def walk_body(result: WalkResult) -> dict[str, Any]:

@@ -23,6 +23,7 @@ records (``vimesync sync``/``carry`` state), or refuses, naming ``--head`` and `
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -87,14 +88,15 @@ class Workspace:
         downstream: DownstreamDefault = "cwd",
         engines: bool = True,
         cwd: Path | None = None,
+        worktree: Reader = WORKTREE,
     ) -> Workspace:
-        """Every fact of the sync, in one order: flags, environment, config, pins, git.
-        ``engines=False``: the engine pins are not read (walk and carry never use them)."""
+        """Every fact of the sync, in order: flags, environment, config, pins, git. ``engines=False``:
+        no engine pin is read (walk, carry); ``worktree``: how the working tree is read."""
         here = cwd or Path.cwd()
-        checkout = _checkout_config(flags, settings, here, engines)
+        checkout = _checkout_config(flags, settings, here, engines, worktree)
         down = _downstream(flags, checkout, settings, here, downstream)
         if down is None:
-            return cls(settings, flags, checkout, checkout, WORKTREE, None, None, flags.baseline, cwd=here)
+            return cls(settings, flags, checkout, checkout, worktree, None, None, flags.baseline, cwd=here)
         head_rev = flags.head or "HEAD"
         head = git.resolve(down, head_rev) if reading == "head" or flags.head else head_or_none(down)
         notes: list[str] = []
@@ -104,10 +106,12 @@ class Workspace:
             point = find_baseline(down, head, head_rev, baseline, explicit_head=flags.head, notes=notes)
             if point.root != down:  # the sync branch's worktree: resolved as if run there
                 there = replace(flags, downstream=point.root, head=point.head, baseline=point.baseline)
-                ws = cls.resolve(there, settings, reading=reading, engines=engines, cwd=point.root)
+                ws = cls.resolve(
+                    there, settings, reading=reading, engines=engines, cwd=point.root, worktree=worktree
+                )
                 return replace(ws, flags=flags, notes=(*notes, *ws.notes), baseline_how=point.how)
             head, base, how = point.head, point.baseline, point.how
-        ws = cls(settings, flags, checkout, checkout, WORKTREE, down, head, base, tuple(notes), how, here)
+        ws = cls(settings, flags, checkout, checkout, worktree, down, head, base, tuple(notes), how, here)
         return ws._reading_head(engines) if reading == "head" and head is not None else ws
 
     def _reading_head(self, engines: bool) -> Workspace:
@@ -125,11 +129,11 @@ class Workspace:
         config = _overridden(read_config(file, reader=reader, engines=engines), self.flags)
         return replace(self, reader=reader, config=config)
 
-    def elsewhere(self, downstream: Path) -> Workspace:
+    def elsewhere(self, downstream: Path, *, worktree: Reader = WORKTREE) -> Workspace:
         """The same flags at another downstream, read as its working tree holds it (the checkout
         of a sync run from the sync's worktree)."""
         flags = replace(self.flags, downstream=downstream)
-        return Workspace.resolve(flags, self.settings, cwd=self.cwd)
+        return Workspace.resolve(flags, self.settings, cwd=self.cwd, worktree=worktree)
 
     # --- the lifetime ------------------------------------------------------------------------
     def close(self) -> None:
@@ -181,19 +185,14 @@ class Workspace:
         if self.downstream is None:
             if self.flags.downstream is None and self.config.downstream_path is None:
                 git.git_dir(self.cwd)  # run outside a repository: it says so
-            raise missing_input(
-                self.config,
-                "no downstream repository given",
-                flag="--downstream PATH",
-                key="[downstream] path",
-            )
+            what = "no downstream repository given"
+            raise missing_input(self.config, what, flag="--downstream PATH", key="[downstream] path")
         return self.downstream
 
     def require_baseline(self) -> str:
         if self.baseline is None:
-            raise BadInput(
-                "no --baseline given", hint="pass --baseline REV, the downstream commit before the sync"
-            )
+            hint = "pass --baseline REV, the downstream commit before the sync"
+            raise BadInput("no --baseline given", hint=hint)
         return self.baseline
 
     # --- what the config says, flags over it -------------------------------------------------
@@ -343,10 +342,8 @@ class Workspace:
         base = self.flags.upstream_base or self.upstream_range.base
         if base is None:
             return None
-        try:
+        with suppress(git.GitError):
             base = git.resolve(upstream, base)
-        except git.GitError:
-            pass
         return None if base == tip else base
 
     @cached_property
@@ -376,8 +373,12 @@ def _overridden(cfg: Config, flags: SyncFlags) -> Config:
     return replace(cfg, upstream_repo=flags.upstream_repo)
 
 
-def _checkout_config(flags: SyncFlags, settings: Settings, cwd: Path, engines: bool) -> Config:
-    cfg = load_config(flags.config, cwd=cwd, engines=engines, named_by_env=settings.config_file)
+def _checkout_config(
+    flags: SyncFlags, settings: Settings, cwd: Path, engines: bool, reader: Reader
+) -> Config:
+    cfg = load_config(
+        flags.config, cwd=cwd, engines=engines, named_by_env=settings.config_file, reader=reader
+    )
     return _overridden(cfg, flags)
 
 
@@ -386,9 +387,8 @@ def _downstream(
 ) -> Path | None:
     """--downstream, else [downstream] path, else (``default``) the repository the command runs
     in; its work tree's top when it has one."""
-    if default == "here" and flags.downstream is None:
-        path = None
-    else:
+    path = None
+    if default != "here" or flags.downstream is not None:
         path = repository_path(flags.downstream, cfg, "downstream_path", untrusted=settings.untrusted)
     if path is None and default == "none":
         return None

@@ -54,16 +54,24 @@ def parse_raw(out: bytes) -> list[Raw]:
 
 def upstream_changes(upstream: Path, pairs: list[tuple[str, str | None]]) -> dict[str, list[Raw]]:
     """The change of each ``(commit, parent)`` (parent None: a root commit against nothing),
-    through one ``git diff-tree --stdin`` (and one more for root commits)."""
+    through one ``git diff-tree --stdin`` (and one more for each root commit)."""
+    return tree_changes(upstream, pairs)
+
+
+def tree_changes(
+    repo: Path, pairs: list[tuple[str, str | None]], *, renames: bool = True
+) -> dict[str, list[Raw]]:
+    """:func:`upstream_changes` in any repository; ``renames=False``: a rename is a deletion and
+    an addition (no ``-M``), as a commit's own files are compared."""
     out: dict[str, list[Raw]] = {}
+    flags = ["-r", "-z", *(["-M"] if renames else []), "--raw"]
     with_parent = [(c, p) for c, p in pairs if p is not None]
     if with_parent:
         stdin = "".join(f"{c} {p}\n" for c, p in with_parent).encode()
-        raw = git.run(upstream, ["diff-tree", "--stdin", "-r", "-z", "-M", "--raw"], input=stdin)
-        out.update(_split_stdin_output(raw))
+        out.update(_split_stdin_output(git.run(repo, ["diff-tree", "--stdin", *flags], input=stdin)))
     for c, p in pairs:
         if p is None:
-            out[c] = upstream_change(upstream, c, None)
+            out[c] = parse_raw(git.run(repo, ["diff-tree", *flags, "--no-commit-id", "--root", c]))
         out.setdefault(c, [])
     return out
 

@@ -10,7 +10,7 @@ types: a state file is read as untrusted, so every field says what it accepts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Annotated, Any, Literal
@@ -37,6 +37,8 @@ class CarryJob:
 
     identity: dict[str, str] | None = None
     budget: Budget = field(default_factory=Budget)
+    # told (items done, items in all) as the carry goes: the command's progress (None: none)
+    progress: Callable[[int, int], None] | None = field(default=None, compare=False)
 
 
 class CarryStatus(str, Enum):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from vimesync import git
 from vimesync.carry.budget import Budget
-from vimesync.carry.changes import parse_raw
+from vimesync.carry.changes import tree_changes
 from vimesync.carry.engine import Engine
 from vimesync.carry.memtree import GITLINK, LINK, Leaf, Tree
 from vimesync.carry.model import Item
@@ -93,17 +93,19 @@ def _commits(downstream: Path, baseline: str, head: str) -> tuple[list[_Commit],
     return list(reversed(found[:MAX_COMMITS])), more
 
 
-def _committed(downstream: Path, parent: str | None, sha: str) -> dict[str, Leaf | None]:
-    """What ``sha`` changed against ``parent``: path -> its entry (None: removed)."""
-    args = ["diff-tree", "-r", "-z", "--raw", "--no-commit-id"]
-    args += [parent, sha] if parent else ["--root", sha]
-    out: dict[str, Leaf | None] = {}
-    for raw in parse_raw(git.run(downstream, args)):
-        if raw.old_path is not None and raw.old_path != raw.new_path:
-            out[raw.old_path] = None
-        if raw.new_path is not None:
-            out[raw.new_path] = Leaf(raw.new_mode, raw.new_oid)
-    return out
+def _committed(downstream: Path, commits: Sequence[_Commit]) -> dict[str, dict[str, Leaf | None]]:
+    """What each commit changed against its parent: sha -> path -> its entry (None: removed).
+    One ``git diff-tree --stdin`` for them all, not one process per commit of the sync."""
+    changes = tree_changes(downstream, [(c.sha, c.parent) for c in commits], renames=False)
+    found: dict[str, dict[str, Leaf | None]] = {}
+    for sha, raws in changes.items():
+        out = found[sha] = {}
+        for raw in raws:
+            if raw.old_path is not None and raw.old_path != raw.new_path:
+                out[raw.old_path] = None
+            if raw.new_path is not None:
+                out[raw.new_path] = Leaf(raw.new_mode, raw.new_oid)
+    return found
 
 
 @dataclass
@@ -145,9 +147,9 @@ class _Replay:
                 self.tree.set(path, entry)
         self.at = commit.sha
 
-    def commit(self, commit: _Commit, items: Sequence[Item]) -> None:
-        """Merge ``items`` onto the commit's parent and compare with what it holds."""
-        diff = _committed(self.i.downstream, commit.parent, commit.sha)
+    def commit(self, commit: _Commit, items: Sequence[Item], diff: Mapping[str, Leaf | None]) -> None:
+        """Merge ``items`` onto the commit's parent and compare with what it holds (``diff``:
+        what the commit changed against its parent)."""
         if commit.parent != self.at:
             self.engine.merger.tree = Tree.read(self.i.downstream, commit.parent or commit.sha)
         merged = self._merge(items, diff)
@@ -249,14 +251,15 @@ def replay(inputs: ReplayInputs) -> Resolutions:
             named = {n for c in commits for n in c.names}
             wanted = [i for i in inputs.items if i.upstream_commit in named or f"#{i.pr}" in named]
             engine.prefetch(wanted[:MAX_ITEMS])  # their upstream changes: one git diff-tree --stdin
+            diffs = _committed(inputs.downstream, commits)  # the commits' own: one more
             for c in commits:
                 items = list({id(i): i for i in (by_name[n] for n in c.names if n in by_name)}.values())
                 items = [i for i in items if i.upstream_commit not in seen]
                 if not items or run.replayed + len(items) > MAX_ITEMS:
-                    run.advance(c, _committed(inputs.downstream, c.parent, c.sha))
+                    run.advance(c, diffs.get(c.sha, {}))
                     continue
                 seen.update(i.upstream_commit for i in items)
-                run.commit(c, sorted(items, key=inputs.items.index))
+                run.commit(c, sorted(items, key=inputs.items.index), diffs.get(c.sha, {}))
         except (BadInput, GitError, GitTimeout) as e:
             notes.append(f"the replay stopped at {run.at[:12]}: {type(e).__name__}")
         finally:

@@ -303,6 +303,8 @@ def run(
             engine.prefetch(state.items[state.next :])
             landed = 0
             while state.phase is CarryPhase.ITEMS and state.next < len(state.items):
+                if job.progress is not None:
+                    job.progress(state.next, len(state.items))
                 item = state.items[state.next]
                 change = engine.merge(item)
                 if change.conflicts:

@@ -65,7 +65,7 @@ def audit(
 
     emit = Emit(out, settings)
     with Workspace.resolve(sync, settings, reading="head", baseline="sync") as ws:
-        return emit.result(audit_sync(ws), render_audit)
+        return emit.result(audit_sync(ws, progress=emit.progress()), render_audit)
 
 
 def review(

@@ -41,4 +41,5 @@ def carry_command(
     # A carry in progress belongs to the repository it runs in (its worktree included).
     where: DownstreamDefault = "cwd" if mode is CarryMode.START else "here"
     with Workspace.resolve(sync, settings, downstream=where, engines=False) as ws:
-        return emit.result(carry(ws, CarryRequest(mode=mode, options=options)), render_carry)
+        request = CarryRequest(mode=mode, options=options)
+        return emit.result(carry(ws, request, progress=emit.progress()), render_carry)

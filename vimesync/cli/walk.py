@@ -36,4 +36,4 @@ def walk_command(
 
     emit = Emit(out, settings)
     with Workspace.resolve(sync, settings, downstream="none", engines=False) as ws:
-        return emit.result(walk(ws), render_walk)
+        return emit.result(walk(ws, progress=emit.progress()), render_walk)

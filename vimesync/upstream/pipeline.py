@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +22,11 @@ from vimesync.upstream.walk import walk
 if TYPE_CHECKING:
     from vimesync.github import PRMeta
     from vimesync.settings import GitHubSettings
+
+
+# The two parts of a walk, as its progress names them.
+WALKING = "walking the upstream range"
+SEARCHING = "finding the PRs already downstream"
 
 
 def parse_range(range_: str | None, config: Config) -> tuple[str | None, str]:
@@ -174,16 +181,28 @@ class WalkSpec:
     accept_similar: bool = False
 
 
-def walk_and_classify(spec: WalkSpec, config: Config, *, reader: Reader = WORKTREE) -> WalkResult:
+def _no_phase(doing: str) -> AbstractContextManager[object]:
+    return nullcontext()
+
+
+def walk_and_classify(
+    spec: WalkSpec,
+    config: Config,
+    *,
+    reader: Reader = WORKTREE,
+    phase: Callable[[str], AbstractContextManager[object]] = _no_phase,
+) -> WalkResult:
     """Walk the upstream range, enrich PRs with metadata, classify them by policy and mark
     mirrored ones. ``config``: the names, the pin (for messages) and the translations; ``reader``:
-    what holds the policy (the working tree, or the head)."""
+    what holds the policy (the working tree, or the head); ``phase(doing)``: a context around
+    each of the two parts (the walk, the search downstream when there is one), for progress."""
     upstream, base, tip = spec.upstream, spec.range.base, spec.range.tip
     notes: list[str] = [spec.range.note] if spec.range.note else []
     if base is not None and spec.range.pinned_base:
         _check_synced(upstream, base, config)
     tip_rev, tip_sha = _tip_rev(upstream, tip)
-    result = walk(upstream, base, tip_rev, tip_sha=tip_sha)
+    with phase(WALKING):
+        result = walk(upstream, base, tip_rev, tip_sha=tip_sha)
     result = replace(result, upstream=config.upstream_repo or config.upstream_name)
     metas = _metadata(spec, config, result, notes)
     if metas:
@@ -200,7 +219,8 @@ def walk_and_classify(spec: WalkSpec, config: Config, *, reader: Reader = WORKTR
         notes.append(f"the downstream {downstream} has no commit yet: no PR is mirrored there")
         downstream = None
     if downstream is not None and prs:
-        prs, result = _mark_mirrored(spec, downstream, config, result, prs, notes)
+        with phase(SEARCHING):
+            prs, result = _mark_mirrored(spec, downstream, config, result, prs, notes)
     return replace(result, prs=prs, notes=result.notes + tuple(notes))
 
 

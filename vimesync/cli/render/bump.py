@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli import output
-from vimesync.cli.render.fit import fit, indented
+from vimesync.cli.render.fit import fit, print_indented
 from vimesync.text import agree, of_total
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def render_bump(outcome: BumpOutcome, *, markdown: bool = False) -> None:
         output.stdout.file.write(outcome.markdown())
         output.stdout.file.flush()
         return
-    _render(outcome.report, list(outcome.written), outcome.conflicts, outcome.kept, outcome.to_rev)
+    _render(outcome)
 
 
 # Every string below that comes from the source, the series or a patch goes through output.styled.
@@ -40,17 +40,17 @@ _STYLE = {
 _ACTION = {"keep": "kept", "rewrite": "rewritten", "drop": "dropped", "conflict": "CONFLICT"}
 
 
-def _render(
-    report: BumpReport, written: list[str], conflicts: Path | None, kept: tuple[str, ...], to_rev: str | None
-) -> None:
+def _render(outcome: BumpOutcome) -> None:
     from vimesync.check.bump import label, named_apart
 
-    con = output.stdout
+    con, report, to_rev = output.stdout, outcome.report, outcome.to_rev
+    written, conflicts, kept = outcome.written, outcome.conflicts, outcome.kept
     old, new = label(report.old), label(report.new)
     # The target as --to named it (a tag) beside the commit it resolved to: v0.32.0 (1a2b3c4d5e6f).
     named = f"{to_rev} ({new})" if named_apart(to_rev, new) else new
     con.print(output.styled((report.engine, "bold"), f" pin bump: {report.old.kind} {report.old.path}"))
-    con.print(output.styled(f"  from {old} to {named}: {report.new.kind} {report.new.path}"))
+    pin = (" (the current pin)", "bold") if outcome.to_pinned else ""
+    con.print(output.styled(f"  from {old} to {named}: {report.new.kind} {report.new.path}", pin))
     at = to_rev if to_rev is not None and named_apart(to_rev, new) else new  # the tag as given
     table = _table(report, old, at)
     if fit(table, con, whole=(0, 1)):
@@ -131,7 +131,7 @@ def _listed(report: BumpReport, old: str, new: str) -> None:
         if p.refresh is not None:
             style = "red" if p.refresh.action == "conflict" else ""
             lines.append(output.styled("refresh: ", (_refreshed(p), style)))
-        con.print(indented(lines))
+        print_indented(con, lines)
 
 
 def _notes(p: PatchBump, new: str) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.measure import Measurement
+    from rich.segment import Segment
     from rich.table import Table
     from rich.text import Text
 
@@ -72,3 +73,26 @@ def indented(lines: list[Text], *, by: int = 7) -> Table:
     for line in lines:
         grid.add_row("", line)
     return grid
+
+
+def print_indented(console: Console, lines: list[Text], *, by: int = 7) -> None:
+    """:func:`indented` printed line by line, each without the spaces that pad it to the width of
+    the longest: a line ends with its last word (piped, no trailing padding in a log)."""
+    from rich.segment import Segment, Segments
+
+    for line in console.render_lines(indented(lines, by=by), console.options, pad=False):
+        console.print(Segments([*_rstrip(line), Segment.line()]))
+
+
+def _rstrip(line: list[Segment]) -> list[Segment]:
+    from rich.segment import Segment
+
+    out = list(line)
+    while out and not out[-1].control:
+        last = out[-1]
+        text = last.text.rstrip(" ")
+        if text:
+            out[-1] = Segment(text, last.style)
+            break
+        out.pop()
+    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vimesync.cli import output
-from vimesync.cli.render.fit import fit, indented
+from vimesync.cli.render.fit import fit, print_indented
 from vimesync.text import agree, of_total, plural
 
 if TYPE_CHECKING:
@@ -96,4 +96,4 @@ def _listed(report: ScanReport) -> None:
         for (words, status), labels in verdicts.items():
             where = "every release" if len(labels) == len(report.releases) > 1 else ", ".join(labels)
             lines.append(output.styled((words, _STYLE[status]), f" at {where}"))
-        con.print(indented(lines))
+        print_indented(con, lines)
