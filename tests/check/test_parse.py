@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.builders.gitrepo import Repo
-from vimesync.check.parse import parse_patched
+from vimesync.check.model import CheckOptions
+from vimesync.check.parse import begin_patched, parse_patched
+from vimesync.check.run import run_check
 from vimesync.errors import BadInput
 from vimesync.sources import open_source
 
@@ -51,3 +54,88 @@ def test_a_patched_requires_python_chooses_the_grammar(engine: Repo, tmp_path: P
         parse_patched(src, {"pyproject.toml": bumped})
     with open_source(engine.path) as src:
         assert parse_patched(src, {"pyproject.toml": bumped}, python="3.8").version == "3.8"
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _our_workers() -> list[int]:
+    """Parse workers this process started that still run (a reaped one is gone from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == os.getpid() and fields[0] not in ("Z", "X") and b"_worker.py" in cmd:
+            found.append(int(entry.name))
+    return found
+
+
+HERE = "{}.{}".format(*sys.version_info[:2])
+TREE = {
+    "pyproject.toml": f'[project]\nname = "e"\nrequires-python = ">={HERE}"\n',
+    "e/__init__.py": "",
+    "e/big.py": "x = 1\n" * 5000,
+    "e/broken.py": "def (:\n" + "y = 2\n" * 4000,
+    "e/patched.py": "z = 1\n",
+    "e/gone/inner.py": "w = 1\n",
+    "e/small.py": "v = 1\n",
+}
+
+
+def test_a_parse_begun_before_the_stack_applies_reports_as_one_begun_after(tmp_path: Path) -> None:
+    """The workers take the largest untouched files while the stack applies; the report is the
+    same as a parse that waited, and the next run reads it all from the cache."""
+    root = _tree(tmp_path / "src", TREE)
+    changed = {"e/patched.py": b"z = (\n", "e/gone": b"now a file\n"}  # a folder turned into a file
+    touched = set(changed)
+    with open_source(root) as src:
+        early = begin_patched(src, touched, cache_dir=tmp_path / "c1")
+        assert early is not None and early.paths[:2] == ["e/big.py", "e/broken.py"]
+        assert "e/gone/inner.py" not in early.paths and "e/patched.py" not in early.paths
+        with early:
+            begun = parse_patched(src, changed, cache_dir=tmp_path / "c1", early=early)
+        waited = parse_patched(src, changed, cache_dir=tmp_path / "c2")
+        again = parse_patched(src, changed, cache_dir=tmp_path / "c1")
+    assert begun == waited and _our_workers() == []
+    assert [f.path for f in begun.failed] == ["e/broken.py", "e/patched.py"]
+    assert again.cached == again.files == begun.files
+
+
+def test_no_parse_is_begun_when_the_stack_may_change_the_grammar_or_the_cache_is_warm(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "src", TREE)
+    with open_source(root) as src:
+        assert begin_patched(src, {"pyproject.toml"}, cache_dir=tmp_path / "c") is None
+        assert begin_patched(src, {".python-version"}, cache_dir=tmp_path / "c") is None
+        parse_patched(src, {}, cache_dir=tmp_path / "c")  # the cache now knows this grammar
+        assert begin_patched(src, {"e/patched.py"}, cache_dir=tmp_path / "c") is None
+    assert _our_workers() == []
+
+
+def test_a_parse_begun_for_other_files_is_left_and_its_workers_stopped(tmp_path: Path) -> None:
+    """A begun parse whose files in flight are not the tree's (here: one of them is now changed
+    by the stack) is not used: the parse is made afresh, and nothing it began is left running."""
+    root = _tree(tmp_path / "src", TREE)
+    with open_source(root) as src:
+        early = begin_patched(src, set(), cache_dir=tmp_path / "c")
+        assert early is not None and "e/big.py" in early.paths
+        with early:
+            report = parse_patched(src, {"e/big.py": b"x = (\n"}, cache_dir=tmp_path / "c", early=early)
+            assert _our_workers() == []
+    assert [f.path for f in report.failed] == ["e/big.py", "e/broken.py"]
+
+
+def test_a_stack_that_fails_to_apply_leaves_no_begun_worker(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "src", TREE)
+    (tmp_path / "bad.patch").write_text("--- a/e/small.py\n+++ b/e/small.py\n@@ -1 +1 @@\n-nope\n+v = 2\n")
+    (tmp_path / "series").write_text("bad.patch\n")
+    opts = CheckOptions(source=root, series=tmp_path / "series", cache_dir=tmp_path / "c")
+    report = run_check(opts)
+    assert not report.ok and report.python is None and _our_workers() == []

@@ -18,6 +18,7 @@ from vimesync.pycheck import plan
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import Interpreter, find_interpreter, running
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
+from vimesync.pycheck.pool import ParseJob, ParsePool
 from vimesync.pycheck.scan import WORKER_REV, ParseLimits, conflict_markers, parse_tree
 from vimesync.pycheck.target import FROM_FLAG, Target
 from vimesync.sources import open_source
@@ -359,3 +360,21 @@ def test_a_cold_run_reports_a_file_swapped_for_a_symlink_and_caches_nothing_of_i
     report = parse(files, cache=cache)
     assert [(f.path, f.message.split(":")[0]) for f in report.failed] == [("a.py", "cannot read file")]
     assert not cache.has_results(f"{running().cache_id}/w{WORKER_REV}")
+
+
+def test_a_file_the_pool_never_answers_for_fails_and_is_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever goes wrong between the plan and the pool, a file is never passed unparsed."""
+    real = ParsePool.run
+
+    def loses_the_last(self: ParsePool, jobs: Iterable[ParseJob], total: int, on_result: object) -> None:
+        real(self, list(jobs)[:-1], total, on_result)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ParsePool, "run", loses_the_last)
+    cache = ParseCache(tmp_path / "cache")
+    report = parse([("a.py", b"x = 1\n" * 100), ("b.py", b"y = 2\n")], cache=cache)
+    assert [(f.path, f.message) for f in report.failed] == [("b.py", "not parsed: the parser gave no answer")]
+    monkeypatch.setattr(ParsePool, "run", real)
+    again = parse([("a.py", b"x = 1\n" * 100), ("b.py", b"y = 2\n")], cache=cache)
+    assert again.failed == () and again.cached == 1

@@ -8,15 +8,16 @@ a symlink (``check.changed_files``), so nothing here opens a scratch path. The g
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, VimesyncError
 from vimesync.pycheck.cache import ParseCache
+from vimesync.pycheck.early import EarlyParse, begin_parse
 from vimesync.pycheck.interp import find_interpreter
 from vimesync.pycheck.model import ParseReport, PyFile
-from vimesync.pycheck.scan import FileInput, ParseLimits, Progress, parse_tree
+from vimesync.pycheck.scan import MAX_SIZE, FileInput, ParseLimits, Progress, new_pool, parse_env, parse_tree
 from vimesync.pycheck.target import Target, metadata_files, resolve_target
 from vimesync.sources import Source
 
@@ -24,6 +25,45 @@ Changed = Mapping[str, bytes | None]  # relpath -> new content; None: deleted (o
 
 NEWEST_GRAMMAR = (3, 14)  # the newest grammar tried for a file that fails at the pin itself
 MAX_RETRIED = 200  # failing untouched files re-parsed under newer grammars (each costs a worker)
+
+
+def begin_patched(
+    source: Source,
+    touched: Collection[str],
+    *,
+    python: str | None = None,
+    cache_dir: Path | None = None,
+    jobs: int | None = None,
+) -> EarlyParse | None:
+    """Begin the parse of ``source`` patched by a stack that writes ``touched``, before it is
+    applied: when the stack leaves the files that decide the grammar alone and the cache holds
+    nothing for that grammar, the workers take the largest source files the stack leaves alone.
+    None when not begun; then, as for anything that goes wrong here, :func:`parse_patched` does
+    all the work itself at its time (an error belongs to the parse, after the stack applied)."""
+    entries = source.list_files()
+    deciding = {"pyproject.toml", ".python-version", *metadata_files(entries)}
+    if any(_at_or_below(path, touched) for path in deciding):
+        return None  # the patched tree may target another grammar
+
+    def read(path: str) -> bytes | None:
+        e = entries.get(path)
+        return source.read(path) if e is not None and not e.is_symlink else None
+
+    try:
+        target = resolve_target(python, read, metadata_files(entries))
+        interpreter = find_interpreter(target.version, cache_dir=cache_dir)
+        left = [f for f in source.python_files(exclude=touched) if not _at_or_below(f.path, touched)]
+        pool = new_pool(interpreter, ParseLimits(jobs=jobs))
+        return begin_parse(left, interpreter, parse_env(interpreter), cache_dir, pool, max_size=MAX_SIZE)
+    except VimesyncError:
+        return None
+
+
+def _at_or_below(path: str, touched: Collection[str]) -> bool:
+    """Whether ``path`` or a folder above it is among ``touched`` (a patch may turn a folder of the
+    source into a file, and its files are then gone)."""
+    parts = path.split("/")
+    return any("/".join(parts[:n]) in touched for n in range(1, len(parts) + 1))
 
 
 def parse_patched(
@@ -34,6 +74,7 @@ def parse_patched(
     cache_dir: Path | None = None,
     jobs: int | None = None,
     progress: Progress | None = None,
+    early: EarlyParse | None = None,
 ) -> ParseReport:
     """Parse every ``*.py`` of ``source`` with ``changed`` applied; scan changed files for conflict markers.
 
@@ -55,10 +96,11 @@ def parse_patched(
         if content is not None:  # else deleted, or now a symlink: nothing of its own to parse
             files.append(PyFile(path, size=len(content), data=content))
     with ParseCache(cache_dir) as cache:
+        begun = early if early is not None and early.interpreter == interpreter else None
         report = parse_tree(
             files,
             target=target,
-            interpreter=interpreter,
+            interpreter=begun or interpreter,
             cache=cache,
             limits=ParseLimits(jobs=jobs),
             progress=progress,

@@ -14,13 +14,14 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.check.drift import applied_upstream_commit, index_drift, upstreamed_in
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
-from vimesync.check.parse import parse_patched
+from vimesync.check.parse import begin_patched, parse_patched
 from vimesync.errors import BadInput, PatchError
 from vimesync.patches.diffbinary import held_size
 from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
@@ -212,12 +213,19 @@ def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressF
     with (
         scratch_dir("vimesync-check-") as tmp,  # removed however deep the tree a patch made
         open_source(path, opts.rev, scratch=Path(tmp)) as source,
+        ExitStack() as stack,
     ):
         _refuse_a_folder_of_archives(source, path)
         exact = verified or exact_rev(opts, source)
         scratch = Path(tmp) / "tree"
         scratch.mkdir()
         provider = source_provider(source)
+        early = None
+        if opts.parse:  # a cold parse begins while the stack applies (pycheck.early)
+            touched = {p for patch in patches for fp in patch.files for p in (fp.old_path, fp.new_path) if p}
+            early = begin_patched(source, touched, python=opts.python, cache_dir=opts.parse_cache)
+            if early is not None:
+                stack.enter_context(early)
         # Each patch is dropped once applied: its binary data is on disk by then, and the files
         # read back below would otherwise be a second copy of it.
         pinned = source.list_files()
@@ -236,7 +244,12 @@ def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressF
             # A symlink has nothing of its own to parse: for the parser it is gone, like a deletion.
             contents = {p: c[0] if c is not None and c[1] != MODE_LINK else None for p, c in changed.items()}
             python = parse_patched(
-                source, contents, python=opts.python, cache_dir=opts.parse_cache, progress=progress
+                source,
+                contents,
+                python=opts.python,
+                cache_dir=opts.parse_cache,
+                progress=progress,
+                early=early,
             )
         if opts.export is not None:
             export_tree(source, changed, opts.export)

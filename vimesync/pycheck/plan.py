@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -130,10 +130,12 @@ def plan_parse(
     cap: int,
     *,
     cold: bool | None = None,
+    first: Sequence[str] = (),
 ) -> ParsePlan:
     """Each ``*.py`` input keyed by its content (read and hashed only where no key is known),
     looked up in ``cache`` under ``env``, the rest grouped by content. ``cold``: whether the
-    cache holds nothing of ``env`` (None: ask it)."""
+    cache holds nothing of ``env`` (None: ask it). ``first``: unkeyed files that lead the misses,
+    in this order (already sent to the workers), whatever their size."""
     by_path: dict[str, PyFile] = {}
     for item in files:
         f = _as_pyfile(item)
@@ -152,7 +154,8 @@ def plan_parse(
         elif f.oid is None:
             need_key.append(f)
     if on_disk:
-        _key_on_disk(found, on_disk, cache, env, cold=cold_cache(cache, env) if cold is None else cold)
+        cold = cold_cache(cache, env) if cold is None else cold
+        _key_on_disk(found, on_disk, cache, env, cold=cold, sent=set(first))
     _key_loaded(found, need_key, loader)
     for f in python:  # the rest: given bytes, or a blob id their source knew
         if f.path in found.failures or f.path in found.keys or f.path in found.unkeyed:
@@ -170,7 +173,10 @@ def plan_parse(
         elif not hit.ok:
             found.failures[path] = ParseFailure(path, hit.line, hit.message or "", hit.column)
     firsts = [paths[0] for paths in same.values()]
-    misses = sorted([*firsts, *found.unkeyed], key=lambda p: -_size(by_path[p], found.data))
+    lead = [p for p in first if p in found.unkeyed]
+    leading = set(lead)
+    rest = [*firsts, *(p for p in found.unkeyed if p not in leading)]
+    misses = lead + sorted(rest, key=lambda p: -_size(by_path[p], found.data))
     waiting = sum(map(len, same.values()))
     return ParsePlan(found, env, hits, same, misses, len(python), len(found.keys) - waiting)
 
@@ -181,11 +187,17 @@ def cold_cache(cache: ParseCache | None, env: str) -> bool:
 
 
 def _key_on_disk(
-    found: ParseInputs, on_disk: list[PyFile], cache: ParseCache | None, env: str, *, cold: bool
+    found: ParseInputs,
+    on_disk: list[PyFile],
+    cache: ParseCache | None,
+    env: str,
+    *,
+    cold: bool,
+    sent: Collection[str] = (),
 ) -> None:
     """Files read in place: keyed by the cache's record of their lstat when it still holds (not
     read), else read and hashed, and their stat recorded for the next run; in a cold run, left
-    unread and unkeyed for the worker that parses them."""
+    unread and unkeyed for the worker that parses them (those ``sent`` to one already, always)."""
     keyed = cache is not None and cache.enabled
     where = {f.path: _abs(f.file) for f in on_disk if f.stat is not None and f.file} if keyed else {}
     now = {where[f.path]: f.stat for f in on_disk if f.path in where and f.stat is not None}
@@ -193,6 +205,9 @@ def _key_on_disk(
     stats: list[tuple[bytes, StatKey, str]] = []  # files read and hashed now, for the next run
     for f in on_disk:
         at = where.get(f.path)
+        if f.path in sent:
+            found.unkeyed[f.path] = at
+            continue
         if at in known and now[at].size <= found.cap:
             oid, hit = known[at]
             found.keys[f.path] = oid  # unchanged since hashed: not read

@@ -244,6 +244,28 @@ class ParsePool:
         while len(self._started) < self.jobs:
             self._started.append(self._spawn())
 
+    def prime(self, jobs: list[ParseJob]) -> int:
+        """Send the first of ``jobs`` to the workers :meth:`start` started, each to the least loaded,
+        while one takes more in flight (MAX_INFLIGHT, MAX_INFLIGHT_BYTES): they work on them while
+        the caller prepares the rest. Returns how many were sent (a prefix of ``jobs``); :meth:`run`
+        must count them in its total, and their outcomes come to its callback."""
+        ready = self._started
+        sent = 0
+        for job in jobs:
+            room = [
+                w for w in ready if len(w.inflight) < MAX_INFLIGHT and w.inflight_bytes < MAX_INFLIGHT_BYTES
+            ]
+            if not room:
+                break
+            min(room, key=lambda w: w.inflight_bytes).send(job, self.timeout)
+            sent += 1
+        for w in ready:
+            try:
+                w.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # run() finds the worker gone and re-sends its jobs
+        return sent
+
     def __enter__(self) -> ParsePool:
         return self
 
@@ -258,10 +280,12 @@ class ParsePool:
             return
         source = iter(jobs)
         requeued: deque[ParseJob] = deque()
-        want = min(self.jobs, total)
-        workers, spare = self._started[:want], self._started[want:]
-        self._started = []
-        self._stop_all(spare)
+        started, self._started = self._started, []
+        busy = [w for w in started if w.inflight]  # primed: every one of them is kept
+        idle = [w for w in started if not w.inflight]
+        want = max(len(busy), min(self.jobs, total))
+        workers = busy + idle[: want - len(busy)]
+        self._stop_all(idle[want - len(busy) :])
         workers += [self._spawn() for _ in range(want - len(workers))]
         remaining = total
         exhausted = False

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from vimesync.git import blob_oid
 from vimesync.pycheck.cache import Cached, ParseCache
+from vimesync.pycheck.early import EarlyParse
 from vimesync.pycheck.interp import Interpreter
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
 from vimesync.pycheck.plan import FileInput, Loader, ParsePlan, cold_cache, load, plan_parse, read_file
@@ -70,7 +71,7 @@ def parse_tree(
     files: Iterable[FileInput],
     *,
     target: Target,
-    interpreter: Interpreter,
+    interpreter: Interpreter | EarlyParse,
     cache: ParseCache | None = None,
     progress: Progress | None = None,
     touched: Collection[str] = (),
@@ -86,32 +87,58 @@ def parse_tree(
 
     Two steps: the plan (each file's content key, the cache's answers, one parse per content
     left) and its performance (the worker pool on what is left, its lasting outcomes cached).
+    ``interpreter`` is the one to parse with, or a parse begun early with one (:mod:`.early`):
+    its pool, with the files it was given in flight.
     """
-    env = f"{interpreter.cache_id}/w{WORKER_REV}"
-    pool = ParsePool(
-        interpreter,
-        jobs=limits.jobs,
-        timeout=limits.timeout,
-        mem_limit=limits.mem_limit,
-        max_size=limits.max_size,
-    )
+    early = interpreter if isinstance(interpreter, EarlyParse) else None
+    runs = early.interpreter if early is not None else interpreter
+    assert isinstance(runs, Interpreter)
+    env = parse_env(runs)
+    plan = None
+    if early is not None:  # its files in flight must come first, as sent
+        files = list(files)
+        plan = plan_parse(files, env, cache, loader, limits.max_size, cold=True, first=early.paths)
+        if plan.misses[: len(early.paths)] == early.paths:
+            pool = early.pool
+        else:  # not the tree it was begun for: its workers are stopped, the plan made afresh
+            early.pool.__exit__(None, None, None)
+            plan = None
+    if plan is None:
+        pool = new_pool(runs, limits)
     with pool:
-        cold = cold_cache(cache, env)
-        if cold:  # every file will be parsed: the workers start up while the plan is made
-            pool.start()
-        plan = plan_parse(files, env, cache, loader, limits.max_size, cold=cold)
+        if plan is None:
+            cold = cold_cache(cache, env)
+            if cold:  # every file will be parsed: the workers start up while the plan is made
+                pool.start()
+            plan = plan_parse(files, env, cache, loader, limits.max_size, cold=cold)
         notes = [cache.note] if cache is not None and cache.note else []
-        notes += [n for n in _parse_misses(plan, pool, cache, loader, progress) if n not in notes]
+        sent = len(early.paths) if early is not None and pool is early.pool else 0
+        notes += [n for n in _parse_misses(plan, pool, cache, loader, progress, sent) if n not in notes]
     inputs = plan.inputs
     return ParseReport(
         files=plan.total,
         failed=tuple(sorted(inputs.failures.values(), key=lambda f: f.path)),
         version=target.text,
         version_source=target.source,
-        interpreter=interpreter.describe(),
+        interpreter=runs.describe(),
         cached=plan.cached,
         conflict_markers=tuple(_scan_touched(inputs.by_path, inputs.data, touched, loader, limits.max_size)),
         notes=tuple(notes),
+    )
+
+
+def parse_env(interpreter: Interpreter) -> str:
+    """The cache's name for what a parse runs: the interpreter, its grammar and the worker."""
+    return f"{interpreter.cache_id}/w{WORKER_REV}"
+
+
+def new_pool(interpreter: Interpreter, limits: ParseLimits) -> ParsePool:
+    return ParsePool(
+        interpreter,
+        jobs=limits.jobs,
+        timeout=limits.timeout,
+        mem_limit=limits.mem_limit,
+        max_size=limits.max_size,
     )
 
 
@@ -121,11 +148,13 @@ def _parse_misses(
     cache: ParseCache | None,
     loader: Loader | None,
     progress: Progress | None,
+    sent: int = 0,
 ) -> list[str]:
-    """The plan performed: its misses parsed by the worker pool, each outcome given to every
-    path of its content, the lasting ones cached; the notes the run leaves."""
+    """The plan performed: its misses parsed by the worker pool (the first ``sent`` of them are in
+    flight already), each outcome given to every path of its content, the lasting ones cached;
+    the notes the run leaves. A miss the pool never answered fails: nothing passes unparsed."""
     inputs, same = plan.inputs, plan.same
-    done = plan.total - sum(map(len, same.values()))
+    done = plan.total - sum(map(len, same.values())) - len(inputs.unkeyed)
     if progress:
         progress(done, plan.total)
     if not plan.misses:
@@ -133,8 +162,11 @@ def _parse_misses(
     fresh: dict[str, Cached] = {}
     stats: list[tuple[bytes, StatKey, str]] = []  # unkeyed files as their worker read them
 
+    answered: set[int] = set()
+
     def on_result(ident: int, outcome: ParseOutcome) -> None:
         nonlocal done
+        answered.add(ident)
         first = plan.misses[ident]
         if first in inputs.unkeyed:  # its worker read and keyed it
             paths = [first]
@@ -156,8 +188,12 @@ def _parse_misses(
         if progress:
             progress(done, plan.total)
 
-    jobs = _jobs(plan.misses, inputs.by_path, inputs.data, loader, inputs.unkeyed)
+    jobs = _jobs(plan.misses, inputs.by_path, inputs.data, loader, inputs.unkeyed, start=sent)
     pool.run(jobs, len(plan.misses), on_result)
+    for ident in sorted(set(range(len(plan.misses))) - answered):
+        on_result(
+            ident, ParseOutcome(False, message="not parsed: the parser gave no answer", cacheable=False)
+        )
     notes = []
     if cache is not None:
         cache.put_stats(stats)  # after every read: the write time recorded with them is now
@@ -183,12 +219,15 @@ def _jobs(
     data: dict[str, bytes],
     loader: Loader | None,
     unkeyed: Collection[str] = (),
+    *,
+    start: int = 0,
 ) -> Iterator[ParseJob]:
-    """Jobs in ``misses`` order; blobs not yet in memory are streamed from the loader as needed;
-    unkeyed files go to the workers as keyed file jobs."""
-    lazy = [p for p in misses if p not in data and by_path[p].file is None]
+    """Jobs in ``misses`` order from ``start`` (ident = index in ``misses``); blobs not yet in
+    memory are streamed from the loader as needed; unkeyed files go to the workers as keyed file
+    jobs."""
+    lazy = [p for p in misses[start:] if p not in data and by_path[p].file is None]
     stream = load(loader, lazy)
-    for ident, path in enumerate(misses):
+    for ident, path in enumerate(misses[start:], start):
         if path in data:
             yield ParseJob(ident, data=data[path])
         elif by_path[path].file is not None:
