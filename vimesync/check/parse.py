@@ -17,6 +17,7 @@ from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.early import EarlyParse, begin_parse
 from vimesync.pycheck.interp import find_interpreter
 from vimesync.pycheck.model import ParseReport, PyFile
+from vimesync.pycheck.plan import cold_cache
 from vimesync.pycheck.scan import MAX_SIZE, FileInput, ParseLimits, Progress, new_pool, parse_env, parse_tree
 from vimesync.pycheck.target import Target, metadata_files, resolve_target
 from vimesync.sources import Source
@@ -52,11 +53,16 @@ def begin_patched(
     try:
         target = resolve_target(python, read, metadata_files(entries))
         interpreter = find_interpreter(target.version, cache_dir=cache_dir)
-        left = [f for f in source.python_files(exclude=touched) if not _at_or_below(f.path, touched)]
-        pool = new_pool(interpreter, ParseLimits(jobs=jobs))
-        return begin_parse(left, interpreter, parse_env(interpreter), cache_dir, pool, max_size=MAX_SIZE)
     except VimesyncError:
         return None
+    env = parse_env(interpreter)
+    with ParseCache(cache_dir) as cache:
+        if cache_dir is not None and not cold_cache(cache, env):
+            return None  # a warm run: most files are answered by the cache, not parsed
+    left = [f for f in source.python_files(exclude=touched) if not _at_or_below(f.path, touched)]
+    return begin_parse(
+        left, interpreter, env, new_pool(interpreter, ParseLimits(jobs=jobs)), max_size=MAX_SIZE
+    )
 
 
 def _at_or_below(path: str, touched: Collection[str]) -> bool:

@@ -13,12 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.interp import Interpreter
 from vimesync.pycheck.model import PyFile
-from vimesync.pycheck.plan import cold_cache
 from vimesync.pycheck.pool import MAX_INFLIGHT, ParseJob, ParsePool
 
 
@@ -37,19 +34,10 @@ class EarlyParse:
 
 
 def begin_parse(
-    files: Iterable[PyFile],
-    interpreter: Interpreter,
-    env: str,
-    cache_dir: Path | None,
-    pool: ParsePool,
-    *,
-    max_size: int,
+    files: Iterable[PyFile], interpreter: Interpreter, env: str, pool: ParsePool, *, max_size: int
 ) -> EarlyParse | None:
-    """Start ``pool`` and send it the largest ``files`` (on disk, within ``max_size``) when the
-    cache holds nothing of ``env`` (a cold parse); None, with nothing started, otherwise."""
-    with ParseCache(cache_dir) as cache:
-        if cache_dir is not None and not cold_cache(cache, env):
-            return None
+    """Start ``pool`` and send it the largest ``files`` (on disk, within ``max_size``), for a cold
+    parse (the caller asked the cache); None, with nothing started, when there are none."""
     on_disk = [f for f in files if f.file is not None and f.path.endswith(".py") and 0 <= f.size <= max_size]
     on_disk.sort(key=lambda f: -f.size)
     first = on_disk[: pool.jobs * MAX_INFLIGHT]
