@@ -40,6 +40,14 @@ class Interrupted(VimesyncError):
         self.exit_code = 128 + signum
 
 
+class JobStopped(VimesyncError):
+    """vimesync stopped a job it ran (``sop record run``, ``sop regress``, ``sop record
+    precommit``): it passed its ``--timeout`` or its output bound. Nothing is recorded; the check
+    did not pass, so exit 1."""
+
+    exit_code = 1
+
+
 class BadInput(VimesyncError):
     """The user gave us something we cannot use: a missing file, an unknown rev, a bad flag."""
 

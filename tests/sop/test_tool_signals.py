@@ -198,24 +198,27 @@ def test_what_a_hook_left_outside_its_group_ends_at_the_precommit_timeout(tmp_pa
         "VS_PIDS": str(pids),
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
     }
-    started = time.monotonic()  # 20 s: pre-commit reaches the hook in time on a loaded machine
+    started = time.monotonic()  # 30 s: pre-commit reaches the hook in time on a loaded machine
     done = subprocess.run(
-        [sys.executable, "-m", "vimesync", "sop", "record", "precommit", "--timeout", "20"],
+        [sys.executable, "-m", "vimesync", "sop", "record", "precommit", "--timeout", "30"],
         cwd=demo.downstream,
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert done.returncode == 2 and time.monotonic() - started < 90, done.stderr
-    assert done.stderr.strip() == "error: pre-commit stopped: it took more than 20 s (--timeout 20)"
+    assert done.returncode == 1 and time.monotonic() - started < 90, done.stderr
+    assert (
+        done.stderr.strip()
+        == "error: pre-commit stopped: it took more than 30 s (--timeout 30); nothing recorded"
+    )
     found = [int(p) for p in pids.read_text().split()]
     assert len(found) == 2
     assert [p for p in found if _alive(p)] == []  # at once: nothing to wait for
     assert not (demo.downstream / "sop/records").exists()
 
 
-@pytest.mark.parametrize(("hang", "code"), [(0, 0), (300, 2)])
+@pytest.mark.parametrize(("hang", "code"), [(0, 0), (300, 1)])
 def test_what_a_test_left_outside_its_group_ends_with_regress(tmp_path: Path, hang: int, code: int) -> None:
     """Normal end and timeout: the sleepers a real test left in sessions of their own (one per
     side) are gone once ``vimesync sop regress`` has returned."""

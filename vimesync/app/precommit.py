@@ -25,7 +25,7 @@ from vimesync.app.toolruns import (
     refuse_untrusted,
 )
 from vimesync.app.workspace import Workspace
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, JobStopped
 from vimesync.text import plural
 
 DEFAULT_TIMEOUT = 600.0
@@ -97,7 +97,7 @@ def record_precommit(
                 run = run_tool(argv, cwd=tree, timeout=timeout, env=env)
     text = run.output.decode("utf-8", "replace")
     if run.code is None:
-        raise BadInput(f"pre-commit stopped: it {run.stopped} (--timeout {timeout:g})")
+        raise JobStopped(f"pre-commit stopped: it {run.stopped} (--timeout {timeout:g}); nothing recorded")
     hooks = parse_output(text)
     if run.code not in (0, 1) or (run.code == 1 and not hooks):
         why = excerpt(last_line(run.output), 160)

@@ -32,7 +32,7 @@ from vimesync.app.toolruns import (
     refuse_untrusted,
 )
 from vimesync.app.workspace import Workspace
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, JobStopped
 from vimesync.text import plural
 
 MAX_TESTS = 200
@@ -247,7 +247,9 @@ def _tool(run: _RegressRun, argv: list[str]) -> tuple[int, bytes]:
     env = {k: v for k, v in tool_env({"PYTHONDONTWRITEBYTECODE": "1"}).items() if k != "PYTEST_ADDOPTS"}
     done = run_tool(argv, cwd=run.tree, timeout=run.timeout, env=env, max_output=None)
     if done.code is None:
-        raise BadInput(f"{run.what} stopped: it {done.stopped} (--timeout {run.timeout:g})")
+        raise JobStopped(
+            f"{run.what} stopped: it {done.stopped} (--timeout {run.timeout:g}); nothing recorded"
+        )
     return done.code, done.output
 
 

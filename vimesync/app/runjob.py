@@ -31,7 +31,7 @@ from vimesync.app.recordchecks import refuse_modified, replaced_record
 from vimesync.app.result import Kind
 from vimesync.app.toolruns import check_timeout, records_text, refuse_changed_records, refuse_untrusted
 from vimesync.app.workspace import Workspace
-from vimesync.errors import BadInput, VimesyncError
+from vimesync.errors import BadInput, JobStopped
 from vimesync.sop.measured import MAX_ARGS, MAX_RUNS, Attempt, Expectation, Measured, MeasuredImage
 from vimesync.sop.results import MAX_NOTE, AnyRecord, RunRecord, check_figures, check_name, now, one_line
 
@@ -41,12 +41,6 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 24 * 3600.0
 MAX_RETRIES = 10
 Tee = Callable[[bytes], None]
-
-
-class JobStopped(VimesyncError):
-    """We stopped the job (its deadline): nothing recorded, exit 1."""
-
-    exit_code = 1
 
 
 @dataclass(frozen=True)
