@@ -156,19 +156,19 @@ def test_a_run_in_a_recorded_image_says_so_in_validation(
     assert run(capsys, "sop", "record", "image", "--arch", "amd64", "--digest", D1)[0] == 0
     code, out, err = run(capsys, *RECORD, "true")
     assert code == 0, err
-    assert "in image ghcr.io/acme/slime:v7@sha256:abababab, measured, the recorded amd64 image" in out
+    said = ", as /run/.containerenv declares it, the recorded amd64 image"
+    assert "in image ghcr.io/acme/slime:v7@sha256:abababab" + said in out
     (rec,) = _runs(demo)
     assert rec.measured is not None and rec.measured.image is not None
     assert rec.measured.image.facts.digest == D1 and rec.measured.image.arch == "amd64"
     md = run(capsys, "report", "--baseline", demo.baseline)[1]
-    assert "in image `ghcr.io/acme/slime:v7@sha256:abababab`, measured, the recorded amd64 image" in md
+    assert "in image `ghcr.io/acme/slime:v7@sha256:abababab`" + said in md
     # another digest, declared by the job's setup: measured, and not one the records hold
     monkeypatch.setenv(IMAGE_ENV, f"ghcr.io/acme/slime:v8@{D2}")
     assert run(capsys, *RECORD[:-1], "--again", "--", "true")[0] == 0
     md = run(capsys, "report", "--baseline", demo.baseline)[1]
-    assert (
-        "in image `ghcr.io/acme/slime:v8@sha256:cdcdcdcd`, measured, not an image recorded at the head" in md
-    )
+    said = ", as VIMESYNC\\_IMAGE declares it, not an image recorded at the head"
+    assert "in image `ghcr.io/acme/slime:v8@sha256:cdcdcdcd`" + said in md
 
 
 def test_without_image_records_the_image_is_measured_only(
@@ -178,7 +178,8 @@ def test_without_image_records_the_image_is_measured_only(
     _containerenv(tmp_path, _podman("docker.io/library/fedora:40"))
     assert run(capsys, *RECORD, "true")[0] == 0
     md = run(capsys, "report", "--baseline", demo.baseline)[1]
-    assert f"in image `docker.io/library/fedora:40 (image id sha256:{ID[:8]})`, measured." in md
+    image = f"`docker.io/library/fedora:40 (image id sha256:{ID[:8]})`"
+    assert f"in image {image}, as /run/.containerenv declares it." in md
 
 
 def test_a_hostile_declaration_still_runs_the_job_and_says_so_once(

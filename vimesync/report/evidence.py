@@ -114,19 +114,20 @@ def run_facts(r: RunRecord) -> str:
 
 
 def measured_image(r: RunRecord) -> tuple[str, str]:
-    """The image a run was measured in, plain: (``registry/x:1@sha256:abcd1234``, what the records
-    say of it: ``, the recorded amd64 image`` or ``, not an image recorded at the head``); ("", "")
-    when none was declared. The caller escapes both and writes ``in image X, measured`` + the
-    second."""
+    """The image a run was measured in, plain: (``registry/x:1@sha256:abcd1234``, who declared it
+    and what the records say of it: ``, as VIMESYNC_IMAGE declares it, the recorded amd64 image``
+    or ``…, not an image recorded at the head``); ("", "") when none was declared. vimesync reads
+    the declaration, it does not pull the image: the phrase says whose word it is. The caller
+    escapes both and writes ``in image X`` + the second."""
     from vimesync.sop.imagefacts import image_phrase
 
     image = r.measured.image if r.measured is not None else None
     if image is None:
         return "", ""
     f = image.facts
-    if not image.checked:
-        return image_phrase(f.ref, f.digest, f.id), ""
-    said = f", the recorded {image.arch} image" if image.arch else ", not an image recorded at the head"
+    said = f", as {f.source or 'the container'} declares it"
+    if image.checked:
+        said += f", the recorded {image.arch} image" if image.arch else ", not an image recorded at the head"
     return image_phrase(f.ref, f.digest, f.id), said
 
 
@@ -146,7 +147,7 @@ def describe_record(rec: AnyRecord) -> str:
     shown = f" ({', '.join(extra)})" if extra else ""
     if rec.measured is not None:
         image, said = measured_image(rec)
-        in_image = f", in image {image}, measured{said}" if image else ""
+        in_image = f", in image {image}{said}" if image else ""
         return f"{run_phrase(rec)}, measured on {rec.measured.host}{shown}{in_image}"
     return run_phrase(rec) + (f" on {rec.host}" if rec.host else "") + shown + ", typed"
 

@@ -83,7 +83,7 @@ def _run_line(r: RunRecord, label: str = "") -> str:
         facts = run_facts(r)
         line += f" ({escape(facts)})" if facts else ""
         image, said = measured_image(r)
-        line += f", in image {code(image)}, measured{escape(said)}" if image else ""
+        line += f", in image {code(image)}{escape(said)}" if image else ""
         if m.tests is not None:
             passed, failed, errors, skipped = m.tests
             line += "; JUnit: " + tests_phrase(TestRecord("", "", passed, failed, errors, skipped))
