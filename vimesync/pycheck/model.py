@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -16,20 +16,26 @@ class StatKey(NamedTuple):
     inode: int
 
 
-@dataclass(frozen=True)
-class PyFile:
+class PyFile(NamedTuple):
     """One file offered to the parser. Its bytes come from ``data``, else ``file`` (read from disk),
     else the loader given to ``parse_tree`` (e.g. a git source's blob stream). ``oid``, when known,
     is the git blob id of the content: the cache key, so a cache hit needs no read at all.
     ``stat``, for a ``file`` in a tree that stays where it is (a user's folder, not a scratch copy),
-    is its lstat key when listed: with the cache's record of it, an unchanged file is not read."""
+    is its lstat key when listed: with the cache's record of it, an unchanged file is not read.
+
+    A NamedTuple, as StatKey: a check lists thousands, and a frozen dataclass costs three times as
+    much to make."""
 
     path: str  # relative to the tree root, "/"-separated
     size: int = -1  # bytes, -1 when unknown
     oid: str | None = None
-    data: bytes | None = field(default=None, repr=False)
+    data: bytes | None = None
     file: str | Path | None = None  # a str is cheaper to make, thousands of times
     stat: StatKey | None = None
+
+    def __repr__(self) -> str:  # never the bytes: a failing test would print megabytes
+        held = f", data=<{len(self.data)} bytes>" if self.data is not None else ""
+        return f"PyFile({self.path!r}, size={self.size}, oid={self.oid!r}{held}, file={self.file!r})"
 
 
 @dataclass(frozen=True)
