@@ -95,3 +95,29 @@ def test_a_sync_that_could_not_run_is_said_in_fixed_words() -> None:
     assert len(set(said)) == 4 and not any("alice" in s for s in said)
     board = Board("Slime", "main", PIN, TIP, None, None, failed=said[0])
     assert "**The sync could not run**: a configuration file" in dashboard(board)
+
+
+def test_a_decision_cut_short_keeps_its_ellipsis() -> None:
+    from vimesync.bot.model import BotPlan
+    from vimesync.bot.text import bot_block
+
+    cut = "7 paths need review (7 unreviewed, 0 stale): a b c d e ..."
+    block = bot_block(
+        BotPlan(BotCase.OPEN, branch="sync/x"), TIP, stopped=("audit", cut, None), pending=(), bring_in=""
+    )
+    assert "c d e ..." in block  # the sync listed 5 of 7: the "..." says so (it was stripped)
+    whole = bot_block(
+        BotPlan(BotCase.OPEN), TIP, stopped=("carry", "a conflict in a.py.", None), pending=(), bring_in=""
+    )
+    assert "a conflict in a.py." in whole and "a.py.." not in whole
+
+
+def test_a_held_pr_is_not_said_to_name_its_decision() -> None:
+    """The maintainers pushed to the PR's branch (often to resolve the stop): the dashboard must not
+    send them to the PR for a decision and a next command the held PR no longer shows."""
+    held = dashboard(Board("Slime", "main", PIN, TIP, pull(OTHER), "audit", held=True))
+    line = next(ln for ln in held.splitlines() if ln.startswith("#7 "))
+    assert "the PR says the decision" not in line and "commits the bot did not push" in line
+    assert "stopped at **audit**" in line
+    own = dashboard(Board("Slime", "main", PIN, TIP, pull(PUSHED), "audit"))
+    assert "the PR says the decision and the next command" in own

@@ -97,6 +97,7 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     held = mark.tip if mark is not None else o.tip
     news = _news(ws, pr_head, default_sync_name(o.pin, held))
     news |= _left(plan, o, remote) | {"failed": None if failed is None else text.could_not_run(failed)}
+    news["held"] = plan.case is BotCase.HOLD
     dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, news, writes)
     if failed is not None:
         raise failed  # exit 2, as the sync itself says it; the dashboard already shows it

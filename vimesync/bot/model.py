@@ -144,3 +144,4 @@ class Board:
     merged_unchecked: str | None = None  # why the engine PRs were not (all) asked about
     stale: tuple[StaleRecord, ...] = ()
     stale_unread: str | None = None  # why the sync PR's records say nothing (no PR, no records)
+    held: bool = False  # the PR's branch has commits the bot did not push

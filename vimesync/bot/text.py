@@ -93,8 +93,10 @@ def bot_block(
         stopped is not None and plan.case is not BotCase.HOLD
     ):  # held: the maintainer's branch, not the bot's stop
         step, decision, next_ = stopped
-        said = (decision or "the report below says which gate").rstrip(".")
-        lines.append(f"The sync stopped at **{step}**: {escape(said)}.")
+        said = decision or "the report below says which gate"
+        # one full stop; a list the sync cut short keeps its "..." (else it reads as complete)
+        said += "" if said.endswith(".") else "."
+        lines.append(f"The sync stopped at **{step}**: {escape(said)}")
         if next_:
             lines.append(f"Next: {code(next_)}")
     if plan.case is BotCase.HOLD and pending:
@@ -179,11 +181,14 @@ def dashboard(b: Board) -> str:
     elif b.pull is None:
         lines.append("None open.")
     else:
-        where = (
-            f"stopped at **{b.stopped}** (the PR says the decision and the next command)"
-            if b.stopped
-            else "every gate it checks holds"
-        )
+        if b.held:  # the maintainers' branch now: what the bot's last sync said of it is theirs to judge
+            where = "has commits the bot did not push, so the bot leaves it to the maintainers" + (
+                f" (the bot's last sync of it stopped at **{b.stopped}**)" if b.stopped else ""
+            )
+        elif b.stopped:
+            where = f"stopped at **{b.stopped}** (the PR says the decision and the next command)"
+        else:
+            where = "every gate it checks holds"
         lines.append(f"#{b.pull.number} ({code(b.pull.head_ref)}): {where}.")
     lines += ["", "## Upstream PRs pending (not in the sync PR)"]
     lines += pending_lines(b.pending) or ["None."]
