@@ -73,8 +73,15 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
             mark, stopped = BotMark(outcome.head, o.tip), outcome.stopped
     since = mark.tip if mark is not None and (pull is not None or pushed) else None
     carried = frozenset[int]()
-    if plan.case is BotCase.HOLD and pull is not None:  # what the maintainer brought in is not pending
-        carried = carried_on(checkout, o.base, pull.head_sha, upstreamsteps.upstream_repo(ws))
+    repo = upstreamsteps.upstream_repo(ws)
+    held = plan.case is BotCase.HOLD and pull is not None
+    if held:  # what the maintainer brought in is not pending
+        assert pull is not None
+        carried = carried_on(checkout, o.base, pull.head_sha, repo)
+    elif stopped == "carry" and since is not None and mark is not None:
+        carried = carried_on(checkout, o.base, mark.pushed, repo)
+    if stopped == "carry" and since is not None:
+        since = None  # the carry stopped part-way: the head holds what its commits carry, not its tip
     pending = pending_prs(ws.require_upstream(), seen.walk, since, carried)
     # the report's own title, as report --publish sets it ("partly: K of N ..." when PRs are missing)
     fallback = f"[Sync] {upstreamsteps.upstream_name(ws)} through {o.tip[:8]}"
