@@ -18,6 +18,7 @@ from vimesync.app.flags import OutputFlags
 from vimesync.app.syncresult import SyncMode, SyncResult, SyncRunRequest
 from vimesync.app.syncsteps import sh
 from vimesync.app.workspace import Workspace
+from vimesync.audit.ledger import LEDGER_DIR
 from vimesync.audit.syncname import default_sync_name
 from vimesync.bot import text
 from vimesync.bot.model import (
@@ -74,9 +75,7 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     since = mark.tip if mark is not None and (pull is not None or pushed) else None
     carried = frozenset[int]()
     repo = upstreamsteps.upstream_repo(ws)
-    held = plan.case is BotCase.HOLD and pull is not None
-    if held:  # what the maintainer brought in is not pending
-        assert pull is not None
+    if plan.case is BotCase.HOLD and pull is not None:  # what the maintainer brought in is not pending
         carried = carried_on(checkout, o.base, pull.head_sha, repo)
     elif stopped == "carry" and since is not None and mark is not None:
         carried = carried_on(checkout, o.base, mark.pushed, repo)
@@ -241,9 +240,15 @@ def _outcome(result: SyncResult, head: str | None, base: str, branch: str, workt
 
     next_ = None
     if result.stopped is not None:
+        # the review ledger the audit's decision writes is pushed with the branch, or the PR's
+        # head is not what was reviewed (a commit of only ledgers keeps the evidence head)
+        ledger = ""
+        if result.stopped == "audit":
+            add, commit = sh("git", "add", LEDGER_DIR), sh("git", "commit", "-m", "Record the audit reviews")
+            ledger = f"; then in <the sync's worktree>: {add} && {commit}"
         next_ = (
             f"in a checkout of {base}: {sh('vimesync', 'sync', '--branch', branch)}, then"
-            f" {theirs(result.next) or 'decide as it says'}; then"
+            f" {theirs(result.next) or 'decide as it says'}{ledger}; then"
             f" {sh('git', 'push', '--force-with-lease', 'origin', branch)}"
         )
     steps = tuple((s.name, s.ok, s.figure) for s in result.steps)

@@ -1,0 +1,63 @@
+"""A draft PR's Next command, run as a maintainer would (issue 32): the sync stopped at the audit,
+the maintainer follows the command word for word in a clone of the fork, and the branch they push
+holds their review (the ledger), so the PR's head is what they reviewed."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import pytest
+
+from tests.bot.test_bot_draft import passing
+from tests.builders.botrun import bot, maintainer_push
+from tests.builders.pair import cli
+from vimesync import git
+
+pytestmark = pytest.mark.slow  # real syncs in real repositories
+
+FILE = {"GIT_ALLOW_PROTOCOL": "file"}
+OURS = "# vime keeps a note here\n\n\n\n\ndef f():\n    return 1\n"  # apart from upstream's change
+
+
+def test_following_an_audit_stops_next_pushes_the_review(fork, capsys) -> None:
+    pair, fake = fork
+    passing(pair)
+    pair.down.commit("main's note in util.py", {"vime/util.py": OURS})
+    maintainer_push(pair.down.path, "main")
+    code, doc, err = bot(capsys, pair)
+    assert code == 0 and doc["sync"]["stopped"] == "audit", err
+    pull = fake.open_pull()
+    assert pull["draft"] is True
+    (line,) = [ln for ln in pull["body"].splitlines() if ln.startswith("Next: ")]
+    steps = re.split(r", then |; then | && ", line.split("`", 1)[1].rsplit("`", 1)[0])
+    clone = pair.root / "maint"
+    git.run(pair.root, ["clone", "-q", "-b", "main", str(fake.remote), str(clone)], env=FILE)
+    ident = {
+        "GIT_AUTHOR_NAME": "m",
+        "GIT_AUTHOR_EMAIL": "m@x",
+        "GIT_COMMITTER_NAME": "m",
+        "GIT_COMMITTER_EMAIL": "m@x",
+        **FILE,
+    }
+    where = {
+        "a checkout of main": clone,
+        "<the sync's worktree>": clone.parent / f"maint.{doc['branch'].replace('/', '-')}",
+    }
+    cwd = clone
+    for step in steps:
+        found = re.match(r"in (a checkout of main|<the sync's worktree>): (.*)", step)
+        if found:
+            cwd, step = where[found[1]], found[2]
+        words = shlex.split(step.replace("NAME", "maint"))
+        if words[0] == "git":
+            git.run(cwd, words[1:], env=ident)
+        else:
+            assert words[0] == "vimesync", step
+            code, out, err = cli(capsys, *words[1:], cwd=cwd)
+            assert code == 0 or words[1:3] == ["sync", "--branch"], (step, out, err)
+    head = fake.head_of(doc["branch"])
+    assert head is not None and head != doc["sync"]["head"]
+    # the pushed head holds the review the maintainer made (today: left untracked in the worktree)
+    files = git.run(fake.remote, ["ls-tree", "-r", "--name-only", head, "sop/reviews"]).decode().split()
+    assert len(files) == 1 and files[0].endswith(".toml")
