@@ -121,3 +121,18 @@ def test_a_held_pr_is_not_said_to_name_its_decision() -> None:
     assert "stopped at **audit**" in line
     own = dashboard(Board("Slime", "main", PIN, TIP, pull(PUSHED), "audit"))
     assert "the PR says the decision and the next command" in own
+
+
+def test_a_run_that_could_not_observe_is_said_in_fixed_words() -> None:
+    from vimesync.bot.text import could_not_observe
+    from vimesync.errors import BadInput, ConfigError, GitError
+
+    planted = "@alice closes #1 <!-- vimesync:dashboard -->"
+    said = [
+        could_not_observe(e) for e in (ConfigError(planted, planted), GitError(planted), BadInput(planted))
+    ]
+    assert len(set(said)) == 3 and not any("alice" in s for s in said)
+    text = dashboard(Board(planted, "main", "", "", pull(PUSHED), "audit", blind=said[0]))
+    assert "**The run could not observe**: a configuration file" in text
+    assert "closes #1" not in text and text.count("<!-- vimesync:dashboard -->") == 1
+    assert "#7 (`sync/bbbbbbbb`): left as it is" in text

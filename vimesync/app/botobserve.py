@@ -14,7 +14,7 @@ from vimesync.app.workspace import Workspace
 from vimesync.bot.model import BRANCH_PREFIX, LABEL, BotMark, Declined, Observed, PendingPR
 from vimesync.bot.text import read_mark
 from vimesync.carry.gitops import main_repository
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, GitHubError
 from vimesync.github import GitHubClient, LabelledItem, OpenPull
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, WalkResult
 
@@ -27,17 +27,21 @@ class Seen:
     walk: WalkResult | None
     items: list[LabelledItem] = field(default_factory=list)  # the run's one listing
     stopped: str | None = None  # where the PR's last sync stopped (its state line)
+    blind: BadInput | None = None  # the upstream could not be observed (the walk before the listing)
 
 
 def observe(ws: Workspace, client: GitHubClient, base: str, remote: str) -> Seen:
     """The upstream tip, the pin, the walk between them, the bot's open PR (one listing, one GET);
     with none open, its PR for this tip closed unmerged, or else where ``sync/<tip8>`` is."""
-    upstream = ws.require_upstream()
-    rng = ws.upstream_range
-    if rng.base is None:
-        raise BadInput("the default branch has no upstream pin: nothing to sync from", hint="vimesync init")
-    pin, tip = git.resolve(upstream, rng.base), git.resolve(upstream, rng.tip)
-    walk = upstreamsteps.walk(ws) if pin != tip else None
+    try:
+        pin, tip, walk = _upstream(ws)
+    except BadInput as exc:  # the dashboard says the run could not observe, if the listing can be made
+        try:
+            items = client.labelled(LABEL)
+            pull, mark, stopped = _bot_pull(client, items, base)
+        except GitHubError:
+            raise exc from None
+        return Seen(Observed(base, "", "", pull, mark), None, items, stopped, blind=exc)
     items = client.labelled(LABEL)
     marks = [(i, m[0]) for i in items if i.is_pull and (m := read_mark(i.body)) is not None]
     pull, mark, stopped = _bot_pull(client, items, base)
@@ -61,6 +65,16 @@ def observe(ws: Workspace, client: GitHubClient, base: str, remote: str) -> Seen
         bot_pushed=frozenset(m.pushed for i, m in marks if not i.open),
     )
     return Seen(observed, walk, items, stopped)
+
+
+def _upstream(ws: Workspace) -> tuple[str, str, WalkResult | None]:
+    """The upstream pin and tip, and the walk between them (None: nothing between)."""
+    upstream = ws.require_upstream()
+    rng = ws.upstream_range
+    if rng.base is None:
+        raise BadInput("the default branch has no upstream pin: nothing to sync from", hint="vimesync init")
+    pin, tip = git.resolve(upstream, rng.base), git.resolve(upstream, rng.tip)
+    return pin, tip, upstreamsteps.walk(ws) if pin != tip else None
 
 
 def _bot_pull(

@@ -320,7 +320,31 @@ def _write_dashboard(
         unpushed=unpushed,
         **news,
     )
-    body = text.dashboard(board)
+    return _put_dashboard(client, seen, text.dashboard(board), writes)
+
+
+def report_blind(ws: Workspace, client: GitHubClient, seen: Seen, error: BadInput) -> None:
+    """The run could not observe the upstream: the dashboard says so (fixed words), and shows the
+    sync PR as the listing has it; nothing else is written."""
+    o = seen.observed
+    try:
+        name = upstreamsteps.upstream_name(ws)
+    except BadInput:
+        name = "The upstream"
+    board = Board(
+        upstream=name,
+        base=o.base,
+        pin="",
+        tip="",
+        pull=o.pull,
+        stopped=seen.stopped,
+        blind=text.could_not_observe(error),
+    )
+    _put_dashboard(client, seen, text.dashboard(board), [])
+
+
+def _put_dashboard(client: GitHubClient, seen: Seen, body: str, writes: list[str]) -> str | None:
+    """Open the dashboard, or edit it when its text changed; its address."""
     found = [
         i
         for i in seen.items

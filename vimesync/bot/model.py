@@ -145,3 +145,4 @@ class Board:
     stale: tuple[StaleRecord, ...] = ()
     stale_unread: str | None = None  # why the sync PR's records say nothing (no PR, no records)
     held: bool = False  # the PR's branch has commits the bot did not push
+    blind: str | None = None  # the run could not observe the upstream: why, in the bot's fixed words

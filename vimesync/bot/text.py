@@ -145,9 +145,38 @@ def could_not_run(error: BaseException) -> str:
     return next((words for kind, words in _COULD_NOT_RUN if isinstance(error, kind)), "the sync failed")
 
 
+# Why a run could not observe the upstream (the walk before the listing), by the error's class.
+_COULD_NOT_OBSERVE: tuple[tuple[type[BadInput], str], ...] = (
+    (ConfigError, "a configuration file (vimesync.toml, a pin or the policy) was refused"),
+    (GitError, "the upstream does not have a commit the checkout names, or git failed on it"),
+    (BadInput, "the upstream, its pin or its branch is missing or refused"),
+)
+
+
+def could_not_observe(error: BaseException) -> str:
+    """The dashboard's words for a run that could not observe: a fixed phrase per error class."""
+    return next((words for kind, words in _COULD_NOT_OBSERVE if isinstance(error, kind)), "the walk failed")
+
+
+def blind_dashboard(b: Board) -> str:
+    """The dashboard of a run that could not observe: that, and the sync PR as it is."""
+    lines = [f"# {TITLE}", "", f"{escape(b.upstream)} and {code(b.base)}: not observed this run."]
+    why = f"`vimesync walk` in a checkout of {code(b.base)} says why"
+    lines += ["", f"**The run could not observe**: {escape(b.blind or '')}. {why}."]
+    lines += ["", "## The sync PR"]
+    if b.pull is None:
+        lines.append("None open.")
+    else:
+        lines.append(f"#{b.pull.number} ({code(b.pull.head_ref)}): left as it is until a run can observe.")
+    text = finish_markdown("\n".join(lines))
+    return f"{DASHBOARD}\n{text}\n"
+
+
 def dashboard(b: Board) -> str:
     """The dashboard issue's description: the same board gives the same text (it is edited only
     when the text changed)."""
+    if b.blind is not None:
+        return blind_dashboard(b)
     lines = [f"# {TITLE}", ""]
     lines.append(
         f"{escape(b.upstream)} is at {code(b.tip[:8])}; {code(b.base)} holds {code(b.pin[:8])}"
