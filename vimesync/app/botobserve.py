@@ -27,6 +27,7 @@ class Seen:
     walk: WalkResult | None
     items: list[LabelledItem] = field(default_factory=list)  # the run's one listing
     stopped: str | None = None  # where the PR's last sync stopped (its state line)
+    unlabelled: bool = False  # the open PR was found by its branch: it lacks the bot's label
     blind: BadInput | None = None  # the upstream could not be observed (the walk before the listing)
 
 
@@ -53,6 +54,11 @@ def observe(ws: Workspace, client: GitHubClient, base: str, remote: str) -> Seen
         else:
             checkout, token = main_repository(ws.require_downstream()), ws.settings.github.token
             branch_at = git.remote_head(checkout, remote, f"{BRANCH_PREFIX}{tip[:8]}", token=token)
+    pushed = frozenset(m.pushed for i, m in marks if not i.open)
+    unlabelled = False
+    if branch_at is not None and branch_at not in pushed:  # a PR the listing lacks (its label refused)?
+        pull, mark, stopped = _unlabelled_pull(client, f"{BRANCH_PREFIX}{tip[:8]}", base)
+        unlabelled, branch_at = pull is not None, None if pull is not None else branch_at
     observed = Observed(
         base=base,
         pin=pin,
@@ -62,9 +68,21 @@ def observe(ws: Workspace, client: GitHubClient, base: str, remote: str) -> Seen
         declined=declined,
         branch_at=branch_at,
         # closed PRs only: an open PR's branch is in use (another base's bot may have it open)
-        bot_pushed=frozenset(m.pushed for i, m in marks if not i.open),
+        bot_pushed=pushed,
     )
-    return Seen(observed, walk, items, stopped)
+    return Seen(observed, walk, items, stopped, unlabelled=unlabelled)
+
+
+def _unlabelled_pull(
+    client: GitHubClient, branch: str, base: str
+) -> tuple[OpenPull | None, BotMark | None, str | None]:
+    """The open PR of ``branch`` into ``base`` whose description holds the bot's state line: one
+    the bot opened when adding its label was refused (the listing, by label, lacks it)."""
+    pull = client.pull_of_branch(branch)
+    found = read_mark(pull.body) if pull is not None and pull.base_ref == base else None
+    if pull is None or found is None:
+        return None, None, None
+    return pull, found[0], found[1]
 
 
 def _upstream(ws: Workspace) -> tuple[str, str, WalkResult | None]:

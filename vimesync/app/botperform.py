@@ -94,6 +94,9 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
             if plan.case is BotCase.OPEN and plan.lease == "" and pushed == "pushed" and not opened:
                 _undo_push(ws, checkout, remote, plan, mark.pushed)
             raise
+    if seen.unlabelled and pull is not None:  # found by its branch: an earlier run's label was refused
+        client.add_labels(pull.number, [LABEL])
+        writes.append(f"labelled #{pull.number} {LABEL}")
     if plan.case is BotCase.FOLLOW and pushed and pull is not None:
         _set_draft(client, pull, outcome is not None and outcome.stopped is not None, writes)
     unpushed = None
@@ -284,8 +287,9 @@ def _write_pull(
         number, url = client.create_pull(
             head=plan.branch, base=base, title=title, body=body, draft=stop is not None
         )
-        client.add_labels(number, [LABEL])
-        writes += [f"opened #{number}" + (" (a draft)" if stop else ""), f"labelled #{number} {LABEL}"]
+        writes.append(f"opened #{number}" + (" (a draft)" if stop else ""))  # it stays, labelled or not
+        client.add_labels(number, [LABEL])  # refused: the next run finds the PR by its branch
+        writes.append(f"labelled #{number} {LABEL}")
         return OpenPull(number, plan.branch, mark.pushed, base, body, title, stop is not None, url, (LABEL,))
     assert pull is not None
     body = text.pull_body(pull.body, block, state, report)
