@@ -35,12 +35,13 @@ def pull(head: str) -> OpenPull:
             None,
         ),
         (Observed("main", PIN, PIN, declined=Declined(7, PIN)), BotCase.UP_TO_DATE, None),
+        (Observed("main", PIN, TIP, branch_at=OTHER, branch_is_sync=True), BotCase.ADOPT, None),
     ],
 )
 def test_the_plan_of_each_case(seen: Observed, case: BotCase, lease: str | None) -> None:
     p = plan(seen)
     assert p.case is case and p.lease == lease
-    if case in (BotCase.OPEN, BotCase.DECLINED, BotCase.STALE_BRANCH):
+    if case in (BotCase.OPEN, BotCase.DECLINED, BotCase.STALE_BRANCH, BotCase.ADOPT):
         assert p.branch == f"sync/{TIP[:8]}" and not (p.syncs and case is not BotCase.OPEN)
     if case is BotCase.FOLLOW:
         assert p.branch == seen.pull.head_ref and p.since == TIP  # type: ignore[union-attr]

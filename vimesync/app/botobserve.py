@@ -59,6 +59,15 @@ def observe(ws: Workspace, client: GitHubClient, base: str, remote: str) -> Seen
     if branch_at is not None and branch_at not in pushed:  # a PR the listing lacks (its label refused)?
         pull, mark, stopped = _unlabelled_pull(client, f"{BRANCH_PREFIX}{tip[:8]}", base)
         unlabelled, branch_at = pull is not None, None if pull is not None else branch_at
+    is_sync = False
+    if branch_at is not None:  # the maintainers' sync of this tip: beyond the default branch, carrying PRs
+        checkout = ws.require_downstream()
+        at_base = git.resolve(checkout, base)
+        is_sync = (
+            branch_at != at_base
+            and git.is_ancestor(checkout, at_base, branch_at)
+            and bool(carried_on(checkout, at_base, branch_at, upstreamsteps.upstream_repo(ws)))
+        )
     observed = Observed(
         base=base,
         pin=pin,
@@ -69,6 +78,7 @@ def observe(ws: Workspace, client: GitHubClient, base: str, remote: str) -> Seen
         branch_at=branch_at,
         # closed PRs only: an open PR's branch is in use (another base's bot may have it open)
         bot_pushed=pushed,
+        branch_is_sync=is_sync,
     )
     return Seen(observed, walk, items, stopped, unlabelled=unlabelled)
 

@@ -99,6 +99,11 @@ def bot_block(
         lines.append(f"The sync stopped at **{step}**: {escape(said)}")
         if next_:
             lines.append(f"Next: {code(next_)}")
+    if plan.case is BotCase.ADOPT:
+        lines.append(
+            "This branch has commits the bot did not push (a maintainer's sync, pushed after the"
+            " bot's stopped with nothing to push): the bot opened its PR and never pushes to it."
+        )
     if plan.case is BotCase.HOLD and pending:
         lines += [
             "",
