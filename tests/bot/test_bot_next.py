@@ -117,6 +117,9 @@ def test_a_branch_pushed_after_a_stop_with_nothing_to_push_gets_its_pr(fork, cap
     pull = fake.open_pull()
     assert pull["head"] == branch and pull["draft"] is False and fake.head_of(branch) == theirs
     assert "commits the bot did not push" in pull["body"] and "--delete" not in fake.dashboard()["body"]
+    writes = len(fake.writes)
+    code, doc, err = bot(capsys, pair)  # nothing new: held now, and nothing to write
+    assert code == 0 and doc["case"] == "hold" and doc["writes"] == [] and len(fake.writes) == writes, err
     pair.up.commit("Add g (#6)", {"slime/g.py": "from slime import x\n"})
     code, doc, err = bot(capsys, pair)
     assert code == 0 and doc["case"] == "hold" and fake.head_of(branch) == theirs, err

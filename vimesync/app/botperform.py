@@ -122,8 +122,8 @@ def _pending(
     head = None
     if plan.case is BotCase.HOLD and pull is not None:  # what the maintainer brought in is not pending
         head = pull.head_sha
-    elif plan.case is BotCase.ADOPT:
-        head, since = o.branch_at, None
+    elif plan.case is BotCase.ADOPT:  # as the held runs after it will read it: the tip, less the trailers
+        head, since = o.branch_at, o.tip
     elif stopped == "carry" and since is not None and mark is not None:
         head = mark.pushed
     if stopped == "carry":

@@ -36,7 +36,7 @@ def plan(seen: Observed) -> BotPlan:
             return BotPlan(BotCase.OPEN, branch=branch, lease=seen.branch_at, why=why)
         if seen.branch_is_sync:
             why = f"{branch} holds {seen.base} and commits the bot did not push, with no PR: its PR is opened"
-            return BotPlan(BotCase.ADOPT, branch=branch, why=why)
+            return BotPlan(BotCase.ADOPT, branch=branch, since=seen.tip, why=why)
         why = f"{branch} exists with no sync PR and not as the bot pushed it: left alone"
         return BotPlan(BotCase.STALE_BRANCH, branch=branch, why=why)
     since = mark.tip if mark is not None else None

@@ -99,16 +99,12 @@ def bot_block(
         lines.append(f"The sync stopped at **{step}**: {escape(said)}")
         if next_:
             lines.append(f"Next: {code(next_)}")
-    if plan.case is BotCase.ADOPT:
-        lines.append(
-            "This branch has commits the bot did not push (a maintainer's sync, pushed after the"
-            " bot's stopped with nothing to push): the bot opened its PR and never pushes to it."
-        )
-    if plan.case is BotCase.HOLD and pending:
+    if plan.case in (BotCase.HOLD, BotCase.ADOPT):  # the same words both: a held run rewrites nothing
+        lines.append("This branch has commits the bot did not push: it is the maintainers', never pushed to.")
+    if plan.case in (BotCase.HOLD, BotCase.ADOPT) and pending:
         lines += [
             "",
-            f"Upstream moved past {code((plan.since or '')[:8])}; this branch has commits the bot"
-            " did not push, so it is left alone. Pending upstream PRs:",
+            f"Upstream moved past {code((plan.since or '')[:8])}. Pending upstream PRs:",
             *pending_lines(pending),
         ]
         lines.append(f"Bring them in: {code(bring_in)}")
