@@ -9,8 +9,7 @@ import shlex
 
 import pytest
 
-from tests.bot.test_bot_draft import passing
-from tests.builders.botrun import bot, maintainer_push
+from tests.builders.botrun import bot, maintainer_push, passing
 from tests.builders.pair import cli
 from vimesync import git
 

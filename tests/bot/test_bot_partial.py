@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bot.test_bot_draft import DIVERGED, main_sets_a, passing
-from tests.builders.botrun import bot
+from tests.builders.botrun import DIVERGED, bot, main_sets_a, passing
 
 pytestmark = pytest.mark.slow  # real syncs in real repositories
 
