@@ -149,3 +149,23 @@ def test_a_pr_that_could_not_be_opened_leaves_no_branch_behind(fork, capsys) -> 
     code, doc, err = bot(capsys, pair)
     assert code == 0 and doc["case"] == "open" and doc["pushed"] == "pushed", err
     assert fake.open_pull()["head"] == branch
+
+
+def test_a_pr_whose_label_failed_is_found_again_and_labelled(fork, capsys) -> None:
+    """The PR was opened, adding its label was refused: the PR and its branch stay (undoing would
+    open a new PR every run while the label keeps failing), the run exits 2, and the next run
+    finds the PR by its branch (one GET, only when the branch has no PR the listing knows),
+    labels it and keeps it: no second PR."""
+    pair, fake = fork
+    fake.fail[("POST", "/issues/1/labels")] = 422
+    code, out, err = cli(capsys, "bot", "--repo", "vime-org/vime", cwd=pair.down.path)
+    assert code == 2 and "Traceback" not in err
+    branch = f"sync/{pair.tip[:8]}"
+    assert fake.head_of(branch) is not None and list(fake.pulls) == [1] and fake.pulls[1]["labels"] == []
+    code, doc, err = bot(capsys, pair)
+    assert code == 0 and doc["case"] == "current", err  # today: stale-branch, the PR never found
+    assert list(fake.pulls) == [1] and [x["name"] for x in fake.pulls[1]["labels"]] == ["vimesync-sync"]
+    assert "labelled #1 vimesync-sync" in doc["writes"] and "#1 (" in fake.dashboard()["body"]
+    writes = len(fake.writes)
+    code, doc, err = bot(capsys, pair)
+    assert code == 0 and doc["writes"] == [] and len(fake.writes) == writes, err

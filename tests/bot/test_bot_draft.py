@@ -7,35 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builders.botrun import bot, maintainer_push
+from tests.builders.botrun import DIVERGED, ORIGINAL, bot, main_sets_a, passing
 from tests.builders.fakefork import FakeFork
 from tests.builders.pair import Pair
 
 pytestmark = pytest.mark.slow  # real syncs in real repositories
-
-DIVERGED = "from vime import x\nprint(1)\nprint('downstream')\n"  # conflicts with upstream #2
-ORIGINAL = "from vime import x\nprint(1)\n"
-
-
-GATES = """\
-[off]
-patches = "this fork carries no engine patches"
-tests = "this fork records no evidence"
-ci = "no CI contexts here"
-images = "no images"
-"""
-
-
-def passing(pair: Pair) -> None:
-    """main switches off the gates this fork cannot pass (no engine, no evidence): a sync that
-    carries cleanly then stops at nothing."""
-    pair.down.commit("gates", {"sop/gates.toml": GATES})
-    maintainer_push(pair.down.path, "main")
-
-
-def main_sets_a(pair: Pair, text: str) -> None:
-    pair.down.commit("main's a.py", {"vime/a.py": text})
-    maintainer_push(pair.down.path, "main")
 
 
 def upstream_moves(pair: Pair, n: int) -> None:

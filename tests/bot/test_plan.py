@@ -35,12 +35,13 @@ def pull(head: str) -> OpenPull:
             None,
         ),
         (Observed("main", PIN, PIN, declined=Declined(7, PIN)), BotCase.UP_TO_DATE, None),
+        (Observed("main", PIN, TIP, branch_at=OTHER, branch_is_sync=True), BotCase.ADOPT, None),
     ],
 )
 def test_the_plan_of_each_case(seen: Observed, case: BotCase, lease: str | None) -> None:
     p = plan(seen)
     assert p.case is case and p.lease == lease
-    if case in (BotCase.OPEN, BotCase.DECLINED, BotCase.STALE_BRANCH):
+    if case in (BotCase.OPEN, BotCase.DECLINED, BotCase.STALE_BRANCH, BotCase.ADOPT):
         assert p.branch == f"sync/{TIP[:8]}" and not (p.syncs and case is not BotCase.OPEN)
     if case is BotCase.FOLLOW:
         assert p.branch == seen.pull.head_ref and p.since == TIP  # type: ignore[union-attr]
@@ -95,3 +96,44 @@ def test_a_sync_that_could_not_run_is_said_in_fixed_words() -> None:
     assert len(set(said)) == 4 and not any("alice" in s for s in said)
     board = Board("Slime", "main", PIN, TIP, None, None, failed=said[0])
     assert "**The sync could not run**: a configuration file" in dashboard(board)
+
+
+def test_a_decision_cut_short_keeps_its_ellipsis() -> None:
+    from vimesync.bot.model import BotPlan
+    from vimesync.bot.text import bot_block
+
+    cut = "7 paths need review (7 unreviewed, 0 stale): a b c d e ..."
+    block = bot_block(
+        BotPlan(BotCase.OPEN, branch="sync/x"), TIP, stopped=("audit", cut, None), pending=(), bring_in=""
+    )
+    assert "c d e ..." in block  # the sync listed 5 of 7: the "..." says so (it was stripped)
+    whole = bot_block(
+        BotPlan(BotCase.OPEN), TIP, stopped=("carry", "a conflict in a.py.", None), pending=(), bring_in=""
+    )
+    assert "a conflict in a.py." in whole and "a.py.." not in whole
+
+
+def test_a_held_pr_is_not_said_to_name_its_decision() -> None:
+    """The maintainers pushed to the PR's branch (often to resolve the stop): the dashboard must not
+    send them to the PR for a decision and a next command the held PR no longer shows."""
+    held = dashboard(Board("Slime", "main", PIN, TIP, pull(OTHER), "audit", held=True))
+    line = next(ln for ln in held.splitlines() if ln.startswith("#7 "))
+    assert "the PR says the decision" not in line and "commits the bot did not push" in line
+    assert "stopped at **audit**" in line
+    own = dashboard(Board("Slime", "main", PIN, TIP, pull(PUSHED), "audit"))
+    assert "the PR says the decision and the next command" in own
+
+
+def test_a_run_that_could_not_observe_is_said_in_fixed_words() -> None:
+    from vimesync.bot.text import could_not_observe
+    from vimesync.errors import BadInput, ConfigError, GitError
+
+    planted = "@alice closes #1 <!-- vimesync:dashboard -->"
+    said = [
+        could_not_observe(e) for e in (ConfigError(planted, planted), GitError(planted), BadInput(planted))
+    ]
+    assert len(set(said)) == 3 and not any("alice" in s for s in said)
+    text = dashboard(Board(planted, "main", "", "", pull(PUSHED), "audit", blind=said[0]))
+    assert "**The run could not observe**: a configuration file" in text
+    assert "closes #1" not in text and text.count("<!-- vimesync:dashboard -->") == 1
+    assert "#7 (`sync/bbbbbbbb`): left as it is" in text

@@ -50,3 +50,28 @@ def maintainer_commit(pair: Pair, remote: Path, branch: str) -> str:
     sha = work.commit("a maintainer's fix", {"FIX.md": "fixed by hand\n"})
     git.run(work.path, ["push", "-q", str(remote), f"{branch}:{branch}"], env=env)
     return sha
+
+
+DIVERGED = "from vime import x\nprint(1)\nprint('downstream')\n"  # conflicts with upstream #2
+ORIGINAL = "from vime import x\nprint(1)\n"
+
+
+GATES = """\
+[off]
+patches = "this fork carries no engine patches"
+tests = "this fork records no evidence"
+ci = "no CI contexts here"
+images = "no images"
+"""
+
+
+def passing(pair: Pair) -> None:
+    """main switches off the gates this fork cannot pass (no engine, no evidence): a sync that
+    carries cleanly then stops at nothing."""
+    pair.down.commit("gates", {"sop/gates.toml": GATES})
+    maintainer_push(pair.down.path, "main")
+
+
+def main_sets_a(pair: Pair, text: str) -> None:
+    pair.down.commit("main's a.py", {"vime/a.py": text})
+    maintainer_push(pair.down.path, "main")

@@ -83,6 +83,9 @@ class FakeFork:
         if rest == "/pulls":
             body: Any = [self._pull_json(p) for p in sorted(self.pulls.values(), key=lambda p: -p["number"])]
             body = [p for p in body if p["state"] == "open"]
+            head = query.get("head", [""])[0]
+            if head:  # owner:branch
+                body = [p for p in body if f"{self.repo.split('/')[0]}:{p['head']['ref']}" == head]
         elif one and int(one[1]) in self.pulls:
             body = self._pull_json(self.pulls[int(one[1])])
         elif rest == "/issues":

@@ -48,7 +48,7 @@ ONLY_WITH: dict[tuple[str, str], tuple[frozenset[str] | None, str]] = {
         None,
         "the title walks the sync's head from the pin observe required; a failure keeps the bot's title",
     ),
-    ("app.botobserve:observe", "app.upstreamsteps:walk"): (
+    ("app.botobserve:_upstream", "app.upstreamsteps:walk"): (
         None,
         "the bot refuses a default branch without an upstream pin before it walks",
     ),

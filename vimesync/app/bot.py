@@ -24,7 +24,7 @@ __all__ = ["BotRequest", "BotResult", "run_bot"]
 def run_bot(ws: Workspace, request: BotRequest) -> BotResult:
     """Observe, plan, then (unless a dry run) perform."""
     from vimesync.app.botobserve import observe
-    from vimesync.app.botperform import perform
+    from vimesync.app.botperform import perform, report_blind
     from vimesync.carry.gitops import main_repository
 
     repo = request.repo or ws.settings.job_repository
@@ -40,6 +40,10 @@ def run_bot(ws: Workspace, request: BotRequest) -> BotResult:
     client = GitHubClient(repo, ws.settings.github)
     try:
         seen = observe(ws, client, base, request.remote)
+        if seen.blind is not None:
+            if not request.dry_run:
+                report_blind(ws, client, seen, seen.blind)
+            raise seen.blind  # exit 2, as the walk says it; the dashboard already shows it
         the_plan = plan(seen.observed)
         if request.dry_run:
             return BotResult(seen.observed, the_plan, dry_run=True)

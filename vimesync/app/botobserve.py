@@ -14,7 +14,7 @@ from vimesync.app.workspace import Workspace
 from vimesync.bot.model import BRANCH_PREFIX, LABEL, BotMark, Declined, Observed, PendingPR
 from vimesync.bot.text import read_mark
 from vimesync.carry.gitops import main_repository
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, GitHubError
 from vimesync.github import GitHubClient, LabelledItem, OpenPull
 from vimesync.upstream.model import APPLICABLE, EXCLUDED, WalkResult
 
@@ -27,17 +27,22 @@ class Seen:
     walk: WalkResult | None
     items: list[LabelledItem] = field(default_factory=list)  # the run's one listing
     stopped: str | None = None  # where the PR's last sync stopped (its state line)
+    unlabelled: bool = False  # the open PR was found by its branch: it lacks the bot's label
+    blind: BadInput | None = None  # the upstream could not be observed (the walk before the listing)
 
 
 def observe(ws: Workspace, client: GitHubClient, base: str, remote: str) -> Seen:
     """The upstream tip, the pin, the walk between them, the bot's open PR (one listing, one GET);
     with none open, its PR for this tip closed unmerged, or else where ``sync/<tip8>`` is."""
-    upstream = ws.require_upstream()
-    rng = ws.upstream_range
-    if rng.base is None:
-        raise BadInput("the default branch has no upstream pin: nothing to sync from", hint="vimesync init")
-    pin, tip = git.resolve(upstream, rng.base), git.resolve(upstream, rng.tip)
-    walk = upstreamsteps.walk(ws) if pin != tip else None
+    try:
+        pin, tip, walk = _upstream(ws)
+    except BadInput as exc:  # the dashboard says the run could not observe, if the listing can be made
+        try:
+            items = client.labelled(LABEL)
+            pull, mark, stopped = _bot_pull(client, items, base)
+        except GitHubError:
+            raise exc from None
+        return Seen(Observed(base, "", "", pull, mark), None, items, stopped, blind=exc)
     items = client.labelled(LABEL)
     marks = [(i, m[0]) for i in items if i.is_pull and (m := read_mark(i.body)) is not None]
     pull, mark, stopped = _bot_pull(client, items, base)
@@ -49,6 +54,20 @@ def observe(ws: Workspace, client: GitHubClient, base: str, remote: str) -> Seen
         else:
             checkout, token = main_repository(ws.require_downstream()), ws.settings.github.token
             branch_at = git.remote_head(checkout, remote, f"{BRANCH_PREFIX}{tip[:8]}", token=token)
+    pushed = frozenset(m.pushed for i, m in marks if not i.open)
+    unlabelled = False
+    if branch_at is not None and branch_at not in pushed:  # a PR the listing lacks (its label refused)?
+        pull, mark, stopped = _unlabelled_pull(client, f"{BRANCH_PREFIX}{tip[:8]}", base)
+        unlabelled, branch_at = pull is not None, None if pull is not None else branch_at
+    is_sync = False
+    if branch_at is not None:  # the maintainers' sync of this tip: beyond the default branch, carrying PRs
+        checkout = ws.require_downstream()
+        at_base = git.resolve(checkout, base)
+        is_sync = (
+            branch_at != at_base
+            and git.is_ancestor(checkout, at_base, branch_at)
+            and bool(carried_on(checkout, at_base, branch_at, upstreamsteps.upstream_repo(ws)))
+        )
     observed = Observed(
         base=base,
         pin=pin,
@@ -58,9 +77,32 @@ def observe(ws: Workspace, client: GitHubClient, base: str, remote: str) -> Seen
         declined=declined,
         branch_at=branch_at,
         # closed PRs only: an open PR's branch is in use (another base's bot may have it open)
-        bot_pushed=frozenset(m.pushed for i, m in marks if not i.open),
+        bot_pushed=pushed,
+        branch_is_sync=is_sync,
     )
-    return Seen(observed, walk, items, stopped)
+    return Seen(observed, walk, items, stopped, unlabelled=unlabelled)
+
+
+def _unlabelled_pull(
+    client: GitHubClient, branch: str, base: str
+) -> tuple[OpenPull | None, BotMark | None, str | None]:
+    """The open PR of ``branch`` into ``base`` whose description holds the bot's state line: one
+    the bot opened when adding its label was refused (the listing, by label, lacks it)."""
+    pull = client.pull_of_branch(branch)
+    found = read_mark(pull.body) if pull is not None and pull.base_ref == base else None
+    if pull is None or found is None:
+        return None, None, None
+    return pull, found[0], found[1]
+
+
+def _upstream(ws: Workspace) -> tuple[str, str, WalkResult | None]:
+    """The upstream pin and tip, and the walk between them (None: nothing between)."""
+    upstream = ws.require_upstream()
+    rng = ws.upstream_range
+    if rng.base is None:
+        raise BadInput("the default branch has no upstream pin: nothing to sync from", hint="vimesync init")
+    pin, tip = git.resolve(upstream, rng.base), git.resolve(upstream, rng.tip)
+    return pin, tip, upstreamsteps.walk(ws) if pin != tip else None
 
 
 def _bot_pull(

@@ -18,6 +18,7 @@ from vimesync.app.flags import OutputFlags
 from vimesync.app.syncresult import SyncMode, SyncResult, SyncRunRequest
 from vimesync.app.syncsteps import sh
 from vimesync.app.workspace import Workspace
+from vimesync.audit.ledger import LEDGER_DIR
 from vimesync.audit.syncname import default_sync_name
 from vimesync.bot import text
 from vimesync.bot.model import (
@@ -71,15 +72,13 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
             if pushed == "lease refused":
                 return BotResult(o, plan, outcome, pushed, notes=(_refused(plan, remote),))
             mark, stopped = BotMark(outcome.head, o.tip), outcome.stopped
-    since = mark.tip if mark is not None and (pull is not None or pushed) else None
-    carried = frozenset[int]()
-    if plan.case is BotCase.HOLD and pull is not None:  # what the maintainer brought in is not pending
-        carried = carried_on(checkout, o.base, pull.head_sha, upstreamsteps.upstream_repo(ws))
-    pending = pending_prs(ws.require_upstream(), seen.walk, since, carried)
+    if plan.case is BotCase.ADOPT:  # the bot pushed nothing there: its state line names the default branch
+        mark = BotMark(git.resolve(checkout, o.base), o.tip)
+    pending = _pending(ws, checkout, seen, plan, (pull, mark, stopped), pushed)
     # the report's own title, as report --publish sets it ("partly: K of N ..." when PRs are missing)
     fallback = f"[Sync] {upstreamsteps.upstream_name(ws)} through {o.tip[:8]}"
     title = pr_title(outcome.title if outcome is not None and outcome.title else fallback)
-    if mark is not None and failed is None and (plan.syncs or plan.case is BotCase.HOLD):
+    if mark is not None and failed is None and (plan.syncs or plan.case in (BotCase.HOLD, BotCase.ADOPT)):
         done_now = Synced(mark, stopped, outcome, report, tuple(pending))
         try:
             pull = _write_pull(client, plan, pull, o, done_now, title, writes)
@@ -88,6 +87,9 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
             if plan.case is BotCase.OPEN and plan.lease == "" and pushed == "pushed" and not opened:
                 _undo_push(ws, checkout, remote, plan, mark.pushed)
             raise
+    if seen.unlabelled and pull is not None:  # found by its branch: an earlier run's label was refused
+        client.add_labels(pull.number, [LABEL])
+        writes.append(f"labelled #{pull.number} {LABEL}")
     if plan.case is BotCase.FOLLOW and pushed and pull is not None:
         _set_draft(client, pull, outcome is not None and outcome.stopped is not None, writes)
     unpushed = None
@@ -97,10 +99,39 @@ def perform(ws: Workspace, client: GitHubClient, remote: str, seen: Seen, plan: 
     held = mark.tip if mark is not None else o.tip
     news = _news(ws, pr_head, default_sync_name(o.pin, held))
     news |= _left(plan, o, remote) | {"failed": None if failed is None else text.could_not_run(failed)}
+    news["held"] = plan.case in (BotCase.HOLD, BotCase.ADOPT)
     dash = _write_dashboard(client, ws, seen, pull, (stopped, unpushed), pending, news, writes)
     if failed is not None:
         raise failed  # exit 2, as the sync itself says it; the dashboard already shows it
     return BotResult(o, plan, outcome, pushed, pull.html_url if pull else None, dash, tuple(writes))
+
+
+def _pending(
+    ws: Workspace,
+    checkout: Path,
+    seen: Seen,
+    plan: BotPlan,
+    pr: tuple[OpenPull | None, BotMark | None, str | None],  # the PR, its state, where its sync stopped
+    pushed: str | None,
+) -> list[PendingPR]:
+    """The applicable upstream PRs the sync PR does not hold: those after the upstream tip it
+    synced; where its head is not the bot's whole sync of that tip (a maintainer's branch, held or
+    adopted, or a carry stopped part-way), less what the head's commits carry (their trailers)."""
+    o, (pull, mark, stopped) = seen.observed, pr
+    since = mark.tip if mark is not None and (pull is not None or pushed) else None
+    head = None
+    if plan.case is BotCase.HOLD and pull is not None:  # what the maintainer brought in is not pending
+        head = pull.head_sha
+    elif plan.case is BotCase.ADOPT:  # as the held runs after it will read it: the tip, less the trailers
+        head, since = o.branch_at, o.tip
+    elif stopped == "carry" and since is not None and mark is not None:
+        head = mark.pushed
+    if stopped == "carry":
+        since = None  # the carry stopped part-way: the head holds what its commits carry, not its tip
+    carried = frozenset[int]()
+    if head is not None:
+        carried = carried_on(checkout, o.base, head, upstreamsteps.upstream_repo(ws))
+    return pending_prs(ws.require_upstream(), seen.walk, since, carried)
 
 
 def _undo_push(ws: Workspace, checkout: Path, remote: str, plan: BotPlan, pushed: str) -> None:
@@ -233,9 +264,15 @@ def _outcome(result: SyncResult, head: str | None, base: str, branch: str, workt
 
     next_ = None
     if result.stopped is not None:
+        # the review ledger the audit's decision writes is pushed with the branch, or the PR's
+        # head is not what was reviewed (a commit of only ledgers keeps the evidence head)
+        ledger = ""
+        if result.stopped == "audit":
+            add, commit = sh("git", "add", LEDGER_DIR), sh("git", "commit", "-m", "Record the audit reviews")
+            ledger = f"; then in <the sync's worktree>: {add} && {commit}"
         next_ = (
             f"in a checkout of {base}: {sh('vimesync', 'sync', '--branch', branch)}, then"
-            f" {theirs(result.next) or 'decide as it says'}; then"
+            f" {theirs(result.next) or 'decide as it says'}{ledger}; then"
             f" {sh('git', 'push', '--force-with-lease', 'origin', branch)}"
         )
     steps = tuple((s.name, s.ok, s.figure) for s in result.steps)
@@ -266,14 +303,16 @@ def _write_pull(
     base, tip = o.base, o.tip
     block = text.bot_block(plan, tip, stopped=stop, pending=pending, bring_in=bring)
     state = text.state_line(mark, stopped)
-    if plan.case is BotCase.OPEN:
+    if plan.case in (BotCase.OPEN, BotCase.ADOPT):
         body = text.pull_body("", block, state, report)
         number, url = client.create_pull(
             head=plan.branch, base=base, title=title, body=body, draft=stop is not None
         )
-        client.add_labels(number, [LABEL])
-        writes += [f"opened #{number}" + (" (a draft)" if stop else ""), f"labelled #{number} {LABEL}"]
-        return OpenPull(number, plan.branch, mark.pushed, base, body, title, stop is not None, url, (LABEL,))
+        writes.append(f"opened #{number}" + (" (a draft)" if stop else ""))  # it stays, labelled or not
+        client.add_labels(number, [LABEL])  # refused: the next run finds the PR by its branch
+        writes.append(f"labelled #{number} {LABEL}")
+        head = o.branch_at if plan.case is BotCase.ADOPT and o.branch_at else mark.pushed
+        return OpenPull(number, plan.branch, head, base, body, title, stop is not None, url, (LABEL,))
     assert pull is not None
     body = text.pull_body(pull.body, block, state, report)
     new_title = title if plan.case is BotCase.FOLLOW and title != pull.title else None
@@ -307,7 +346,31 @@ def _write_dashboard(
         unpushed=unpushed,
         **news,
     )
-    body = text.dashboard(board)
+    return _put_dashboard(client, seen, text.dashboard(board), writes)
+
+
+def report_blind(ws: Workspace, client: GitHubClient, seen: Seen, error: BadInput) -> None:
+    """The run could not observe the upstream: the dashboard says so (fixed words), and shows the
+    sync PR as the listing has it; nothing else is written."""
+    o = seen.observed
+    try:
+        name = upstreamsteps.upstream_name(ws)
+    except BadInput:
+        name = "The upstream"
+    board = Board(
+        upstream=name,
+        base=o.base,
+        pin="",
+        tip="",
+        pull=o.pull,
+        stopped=seen.stopped,
+        blind=text.could_not_observe(error),
+    )
+    _put_dashboard(client, seen, text.dashboard(board), [])
+
+
+def _put_dashboard(client: GitHubClient, seen: Seen, body: str, writes: list[str]) -> str | None:
+    """Open the dashboard, or edit it when its text changed; its address."""
     found = [
         i
         for i in seen.items

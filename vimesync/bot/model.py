@@ -46,6 +46,7 @@ class Observed:
     declined: Declined | None = None  # the maintainers said no to this tip
     branch_at: str | None = None  # sync/<tip8> on the remote (None: absent, or not asked)
     bot_pushed: frozenset[str] = frozenset()
+    branch_is_sync: bool = False  # sync/<tip8> holds the default branch and carries upstream PRs
 
 
 class BotCase(str, Enum):
@@ -59,6 +60,9 @@ class BotCase(str, Enum):
     )
     CURRENT = "current"  # the PR already holds the tip: nothing to sync
     DECLINED = "declined"  # the bot's PR for this tip was closed unmerged: not pushed again
+    ADOPT = (
+        "adopt"  # sync/<tip8> holds the default branch and more, with no PR: its PR opened, never pushed to
+    )
     STALE_BRANCH = "stale-branch"  # sync/<tip8> exists with no PR, not as the bot left it: left alone
 
 
@@ -144,3 +148,5 @@ class Board:
     merged_unchecked: str | None = None  # why the engine PRs were not (all) asked about
     stale: tuple[StaleRecord, ...] = ()
     stale_unread: str | None = None  # why the sync PR's records say nothing (no PR, no records)
+    held: bool = False  # the PR's branch has commits the bot did not push
+    blind: str | None = None  # the run could not observe the upstream: why, in the bot's fixed words

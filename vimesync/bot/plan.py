@@ -13,7 +13,9 @@ def plan(seen: Observed) -> BotPlan:
       moves); else sync into ``sync/<tip8>`` and push it as a new branch (the lease: it must not
       exist yet), or over that branch when it is where one of the bot's state lines says the
       bot pushed it (the lease: that sha); a branch of that name the bot cannot vouch for is
-      left alone, and the dashboard says so;
+      left alone, and the dashboard says so, unless it holds the default branch (a maintainer's
+      sync pushed after the bot's stopped with nothing to push: its commits carry upstream PRs):
+      then its PR is opened, held;
     - a bot PR whose branch is where the bot last pushed it (its mark): when upstream moved, sync
       again from the default branch and push with a lease on that sha; else nothing to sync;
     - a bot PR whose branch moved since (a maintainer's resolution or fix): never pushed to.
@@ -32,6 +34,9 @@ def plan(seen: Observed) -> BotPlan:
         if seen.branch_at in seen.bot_pushed:
             why = f"no sync PR is open; {branch} is where the bot last pushed it: replaced with a lease"
             return BotPlan(BotCase.OPEN, branch=branch, lease=seen.branch_at, why=why)
+        if seen.branch_is_sync:
+            why = f"{branch} holds {seen.base} and commits the bot did not push, with no PR: its PR is opened"
+            return BotPlan(BotCase.ADOPT, branch=branch, since=seen.tip, why=why)
         why = f"{branch} exists with no sync PR and not as the bot pushed it: left alone"
         return BotPlan(BotCase.STALE_BRANCH, branch=branch, why=why)
     since = mark.tip if mark is not None else None

@@ -93,15 +93,18 @@ def bot_block(
         stopped is not None and plan.case is not BotCase.HOLD
     ):  # held: the maintainer's branch, not the bot's stop
         step, decision, next_ = stopped
-        said = (decision or "the report below says which gate").rstrip(".")
-        lines.append(f"The sync stopped at **{step}**: {escape(said)}.")
+        said = decision or "the report below says which gate"
+        # one full stop; a list the sync cut short keeps its "..." (else it reads as complete)
+        said += "" if said.endswith(".") else "."
+        lines.append(f"The sync stopped at **{step}**: {escape(said)}")
         if next_:
             lines.append(f"Next: {code(next_)}")
-    if plan.case is BotCase.HOLD and pending:
+    if plan.case in (BotCase.HOLD, BotCase.ADOPT):  # the same words both: a held run rewrites nothing
+        lines.append("This branch has commits the bot did not push: it is the maintainers', never pushed to.")
+    if plan.case in (BotCase.HOLD, BotCase.ADOPT) and pending:
         lines += [
             "",
-            f"Upstream moved past {code((plan.since or '')[:8])}; this branch has commits the bot"
-            " did not push, so it is left alone. Pending upstream PRs:",
+            f"Upstream moved past {code((plan.since or '')[:8])}. Pending upstream PRs:",
             *pending_lines(pending),
         ]
         lines.append(f"Bring them in: {code(bring_in)}")
@@ -143,9 +146,38 @@ def could_not_run(error: BaseException) -> str:
     return next((words for kind, words in _COULD_NOT_RUN if isinstance(error, kind)), "the sync failed")
 
 
+# Why a run could not observe the upstream (the walk before the listing), by the error's class.
+_COULD_NOT_OBSERVE: tuple[tuple[type[BadInput], str], ...] = (
+    (ConfigError, "a configuration file (vimesync.toml, a pin or the policy) was refused"),
+    (GitError, "the upstream does not have a commit the checkout names, or git failed on it"),
+    (BadInput, "the upstream, its pin or its branch is missing or refused"),
+)
+
+
+def could_not_observe(error: BaseException) -> str:
+    """The dashboard's words for a run that could not observe: a fixed phrase per error class."""
+    return next((words for kind, words in _COULD_NOT_OBSERVE if isinstance(error, kind)), "the walk failed")
+
+
+def blind_dashboard(b: Board) -> str:
+    """The dashboard of a run that could not observe: that, and the sync PR as it is."""
+    lines = [f"# {TITLE}", "", f"{escape(b.upstream)} and {code(b.base)}: not observed this run."]
+    why = f"`vimesync walk` in a checkout of {code(b.base)} says why"
+    lines += ["", f"**The run could not observe**: {escape(b.blind or '')}. {why}."]
+    lines += ["", "## The sync PR"]
+    if b.pull is None:
+        lines.append("None open.")
+    else:
+        lines.append(f"#{b.pull.number} ({code(b.pull.head_ref)}): left as it is until a run can observe.")
+    text = finish_markdown("\n".join(lines))
+    return f"{DASHBOARD}\n{text}\n"
+
+
 def dashboard(b: Board) -> str:
     """The dashboard issue's description: the same board gives the same text (it is edited only
     when the text changed)."""
+    if b.blind is not None:
+        return blind_dashboard(b)
     lines = [f"# {TITLE}", ""]
     lines.append(
         f"{escape(b.upstream)} is at {code(b.tip[:8])}; {code(b.base)} holds {code(b.pin[:8])}"
@@ -179,11 +211,14 @@ def dashboard(b: Board) -> str:
     elif b.pull is None:
         lines.append("None open.")
     else:
-        where = (
-            f"stopped at **{b.stopped}** (the PR says the decision and the next command)"
-            if b.stopped
-            else "every gate it checks holds"
-        )
+        if b.held:  # the maintainers' branch now: what the bot's last sync said of it is theirs to judge
+            where = "has commits the bot did not push, so the bot leaves it to the maintainers" + (
+                f" (the bot's last sync of it stopped at **{b.stopped}**)" if b.stopped else ""
+            )
+        elif b.stopped:
+            where = f"stopped at **{b.stopped}** (the PR says the decision and the next command)"
+        else:
+            where = "every gate it checks holds"
         lines.append(f"#{b.pull.number} ({code(b.pull.head_ref)}): {where}.")
     lines += ["", "## Upstream PRs pending (not in the sync PR)"]
     lines += pending_lines(b.pending) or ["None."]

@@ -113,6 +113,18 @@ class BotWrites(ClientBase):
             raise shape_error(url, "a pull request")
         return _pull(data, url) if data.get("state") == "open" else None
 
+    def pull_of_branch(self, branch: str) -> OpenPull | None:
+        """The open pull request whose head is ``branch`` of this repository (None: none). Asked
+        only when the run's listing lacks a PR for a branch the bot may have pushed."""
+        url = f"/repos/{self.repo}/pulls"
+        owner = self.repo.split("/")[0]
+        params = {"head": f"{owner}:{branch}", "state": "open", "per_page": PER_PAGE}
+        for item in list_of_objects(self.get(url, params), url):
+            pull = _pull(item, url) if item.get("state") == "open" else None
+            if pull is not None and pull.head_ref == branch:
+                return pull
+        return None
+
     def create_pull(self, *, head: str, base: str, title: str, body: str, draft: bool) -> tuple[int, str]:
         """Open a pull request of ``head`` into ``base``: its number and web address."""
         url = f"/repos/{self.repo}/pulls"
