@@ -6,6 +6,7 @@ written since is inspected again before git runs (a hostile one is refused, as b
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -75,3 +76,28 @@ def test_a_config_written_after_the_check_is_checked_again(tmp_path: Path) -> No
         with pytest.raises(git.GitError, match="refusing a repository"):
             ask()
     assert not (repo.path / "pwned").exists()
+
+
+def test_a_worktree_file_replaced_by_a_folder_of_the_same_inode_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file system may give a new ``.git`` folder the inode number of the ``.git`` file it
+    replaced: the kind tells them apart (here the inode is made equal on purpose)."""
+    main = Repo(tmp_path / "main")
+    main.commit("one", {"a": "1"})
+    wt = tmp_path / "wt"
+    main.git("worktree", "add", "-q", "-b", "side", str(wt))
+    assert git.common_dir(wt) == (main.path / ".git").resolve()
+    inode = os.stat(wt / ".git").st_ino
+    main.git("worktree", "remove", "--force", str(wt))
+    other = Repo(wt)
+    real = os.stat
+
+    def same_inode(path: object, *args: object, **kw: object) -> os.stat_result:
+        st = real(path, *args, **kw)  # type: ignore[arg-type]
+        if Path(str(path)) == wt / ".git":
+            return os.stat_result((st.st_mode, inode, *tuple(st)[2:]))
+        return st
+
+    monkeypatch.setattr(os, "stat", same_inode)
+    assert git.common_dir(other.path) == (wt / ".git").resolve()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
 from vimesync.errors import GitError
@@ -49,14 +50,17 @@ def common_dir(repo: Path) -> Path:
 
 
 def _stamp(repo: Path, common: Path) -> tuple[object, ...]:
-    """Which ``.git`` and which config (a folder's time moves with every file written in it)."""
+    """Which ``.git`` and which config: inode, device, kind, and the time of a file (a folder's
+    time moves with every file written in it). The kind and time matter: a worktree's ``.git``
+    file removed and a repository made in its place may get the same inode number back."""
 
     def one(path: Path, *, when: bool) -> object:
         try:
             st = os.stat(path, follow_symlinks=False)
         except OSError:
             return None
-        return (st.st_ino, st.st_dev, st.st_mtime_ns if when else 0)
+        kind = stat.S_IFMT(st.st_mode)
+        return (st.st_ino, st.st_dev, kind, st.st_mtime_ns if when or kind != stat.S_IFDIR else 0)
 
     return (one(repo / ".git", when=False), one(common, when=False), one(common / "config", when=True))
 
