@@ -8,6 +8,7 @@ byte; else they walk again (the tests of a checkout policy that differs from the
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -130,3 +131,105 @@ def test_the_same_meaning_in_other_bytes_is_walked_again(
     code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
     assert code == 0, (doc, err)
     assert spawned.walks(d.upstream) == 2
+
+
+PATCH = "patches/vllm-score-centering.patch"
+CONTEXT = '        top_p=body.get("top_p", 1.0),\n'
+
+
+def _commit(repo: Path, message: str) -> None:
+    git.run(repo, ["-c", "user.name=M", "-c", "user.email=m@x", "commit", "-qam", message])
+
+
+def _stopped_at_patches(tmp_path: Path, capsys) -> tuple[object, Path, str]:
+    """The demo's sync stopped at its patches step (a drifted patch), then the patch fixed on the
+    sync branch: the demo, the sync's worktree, and the good patch."""
+    d = presync_demo(tmp_path / "d")
+    good = (d.checkout / PATCH).read_text()
+    (d.checkout / PATCH).write_text(good.replace(CONTEXT, CONTEXT.replace("1.0", "0.9")))
+    _commit(d.checkout, "patches: a context line the pin does not have")
+    code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
+    assert code == 1 and doc["stopped"] == "patches", (doc, err)
+    worktree = Path(doc["worktree"])
+    (worktree / PATCH).write_text(good)
+    _commit(worktree, "patches: refresh vllm-score-centering for the pin")
+    return d, worktree, good
+
+
+def test_a_later_run_takes_the_walk_the_walk_step_kept(tmp_path: Path, capsys, spawned: Spawned) -> None:
+    """``--continue`` is another run (another process): its head steps took the walk step's walk
+    only within that run, and walked the range again in each later one. The walk step keeps its
+    walk beside the sync's state; the head of a later run takes it on the same proof."""
+    d, _, _ = _stopped_at_patches(tmp_path, capsys)
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 1 and doc["stopped"] == "audit", (doc, err)  # the audit read the walk
+    assert spawned.walks(d.upstream) == 0
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        b"not json",
+        b'{"inputs": "0", "result": {}}',
+        b"[" * 10_000,
+    ],
+    ids=["garbage", "wrong-shape", "deep"],
+)
+def test_a_kept_walk_that_cannot_be_read_is_walked_again(
+    tmp_path: Path, capsys, spawned: Spawned, kept: bytes
+) -> None:
+    d, _, _ = _stopped_at_patches(tmp_path, capsys)
+    (git.common_dir(d.checkout) / "vimesync-sync-walk.json").write_bytes(kept)
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 1 and doc["stopped"] == "audit", (doc, err)
+    assert spawned.walks(d.upstream) == 1
+
+
+def test_a_kept_walk_is_not_taken_once_the_head_holds_another_policy(
+    tmp_path: Path, capsys, spawned: Spawned
+) -> None:
+    """The sync branch commits an exclusion after the walk step: the kept walk rests on the old
+    policy's bytes, so the head walks again and sees #2430 excluded."""
+    d, worktree, _ = _stopped_at_patches(tmp_path, capsys)
+    policy = worktree / "sop" / "policy.toml"
+    rule = '[[rule]]\naction = "exclude"\nreason = "not now"\nprs = [2430]\n\n'
+    policy.write_text(rule + policy.read_text())
+    _commit(worktree, "policy: leave #2430 out")
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert spawned.walks(d.upstream) == 1, (doc, err)
+
+
+def test_abort_removes_the_kept_walk(tmp_path: Path, capsys) -> None:
+    d, _, _ = _stopped_at_patches(tmp_path, capsys)
+    kept = git.common_dir(d.checkout) / "vimesync-sync-walk.json"
+    assert kept.is_file()
+    code, _, err = sync_json(capsys, d.checkout, "--abort")
+    assert code == 0, err
+    assert not kept.exists()
+
+
+def test_a_kept_walk_of_other_inputs_or_behind_a_symlink_is_walked_again(
+    tmp_path: Path, capsys, spawned: Spawned
+) -> None:
+    """A kept walk whose digest is not the head's (edited, or another sync's) is not taken; nor
+    one that is a symbolic link (it is never followed)."""
+    d, _, _ = _stopped_at_patches(tmp_path, capsys)
+    kept = git.common_dir(d.checkout) / "vimesync-sync-walk.json"
+    doc = json.loads(kept.read_text())
+    doc["inputs"] = "0" * 64
+    elsewhere = tmp_path / "walk.json"
+    elsewhere.write_text(kept.read_text())  # the true one, behind a link
+    kept.write_text(json.dumps(doc))
+    spawned.runs.clear()
+    code, out, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 1 and out["stopped"] == "audit", (out, err)
+    assert spawned.walks(d.upstream) == 1
+    kept.unlink()
+    kept.symlink_to(elsewhere)
+    spawned.runs.clear()
+    code, out, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 1 and out["stopped"] == "audit", (out, err)
+    assert spawned.walks(d.upstream) == 1

@@ -29,7 +29,7 @@ from vimesync.app.syncresult import (
 )
 from vimesync.app.syncstate import StepRecord, SyncState
 from vimesync.app.syncsteps import CONTINUE, StepOutcome, in_dir, progress_of, walk_figure
-from vimesync.app.syncwalk import Walked, share, walked_here
+from vimesync.app.syncwalk import Walked, keep, kept, share, walked_here
 from vimesync.app.workspace import Reading, Workspace
 from vimesync.carry import state as carry_state
 from vimesync.carry.model import CarryStatus, left_out
@@ -143,7 +143,8 @@ class SyncRun:
                 return stop
         with self._at_head() as ws:
             assert ws.head is not None
-            share(self.walked, ws)  # one walk per sync, when the head's is provably the same
+            # one walk per sync, when the head's is provably the same (a later run: the kept one)
+            share(self.walked or kept(self.checkout), ws)
             for name in HEAD_STEPS:
                 if self._done(name, head=ws.head):
                     continue
@@ -206,6 +207,7 @@ class SyncRun:
         with progress_of(self.progress, "walk"):
             result = upstreamsteps.walk(self.here, at=self.state.onto, progress=self.progress)
         self.walked = walked_here(self.here, result, self.state.onto)
+        keep(self.checkout, self.walked)
         self.state.branch = self.state.branch or f"sync/{result.tip[:8]}"
         self._record(StepOutcome("walk", Kind.WALK, True, walk_figure(totals(result))), None)
 
