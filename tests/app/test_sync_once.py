@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.pair import cli
 from tests.builders.syncdemo import OFFLINE, presync_demo, sync_json
 from vimesync import git
 
@@ -41,6 +42,11 @@ class Spawned:
         """``git diff-tree`` processes run in any of ``repos``."""
         here = {os.path.realpath(r) for r in repos}
         return sum(1 for cwd, a in self.runs if os.path.realpath(cwd) in here and a[0] == "diff-tree")
+
+    def downstream_scans(self, *repos: Path) -> int:
+        """Logs of the downstream's commits with their patches (the scan for mirrored PRs)."""
+        here = {os.path.realpath(r) for r in repos}
+        return sum(1 for cwd, a in self.runs if os.path.realpath(cwd) in here and a[0] == "log" and "-p" in a)
 
     def walks(self, upstream: Path) -> int:
         """Walks of the upstream range: the first-parent log with the files of each commit."""
@@ -202,15 +208,6 @@ def test_a_kept_walk_is_not_taken_once_the_head_holds_another_policy(
     assert spawned.walks(d.upstream) == 1, (doc, err)
 
 
-def test_abort_removes_the_kept_walk(tmp_path: Path, capsys) -> None:
-    d, _, _ = _stopped_at_patches(tmp_path, capsys)
-    kept = git.common_dir(d.checkout) / "vimesync-sync-walk.json"
-    assert kept.is_file()
-    code, _, err = sync_json(capsys, d.checkout, "--abort")
-    assert code == 0, err
-    assert not kept.exists()
-
-
 def test_a_kept_walk_of_other_inputs_or_behind_a_symlink_is_walked_again(
     tmp_path: Path, capsys, spawned: Spawned
 ) -> None:
@@ -233,3 +230,66 @@ def test_a_kept_walk_of_other_inputs_or_behind_a_symlink_is_walked_again(
     code, out, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
     assert code == 1 and out["stopped"] == "audit", (out, err)
     assert spawned.walks(d.upstream) == 1
+
+
+def _stopped_at_audit(tmp_path: Path, capsys) -> tuple[object, Path]:
+    """The demo's sync stopped at its audit (the refreshed patch to review), the review then
+    recorded in the ledger as the stop says (not committed: the head does not move)."""
+    d, worktree, _ = _stopped_at_patches(tmp_path, capsys)
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 1 and doc["stopped"] == "audit", (doc, err)
+    review = doc["next"].split(": ", 1)[1].split(", then ")[0].replace("NAME", "maintainer").split()
+    code, _, err = cli(capsys, *review[1:], cwd=worktree)
+    assert code == 0, err
+    return d, worktree
+
+
+def test_continue_at_the_same_head_takes_what_the_last_run_worked_out(
+    tmp_path: Path, capsys, spawned: Spawned
+) -> None:
+    """The audit stopped; the review is recorded; ``--continue`` runs the audit, status and report
+    at the head the last run judged. What that run worked out of the head (which PRs it carries,
+    the replay of the carry) is kept beside the state and taken: no replay and no scan of the
+    sync's commits again. Before, the --continue replayed the carry (one ``diff-tree --stdin``)
+    and scanned the downstream for mirrored PRs once more."""
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 0, (doc, err)
+    assert spawned.walks(d.upstream) == 0
+    assert spawned.diff_trees(d.checkout, worktree) == 0  # the replay's
+    assert spawned.downstream_scans(d.checkout, worktree) == 0
+
+
+def test_a_kept_head_is_not_taken_at_another_head(tmp_path: Path, capsys, spawned: Spawned) -> None:
+    """The review committed: the head moved, so its facts are worked out at the new head."""
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    git.run(worktree, ["add", "-A"])
+    _commit(worktree, "review")
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 0, (doc, err)
+    assert spawned.diff_trees(d.checkout, worktree) == 1
+
+
+@pytest.mark.parametrize("kept", [b"{}", b"not json", b'{"key": "' + b"0" * 64 + b'", "carried": [1]}'])
+def test_a_kept_head_that_cannot_be_read_or_is_another_is_worked_out_again(
+    tmp_path: Path, capsys, spawned: Spawned, kept: bytes
+) -> None:
+    """Edited, truncated or another head's: the head's facts are worked out again, never an error
+    and never a forged carried list taken (the key is the digest of what they rest on)."""
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    (git.common_dir(d.checkout) / "vimesync-sync-head.json").write_bytes(kept)
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 0, (doc, err)
+    assert spawned.diff_trees(d.checkout, worktree) == 1
+
+
+def test_abort_removes_what_the_sync_kept(tmp_path: Path, capsys) -> None:
+    d, _ = _stopped_at_audit(tmp_path, capsys)
+    kept = [git.common_dir(d.checkout) / f"vimesync-sync-{name}.json" for name in ("walk", "head")]
+    assert all(k.is_file() for k in kept)
+    code, _, err = sync_json(capsys, d.checkout, "--abort")
+    assert code == 0, err
+    assert not any(k.exists() for k in kept)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from vimesync import git
-from vimesync.app import syncstate
+from vimesync.app import synckept, syncstate
 from vimesync.app.carry import CarryMode, CarryRequest, CarryResult, carry
 from vimesync.app.flags import CiFlags, SyncFlags
 from vimesync.app.progress import Progress, no_progress
@@ -144,14 +144,18 @@ class SyncRun:
         with self._at_head() as ws:
             assert ws.head is not None
             # one walk per sync, when the head's is provably the same (a later run: the kept one)
-            share(self.walked or kept(self.checkout), ws)
-            for name in HEAD_STEPS:
-                if self._done(name, head=ws.head):
-                    continue
-                outcome = self._gate(name, ws)
-                self._record(outcome, ws.head)
-                if not outcome.ok:
-                    return self._stopped(outcome)
+            walk = share(self.walked or kept(self.checkout), ws)
+            synckept.take(self.checkout, ws, walk)  # what an earlier run worked out at this head
+            try:
+                for name in HEAD_STEPS:
+                    if self._done(name, head=ws.head):
+                        continue
+                    outcome = self._gate(name, ws)
+                    self._record(outcome, ws.head)
+                    if not outcome.ok:
+                        return self._stopped(outcome)
+            finally:
+                synckept.keep(self.checkout, ws, walk)
         s.finished = True
         syncstate.save(self.checkout, s)
         return self._result()

@@ -93,15 +93,16 @@ def kept(checkout: Path) -> Walked | None:
     return Walked(memo.result, memo.inputs) if memo is not None else None
 
 
-def share(walked: Walked | None, head: Workspace) -> bool:
+def share(walked: Walked | None, head: Workspace) -> str | None:
     """Give ``head`` (a workspace reading the head commit) the walk step's walk (None: this run
-    did not walk), when its inputs are the ones the head's walk would have; True when given."""
+    did not walk), when its inputs are the ones the head's walk would have; the digest of those
+    inputs when given (what the head's facts rest on: :mod:`vimesync.app.synckept`), else None."""
     from vimesync.app import upstreamsteps
 
     if walked is None or walked.inputs is None or head.baseline is None:
-        return False
+        return None
     if not isinstance(head.reader, CommitReader):
-        return False
+        return None
     reader = head.reader
 
     def blob(path: Path) -> str | None:
@@ -114,16 +115,16 @@ def share(walked: Walked | None, head: Workspace) -> bool:
         upstream = head.require_upstream()
         rng = head.upstream_range
         if rng.base is None and not rng.explicit:
-            return False  # the head's walk says there is no range
+            return None  # the head's walk says there is no range
         tip = git.resolve(upstream, rng.tip)
         base = git.resolve(upstream, rng.base) if rng.base and rng.base != git.NULL_SHA else git.NULL_SHA
     except BadInput:  # the head's walk says what does not resolve
-        return False
+        return None
     inputs = _inputs(head, base, tip, rng.note, head.baseline, blob)
     if inputs is None or digest(inputs) != walked.inputs:
-        return False
+        return None
     upstreamsteps.take_walk(head, walked.result, at=head.baseline)
-    return True
+    return walked.inputs
 
 
 def _inputs(
