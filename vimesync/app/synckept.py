@@ -16,12 +16,15 @@ at which head): both live in the common git dir, which no checkout and no upstre
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
 from vimesync import git
 from vimesync.app.syncstate import HEAD_NAME as KEPT_NAME
+from vimesync.app.syncwalk import Walked, kept, share
 from vimesync.app.workspace import Workspace
 from vimesync.carry.resolutions import Resolutions
 from vimesync.errors import BadInput, VimesyncError
@@ -50,6 +53,19 @@ def kept_file(repo: Path) -> StateFile[HeadMemo]:
         what="kept head",
         hint="vimesync sync --abort removes it",
     )
+
+
+@contextmanager
+def shared(checkout: Path, ws: Workspace, walked: Walked | None) -> Iterator[None]:
+    """The head's workspace ``ws`` given the walk step's walk (``walked``: this run's, None: the
+    one an earlier run kept) when it is provably its own, and what an earlier run worked out at
+    this head; what it worked out kept when its steps are over (stopped or not)."""
+    walk = share(walked or kept(checkout), ws)
+    take(checkout, ws, walk)
+    try:
+        yield
+    finally:
+        keep(checkout, ws, walk)
 
 
 def key(ws: Workspace, walk: str) -> str | None:
@@ -83,11 +99,16 @@ def take(checkout: Path, ws: Workspace, walk: str | None) -> None:
         ws.once(RESOLUTIONS, lambda: resolutions)
 
 
+def _none() -> None:
+    return None
+
+
 def keep(checkout: Path, ws: Workspace, walk: str | None) -> None:
     """Keep what ``ws`` worked out of its head for a later run (both facts, or nothing)."""
     file = kept_file(checkout)
     want = key(ws, walk) if walk is not None else None
-    carried, resolutions = ws.peek(CARRIED), ws.peek(RESOLUTIONS)
+    # what the steps worked out, else None (the workspace's steps are over: nothing asks again)
+    carried, resolutions = ws.once(CARRIED, _none), ws.once(RESOLUTIONS, _none)
     if want is None or not isinstance(carried, frozenset) or not isinstance(resolutions, Resolutions):
         return
     try:

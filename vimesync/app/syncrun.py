@@ -29,7 +29,7 @@ from vimesync.app.syncresult import (
 )
 from vimesync.app.syncstate import StepRecord, SyncState
 from vimesync.app.syncsteps import CONTINUE, StepOutcome, in_dir, progress_of, walk_figure
-from vimesync.app.syncwalk import Walked, keep, kept, share, walked_here
+from vimesync.app.syncwalk import Walked, keep, walked_here
 from vimesync.app.workspace import Reading, Workspace
 from vimesync.carry import state as carry_state
 from vimesync.carry.model import CarryStatus, left_out
@@ -135,27 +135,21 @@ class SyncRun:
         s = self.state
         if not self._done("walk"):
             self._walk()
-        # A carry in progress goes on first: the sync's own, or one onto its branch (carry --pr N
-        # of a PR its carry left out, after its carry step was done).
+        # A carry in progress goes on first: the sync's own, or a carry --pr N onto its branch
         if carry_state.exists(self.checkout) or not self._done("carry"):
             stop = self._carry()
             if stop is not None:
                 return stop
-        with self._at_head() as ws:
+        # one walk per sync, and what an earlier run worked out at this head (app/synckept.py)
+        with self._at_head() as ws, synckept.shared(self.checkout, ws, self.walked):
             assert ws.head is not None
-            # one walk per sync, when the head's is provably the same (a later run: the kept one)
-            walk = share(self.walked or kept(self.checkout), ws)
-            synckept.take(self.checkout, ws, walk)  # what an earlier run worked out at this head
-            try:
-                for name in HEAD_STEPS:
-                    if self._done(name, head=ws.head):
-                        continue
-                    outcome = self._gate(name, ws)
-                    self._record(outcome, ws.head)
-                    if not outcome.ok:
-                        return self._stopped(outcome)
-            finally:
-                synckept.keep(self.checkout, ws, walk)
+            for name in HEAD_STEPS:
+                if self._done(name, head=ws.head):
+                    continue
+                outcome = self._gate(name, ws)
+                self._record(outcome, ws.head)
+                if not outcome.ok:
+                    return self._stopped(outcome)
         s.finished = True
         syncstate.save(self.checkout, s)
         return self._result()

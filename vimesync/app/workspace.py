@@ -154,10 +154,6 @@ class Workspace:
             self._done[key] = make()
         return self._done[key]  # type: ignore[return-value]
 
-    def peek(self, key: Hashable) -> object | None:
-        """What :meth:`once` keeps for ``key`` (None: not worked out)."""
-        return self._done.get(key)
-
     @property
     def baseline_note(self) -> tuple[str, ...]:
         """How the baseline was found, when --baseline was not given (for the commands that must
