@@ -288,8 +288,94 @@ def test_a_kept_head_that_cannot_be_read_or_is_another_is_worked_out_again(
 
 def test_abort_removes_what_the_sync_kept(tmp_path: Path, capsys) -> None:
     d, _ = _stopped_at_audit(tmp_path, capsys)
-    kept = [git.common_dir(d.checkout) / f"vimesync-sync-{name}.json" for name in ("walk", "head")]
+    kept = [git.common_dir(d.checkout) / f"vimesync-sync-{n}.json" for n in ("walk", "head", "check")]
     assert all(k.is_file() for k in kept)
     code, _, err = sync_json(capsys, d.checkout, "--abort")
     assert code == 0, err
     assert not any(k.exists() for k in kept)
+
+
+# -- the patch check kept for a later run of the sync (app/synccheck.py) ------------------------
+
+
+@pytest.fixture
+def checks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the checks of a patch stack run (each still runs: nothing is faked). The engine's
+    tree listing is no measure: the check's cache keeps it across runs."""
+    from vimesync.check import run
+
+    ran: list[int] = []
+    real = run.run_check
+
+    def counting(*a: object, **kw: object) -> object:
+        ran.append(1)
+        return real(*a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "run_check", counting)
+    return ran
+
+
+def test_a_later_run_takes_the_check_of_the_same_stack(tmp_path: Path, capsys, checks: list[int]) -> None:
+    """The audit stopped and the review is recorded: ``--continue`` judges a head whose stack,
+    pins and config are the bytes the last run checked. Before, its status and report checked
+    the stack again (the engine pin's tree listed once more); now they take the kept check.
+    Committed, the review moves the head; the stack is the same, the check is still taken."""
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    git.run(worktree, ["add", "-A"])
+    _commit(worktree, "review")
+    checks.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 0, (doc, err)
+    assert checks == []
+    assert doc["steps"][2] == {**doc["steps"][2], "figure": "4 apply, 14 files parse", "reused": False}
+
+
+def test_a_changed_patch_is_checked_again(tmp_path: Path, capsys, checks: list[int]) -> None:
+    """The fix of a failing patch is a commit of the stack: the kept check (of the failing
+    patch) is not the head's, so the stack is checked again and holds."""
+    d, worktree, _ = _stopped_at_patches(tmp_path, capsys)
+    checks.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert doc["stopped"] == "audit", (doc, err)
+    assert checks == [1]
+    assert doc["steps"][2]["figure"] == "4 apply, 14 files parse"
+
+
+@pytest.mark.parametrize("how", ["garbage", "another-stack"])
+def test_a_kept_check_that_cannot_be_read_or_is_anothers_is_checked_again(
+    tmp_path: Path, capsys, checks: list[int], how: str
+) -> None:
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    kept = git.common_dir(d.checkout) / "vimesync-sync-check.json"
+    if how == "garbage":
+        kept.write_bytes(b'{"checks": [{"key": 1}]}')
+    else:  # a forged report under a key of other bytes: never taken
+        doc = json.loads(kept.read_text())
+        doc["checks"][0]["key"] = "f" * 64
+        kept.write_text(json.dumps(doc))
+    checks.clear()
+    code, out, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 0, (out, err)
+    assert checks == [1]
+
+
+def test_a_check_taken_then_a_patch_changed_is_checked_again(
+    tmp_path: Path, capsys, checks: list[int]
+) -> None:
+    """A run that took the kept check never asked the stack's paths itself: what it keeps again
+    is the check as it was kept, so a patch committed after it is still seen."""
+    d = presync_demo(tmp_path / "d")
+    good = (d.checkout / PATCH).read_text()
+    (d.checkout / PATCH).write_text(good.replace(CONTEXT, CONTEXT.replace("1.0", "0.9")))
+    _commit(d.checkout, "patches: a context line the pin does not have")
+    code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
+    assert code == 1 and doc["stopped"] == "patches", (doc, err)
+    checks.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)  # nothing changed
+    assert doc["stopped"] == "patches" and checks == [], (doc, err)
+    worktree = Path(doc["worktree"])
+    (worktree / PATCH).write_text(good)
+    _commit(worktree, "patches: refresh vllm-score-centering for the pin")
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert doc["stopped"] == "audit", (doc, err)
+    assert checks == [1]

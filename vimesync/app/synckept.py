@@ -27,6 +27,7 @@ from vimesync.app.syncstate import HEAD_NAME as KEPT_NAME
 from vimesync.app.syncwalk import Walked, kept, share
 from vimesync.app.workspace import Workspace
 from vimesync.carry.resolutions import Resolutions
+from vimesync.check.flags import EngineFlags
 from vimesync.errors import BadInput, VimesyncError
 from vimesync.safefs import Range, Size, Text
 from vimesync.statefile import StateFile
@@ -56,16 +57,21 @@ def kept_file(repo: Path) -> StateFile[HeadMemo]:
 
 
 @contextmanager
-def shared(checkout: Path, ws: Workspace, walked: Walked | None) -> Iterator[None]:
+def shared(checkout: Path, ws: Workspace, walked: Walked | None, engine: EngineFlags) -> Iterator[None]:
     """The head's workspace ``ws`` given the walk step's walk (``walked``: this run's, None: the
-    one an earlier run kept) when it is provably its own, and what an earlier run worked out at
-    this head; what it worked out kept when its steps are over (stopped or not)."""
+    one an earlier run kept) when it is provably its own, what an earlier run worked out at this
+    head, and the checks of the same stack (:mod:`vimesync.app.synccheck`; ``engine``: the
+    sync's engine flags); what it worked out kept when its steps are over (stopped or not)."""
+    from vimesync.app import synccheck
+
     walk = share(walked or kept(checkout), ws)
     take(checkout, ws, walk)
+    taken = synccheck.take(checkout, ws, engine)
     try:
         yield
     finally:
         keep(checkout, ws, walk)
+        synccheck.keep(checkout, ws, engine, taken)
 
 
 def key(ws: Workspace, walk: str) -> str | None:

@@ -141,7 +141,7 @@ class SyncRun:
             if stop is not None:
                 return stop
         # one walk per sync, and what an earlier run worked out at this head (app/synckept.py)
-        with self._at_head() as ws, synckept.shared(self.checkout, ws, self.walked):
+        with self._at_head() as ws, synckept.shared(self.checkout, ws, self.walked, self.r.engine):
             assert ws.head is not None
             for name in HEAD_STEPS:
                 if self._done(name, head=ws.head):

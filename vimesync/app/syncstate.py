@@ -24,6 +24,7 @@ from vimesync.upstream.model import WalkResult
 STATE_NAME = "vimesync-sync.json"
 WALK_NAME = "vimesync-sync-walk.json"  # the walk step's walk, for a later run's head to take
 HEAD_NAME = "vimesync-sync-head.json"  # what the head worked out (app/synckept.py)
+CHECK_NAME = "vimesync-sync-check.json"  # the head's patch check (app/synccheck.py)
 VERSION = 1
 MAX_STATE = 256 << 10  # a sync's state is a few hundred bytes: anything past this is not ours
 MAX_WALK = 16 << 20  # a walk of 2,000 PRs is ~2 MB: a larger one is walked again, not kept
@@ -146,7 +147,8 @@ def save(repo: Path, state: SyncState) -> None:
 def remove(repo: Path) -> None:
     state_file(repo).remove()
     walk_file(repo).remove()
-    (git.common_dir(repo) / HEAD_NAME).unlink(missing_ok=True)  # app/synckept.py's
+    for name in (HEAD_NAME, CHECK_NAME):  # app/synckept.py's, app/synccheck.py's
+        (git.common_dir(repo) / name).unlink(missing_ok=True)
 
 
 def load(repo: Path) -> SyncState:
