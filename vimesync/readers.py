@@ -162,6 +162,10 @@ class CommitReader:
     root: Path
     _listing: dict[str, _TreeItem] | None = field(default=None, repr=False)
     _cat: git.CatFile | None = field(default=None, repr=False)
+    # every path of the commit asked about (read, kind, identity; found or not), and whether a
+    # path outside it was: what a result worked out through this reader rests on
+    asked: set[str] = field(default_factory=set, repr=False)
+    asked_outside: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         self.root = lexical(self.root)
@@ -189,13 +193,24 @@ class CommitReader:
         return here.relative_to(self.root).as_posix()
 
     def _outside(self, path: Path) -> bool:
-        return not lexical(path).is_relative_to(self.root)
+        outside = not lexical(path).is_relative_to(self.root)
+        self.asked_outside |= outside
+        return outside
+
+    def state(self, rel: str) -> str:
+        """What the commit holds at ``rel`` as one comparable word: "" (nothing), a folder's
+        mode, else the mode and the object id."""
+        got = self._entries().get(rel)
+        if got is None:
+            return ""
+        return f"{got.mode:o}" if got.mode == git.MODE_DIR else f"{got.mode:o} {got.oid}"
 
     def _entry(self, path: Path, where: str) -> _TreeItem | None:
         """The entry at ``path``; None when absent. Every folder on the way must be a folder."""
         rel = self._rel(path, where)
         if not rel:
             return _TreeItem(git.MODE_DIR, "", -1)
+        self.asked.add(rel)
         entries = self._entries()
         parts = rel.split("/")
         for i in range(1, len(parts)):
@@ -261,7 +276,8 @@ class CommitReader:
         return self._rel(path, str(path)), self._blob(path, str(path)).size
 
     def repository_root(self, path: Path) -> Path:
-        return self.root if not self._outside(path) else WORKTREE.repository_root(path)
+        inside = lexical(path).is_relative_to(self.root)  # a place, not a file asked about
+        return self.root if inside else WORKTREE.repository_root(path)
 
     def where(self) -> str:
         return f"commit {self.commit[:12]}"

@@ -8,6 +8,7 @@ byte; else they walk again (the tests of a checkout policy that differs from the
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.pair import cli
 from tests.builders.syncdemo import OFFLINE, presync_demo, sync_json
 from vimesync import git
 
@@ -40,6 +42,11 @@ class Spawned:
         """``git diff-tree`` processes run in any of ``repos``."""
         here = {os.path.realpath(r) for r in repos}
         return sum(1 for cwd, a in self.runs if os.path.realpath(cwd) in here and a[0] == "diff-tree")
+
+    def downstream_scans(self, *repos: Path) -> int:
+        """Logs of the downstream's commits with their patches (the scan for mirrored PRs)."""
+        here = {os.path.realpath(r) for r in repos}
+        return sum(1 for cwd, a in self.runs if os.path.realpath(cwd) in here and a[0] == "log" and "-p" in a)
 
     def walks(self, upstream: Path) -> int:
         """Walks of the upstream range: the first-parent log with the files of each commit."""
@@ -130,3 +137,245 @@ def test_the_same_meaning_in_other_bytes_is_walked_again(
     code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
     assert code == 0, (doc, err)
     assert spawned.walks(d.upstream) == 2
+
+
+PATCH = "patches/vllm-score-centering.patch"
+CONTEXT = '        top_p=body.get("top_p", 1.0),\n'
+
+
+def _commit(repo: Path, message: str) -> None:
+    git.run(repo, ["-c", "user.name=M", "-c", "user.email=m@x", "commit", "-qam", message])
+
+
+def _stopped_at_patches(tmp_path: Path, capsys) -> tuple[object, Path, str]:
+    """The demo's sync stopped at its patches step (a drifted patch), then the patch fixed on the
+    sync branch: the demo, the sync's worktree, and the good patch."""
+    d = presync_demo(tmp_path / "d")
+    good = (d.checkout / PATCH).read_text()
+    (d.checkout / PATCH).write_text(good.replace(CONTEXT, CONTEXT.replace("1.0", "0.9")))
+    _commit(d.checkout, "patches: a context line the pin does not have")
+    code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
+    assert code == 1 and doc["stopped"] == "patches", (doc, err)
+    worktree = Path(doc["worktree"])
+    (worktree / PATCH).write_text(good)
+    _commit(worktree, "patches: refresh vllm-score-centering for the pin")
+    return d, worktree, good
+
+
+def test_a_later_run_takes_the_walk_the_walk_step_kept(tmp_path: Path, capsys, spawned: Spawned) -> None:
+    """``--continue`` is another run (another process): its head steps took the walk step's walk
+    only within that run, and walked the range again in each later one. The walk step keeps its
+    walk beside the sync's state; the head of a later run takes it on the same proof."""
+    d, _, _ = _stopped_at_patches(tmp_path, capsys)
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 1 and doc["stopped"] == "audit", (doc, err)  # the audit read the walk
+    assert spawned.walks(d.upstream) == 0
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        b"not json",
+        b'{"inputs": "0", "result": {}}',
+        b"[" * 10_000,
+    ],
+    ids=["garbage", "wrong-shape", "deep"],
+)
+def test_a_kept_walk_that_cannot_be_read_is_walked_again(
+    tmp_path: Path, capsys, spawned: Spawned, kept: bytes
+) -> None:
+    d, _, _ = _stopped_at_patches(tmp_path, capsys)
+    (git.common_dir(d.checkout) / "vimesync-sync-walk.json").write_bytes(kept)
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 1 and doc["stopped"] == "audit", (doc, err)
+    assert spawned.walks(d.upstream) == 1
+
+
+def test_a_kept_walk_is_not_taken_once_the_head_holds_another_policy(
+    tmp_path: Path, capsys, spawned: Spawned
+) -> None:
+    """The sync branch commits an exclusion after the walk step: the kept walk rests on the old
+    policy's bytes, so the head walks again and sees #2430 excluded."""
+    d, worktree, _ = _stopped_at_patches(tmp_path, capsys)
+    policy = worktree / "sop" / "policy.toml"
+    rule = '[[rule]]\naction = "exclude"\nreason = "not now"\nprs = [2430]\n\n'
+    policy.write_text(rule + policy.read_text())
+    _commit(worktree, "policy: leave #2430 out")
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert spawned.walks(d.upstream) == 1, (doc, err)
+
+
+def test_a_kept_walk_of_other_inputs_or_behind_a_symlink_is_walked_again(
+    tmp_path: Path, capsys, spawned: Spawned
+) -> None:
+    """A kept walk whose digest is not the head's (edited, or another sync's) is not taken; nor
+    one that is a symbolic link (it is never followed)."""
+    d, _, _ = _stopped_at_patches(tmp_path, capsys)
+    kept = git.common_dir(d.checkout) / "vimesync-sync-walk.json"
+    doc = json.loads(kept.read_text())
+    doc["inputs"] = "0" * 64
+    elsewhere = tmp_path / "walk.json"
+    elsewhere.write_text(kept.read_text())  # the true one, behind a link
+    kept.write_text(json.dumps(doc))
+    spawned.runs.clear()
+    code, out, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 1 and out["stopped"] == "audit", (out, err)
+    assert spawned.walks(d.upstream) == 1
+    kept.unlink()
+    kept.symlink_to(elsewhere)
+    spawned.runs.clear()
+    code, out, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 1 and out["stopped"] == "audit", (out, err)
+    assert spawned.walks(d.upstream) == 1
+
+
+def _stopped_at_audit(tmp_path: Path, capsys) -> tuple[object, Path]:
+    """The demo's sync stopped at its audit (the refreshed patch to review), the review then
+    recorded in the ledger as the stop says (not committed: the head does not move)."""
+    d, worktree, _ = _stopped_at_patches(tmp_path, capsys)
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 1 and doc["stopped"] == "audit", (doc, err)
+    review = doc["next"].split(": ", 1)[1].split(", then ")[0].replace("NAME", "maintainer").split()
+    code, _, err = cli(capsys, *review[1:], cwd=worktree)
+    assert code == 0, err
+    return d, worktree
+
+
+def test_continue_at_the_same_head_takes_what_the_last_run_worked_out(
+    tmp_path: Path, capsys, spawned: Spawned
+) -> None:
+    """The audit stopped; the review is recorded; ``--continue`` runs the audit, status and report
+    at the head the last run judged. What that run worked out of the head (which PRs it carries,
+    the replay of the carry) is kept beside the state and taken: no replay and no scan of the
+    sync's commits again. Before, the --continue replayed the carry (one ``diff-tree --stdin``)
+    and scanned the downstream for mirrored PRs once more."""
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 0, (doc, err)
+    assert spawned.walks(d.upstream) == 0
+    assert spawned.diff_trees(d.checkout, worktree) == 0  # the replay's
+    assert spawned.downstream_scans(d.checkout, worktree) == 0
+
+
+def test_a_kept_head_is_not_taken_at_another_head(tmp_path: Path, capsys, spawned: Spawned) -> None:
+    """The review committed: the head moved, so its facts are worked out at the new head."""
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    git.run(worktree, ["add", "-A"])
+    _commit(worktree, "review")
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 0, (doc, err)
+    assert spawned.diff_trees(d.checkout, worktree) == 1
+
+
+@pytest.mark.parametrize("kept", [b"{}", b"not json", b'{"key": "' + b"0" * 64 + b'", "carried": [1]}'])
+def test_a_kept_head_that_cannot_be_read_or_is_another_is_worked_out_again(
+    tmp_path: Path, capsys, spawned: Spawned, kept: bytes
+) -> None:
+    """Edited, truncated or another head's: the head's facts are worked out again, never an error
+    and never a forged carried list taken (the key is the digest of what they rest on)."""
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    (git.common_dir(d.checkout) / "vimesync-sync-head.json").write_bytes(kept)
+    spawned.runs.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 0, (doc, err)
+    assert spawned.diff_trees(d.checkout, worktree) == 1
+
+
+def test_abort_removes_what_the_sync_kept(tmp_path: Path, capsys) -> None:
+    d, _ = _stopped_at_audit(tmp_path, capsys)
+    kept = [git.common_dir(d.checkout) / f"vimesync-sync-{n}.json" for n in ("walk", "head", "check")]
+    assert all(k.is_file() for k in kept)
+    code, _, err = sync_json(capsys, d.checkout, "--abort")
+    assert code == 0, err
+    assert not any(k.exists() for k in kept)
+
+
+# -- the patch check kept for a later run of the sync (app/synccheck.py) ------------------------
+
+
+@pytest.fixture
+def checks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the checks of a patch stack run (each still runs: nothing is faked). The engine's
+    tree listing is no measure: the check's cache keeps it across runs."""
+    from vimesync.check import run
+
+    ran: list[int] = []
+    real = run.run_check
+
+    def counting(*a: object, **kw: object) -> object:
+        ran.append(1)
+        return real(*a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "run_check", counting)
+    return ran
+
+
+def test_a_later_run_takes_the_check_of_the_same_stack(tmp_path: Path, capsys, checks: list[int]) -> None:
+    """The audit stopped and the review is recorded: ``--continue`` judges a head whose stack,
+    pins and config are the bytes the last run checked. Before, its status and report checked
+    the stack again (the engine pin's tree listed once more); now they take the kept check.
+    Committed, the review moves the head; the stack is the same, the check is still taken."""
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    git.run(worktree, ["add", "-A"])
+    _commit(worktree, "review")
+    checks.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 0, (doc, err)
+    assert checks == []
+    assert doc["steps"][2] == {**doc["steps"][2], "figure": "4 apply, 14 files parse", "reused": False}
+
+
+def test_a_changed_patch_is_checked_again(tmp_path: Path, capsys, checks: list[int]) -> None:
+    """The fix of a failing patch is a commit of the stack: the kept check (of the failing
+    patch) is not the head's, so the stack is checked again and holds."""
+    d, worktree, _ = _stopped_at_patches(tmp_path, capsys)
+    checks.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert doc["stopped"] == "audit", (doc, err)
+    assert checks == [1]
+    assert doc["steps"][2]["figure"] == "4 apply, 14 files parse"
+
+
+@pytest.mark.parametrize("how", ["garbage", "another-stack"])
+def test_a_kept_check_that_cannot_be_read_or_is_anothers_is_checked_again(
+    tmp_path: Path, capsys, checks: list[int], how: str
+) -> None:
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    kept = git.common_dir(d.checkout) / "vimesync-sync-check.json"
+    if how == "garbage":
+        kept.write_bytes(b'{"checks": [{"key": 1}]}')
+    else:  # a forged report under a key of other bytes: never taken
+        doc = json.loads(kept.read_text())
+        doc["checks"][0]["key"] = "f" * 64
+        kept.write_text(json.dumps(doc))
+    checks.clear()
+    code, out, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert code == 0, (out, err)
+    assert checks == [1]
+
+
+def test_a_check_taken_then_a_patch_changed_is_checked_again(
+    tmp_path: Path, capsys, checks: list[int]
+) -> None:
+    """A run that took the kept check never asked the stack's paths itself: what it keeps again
+    is the check as it was kept, so a patch committed after it is still seen."""
+    d = presync_demo(tmp_path / "d")
+    good = (d.checkout / PATCH).read_text()
+    (d.checkout / PATCH).write_text(good.replace(CONTEXT, CONTEXT.replace("1.0", "0.9")))
+    _commit(d.checkout, "patches: a context line the pin does not have")
+    code, doc, err = sync_json(capsys, d.checkout, *OFFLINE)
+    assert code == 1 and doc["stopped"] == "patches", (doc, err)
+    checks.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)  # nothing changed
+    assert doc["stopped"] == "patches" and checks == [], (doc, err)
+    worktree = Path(doc["worktree"])
+    (worktree / PATCH).write_text(good)
+    _commit(worktree, "patches: refresh vllm-score-centering for the pin")
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    assert doc["stopped"] == "audit", (doc, err)
+    assert checks == [1]

@@ -178,3 +178,27 @@ def test_two_prs_of_one_file_both_resolved_to_nothing_are_each_carried_with_chan
     assert set(files) == {1, 2}
     assert files[1]["vime/a.py"]["dropped"] == ["print(2)"]
     assert "print(3)" in files[2]["vime/a.py"]["dropped"]
+
+
+def test_the_replay_pairs_no_hunks_of_a_conflict_it_finds(
+    pair: Pair, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replay reads a conflict's path and kind only: the hunks the carry pairs for its own
+    conflict (difflib over the whole file, 80 ms for slime's 2,000-line arguments.py) are not
+    paired again by each report, audit and ``sync --continue``. Counted, not timed: the
+    SequenceMatcher objects the merge makes while the report replays the carry."""
+    from vimesync.carry import merge
+
+    _carry_keeping_downstream(pair, capsys)
+    made = []
+
+    class Counting(merge.difflib.SequenceMatcher):  # type: ignore[type-arg]
+        def __init__(self, *a, **kw) -> None:
+            made.append(1)
+            super().__init__(*a, **kw)
+
+    monkeypatch.setattr(merge.difflib, "SequenceMatcher", Counting)
+    code, out = _report(pair, capsys, "--format", "json")
+    (item,) = json.loads(out)["summary"]["resolved"]["items"]
+    assert [(f["path"], f["why"]) for f in item["files"]] == [("vime/a.py", "conflict: content")]
+    assert made == []

@@ -3,6 +3,7 @@ pipe, with ``--json`` or in CI it says nothing: no ``\\r`` and no escape byte re
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from tests.builders.cli import run_cli
 from tests.builders.gitrepo import Repo
+from tests.builders.pair import build_pair
 from tests.builders.syncdemo import OFFLINE, presync_demo
 from tests.builders.terminal import run_in_terminal
 from vimesync.demo.build import Demo, build_demo
@@ -152,6 +154,43 @@ def test_carry_alone_shows_its_walk_and_how_many_items_are_carried(tmp_path: Pat
         assert words in text, f"{words!r} not shown:\n{text[-3000:]}"
     assert re.search(r"carry 2/2: carrying the upstream PRs .*\d+/\d+", text)  # how far
     assert "\r" in screen.text
+    assert _counted_to_the_end("carry 2/2: carrying the upstream PRs", text), text[-3000:]
+
+
+def _counted_to_the_end(words: str, text: str) -> bool:
+    """The count after ``words`` reached n/n before the display went (it stayed at n-1/n)."""
+    counts = re.findall(re.escape(words) + r"[^\r\n]*?(\d[\d,]*)/(\d[\d,]*)", text)
+    return bool(counts) and any(done == total for done, total in counts)
+
+
+@pytest.mark.slow
+def test_a_dry_run_says_it_merges_in_memory_and_counts_to_the_end(tmp_path: Path) -> None:
+    """``carry --dry-run`` writes nothing: its progress says so, never "carrying"."""
+    d = presync_demo(tmp_path / "d")
+    screen = run_in_terminal("carry", "--dry-run", cwd=d.checkout, timeout=180, **_home(tmp_path))
+    text = _plain(screen.text)
+    assert screen.code == 0, text[-2000:]
+    says = "carry 2/2: merging the upstream PRs in memory (a dry run: nothing is written)"
+    assert says in text and "carrying the upstream PRs" not in text, text[-3000:]
+    assert _counted_to_the_end(says, text), text[-3000:]
+
+
+@pytest.mark.slow
+def test_a_carry_onto_the_sync_branch_shows_its_progress(tmp_path: Path) -> None:
+    """``carry --pr N`` of a PR the sync's carry left out, onto the sync's branch (what the
+    carried gate's stop prints), says what it does as any carry does."""
+    pair = build_pair(tmp_path / "p")
+    pair.down.commit("diverge", {"vime/a.py": "from vime import x\nprint(1)\nprint('downstream')\n"})
+    stopped = run_cli("sync", "--json", cwd=pair.down.path, **_home(tmp_path))
+    assert stopped.returncode == 1, stopped.stderr
+    wt = Path(json.loads(stopped.stdout)["worktree"])
+    for args in (("carry", "--skip"), ("sync", "--continue")):
+        run_cli(*args, cwd=wt, **_home(tmp_path))
+    screen = run_in_terminal("carry", "--pr", "2", cwd=wt, timeout=180, **_home(tmp_path))
+    text = _plain(screen.text)
+    assert screen.code == 1 and "conflict #2" in text, text[-2000:]
+    for words in ("carry 1/2: walking the upstream range", f"carry 2/2: carrying onto sync/{pair.tip[:8]}"):
+        assert words in text, f"{words!r} not shown:\n{text[-3000:]}"
 
 
 @pytest.mark.slow

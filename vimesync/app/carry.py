@@ -313,7 +313,7 @@ def _run(ws: Workspace, request: CarryRequest, repo: Path, progress: Progress) -
         raise state_mod.in_progress(state_mod.state_path(repo))
     from vimesync.app.carrysync import carry_into_sync
 
-    if (into_sync := carry_into_sync(ws, options, job)) is not None:
+    if (into_sync := carry_into_sync(ws, options, job, progress)) is not None:
         return CarryResult.of(into_sync)
     carry_run.check_direct(options.direct)
     upstream = ws.upstream
@@ -323,13 +323,14 @@ def _run(ws: Workspace, request: CarryRequest, repo: Path, progress: Progress) -
     with step("walking the upstream range"):
         walked = upstreamsteps.walk(ws, at=git.resolve(repo, options.onto))
     policy = load_policy(ws.policy, ws.reader) if ws.policy else None
-    with step(CARRYING) as update:
+    with step(TRYING if options.dry_run else CARRYING) as update:
         job = replace(job, progress=update)
         done = carry_run.start(repo, cfg, transform, options, walked, policy, upstream=upstream, job=job)
     return CarryResult.of(done)
 
 
 CARRYING = "carrying the upstream PRs"
+TRYING = "merging the upstream PRs in memory (a dry run: nothing is written)"
 
 
 def committer(repo: Path, settings: Settings) -> dict[str, str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from vimesync import git
 from vimesync.app import syncstate
+from vimesync.app.progress import Phases, Progress, no_progress
 from vimesync.app.workspace import Workspace
 from vimesync.carry.model import Aborted, CarryJob, CarryRun, CarryStatus
 from vimesync.carry.run import CarryOptions
@@ -40,9 +41,12 @@ def sync_branch(repo: Path) -> tuple[Path, str, Path] | None:
     return checkout, s.branch, users[0]
 
 
-def carry_into_sync(ws: Workspace, options: CarryOptions, job: CarryJob) -> CarryRun | None:
+def carry_into_sync(
+    ws: Workspace, options: CarryOptions, job: CarryJob, progress: Progress = no_progress
+) -> CarryRun | None:
     """``--pr N`` (and no other flag of a new carry) carried onto the sync's branch; None when no
-    sync whose carry ended is here, or other flags say another carry."""
+    sync whose carry ended is here, or other flags say another carry. ``progress``: told its
+    walk and how many items are carried, as a carry's."""
     from vimesync.app import upstreamsteps
     from vimesync.carry import run as carry_run
     from vimesync.upstream.policy import load_policy
@@ -65,18 +69,28 @@ def carry_into_sync(ws: Workspace, options: CarryOptions, job: CarryJob) -> Carr
     upstream = Path(s.upstream) if s.upstream else ws.flags.upstream
     flags = replace(ws.flags, range_=s.range, upstream=upstream, config=_config_at(ws, worktree, checkout))
     here = replace(ws, flags=flags).elsewhere(checkout)
+    step = Phases(progress, "carry", 2)
     with here:
-        at_onto = upstreamsteps.walk(here, at=s.onto)
-        ranged = replace(here, flags=replace(here.flags, range_=f"{at_onto.base}..{at_onto.tip}"))
-        walked = upstreamsteps.walk(ranged, at=tip)
+        with step("walking the upstream range"):
+            at_onto = upstreamsteps.walk(here, at=s.onto)
+            ranged = replace(here, flags=replace(here.flags, range_=f"{at_onto.base}..{at_onto.tip}"))
+            walked = upstreamsteps.walk(ranged, at=tip)
         if here.upstream is None:
             raise BadInput("no upstream repository given", hint="pass --upstream PATH or set [upstream] path")
         policy = load_policy(here.policy, here.reader) if here.policy else None
         transform = load_transform(here.config)
         options = replace(options, branch=branch, onto=tip, worktree=worktree)
-        result = carry_run.extend(
-            checkout, here.config, transform, options, walked, policy, upstream=here.upstream, job=job
-        )
+        with step(f"carrying onto {branch}") as update:
+            result = carry_run.extend(
+                checkout,
+                here.config,
+                transform,
+                options,
+                walked,
+                policy,
+                upstream=here.upstream,
+                job=replace(job, progress=update),
+            )
     carried_to(checkout, branch, tip, result)
     return result
 

@@ -60,7 +60,12 @@ def check(ws: Workspace, flags: EngineFlags, *, progress: Progress = no_progress
 
 def checked(ws: Workspace, opts: CheckOptions, progress: ProgressFn | None = None) -> CheckReport:
     """The patch stack of one engine applied and parsed (``run_check``), once per workspace and
-    options: the patches step of a sync, its status and its report share it."""
-    from vimesync.check.run import run_check
+    options: the patches step of a sync, its status and its report share it (and a later run of
+    the sync takes the one it kept: app/synccheck.py, without loading the check at all)."""
 
-    return ws.once(("check", opts), lambda: run_check(opts, progress=progress))
+    def run() -> CheckReport:
+        from vimesync.check.run import run_check
+
+        return run_check(opts, progress=progress)
+
+    return ws.once(("check", opts), run)

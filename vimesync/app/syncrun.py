@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from vimesync import git
-from vimesync.app import syncstate
+from vimesync.app import synckept, syncstate
 from vimesync.app.carry import CarryMode, CarryRequest, CarryResult, carry
 from vimesync.app.flags import CiFlags, SyncFlags
 from vimesync.app.progress import Progress, no_progress
@@ -29,7 +29,7 @@ from vimesync.app.syncresult import (
 )
 from vimesync.app.syncstate import StepRecord, SyncState
 from vimesync.app.syncsteps import CONTINUE, StepOutcome, in_dir, progress_of, walk_figure
-from vimesync.app.syncwalk import Walked, share, walked_here
+from vimesync.app.syncwalk import Walked, keep, walked_here
 from vimesync.app.workspace import Reading, Workspace
 from vimesync.carry import state as carry_state
 from vimesync.carry.model import CarryStatus, left_out
@@ -135,15 +135,14 @@ class SyncRun:
         s = self.state
         if not self._done("walk"):
             self._walk()
-        # A carry in progress goes on first: the sync's own, or one onto its branch (carry --pr N
-        # of a PR its carry left out, after its carry step was done).
+        # A carry in progress goes on first: the sync's own, or a carry --pr N onto its branch
         if carry_state.exists(self.checkout) or not self._done("carry"):
             stop = self._carry()
             if stop is not None:
                 return stop
-        with self._at_head() as ws:
+        # one walk per sync, and what an earlier run worked out at this head (app/synckept.py)
+        with self._at_head() as ws, synckept.shared(self.checkout, ws, self.walked, self.r.engine):
             assert ws.head is not None
-            share(self.walked, ws)  # one walk per sync, when the head's is provably the same
             for name in HEAD_STEPS:
                 if self._done(name, head=ws.head):
                     continue
@@ -206,6 +205,7 @@ class SyncRun:
         with progress_of(self.progress, "walk"):
             result = upstreamsteps.walk(self.here, at=self.state.onto, progress=self.progress)
         self.walked = walked_here(self.here, result, self.state.onto)
+        keep(self.checkout, self.walked)
         self.state.branch = self.state.branch or f"sync/{result.tip[:8]}"
         self._record(StepOutcome("walk", Kind.WALK, True, walk_figure(totals(result))), None)
 

@@ -14,14 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
+from vimesync import git
 from vimesync.carry import state as carry_state
 from vimesync.errors import BadInput
 from vimesync.safefs import CONTROL, Range, Size, Text
 from vimesync.statefile import Location, StateFile
+from vimesync.upstream.model import WalkResult
 
 STATE_NAME = "vimesync-sync.json"
+WALK_NAME = "vimesync-sync-walk.json"  # the walk step's walk, for a later run's head to take
+HEAD_NAME = "vimesync-sync-head.json"  # what the head worked out (app/synckept.py)
+CHECK_NAME = "vimesync-sync-check.json"  # the head's patch check (app/synccheck.py)
 VERSION = 1
 MAX_STATE = 256 << 10  # a sync's state is a few hundred bytes: anything past this is not ours
+MAX_WALK = 16 << 20  # a walk of 2,000 PRs is ~2 MB: a larger one is walked again, not kept
 MAX_FIGURE = 500  # characters of a step's figure the state keeps
 STEPS = ("walk", "carry", "patches", "audit", "status", "report")
 
@@ -81,6 +87,29 @@ class SyncState:
         self.steps = [s for s in self.steps if s.name not in names]
 
 
+@dataclass
+class WalkMemo:
+    """The walk step's walk, kept beside the state so that the head of a later run (``--continue``)
+    takes it instead of walking again: only when ``inputs``, the digest of everything the walk
+    rests on (:func:`vimesync.app.syncwalk.digest`), is the head's own."""
+
+    inputs: Annotated[str, Text(pattern=r"[0-9a-f]{64}", what="a sha256 digest")]
+    result: WalkResult
+    version: Literal[1] = 1
+
+
+def walk_file(repo: Path) -> StateFile[WalkMemo]:
+    """Where the walk step's walk is kept (the common git dir, as the state)."""
+    return StateFile.of(
+        repo,
+        WALK_NAME,
+        WalkMemo,
+        max_bytes=MAX_WALK,
+        what="kept walk",
+        hint="vimesync sync --abort removes it",
+    )
+
+
 def state_file(repo: Path) -> StateFile[SyncState]:
     """The sync's state file of ``repo`` (any of its worktrees)."""
     return StateFile.of(
@@ -117,6 +146,9 @@ def save(repo: Path, state: SyncState) -> None:
 
 def remove(repo: Path) -> None:
     state_file(repo).remove()
+    walk_file(repo).remove()
+    for name in (HEAD_NAME, CHECK_NAME):  # app/synckept.py's, app/synccheck.py's
+        (git.common_dir(repo) / name).unlink(missing_ok=True)
 
 
 def load(repo: Path) -> SyncState:

@@ -10,17 +10,24 @@ flags set, and the bytes of the config and the policy — the blob ids of what t
 (kept by a :class:`~vimesync.readers.RecordingReader` as it read them) against the blob ids of
 what the head commit holds at the same place. A file outside the downstream, one not read or read
 twice with two contents, or anything that does not resolve: the head walks again.
+
+A later run of the same sync (``--continue``, another process) has no walk step of its own: the
+walk step's walk is kept beside the sync's state (:class:`~vimesync.app.syncstate.WalkMemo`) with
+the digest of its inputs, and the head takes it on the same proof. A kept walk that cannot be
+read, or whose digest is not the head's, is walked again; none is ever an error.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from vimesync import git
+from vimesync.app import syncstate
 from vimesync.app.workspace import Workspace
-from vimesync.errors import BadInput
+from vimesync.errors import BadInput, VimesyncError
 from vimesync.readers import CommitReader, RecordingReader
 from vimesync.safefs import MAX_CONFIG_BYTES, lexical
 from vimesync.upstream.model import WalkResult
@@ -40,12 +47,18 @@ class WalkInputs:
     values: tuple[object, ...]  # what flags and the config's values set beyond those bytes
 
 
+def digest(inputs: WalkInputs) -> str:
+    """The inputs as one value another process can compare: every field is a string, a number,
+    a bool, None, a path or tuples of them, whose ``repr`` is the same in every run."""
+    return hashlib.sha256(f"walk inputs 1\n{inputs!r}".encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class Walked:
-    """The walk step's walk and what it rests on (None: nothing it can be shared on)."""
+    """The walk step's walk and the digest of what it rests on (None: nothing to share it on)."""
 
     result: WalkResult
-    inputs: WalkInputs | None
+    inputs: str | None
 
 
 def walked_here(ws: Workspace, result: WalkResult, at: str) -> Walked:
@@ -55,18 +68,41 @@ def walked_here(ws: Workspace, result: WalkResult, at: str) -> Walked:
         return Walked(result, None)
     rng = ws.upstream_range
     inputs = _inputs(ws, result.base, result.tip, rng.note, at, reader.blob_read)
-    return Walked(result, inputs)
+    return Walked(result, digest(inputs) if inputs is not None else None)
 
 
-def share(walked: Walked | None, head: Workspace) -> bool:
+def keep(checkout: Path, walked: Walked) -> None:
+    """Keep the walk step's walk for a later run's head (nothing when it rests on nothing
+    provable, or would pass the cap: that run walks again)."""
+    file = syncstate.walk_file(checkout)
+    file.remove()  # an older sync's: never left standing beside this one's state
+    if walked.inputs is None:
+        return
+    try:
+        file.save(syncstate.WalkMemo(walked.inputs, walked.result))
+    except BadInput:  # past the cap
+        return
+
+
+def kept(checkout: Path) -> Walked | None:
+    """The walk an earlier run of this sync kept (None: none, or none vimesync can read)."""
+    try:
+        memo = syncstate.walk_file(checkout).read()
+    except VimesyncError:
+        return None
+    return Walked(memo.result, memo.inputs) if memo is not None else None
+
+
+def share(walked: Walked | None, head: Workspace) -> str | None:
     """Give ``head`` (a workspace reading the head commit) the walk step's walk (None: this run
-    did not walk), when its inputs are the ones the head's walk would have; True when given."""
+    did not walk), when its inputs are the ones the head's walk would have; the digest of those
+    inputs when given (what the head's facts rest on: :mod:`vimesync.app.synckept`), else None."""
     from vimesync.app import upstreamsteps
 
     if walked is None or walked.inputs is None or head.baseline is None:
-        return False
+        return None
     if not isinstance(head.reader, CommitReader):
-        return False
+        return None
     reader = head.reader
 
     def blob(path: Path) -> str | None:
@@ -79,15 +115,16 @@ def share(walked: Walked | None, head: Workspace) -> bool:
         upstream = head.require_upstream()
         rng = head.upstream_range
         if rng.base is None and not rng.explicit:
-            return False  # the head's walk says there is no range
+            return None  # the head's walk says there is no range
         tip = git.resolve(upstream, rng.tip)
         base = git.resolve(upstream, rng.base) if rng.base and rng.base != git.NULL_SHA else git.NULL_SHA
     except BadInput:  # the head's walk says what does not resolve
-        return False
-    if _inputs(head, base, tip, rng.note, head.baseline, blob) != walked.inputs:
-        return False
+        return None
+    inputs = _inputs(head, base, tip, rng.note, head.baseline, blob)
+    if inputs is None or digest(inputs) != walked.inputs:
+        return None
     upstreamsteps.take_walk(head, walked.result, at=head.baseline)
-    return True
+    return walked.inputs
 
 
 def _inputs(

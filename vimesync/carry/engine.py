@@ -41,6 +41,8 @@ class Engine:
         start_tree: str,
         scratch: Path,
         budget: Budget,
+        *,
+        describe: bool = True,  # False: conflicts without their hunks (a replay: Merger)
     ) -> None:
         self.downstream = downstream
         self.upstream = upstream
@@ -54,6 +56,7 @@ class Engine:
             blobs=self.blobs,
             scratch=scratch,
             budget=budget,
+            describe=describe,
         )
         self.start_entries = dict(self.merger.tree.entries)
         self.scratch = scratch

@@ -98,8 +98,12 @@ class Merger:
         blobs: Blobs,
         scratch: Path,
         budget: Budget | None = None,
+        describe: bool = True,
     ) -> None:
         self.budget = budget if budget is not None else Budget()
+        # False: a conflict is its path and kind only (a replay asks no more), without the hunks
+        # it pairs (difflib over the whole file) nor its stages written for git's index
+        self.describe = describe
         self.downstream = downstream
         self.upstream = upstream
         self.tree = tree
@@ -337,6 +341,9 @@ class Merger:
         self._materialize(merged)
         if code == 0:
             change.updates[path] = merged
+            return
+        if not self.describe:
+            change.conflicts.append(MergeConflict(path, "content", (), None))
             return
         hunks, ranges = _hunks(data["base"], data["theirs"], data["ours"])
         stages = tuple((n, e) for n, e in ((1, base), (2, ours), (3, theirs)) if e is not None)

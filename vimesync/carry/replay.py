@@ -244,7 +244,13 @@ def replay(inputs: ReplayInputs) -> Resolutions:
     seen: set[str] = set()
     with scratch_dir("vimesync-replay-") as tmp:
         engine = Engine(
-            inputs.downstream, inputs.upstream, inputs.transform, inputs.baseline, Path(tmp), inputs.budget
+            inputs.downstream,
+            inputs.upstream,
+            inputs.transform,
+            inputs.baseline,
+            Path(tmp),
+            inputs.budget,
+            describe=False,  # a conflict's path and kind are all a replay reads of it
         )
         run = _Replay(inputs, engine)
         try:

@@ -16,7 +16,6 @@ from pathlib import Path
 from vimesync import git
 from vimesync.carry import gitops, provenance
 from vimesync.carry import state as state_mod
-from vimesync.carry.budget import Budget
 from vimesync.carry.engine import Engine
 from vimesync.carry.fastimport import FastImport, ident, raw_date
 from vimesync.carry.finish import current_tree, finish, identity_env, stop_at_conflict
@@ -109,7 +108,7 @@ def start(
     if not plan.items:
         return result
     if options.dry_run:
-        return _dry_run(downstream, up, transform, onto, plan.items, result, job.budget)
+        return _dry_run(downstream, up, transform, onto, plan.items, result, job)
     name = options.branch or f"sync/{plan.tip[:8]}"
     ref = gitops.check_branch_name(downstream, name)
     if gitops.ref_exists(downstream, ref):
@@ -239,15 +238,17 @@ def _dry_run(
     onto: str,
     items: Sequence[Item],
     result: CarryRun,
-    budget: Budget,
+    job: CarryJob,
 ) -> CarryRun:
     with scratch_dir("vimesync-carry-") as tmp:
-        engine = Engine(downstream, upstream, transform, onto, Path(tmp), budget)
+        engine = Engine(downstream, upstream, transform, onto, Path(tmp), job.budget)
         # Paths an item predicted to conflict touches: its change is missing from the tree the
         # later items meet, so their conflicts there may only follow from it (knock-on).
         missing: dict[str, str] = {}
         try:
-            for item in items:
+            for i, item in enumerate(items):
+                if job.progress is not None:
+                    job.progress(i, len(items))
                 change = engine.merge(item)
                 knock_on = sorted({c.path for c in change.conflicts if c.path in missing})
                 entry = DryRunItem(
@@ -268,6 +269,8 @@ def _dry_run(
                 else:
                     for path in change.paths:
                         missing.setdefault(path, item.label)
+            if job.progress is not None:
+                job.progress(len(items), len(items))
         finally:
             engine.close()
     result.status = CarryStatus.PLANNED
@@ -340,6 +343,8 @@ def run(
                     engine.blobs.release()  # readable from the downstream now
                 state.carried.append(Carried(item.pr, item.title, item.upstream_commit, paths, None))
                 state.next += 1
+            if job.progress is not None:  # n/n: every item carried, before the finish
+                job.progress(state.next, len(state.items))
             _land(downstream, state, writer, engine, marks)
             writer = None
         finally:

@@ -36,6 +36,8 @@ class _Shown:
 
         def update(done: int, total: int) -> None:
             live.update(task, completed=done, total=total)
+            if total and done >= total:
+                live.refresh()  # n/n drawn, however soon the display goes after it
 
         try:
             yield update
