@@ -17,8 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "vimesync"
 # Infrastructure modules are units of their own; among them only the no-cycle rule applies.
 INFRA: tuple[str, ...] = tuple(
     (
-        "errors settings procrun transport text nofollow safefs tomledit git readers statefile globs regex"
-        " pathmap config"
+        "errors settings procrun transport text nofollow safefs tomledit git readers codestamp statefile"
+        " globs regex pathmap config"
         " repopaths github buildkite registry pins"
     ).split()
 )

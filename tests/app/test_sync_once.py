@@ -379,3 +379,24 @@ def test_a_check_taken_then_a_patch_changed_is_checked_again(
     code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
     assert doc["stopped"] == "audit", (doc, err)
     assert checks == [1]
+
+
+def test_what_another_vimesync_kept_is_worked_out_again(
+    tmp_path: Path, capsys, spawned: Spawned, checks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vimesync upgraded (or a development install edited) between ``sync`` and ``--continue``:
+    the walk and the check the last run kept are another build's facts, so the head walks and
+    checks again."""
+    from vimesync import codestamp
+
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    git.run(worktree, ["add", "-A"])
+    _commit(worktree, "review")
+    codestamp.code_stamp.cache_clear()
+    monkeypatch.setattr(codestamp, "__version__", "99.0")
+    spawned.runs.clear()
+    checks.clear()
+    code, doc, err = sync_json(capsys, d.checkout, "--continue", *OFFLINE)
+    codestamp.code_stamp.cache_clear()
+    assert code == 0, (doc, err)
+    assert spawned.walks(d.upstream) == 1 and checks == [1]

@@ -9,8 +9,9 @@ import pytest
 
 from tests.builders.hookworker import use_hook_worker
 from vimesync.errors import BadInput
+from vimesync.pycheck.channel import ParseJob, ParseOutcome
 from vimesync.pycheck.interp import Interpreter, running
-from vimesync.pycheck.pool import ParseJob, ParseOutcome, ParsePool
+from vimesync.pycheck.pool import ParsePool
 
 
 @pytest.fixture

@@ -16,9 +16,10 @@ from vimesync.errors import BadInput
 from vimesync.git import blob_oid
 from vimesync.pycheck import plan
 from vimesync.pycheck.cache import ParseCache
+from vimesync.pycheck.channel import ParseJob
 from vimesync.pycheck.interp import Interpreter, find_interpreter, running
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
-from vimesync.pycheck.pool import ParseJob, ParsePool
+from vimesync.pycheck.pool import ParsePool
 from vimesync.pycheck.scan import WORKER_REV, ParseLimits, conflict_markers, parse_tree
 from vimesync.pycheck.target import FROM_FLAG, Target
 from vimesync.sources import open_source

@@ -27,7 +27,9 @@ from vimesync.app.syncstate import CHECK_NAME
 from vimesync.app.workspace import Workspace
 from vimesync.check.flags import EngineFlags
 from vimesync.check.model import CheckReport
+from vimesync.codestamp import code_stamp
 from vimesync.errors import BadInput, VimesyncError
+from vimesync.pycheck.interp import search_env
 from vimesync.readers import CommitReader
 from vimesync.safefs import CONTROL, Size, Text
 from vimesync.statefile import StateFile
@@ -73,7 +75,8 @@ def _key(opts: CheckOptions, asked: list[str], reader: CommitReader) -> str:
         if f.name not in ("reader", "cache_dir", "pip_timeout")  # where it reads, not what
     )
     held = tuple((rel, reader.state(rel)) for rel in asked)
-    return hashlib.sha256(f"check 1\n{values!r}\n{held!r}".encode()).hexdigest()
+    found = tuple(sorted(search_env().items()))  # which interpreters the parse may find
+    return hashlib.sha256(f"check 1\n{code_stamp()}\n{found!r}\n{values!r}\n{held!r}".encode()).hexdigest()
 
 
 def _plan(ws: Workspace, engine: EngineFlags) -> tuple[CheckOptions, ...]:

@@ -27,6 +27,7 @@ from pathlib import Path
 from vimesync import git
 from vimesync.app import syncstate
 from vimesync.app.workspace import Workspace
+from vimesync.codestamp import code_stamp
 from vimesync.errors import BadInput, VimesyncError
 from vimesync.readers import CommitReader, RecordingReader
 from vimesync.safefs import MAX_CONFIG_BYTES, lexical
@@ -50,7 +51,7 @@ class WalkInputs:
 def digest(inputs: WalkInputs) -> str:
     """The inputs as one value another process can compare: every field is a string, a number,
     a bool, None, a path or tuples of them, whose ``repr`` is the same in every run."""
-    return hashlib.sha256(f"walk inputs 1\n{inputs!r}".encode()).hexdigest()
+    return hashlib.sha256(f"walk inputs 1\n{code_stamp()}\n{inputs!r}".encode()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from vimesync.pycheck.channel import ParseJob
 from vimesync.pycheck.interp import Interpreter
 from vimesync.pycheck.model import PyFile
-from vimesync.pycheck.pool import MAX_INFLIGHT, ParseJob, ParsePool
+from vimesync.pycheck.pool import MAX_INFLIGHT, ParsePool
 
 
 @dataclass

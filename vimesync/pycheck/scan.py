@@ -17,11 +17,12 @@ from dataclasses import dataclass
 
 from vimesync.git import blob_oid
 from vimesync.pycheck.cache import Cached, ParseCache
+from vimesync.pycheck.channel import ParseJob, ParseOutcome
 from vimesync.pycheck.early import EarlyParse
 from vimesync.pycheck.interp import Interpreter
 from vimesync.pycheck.model import ConflictMarker, ParseFailure, ParseReport, PyFile, StatKey
 from vimesync.pycheck.plan import FileInput, Loader, ParsePlan, cold_cache, load, plan_parse, read_file
-from vimesync.pycheck.pool import DEFAULT_TIMEOUT, ParseJob, ParseOutcome, ParsePool
+from vimesync.pycheck.pool import DEFAULT_TIMEOUT, ParsePool
 from vimesync.pycheck.target import Target
 
 MAX_SIZE = 10 << 20  # bytes; larger files are reported, not parsed

@@ -1,0 +1,159 @@
+"""One parse worker process and the conversation with it: the protocol of ``_worker.py`` (its
+requests and responses, a keyed file job's key), the jobs and outcomes the pool deals in, and
+:class:`Worker`, the process with its pipes and the jobs it has in flight."""
+
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from vimesync.procrun import Command, end, start
+from vimesync.pycheck.interp import child_env
+from vimesync.pycheck.model import StatKey
+
+REQUEST = struct.Struct(">cII")  # mirrors _worker.py
+RESPONSE = struct.Struct(">IBiiI")
+KEY = struct.Struct(">20sQqQ")  # after the response to a keyed file job: blob id, size, mtime_ns, inode
+HANDSHAKE_ID = 0xFFFFFFFF
+STARTUP_TIMEOUT = 30.0
+# Real code parses at ~5 MiB/s, but a dense generated table can take ~2 s per MiB (and ~350 MiB of
+# memory per MiB): big files get more time instead of being reported as hangs.
+SECONDS_PER_MIB = 5.0
+
+
+@dataclass(frozen=True)
+class ParseJob:
+    ident: int
+    data: bytes | None = None  # the source, or
+    file: str | Path | None = None  # a file the worker reads itself
+    size: int = -1  # of a file job, when known (for its time allowance)
+    keyed: bool = False  # a file job whose outcome also says what was read (ParseOutcome.key)
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.data) if self.data is not None else max(self.size, 0)
+
+
+@dataclass(frozen=True)
+class ParseOutcome:
+    ok: bool
+    line: int | None = None
+    column: int | None = None
+    message: str = ""
+    cacheable: bool = True  # False for crashes and timeouts: they say nothing lasting about the content
+    # Of a keyed job: the blob id of the bytes the worker parsed, and the fstat of the file it read
+    # them from; None when it could not read the file (or crashed first).
+    key: tuple[str, StatKey] | None = None
+
+
+OnResult = Callable[[int, ParseOutcome], None]  # a job's ident and its outcome
+
+
+class Worker:
+    def __init__(self, argv: list[str]) -> None:
+        # Started and ended by the process runner (its own group: Ctrl-C and SIGTERM end it
+        # through run()'s handler), kept here: the pool's poll loop is the conversation. Our
+        # folder as its own (a file job may name a relative path), and no GITHUB_TOKEN & co. in
+        # a process that reads PR code.
+        command = Command(argv, Path(os.getcwd()), child_env())
+        self.proc = start(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self.wfd = self.proc.stdin.fileno()
+        self.rfd = self.proc.stdout.fileno()
+        self.efd: int | None = self.proc.stderr.fileno()
+        os.set_blocking(self.wfd, False)
+        os.set_blocking(self.rfd, False)
+        os.set_blocking(self.efd, False)
+        self.out: deque[memoryview] = deque()
+        self.inflight: deque[ParseJob] = deque()
+        self.inflight_bytes = 0
+        self.rbuf = bytearray()
+        self.err = b""
+        self.ready = False
+        self.deadline: float | None = time.monotonic() + STARTUP_TIMEOUT
+        self.allowed = STARTUP_TIMEOUT  # seconds the head job was given
+
+    def arm(self, timeout: float) -> None:
+        """Start the clock for the job at the head of the queue (the one the worker is on)."""
+        if not self.ready:
+            return
+        if not self.inflight:
+            self.deadline = None
+            return
+        self.allowed = timeout + self.inflight[0].nbytes / (1 << 20) * SECONDS_PER_MIB
+        self.deadline = time.monotonic() + self.allowed
+
+    def send(self, job: ParseJob, timeout: float) -> None:
+        if job.data is not None:
+            kind, payload = b"D", job.data
+        else:
+            assert job.file is not None
+            kind, payload = (b"K" if job.keyed else b"P"), os.fsencode(job.file)
+        self.out.append(memoryview(REQUEST.pack(kind, job.ident, len(payload))))
+        self.out.append(memoryview(payload))
+        self.inflight.append(job)
+        self.inflight_bytes += job.nbytes + 256
+        if len(self.inflight) == 1:
+            self.arm(timeout)
+
+    def flush(self) -> None:
+        """Write what the pipe takes now; BrokenPipeError when the worker is gone."""
+        while self.out:
+            try:
+                n = os.write(self.wfd, self.out[0])
+            except BlockingIOError:
+                return
+            if n < len(self.out[0]):
+                self.out[0] = self.out[0][n:]
+                return
+            self.out.popleft()
+
+    def frames(self) -> Iterator[tuple[int, ParseOutcome]]:
+        """Complete responses in the read buffer. Lazily: the caller takes each response's job off
+        ``inflight`` before the next is read, so the head of ``inflight`` is the job the next
+        response answers (after the handshake), and says whether a key follows it."""
+        while len(self.rbuf) >= RESPONSE.size:
+            ident, status, line, col, n = RESPONSE.unpack_from(self.rbuf)
+            keyed = self.ready and bool(self.inflight) and self.inflight[0].keyed
+            end = RESPONSE.size + n + (KEY.size if keyed else 0)
+            if len(self.rbuf) < end:
+                return
+            msg = bytes(self.rbuf[RESPONSE.size : RESPONSE.size + n]).decode("utf-8", "replace")
+            key = None
+            if keyed:
+                oid, size, mtime_ns, inode = KEY.unpack_from(self.rbuf, RESPONSE.size + n)
+                key = (oid.hex(), StatKey(size, mtime_ns, inode)) if any(oid) else None
+            del self.rbuf[:end]
+            yield (
+                ident,
+                ParseOutcome(status == 0, None if line < 0 else line, None if col < 0 else col, msg, key=key),
+            )
+
+    def drain_stderr(self) -> None:
+        if self.efd is None:
+            return
+        try:
+            chunk = os.read(self.efd, 1 << 16)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self.efd = None
+        self.err = (self.err + chunk)[-4096:]  # keep the tail for a start-up failure message
+
+    def kill(self) -> int | None:
+        code = end(self.proc, wait=10)
+        for _ in range(16):  # what it said before dying, for a start-up failure message
+            if self.efd is None:
+                break
+            self.drain_stderr()
+        self.efd = None
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if f is not None:
+                f.close()
+        return code
