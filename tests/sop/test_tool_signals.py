@@ -47,6 +47,7 @@ repos:
       sh -c 'sleep 300 & c=$!; setsid sleep 300 & echo "$$ $c $!" > "$VS_PIDS.tmp";
       mv "$VS_PIDS.tmp" "$VS_PIDS"; wait' --
     language: system
+    require_serial: true
 """
 
 
@@ -183,6 +184,7 @@ ESCAPING_HOOK = """repos:
     entry: >-
       sh -c 'setsid sleep 300 & echo "$!" > "$VS_PIDS"; sleep 300 & echo "$!" >> "$VS_PIDS"; wait' --
     language: system
+    require_serial: true
 """
 
 
