@@ -10,8 +10,8 @@ import subprocess
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from vimesync.procrun import Command, end, start
 from vimesync.pycheck.interp import child_env
@@ -27,8 +27,10 @@ STARTUP_TIMEOUT = 30.0
 SECONDS_PER_MIB = 5.0
 
 
-@dataclass(frozen=True)
-class ParseJob:
+class ParseJob(NamedTuple):
+    """One file for a worker. A NamedTuple, as ``PyFile``: a check makes thousands of jobs and
+    outcomes, and the main process's share of the cores is taken from the workers."""
+
     ident: int
     data: bytes | None = None  # the source, or
     file: str | Path | None = None  # a file the worker reads itself
@@ -40,8 +42,7 @@ class ParseJob:
         return len(self.data) if self.data is not None else max(self.size, 0)
 
 
-@dataclass(frozen=True)
-class ParseOutcome:
+class ParseOutcome(NamedTuple):
     ok: bool
     line: int | None = None
     column: int | None = None
@@ -91,12 +92,12 @@ class Worker:
 
     def send(self, job: ParseJob, timeout: float) -> None:
         if job.data is not None:
-            kind, payload = b"D", job.data
-        else:
+            self.out.append(memoryview(REQUEST.pack(b"D", job.ident, len(job.data))))
+            self.out.append(memoryview(job.data))
+        else:  # a path: one write, header and all
             assert job.file is not None
-            kind, payload = (b"K" if job.keyed else b"P"), os.fsencode(job.file)
-        self.out.append(memoryview(REQUEST.pack(kind, job.ident, len(payload))))
-        self.out.append(memoryview(payload))
+            path = os.fsencode(job.file)
+            self.out.append(memoryview(REQUEST.pack(b"K" if job.keyed else b"P", job.ident, len(path)) + path))
         self.inflight.append(job)
         self.inflight_bytes += job.nbytes + 256
         if len(self.inflight) == 1:

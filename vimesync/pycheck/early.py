@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from vimesync.pycheck.channel import ParseJob
 from vimesync.pycheck.interp import Interpreter
 from vimesync.pycheck.model import PyFile
-from vimesync.pycheck.pool import MAX_INFLIGHT, ParsePool
+from vimesync.pycheck.pool import PRIME_INFLIGHT, ParsePool
 
 
 @dataclass
@@ -41,7 +41,7 @@ def begin_parse(
     parse (the caller asked the cache); None, with nothing started, when there are none."""
     on_disk = [f for f in files if f.file is not None and f.path.endswith(".py") and 0 <= f.size <= max_size]
     on_disk.sort(key=lambda f: -f.size)
-    first = on_disk[: pool.jobs * MAX_INFLIGHT]
+    first = on_disk[: pool.jobs * PRIME_INFLIGHT]
     if not first:
         return None
     pool.start()
