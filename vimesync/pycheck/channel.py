@@ -97,7 +97,8 @@ class Worker:
         else:  # a path: one write, header and all
             assert job.file is not None
             path = os.fsencode(job.file)
-            self.out.append(memoryview(REQUEST.pack(b"K" if job.keyed else b"P", job.ident, len(path)) + path))
+            kind = b"K" if job.keyed else b"P"
+            self.out.append(memoryview(REQUEST.pack(kind, job.ident, len(path)) + path))
         self.inflight.append(job)
         self.inflight_bytes += job.nbytes + 256
         if len(self.inflight) == 1:
