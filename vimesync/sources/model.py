@@ -52,7 +52,8 @@ class Source:
 
     def __init__(self, info: SourceInfo, files: dict[str, Entry]) -> None:
         self.info = info
-        self._files = files
+        self._files = files  # the listing: complete when the subclass's constructor returns
+        self._python: list[PyFile] | None = None  # python_files(), made on first use
         _refuse_file_parents(info.path, files)
 
     def list_files(self) -> Mapping[str, Entry]:
@@ -77,13 +78,14 @@ class Source:
     def python_files(self, *, exclude: Collection[str] = ()) -> list[PyFile]:
         """The ``*.py`` regular files (not symlinks), minus ``exclude`` (files the stack touched),
         as parser inputs. Contents are read later through ``read_many``, or by path when on disk."""
-        out = []
-        for path, e in self._files.items():
-            if path.endswith(".py") and not e.is_symlink and path not in exclude:
-                file = self._disk_path(path)
-                stat = self._stat(path) if file else None
-                out.append(PyFile(path, size=e.size, oid=e.oid, file=file, stat=stat))
-        return out
+        if self._python is None:  # once: a cold check asks before the stack applies and after
+            self._python = []
+            for path, e in self._files.items():
+                if path.endswith(".py") and not e.is_symlink:
+                    file = self._disk_path(path)
+                    stat = self._stat(path) if file else None
+                    self._python.append(PyFile(path, size=e.size, oid=e.oid, file=file, stat=stat))
+        return [f for f in self._python if f.path not in exclude]
 
     def _disk_path(self, path: str) -> str | Path | None:
         return None
