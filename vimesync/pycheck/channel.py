@@ -116,6 +116,14 @@ class Worker:
                 return
             self.out.popleft()
 
+    def flush_early(self) -> None:
+        """:meth:`flush` before the poll asks for it; a worker gone is left for the poll loop to
+        find (what stays unsent makes its pipe report an error), which re-sends its jobs."""
+        try:
+            self.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
     def frames(self) -> Iterator[tuple[int, ParseOutcome]]:
         """Complete responses in the read buffer. Lazily: the caller takes each response's job off
         ``inflight`` before the next is read, so the head of ``inflight`` is the job the next

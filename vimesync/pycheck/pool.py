@@ -130,10 +130,7 @@ class ParsePool:
             min(room, key=lambda w: w.inflight_bytes).send(job, self.timeout)
             sent += 1
         for w in ready:
-            try:
-                w.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # run() finds the worker gone and re-sends its jobs
+            w.flush_early()
         return sent
 
     def __enter__(self) -> ParsePool:
@@ -168,10 +165,7 @@ class ParsePool:
                             exhausted = True
                             break
                         w.send(job, self.timeout)
-                    try:  # now, not when the next poll says the pipe has room: a round saved
-                        w.flush()
-                    except (BrokenPipeError, ConnectionResetError):
-                        pass  # what is left unsent makes the next poll report the worker gone
+                    w.flush_early()  # now, not when the next poll says the pipe has room: a round saved
                 if exhausted and not requeued and not any(w.inflight for w in workers):
                     break  # fewer jobs than announced: nothing left to wait for
                 remaining -= self._step(workers, requeued, on_result)
