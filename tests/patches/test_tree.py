@@ -237,6 +237,17 @@ def test_lazy_provider_gives_the_same_tree(tmp_path: Path) -> None:
     assert "run.sh" not in asked and not (lazy / "run.sh").exists()
 
 
+def test_a_scratch_tree_over_a_provider_starts_empty(tmp_path: Path) -> None:
+    """Over a provider, a path the tree never wrote is not looked for in the scratch folder: a file
+    left there would be shadowed by the source without a word, so such a folder is refused."""
+    src, scratch = tmp_path / "src", tmp_path / "scratch"
+    write_tree(src, BASE)
+    write_tree(scratch, {"run.sh": b"left over\n"})
+    with pytest.raises(ValueError, match="starts empty"):
+        ScratchTree(scratch, directory_provider(src))
+    assert ScratchTree(scratch).provider is None  # the whole tree, without a provider: any folder
+
+
 def test_lazy_provider_refuses_symlinked_source_dirs(tmp_path: Path) -> None:
     src, lazy = tmp_path / "src", tmp_path / "lazy"
     write_tree(src, {"real/a.py": b"a\n", "lib": ("l", b"real")})

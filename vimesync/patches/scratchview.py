@@ -5,8 +5,10 @@ mode) | None`` (mode 0o100644/0o100755, 0o120000 for a symlink whose bytes are i
 0o040000 for a directory) and ``files_under(folder)`` (every file and symlink below a folder).
 Once the tree writes or deletes a path, the scratch directory is the truth for it; a folder of
 the source exists as long as one of its files does (git has no empty folders), so a folder every
-patch so far has emptied is gone, and one that still holds an untouched file is not. The default
-(no provider) is the scratch directory alone: the full tree.
+patch so far has emptied is gone, and one that still holds an untouched file is not. Over a
+provider the scratch directory starts empty and holds only what the tree wrote and the folders
+above it, so a path it never wrote at or below is not looked for there. The default (no
+provider) is the scratch directory alone: the full tree.
 
 Every read walks the path one component at a time from the root with ``O_NOFOLLOW`` folder
 descriptors (``vimesync.nofollow``): nothing is read through a symlink, and a lookup beyond one
@@ -102,6 +104,8 @@ class ScratchView:
     ) -> None:
         self.root = Path(os.path.abspath(root))
         self.provider = provider
+        if provider is not None and os.path.isdir(self.root) and os.listdir(self.root):
+            raise ValueError(f"{self.root}: a scratch tree over a provider starts empty")
         self.all_hunks = all_hunks  # try a file's hunks after its first failure (--keep-going)
         self.mode = mode or ApplyMode()  # git apply's semantics, or GNU patch's (fuzz, --forward)
         self._written: set[str] = set()  # paths whose truth is now the scratch directory
@@ -115,6 +119,8 @@ class ScratchView:
             self._name_max = 255
 
     def _disk(self, rel: str) -> tuple[bytes, int] | None:
+        if self.provider is not None and rel not in self._written and rel not in self._written_below:
+            return None  # over a provider the scratch directory holds only what this tree wrote
         return read_entry(self.root, rel)
 
     def _entry(self, rel: str) -> tuple[bytes, int] | None:
