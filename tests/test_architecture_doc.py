@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from vimesync.safefs import tomllib  # tomli on 3.10
+from tests.builders.toml import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = "docs/ARCHITECTURE.md"

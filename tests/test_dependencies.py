@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import vimesync
-from vimesync.safefs import tomllib  # tomli on 3.10
+from tests.builders.toml import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPORT_NAME = {"pygithub": "github", "google-re2": "re2"}  # distribution -> top-level module

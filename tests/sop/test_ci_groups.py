@@ -17,6 +17,7 @@ from tests.builders.fakegithub import TOKEN as GH_TOKEN
 from tests.builders.fakegithub import FakeGitHub
 from tests.builders.fakegithub import serve as serve_github
 from tests.builders.headchange import committed_change
+from tests.builders.toml import tomllib
 from vimesync.buildkite import Build, BuildkiteJob, _job
 from vimesync.cli.app import main
 from vimesync.config.cigroups import GroupRule, ci_groups
@@ -25,7 +26,6 @@ from vimesync.errors import ConfigError
 from vimesync.github import CheckRun
 from vimesync.report.evidence import with_ci_records
 from vimesync.report.evidencemd import escape
-from vimesync.safefs import tomllib
 from vimesync.sop.cigroups import MAX_RECORDED, OTHER
 from vimesync.sop.cirecords import ci_phrase, summarise_buildkite, summarise_checks
 from vimesync.sop.gates import gate

@@ -13,11 +13,11 @@ import pytest
 
 from tests.builders.buildkite import TOKEN, FakeBuildkite, agent_lost_build, job, serve
 from tests.builders.headchange import committed_change
+from tests.builders.toml import tomllib
 from vimesync.buildkite import Build, BuildkiteJob
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
 from vimesync.github import CheckRun
-from vimesync.safefs import tomllib
 from vimesync.sop.cirecords import CiRecord, ci_phrase, summarise_buildkite, summarise_checks
 
 SHA = "f" * 40

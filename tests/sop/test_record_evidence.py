@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.builders.headchange import committed_change
+from tests.builders.toml import tomllib
 from vimesync import git
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo
-from vimesync.safefs import tomllib
 
 GREEN = (
     '<testsuites><testsuite time="83.2"><testcase classname="t" name="a"/>'

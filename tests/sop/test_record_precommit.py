@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.builders.gitrepo import Repo
+from tests.builders.toml import tomllib
 from vimesync.cli.app import main
 from vimesync.demo.build import Demo, build_demo
-from vimesync.safefs import tomllib
 from vimesync.sop.precommit import PrecommitRecord, parse_output, precommit_phrase
 
 PASSING = """\

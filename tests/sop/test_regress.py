@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.builders.gitrepo import Repo
+from tests.builders.toml import tomllib
 from vimesync.cli.app import main
 from vimesync.report.evidencemd import render_evidence
-from vimesync.safefs import tomllib
 from vimesync.sop.regress import RegressRecord, matrix, regress_phrase
 from vimesync.sop.results import load_evidence
 

@@ -35,7 +35,7 @@ from vimesync.safefs.decode import (
     open_keys,
 )
 from vimesync.safefs.escape import excerpt
-from vimesync.safefs.loads import MAX_KEY_PARTS, MAX_NESTING, loads_json, loads_toml, tomllib
+from vimesync.safefs.loads import MAX_KEY_PARTS, MAX_NESTING, loads_json, loads_toml
 from vimesync.safefs.reach import Missing, NotARegularFile, find_root, lexical, marks_checkout, pseudo_area
 from vimesync.safefs.reads import MAX_CONFIG_BYTES, input_kind, read_input, read_text_input, stat_input
 from vimesync.safefs.scratchdirs import remove_tree, scratch_dir
@@ -74,6 +74,5 @@ __all__ = [
     "remove_tree",
     "scratch_dir",
     "stat_input",
-    "tomllib",
     "write_atomic",
 ]

@@ -10,11 +10,6 @@ from typing import Any
 
 from vimesync.errors import ConfigError
 
-if sys.version_info >= (3, 11):
-    import tomllib as tomllib  # re-exported by vimesync.safefs
-else:  # pragma: no cover
-    import tomli as tomllib
-
 MAX_NESTING = 64  # TOML/JSON arrays and tables; real files use fewer than 5 levels
 
 
@@ -84,6 +79,12 @@ def loads_toml(text: str, *, where: str) -> dict[str, Any]:
     problem = _toml_shape_error(text)
     if problem:
         raise ConfigError(where, f"invalid TOML: {problem}")
+    # Imported here: tomllib compiles its regular expressions on import (~5 ms), and a command
+    # that reads no TOML (``patches check --source --series``) should not pay for them.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
