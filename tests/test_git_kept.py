@@ -101,3 +101,27 @@ def test_a_worktree_file_replaced_by_a_folder_of_the_same_inode_is_seen(
 
     monkeypatch.setattr(os, "stat", same_inode)
     assert git.common_dir(other.path) == (wt / ".git").resolve()
+
+
+def test_a_folder_with_no_git_entry_is_no_repository_without_asking_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unpacked wheel has neither ``.git`` nor ``HEAD``: git could find nothing there under the
+    ceiling, so none is started. A bare repository (``HEAD``) and a worktree (a ``.git`` file) are
+    still asked about, and found."""
+    plain = tmp_path / "wheel"
+    (plain / "pkg").mkdir(parents=True)
+    (plain / "pkg" / "HEAD").write_text("not at the top\n")
+    bare, main, wt = tmp_path / "bare.git", Repo(tmp_path / "main"), tmp_path / "wt"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    main.commit("one", {"a": "1"})
+    main.git("worktree", "add", "-q", "-b", "side", str(wt))
+
+    import vimesync.git.repos as repos
+
+    started: list[object] = []
+    real = repos.capture
+    monkeypatch.setattr(repos, "capture", lambda *a, **k: started.append(a) or real(*a, **k))
+    assert git.repo_at(plain) is None and started == []
+    assert git.repo_at(bare) == bare.resolve() and started
+    assert git.repo_at(wt) is not None

@@ -131,6 +131,10 @@ def repo_at(path: Path) -> Path | None:
     path = path.absolute()
     if not path.is_dir():
         return None
+    if not os.path.lexists(path / ".git") and not os.path.lexists(path / "HEAD"):
+        # Under this ceiling git looks at ``path/.git`` and at ``path`` as a bare repository, which
+        # needs a HEAD: with neither there is nothing to find, and no git to start (an unpacked wheel).
+        return None
     extra = {"GIT_CEILING_DIRECTORIES": str(path.parent)}
     guard(path, ["rev-parse"], extra)
     stamp = _where(path)
