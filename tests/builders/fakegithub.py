@@ -37,7 +37,8 @@ class FakeGitHub:
     def __init__(self, numbers: range) -> None:
         self.prs = [_pr(n, merged=n % 10 != 0) for n in sorted(numbers, reverse=True)]
         self.bodies: dict[int, str | None] = {}  # PR descriptions (None: empty)
-        self.script: list[tuple[int, dict[str, str]]] = []  # responses served before the real one
+        # responses served before the real one; a status 0 lets that request have the real one
+        self.script: list[tuple[int, dict[str, str]]] = []
         self.requests: list[tuple[str, dict[str, str]]] = []
         self.queries: list[dict[str, list[str]]] = []
         self.patches: list[tuple[str, Any]] = []  # (path, JSON payload) of each PATCH that succeeded
@@ -69,8 +70,8 @@ class FakeGitHub:
     ) -> tuple[int, dict, Any]:
         self.requests.append((path, headers))
         self.queries.append(query)
-        if self.script:
-            status, extra = self.script.pop(0)
+        status, extra = self.script.pop(0) if self.script else (0, {})
+        if status:  # 0: this request gets the real answer
             return status, extra, {"message": "API rate limit exceeded" if status in (403, 429) else "boom"}
         misbehaving = self._misbehave(path, query)
         if misbehaving is not None:

@@ -190,3 +190,17 @@ def test_after_a_failed_lookup_the_footer_says_why_once(
     assert [p for p, _ in github.requests if "/pulls/" in p][
         -1
     ] == f"/repos/vllm-project/vllm/pulls/{OTHERS[1]}"
+
+
+@pytest.mark.slow
+def test_after_a_lookup_that_answered_the_footer_says_partly_checked(
+    demo: Demo, github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first PR asked is answered, the next lookup fails: the answered PR's row shows its
+    state, so the footer does not say the PRs were not checked; it says they were partly."""
+    github.script = [(0, {}), (401, {})]
+    _, md = report(demo, capsys)
+    first = f"[vllm-project/vllm#{OTHERS[0]}](https://github.com/vllm-project/vllm/pull/{OTHERS[0]})"
+    assert f"open {first}" in md and _row(md).endswith(f" Upstream: {LINK} not checked.")
+    assert FOOTER not in md
+    assert md.count(FOOTER.replace(": not checked (", ": partly checked (")) == 1

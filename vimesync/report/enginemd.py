@@ -99,10 +99,11 @@ def render_engine(e: EnginePatches | Skipped, *, heading: bool = True) -> list[s
     for name in e.removed:
         out.append(f"| {code(name, in_table=True)} | {DASH} | removed |")
     if e.upstream_not_checked:
-        out += [
-            "",
-            f"Upstream state of the engine PRs named: not checked ({escape(e.upstream_not_checked)}).",
-        ]
+        # After a failed lookup the PRs asked before it show their state: "not checked" is only
+        # what the rows marked so are.
+        asked = any(s.ref.number is not None and s.state != "unknown" for row in e.rows for s in row.upstream)
+        said = "partly checked" if asked else "not checked"
+        out += ["", f"Upstream state of the engine PRs named: {said} ({escape(e.upstream_not_checked)})."]
     return out
 
 
