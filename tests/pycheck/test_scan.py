@@ -7,6 +7,7 @@ import shutil
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -379,3 +380,44 @@ def test_a_file_the_pool_never_answers_for_fails_and_is_not_cached(
     monkeypatch.setattr(ParsePool, "run", real)
     again = parse([("a.py", b"x = 1\n" * 100), ("b.py", b"y = 2\n")], cache=cache)
     assert again.failed == () and again.cached == 1
+
+
+def test_outcomes_saved_during_the_run_are_all_kept_and_outlast_an_interruption(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache is written while the workers parse (every SAVE_ROWS rows, then the rest): a cold
+    run of 40 files leaves all 40 outcomes and stat records, so the next run reads none; a run
+    stopped half way (Ctrl-C) keeps what it had saved."""
+    from vimesync.pycheck import scan
+
+    monkeypatch.setattr(scan, "SAVE_ROWS", 6)
+    reads = _counting_reads(monkeypatch)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    names = [f"m{i:02}.py" for i in range(40)]
+    for i, name in enumerate(names):
+        (tree / name).write_bytes(b"x = (\n" if i % 7 == 0 else f"x = {i}\n".encode())
+        os.utime(tree / name, ns=(1_000_000_000, 1_000_000_000))
+    files = _listed(tree, *names)
+    first = parse(files, cache=ParseCache(tmp_path / "cache"))
+    second = parse(files, cache=ParseCache(tmp_path / "cache"))
+    assert reads == [] and first.cached == 0 and second.cached == 40 and second.failed == first.failed
+    assert len(first.failed) == 6
+
+    real = ParseCache.put
+    saved: list[int] = []
+
+    def interrupted(self: ParseCache, env: str, results: Iterable[Any], stats: Iterable[Any] = ()) -> None:
+        results, stats = list(results), list(stats)
+        if results and saved:
+            raise KeyboardInterrupt
+        if results:
+            saved.append(len(results))
+        real(self, env, results, stats)
+
+    monkeypatch.setattr(ParseCache, "put", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        parse(files, cache=ParseCache(tmp_path / "other"))
+    monkeypatch.setattr(ParseCache, "put", real)
+    again = parse(files, cache=ParseCache(tmp_path / "other"))
+    assert saved and 0 < saved[0] < 40 and again.cached == saved[0]

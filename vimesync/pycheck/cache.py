@@ -204,17 +204,7 @@ class ParseCache:
     def put_stats(self, items: Iterable[tuple[bytes, StatKey, str]]) -> None:
         """Record (absolute path, lstat key, blob id) of files just read and hashed; call it after
         the reads: the write time recorded with them is taken now."""
-        rows = list(items)
-        if self._conn is None or not rows:
-            return
-        try:
-            written = self.fs_now()
-        except OSError:
-            return
-        self._write(
-            "INSERT OR REPLACE INTO stats (path, size, mtime, inode, oid, written) VALUES (?, ?, ?, ?, ?, ?)",
-            [(path, k.size, k.mtime_ns, k.inode, oid, written) for path, k, oid in rows],
-        )
+        self.put("", (), items)
 
     def fs_now(self) -> int:
         """The file system's current time (ns), as it stamps a file it writes: the cache's own file
@@ -224,18 +214,46 @@ class ParseCache:
 
     def put_many(self, env: str, items: Iterable[tuple[str, Cached]]) -> None:
         """Store outcomes (one transaction); silently skipped when the cache is off or busy."""
-        rows = [(env, oid, c.line, c.column, c.message) for oid, c in items]
-        if self._conn is None or not rows:
-            return
-        sql = "INSERT OR REPLACE INTO results (env, oid, line, col, message) VALUES (?, ?, ?, ?, ?)"
-        self._write(sql, rows)
+        self.put(env, items)
 
-    def _write(self, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
-        if self._conn is None:
+    def put(
+        self,
+        env: str,
+        results: Iterable[tuple[str, Cached]],
+        stats: Iterable[tuple[bytes, StatKey, str]] = (),
+    ) -> None:
+        """Outcomes (:meth:`put_many`) and stat records (:meth:`put_stats`) in one transaction;
+        silently skipped when the cache is off or busy."""
+        outcomes = [(env, oid, c.line, c.column, c.message) for oid, c in results]
+        keyed = list(stats)
+        if self._conn is None or not (outcomes or keyed):
+            return
+        writes: list[tuple[str, Sequence[tuple[object, ...]]]] = []
+        if keyed:
+            try:
+                written = self.fs_now()
+            except OSError:
+                written = None
+            if written is not None:
+                writes.append(
+                    (
+                        "INSERT OR REPLACE INTO stats (path, size, mtime, inode, oid, written)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        [(path, k.size, k.mtime_ns, k.inode, oid, written) for path, k, oid in keyed],
+                    )
+                )
+        if outcomes:
+            sql = "INSERT OR REPLACE INTO results (env, oid, line, col, message) VALUES (?, ?, ?, ?, ?)"
+            writes.append((sql, outcomes))
+        self._write(writes)
+
+    def _write(self, writes: Sequence[tuple[str, Sequence[tuple[object, ...]]]]) -> None:
+        if self._conn is None or not writes:
             return
         try:
             self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.executemany(sql, rows)
+            for sql, rows in writes:
+                self._conn.executemany(sql, rows)
             self._conn.execute("COMMIT")
         except sqlite3.Error as exc:
             try:
