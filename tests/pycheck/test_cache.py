@@ -15,7 +15,7 @@ BAD = Cached("SyntaxError: invalid syntax", 3, 7)
 
 def test_hit_and_miss(tmp_path: Path) -> None:
     with ParseCache(tmp_path) as c:
-        c.put_many("py3.12", [("a" * 40, OK), ("b" * 40, BAD)])
+        c.put("py3.12", [("a" * 40, OK), ("b" * 40, BAD)])
     with ParseCache(tmp_path) as c:
         assert c.get_many("py3.12", ["a" * 40, "b" * 40, "c" * 40]) == {"a" * 40: OK, "b" * 40: BAD}
         assert c.get_many("py3.11", ["a" * 40]) == {}  # another interpreter/grammar never hits
@@ -25,7 +25,7 @@ def test_hit_and_miss(tmp_path: Path) -> None:
 def test_thousands_of_keys(tmp_path: Path) -> None:
     keys = [f"{i:040x}" for i in range(2500)]
     with ParseCache(tmp_path) as c:
-        c.put_many("e", [(k, OK) for k in keys])
+        c.put("e", [(k, OK) for k in keys])
         assert len(c.get_many("e", keys)) == 2500
 
 
@@ -33,28 +33,28 @@ def test_garbage_file_is_reset(tmp_path: Path) -> None:
     (tmp_path / DB_NAME).write_bytes(b"this is not sqlite" * 100)
     with ParseCache(tmp_path) as c:
         assert c.enabled and c.note and "reset" in c.note
-        c.put_many("e", [("a" * 40, OK)])
+        c.put("e", [("a" * 40, OK)])
         assert c.get_many("e", ["a" * 40]) == {"a" * 40: OK}
 
 
 def test_corrupt_pages_are_not_fatal(tmp_path: Path) -> None:
     keys = [f"{i:040x}" for i in range(3000)]
     with ParseCache(tmp_path) as c:
-        c.put_many("e", [(k, BAD) for k in keys])
+        c.put("e", [(k, BAD) for k in keys])
     db = tmp_path / DB_NAME
     raw = bytearray(db.read_bytes())
     raw[8192:-4096] = b"\xa5" * (len(raw) - 8192 - 4096)
     db.write_bytes(bytes(raw))
     with ParseCache(tmp_path) as c:
         c.get_many("e", keys)  # whatever it returns, it does not raise
-        c.put_many("e", [("f" * 40, OK)])
+        c.put("e", [("f" * 40, OK)])
     with ParseCache(tmp_path) as c:
         assert c.get_many("e", ["f" * 40]) in ({"f" * 40: OK}, {})
 
 
 def test_disabled_cache(tmp_path: Path) -> None:
     with ParseCache(tmp_path / "c", enabled=False) as c:
-        c.put_many("e", [("a" * 40, OK)])
+        c.put("e", [("a" * 40, OK)])
         assert c.get_many("e", ["a" * 40]) == {} and not c.enabled
     assert not (tmp_path / "c").exists()
 
@@ -63,7 +63,7 @@ def test_unusable_directory_turns_the_cache_off(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     c = ParseCache(tmp_path / "file" / "cache")
     assert not c.enabled and c.note and "disabled" in c.note
-    c.put_many("e", [("a" * 40, OK)])
+    c.put("e", [("a" * 40, OK)])
 
 
 def test_a_locked_cache_is_skipped(tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_a_locked_cache_is_skipped(tmp_path: Path) -> None:
     other.execute("BEGIN EXCLUSIVE")
     try:
         c = ParseCache(tmp_path, busy_timeout=0.2)
-        c.put_many("e", [("a" * 40, OK)])  # busy: skipped, not raised
+        c.put("e", [("a" * 40, OK)])  # busy: skipped, not raised
         assert c.note
     finally:
         other.execute("ROLLBACK")
@@ -88,7 +88,7 @@ def test_concurrent_writers(tmp_path: Path) -> None:
         try:
             with ParseCache(tmp_path) as c:
                 for r in range(5):
-                    c.put_many("e", [(f"{n}-{r}-{i}", OK) for i in range(300)])
+                    c.put("e", [(f"{n}-{r}-{i}", OK) for i in range(300)])
         except BaseException as exc:  # pragma: no cover - the assertion below reports it
             errors.append(exc)
 
@@ -106,7 +106,7 @@ def test_concurrent_writers(tmp_path: Path) -> None:
 def test_no_directory_keeps_nothing(tmp_path: Path) -> None:
     with ParseCache(None) as c:  # --no-cache, or no cache folder: nothing hits, nothing is written
         assert not c.enabled
-        c.put_many("py3.12", [("a" * 40, OK)])
+        c.put("py3.12", [("a" * 40, OK)])
         assert c.get_many("py3.12", ["a" * 40]) == {}
 
 
@@ -130,7 +130,7 @@ def test_a_stat_record_comes_with_its_outcome_for_that_interpreter_only(tmp_path
     key = StatKey(6, 1_000, 42)
     with ParseCache(tmp_path) as c:
         c.put_stats([(b"/t/a.py", key, "a" * 40), (b"/t/b.py", key._replace(inode=43), "b" * 40)])
-        c.put_many("py3.12", [("a" * 40, BAD)])
+        c.put("py3.12", [("a" * 40, BAD)])
         files = {b"/t/a.py": key, b"/t/b.py": key._replace(inode=43)}
         assert c.known(files, "py3.12") == {b"/t/a.py": ("a" * 40, BAD), b"/t/b.py": ("b" * 40, None)}
         assert c.known(files, "py3.11") == {b"/t/a.py": ("a" * 40, None), b"/t/b.py": ("b" * 40, None)}

@@ -212,18 +212,14 @@ class ParseCache:
         os.utime(self.path)
         return os.stat(self.path).st_mtime_ns
 
-    def put_many(self, env: str, items: Iterable[tuple[str, Cached]]) -> None:
-        """Store outcomes (one transaction); silently skipped when the cache is off or busy."""
-        self.put(env, items)
-
     def put(
         self,
         env: str,
         results: Iterable[tuple[str, Cached]],
         stats: Iterable[tuple[bytes, StatKey, str]] = (),
     ) -> None:
-        """Outcomes (:meth:`put_many`) and stat records (:meth:`put_stats`) in one transaction;
-        silently skipped when the cache is off or busy."""
+        """Store outcomes of ``env`` (blob id, outcome) and stat records (see :meth:`put_stats`), in
+        one transaction; silently skipped when the cache is off or busy."""
         outcomes = [(env, oid, c.line, c.column, c.message) for oid, c in results]
         keyed = list(stats)
         if self._conn is None or not (outcomes or keyed):
