@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import sys
+from collections import deque
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from tests.builders.hookworker import use_hook_worker
 from vimesync.errors import BadInput
-from vimesync.pycheck.channel import ParseJob, ParseOutcome
+from vimesync.pycheck.channel import PIPE_BYTES, ParseJob, ParseOutcome, Worker
 from vimesync.pycheck.interp import Interpreter, running
-from vimesync.pycheck.pool import ParsePool
+from vimesync.pycheck.pool import FAST_RATE, MAX_WAIT, MIN_WAIT, ParsePool, gather_time
 
 
 @pytest.fixture
@@ -138,3 +141,56 @@ def test_workers_started_early_do_not_outlive_a_failure_before_the_run() -> None
         pids = [w.proc.pid for w in pool._started]
         raise RuntimeError("the plan failed")
     assert _alive(pids) == []
+
+
+def test_workers_of_a_run_inside_with_are_reaped_on_leaving_it() -> None:
+    # They are told to quit when the run ends, and waited for only when the caller is done
+    # (it saves the outcomes meanwhile); none is left running, none a zombie.
+    with ParsePool(running(), jobs=2) as pool:
+        pool.start()
+        pids = [w.proc.pid for w in pool._started]
+        results = run(pool, sources(b"x = 1\n", b"y = 2\n"))
+        assert sorted(w.proc.pid for w in pool._leaving) == sorted(pids)
+    assert results[0].ok and results[1].ok
+    assert not pool._leaving and not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def test_workers_told_to_quit_are_killed_when_the_caller_fails_after_the_run() -> None:
+    pool = ParsePool(running(), jobs=1)
+    with pytest.raises(RuntimeError), pool:
+        run(pool, sources(b"x = 1\n"))
+        pids = [w.proc.pid for w in pool._leaving]
+        raise RuntimeError("saving the outcomes failed")
+    assert pids and _alive(pids) == []
+
+
+def _queue(queued: int, *, unsent: bool = False) -> Worker:
+    return cast(Worker, SimpleNamespace(queued=queued, out=deque([b"x"]) if unsent else deque()))
+
+
+def test_the_loop_sleeps_only_while_every_worker_surely_has_work() -> None:
+    # Half the time the least queued worker needs, at FAST_RATE, for what follows its file.
+    assert gather_time([_queue(int(FAST_RATE * 0.02)), _queue(10 << 20)]) == pytest.approx(0.01)
+    assert gather_time([_queue(10 << 20), _queue(10 << 20)]) == MAX_WAIT
+    # Nothing behind the file it is on: poll, and wake on its answer.
+    assert gather_time([_queue(0), _queue(10 << 20)]) == 0.0
+    assert gather_time([_queue(int(FAST_RATE * MIN_WAIT)), _queue(10 << 20)]) == 0.0
+    # A file the pipe has not taken whole: the worker waits for the rest of it.
+    assert gather_time([_queue(10 << 20, unsent=True), _queue(10 << 20)]) == 0.0
+
+
+def test_a_worker_pipe_takes_a_large_file_in_one_write() -> None:
+    fcntl = pytest.importorskip("fcntl")
+    if not hasattr(fcntl, "F_GETPIPE_SZ"):
+        pytest.skip("no pipe sizes here")
+    with ParsePool(running(), jobs=1) as pool:
+        pool.start()
+        (w,) = pool._started
+        assert fcntl.fcntl(w.wfd, fcntl.F_GETPIPE_SZ) >= min(PIPE_BYTES, _pipe_max())
+
+
+def _pipe_max() -> int:
+    try:
+        return int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    except (OSError, ValueError):
+        return 0

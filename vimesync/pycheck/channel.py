@@ -25,6 +25,7 @@ STARTUP_TIMEOUT = 30.0
 # Real code parses at ~5 MiB/s, but a dense generated table can take ~2 s per MiB (and ~350 MiB of
 # memory per MiB): big files get more time instead of being reported as hangs.
 SECONDS_PER_MIB = 5.0
+JOB_OVERHEAD = 256  # in-flight bytes a job counts beyond its source: its request and its answer
 
 
 class ParseJob(NamedTuple):
@@ -56,6 +57,20 @@ class ParseOutcome(NamedTuple):
 OnResult = Callable[[int, ParseOutcome], None]  # a job's ident and its outcome
 
 
+# The pipe to a worker holds this much (Linux; elsewhere, or past the system's limit, the default
+# 64 KiB): a changed file sent as bytes is written whole, not over several rounds of the loop.
+PIPE_BYTES = 1 << 20
+
+
+def _widen(fd: int) -> None:
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
 class Worker:
     def __init__(self, argv: list[str]) -> None:
         # Started and ended by the process runner (its own group: Ctrl-C and SIGTERM end it
@@ -69,6 +84,7 @@ class Worker:
         self.rfd = self.proc.stdout.fileno()
         self.efd: int | None = self.proc.stderr.fileno()
         os.set_blocking(self.wfd, False)
+        _widen(self.wfd)
         os.set_blocking(self.rfd, False)
         os.set_blocking(self.efd, False)
         self.out: deque[memoryview] = deque()
@@ -100,9 +116,20 @@ class Worker:
             kind = b"K" if job.keyed else b"P"
             self.out.append(memoryview(REQUEST.pack(kind, job.ident, len(path)) + path))
         self.inflight.append(job)
-        self.inflight_bytes += job.nbytes + 256
+        self.inflight_bytes += job.nbytes + JOB_OVERHEAD
         if len(self.inflight) == 1:
             self.arm(timeout)
+
+    def answered(self) -> ParseJob:
+        """The job at the head of the queue, taken off it: its answer came."""
+        job = self.inflight.popleft()
+        self.inflight_bytes -= job.nbytes + JOB_OVERHEAD
+        return job
+
+    @property
+    def queued(self) -> int:
+        """In-flight bytes behind the job the worker is on: work it surely has after that one."""
+        return self.inflight_bytes - (self.inflight[0].nbytes + JOB_OVERHEAD if self.inflight else 0)
 
     def flush(self) -> None:
         """Write what the pipe takes now; BrokenPipeError when the worker is gone."""

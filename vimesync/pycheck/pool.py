@@ -31,15 +31,19 @@ from vimesync.pycheck.interp import Interpreter
 WORKER = Path(__file__).with_name("_worker.py")
 
 DEFAULT_TIMEOUT = 30.0  # seconds allowed for one file, plus SECONDS_PER_MIB for its size
-# In flight per worker: enough to hide the round trip, few enough that the tail of the run stays
-# balanced across workers (jobs arrive largest first).
-MAX_INFLIGHT = 16
+# In flight per worker: enough to hide the round trip and to let the loop sleep between rounds,
+# few enough that the tail of the run stays balanced across workers (jobs arrive largest first).
+# A worker always gets a second file, whatever the bytes: with only the one it is on, it would
+# wait for the next round when it finishes.
+MAX_INFLIGHT = 64
 MAX_INFLIGHT_BYTES = 1 << 20
-# While every worker has this much source in flight (milliseconds of work), the loop waits
-# BATCH_WAIT seconds before its next round: each round then takes several answers, and the main
-# process's share of the cores (a poll, a read and a write per round) goes to the workers.
-BATCH_BYTES = 32 << 10
-BATCH_WAIT = 0.002
+# Between rounds the loop sleeps while every worker surely has work: half the time the source
+# queued behind the file it is on takes at FAST_RATE (real code compiles at 5-30 MB/s), at most
+# MAX_WAIT. Each round then takes many answers, and the main process, which wakes ~10 times less
+# often, leaves the cores to the workers. Below MIN_WAIT it polls at once: the next answer wakes it.
+FAST_RATE = 30e6  # bytes per second
+MAX_WAIT = 0.025
+MIN_WAIT = 0.001
 # Primed before the run (pycheck.early): enough for each worker to stay busy while the caller
 # applies the stack (~0.1 s on 2 cores; real code compiles at ~10 MB/s), however few files that is.
 PRIME_INFLIGHT = 64
@@ -75,6 +79,18 @@ def _describe_exit(code: int | None) -> str:
     return f"exit code {code}"
 
 
+def gather_time(workers: list[Worker]) -> float:
+    """How long the loop may sleep before its next round with no worker running dry: half the
+    time the least queued worker needs, at FAST_RATE, for what is queued behind the file it is on
+    (0 below MIN_WAIT: poll, and wake on the next answer). Never while a request is still being
+    written: a worker waits for the rest of a file the pipe did not take, and the poll wakes the
+    loop as soon as the pipe has room."""
+    if any(w.out for w in workers):
+        return 0.0
+    wait = min(MAX_WAIT, min(w.queued for w in workers) / FAST_RATE / 2)
+    return wait if wait >= MIN_WAIT else 0.0
+
+
 class ParsePool:
     """``jobs`` worker processes of ``interpreter``; use :meth:`run` once per batch of files."""
 
@@ -103,6 +119,8 @@ class ParsePool:
         self._argv = argv
         self.restarts = 0
         self._started: list[Worker] = []  # by start(), before run() had jobs for them
+        self._entered = False  # inside ``with``: workers told to quit are reaped on leaving it
+        self._leaving: list[Worker] = []  # told to quit, not yet reaped
 
     def _spawn(self) -> Worker:
         try:
@@ -134,12 +152,19 @@ class ParsePool:
         return sent
 
     def __enter__(self) -> ParsePool:
+        self._entered = True
         return self
 
     def __exit__(self, *exc: object) -> None:
         started, self._started = self._started, []
+        leaving, self._leaving = self._leaving, []
         for w in started:
             w.kill()
+        if exc[0] is None:
+            self._reap(leaving)
+        else:  # unwinding: no polite wait
+            for w in leaving:
+                w.kill()
 
     def run(self, jobs: Iterable[ParseJob], total: int, on_result: OnResult) -> None:
         """Parse ``total`` jobs (pulled lazily from ``jobs``); ``on_result(ident, outcome)`` once per job."""
@@ -152,14 +177,16 @@ class ParsePool:
         idle = [w for w in started if not w.inflight]
         want = max(len(busy), min(self.jobs, total))
         workers = busy + idle[: want - len(busy)]
-        self._stop_all(idle[want - len(busy) :])
+        self._stop(idle[want - len(busy) :])
         workers += [self._spawn() for _ in range(want - len(workers))]
         remaining = total
         exhausted = False
         try:
             while remaining > 0:
                 for w in workers:
-                    while len(w.inflight) < MAX_INFLIGHT and w.inflight_bytes < MAX_INFLIGHT_BYTES:
+                    while len(w.inflight) < 2 or (
+                        len(w.inflight) < MAX_INFLIGHT and w.inflight_bytes < MAX_INFLIGHT_BYTES
+                    ):
                         job = requeued.popleft() if requeued else next(source, None)
                         if job is None:
                             exhausted = True
@@ -169,13 +196,14 @@ class ParsePool:
                 if exhausted and not requeued and not any(w.inflight for w in workers):
                     break  # fewer jobs than announced: nothing left to wait for
                 remaining -= self._step(workers, requeued, on_result)
-                if all(w.inflight_bytes >= BATCH_BYTES for w in workers):
-                    time.sleep(BATCH_WAIT)  # let answers gather: one round for several, not each
+                wait = gather_time(workers)
+                if wait:
+                    time.sleep(wait)  # let answers gather: one round for many, not each
         except BaseException:
             for w in workers:  # unwinding (SIGTERM, Ctrl-C, an error): no polite 2 s wait per worker
                 w.kill()
             raise
-        self._stop_all(workers)
+        self._stop(workers)
 
     def _step(self, workers: list[Worker], requeued: deque[ParseJob], on_result: OnResult) -> int:
         """One poll round; returns how many jobs got their outcome."""
@@ -226,8 +254,7 @@ class ParsePool:
                 if not w.inflight or w.inflight[0].ident != ident:
                     broken[id(w)] = w  # protocol violation: treat like a crash
                     break
-                job = w.inflight.popleft()
-                w.inflight_bytes -= job.nbytes + 256
+                job = w.answered()
                 w.arm(self.timeout)
                 on_result(job.ident, outcome)
                 done += 1
@@ -274,10 +301,11 @@ class ParsePool:
         workers[workers.index(w)] = self._spawn()
         return blamed
 
-    @staticmethod
-    def _stop_all(workers: list[Worker]) -> None:
+    def _stop(self, workers: list[Worker]) -> None:
+        """Tell ``workers`` to quit, and reap them: now, or inside ``with`` when leaving it, so
+        that their exit overlaps what the caller does after the run (it saves their outcomes)."""
         # Closing stdin is the polite quit, said to every worker before waiting for any (they
-        # leave together); kill() reaps whatever does not leave at once.
+        # leave together).
         for w in workers:
             try:
                 os.set_blocking(w.wfd, True)
@@ -285,6 +313,14 @@ class ParsePool:
                     w.proc.stdin.close()
             except (OSError, ValueError):
                 pass
+        if self._entered:
+            self._leaving += workers
+        else:
+            self._reap(workers)
+
+    @staticmethod
+    def _reap(workers: list[Worker]) -> None:
+        """Wait for workers told to quit; kill() reaps whatever does not leave at once."""
         for w in workers:
             try:
                 w.proc.wait(timeout=2)
