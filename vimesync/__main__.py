@@ -1,3 +1,3 @@
-from vimesync.cli.app import main
+from vimesync.cli.app import run
 
-main()
+run()

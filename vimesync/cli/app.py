@@ -4,6 +4,7 @@ The command tree is :mod:`vimesync.cli.tree` (``build_app`` is re-exported here)
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -74,6 +75,28 @@ def _signals_unwind() -> Iterator[None]:
         for sig, handler in saved.items():
             if handler is not None:
                 signal.signal(sig, handler)
+
+
+def run() -> None:
+    """The process's entry point (the ``vimesync`` script, ``python -m vimesync``): :func:`main`,
+    then its exit without the interpreter's teardown. Everything of the command is done by then
+    (its files closed, its scratch folders removed, its workers reaped: each by a ``with``), and
+    tearing down the ~100 modules a command imported takes 10-13 ms, on every command. Standard
+    output and error are flushed first; when that fails (a closed pipe), or the command raised,
+    the exit is the usual one, which reports it as before."""
+    try:
+        main()
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 - the usual exit says what went wrong
+        raise SystemExit(code) from None
+    if code is None or isinstance(code, int):
+        os._exit(code or 0)
+    raise SystemExit(code)  # a message: printed by the usual exit
 
 
 def main(argv: list[str] | None = None) -> None:
