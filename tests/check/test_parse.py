@@ -9,10 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.builders.gitrepo import Repo
+from vimesync.check import parse
 from vimesync.check.model import CheckOptions
-from vimesync.check.parse import begin_patched, parse_patched
+from vimesync.check.parse import _declared_target, begin_patched, parse_patched
 from vimesync.check.run import run_check
 from vimesync.errors import BadInput
+from vimesync.pycheck import interp
+from vimesync.pycheck.target import Target
 from vimesync.sources import open_source
 
 
@@ -139,3 +142,59 @@ def test_a_stack_that_fails_to_apply_leaves_no_begun_worker(tmp_path: Path) -> N
     opts = CheckOptions(source=root, series=tmp_path / "series", cache_dir=tmp_path / "c")
     report = run_check(opts)
     assert not report.ok and report.python is None and _our_workers() == []
+
+
+def _wheel(root: Path, requires: str = ">=3.93") -> Path:
+    (root / "e-1.0.dist-info").mkdir(parents=True)
+    (root / "e-1.0.dist-info/METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: e\nRequires-Python: {requires}\n"
+    )
+    (root / "e").mkdir()
+    (root / "e/__init__.py").write_text("")
+    return root
+
+
+def test_the_target_a_source_folder_declares_is_read_before_its_listing(tmp_path: Path) -> None:
+    # What begin_patched and parse_patched resolve from the listed tree, read from the top level.
+    assert _declared_target(_wheel(tmp_path / "w"), None) == Target(
+        (3, 93), "Requires-Python in e-1.0.dist-info/METADATA"
+    )
+    assert _declared_target(tmp_path / "w", "3.91") == Target((3, 91), "--python")
+    sdist = tmp_path / "s"
+    sdist.mkdir()
+    (sdist / "pyproject.toml").write_text('[project]\nname = "e"\nrequires-python = ">=3.90"\n')
+    assert _declared_target(sdist, None) == Target((3, 90), "requires-python in pyproject.toml")
+
+
+def test_no_target_is_guessed_from_a_git_source_a_file_or_through_a_symlink(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit("pin", {"pyproject.toml": '[project]\nrequires-python = ">=3.90"\n'})
+    assert _declared_target(repo.path, None) is None  # its files are objects, not the folder's
+    assert _declared_target(tmp_path / "repo/pyproject.toml", None) is None
+    os.symlink(_wheel(tmp_path / "w"), tmp_path / "link")
+    assert _declared_target(tmp_path / "link", None) is None
+    outside = _wheel(tmp_path / "outside", ">=3.80")
+    hostile = tmp_path / "hostile"
+    (hostile / "e-1.0.dist-info").mkdir(parents=True)
+    os.symlink(outside / "e-1.0.dist-info/METADATA", hostile / "e-1.0.dist-info/METADATA")
+    os.symlink(outside / "e-1.0.dist-info/METADATA", hostile / "pyproject.toml")
+    here = sys.version_info[:2]
+    assert _declared_target(hostile, None) == Target(here, "running interpreter")  # no link followed
+    monkeypatch.setattr(parse, "MAX_TOP_ENTRIES", 1)
+    assert _declared_target(tmp_path / "w", None) is None  # a top level too large to look through
+
+
+def test_the_check_of_a_folder_finds_its_interpreter_while_listing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The prefetched version is the one the check parses with; the thread is joined on leaving.
+    asked = []
+    monkeypatch.setattr(parse, "prefetch", lambda version, cache_dir: asked.append(version))
+    here = "{}.{}".format(*sys.version_info[:2])
+    src = _wheel(tmp_path / "w", f">={here}")
+    (tmp_path / "series").write_text("")
+    report = run_check(CheckOptions(source=src, series=tmp_path / "series"))
+    assert asked == [sys.version_info[:2]] and report.python is not None and report.python.version == here
+    assert not interp._prefetching

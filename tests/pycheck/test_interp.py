@@ -218,3 +218,29 @@ def test_a_remembered_probe_of_the_wrong_shape_is_asked_again(
     )
     interp._probed.clear()
     assert interp.probe(py, cache_dir=cache).implementation == "cpython"  # type: ignore[union-attr]
+
+
+def test_a_prefetch_probes_once_for_the_search_that_follows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search begun on a helper thread (while a source is listed) is the one the caller's
+    own search then waits for and takes: one interpreter start, not two."""
+    runs = tmp_path / "runs"
+    py = fake_python(tmp_path / "bin" / "python3.93", f"sleep 0.2; echo run >> {runs}; echo cpython 3 93 4")
+    monkeypatch.setattr(interp, "_probed", {})
+    monkeypatch.setattr(interp, "search_env", lambda: clean_env(tmp_path, str(tmp_path / "bin")))
+    interp.prefetch((3, 93))
+    assert interp.find_interpreter((3, 93)) == interp.Interpreter(str(py), (3, 93, 4), "cpython")
+    assert runs.read_text().splitlines() == ["run"] and not interp._prefetching
+
+
+def test_a_prefetch_that_finds_nothing_leaves_the_error_to_the_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(interp, "_probed", {})
+    monkeypatch.setattr(interp, "search_env", lambda: clean_env(tmp_path))
+    interp.prefetch((3, 92))
+    with pytest.raises(BadInput, match=r"python3\.92 is needed"):
+        interp.find_interpreter((3, 92))
+    interp.prefetch(HERE)  # the running one: no thread
+    assert not interp._prefetching

@@ -14,14 +14,14 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from dataclasses import replace
 from pathlib import Path
 
 from vimesync import nofollow
 from vimesync.check.drift import applied_upstream_commit, index_drift, upstreamed_in
 from vimesync.check.model import CheckOptions, CheckReport, ProgressFn, engine_name
-from vimesync.check.parse import begin_patched, parse_patched
+from vimesync.check.parse import begin_patched, interpreter_prefetched, parse_patched
 from vimesync.errors import BadInput, PatchError
 from vimesync.patches.diffbinary import held_size
 from vimesync.patches.diffparse import MAX_PATCH_LINES, parse_patch
@@ -211,6 +211,10 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
 def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressFn | None) -> CheckReport:
     path, verified = pinned_source(opts)
     with (
+        # the interpreter is looked for while the source is listed (check.parse)
+        interpreter_prefetched(path, python=opts.python, cache_dir=opts.parse_cache)
+        if opts.parse
+        else nullcontext(),
         scratch_dir("vimesync-check-") as tmp,  # removed however deep the tree a patch made
         open_source(path, opts.rev, scratch=Path(tmp)) as source,
         ExitStack() as stack,

@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,6 +176,7 @@ def probe(executable: str | os.PathLike[str], *, cache_dir: Path | None = None) 
     With ``cache_dir``, what a working interpreter said is remembered there against its stat
     (see :func:`_stat_key`), and not asked again while that is unchanged: a run of
     ``patches check`` on a tree targeting another Python version saves one interpreter start."""
+    join_prefetch()
     exe = os.fspath(executable)
     if exe in _probed:
         return _probed[exe]
@@ -270,6 +272,38 @@ def _trusted_path_entry(folder: str, untrusted: list[Path], env: Mapping[str, st
     return True
 
 
+_prefetching: list[threading.Thread] = []  # prefetch() threads not yet joined
+
+
+def prefetch(version: tuple[int, int], *, cache_dir: Path | None = None) -> None:
+    """Begin :func:`find_interpreter` for ``version`` on a helper thread: its probes (an
+    interpreter start each, ~10 ms) overlap what the caller does meanwhile, such as listing a
+    source. Each probe's answer is kept for the process (``_probed``), so the caller's own
+    :func:`find_interpreter` later, which first waits for the thread, answers at once; an error
+    is left for that call to raise. Nothing starts when the running interpreter is the one."""
+    if version == sys.version_info[:2]:
+        return
+
+    def run() -> None:
+        try:
+            find_interpreter(version, cache_dir=cache_dir)
+        except Exception:  # noqa: BLE001 - the caller's own search raises it where it belongs
+            pass
+
+    thread = threading.Thread(target=run, name="vimesync-probe", daemon=True)
+    _prefetching.append(thread)
+    thread.start()
+
+
+def join_prefetch() -> None:
+    """Wait for the prefetch threads (not from one of them): one search at a time."""
+    me = threading.current_thread()
+    for thread in [t for t in _prefetching if t is not me]:
+        thread.join()
+        if thread in _prefetching:
+            _prefetching.remove(thread)
+
+
 def find_interpreter(
     version: tuple[int, int],
     *,
@@ -284,6 +318,7 @@ def find_interpreter(
     ``cache_dir``: where probes are remembered (see :func:`probe`); None asks every time.
     ``env``: the variables the search reads (None: the job's, :func:`search_env`).
     """
+    join_prefetch()
     env = search_env() if env is None else env
     if version[0] != 3:
         raise BadInput(f"Python {version[0]}.{version[1]} is not supported: vimesync parses Python 3")
