@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +13,11 @@ def _hermetic_session() -> Iterator[None]:
     after they are made."""
     from vimesync.settings import CI_MARKERS, UNTRUSTED_ENV
 
+    # A suite started as a background job of a non-interactive shell (`nohup .ci/run &`) inherits
+    # SIGINT ignored, and so would every process it starts: vimesync honours an ignored SIGINT, so
+    # the Ctrl-C tests would fail. The suite and its commands get what a terminal gives them.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     with pytest.MonkeyPatch.context() as mp:
         for name in (*CI_MARKERS, UNTRUSTED_ENV, "GITHUB_TOKEN", "GH_TOKEN", "VIMESYNC_CONFIG"):
             mp.delenv(name, raising=False)
