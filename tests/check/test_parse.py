@@ -135,6 +135,14 @@ def test_a_parse_begun_for_other_files_is_left_and_its_workers_stopped(tmp_path:
     assert [f.path for f in report.failed] == ["e/big.py", "e/broken.py"]
 
 
+def test_workers_started_for_a_tree_with_nothing_to_begin_with_are_stopped(tmp_path: Path) -> None:
+    # They start before the files are chosen; a tree of no Python file leaves none running.
+    root = _tree(tmp_path / "src", {"README": "engine\n", "e/data.txt": "1\n"})
+    with open_source(root) as src:
+        assert begin_patched(src, set(), cache_dir=tmp_path / "c") is None
+    assert _our_workers() == []
+
+
 def test_a_stack_that_fails_to_apply_leaves_no_begun_worker(tmp_path: Path) -> None:
     root = _tree(tmp_path / "src", TREE)
     (tmp_path / "bad.patch").write_text("--- a/e/small.py\n+++ b/e/small.py\n@@ -1 +1 @@\n-nope\n+v = 2\n")

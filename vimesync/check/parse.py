@@ -114,10 +114,17 @@ def begin_patched(
     with ParseCache(cache_dir) as cache:
         if cache_dir is not None and not cold_cache(cache, env):
             return None  # a warm run: most files are answered by the cache, not parsed
-    left = [f for f in source.python_files(exclude=touched) if not _at_or_below(f.path, touched)]
-    return begin_parse(
-        left, interpreter, env, new_pool(interpreter, ParseLimits(jobs=jobs)), max_size=MAX_SIZE
-    )
+    pool = new_pool(interpreter, ParseLimits(jobs=jobs))
+    pool.start()  # the workers start up (~10 ms) while their first files are chosen
+    try:
+        left = [f for f in source.python_files(exclude=touched) if not _at_or_below(f.path, touched)]
+        begun = begin_parse(left, interpreter, env, pool, max_size=MAX_SIZE)
+    except BaseException:
+        pool.__exit__(None, None, None)
+        raise
+    if begun is None:  # nothing to begin with: the workers are stopped
+        pool.__exit__(None, None, None)
+    return begun
 
 
 def _at_or_below(path: str, touched: Collection[str]) -> bool:

@@ -37,8 +37,9 @@ class EarlyParse:
 def begin_parse(
     files: Iterable[PyFile], interpreter: Interpreter, env: str, pool: ParsePool, *, max_size: int
 ) -> EarlyParse | None:
-    """Start ``pool`` and send it the largest ``files`` (on disk, within ``max_size``), for a cold
-    parse (the caller asked the cache); None, with nothing started, when there are none."""
+    """Start ``pool`` (unless the caller did) and send it the largest ``files`` (on disk, within
+    ``max_size``), for a cold parse (the caller asked the cache); None when there are none: then
+    nothing is started here, and a pool the caller started is the caller's to stop."""
     on_disk = [f for f in files if f.file is not None and f.path.endswith(".py") and 0 <= f.size <= max_size]
     on_disk.sort(key=lambda f: -f.size)
     first = on_disk[: pool.jobs * PRIME_INFLIGHT]
