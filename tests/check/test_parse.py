@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.builders.gitrepo import Repo
 from vimesync.check import parse
+from vimesync.check import run as check_run
 from vimesync.check.model import CheckOptions
 from vimesync.check.parse import _declared_target, begin_patched, parse_patched
 from vimesync.check.run import run_check
@@ -141,6 +144,26 @@ def test_workers_started_for_a_tree_with_nothing_to_begin_with_are_stopped(tmp_p
     with open_source(root) as src:
         assert begin_patched(src, set(), cache_dir=tmp_path / "c") is None
     assert _our_workers() == []
+
+
+def test_the_scratch_tree_is_gone_before_the_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # What the stack wrote is read whole first: the parse's tail does not also remove it.
+    root = _tree(tmp_path / "src", {k: v for k, v in TREE.items() if k != "e/broken.py"})
+    (tmp_path / "ok.patch").write_text("--- a/e/small.py\n+++ b/e/small.py\n@@ -1 +1 @@\n-v = 1\n+v = 2\n")
+    (tmp_path / "series").write_text("ok.patch\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    seen = []
+    real = check_run.parse_patched
+
+    def parse_patched(*args: Any, **kwargs: Any) -> Any:
+        seen.append(sorted(p.relative_to(tmp).as_posix() for p in tmp.glob("vimesync-check-*/*")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(check_run, "parse_patched", parse_patched)
+    report = run_check(CheckOptions(source=root, series=tmp_path / "series", cache_dir=tmp_path / "c"))
+    assert report.ok and seen == [[]] and list(tmp.iterdir()) == []
 
 
 def test_a_stack_that_fails_to_apply_leaves_no_begun_worker(tmp_path: Path) -> None:

@@ -243,6 +243,7 @@ def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressF
         )
         results = mark_upstreamed(source, results)
         changed = changed_files(scratch, {p for r in results for p in r.touched}, provider)
+        remove_tree(scratch)  # read whole into ``changed``: removed now, not after the parse
         python = None
         if opts.parse and (all(r.ok or r.reverse_applies for r in results) or opts.keep_going):
             # A symlink has nothing of its own to parse: for the parser it is gone, like a deletion.
