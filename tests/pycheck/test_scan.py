@@ -421,3 +421,31 @@ def test_outcomes_saved_during_the_run_are_all_kept_and_outlast_an_interruption(
     monkeypatch.setattr(ParseCache, "put", real)
     again = parse(files, cache=ParseCache(tmp_path / "other"))
     assert saved and 0 < saved[0] < 40 and again.cached == saved[0]
+
+
+def test_the_write_after_the_last_answer_holds_only_the_last_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With TAIL_ANSWERS files left, what the run has is saved while the workers parse them:
+    the write nothing overlaps, after the last answer, is of those files only."""
+    from vimesync.pycheck import scan
+
+    monkeypatch.setattr(scan, "SAVE_ROWS", 10**6)
+    monkeypatch.setattr(scan, "TAIL_ANSWERS", 5)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    names = [f"m{i:02}.py" for i in range(40)]
+    for i, name in enumerate(names):
+        (tree / name).write_bytes(f"x = {i}\n".encode() * (i + 1))
+    real = ParseCache.put
+    sizes: list[tuple[int, int]] = []
+
+    def put(self: ParseCache, env: str, results: Iterable[Any], stats: Iterable[Any] = ()) -> None:
+        results, stats = list(results), list(stats)
+        if results or stats:
+            sizes.append((len(results), len(stats)))
+        real(self, env, results, stats)
+
+    monkeypatch.setattr(ParseCache, "put", put)
+    report = parse(_listed(tree, *names), cache=ParseCache(tmp_path / "cache"))
+    assert report.failed == () and sizes == [(35, 35), (5, 5)]

@@ -71,6 +71,10 @@ class ParseLimits:
 # Outcomes and stat records kept before they are written, in one transaction, while the parse
 # goes on: the main process's share of the cores is small then, and a write costs ~5 ms per 1,000.
 SAVE_ROWS = 2048
+# ... and once more when this many files are left to answer (the smallest, as jobs go largest
+# first: ~9 ms of work in sglang, longer than the write), so that the write after the last
+# answer, which nothing overlaps, holds only their rows (~500, not up to SAVE_ROWS).
+TAIL_ANSWERS = 256
 
 
 def parse_tree(
@@ -211,7 +215,8 @@ class _Recorder:
         self.done += len(paths)
         if self.progress:
             self.progress(self.done, self.plan.total)
-        if len(self.fresh) + len(self.stats) >= SAVE_ROWS:
+        left = len(self.plan.misses) - len(self.answered)
+        if len(self.fresh) + len(self.stats) >= SAVE_ROWS or left == TAIL_ANSWERS:
             self.save()  # while the workers parse: the run's tail is then only the last few rows
 
     def save(self) -> None:
