@@ -121,10 +121,12 @@ def parse_tree(
             if cold:  # every file will be parsed: the workers start up while the plan is made
                 pool.start()
             plan = plan_parse(files, env, cache, loader, limits.max_size, cold=cold)
+        inputs = plan.inputs
+        # before the parse, while the workers have files: after it, nothing would overlap it
+        markers = _scan_touched(inputs.by_path, inputs.data, touched, loader, limits.max_size)
         notes = [cache.note] if cache is not None and cache.note else []
         sent = len(early.paths) if early is not None and pool is early.pool else 0
         notes += [n for n in _parse_misses(plan, pool, cache, loader, progress, sent) if n not in notes]
-    inputs = plan.inputs
     return ParseReport(
         files=plan.total,
         failed=tuple(sorted(inputs.failures.values(), key=lambda f: f.path)),
@@ -132,7 +134,7 @@ def parse_tree(
         version_source=target.source,
         interpreter=runs.describe(),
         cached=plan.cached,
-        conflict_markers=tuple(_scan_touched(inputs.by_path, inputs.data, touched, loader, limits.max_size)),
+        conflict_markers=tuple(markers),
         notes=tuple(notes),
     )
 
