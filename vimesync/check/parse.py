@@ -116,14 +116,13 @@ def begin_patched(
             return None  # a warm run: most files are answered by the cache, not parsed
     pool = new_pool(interpreter, ParseLimits(jobs=jobs))
     pool.start()  # the workers start up (~10 ms) while their first files are chosen
+    begun = None
     try:
         left = [f for f in source.python_files(exclude=touched) if not _at_or_below(f.path, touched)]
         begun = begin_parse(left, interpreter, env, pool, max_size=MAX_SIZE)
-    except BaseException:
-        pool.__exit__(None, None, None)
-        raise
-    if begun is None:  # nothing to begin with: the workers are stopped
-        pool.__exit__(None, None, None)
+    finally:
+        if begun is None:  # nothing to begin with, or choosing failed: the workers are stopped
+            pool.__exit__(None, None, None)
     return begun
 
 
