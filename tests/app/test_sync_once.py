@@ -272,6 +272,16 @@ def test_a_kept_head_is_not_taken_at_another_head(tmp_path: Path, capsys, spawne
     assert spawned.diff_trees(d.checkout, worktree) == 1
 
 
+def test_a_note_of_the_sync_is_said_once(tmp_path: Path, capsys) -> None:
+    """The review committed moves the head: the note that says so is one line, not two."""
+    d, worktree = _stopped_at_audit(tmp_path, capsys)
+    git.run(worktree, ["add", "-A"])
+    _commit(worktree, "review")
+    code, out, err = cli(capsys, "sync", "--continue", *OFFLINE, cwd=d.checkout)
+    assert code == 0, (out, err)
+    assert err.count("since it ran, so it ran again") == 1, err
+
+
 @pytest.mark.parametrize("kept", [b"{}", b"not json", b'{"key": "' + b"0" * 64 + b'", "carried": [1]}'])
 def test_a_kept_head_that_cannot_be_read_or_is_another_is_worked_out_again(
     tmp_path: Path, capsys, spawned: Spawned, kept: bytes

@@ -55,7 +55,6 @@ def _render_result(result: CarryResult) -> None:
         print_(output.styled(("plan ", "cyan"), what))
         for path in p.paths:
             print_(output.styled(f"    {path}"))
-    output.notes(result.notes)
     if result.status is CarryStatus.NOTHING:
         output.out(f"nothing to carry: {result.base[:12]}..{result.tip[:12]}")
     elif result.status is CarryStatus.PLANNED:
@@ -110,4 +109,3 @@ def _render_abort(result: AbortResult) -> None:
         output.stdout.print(
             output.styled(f"aborted: removed branch {result.branch} and worktree {result.worktree}")
         )
-    output.notes(result.notes)

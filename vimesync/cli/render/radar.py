@@ -50,7 +50,6 @@ def render_radar(result: RadarResult, *, markdown: bool = False) -> None:
         refs = "; ".join(_ref(s) for s in p.refs) or "-"
         table.add_row(output.styled(p.name), output.styled(refs), output.styled((p.words, _STYLE[p.verdict])))
     con.print(table)
-    output.notes(result.notes)
     if result.backports is not None:
         _candidates(result)
     drop = [p.name for p in result.patches if p.verdict == "in-pin"]

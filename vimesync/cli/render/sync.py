@@ -30,7 +30,6 @@ def render_sync(result: SyncResult | SyncStatusResult | SyncAbortResult) -> None
 
 
 def _render_result(result: SyncResult) -> None:
-    output.notes(result.notes)
     print_ = output.stdout.print
     if result.stopped is not None:
         print_(output.styled(("stopped ", "bold red"), f"at {result.stopped}: {result.decision or ''}"))
