@@ -234,3 +234,50 @@ def test_a_token_in_the_job_never_reaches_the_child(tmp_path: Path, monkeypatch:
     assert {"PATH", "LANG"} <= names
     assert not names & {"GITHUB_TOKEN", "BUILDKITE_API_TOKEN", "AWS_SECRET_ACCESS_KEY", "PGPASSWORD"}
     assert "SET_AFTER_THE_SNAPSHOT" not in names
+
+
+# holds a lock file as git does (``index.lock``), removes it when asked to stop (SIGTERM), and
+# hangs; with "deaf" it ignores SIGTERM instead
+LOCKS = """
+import os, signal, sys, time
+lock, pidfile = sys.argv[1], sys.argv[2]
+def leave(signum, frame):
+    os.unlink(lock)
+    sys.exit(128 + signum)
+signal.signal(signal.SIGTERM, signal.SIG_IGN if sys.argv[3:] == ["deaf"] else leave)
+open(lock, "x").close()
+with open(pidfile + ".tmp", "w") as fh:
+    fh.write(str(os.getpid()))
+os.rename(pidfile + ".tmp", pidfile)
+time.sleep(300)
+"""
+
+
+@pytest.mark.slow
+@RUNNERS
+def test_an_interrupted_run_lets_the_process_remove_its_lock(tmp_path: Path, runner: Runner) -> None:
+    """Ctrl-C mid-run: the process is asked to stop before it is killed, so a git holding
+    ``index.lock`` removes it, and the next command does not find the repository locked."""
+    lock, pidfile = tmp_path / "index.lock", tmp_path / "pids"
+    thread = _signal_once_started(pidfile, signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        runner(_python(tmp_path, LOCKS, str(lock), str(pidfile)), Bounds(timeout=60), tmp_path)
+    thread.join(5)
+    assert _all_gone(_pids(pidfile)) and not lock.exists()
+
+
+@pytest.mark.slow
+def test_a_process_that_will_not_stop_is_killed_after_the_grace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vimesync.procrun import runner as runner_module
+
+    monkeypatch.setattr(runner_module, "GRACE", 0.3)
+    lock, pidfile = tmp_path / "index.lock", tmp_path / "pids"
+    thread = _signal_once_started(pidfile, signal.SIGINT)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        capture(_python(tmp_path, LOCKS, str(lock), str(pidfile), "deaf"), Bounds(timeout=60))
+    thread.join(5)
+    assert _all_gone(_pids(pidfile)) and time.monotonic() - started < 20
+    assert lock.exists()  # it would not leave: killed, as before, its lock where it was

@@ -12,7 +12,8 @@ interpreter probes), so each has the same bounds and the same interrupt handling
   ``sop regress``, ``sop record precommit``).
 - Its whole group killed and the process reaped (:func:`end`) when the run ends, when a bound
   is passed, and on Ctrl-C (KeyboardInterrupt) or SIGTERM (:class:`vimesync.errors.Terminated`)
-  before the exception goes on; for a trusted tool run, what left the group is ended too
+  before the exception goes on; one still running is sent SIGTERM first and killed after a
+  second at most (git removes its lock files then); for a trusted tool run, what left the group is ended too
   (:mod:`vimesync.procrun.orphans`).
 
 Long-lived processes we talk to over pipes (git ``cat-file --batch``/``fast-import``/``log``

@@ -25,6 +25,10 @@ POLL = 0.05  # seconds between two looks at a bounded run, at most (the first on
 _FIRST_POLL = 0.001
 _CHUNK = 1 << 16
 _WNOWAIT = hasattr(os, "waitid")  # Linux; elsewhere a group is killed just after its leader is reaped
+# A process still running when it is ended is asked first (SIGTERM to its group) and given this
+# long to leave before SIGKILL: git removes its lock files on SIGTERM, and a git killed outright
+# while it held ``index.lock`` left a sync that no ``--continue`` could resume.
+GRACE = 1.0  # seconds
 
 # poll(2) as subprocess uses it: no FD_SETSIZE limit, and no epoll descriptor per run
 _Selector = getattr(selectors, "PollSelector", selectors.SelectSelector)
@@ -107,7 +111,16 @@ def start(
 def end(proc: subprocess.Popen[bytes], *, wait: float | None = None) -> int | None:
     """Kill ``proc``'s process group (``proc`` and whatever it started there) and reap ``proc``;
     its exit status (None: still not gone after ``wait`` seconds). The one way a process we
-    started is ended, on every path: a normal end, a stop, Ctrl-C, SIGTERM."""
+    started is ended, on every path: a normal end, a stop, Ctrl-C, SIGTERM. One still running is
+    asked to stop first, and killed after GRACE seconds at the latest."""
+    if not _exited(proc):
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except OSError:
+            pass
+        deadline = time.monotonic() + GRACE
+        while not _exited(proc) and time.monotonic() < deadline:
+            time.sleep(0.002)
     if proc.returncode is None or not _WNOWAIT:  # not reaped: its group id is still its own
         try:
             os.killpg(proc.pid, signal.SIGKILL)
