@@ -9,15 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.builders.gitrepo import Repo
 from vimesync.check import parse
 from vimesync.check import run as check_run
 from vimesync.check.model import CheckOptions
-from vimesync.check.parse import _declared_target, begin_patched, parse_patched
+from vimesync.check.parse import _at_or_below, _declared_target, _left_alone, begin_patched, parse_patched
 from vimesync.check.run import run_check
 from vimesync.errors import BadInput
 from vimesync.pycheck import interp
+from vimesync.pycheck.model import PyFile
 from vimesync.pycheck.target import Target
 from vimesync.sources import open_source
 
@@ -113,6 +116,22 @@ def test_a_parse_begun_before_the_stack_applies_reports_as_one_begun_after(tmp_p
     assert begun == waited and _our_workers() == []
     assert [f.path for f in begun.failed] == ["e/broken.py", "e/patched.py"]
     assert again.cached == again.files == begun.files
+
+
+_PATHS = st.lists(st.sampled_from("abc"), min_size=1, max_size=4).map("/".join)
+
+
+@given(st.lists(_PATHS, max_size=30, unique=True), st.sets(_PATHS, max_size=5))
+def test_the_files_left_alone_are_those_chosen_path_by_path(paths: list[str], touched: set[str]) -> None:
+    # A touched path may be a file or a folder of the source (a patch turned it into a file).
+    files = [PyFile(p + ".py" if i % 2 else p, size=1) for i, p in enumerate(paths)]
+    assert _left_alone(files, touched) == [f for f in files if not _at_or_below(f.path, touched)]
+
+
+def test_the_choice_walks_a_deep_tree_without_recursion() -> None:
+    deep = [PyFile("d/" * 5_000 + "x.py", size=1), PyFile("e.py", size=1)]
+    assert [f.path for f in _left_alone(deep, {"d/d/d"})] == ["e.py"]
+    assert _left_alone(deep, {"d/e"}) == deep
 
 
 def test_no_parse_is_begun_when_the_stack_may_change_the_grammar_or_the_cache_is_warm(tmp_path: Path) -> None:

@@ -118,7 +118,7 @@ def begin_patched(
     pool.start()  # the workers start up (~10 ms) while their first files are chosen
     begun = None
     try:
-        left = [f for f in source.python_files(exclude=touched) if not _at_or_below(f.path, touched)]
+        left = _left_alone(source.python_files(exclude=touched), touched)
         begun = begin_parse(left, interpreter, env, pool, max_size=MAX_SIZE)
     finally:
         if begun is None:  # nothing to begin with, or choosing failed: the workers are stopped
@@ -131,6 +131,25 @@ def _at_or_below(path: str, touched: Collection[str]) -> bool:
     source into a file, and its files are then gone)."""
     parts = path.split("/")
     return any("/".join(parts[:n]) in touched for n in range(1, len(parts) + 1))
+
+
+def _left_alone(files: list[PyFile], touched: Collection[str]) -> list[PyFile]:
+    """``files`` minus those :func:`_at_or_below` ``touched``, each folder looked up once: files
+    share folders, and the workers wait for this choice (a join per prefix per file took ~4 ms
+    for 2,573 files)."""
+    gone: dict[str, bool] = {"": False}  # folder -> whether it or a folder above it is touched
+
+    def folder_gone(folder: str) -> bool:
+        chain = []  # up to the nearest folder known, without recursion (a tree may be deep)
+        while folder not in gone:
+            chain.append(folder)
+            folder = folder.rpartition("/")[0]
+        known = gone[folder]
+        for name in reversed(chain):
+            known = gone[name] = known or name in touched
+        return known
+
+    return [f for f in files if f.path not in touched and not folder_gone(f.path.rpartition("/")[0])]
 
 
 def parse_patched(
