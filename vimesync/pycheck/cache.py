@@ -38,12 +38,23 @@ class Cached:
     def ok(self) -> bool:
         return self.message is None
 
+    @classmethod
+    def of(cls, message: str | None, line: int | None = None, column: int | None = None) -> Cached:
+        """The outcome of a file; that of almost every file, "parses", is one object for all (a
+        warm check makes one per file of the tree, and a frozen dataclass is not cheap to make)."""
+        if message is None and line is None and column is None:
+            return PARSES
+        return cls(message, line, column)
+
+
+PARSES = Cached(None)
+
 
 def _cached(message: object, line: object, col: object) -> Cached | None:
     """A results row as an outcome; None when the row is not one we wrote (a damaged file)."""
     if message is not None and not isinstance(message, str):
         return None
-    return Cached(message, line if isinstance(line, int) else None, col if isinstance(col, int) else None)
+    return Cached.of(message, line if isinstance(line, int) else None, col if isinstance(col, int) else None)
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:

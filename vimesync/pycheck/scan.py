@@ -213,7 +213,7 @@ class _Recorder:
             if not outcome.ok:
                 inputs.failures[path] = ParseFailure(path, outcome.line, outcome.message, outcome.column)
         if key is not None and _lasting(outcome):
-            self.fresh[key] = Cached(None if outcome.ok else outcome.message, outcome.line, outcome.column)
+            self.fresh[key] = Cached.of(None if outcome.ok else outcome.message, outcome.line, outcome.column)
         self.done += len(paths)
         if self.progress:
             self.progress(self.done, self.plan.total)
