@@ -16,11 +16,19 @@ from tests.builders.gitrepo import Repo
 from vimesync.check import parse
 from vimesync.check import run as check_run
 from vimesync.check.model import CheckOptions
-from vimesync.check.parse import _at_or_below, _declared_target, _left_alone, begin_patched, parse_patched
+from vimesync.check.parse import (
+    _at_or_below,
+    _declared_target,
+    _left_alone,
+    begin_patched,
+    interpreter_prefetched,
+    parse_patched,
+)
 from vimesync.check.run import run_check
 from vimesync.errors import BadInput
 from vimesync.pycheck import interp
 from vimesync.pycheck.model import PyFile
+from vimesync.pycheck.pool import ParsePool
 from vimesync.pycheck.target import Target
 from vimesync.sources import open_source
 
@@ -116,6 +124,73 @@ def test_a_parse_begun_before_the_stack_applies_reports_as_one_begun_after(tmp_p
     assert begun == waited and _our_workers() == []
     assert [f.path for f in begun.failed] == ["e/broken.py", "e/patched.py"]
     assert again.cached == again.files == begun.files
+
+
+def _count_spawns(monkeypatch: pytest.MonkeyPatch) -> list[ParsePool]:
+    """One entry per parse worker started from now on, whichever thread starts it."""
+    spawned: list[ParsePool] = []
+    spawn = ParsePool._spawn
+
+    def counted(pool: ParsePool) -> Any:
+        spawned.append(pool)
+        return spawn(pool)
+
+    monkeypatch.setattr(ParsePool, "_spawn", counted)
+    return spawned
+
+
+def test_workers_started_while_the_source_is_listed_are_those_that_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """They start on the prefetch thread, before the files are chosen; the parse begun with them
+    reports as one that waited, and no other worker is started for it."""
+    root = _tree(tmp_path / "src", TREE)
+    changed = {"e/patched.py": b"z = (\n"}
+    spawned = _count_spawns(monkeypatch)
+    with interpreter_prefetched(root, python=None, cache_dir=tmp_path / "c1") as ahead:
+        with open_source(root) as src:
+            early = begin_patched(src, set(changed), cache_dir=tmp_path / "c1", ahead=ahead)
+            assert early is not None and early.paths[:2] == ["e/big.py", "e/broken.py"]
+            with early:
+                begun = parse_patched(src, changed, cache_dir=tmp_path / "c1", early=early)
+    # (the pools after it re-parse e/broken.py under newer grammars, to label it)
+    assert spawned[0] is early.pool and spawned.count(early.pool) == early.pool.jobs
+    assert _our_workers() == []
+    waited = _parse(root, changed, tmp_path / "c2")
+    assert begun == waited and [f.path for f in begun.failed] == ["e/broken.py", "e/patched.py"]
+
+
+def _parse(root: Path, changed: dict[str, bytes], cache: Path) -> Any:
+    with open_source(root) as src:
+        return parse_patched(src, changed, cache_dir=cache)
+
+
+def test_workers_started_ahead_and_not_taken_are_stopped_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The stack rewrites pyproject.toml: the grammar is decided after it applies, so nothing is
+    # begun, and the workers started for the guess do not wait idle for the rest of the run.
+    root = _tree(tmp_path / "src", TREE)
+    spawned = _count_spawns(monkeypatch)
+    with interpreter_prefetched(root, python=None, cache_dir=tmp_path / "c") as ahead:
+        with open_source(root) as src:
+            assert begin_patched(src, {"pyproject.toml"}, cache_dir=tmp_path / "c", ahead=ahead) is None
+            assert spawned and _our_workers() == []
+
+
+def test_no_worker_is_started_ahead_for_a_warm_cache_or_after_an_interrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _tree(tmp_path / "src", TREE)
+    _parse(root, {}, tmp_path / "c")  # the cache now knows this grammar
+    spawned = _count_spawns(monkeypatch)
+    with interpreter_prefetched(root, python=None, cache_dir=tmp_path / "c") as ahead:
+        ahead.stop()  # waits for the thread
+    assert spawned == []
+    with pytest.raises(KeyboardInterrupt):
+        with interpreter_prefetched(root, python=None, cache_dir=tmp_path / "cold"):
+            raise KeyboardInterrupt  # Ctrl-C while the source is listed
+    assert spawned and _our_workers() == [] and not interp._prefetching
 
 
 _PATHS = st.lists(st.sampled_from("abc"), min_size=1, max_size=4).map("/".join)
@@ -241,7 +316,7 @@ def test_the_check_of_a_folder_finds_its_interpreter_while_listing_it(
 ) -> None:
     # The prefetched version is the one the check parses with; the thread is joined on leaving.
     asked = []
-    monkeypatch.setattr(parse, "prefetch", lambda version, cache_dir: asked.append(version))
+    monkeypatch.setattr(parse, "prefetch", lambda version, cache_dir, then: asked.append(version))
     here = "{}.{}".format(*sys.version_info[:2])
     src = _wheel(tmp_path / "w", f">={here}")
     (tmp_path / "series").write_text("")

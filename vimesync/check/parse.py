@@ -19,9 +19,10 @@ from vimesync import git, nofollow
 from vimesync.errors import BadInput, VimesyncError
 from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.early import EarlyParse, begin_parse
-from vimesync.pycheck.interp import find_interpreter, join_prefetch, prefetch
+from vimesync.pycheck.interp import Interpreter, find_interpreter, join_prefetch, prefetch
 from vimesync.pycheck.model import ParseReport, PyFile
 from vimesync.pycheck.plan import cold_cache
+from vimesync.pycheck.pool import ParsePool
 from vimesync.pycheck.scan import MAX_SIZE, FileInput, ParseLimits, Progress, new_pool, parse_env, parse_tree
 from vimesync.pycheck.target import MAX_PYPROJECT_BYTES, Target, metadata_files, resolve_target
 from vimesync.sources import Source
@@ -33,23 +34,70 @@ NEWEST_GRAMMAR = (3, 14)  # the newest grammar tried for a file that fails at th
 MAX_RETRIED = 200  # failing untouched files re-parsed under newer grammars (each costs a worker)
 
 
+class WorkersAhead:
+    """Parse workers started on the prefetch thread while the source is listed, for the
+    interpreter its top-level files declare, when the cache holds nothing for it: each starts up
+    (an interpreter start, ~10 ms) on a core the listing leaves idle. :func:`begin_patched`
+    takes them when it decides on that interpreter; :meth:`stop` ends those not taken."""
+
+    def __init__(self, cache_dir: Path | None) -> None:
+        self.cache_dir = cache_dir
+        self._pool: ParsePool | None = None
+        self._interpreter: Interpreter | None = None
+
+    def start(self, interpreter: Interpreter) -> None:
+        """On the prefetch thread: the default pool of ``interpreter``, started when cold."""
+        with ParseCache(self.cache_dir) as cache:
+            if self.cache_dir is not None and not cold_cache(cache, parse_env(interpreter)):
+                return  # a warm run parses few files, and not before the stack applies
+        pool = new_pool(interpreter, ParseLimits())
+        try:
+            pool.start()
+        except BaseException:
+            pool.__exit__(None, None, None)
+            raise
+        self._pool, self._interpreter = pool, interpreter
+
+    def take(self, interpreter: Interpreter, jobs: int | None) -> ParsePool | None:
+        """The workers, when started for ``interpreter`` and ``jobs`` (waits for the thread);
+        they are the caller's from now on. Others are stopped."""
+        join_prefetch()
+        pool, self._pool = self._pool, None
+        if pool is not None and (self._interpreter != interpreter or jobs not in (None, pool.jobs)):
+            pool.__exit__(None, None, None)
+            return None
+        return pool
+
+    def stop(self) -> None:
+        """End the workers no one took (waits for the thread)."""
+        join_prefetch()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.__exit__(None, None, None)
+
+
 @contextmanager
-def interpreter_prefetched(folder: Path, *, python: str | None, cache_dir: Path | None) -> Iterator[None]:
+def interpreter_prefetched(
+    folder: Path, *, python: str | None, cache_dir: Path | None
+) -> Iterator[WorkersAhead]:
     """While the caller opens a source folder (lists it: ~25 ms for a wheel of 3,000 files), the
     interpreter for the grammar its top-level files declare is found on a helper thread
     (:func:`vimesync.pycheck.interp.prefetch`): the probe, an interpreter start, no longer waits
-    for the listing. Only a guess made early: :func:`begin_patched` and :func:`parse_patched`
-    decide on the listed, patched tree as before (a patched pyproject.toml may name another
-    version; the guess then costs one interpreter start). Nothing is begun for a git source (its
-    files are objects, not the folder's), for what is not a folder, or when the files cannot
-    be read; leaving waits for the thread."""
+    for the listing. With nothing of that interpreter cached, its parse workers start there too
+    (:class:`WorkersAhead`, for :func:`begin_patched`). Only a guess made early:
+    :func:`begin_patched` and :func:`parse_patched` decide on the listed, patched tree as before (a
+    patched pyproject.toml may name another version; the guess then costs interpreter starts).
+    Nothing is begun for a git source (its files are objects, not the folder's), for what is not
+    a folder, or when the files cannot be read; leaving waits for the thread and stops the
+    workers not taken."""
+    ahead = WorkersAhead(cache_dir)
     try:
         guess = _declared_target(folder, python)
         if guess is not None:
-            prefetch(guess.version, cache_dir=cache_dir)
-        yield
+            prefetch(guess.version, cache_dir=cache_dir, then=ahead.start)
+        yield ahead
     finally:
-        join_prefetch()
+        ahead.stop()
 
 
 def _declared_target(folder: Path, python: str | None) -> Target | None:
@@ -90,12 +138,30 @@ def begin_patched(
     python: str | None = None,
     cache_dir: Path | None = None,
     jobs: int | None = None,
+    ahead: WorkersAhead | None = None,
 ) -> EarlyParse | None:
     """Begin the parse of ``source`` patched by a stack that writes ``touched``, before it is
     applied: when the stack leaves the files that decide the grammar alone and the cache holds
-    nothing for that grammar, the workers take the largest source files the stack leaves alone.
-    None when not begun; then, as for anything that goes wrong here, :func:`parse_patched` does
-    all the work itself at its time (an error belongs to the parse, after the stack applied)."""
+    nothing for that grammar, the workers (those started ``ahead``, when of that interpreter)
+    take the largest source files the stack leaves alone. None when not begun; then, as for
+    anything that goes wrong here, :func:`parse_patched` does all the work itself at its time
+    (an error belongs to the parse, after the stack applied). Workers ``ahead`` are taken or
+    stopped here."""
+    try:
+        return _begin_patched(source, touched, python, cache_dir, jobs, ahead)
+    finally:
+        if ahead is not None:
+            ahead.stop()  # those not taken: not left idle for the whole run
+
+
+def _begin_patched(
+    source: Source,
+    touched: Collection[str],
+    python: str | None,
+    cache_dir: Path | None,
+    jobs: int | None,
+    ahead: WorkersAhead | None,
+) -> EarlyParse | None:
     entries = source.list_files()
     deciding = {"pyproject.toml", ".python-version", *metadata_files(entries)}
     if any(_at_or_below(path, touched) for path in deciding):
@@ -111,11 +177,13 @@ def begin_patched(
     except VimesyncError:
         return None
     env = parse_env(interpreter)
-    with ParseCache(cache_dir) as cache:
-        if cache_dir is not None and not cold_cache(cache, env):
-            return None  # a warm run: most files are answered by the cache, not parsed
-    pool = new_pool(interpreter, ParseLimits(jobs=jobs))
-    pool.start()  # the workers start up (~10 ms) while their first files are chosen
+    pool = ahead.take(interpreter, jobs) if ahead is not None else None  # the cache was cold for it
+    if pool is None:
+        with ParseCache(cache_dir) as cache:
+            if cache_dir is not None and not cold_cache(cache, env):
+                return None  # a warm run: most files are answered by the cache, not parsed
+        pool = new_pool(interpreter, ParseLimits(jobs=jobs))
+        pool.start()  # the workers start up (~10 ms) while their first files are chosen
     begun = None
     try:
         left = _left_alone(source.python_files(exclude=touched), touched)

@@ -211,10 +211,10 @@ def run_check(opts: CheckOptions, *, progress: ProgressFn | None = None) -> Chec
 def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressFn | None) -> CheckReport:
     path, verified = pinned_source(opts)
     with (
-        # the interpreter is looked for while the source is listed (check.parse)
+        # the interpreter is looked for, and its workers start, while the source is listed
         interpreter_prefetched(path, python=opts.python, cache_dir=opts.parse_cache)
         if opts.parse
-        else nullcontext(),
+        else nullcontext() as ahead,
         scratch_dir("vimesync-check-") as tmp,  # removed however deep the tree a patch made
         open_source(path, opts.rev, scratch=Path(tmp)) as source,
         ExitStack() as stack,
@@ -227,7 +227,9 @@ def _run_check(opts: CheckOptions, patches: list[PatchFile], progress: ProgressF
         early = None
         if opts.parse:  # a cold parse begins while the stack applies (pycheck.early)
             touched = {p for patch in patches for fp in patch.files for p in (fp.old_path, fp.new_path) if p}
-            early = begin_patched(source, touched, python=opts.python, cache_dir=opts.parse_cache)
+            early = begin_patched(
+                source, touched, python=opts.python, cache_dir=opts.parse_cache, ahead=ahead
+            )
             if early is not None:
                 stack.enter_context(early)
         # Each patch is dropped once applied: its binary data is on disk by then, and the files

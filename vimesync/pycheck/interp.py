@@ -23,7 +23,7 @@ import re
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -275,18 +275,27 @@ def _trusted_path_entry(folder: str, untrusted: list[Path], env: Mapping[str, st
 _prefetching: list[threading.Thread] = []  # prefetch() threads not yet joined
 
 
-def prefetch(version: tuple[int, int], *, cache_dir: Path | None = None) -> None:
+def prefetch(
+    version: tuple[int, int],
+    *,
+    cache_dir: Path | None = None,
+    then: Callable[[Interpreter], None] | None = None,
+) -> None:
     """Begin :func:`find_interpreter` for ``version`` on a helper thread: its probes (an
     interpreter start each, ~10 ms) overlap what the caller does meanwhile, such as listing a
     source. Each probe's answer is kept for the process (``_probed``), so the caller's own
     :func:`find_interpreter` later, which first waits for the thread, answers at once; an error
-    is left for that call to raise. Nothing starts when the running interpreter is the one."""
-    if version == sys.version_info[:2]:
+    is left for that call to raise. ``then`` is called on the thread with the interpreter found
+    (not when none is; what it raises is dropped: the caller does the same work itself then).
+    Nothing starts when the running interpreter is the one and nothing is to follow."""
+    if version == sys.version_info[:2] and then is None:
         return
 
     def run() -> None:
         try:
-            find_interpreter(version, cache_dir=cache_dir)
+            found = find_interpreter(version, cache_dir=cache_dir)
+            if then is not None:
+                then(found)
         except Exception:  # noqa: BLE001 - the caller's own search raises it where it belongs
             pass
 
