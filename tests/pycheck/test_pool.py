@@ -194,3 +194,49 @@ def _pipe_max() -> int:
         return int(Path("/proc/sys/fs/pipe-max-size").read_text())
     except (OSError, ValueError):
         return 0
+
+
+def test_requests_the_pipe_takes_in_part_are_written_whole_and_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Many requests go in one writev; one larger than the pipe (a changed file sent as bytes)
+    is cut where the pipe is full, and the rest follows: every answer comes, in order."""
+    monkeypatch.setattr("vimesync.pycheck.channel.IOV_MAX", 3)  # several writes even for few jobs
+    big = b"x = 1\n" * ((PIPE_BYTES * 3) // 6)  # three pipes' worth: written over several polls
+    texts = [b"a = %d\n" % i for i in range(40)] + [big] + [b"def (:\n", b"b = 2\n"]
+    results = run(ParsePool(running(), jobs=1), sources(*texts))
+    assert [o.ok for _, o in sorted(results.items())] == [True] * 41 + [False, True]
+
+
+def test_responses_are_read_whole_from_a_buffer_cut_anywhere() -> None:
+    """The read buffer may end inside a response (or its key): complete ones are taken, each
+    only once, and the partial one waits for the rest; a caller who stops early leaves the
+    untaken ones in the buffer."""
+    from vimesync.pycheck.channel import KEY, RESPONSE
+
+    keyed = ParseJob(2, file="f.py", keyed=True)
+    wire = (
+        RESPONSE.pack(1, 0, -1, -1, 0)
+        + RESPONSE.pack(2, 0, -1, -1, 0)
+        + KEY.pack(b"\x01" * 20, 5, 7, 9)
+        + RESPONSE.pack(3, 1, 4, 2, 5)
+        + b"oops!"
+    )
+    for cut in range(len(wire) + 1):
+        w = SimpleNamespace(
+            rbuf=bytearray(wire[:cut]), inflight=deque([ParseJob(1), keyed, ParseJob(3)]), ready=True
+        )
+        got = []
+        for rest in (b"", wire[cut:]):  # what came first, then the rest of it
+            w.rbuf += rest
+            for ident, outcome in Worker.frames(cast(Worker, w)):
+                got.append((ident, outcome))
+                w.inflight.popleft()
+        assert [i for i, _ in got] == [1, 2, 3] and w.rbuf == bytearray(), cut
+        assert got[1][1].key is not None and got[1][1].key[0] == "01" * 20 and got[1][1].key[1].inode == 9
+        assert got[2][1] == ParseOutcome(False, 4, 2, "oops!")
+    w = SimpleNamespace(rbuf=bytearray(wire), inflight=deque([ParseJob(1), keyed, ParseJob(3)]), ready=True)
+    for _ in Worker.frames(cast(Worker, w)):
+        w.inflight.popleft()
+        break  # a caller that stops at the first (a protocol error, say)
+    assert bytes(w.rbuf) == wire[RESPONSE.size :]
