@@ -141,3 +141,14 @@ def test_a_stat_record_comes_with_its_outcome_for_that_interpreter_only(tmp_path
     conn.close()
     with ParseCache(tmp_path) as c:
         assert c.known({b"/t/a.py": key}, "py3.12") == {b"/t/a.py": ("a" * 40, None)}
+
+
+def test_whether_it_holds_a_grammar_is_answered_without_making_a_cache(tmp_path: Path) -> None:
+    where = tmp_path / "cache"
+    assert not ParseCache.holds(where, "py3.10/w2") and not where.exists()  # nothing made to say no
+    assert not ParseCache.holds(None, "py3.10/w2")
+    with ParseCache(where) as cache:
+        cache.put("py3.10/w2", [("a" * 40, Cached(None))])
+    assert ParseCache.holds(where, "py3.10/w2") and not ParseCache.holds(where, "py3.11/w2")
+    (where / DB_NAME).write_bytes(b"not a database")
+    assert not ParseCache.holds(where, "py3.10/w2")  # a damaged file holds nothing

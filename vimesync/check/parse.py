@@ -21,7 +21,6 @@ from vimesync.pycheck.cache import ParseCache
 from vimesync.pycheck.early import EarlyParse, begin_parse
 from vimesync.pycheck.interp import Interpreter, find_interpreter, join_prefetch, prefetch
 from vimesync.pycheck.model import ParseReport, PyFile
-from vimesync.pycheck.plan import cold_cache
 from vimesync.pycheck.pool import ParsePool
 from vimesync.pycheck.scan import MAX_SIZE, FileInput, ParseLimits, Progress, new_pool, parse_env, parse_tree
 from vimesync.pycheck.target import MAX_PYPROJECT_BYTES, Target, metadata_files, resolve_target
@@ -47,9 +46,8 @@ class WorkersAhead:
 
     def start(self, interpreter: Interpreter) -> None:
         """On the prefetch thread: the default pool of ``interpreter``, started when cold."""
-        with ParseCache(self.cache_dir) as cache:
-            if self.cache_dir is not None and not cold_cache(cache, parse_env(interpreter)):
-                return  # a warm run parses few files, and not before the stack applies
+        if ParseCache.holds(self.cache_dir, parse_env(interpreter)):
+            return  # a warm run parses few files, and not before the stack applies
         pool = new_pool(interpreter, ParseLimits())
         try:
             pool.start()
@@ -179,9 +177,8 @@ def _begin_patched(
     env = parse_env(interpreter)
     pool = ahead.take(interpreter, jobs) if ahead is not None else None  # the cache was cold for it
     if pool is None:
-        with ParseCache(cache_dir) as cache:
-            if cache_dir is not None and not cold_cache(cache, env):
-                return None  # a warm run: most files are answered by the cache, not parsed
+        if ParseCache.holds(cache_dir, env):
+            return None  # a warm run: most files are answered by the cache, not parsed
         pool = new_pool(interpreter, ParseLimits(jobs=jobs))
         pool.start()  # the workers start up (~10 ms) while their first files are chosen
     begun = None

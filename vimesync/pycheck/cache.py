@@ -161,6 +161,15 @@ class ParseCache:
             return {}
         return found
 
+    @classmethod
+    def holds(cls, directory: Path | None, env: str) -> bool:
+        """Whether the cache in ``directory`` holds an outcome of ``env``; a cache never written
+        is not created to answer (its file and tables are made when there is something to keep)."""
+        if directory is None or not (directory / DB_NAME).is_file():
+            return False
+        with cls(directory) as cache:
+            return cache.has_results(env)
+
     def has_results(self, env: str) -> bool:
         """Whether any outcome of interpreter/grammar ``env`` is cached (False when off or failing)."""
         if self._conn is None:
