@@ -56,9 +56,11 @@ def parent_dir(root: str | Path, rel: str, *, create: bool = False) -> Iterator[
     fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         for i, part in enumerate(parts[:-1]):
-            child = _open_child_dir(fd, part, create=create, shown="/".join(parts[: i + 1]))
-            os.close(fd)
-            fd = child
+            parent, fd = fd, _open_child_dir(fd, part, create=create, shown="/".join(parts[: i + 1]))
+            # ``fd`` is the child's before the parent is closed: an exception here (a signal's,
+            # raised by its handler) never has the ``finally`` close a descriptor twice, which
+            # would replace that exception with EBADF, or close one another thread just opened.
+            os.close(parent)
         yield fd, parts[-1]
     finally:
         os.close(fd)

@@ -7,12 +7,10 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from vimesync import __version__
-from vimesync.cli import output, tree
+from vimesync.cli import output, signals, tree
 from vimesync.cli.tree import build_app
 from vimesync.errors import EXIT_BAD_INPUT, Terminated, VimesyncError
 
@@ -38,43 +36,6 @@ def _fail(message: str, code: int, argv: list[str], *, hint: str | None = None) 
     if _wants_json(argv):
         output.emit_json(error_document(message, code))
     sys.exit(code)
-
-
-def _on_sigterm(signum: int, frame: object) -> None:
-    # Once: a second SIGTERM during the cleanup must not abandon it half-way (SIGKILL still works).
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise Terminated(signum)
-
-
-_INTERRUPTED: list[bool] = [False]  # SIGINT arrived during this command (see _on_sigint)
-
-
-def _on_sigint(signum: int, frame: object) -> None:
-    # typer turns a KeyboardInterrupt into a silent ``Exit(130)`` returned as the
-    # command's value: the flag lets _main still say "interrupted" in its one line.
-    _INTERRUPTED[0] = True
-    raise KeyboardInterrupt
-
-
-@contextmanager
-def _signals_unwind() -> Iterator[None]:
-    """SIGTERM raises Terminated and SIGINT KeyboardInterrupt for the duration of the command
-    (not when the job set either to be ignored, nor outside the main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
-    if saved[signal.SIGTERM] != signal.SIG_IGN:
-        signal.signal(signal.SIGTERM, _on_sigterm)
-    if saved[signal.SIGINT] != signal.SIG_IGN:
-        _INTERRUPTED[0] = False
-        signal.signal(signal.SIGINT, _on_sigint)
-    try:
-        yield
-    finally:
-        for sig, handler in saved.items():
-            if handler is not None:
-                signal.signal(sig, handler)
 
 
 def run() -> None:
@@ -106,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.write(f"vimesync {__version__}\n")
         sys.stdout.flush()
         sys.exit(0)
-    with _signals_unwind():
+    with signals.stopping_on_signals():
         _main(args)
 
 
@@ -161,6 +122,6 @@ def _main(args: list[str]) -> None:
             message = fmt() if callable(fmt) else str(exc)
             output.emit_json(error_document(message, code))
         sys.exit(code)
-    if _INTERRUPTED[0] and rv == 128 + signal.SIGINT:  # typer's silent Exit(130) for a Ctrl-C
+    if signals.received(signal.SIGINT) and rv == 128 + signal.SIGINT:  # typer's silent Exit(130)
         _fail("interrupted", rv, args)
     sys.exit(rv if isinstance(rv, int) else 0)

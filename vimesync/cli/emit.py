@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from vimesync.cli import output
+from vimesync.cli import output, signals
 
 if TYPE_CHECKING:
     from vimesync.app.flags import OutputFlags
@@ -54,7 +54,9 @@ class Emit:
     ) -> int:
         """Notes (warnings), the document or the text, where things are (``about``: dim lines on
         stderr), the CI outputs (``findings``: when the result's own ``findings()`` is not what CI
-        is told); the exit code."""
+        is told); the exit code. Not when a signal arrived while the result was worked out: the
+        command was stopped, whatever the result says (see :mod:`vimesync.cli.signals`)."""
+        signals.raise_received()
         output.notes(getattr(result, "notes", ()))
         if self.json_stdout:
             output.emit_json(result.to_json())
