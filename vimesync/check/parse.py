@@ -60,10 +60,11 @@ class WorkersAhead:
         """The workers, when started for ``interpreter`` and ``jobs`` (waits for the thread);
         they are the caller's from now on. Others are stopped."""
         join_prefetch()
-        pool, self._pool = self._pool, None
-        if pool is not None and (self._interpreter != interpreter or jobs not in (None, pool.jobs)):
-            pool.__exit__(None, None, None)
+        pool = self._pool
+        if pool is None or self._interpreter != interpreter or jobs not in (None, pool.jobs):
+            self.stop()
             return None
+        self._pool = None
         return pool
 
     def stop(self) -> None:
